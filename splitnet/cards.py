@@ -83,8 +83,7 @@ def card_id(text: str, copy: int = 0) -> int:
     return parse_face(text) * 2 + copy
 
 
-def match_kind(a: int, b: int) -> MatchKind | None:
-    """The type of the match two halves make (R2), or None if they do not match."""
+def _match_kind(a: int, b: int) -> MatchKind | None:
     if rank(a) != rank(b):
         return None
     if suit(a) == suit(b):
@@ -92,3 +91,13 @@ def match_kind(a: int, b: int) -> MatchKind | None:
     if is_red(a) == is_red(b):
         return "strong"
     return "weak"
+
+
+_KIND_TABLE: Final[tuple[MatchKind | None, ...]] = tuple(
+    _match_kind(a, b) for a in range(N_CARDS) for b in range(N_CARDS)
+)
+
+
+def match_kind(a: int, b: int) -> MatchKind | None:
+    """The type of the match two halves make (R2), or None if they do not match."""
+    return _KIND_TABLE[a * N_CARDS + b]

@@ -1,0 +1,75 @@
+"""Moves and events in words, from one seat's point of view (R8: hidden cards stay hidden).
+
+>>> from splitnet.rules import Game
+>>> g = Game(2); g.start_round(list(range(104)))
+>>> describe_event({"type": "lay", "match_id": 0, "cards": [0, 2], "match": "strong"},
+...                g, ["Ana", "Bo"], actor=1, viewer=0)
+'Bo laid a strong match A♣ A♦'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from splitnet.cards import pretty
+from splitnet.rules import Game
+
+
+def card_text(game: Game, slot: int) -> str:
+    f = game.faces[slot]
+    return pretty(f) if f is not None else "a hidden card"
+
+
+def describe_event(ev: dict[str, Any], game: Game, players: Sequence[str], actor: int,
+                   viewer: int | None) -> str:
+    who = "You" if actor == viewer else players[actor]
+    t = ev["type"]
+    if t in ("draw_pile", "bonus_draw"):
+        extra = " (strong bonus)" if t == "bonus_draw" else ""
+        if actor == viewer:
+            return f"You drew {card_text(game, ev['slot'])} from the pile{extra}"
+        return f"{who} drew a card from the pile{extra}"
+    if t == "take_row":
+        cards = " ".join(card_text(game, s) for s in ev["cards"])
+        return f"{who} took {cards} from the discard row"
+    if t == "lay":
+        cards = " ".join(card_text(game, s) for s in ev["cards"])
+        return f"{who} laid a {ev['match']} match {cards}"
+    if t == "upgrade":
+        m = game.matches[ev["match_id"]]
+        cards = " ".join(card_text(game, s) for s in m.top)
+        owner = ev["owner_before"]
+        whose = "their own" if owner == actor else (
+            "your" if owner == viewer else f"{players[owner]}'s")
+        return (f"{who} upgraded {whose} match to {ev['match']} {cards} "
+                f"(covering {card_text(game, ev['covers'])})")
+    if t == "bonus_mark":
+        target = "you" if ev["target"] == viewer else players[ev["target"]]
+        return f"{who} made {target} mark a negative box (perfect bonus)"
+    if t == "bonus_swap":
+        other = "you" if ev["with_seat"] == viewer else players[ev["with_seat"]]
+        return (f"{who} swapped match {ev['give']} for {other}'s match {ev['take']} "
+                f"(weak bonus)")
+    if t == "discard":
+        return f"{who} discarded {card_text(game, ev['slot'])}"
+    return f"{who}: {t}"
+
+
+def describe_round_end(game: Game, players: Sequence[str], viewer: int | None) -> list[str]:
+    end = game.last_end
+    if end is None:
+        return []
+    who = "You" if end.seat == viewer else players[end.seat]
+    lines = []
+    if end.reason == "out":
+        lines.append(f"Round {game.round_no} over: {who} went out.")
+    else:
+        lines.append(f"Round {game.round_no} over: {who} drew the last card of the pile.")
+    for ll in end.late_lays:
+        cards = " ".join(card_text(game, s) for s in ll["cards"])
+        lines.append(f"  {players[ll['seat']]} laid a late {ll['match']} match {cards}")
+    for s, m in enumerate(end.marks):
+        lines.append(f"  {players[s]}: +{m['perfect']} perfect, +{m['strong']} strong, "
+                     f"+{m['weak']} weak, +{m['negative']} negative → {game.score(s)}")
+    return lines

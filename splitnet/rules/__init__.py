@@ -1,0 +1,28 @@
+"""Pure, deterministic rules of Split (RULES.md). No I/O, no randomness, no clocks."""
+
+from splitnet.rules.actions import (
+    Action,
+    BonusDraw,
+    BonusMark,
+    BonusSwap,
+    Discard,
+    DrawPile,
+    EndLateLays,
+    LateLay,
+    Lay,
+    SkipBonus,
+    TakeRow,
+    Upgrade,
+    action_from_dict,
+    action_to_dict,
+    played_slots,
+)
+from splitnet.rules.engine import Game, IllegalMove, Match, RoundEnd, UnknownFace
+from splitnet.rules.settings import Pad, Settings, SettingsError
+
+__all__ = [
+    "Action", "BonusDraw", "BonusMark", "BonusSwap", "Discard", "DrawPile", "EndLateLays",
+    "Game", "IllegalMove", "LateLay", "Lay", "Match", "Pad", "RoundEnd", "Settings",
+    "SettingsError", "SkipBonus", "TakeRow", "UnknownFace", "Upgrade", "action_from_dict",
+    "action_to_dict", "played_slots",
+]

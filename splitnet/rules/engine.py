@@ -1,0 +1,579 @@
+"""The rules of Split (RULES.md R3–R7) as a pure, deterministic state machine.
+
+The engine works on *slots* (positions in the round's shuffled deck) whose faces may be
+unknown to the peer running it (R8). A face becomes known through :meth:`Game.reveal`
+(a public reveal, or a private draw to this peer). A move that needs a face the engine
+does not know is refused, so every peer, the verifier and the bots run this same code.
+
+>>> from splitnet.rules.actions import DrawPile, Discard
+>>> g = Game(2)
+>>> g.start_round(faces=list(range(104)))   # a fully known deck (self-play, audit)
+>>> g.turn, g.phase
+(1, 'draw')
+>>> g.apply(DrawPile(1))
+>>> g.hands[1][-1]   # the top of the pile was slot 19 (9 cards each, then the first discard)
+19
+>>> g.apply(Discard(0, g.hands[0][0]))
+Traceback (most recent call last):
+...
+splitnet.rules.engine.IllegalMove: R3.4: it is seat 1's turn, not seat 0's
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from splitnet.cards import STRENGTH, MatchKind, match_kind, rank
+from splitnet.rules.actions import (
+    Action,
+    BonusDraw,
+    BonusMark,
+    BonusSwap,
+    Discard,
+    DrawPile,
+    EndLateLays,
+    LateLay,
+    Lay,
+    SkipBonus,
+    TakeRow,
+    Upgrade,
+)
+from splitnet.rules.settings import Settings
+
+N_SLOTS: Final = 104
+PHASES: Final = ("draw", "must_play", "play", "bonus", "late_lays", "round_over", "game_over")
+
+
+class IllegalMove(ValueError):
+    """A move the rules forbid. ``rule`` is the RULES.md number; the state is unchanged."""
+
+    def __init__(self, rule: str, message: str) -> None:
+        super().__init__(f"{rule}: {message}")
+        self.rule = rule
+        self.reason = message
+
+
+class UnknownFace(IllegalMove):
+    """The move names a slot whose face this peer does not know (it must be revealed)."""
+
+
+@dataclass
+class Match:
+    """A match on the table (R2, R4.3): two visible halves, possibly covered halves."""
+
+    id: int
+    owner: int
+    top: list[int]  # two slots
+    under: list[int] = field(default_factory=list)
+    kind: MatchKind = "weak"
+
+
+@dataclass
+class RoundEnd:
+    reason: str  # "out" | "pile_empty"
+    seat: int
+    late_lays: list[dict[str, Any]] = field(default_factory=list)
+    marks: list[dict[str, int]] = field(default_factory=list)
+    hands_left: list[list[int]] = field(default_factory=list)
+
+
+def _marks() -> dict[str, int]:
+    return {"perfect": 0, "strong": 0, "weak": 0, "negative": 0}
+
+
+class Game:
+    """One whole game: rounds, turns, the score pads. Mutated only by :meth:`apply`.
+
+    Every public method validates fully before changing anything, so a refused move
+    (``IllegalMove``) leaves the game exactly as it was.
+    """
+
+    def __init__(self, n_players: int, settings: Settings | None = None) -> None:
+        self.settings = settings or Settings()
+        self.settings.check_players(n_players)
+        self.n = n_players
+        self.round_no = 0
+        self.dealer = 0  # R3.2 [decision]: round 1's dealer is seat 0
+        self.phase = "round_over"
+        self.faces: list[int | None] = [None] * N_SLOTS
+        self.hands: list[list[int]] = [[] for _ in range(n_players)]
+        self.pile_next = N_SLOTS
+        self.row: list[int] = []
+        self.matches: list[Match] = []
+        self.turn = 0
+        self.turns_started: list[int] = [0] * n_players
+        self.picked: int | None = None
+        self.pending_bonus: MatchKind | None = None
+        self.round_marks: list[dict[str, int]] = []
+        self.marks: list[dict[str, int]] = [_marks() for _ in range(n_players)]
+        self.late_queue: list[int] = []
+        self.last_end: RoundEnd | None = None
+        self.ends: list[RoundEnd] = []
+        #: Events of the current round, in order (the game record's vocabulary, by slot).
+        self.events: list[dict[str, Any]] = []
+
+    # ------------------------------------------------------------------ round set-up
+    def start_round(self, faces: Sequence[int | None] | None = None) -> None:
+        """Deal the next round (R3.3): slot j < hand_size·n goes to seat dealer+1+j.
+
+        ``faces`` gives the faces this peer knows (slot → card id or None). The first
+        discard (slot hand_size·n) must be known to start the row.
+        """
+        if self.phase not in ("round_over",):
+            raise IllegalMove("R6.1", "the current round has not ended")
+        if self.round_no >= self.settings.rounds:
+            raise IllegalMove("R3.2", f"the game has only {self.settings.rounds} rounds")
+        known: list[int | None] = list(faces) if faces is not None else [None] * N_SLOTS
+        if len(known) != N_SLOTS:
+            raise ValueError("faces: expected 104 entries")
+        dealt = self.settings.hand_size * self.n
+        if known[dealt] is None:
+            raise UnknownFace("R3.3", "the first discard must be revealed to start the row")
+        self.round_no += 1
+        self.faces = known
+        self.hands = [[] for _ in range(self.n)]
+        for j in range(dealt):
+            self.hands[(self.dealer + 1 + j) % self.n].append(j)
+        self.row = [dealt]
+        self.pile_next = dealt + 1
+        self.matches = []
+        self.turn = (self.dealer + 1) % self.n  # R3.4
+        self.turns_started = [0] * self.n
+        self.turns_started[self.turn] = 1
+        self.picked = None
+        self.pending_bonus = None
+        self.round_marks = [_marks() for _ in range(self.n)]
+        self.late_queue = []
+        self.last_end = None
+        self.events = []
+        self.phase = "draw"
+
+    def reveal(self, slot: int, face: int) -> None:
+        """Record that slot holds card ``face`` (a public reveal or a private draw)."""
+        if not 0 <= slot < N_SLOTS or not 0 <= face < N_SLOTS:
+            raise ValueError(f"reveal: slot {slot} / card {face} out of range")
+        old = self.faces[slot]
+        if old is not None and old != face:
+            raise ValueError(f"reveal: slot {slot} was already card {old}, not {face}")
+        self.faces[slot] = face
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def pile_count(self) -> int:
+        return N_SLOTS - self.pile_next
+
+    @property
+    def pile_top(self) -> int | None:
+        return self.pile_next if self.pile_next < N_SLOTS else None
+
+    @property
+    def actor(self) -> int | None:
+        """The seat whose move is expected now (None between rounds / at the end)."""
+        if self.phase == "late_lays":
+            return self.late_queue[0] if self.late_queue else None
+        if self.phase in ("round_over", "game_over"):
+            return None
+        return self.turn
+
+    def match_by_id(self, match_id: int) -> Match | None:
+        if 0 <= match_id < len(self.matches):
+            return self.matches[match_id]
+        return None
+
+    def face(self, slot: int) -> int:
+        f = self.faces[slot]
+        if f is None:
+            raise UnknownFace("R8", f"slot {slot} has not been revealed to this peer")
+        return f
+
+    def score(self, seat: int) -> int:
+        """Perfect + Strong + Weak − Negative on the pad (R7.3), marks so far."""
+        pad, m = self.settings.pad, self.marks[seat]
+        return (pad.value("perfect", m["perfect"]) + pad.value("strong", m["strong"])
+                + pad.value("weak", m["weak"]) - pad.value("negative", m["negative"]))
+
+    def winners(self) -> list[int]:
+        """Highest total wins; ties broken by fewer negative boxes, then shared (R7.3)."""
+        best = max((self.score(s), -self.marks[s]["negative"]) for s in range(self.n))
+        return [s for s in range(self.n)
+                if (self.score(s), -self.marks[s]["negative"]) == best]
+
+    # ------------------------------------------------------------------ checks
+    def _check_actor(self, seat: int) -> None:
+        if not 0 <= seat < self.n:
+            raise IllegalMove("R3.1", f"there is no seat {seat}")
+        if self.phase in ("round_over", "game_over"):
+            raise IllegalMove("R6.1", "the round is over; no move is expected")
+        actor = self.actor
+        if seat != actor:
+            raise IllegalMove("R3.4", f"it is seat {actor}'s turn, not seat {seat}'s")
+
+    def _check_phase(self, *allowed: str, what: str) -> None:
+        if self.phase not in allowed:
+            raise IllegalMove(_PHASE_RULE[self.phase], f"cannot {what} now: {_PHASE_ASK[self.phase]}")
+
+    def _check_in_hand(self, seat: int, slot: int) -> int:
+        if slot not in self.hands[seat]:
+            raise IllegalMove("R4.3", f"slot {slot} is not in seat {seat}'s hand")
+        return self.face(slot)
+
+    def _pair_kind(self, seat: int, a: int, b: int) -> MatchKind:
+        if a == b:
+            raise IllegalMove("R4.3a", "a match needs two different halves")
+        fa, fb = self._check_in_hand(seat, a), self._check_in_hand(seat, b)
+        kind = match_kind(fa, fb)
+        if kind is None:
+            raise IllegalMove("R2.1", "halves of different ranks never match")
+        return kind
+
+    def _upgrade_kind(self, seat: int, slot: int, match_id: int, covers: int) -> MatchKind:
+        f = self._check_in_hand(seat, slot)
+        m = self.match_by_id(match_id)
+        if m is None:
+            raise IllegalMove("R4.3b", f"there is no match {match_id} on the table")
+        if covers not in (0, 1):
+            raise IllegalMove("R4.3b", "covers must name half 0 or half 1 of the match")
+        other = self.face(m.top[1 - covers])
+        kind = match_kind(f, other)
+        if kind is None:
+            raise IllegalMove("R2.1", "the half must be of the match's rank")
+        if STRENGTH[kind] <= STRENGTH[m.kind]:
+            raise IllegalMove("R4.3b", f"that would make a {kind} match, which is not "
+                              f"stronger than the {m.kind} match it covers")
+        return kind
+
+    def _check_not_emptying(self, seat: int, n_cards: int) -> None:
+        if len(self.hands[seat]) - n_cards < 1:
+            raise IllegalMove("R4.3c", "a play may never leave the hand empty: keep a card "
+                              "to discard")
+
+    def _check_uses_pick(self, slots: Sequence[int]) -> None:
+        if self.phase == "must_play" and self.picked not in slots:
+            raise IllegalMove("R4.1b", "the first play after taking from the row must use "
+                              "the card you picked")
+
+    # ------------------------------------------------------------------ apply
+    def apply(self, action: Action) -> None:
+        """Apply one move, or raise IllegalMove and change nothing."""
+        self._check_actor(action.seat)
+        seat = action.seat
+        if isinstance(action, DrawPile):
+            self._check_phase("draw", what="draw")
+            self._draw_pile(seat, "draw_pile")
+        elif isinstance(action, TakeRow):
+            self._check_phase("draw", what="take from the row")
+            self._take_row(seat, action.index)
+        elif isinstance(action, Lay):
+            self._check_phase("play", "must_play", what="lay a match")
+            kind = self._pair_kind(seat, action.a, action.b)
+            self._check_uses_pick((action.a, action.b))
+            self._check_not_emptying(seat, 2)
+            self._lay(seat, action.a, action.b, kind)
+        elif isinstance(action, Upgrade):
+            self._check_phase("play", "must_play", what="upgrade")
+            kind = self._upgrade_kind(seat, action.slot, action.match_id, action.covers)
+            self._check_uses_pick((action.slot,))
+            self._check_not_emptying(seat, 1)
+            self._upgrade(seat, action.slot, action.match_id, action.covers, kind)
+        elif isinstance(action, Discard):
+            self._check_phase("play", what="discard")
+            self._check_in_hand(seat, action.slot)
+            self._discard(seat, action.slot)
+        elif isinstance(action, BonusMark):
+            self._check_bonus("perfect", "name a player to mark a negative box")
+            if action.target == seat or not 0 <= action.target < self.n:
+                raise IllegalMove("R5.1", "the perfect bonus must name another player")
+            self.round_marks[action.target]["negative"] += 1
+            self.events.append({"type": "bonus_mark", "target": action.target})
+            self._bonus_done()
+        elif isinstance(action, BonusDraw):
+            self._check_bonus("strong", "draw from the pile")
+            self.pending_bonus = None
+            self.phase = "play"
+            self._draw_pile(seat, "bonus_draw")
+        elif isinstance(action, BonusSwap):
+            self._check_bonus("weak", "swap matches")
+            give, take = self.match_by_id(action.give), self.match_by_id(action.take)
+            if give is None or take is None:
+                raise IllegalMove("R5.3", "both matches of a swap must be on the table")
+            if give.owner != seat:
+                raise IllegalMove("R5.3", f"match {give.id} is not yours to give")
+            if take.owner == seat:
+                raise IllegalMove("R5.3", "the match you take must be another player's")
+            if give.kind != take.kind:
+                raise IllegalMove("R5.3", f"a swap is of one type: {give.kind} for "
+                                  f"{give.kind}, not {take.kind}")
+            other = take.owner
+            give.owner, take.owner = other, seat
+            self.events.append({"type": "bonus_swap", "give": give.id, "take": take.id,
+                                "with_seat": other})
+            self._bonus_done()
+        elif isinstance(action, SkipBonus):
+            if self.phase != "bonus":
+                raise IllegalMove(_PHASE_RULE[self.phase], "there is no bonus to skip")
+            if self.pending_bonus == "perfect":
+                raise IllegalMove("R5.4", "a perfect match's bonus target must be named")
+            self._bonus_done()
+        elif isinstance(action, LateLay):
+            self._check_phase("late_lays", what="lay a late match")
+            kind = self._pair_kind(seat, action.a, action.b)
+            self.hands[seat].remove(action.a)
+            self.hands[seat].remove(action.b)
+            m = Match(len(self.matches), seat, [action.a, action.b], [], kind)
+            self.matches.append(m)
+            assert self.last_end is not None
+            self.last_end.late_lays.append({"seat": seat, "match_id": m.id,
+                                            "cards": [action.a, action.b], "match": kind})
+        elif isinstance(action, EndLateLays):
+            self._check_phase("late_lays", what="end late lays")
+            self.late_queue.pop(0)
+            if not self.late_queue:
+                self._score_round()
+        else:  # pragma: no cover - exhaustive
+            raise IllegalMove("R4", f"unknown move {action!r}")
+
+    def _check_bonus(self, kind: str, what: str) -> None:
+        if self.phase != "bonus" or self.pending_bonus != kind:
+            pending = self.pending_bonus
+            if self.phase == "bonus":
+                raise IllegalMove("R5", f"cannot {what}: the pending bonus is {pending}'s")
+            raise IllegalMove(_PHASE_RULE[self.phase], f"cannot {what}: {_PHASE_ASK[self.phase]}")
+
+    def _draw_pile(self, seat: int, event: str) -> None:
+        if self.pile_next >= N_SLOTS:  # cannot happen: R4.2 ends the round first
+            raise IllegalMove("R4.2", "the draw pile is empty")
+        slot = self.pile_next
+        self.pile_next += 1
+        self.hands[seat].append(slot)
+        self.events.append({"type": event, "slot": slot})
+        if event == "draw_pile":
+            self.phase = "play"
+        if self.pile_next >= N_SLOTS:  # R4.2: the last card ends the round at once
+            self._end_round("pile_empty", seat)
+
+    def _take_row(self, seat: int, index: int) -> None:
+        if not 0 <= index < len(self.row):
+            raise IllegalMove("R4.1b", f"the discard row has no card {index}")
+        taken = self.row[index:]
+        picked = taken[0]
+        # R4.1b [decision]: the picked card must be playable with the hand after taking.
+        # Checked here when this peer knows the whole hand; otherwise the must_play phase
+        # enforces it (the first play must use the picked card).
+        hand_after = self.hands[seat] + taken
+        if all(self.faces[s] is not None for s in hand_after):
+            if not self._pick_playable(hand_after, picked):
+                raise IllegalMove("R4.1b", "you may only take a row card that you can play "
+                                  "this turn (a match or an upgrade with it)")
+        del self.row[index:]
+        self.hands[seat].extend(taken)
+        self.picked = picked
+        self.events.append({"type": "take_row", "index": index, "cards": list(taken)})
+        self.phase = "must_play"
+
+    def _pick_playable(self, hand: list[int], picked: int) -> bool:
+        if len(hand) < 2:
+            return False
+        fp = self.face(picked)
+        if len(hand) >= 3:
+            for s in hand:
+                if s != picked and rank(self.face(s)) == rank(fp):
+                    return True
+        rp = rank(fp)
+        for m in self.matches:
+            if m.kind == "perfect" or rank(self.face(m.top[0])) != rp:
+                continue
+            for covers in (0, 1):
+                k = match_kind(fp, self.face(m.top[1 - covers]))
+                if k is not None and STRENGTH[k] > STRENGTH[m.kind]:
+                    return True
+        return False
+
+    def _lay(self, seat: int, a: int, b: int, kind: MatchKind) -> None:
+        self.hands[seat].remove(a)
+        self.hands[seat].remove(b)
+        m = Match(len(self.matches), seat, [a, b], [], kind)
+        self.matches.append(m)
+        self.picked = None
+        self.events.append({"type": "lay", "match_id": m.id, "cards": [a, b], "match": kind})
+        self._start_bonus(seat, kind)
+
+    def _upgrade(self, seat: int, slot: int, match_id: int, covers: int,
+                 kind: MatchKind) -> None:
+        m = self.matches[match_id]
+        self.hands[seat].remove(slot)
+        covered = m.top[covers]
+        m.under.append(covered)
+        m.top[covers] = slot
+        owner_before = m.owner
+        if self.settings.upgrade_takes_match:
+            m.owner = seat
+        m.kind = kind
+        self.picked = None
+        self.events.append({"type": "upgrade", "match_id": match_id, "card": slot,
+                            "covers": covered, "owner_before": owner_before, "match": kind})
+        self._start_bonus(seat, kind)
+
+    def _start_bonus(self, seat: int, kind: MatchKind) -> None:
+        self.phase = "play"
+        if kind == "strong" and self.pile_count == 0:
+            return  # R5.4: cannot be taken, skipped
+        if kind == "weak" and not self._swap_possible(seat):
+            return  # R5.4
+        self.pending_bonus = kind
+        self.phase = "bonus"
+
+    def _swap_possible(self, seat: int) -> bool:
+        mine = {m.kind for m in self.matches if m.owner == seat}
+        return any(m.owner != seat and m.kind in mine for m in self.matches)
+
+    def _bonus_done(self) -> None:
+        self.pending_bonus = None
+        self.phase = "play"
+
+    def _discard(self, seat: int, slot: int) -> None:
+        self.face(slot)
+        self.hands[seat].remove(slot)
+        self.row.append(slot)
+        self.events.append({"type": "discard", "slot": slot})
+        if not self.hands[seat]:  # R4.5: gone out
+            self._end_round("out", seat)
+            return
+        self.turn = (seat + 1) % self.n  # R3.4: play passes left
+        self.turns_started[self.turn] += 1
+        self.phase = "draw"
+
+    def _end_round(self, reason: str, seat: int) -> None:
+        self.last_end = RoundEnd(reason, seat)
+        self.pending_bonus = None
+        self.picked = None
+        # R6.2: going out on one's own first turn lets those without a turn lay matches.
+        if reason == "out" and self.turns_started[seat] == 1:
+            self.late_queue = [s for s in ((seat + i) % self.n for i in range(1, self.n))
+                               if self.turns_started[s] == 0]
+        if self.late_queue:
+            self.phase = "late_lays"
+        else:
+            self._score_round()
+
+    def _score_round(self) -> None:
+        """R6.3: a box per match in front of its owner, a negative box per card in hand."""
+        end = self.last_end
+        assert end is not None
+        for m in self.matches:
+            self.round_marks[m.owner][m.kind] += 1
+        for s in range(self.n):
+            self.round_marks[s]["negative"] += len(self.hands[s])
+            for row, k in self.round_marks[s].items():
+                self.marks[s][row] += k
+        end.marks = [dict(m) for m in self.round_marks]
+        end.hands_left = [list(h) for h in self.hands]
+        self.ends.append(end)
+        # R6.4 [decision]: the player who went out deals next; else the deal passes left.
+        self.dealer = end.seat if end.reason == "out" else (self.dealer + 1) % self.n
+        self.phase = "game_over" if self.round_no >= self.settings.rounds else "round_over"
+
+    # ------------------------------------------------------------------ legal moves
+    def legal_moves(self, seat: int) -> list[Action]:
+        """Every legal move for ``seat`` now, from what this peer knows (its view)."""
+        return list(self.iter_legal_moves(seat))
+
+    def iter_legal_moves(self, seat: int) -> Iterator[Action]:
+        if seat != self.actor:
+            return
+        phase = self.phase
+        hand = self.hands[seat]
+        if phase == "draw":
+            if self.pile_count > 0:
+                yield DrawPile(seat)
+            for i in range(len(self.row)):
+                after = hand + self.row[i:]
+                if all(self.faces[s] is not None for s in after) and self._pick_playable(
+                        after, self.row[i]):
+                    yield TakeRow(seat, i)
+            return
+        if phase in ("play", "must_play"):
+            must = self.picked if phase == "must_play" else None
+            yield from self._play_moves(seat, hand, must)
+            if phase == "play":
+                for s in hand:
+                    yield Discard(seat, s)
+            return
+        if phase == "bonus":
+            kind = self.pending_bonus
+            if kind == "perfect":
+                for t in range(self.n):
+                    if t != seat:
+                        yield BonusMark(seat, t)
+                return
+            yield SkipBonus(seat)
+            if kind == "strong":
+                yield BonusDraw(seat)
+            else:
+                for g in self.matches:
+                    if g.owner == seat:
+                        for t in self.matches:
+                            if t.owner != seat and t.kind == g.kind:
+                                yield BonusSwap(seat, g.id, t.id)
+            return
+        if phase == "late_lays":
+            yield EndLateLays(seat)
+            for a, b in self._pairs(hand, None):
+                yield LateLay(seat, a, b)
+
+    def _pairs(self, hand: list[int], must: int | None) -> Iterator[tuple[int, int]]:
+        faces = self.faces
+        for i, a in enumerate(hand):
+            fa = faces[a]
+            if fa is None:
+                continue
+            ra = fa // 8
+            for b in hand[i + 1:]:
+                fb = faces[b]
+                if fb is not None and fb // 8 == ra and (must is None or must in (a, b)):
+                    yield a, b
+
+    def _play_moves(self, seat: int, hand: list[int], must: int | None) -> Iterator[Action]:
+        if len(hand) >= 3:
+            for a, b in self._pairs(hand, must):
+                yield Lay(seat, a, b)
+        if len(hand) >= 2 and self.matches:
+            faces = self.faces
+            for s in hand if must is None else [must]:
+                f = faces[s]
+                if f is None:
+                    continue
+                r = f // 8
+                for m in self.matches:
+                    if m.kind == "perfect":
+                        continue
+                    t0, t1 = faces[m.top[0]], faces[m.top[1]]
+                    assert t0 is not None and t1 is not None
+                    if t0 // 8 != r:
+                        continue
+                    need = STRENGTH[m.kind]
+                    for covers, o in ((0, t1), (1, t0)):
+                        k = match_kind(f, o)
+                        if k is not None and STRENGTH[k] > need:
+                            yield Upgrade(seat, s, m.id, covers)
+
+
+_PHASE_ASK: Final = {
+    "draw": "you must first draw (from the pile or the row)",
+    "must_play": "you must first play the card you took from the row",
+    "play": "you may lay, upgrade or discard",
+    "bonus": "a bonus must be resolved first",
+    "late_lays": "only late matches may be laid",
+    "round_over": "the round is over",
+    "game_over": "the game is over",
+}
+_PHASE_RULE: Final = {
+    "draw": "R4.1",
+    "must_play": "R4.1b",
+    "play": "R4.3",
+    "bonus": "R5",
+    "late_lays": "R6.2",
+    "round_over": "R6.1",
+    "game_over": "R7.3",
+}
