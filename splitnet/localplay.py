@@ -194,7 +194,9 @@ class LocalSession:
         view = self.view
         if action is None:
             self._seen = 0
-            self.log.append(f"Round {view.round_no}: {self.players[view.dealer]} deals; "
+            dealer = ("You deal" if view.dealer == self.seat
+                      else f"{self.players[view.dealer]} deals")
+            self.log.append(f"Round {view.round_no}: {dealer}; "
                             f"first discard {describe.card_text(view, view.row[0])}.")
         else:
             for ev in view.events[self._seen:]:

@@ -212,7 +212,8 @@ class Game:
 
     def _check_phase(self, *allowed: str, what: str) -> None:
         if self.phase not in allowed:
-            raise IllegalMove(_PHASE_RULE[self.phase], f"cannot {what} now: {_PHASE_ASK[self.phase]}")
+            raise IllegalMove(_PHASE_RULE[self.phase],
+                              f"cannot {what} now: {_PHASE_ASK[self.phase]}")
 
     def _check_in_hand(self, seat: int, slot: int) -> int:
         if slot not in self.hands[seat]:
@@ -498,7 +499,8 @@ class Game:
             yield from self._play_moves(seat, hand, must)
             if phase == "play":
                 for s in hand:
-                    yield Discard(seat, s)
+                    if self.faces[s] is not None:
+                        yield Discard(seat, s)
             return
         if phase == "bonus":
             kind = self.pending_bonus
@@ -511,11 +513,11 @@ class Game:
             if kind == "strong":
                 yield BonusDraw(seat)
             else:
-                for g in self.matches:
-                    if g.owner == seat:
-                        for t in self.matches:
-                            if t.owner != seat and t.kind == g.kind:
-                                yield BonusSwap(seat, g.id, t.id)
+                for mine in self.matches:
+                    if mine.owner == seat:
+                        for theirs in self.matches:
+                            if theirs.owner != seat and theirs.kind == mine.kind:
+                                yield BonusSwap(seat, mine.id, theirs.id)
             return
         if phase == "late_lays":
             yield EndLateLays(seat)

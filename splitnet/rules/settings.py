@@ -16,6 +16,7 @@ the path of a JSON file holding only the pad.
 
 from __future__ import annotations
 
+import itertools
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -84,7 +85,7 @@ class Pad:
                 raise SettingsError(f"pad.{r}: expected a list of at least two integers")
             if values[0] != 0:
                 raise SettingsError(f"pad.{r}: the first box shows 0 (R7.2), got {values[0]}")
-            if any(b < a for a, b in zip(values, values[1:], strict=False)):
+            if any(b < a for a, b in itertools.pairwise(values)):
                 raise SettingsError(f"pad.{r}: values must not decrease")
             rows[r] = tuple(values)
         return cls(**rows)

@@ -1,0 +1,144 @@
+"""The ``splitnet`` command."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+
+from splitnet.bots import BOTS
+from splitnet.rules import Settings, SettingsError
+
+DESCRIPTION = """\
+splitnet — the card game Split, peer to peer, with a deck nobody can stack.
+
+  splitnet play                 you against 3 bots, full screen (--plain: line-based)
+  splitnet selfplay -n 4 -s 7   bots play a whole game; prints the summary
+  splitnet verify FILE          audit a finished game's transcript
+  splitnet bench engine|deck    measure speed
+"""
+
+
+def _bots_arg(text: str, n: int) -> list[str]:
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    for nm in names:
+        if nm not in BOTS:
+            raise SystemExit(f"splitnet: unknown bot {nm!r}; choose from {', '.join(BOTS)}")
+    if len(names) == 1:
+        return names * n
+    if len(names) != n:
+        raise SystemExit(f"splitnet: --bots names {len(names)} bots for {n} players")
+    return names
+
+
+def _settings(path: str | None) -> Settings:
+    if path is None:
+        return Settings()
+    try:
+        return Settings.load(Path(path))
+    except SettingsError as e:
+        raise SystemExit(f"splitnet: {e}") from None
+
+
+def cmd_selfplay(args: argparse.Namespace) -> int:
+    from splitnet.selfplay import run_selfplay
+
+    names = _bots_arg(args.bots, args.players)
+    return run_selfplay(args.players, names, args.seed, _settings(args.settings),
+                        record=args.record, transcript=args.transcript,
+                        local_shuffle=args.local_shuffle)
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    names = _bots_arg(args.bot, args.bots)
+    settings = _settings(args.settings)
+    if args.plain:
+        from splitnet.selfplay import human_session
+        from splitnet.ui.plain import run_plain
+
+        async def main() -> int:
+            session = human_session(args.name, names, args.seed, settings)
+            return await run_plain(session)
+
+        return asyncio.run(main())
+    from splitnet.ui.tui import play_tui
+
+    return play_tui(n_bots=args.bots, bot=names[0], seed=args.seed, name=args.name)
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from splitnet import bench
+
+    players = [int(x) for x in args.players.split(",")]
+    if args.what == "engine":
+        print(bench.bench_engine(args.games))
+    elif args.what == "deck":
+        print(bench.bench_deck(players))
+    else:
+        raise SystemExit(f"splitnet: unknown benchmark {args.what!r}")
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from splitnet.verify import run_verify
+
+    return run_verify(Path(args.file), as_json=args.json)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="splitnet", description=DESCRIPTION,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="command", required=True)
+
+    sp = sub.add_parser("selfplay", help="bots play a whole game; prints a summary")
+    sp.add_argument("--players", "-n", type=int, default=4, help="2–6 (default 4)")
+    sp.add_argument("--seed", "-s", type=int, default=0,
+                    help="derives every peer's secrets: same seed, same game")
+    sp.add_argument("--bots", default="heuristic",
+                    help="one bot for every seat, or a comma list per seat "
+                         f"({', '.join(BOTS)}; default heuristic)")
+    sp.add_argument("--record", metavar="FILE", help="write the game record (JSON)")
+    sp.add_argument("--transcript", metavar="FILE", help="write the signed transcript")
+    sp.add_argument("--settings", metavar="FILE", help="settings JSON (protocol/SETTINGS.md)")
+    sp.add_argument("--local-shuffle", action="store_true",
+                    help="deal with the seeded local stand-in instead of the fair-deck "
+                         "protocol (a test tool: no transcript)")
+    sp.set_defaults(func=cmd_selfplay)
+
+    pl = sub.add_parser("play", help="play against bots on this machine")
+    pl.add_argument("--plain", action="store_true", help="line-based front end")
+    pl.add_argument("--bots", type=int, default=3, help="number of bots, 1–5 (default 3)")
+    pl.add_argument("--bot", default="heuristic", help=f"bot kind ({', '.join(BOTS)})")
+    pl.add_argument("--name", default="You", help="your name at the table")
+    pl.add_argument("--seed", type=int, default=None, help="fix the bots and deal (testing)")
+    pl.add_argument("--settings", metavar="FILE", help="settings JSON (protocol/SETTINGS.md)")
+    pl.set_defaults(func=cmd_play)
+
+    vf = sub.add_parser("verify", help="audit a game transcript; exit 0 if all is fair")
+    vf.add_argument("file")
+    vf.add_argument("--json", action="store_true", help="print the verified game record")
+    vf.set_defaults(func=cmd_verify)
+
+    bn = sub.add_parser("bench", help="benchmarks: engine, deck")
+    bn.add_argument("what", choices=["engine", "deck"])
+    bn.add_argument("--players", default="2,4,6", help="player counts (deck)")
+    bn.add_argument("--games", type=int, default=200, help="games per bot kind (engine)")
+    bn.set_defaults(func=cmd_bench)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if getattr(args, "bots", None) is not None and args.command == "play":
+        if not 1 <= args.bots <= 5:
+            raise SystemExit("splitnet: --bots must be 1–5 (2–6 players in all)")
+    try:
+        rc: int = args.func(args)
+    except KeyboardInterrupt:
+        return 130
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())

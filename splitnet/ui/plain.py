@@ -1,0 +1,296 @@
+"""The line-based front end (``--plain``): readable, scriptable, screen-reader friendly.
+
+It prints what happens in words, shows the table when it is your turn, and reads one
+command per line. Every move is checked by the engine; a refused move prints the reason
+with its rule number and asks again. Works on any :class:`TableSession`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Callable
+from typing import TextIO
+
+from splitnet.cards import STRENGTH, match_kind, parse_face, pretty, rank
+from splitnet.frontend import TableSession
+from splitnet.rules import (
+    Action,
+    BonusDraw,
+    BonusMark,
+    BonusSwap,
+    Discard,
+    DrawPile,
+    EndLateLays,
+    Game,
+    IllegalMove,
+    LateLay,
+    Lay,
+    SkipBonus,
+    TakeRow,
+    Upgrade,
+)
+
+HELP = """\
+Commands (cards are written rank+suit: 7H, 10S, QC, AD; row positions and matches by number):
+  d                draw the top card of the draw pile            (R4.1a)
+  t N              take row card N and every card after it       (R4.1b)
+  l 7H 7D          lay a match of two halves from your hand      (R4.3a)
+  u 7H M [a|b]     upgrade match M with 7H (a/b: which half to cover, if both work)
+  x QS             discard QS; ends your turn                    (R4.4)
+  m P              perfect bonus: player P (number or name) marks a negative box (R5.1)
+  b                strong bonus: draw from the pile              (R5.2)
+  w MINE THEIRS    weak bonus: swap your match MINE for match THEIRS (R5.3)
+  s                skip the strong or weak bonus
+  e                done laying late matches                      (R6.2)
+  moves            list every legal move, numbered; type a number to play it
+  show             show the table again      say TEXT   chat      help / ?   this text
+  quit             leave the game
+Match types: weak = same rank, different colour; strong = same rank and colour;
+perfect = identical halves. Bonuses: perfect → another player marks a negative box;
+strong → you may draw a card; weak → you may swap one of your matches for another
+player's match of the same type."""
+
+
+def render_table(view: Game, players: list[str], seat: int) -> str:
+    """The whole table as text, from ``seat``'s point of view."""
+    lines: list[str] = []
+    lines.append(f"--- Round {view.round_no} of {view.settings.rounds} · dealer "
+                 f"{players[view.dealer]} · draw pile {view.pile_count} cards ---")
+    row = "  ".join(f"{i + 1}:{pretty(f)}" for i, s in enumerate(view.row)
+                    if (f := view.faces[s]) is not None)
+    lines.append(f"Discard row (oldest first): {row or '(empty)'}")
+    for s in range(view.n):
+        marker = ">" if s == view.actor else " "
+        you = " (you)" if s == seat else ""
+        lines.append(f"{marker} {s}. {players[s]}{you}: {len(view.hands[s])} cards in hand, "
+                     f"score {view.score(s)}  [P{view.marks[s]['perfect']} "
+                     f"S{view.marks[s]['strong']} W{view.marks[s]['weak']} "
+                     f"N{view.marks[s]['negative']}]")
+        for m in view.matches:
+            if m.owner == s:
+                halves = " ".join(pretty(f) for t in m.top if (f := view.faces[t]) is not None)
+                lines.append(f"      match {m.id}: {m.kind:7} {halves}")
+    hand = sorted(view.hands[seat], key=lambda x: (view.faces[x] or 0))
+    lines.append("Your hand: " + " ".join(
+        pretty(f) for x in hand if (f := view.faces[x]) is not None))
+    return "\n".join(lines)
+
+
+def ask_text(view: Game, seat: int) -> str:
+    phase = view.phase
+    if phase == "draw":
+        return "Your turn: draw (d) or take from the row (t N)."
+    if phase == "must_play":
+        return "Play the card you took: lay (l) or upgrade (u) with it."
+    if phase == "play":
+        return "Lay (l), upgrade (u), or discard (x) to end your turn."
+    if phase == "bonus":
+        kind = view.pending_bonus
+        if kind == "perfect":
+            return "Perfect bonus: name a player to mark a negative box (m P)."
+        if kind == "strong":
+            return "Strong bonus: draw a card (b) or skip (s)."
+        return "Weak bonus: swap matches (w MINE THEIRS) or skip (s)."
+    if phase == "late_lays":
+        return "Round over on a first turn: lay late matches (l) or end (e)."
+    return ""
+
+
+def describe_move(view: Game, players: list[str], move: Action) -> str:
+    def c(slot: int) -> str:
+        f = view.faces[slot]
+        return pretty(f) if f is not None else "?"
+
+    if isinstance(move, DrawPile):
+        return "draw from the pile"
+    if isinstance(move, TakeRow):
+        return f"take row card {move.index + 1} ({c(view.row[move.index])}) and after"
+    if isinstance(move, Lay | LateLay):
+        return f"lay {c(move.a)} {c(move.b)}"
+    if isinstance(move, Upgrade):
+        m = view.matches[move.match_id]
+        return f"upgrade match {m.id} covering {c(m.top[move.covers])} with {c(move.slot)}"
+    if isinstance(move, Discard):
+        return f"discard {c(move.slot)}"
+    if isinstance(move, BonusMark):
+        return f"make {players[move.target]} mark a negative box"
+    if isinstance(move, BonusDraw):
+        return "draw a bonus card"
+    if isinstance(move, BonusSwap):
+        return f"swap your match {move.give} for match {move.take}"
+    if isinstance(move, SkipBonus):
+        return "skip the bonus"
+    return "end late lays"
+
+
+class CommandError(ValueError):
+    pass
+
+
+def _find_in_hand(view: Game, seat: int, text: str, exclude: tuple[int, ...] = ()) -> int:
+    fc = parse_face(text)
+    for s in view.hands[seat]:
+        f = view.faces[s]
+        if f is not None and f // 2 == fc and s not in exclude:
+            return s
+    raise CommandError(f"{text.upper()} is not in your hand")
+
+
+def _player(players: list[str], text: str) -> int:
+    if text.isdigit() and int(text) < len(players):
+        return int(text)
+    for i, p in enumerate(players):
+        if p.lower() == text.lower():
+            return i
+    raise CommandError(f"no player {text!r}: use a seat number 0–{len(players) - 1} or a name")
+
+
+def parse_command(line: str, view: Game, seat: int, players: list[str],
+                  numbered: list[Action]) -> Action:
+    """Turn one typed line into a move (the engine then checks it)."""
+    words = line.split()
+    cmd, args = words[0].lower(), words[1:]
+    try:
+        if cmd.isdigit():
+            k = int(cmd)
+            if not 1 <= k <= len(numbered):
+                raise CommandError("type 'moves' first, then a number from that list")
+            return numbered[k - 1]
+        if cmd in ("d", "draw"):
+            return DrawPile(seat)
+        if cmd in ("t", "take"):
+            return TakeRow(seat, int(args[0]) - 1)
+        if cmd in ("l", "lay"):
+            a = _find_in_hand(view, seat, args[0])
+            b = _find_in_hand(view, seat, args[1], (a,))
+            return LateLay(seat, a, b) if view.phase == "late_lays" else Lay(seat, a, b)
+        if cmd in ("u", "up", "upgrade"):
+            slot = _find_in_hand(view, seat, args[0])
+            mid = int(args[1])
+            m = view.match_by_id(mid)
+            if m is None:
+                raise CommandError(f"there is no match {mid}")
+            if len(args) > 2:
+                covers = {"a": 0, "b": 1, "1": 0, "2": 1}.get(args[2].lower())
+                if covers is None:
+                    raise CommandError("say a or b for the half to cover")
+                return Upgrade(seat, slot, mid, covers)
+            f = view.faces[slot]
+            assert f is not None
+            options = [cv for cv in (0, 1) if (o := view.faces[m.top[1 - cv]]) is not None
+                       and (k := match_kind(f, o)) is not None
+                       and STRENGTH[k] > STRENGTH[m.kind]]
+            return Upgrade(seat, slot, mid, options[-1] if options else 0)
+        if cmd in ("x", "discard"):
+            return Discard(seat, _find_in_hand(view, seat, args[0]))
+        if cmd in ("m", "mark"):
+            return BonusMark(seat, _player(players, args[0]))
+        if cmd in ("b", "bonus"):
+            return BonusDraw(seat)
+        if cmd in ("w", "swap"):
+            return BonusSwap(seat, int(args[0]), int(args[1]))
+        if cmd in ("s", "skip"):
+            return SkipBonus(seat)
+        if cmd in ("e", "end"):
+            return EndLateLays(seat)
+    except (IndexError, ValueError) as e:
+        if isinstance(e, CommandError):
+            raise
+        raise CommandError(f"could not read {line.strip()!r}: {e}. Type ? for help") from e
+    raise CommandError(f"unknown command {cmd!r}. Type ? for help")
+
+
+async def run_plain(session: TableSession, *, inp: TextIO | None = None,
+                    out: TextIO | None = None) -> int:
+    """Play through ``session`` with lines on ``inp``/``out``; returns an exit status."""
+    inp = inp or sys.stdin
+    out = out or sys.stdout
+    loop = asyncio.get_running_loop()
+    printed = 0
+    shown_turn: tuple[int, int, str] | None = None
+    numbered: list[Action] = []
+
+    def say(text: str) -> None:
+        print(text, file=out, flush=True)
+
+    def flush_log() -> None:
+        nonlocal printed
+        for line in session.log[printed:]:
+            say(line)
+        printed = len(session.log)
+
+    session.subscribe(flush_log)
+    runner = asyncio.ensure_future(session.run())
+    say("splitnet — Split at the terminal. Type ? for help.")
+    read_line: Callable[[], str] = inp.readline
+    try:
+        while not runner.done():
+            view = session.view
+            if view.actor != session.seat or session.status != "your turn":
+                await asyncio.wait([runner], timeout=0.02)
+                continue
+            flush_log()
+            key = (view.round_no, len(view.events), view.phase)
+            if key != shown_turn:
+                say(render_table(view, session.players, session.seat))
+                say(ask_text(view, session.seat))
+                shown_turn = key
+            out.write("> ")
+            out.flush()
+            line = await loop.run_in_executor(None, read_line)
+            if not line:
+                say("\n(end of input: leaving the game)")
+                runner.cancel()
+                return 1
+            text = line.strip()
+            if not text:
+                continue
+            low = text.lower()
+            if low in ("?", "help", "h"):
+                say(HELP)
+                continue
+            if low in ("quit", "q", "exit"):
+                runner.cancel()
+                return 1
+            if low == "show":
+                say(render_table(view, session.players, session.seat))
+                continue
+            if low == "moves":
+                numbered = view.legal_moves(session.seat)
+                for i, mv in enumerate(numbered):
+                    say(f"  {i + 1}. {describe_move(view, session.players, mv)}")
+                continue
+            if low.startswith("say "):
+                await session.chat(text[4:])
+                continue
+            try:
+                action = parse_command(text, view, session.seat, session.players, numbered)
+                await session.submit(action)
+            except CommandError as e:
+                say(f"! {e}")
+            except IllegalMove as e:
+                say(f"! Not allowed — {e}")
+            numbered = []
+        await runner
+    finally:
+        if not runner.done():
+            runner.cancel()
+    flush_log()
+    view = session.view
+    say("=== Game over ===")
+    order = sorted(range(view.n), key=lambda s: (-view.score(s), view.marks[s]["negative"]))
+    for s in order:
+        m = view.marks[s]
+        say(f"  {session.players[s]:12} {view.score(s):5}   perfect {m['perfect']}, strong "
+            f"{m['strong']}, weak {m['weak']}, negative {m['negative']}")
+    winners = view.winners()
+    say("Winner: " + " and ".join(session.players[w] for w in winners))
+    if session.verdict:
+        say(session.verdict)
+    return 0
+
+
+def hand_text(view: Game, seat: int) -> str:
+    return " ".join(pretty(f) for s in sorted(view.hands[seat], key=lambda x: view.faces[x] or 0)
+                    if (f := view.faces[s]) is not None and rank(f) >= 0)

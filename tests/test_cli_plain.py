@@ -1,0 +1,46 @@
+"""The command line: selfplay records, the plain front end played through a pipe."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+SPLITNET = [sys.executable, "-m", "splitnet.cli"]
+
+
+def run(args: list[str], stdin: str = "", timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(SPLITNET + args, input=stdin, capture_output=True, text=True,
+                          timeout=timeout, check=False)
+
+
+def test_selfplay_same_arguments_same_record(tmp_path: Path) -> None:
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    for f in (a, b):
+        r = run(["selfplay", "--players", "3", "--seed", "4", "--bots", "heuristic,random,random",
+                 "--record", str(f)])
+        assert r.returncode == 0, r.stderr
+        assert "Totals:" in r.stdout and "Winner:" in r.stdout
+    assert a.read_bytes() == b.read_bytes()
+    rec = json.loads(a.read_text())
+    assert rec["format"] == "splitnet-game-record/1" and len(rec["rounds"]) == 3
+
+
+def test_selfplay_rejects_bad_arguments() -> None:
+    r = run(["selfplay", "--players", "7"])
+    assert r.returncode != 0 and "2 to 6 players" in (r.stderr + r.stdout)
+    r = run(["selfplay", "--bots", "genius"])
+    assert r.returncode != 0 and "unknown bot" in r.stderr
+
+
+def test_plain_game_played_to_the_end_through_a_pipe() -> None:
+    script = "t 9\nx ZZ\nhelp\n" + "moves\n1\n" * 600
+    r = run(["play", "--plain", "--seed", "3"], stdin=script)
+    assert r.returncode == 0, r.stderr[-2000:]
+    out = r.stdout
+    assert "Not allowed — R4.1b" in out  # an illegal move is explained with its rule
+    assert "not a card" in out or "is not in your hand" in out
+    assert "Your hand:" in out and "Discard row" in out
+    assert "=== Game over ===" in out and "Winner:" in out
+    assert out.count("Round 3") >= 1
