@@ -18,11 +18,13 @@ import pytest
 from splitnet.crypto import group
 from splitnet.crypto import shuffle_proof as sp
 from splitnet.crypto.shuffle_proof import (
+    ShuffleHop,
     ShuffleProofError,
     generators,
     proof_size,
     prove_shuffle,
     verify_shuffle,
+    verify_shuffles,
 )
 
 Ct = tuple[bytes, bytes]
@@ -106,7 +108,9 @@ def test_honest_proof_verifies(n: int) -> None:
     hop = Hop(n)
     assert len(hop.proof) == proof_size(n) == 32 * (5 * n + 9)
     hop.verify()
-    assert not sp._failed_equations(*_parts(hop))  # batched and one-by-one checks agree
+    prepared = sp._prepare(hop.ctx, hop.pk, hop.inputs, hop.outputs, hop.proof, b"")
+    assert not sp._failed_equations(prepared)  # batched and one-by-one checks agree
+    assert len(prepared.terms) == 8 * n + 6 + 1  # + t1, which costs a subtraction only
 
 
 def test_first_hop_from_trivial_encryptions_verifies() -> None:
@@ -128,6 +132,12 @@ def test_full_deck_two_hops() -> None:
     verify_shuffle(ctx, pk, first.outputs, outputs, proof)
     with pytest.raises(ShuffleProofError):  # the hop's proof cannot stand for the other one
         verify_shuffle(ctx, pk, first.outputs, outputs, first.proof)
+    verify_shuffles(
+        [
+            ShuffleHop(first.ctx, pk, first.inputs, first.outputs, first.proof),
+            ShuffleHop(ctx, pk, first.outputs, outputs, proof),
+        ]
+    )
     with pytest.raises(ShuffleProofError):  # a planted card in the full deck
         planted = list(outputs)
         planted[57] = encrypt(card(3), sc("fresh"), pk)
@@ -470,13 +480,53 @@ def test_bit_255_encodings_are_refused(hop3: Hop) -> None:
         hop3.verify(proof=_replace(hop3.proof, 0, bytes(31) + b"\x80"))
 
 
-def _parts(hop: Hop) -> tuple[Any, ...]:
-    st = sp._statement(hop.ctx, b"", hop.pk, hop.inputs, hop.outputs)
-    pr = sp._Proof.from_bytes(hop.proof, hop.n)
-    _, u = sp._challenges_u(st, pr.c)
-    d_u, _ = sp._challenges_u(st, pr.c)
-    ch = sp._challenge(d_u, pr.c_hat, pr.t, pr.t_hat)
-    return st, pr, sp._generators(b"", hop.n), u, ch
+def _chain(n: int, hops: int) -> list[ShuffleHop]:
+    pk = group.base_mul(sc("sk"))
+    deck: list[Ct] = [(group.IDENTITY, card(k)) for k in range(n)]
+    out = []
+    for seat in range(hops):
+        perm = sorted(range(n), key=lambda i: sc(f"perm{seat}", i))
+        rhos = [sc(f"rho{seat}", i) for i in range(n)]
+        ctx = b"game=test round=1 seat=" + str(seat).encode()
+        nxt = shuffle(deck, perm, rhos, pk)
+        proof = prove_shuffle(ctx, pk, deck, nxt, perm, rhos, nonce_seed=SEED)
+        out.append(ShuffleHop(ctx, pk, deck, nxt, proof))
+        deck = nxt
+    return out
+
+
+def test_chain_of_hops_verifies_at_once_and_shares_points() -> None:
+    n, k = 6, 4
+    chain = _chain(n, k)
+    verify_shuffles(chain)
+    verify_shuffles(chain[1:3])
+    prepared = [sp._prepare(*hop, b"") for hop in chain]
+    distinct = set().union(*(p.terms for p in prepared))
+    # generators shared by all hops, the ciphertexts between two hops shared by both
+    assert len(distinct) == sum(len(p.terms) for p in prepared) - (k - 1) * (3 * n + 2)
+
+
+def test_chain_names_the_failing_hop() -> None:
+    chain = _chain(5, 3)
+    bad = list(chain)
+    bad[1] = bad[1]._replace(context=b"replayed")
+    with refused("^hop 1: shuffle proof rejected: it does not fit this statement"):
+        verify_shuffles(bad)
+    planted = list(chain[2].outputs)
+    planted[0] = encrypt(card(77), sc("fresh"), chain[2].pk)
+    bad = [*chain[:2], chain[2]._replace(outputs=planted)]
+    with refused("^hop 2: shuffle proof rejected"):
+        verify_shuffles(bad)
+    flipped = bytearray(chain[0].proof)
+    flipped[5] ^= 4
+    with refused("^hop 0: "):
+        verify_shuffles([chain[0]._replace(proof=bytes(flipped)), *chain[1:]])
+    with refused("^hop 1: proof: expected exactly"):
+        verify_shuffles([chain[0], chain[1]._replace(proof=chain[1].proof[:-1])])
+    with refused("hops: expected a non-empty"):
+        verify_shuffles([])
+    with refused("^hop 0: expected"):
+        verify_shuffles([chain[0][:4]])  # type: ignore[list-item]
 
 
 # --------------------------------------------------------------------------- test vectors
