@@ -47,7 +47,7 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
     names = _bots_arg(args.bots, args.players)
     return run_selfplay(args.players, names, args.seed, _settings(args.settings),
                         record=args.record, transcript=args.transcript,
-                        local_shuffle=args.local_shuffle)
+                        local_shuffle=args.local_shuffle, shuffle_proofs=not args.no_proofs)
 
 
 def cmd_play(args: argparse.Namespace) -> int:
@@ -104,6 +104,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--local-shuffle", action="store_true",
                     help="deal with the seeded local stand-in instead of the fair-deck "
                          "protocol (a test tool: no transcript)")
+    sp.add_argument("--no-proofs", action="store_true",
+                    help="skip the zero-knowledge shuffle proofs (hops are still checked "
+                         "at each round's audit)")
     sp.set_defaults(func=cmd_selfplay)
 
     pl = sub.add_parser("play", help="play against bots on this machine")

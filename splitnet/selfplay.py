@@ -5,13 +5,15 @@ from __future__ import annotations
 import json
 import random
 import secrets
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from splitnet.bots import make_bot
 from splitnet.frontend import HumanAgent
-from splitnet.localplay import LocalSession, LocalTable, SeededShuffle
+from splitnet.game.local import FairSession
+from splitnet.localplay import LocalTable, SeededShuffle
 from splitnet.rules import Settings
 
 
@@ -39,27 +41,55 @@ def summary(record: dict[str, Any]) -> str:
 
 def run_selfplay(n: int, bot_names: Sequence[str], seed: int, settings: Settings, *,
                  record: str | None = None, transcript: str | None = None,
-                 local_shuffle: bool = False) -> int:
+                 local_shuffle: bool = False, shuffle_proofs: bool = True) -> int:
+    """Bots play a whole game. By default every deal goes through the fair-deck protocol
+    among separate in-memory peers whose secrets all derive from ``seed``; the record is
+    the one ``verify`` derives from the transcript."""
     settings.check_players(n)
     bots = [make_bot(b, seed * 100 + i) for i, b in enumerate(bot_names)]
     names = [f"{b}-{i}" for i, b in enumerate(bot_names)]
-    table = LocalTable(names, bots, SeededShuffle(seed), settings)
-    rec = table.run()
+    if local_shuffle:
+        if transcript:
+            raise SystemExit("splitnet: --local-shuffle makes no transcript")
+        rec = LocalTable(names, bots, SeededShuffle(seed), settings).run()
+    else:
+        from splitnet.game.local import LocalGame, SelfplaySecrets
+        from splitnet.verify import verify_records
+
+        path = Path(transcript) if transcript else None
+        if path is not None and path.exists():
+            path.unlink()  # the same arguments always give the same file
+        game = LocalGame(names, settings, SelfplaySecrets(seed), shuffle_proofs=shuffle_proofs,
+                         transcript=path)
+        try:
+            game.run_bots(bots)
+        finally:
+            game.close()
+        verdict = verify_records(game.log.records())
+        if not verdict.ok or verdict.record is None:
+            print(f"splitnet: the game's own transcript does not verify: {verdict.summary}",
+                  file=sys.stderr)
+            return 1
+        rec = verdict.record
     print(summary(rec))
     if record:
         Path(record).write_text(json.dumps(rec, indent=1) + "\n", encoding="utf-8")
-    if transcript:
-        raise SystemExit("splitnet: --transcript needs the fair-deck protocol")
     return 0
 
 
 def human_session(name: str, bot_names: Sequence[str], seed: int | None,
-                  settings: Settings) -> LocalSession:
-    """You at seat 0 against bots, on this machine."""
-    seed = seed if seed is not None else secrets.randbits(32)
-    rng = random.Random(seed)
+                  settings: Settings, *, bot_delay: float = 0.0,
+                  shuffle_proofs: bool = True) -> FairSession:
+    """You at seat 0 against bots on this machine, every deal by the fair-deck protocol.
+
+    With ``seed`` the bots and every peer's secrets are reproducible (testing); without,
+    the secrets come from the operating system's random source.
+    """
+    from splitnet.game.local import LocalGame, RandomSecrets, SelfplaySecrets
+
+    rng = random.Random(seed if seed is not None else secrets.randbits(64))
     bots = [make_bot(b, rng.randrange(2**31)) for b in bot_names]
     names = [name] + [f"{b.name.title()}{i + 1}" for i, b in enumerate(bots)]
-    human = HumanAgent()
-    table = LocalTable(names, [None, *bots], SeededShuffle(seed), settings)
-    return LocalSession(table, 0, human, bot_delay=0.0)
+    source = SelfplaySecrets(seed) if seed is not None else RandomSecrets()
+    game = LocalGame(names, settings, source, shuffle_proofs=shuffle_proofs)
+    return FairSession(game, 0, [None, *bots], HumanAgent(), bot_delay=bot_delay)

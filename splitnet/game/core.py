@@ -1,0 +1,450 @@
+"""The game protocol: the fair deck and the rules, driven by the ordered log (sans-IO).
+
+A :class:`GameCore` consumes the game's log entries (author seat, kind, body) in order and
+keeps one peer's knowledge: its own engine (its view, R8), the fair deck of the current
+round, and — after each round's audit — a full-knowledge replay that yields the game
+record. Every peer runs it; so does the verifier, as an observer with no secrets.
+
+Per round (protocol/GAME.md)::
+
+    commit   every seat           deck COMMIT
+    shuffle  seats 0 … N−1        deck SHUFFLE (with its proof)
+    shares   every seat, "deal"   shares for every dealt slot but its own + the first discard
+    move     the seat to act      {"move": …, "reveal": shares of the played cards or None}
+    shares   every other seat, "draw", after a draw from the pile: the drawn slot
+    open     every seat           the round seed → audit, full replay, record
+
+A message that breaks the protocol or the rules raises :class:`GameError` naming the seat
+at fault; the core is then unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from splitnet.crypto.deck import DeckRound
+from splitnet.crypto.errors import CheatDetected, DeckUsageError
+from splitnet.record import Recorder
+from splitnet.rules import (
+    Action,
+    BonusDraw,
+    DrawPile,
+    Game,
+    IllegalMove,
+    Settings,
+    action_from_dict,
+    action_to_dict,
+    played_slots,
+)
+
+KINDS = ("commit", "shuffle", "shares", "move", "open", "chat")
+
+
+class GameError(ValueError):
+    """A log entry breaks the game protocol or the rules: ``seat`` is at fault."""
+
+    def __init__(self, seat: int | None, step: str, reason: str) -> None:
+        self.seat = seat
+        self.step = step
+        self.reason = reason
+        who = f"seat {seat}" if seat is not None else "an unknown seat"
+        super().__init__(f"{who} at {step}: {reason}")
+
+
+@dataclass
+class RoundState:
+    number: int
+    deck: DeckRound
+    stage: str = "commit"  # commit | shuffle | deal | play | open | done
+    committed: set[int] = field(default_factory=set)
+    dealt_by: set[int] = field(default_factory=set)
+    #: (drawer, slot, seats whose draw share is still due)
+    draw: tuple[int, int, set[int]] | None = None
+    opened: set[int] = field(default_factory=set)
+    actions: list[Action] = field(default_factory=list)
+    public: set[int] = field(default_factory=set)  # slots revealed to everyone
+    faces: list[int] | None = None  # after the audit
+
+
+SeedSource = Callable[[int], bytes]  # round number → this seat's 32-byte round seed
+
+
+class GameCore:
+    def __init__(self, game_id: bytes, players: Sequence[str], settings: Settings,
+                 seat: int | None, seeds: SeedSource | None = None, *,
+                 shuffle_proofs: bool = True) -> None:
+        self.game_id = game_id
+        self.players = list(players)
+        self.n = len(players)
+        self.settings = settings
+        settings.check_players(self.n)
+        self.seat = seat
+        self.seeds = seeds
+        self.shuffle_proofs = shuffle_proofs
+        self.engine = Game(self.n, settings)  # this seat's view (observer: public only)
+        self.recorder = Recorder(Game(self.n, settings), players)
+        self.round: RoundState | None = None
+        self.rounds: list[RoundState] = []
+        self.chat: list[tuple[int, str]] = []
+        self.finished = False
+        self._sent: set[tuple[Any, ...]] = set()
+        self._new_round()
+
+    # ------------------------------------------------------------------ set-up
+    def _new_round(self) -> None:
+        number = len(self.rounds) + 1
+        seed = self.seeds(number) if (self.seeds is not None and self.seat is not None) else None
+        prover, verifier = (_proof_functions(self.game_id, seed) if self.shuffle_proofs
+                            else (None, None))
+        deck = DeckRound(self.game_id, number, self.n, self.seat if seed else None, seed,
+                         shuffle_prover=prover, shuffle_verifier=verifier)
+        self.round = RoundState(number, deck)
+        self.rounds.append(self.round)
+
+    # ------------------------------------------------------------------ queries
+    def _dealt(self) -> int:
+        return self.settings.hand_size * self.n
+
+    def deal_slots(self, seat: int) -> list[int]:
+        """The slots whose deal shares ``seat`` sends: every dealt slot not its own, and
+        the first discard."""
+        dealer, n = self.engine.dealer, self.n
+        return [j for j in range(self._dealt()) if (dealer + 1 + j) % n != seat] + [self._dealt()]
+
+    def waiting_for(self) -> list[int]:
+        """Seats the game is waiting for now (for "waiting for …" lines)."""
+        r = self.round
+        if self.finished or r is None:
+            return []
+        if r.stage == "commit":
+            return [s for s in range(self.n) if s not in r.committed]
+        if r.stage == "shuffle":
+            nxt = r.deck.next_shuffler()
+            return [nxt] if nxt is not None else []
+        if r.stage == "deal":
+            return [s for s in range(self.n) if s not in r.dealt_by]
+        if r.stage == "play":
+            if r.draw is not None:
+                return sorted(r.draw[2])
+            a = self.engine.actor
+            return [a] if a is not None else []
+        if r.stage == "open":
+            return [s for s in range(self.n) if s not in r.opened]
+        return []
+
+    def progress(self) -> str:
+        """"shuffling: Ana ✓  Bo …  Cy" — who has done the current step."""
+        r = self.round
+        if self.finished or r is None:
+            return "game over"
+        label = {"commit": "committing", "shuffle": "shuffling", "deal": "dealing",
+                 "open": "opening the round for audit"}.get(r.stage)
+        if label is None:
+            if r.draw is not None:
+                return f"{self.players[r.draw[0]]} draws: waiting for " + ", ".join(
+                    self.players[s] for s in sorted(r.draw[2]))
+            a = self.engine.actor
+            return f"waiting for {self.players[a]}" if a is not None else ""
+        waiting = set(self.waiting_for())
+        if r.stage == "shuffle":
+            nxt = r.deck.next_shuffler()
+            done = set(range(nxt)) if nxt is not None else set(range(self.n))
+            waiting = set(range(self.n)) - done
+        marks = [f"{p} {'…' if s in waiting else '✓'}" for s, p in enumerate(self.players)]
+        return f"{label}: " + "  ".join(marks)
+
+    def can_move(self) -> bool:
+        r = self.round
+        return (r is not None and r.stage == "play" and r.draw is None
+                and self.seat is not None and self.engine.actor == self.seat)
+
+    # ------------------------------------------------------------------ producing
+    def outbox(self) -> list[tuple[str, dict[str, Any]]]:
+        """Protocol messages this seat owes now (never moves: those come from a player)."""
+        r, seat = self.round, self.seat
+        if r is None or seat is None or self.finished:
+            return []
+        out: list[tuple[str, dict[str, Any]]] = []
+
+        def once(key: tuple[Any, ...], kind: str, make: Callable[[], dict[str, Any]]) -> None:
+            if key not in self._sent:
+                self._sent.add(key)
+                out.append((kind, {"round": r.number, **make()}))
+
+        if r.stage == "commit" and seat not in r.committed:
+            once(("commit", r.number), "commit", r.deck.commit_message)
+        elif r.stage == "shuffle" and r.deck.next_shuffler() == seat:
+            once(("shuffle", r.number), "shuffle", r.deck.shuffle_message)
+        elif r.stage == "deal" and seat not in r.dealt_by:
+            slots = self.deal_slots(seat)
+            once(("deal", r.number), "shares",
+                 lambda: {"purpose": "deal", **r.deck.shares_message(slots, "deal")})
+        elif r.stage == "play" and r.draw is not None and seat in r.draw[2]:
+            slot = r.draw[1]
+            once(("draw", r.number, slot), "shares",
+                 lambda: {"purpose": "draw", **r.deck.shares_message([slot], "draw")})
+        elif r.stage == "open" and seat not in r.opened:
+            once(("open", r.number), "open", r.deck.open_message)
+        return out
+
+    def move_message(self, action: Action) -> dict[str, Any]:
+        """The body of this seat's move; raises IllegalMove (nothing changes) if the
+        rules refuse it. Played cards not yet public are revealed with our shares."""
+        r = self.round
+        if not self.can_move() or r is None:
+            raise IllegalMove("R3.4", "it is not your turn to move")
+        if action.seat != self.seat:
+            raise IllegalMove("R3.4", "a move must be for your own seat")
+        self._trial(action)
+        hidden = sorted(s for s in played_slots(action) if s not in r.public)
+        reveal = r.deck.shares_message(hidden, "reveal") if hidden else None
+        return {"round": r.number, "move": action_to_dict(action), "reveal": reveal}
+
+    def _trial(self, action: Action) -> None:
+        """Check a move on our own engine without changing it (faces are ours already)."""
+        import copy
+
+        probe = copy.copy(self.engine)
+        for attr in ("hands", "row", "faces", "turns_started", "late_queue", "events",
+                     "round_marks", "marks", "ends"):
+            setattr(probe, attr, copy.deepcopy(getattr(self.engine, attr)))
+        probe.matches = copy.deepcopy(self.engine.matches)
+        probe.apply(action)
+
+    # ------------------------------------------------------------------ consuming
+    def apply(self, author: int, kind: str, body: dict[str, Any]) -> None:
+        """Apply one ordered entry. GameError (seat at fault) leaves the core unchanged."""
+        if self.finished:
+            raise GameError(author, kind, "the game is over")
+        if not 0 <= author < self.n:
+            raise GameError(None, kind, f"no seat {author}")
+        if kind == "chat":
+            text = body.get("text")
+            if not isinstance(text, str) or len(text) > 500:
+                raise GameError(author, "chat", "chat text must be a string of ≤ 500 characters")
+            self.chat.append((author, text))
+            return
+        r = self.round
+        assert r is not None
+        if kind not in KINDS:
+            raise GameError(author, kind, f"unknown message kind {kind!r}")
+        if body.get("round") != r.number:
+            raise GameError(author, kind, f"message for round {body.get('round')!r} during "
+                            f"round {r.number}")
+        payload = {k: v for k, v in body.items() if k not in ("round", "purpose")}
+        try:
+            if kind == "commit":
+                self._expect(r.stage == "commit", author, kind, "commitments are closed")
+                r.deck.on_commit(author, payload)
+                r.committed.add(author)
+                if len(r.committed) == self.n:
+                    r.stage = "shuffle"
+            elif kind == "shuffle":
+                self._expect(r.stage == "shuffle" and r.deck.next_shuffler() == author, author,
+                             kind, f"it is seat {r.deck.next_shuffler()}'s turn to shuffle")
+                r.deck.on_shuffle(author, payload)
+                if r.deck.shuffled:
+                    r.stage = "deal"
+            elif kind == "shares":
+                self._apply_shares(r, author, body.get("purpose"), payload)
+            elif kind == "move":
+                self._apply_move(r, author, body)
+            elif kind == "open":
+                self._expect(r.stage == "open", author, kind, "the round is not over")
+                r.deck.on_open(author, payload)
+                r.opened.add(author)
+                if len(r.opened) == self.n:
+                    self._audit(r)
+        except CheatDetected as e:
+            raise GameError(e.seat if e.seat is not None else author, e.step, e.reason) from e
+        except DeckUsageError as e:
+            raise GameError(author, kind, str(e)) from e
+        if author == self.seat:
+            self._mark_sent(r, kind, body)
+
+    def _mark_sent(self, r: RoundState, kind: str, body: dict[str, Any]) -> None:
+        """After a restart the log, not memory, says what we already sent."""
+        if kind in ("commit", "shuffle", "open"):
+            self._sent.add((kind, r.number))
+        elif kind == "shares" and body.get("purpose") == "deal":
+            self._sent.add(("deal", r.number))
+        elif kind == "shares" and body.get("purpose") == "draw":
+            slots = body.get("slots")
+            if isinstance(slots, list) and slots:
+                self._sent.add(("draw", r.number, slots[0]))
+
+    @staticmethod
+    def _expect(ok: bool, author: int, step: str, why: str) -> None:
+        if not ok:
+            raise GameError(author, step, f"out of turn: {why}")
+
+    def _apply_shares(self, r: RoundState, author: int, purpose: object,
+                      payload: dict[str, Any]) -> None:
+        if purpose == "deal":
+            self._expect(r.stage == "deal", author, "shares", "no deal now")
+            if author in r.dealt_by:
+                raise GameError(author, "shares", "duplicate deal shares")
+            want = self.deal_slots(author)
+            if payload.get("slots") != want:
+                raise GameError(author, "shares", "deal shares must cover exactly every dealt "
+                                "slot but the sender's own, and the first discard")
+            r.deck.on_shares(author, payload, "deal")
+            r.dealt_by.add(author)
+            if len(r.dealt_by) == self.n:
+                self._start_play(r)
+        elif purpose == "draw":
+            d = r.draw
+            if r.stage != "play" or d is None or author not in d[2]:
+                raise GameError(author, "shares", "out of turn: no draw share is due from "
+                                "this seat")
+            if payload.get("slots") != [d[1]]:
+                raise GameError(author, "shares", f"a draw share must be for slot {d[1]}")
+            r.deck.on_shares(author, payload, "draw")
+            d[2].discard(author)
+            if not d[2]:
+                r.draw = None
+                if self.seat == d[0]:
+                    self._learn(d[1])
+        else:
+            raise GameError(author, "shares", f"unknown purpose {purpose!r}")
+
+    def _learn(self, slot: int) -> None:
+        assert self.round is not None
+        face = self.round.deck.card(slot)
+        if face is None:  # pragma: no cover - all shares are in
+            raise GameError(None, "decrypt", f"slot {slot} cannot be read")
+        self.engine.reveal(slot, face)
+
+    def _start_play(self, r: RoundState) -> None:
+        dealt = self._dealt()
+        first = r.deck.card(dealt)
+        if first is None:  # pragma: no cover - every seat's share is in
+            raise GameError(None, "deal", "the first discard cannot be read")
+        faces: list[int | None] = [None] * 104
+        faces[dealt] = first
+        if self.seat is not None:
+            for slot in range(dealt):
+                if (self.engine.dealer + 1 + slot) % self.n == self.seat:
+                    faces[slot] = r.deck.card(slot)
+        self.engine.start_round(faces)
+        r.public.add(dealt)
+        r.stage = "play"
+
+    def _apply_move(self, r: RoundState, author: int, body: dict[str, Any]) -> None:
+        self._expect(r.stage == "play", author, "move", "no move is expected now")
+        if r.draw is not None:
+            raise GameError(author, "move", "out of turn: draw shares are still due from "
+                            + ", ".join(self.players[s] for s in sorted(r.draw[2])))
+        try:
+            action = action_from_dict(body.get("move"))
+        except ValueError as e:
+            raise GameError(author, "move", str(e)) from e
+        if action.seat != author:
+            raise GameError(author, "move", f"a move for seat {action.seat} signed by seat "
+                            f"{author}")
+        if author != self.engine.actor:
+            raise GameError(author, "move", f"out of turn: it is seat {self.engine.actor}'s turn")
+        extra = set(body) - {"round", "move", "reveal"}
+        if extra:
+            raise GameError(author, "move", f"unexpected field(s) {sorted(extra)}")
+        hand = set(self.engine.hands[author])
+        for s in played_slots(action):
+            if s not in hand:
+                raise GameError(author, "move", f"R4.3: slot {s} is not in seat {author}'s hand "
+                                "(a card it does not hold)")
+        hidden = sorted({s for s in played_slots(action) if s not in r.public})
+        reveal = body.get("reveal")
+        if hidden:
+            if not isinstance(reveal, dict) or reveal.get("slots") != hidden:
+                raise GameError(author, "move", f"the move must reveal slots {hidden} with the "
+                                "holder's shares")
+            trial = fork_deck(r.deck)
+            trial.on_shares(author, reveal, "reveal")
+            faces = {s: f for s in hidden if (f := trial.card(s)) is not None}
+            if len(faces) != len(hidden):  # pragma: no cover - every other share is in
+                raise GameError(author, "move", "the revealed cards cannot be read")
+        elif reveal is not None:
+            raise GameError(author, "move", "nothing to reveal for this move")
+        else:
+            faces = {}
+        drawn = self.engine.pile_top if isinstance(action, DrawPile | BonusDraw) else None
+        # Apply on the engine with the revealed faces; undo them if the rules refuse.
+        before = {s: self.engine.faces[s] for s in faces}
+        try:
+            for s, f in faces.items():
+                self.engine.reveal(s, f)
+            self.engine.apply(action)
+        except (IllegalMove, ValueError) as e:
+            for s, f0 in before.items():
+                self.engine.faces[s] = f0
+            raise GameError(author, "move", str(e)) from e
+        if hidden:
+            r.deck = trial
+        r.public.update(hidden)
+        r.actions.append(action)
+        if drawn is not None and self.engine.phase not in ("round_over", "game_over"):
+            r.draw = (author, drawn, set(range(self.n)) - {author})
+        if self.engine.phase in ("round_over", "game_over"):
+            r.stage = "open"
+
+    def _audit(self, r: RoundState) -> None:
+        faces = r.deck.audit()
+        rec = self.recorder
+        try:
+            rec.start_round(faces)
+        except IllegalMove as e:  # pragma: no cover - deal is fixed by position
+            raise GameError(None, "audit", str(e)) from e
+        for a in r.actions:
+            try:
+                rec.apply(a)
+            except IllegalMove as e:
+                raise GameError(a.seat, "audit", f"with every card open, move {action_to_dict(a)}"
+                                f" breaks the rules: {e}") from e
+        r.faces = faces
+        r.stage = "done"
+        if self.engine.phase == "game_over":
+            self.finished = True
+            self.round = None
+        else:
+            self._new_round()
+
+    @property
+    def record(self) -> dict[str, Any]:
+        return self.recorder.record
+
+
+def fork_deck(deck: DeckRound) -> DeckRound:
+    """A copy of ``deck`` whose share and card state can change without touching the
+    original (the shuffled decks, which never change after the shuffle, are shared)."""
+    import copy
+
+    twin = copy.copy(deck)
+    twin._shares = {s: dict(d) for s, d in deck._shares.items()}
+    twin._cards = dict(deck._cards)
+    twin._card_slot = dict(deck._card_slot)
+    twin._own_local_slots = set(deck._own_local_slots)
+    return twin
+
+
+def _proof_functions(game_id: bytes, seed: bytes | None) -> tuple[Any, Any]:
+    """The shuffle proof bound to this game's generators; the prover's nonces derive
+    from the round seed (so transcripts are reproducible and nonces never repeat)."""
+    import hashlib
+
+    from splitnet.crypto.shuffle_proof import prove_shuffle, verify_shuffle
+
+    def verify(ctx: bytes, pk: bytes, inputs: Any, outputs: Any, proof: bytes) -> None:
+        verify_shuffle(ctx, pk, inputs, outputs, proof, context_game=game_id)
+
+    if seed is None:
+        return None, verify
+    secret = seed
+
+    def prove(ctx: bytes, pk: bytes, inputs: Any, outputs: Any, perm: Any, rhos: Any) -> bytes:
+        nonce = hashlib.sha256(b"splitnet/v1/shuffle-proof-nonce" + secret + ctx).digest()
+        return prove_shuffle(ctx, pk, inputs, outputs, perm, rhos, nonce_seed=nonce,
+                             context_game=game_id)
+
+    return prove, verify

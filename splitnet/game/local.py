@@ -1,0 +1,258 @@
+"""A fair-deck game among separate in-memory peers on one machine.
+
+Each seat is a :class:`~splitnet.game.core.GameCore` holding only its own secrets; every
+message is signed by its author, ordered by the host (seat 0) into the hash-chained log,
+optionally written to a transcript, and applied by every peer — the same path a LAN game
+takes, without sockets. Used by ``selfplay``, by ``play`` and by the tests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import secrets
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from splitnet import describe
+from splitnet.bots import Bot
+from splitnet.frontend import HumanAgent
+from splitnet.game.core import GameCore, GameError
+from splitnet.rules import Action, Settings
+from splitnet.session.identity import Identity
+from splitnet.session.log import Author, Log, Player
+from splitnet.session.transcript import TranscriptWriter
+
+PROTOCOL = "splitnet/1"
+
+
+def game_settings(settings: Settings, shuffle_proofs: bool) -> dict[str, Any]:
+    """The header's settings map: the rules (protocol/SETTINGS.md) and protocol options."""
+    return {"protocol": PROTOCOL, "rules": settings.to_dict(), "shuffle_proofs": shuffle_proofs}
+
+
+class SelfplaySecrets:
+    """Every peer's secrets derived from one number, so ``selfplay --seed S`` replays
+    byte for byte. Real games never use this: they take the OS random source."""
+
+    def __init__(self, seed: int) -> None:
+        self.base = hashlib.sha256(b"splitnet/selfplay/v1" + str(seed).encode()).digest()
+
+    def _h(self, *parts: bytes) -> bytes:
+        return hashlib.sha256(self.base + b"".join(len(p).to_bytes(4, "big") + p
+                                                  for p in parts)).digest()
+
+    def game_id(self) -> bytes:
+        return self._h(b"game-id")[:16]
+
+    def identity(self, seat: int) -> Identity:
+        return Identity.from_seed(self._h(b"identity", bytes([seat])))
+
+    def round_seeds(self, seat: int) -> Callable[[int], bytes]:
+        return lambda rnd: self._h(b"round-seed", bytes([seat]), rnd.to_bytes(2, "big"))
+
+
+class RandomSecrets:
+    """Fresh secrets from the operating system for a real game on this machine."""
+
+    def __init__(self) -> None:
+        self._seeds: dict[tuple[int, int], bytes] = {}
+
+    def game_id(self) -> bytes:
+        return secrets.token_bytes(16)
+
+    def identity(self, seat: int) -> Identity:
+        return Identity.generate()
+
+    def round_seeds(self, seat: int) -> Callable[[int], bytes]:
+        def seed(rnd: int) -> bytes:
+            return self._seeds.setdefault((seat, rnd), secrets.token_bytes(32))
+        return seed
+
+
+class LocalGame:
+    """Peers, the host's log and (optionally) the transcript file."""
+
+    def __init__(self, names: Sequence[str], settings: Settings, source: Any, *,
+                 shuffle_proofs: bool = True, transcript: Path | None = None) -> None:
+        self.names = list(names)
+        self.n = len(names)
+        self.settings = settings
+        ids = [source.identity(s) for s in range(self.n)]
+        self.host = ids[0]
+        game_id = source.game_id()
+        players = [Player(s, nm, ids[s].public_key_bytes()) for s, nm in enumerate(names)]
+        self.writer = TranscriptWriter(transcript) if transcript else None
+        self.log, host_author = Log.start(self.host, game_id=game_id, host_seat=0,
+                                          players=players,
+                                          settings=game_settings(settings, shuffle_proofs))
+        self.authors = [host_author] + [Author(ids[s], game_id, s) for s in range(1, self.n)]
+        if self.writer:
+            self.writer.append(self.log.records()[0])
+        for s in range(1, self.n):  # the host's header is its own acceptance
+            msg, sig = self.authors[s].accept(self.log.header_hash)
+            self._append(self.log.order(msg, sig, self.host))
+        self.cores = [GameCore(game_id, names, settings, s, source.round_seeds(s),
+                               shuffle_proofs=shuffle_proofs) for s in range(self.n)]
+        self.listeners: list[Callable[[int, str, dict[str, Any]], None]] = []
+
+    def _append(self, record: bytes) -> None:
+        if self.writer:
+            self.writer.append(record)
+
+    def send(self, seat: int, kind: str, body: dict[str, Any]) -> None:
+        """Seat signs, the host orders, every peer applies (raising GameError on a cheat)."""
+        msg, sig = self.authors[seat].message(kind, body)
+        record = self.log.order(msg, sig, self.host)
+        self._append(record)
+        entry = self.log.entries[-1]
+        for core in self.cores:
+            core.apply(entry.author, entry.kind, entry.body)
+        for cb in self.listeners:
+            cb(entry.author, entry.kind, entry.body)
+
+    def pump(self) -> bool:
+        """Send every protocol message any peer owes now; True if anything was sent."""
+        sent = False
+        for seat, core in enumerate(self.cores):
+            for kind, body in core.outbox():
+                self.send(seat, kind, body)
+                sent = True
+        return sent
+
+    def mover(self) -> int | None:
+        for seat, core in enumerate(self.cores):
+            if core.can_move():
+                return seat
+        return None
+
+    def play_move(self, seat: int, action: Action) -> None:
+        """Validate on the seat's own core (IllegalMove: nothing changes), then send."""
+        body = self.cores[seat].move_message(action)
+        self.send(seat, "move", body)
+
+    @property
+    def finished(self) -> bool:
+        return all(c.finished for c in self.cores)
+
+    def close(self) -> None:
+        if self.writer:
+            self.writer.close()
+
+    def run_bots(self, bots: Sequence[Bot | None], max_steps: int = 200_000) -> None:
+        for _ in range(max_steps):
+            if self.finished:
+                return
+            if self.pump():
+                continue
+            seat = self.mover()
+            if seat is None:
+                raise RuntimeError("the game is stuck: nobody owes a message")
+            bot = bots[seat]
+            if bot is None:
+                raise RuntimeError(f"seat {seat} has no bot")
+            self.play_move(seat, bot.choose(self.cores[seat].engine, seat))
+        raise RuntimeError("the game did not end within the step bound")
+
+
+class FairSession:
+    """A :class:`~splitnet.frontend.TableSession`: you and bots, dealt by the fair-deck
+    protocol among in-memory peers, every round audited."""
+
+    def __init__(self, game: LocalGame, seat: int, bots: Sequence[Bot | None],
+                 human: HumanAgent, bot_delay: float = 0.0) -> None:
+        self.game = game
+        self.players = game.names
+        self.seat = seat
+        self.core = game.cores[seat]
+        self.bots = bots
+        self.human = human
+        self.bot_delay = bot_delay
+        self.log: list[str] = []
+        self.status = "starting"
+        self.verdict: str | None = None
+        self.finished = False
+        self._subs: list[Callable[[], None]] = []
+        self._seen = 0
+        self._round_seen = 0
+        self._audited = 0
+        game.listeners.append(self._on_entry)
+
+    @property
+    def view(self) -> Any:
+        return self.core.engine
+
+    def subscribe(self, callback: Callable[[], None]) -> None:
+        self._subs.append(callback)
+
+    def _changed(self) -> None:
+        for cb in self._subs:
+            cb()
+
+    def _on_entry(self, author: int, kind: str, body: dict[str, Any]) -> None:
+        core, view = self.core, self.core.engine
+        if kind == "chat":
+            self.log.append(f"{self.players[author]}: {body.get('text')}")
+        if view.round_no != self._round_seen and view.phase != "round_over":
+            self._round_seen = view.round_no
+            self._seen = 0
+            dealer = ("You deal" if view.dealer == self.seat
+                      else f"{self.players[view.dealer]} deals")
+            self.log.append(f"Round {view.round_no}: {dealer}; first discard "
+                            f"{describe.card_text(view, view.row[0])}.")
+        if kind == "move":
+            for ev in view.events[self._seen:]:
+                self.log.append(describe.describe_event(ev, view, self.players, author,
+                                                        self.seat))
+            self._seen = len(view.events)
+            if view.phase in ("round_over", "game_over"):
+                self.log.extend(describe.describe_round_end(view, self.players, self.seat))
+        audited = [r for r in core.rounds if r.faces is not None]
+        if len(audited) > self._audited:
+            self._audited = len(audited)
+            self.verdict = (f"Round {audited[-1].number}: shuffle verified — every seed matched "
+                            "its commitment; every shuffle, proof and share checked.")
+            self.log.append(self.verdict)
+        self.status = core.progress()
+        self._changed()
+
+    async def submit(self, action: Action) -> None:
+        await self.human.submit(action)
+
+    async def chat(self, text: str) -> None:
+        self.game.send(self.seat, "chat", {"text": text[:500]})
+
+    async def run(self) -> None:
+        g = self.game
+        try:
+            for _ in range(1_000_000):
+                if g.finished:
+                    break
+                if g.pump():
+                    await asyncio.sleep(0)
+                    continue
+                seat = g.mover()
+                if seat is None:
+                    raise RuntimeError("the game is stuck: nobody owes a message")
+                if seat == self.seat:
+                    self.status = "your turn"
+                    self._changed()
+                    await self.human.choose_and_apply(
+                        self.core.engine, seat, lambda a: g.play_move(self.seat, a))
+                else:
+                    self.status = f"waiting for {self.players[seat]}"
+                    self._changed()
+                    await asyncio.sleep(self.bot_delay)
+                    bot = self.bots[seat]
+                    assert bot is not None
+                    g.play_move(seat, bot.choose(g.cores[seat].engine, seat))
+        except GameError as e:
+            self.verdict = f"game stopped: {e}"
+            self.log.append(self.verdict)
+        finally:
+            g.close()
+        self.finished = True
+        self.status = "game over"
+        self._changed()
+

@@ -1,0 +1,119 @@
+"""``splitnet verify``: audit a game from its transcript alone.
+
+Checks, in log order: every signature and the hash chain (session layer), then — as an
+observer holding no secret — every commitment, key proof, shuffle hop and its proof,
+every decryption share and its proof, every move through the rules engine, each round's
+openings against the commitments and hops, the full-knowledge replay of every round and
+the scores. The first failure names the entry, the seat at fault and what was wrong.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from splitnet.game.core import GameCore, GameError
+from splitnet.rules import Settings, SettingsError
+from splitnet.session.log import Log, LogError
+from splitnet.session.transcript import TranscriptError, read_transcript
+
+PROTOCOL = "splitnet/1"
+
+
+@dataclass
+class Verdict:
+    ok: bool
+    summary: str
+    record: dict[str, Any] | None = None
+    seq: int | None = None
+    seat: int | None = None
+    reason: str = ""
+
+
+def settings_from_header(raw: object) -> tuple[Settings, bool]:
+    if not isinstance(raw, dict):
+        raise SettingsError("header.settings: expected a map")
+    if raw.get("protocol") != PROTOCOL:
+        raise SettingsError(f"header.settings.protocol: expected {PROTOCOL!r}, "
+                            f"got {raw.get('protocol')!r}")
+    proofs = raw.get("shuffle_proofs")
+    if not isinstance(proofs, bool):
+        raise SettingsError("header.settings.shuffle_proofs: expected true or false")
+    return Settings.from_dict(raw.get("rules")), proofs
+
+
+def verify_records(records: list[bytes]) -> Verdict:
+    """Verify a transcript given as its records (see protocol/TRANSCRIPT.md)."""
+    log = Log()
+    core: GameCore | None = None
+    names: list[str] = []
+    for i, rec in enumerate(records):
+        try:
+            entry = log.append_record(rec)
+        except LogError as e:
+            return _fail(i, e.seat, f"log: {e}")
+        if entry.seq == 0:
+            h = log.header
+            names = [p.name for p in h.players]
+            try:
+                settings, proofs = settings_from_header(h.settings)
+                core = GameCore(h.game_id, names, settings, None, shuffle_proofs=proofs)
+            except (SettingsError, ValueError) as e:
+                return _fail(0, h.host, f"header: {e}")
+            continue
+        if entry.kind == "accept":
+            continue
+        assert core is not None
+        if not log.all_accepted:
+            return _fail(entry.seq, entry.author, "game message before every player accepted "
+                         "the header")
+        try:
+            core.apply(entry.author, entry.kind, entry.body)
+        except GameError as e:
+            return _fail(entry.seq, e.seat, str(e))
+    if core is None:
+        return Verdict(False, "empty transcript", reason="empty transcript")
+    if not core.finished:
+        stage = core.round.stage if core.round else "?"
+        return Verdict(False, f"incomplete: the transcript ends in round "
+                       f"{len(core.rounds)} ({stage}); everything up to entry "
+                       f"{len(records) - 1} verified", record=core.record,
+                       reason="the game did not finish")
+    rec = core.record
+    lines = [f"game {log.game_id.hex()} — {len(names)} players: {', '.join(names)}",
+             f"{len(records)} entries, signatures and hash chain: ok"]
+    for rnd in rec["rounds"]:
+        end = rnd["end"]
+        how = "went out" if end["reason"] == "out" else "drew the last card"
+        lines.append(f"round {rnd['number']}: {names[end['seat']]} {how}; "
+                     f"{len(rnd['turns'])} turns")
+    for s, t in sorted(rec["totals"].items(), key=lambda kv: -kv[1]["score"]):
+        lines.append(f"  {names[int(s)]:16} {t['score']:5}")
+    lines.append("winner: " + " and ".join(names[w] for w in rec.get("winners", [])))
+    lines.append("shuffle proofs: " + ("checked at every hop" if core.shuffle_proofs
+                                       else "not used (hops checked at the audit)"))
+    lines.append("shuffle fair: yes")
+    return Verdict(True, "\n".join(lines), record=rec)
+
+
+def _fail(seq: int, seat: int | None, reason: str) -> Verdict:
+    who = f"seat {seat}" if seat is not None else "seat unknown"
+    return Verdict(False, f"FAILED at entry {seq} ({who}): {reason}", seq=seq, seat=seat,
+                   reason=reason)
+
+
+def run_verify(path: Path, as_json: bool = False) -> int:
+    try:
+        records = read_transcript(path)
+    except (OSError, TranscriptError) as e:
+        print(f"splitnet verify: {path}: {e}", file=sys.stderr)
+        return 1
+    v = verify_records(records)
+    if as_json and v.ok:
+        print(json.dumps(v.record, indent=1))
+    else:
+        print(v.summary, file=sys.stdout if v.ok else sys.stderr)
+    return 0 if v.ok else 1
