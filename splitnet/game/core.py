@@ -89,7 +89,8 @@ class GameCore:
         self.rounds: list[RoundState] = []
         self.chat: list[tuple[int, str]] = []
         self.finished = False
-        self._sent: set[tuple[Any, ...]] = set()
+        self._sent: set[tuple[Any, ...]] = set()  # produced by outbox() (maybe unlogged)
+        self._logged: set[tuple[Any, ...]] = set()  # seen in the log from this seat
         self._new_round()
 
     # ------------------------------------------------------------------ set-up
@@ -169,7 +170,7 @@ class GameCore:
         out: list[tuple[str, dict[str, Any]]] = []
 
         def once(key: tuple[Any, ...], kind: str, make: Callable[[], dict[str, Any]]) -> None:
-            if key not in self._sent:
+            if key not in self._sent and key not in self._logged:
                 self._sent.add(key)
                 out.append((kind, {"round": r.number, **make()}))
 
@@ -264,16 +265,20 @@ class GameCore:
         if author == self.seat:
             self._mark_sent(r, kind, body)
 
+    def forget_unlogged(self) -> None:
+        """After a reconnect: whatever outbox() produced that never reached the log will
+        be produced again (the log, not memory, says what was sent)."""
+        self._sent = set()
+
     def _mark_sent(self, r: RoundState, kind: str, body: dict[str, Any]) -> None:
-        """After a restart the log, not memory, says what we already sent."""
         if kind in ("commit", "shuffle", "open"):
-            self._sent.add((kind, r.number))
+            self._logged.add((kind, r.number))
         elif kind == "shares" and body.get("purpose") == "deal":
-            self._sent.add(("deal", r.number))
+            self._logged.add(("deal", r.number))
         elif kind == "shares" and body.get("purpose") == "draw":
             slots = body.get("slots")
             if isinstance(slots, list) and slots:
-                self._sent.add(("draw", r.number, slots[0]))
+                self._logged.add(("draw", r.number, slots[0]))
 
     @staticmethod
     def _expect(ok: bool, author: int, step: str, why: str) -> None:
