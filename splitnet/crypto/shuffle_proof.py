@@ -77,6 +77,8 @@ DOMAIN_U: Final = _D + b"u"
 DOMAIN_CHALLENGE: Final = _D + b"challenge"
 DOMAIN_BATCH: Final = _D + b"batch"
 DOMAIN_BATCH_WEIGHT: Final = _D + b"batch-weight"
+DOMAIN_BATCH_HOPS: Final = _D + b"batch-hops"
+DOMAIN_BATCH_HOP_WEIGHT: Final = _D + b"batch-hop-weight"
 DOMAIN_NONCE_KEY: Final = _D + b"nonce-key"
 DOMAIN_NONCE: Final = _D + b"nonce"
 
@@ -473,9 +475,9 @@ def verify_shuffles(hops: Sequence[ShuffleHop], *, context_game: bytes = b"") ->
         except ShuffleProofError as e:
             raise ShuffleProofError(f"hop {k}: {e}") from None
     # Per-hop multipliers γ (γ_0 = 1), fixed only once every hop's proof is.
-    d = hashlib.sha512(group.frame(DOMAIN_BATCH, *(h.d_b for h in prepared))).digest()
+    d = hashlib.sha512(group.frame(DOMAIN_BATCH_HOPS, *(h.d_b for h in prepared))).digest()
     gammas = [1] + [
-        group.hash_to_scalar(DOMAIN_BATCH_WEIGHT, d, _index(k)) for k in range(1, len(prepared))
+        group.hash_to_scalar(DOMAIN_BATCH_HOP_WEIGHT, d, _index(k)) for k in range(1, len(prepared))
     ]
     g_coef = 0
     terms: dict[bytes, int] = {}
