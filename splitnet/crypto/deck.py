@@ -1,0 +1,610 @@
+"""The sans-IO fair-deck protocol of one round (DESIGN "fair deck"; RULES R3.3, R8).
+
+One :class:`DeckRound` object per peer and round.  It never does I/O, never reads a clock
+and never draws randomness: every message it produces is a deterministic function of the
+seat's ``seed`` and of the messages it was fed, so a self-play transcript is reproducible.
+
+Flow (every message, **including the peer's own**, is fed back with ``on_*`` in log
+order — the log is the source of truth)::
+
+    COMMIT   every seat, any order      commit_message()        → on_commit(seat, msg)
+    SHUFFLE  seats 0, 1, …, N−1         shuffle_message()       → on_shuffle(seat, msg)
+    SHARES   deal / draw / reveal       shares_message(slots,p) → on_shares(seat, msg, p)
+    OPEN     every seat, round end      open_message()          → on_open(seat, msg)
+    then     audit() → the card id of every slot
+
+Slot ``s`` is position ``s`` of the deck after the last hop; the rules layer decides
+which slot goes to whom and which shares are asked for.  A peer can read slot ``s``
+(:meth:`DeckRound.card`) once it has every seat's decryption share for it — its own
+share it computes itself.  That is what keeps R8.1–R8.3: the deal gives a player every
+share of its own slots except its own, a private draw gives the drawer every share but
+its own, and a public reveal gives everybody the holder's.
+
+Every ``on_*`` method first checks the whole message and only then changes the state;
+a refused message raises :class:`CheatDetected` (seat at fault, step, reason) and leaves
+the object exactly as it was.  Local misuse of the API raises :class:`DeckUsageError`.
+
+>>> gid = bytes(range(16))
+>>> peers = [DeckRound(gid, 1, 2, i, bytes([i]) * 32) for i in range(2)]
+>>> for p in peers:
+...     for i, q in enumerate(peers):
+...         p.on_commit(i, q.commit_message())
+>>> for i in range(2):
+...     msg = peers[i].shuffle_message()
+...     for p in peers:
+...         p.on_shuffle(i, msg)
+>>> msg = peers[1].shares_message([0], "draw")     # seat 1 helps seat 0 read slot 0
+>>> for p in peers:
+...     p.on_shares(1, msg, "draw")
+>>> peers[0].card(0) is not None, peers[1].card(0)
+(True, None)
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping, Sequence
+from typing import Final, TypeAlias, TypeVar
+
+from splitnet.cards import N_CARDS, name
+from splitnet.crypto import group
+from splitnet.crypto.elgamal import (
+    Ciphertext,
+    Deck,
+    card_table,
+    decrypt,
+    initial_deck,
+    shuffle_hop,
+)
+from splitnet.crypto.errors import CheatDetected, DeckUsageError
+from splitnet.crypto.proofs import (
+    PROOF_BYTES,
+    PURPOSES,
+    prove_key,
+    prove_shares,
+    verify_key,
+    verify_shares,
+)
+from splitnet.crypto.seeds import (
+    GAME_ID_BYTES,
+    SEED_BYTES,
+    commitment,
+    derive_key,
+    derive_permutation,
+    derive_remasks,
+    u64,
+)
+
+#: A protocol message: a msgpack-ready map (values are bytes/int/str/list/dict/None).
+Message: TypeAlias = dict[str, object]
+
+#: prove_shuffle(context, joint_key, inputs, outputs, perm, rhos) -> proof bytes, where
+#: outputs[i] = inputs[perm[i]] + (rhos[i]·G, rhos[i]·Y).
+ShuffleProver: TypeAlias = Callable[
+    [bytes, bytes, Sequence[Ciphertext], Sequence[Ciphertext], Sequence[int], Sequence[int]],
+    bytes,
+]
+#: verify_shuffle(context, joint_key, inputs, outputs, proof) -> None, raising ValueError
+#: (or a subclass) when the proof is wrong.
+ShuffleVerifier: TypeAlias = Callable[
+    [bytes, bytes, Sequence[Ciphertext], Sequence[Ciphertext], bytes], None
+]
+
+DOMAIN_SHUFFLE: Final = b"splitnet/v1/shuffle"
+MIN_PLAYERS: Final = 2
+MAX_PLAYERS: Final = 6
+
+
+def shuffle_context(game_id: bytes, round_no: int, seat: int) -> bytes:
+    """The context a shuffle proof binds: frame("splitnet/v1/shuffle", game_id, round, seat)."""
+    return group.frame(DOMAIN_SHUFFLE, game_id, u64(round_no), u64(seat))
+
+
+class DeckRound:
+    """The fair deck of one round, seen by one peer (a player, or an observer).
+
+    ``seat``/``seed`` None: an observer (the verifier, a spectator) holding no secret;
+    it checks everything and reads only the publicly revealed slots.
+    """
+
+    def __init__(
+        self,
+        game_id: bytes,
+        round_no: int,
+        n_players: int,
+        seat: int | None,
+        seed: bytes | None,
+        *,
+        shuffle_prover: ShuffleProver | None = None,
+        shuffle_verifier: ShuffleVerifier | None = None,
+    ) -> None:
+        if not isinstance(game_id, bytes) or len(game_id) != GAME_ID_BYTES:
+            raise DeckUsageError(f"game_id must be {GAME_ID_BYTES} bytes")
+        if isinstance(round_no, bool) or not isinstance(round_no, int) or round_no < 1:
+            raise DeckUsageError("rounds are numbered from 1")
+        if not MIN_PLAYERS <= n_players <= MAX_PLAYERS:
+            raise DeckUsageError(f"{MIN_PLAYERS}–{MAX_PLAYERS} players, not {n_players}")
+        if (seat is None) != (seed is None):
+            raise DeckUsageError("give both seat and seed (a player) or neither (an observer)")
+        if seat is not None and not 0 <= seat < n_players:
+            raise DeckUsageError(f"seat {seat} is outside 0…{n_players - 1}")
+        if seed is not None and (not isinstance(seed, bytes) or len(seed) != SEED_BYTES):
+            raise DeckUsageError(f"the seed must be {SEED_BYTES} bytes")
+        self.game_id: Final = game_id
+        self.round_no: Final = round_no
+        self.n_players: Final = n_players
+        self.seat: Final = seat
+        self._seed = seed
+        self._x: int | None = (
+            None if seat is None or seed is None else derive_key(game_id, round_no, seat, seed)
+        )
+        self._prover = shuffle_prover
+        self._verifier = shuffle_verifier
+        self._table = card_table(game_id)
+        # --- protocol state (changed only by on_* after a message is fully verified)
+        self._commits: dict[int, tuple[bytes, bytes]] = {}  # seat -> (commitment, Y_i)
+        self._joint: bytes | None = None
+        self._decks: list[Deck] = [initial_deck(game_id)]  # [initial, after seat 0, …]
+        self._shares: dict[int, dict[int, bytes]] = {}  # slot -> seat -> d
+        self._opened: dict[int, int] = {}  # seat -> x_i (after a verified OPEN)
+        self._own_hop_trusted = False
+        self._own_local_slots: set[int] = set()  # own shares fed back as produced
+        # --- caches of our own computations (never of a peer's unverified data)
+        self._own_key: bytes | None = None if self._x is None else group.base_mul(self._x)
+        self._sent_commit: Message | None = None
+        self._sent_hop: tuple[Deck, bytes | None] | None = None
+        self._sent_shares: dict[tuple[str, tuple[int, ...]], tuple[tuple[bytes, ...], bytes]] = {}
+        self._own_shares: dict[int, bytes] = {}  # slot -> x·c1 (computed once)
+        self._cards: dict[int, int] = {}  # slot -> card id, once decrypted
+        self._card_slot: dict[int, int] = {}  # card id -> slot
+        self._audit: list[int] | None = None
+
+    def fork(self) -> DeckRound:
+        """An independent copy: feed it a message to see its effect (e.g. which cards a
+        reveal shows) and keep it or drop it; the original is not affected either way.
+
+        Cheap: the shuffled decks and the card table are immutable and shared.
+        """
+        twin = copy.copy(self)
+        twin._commits = dict(self._commits)
+        twin._decks = list(self._decks)
+        twin._shares = {s: dict(d) for s, d in self._shares.items()}
+        twin._opened = dict(self._opened)
+        twin._own_local_slots = set(self._own_local_slots)
+        twin._sent_shares = dict(self._sent_shares)
+        twin._own_shares = dict(self._own_shares)
+        twin._cards = dict(self._cards)
+        twin._card_slot = dict(self._card_slot)
+        return twin
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def joint_key(self) -> bytes | None:
+        """Y = Σ Y_i once every seat has committed."""
+        return self._joint
+
+    @property
+    def keys(self) -> Mapping[int, bytes]:
+        """The committed key share Y_i of each seat seen so far."""
+        return {s: k for s, (_, k) in self._commits.items()}
+
+    @property
+    def shuffled(self) -> bool:
+        """True once all N hops are in: slots exist from then on."""
+        return len(self._decks) == self.n_players + 1
+
+    @property
+    def deck(self) -> Deck | None:
+        """The final deck (slot s = position s), or None before the last hop."""
+        return self._decks[-1] if self.shuffled else None
+
+    def next_shuffler(self) -> int | None:
+        """The seat whose SHUFFLE is expected now (None before all commits / when done)."""
+        if len(self._commits) < self.n_players or self.shuffled:
+            return None
+        return len(self._decks) - 1
+
+    def known_slots(self) -> set[int]:
+        """Slots this peer can read now (it holds or can compute every seat's share)."""
+        if not self.shuffled:
+            return set()
+        return {s for s in range(N_CARDS) if self._readable(s)}
+
+    def card(self, slot: int) -> int | None:
+        """The card id (0…103, ``cards.face(id)`` for its face) in ``slot``, or None if
+        this peer cannot read it (yet).
+
+        Raises CheatDetected(None, "decrypt", …) when the shares combine to a point that is
+        no card or to a card already seen in another slot: some hop was not honest, and
+        the openings (:meth:`on_open`) will name the seat.
+        """
+        _check_slot(slot)
+        if slot in self._cards:
+            return self._cards[slot]
+        if not self.shuffled or not self._readable(slot):
+            return None
+        c1, c2 = self._decks[-1][slot]
+        have = self._shares.get(slot, {})
+        parts: list[bytes] = []
+        opened_x = 0
+        for i in range(self.n_players):
+            if i in have:
+                parts.append(have[i])
+            elif i == self.seat:
+                parts.append(self._own_share(slot))
+            else:
+                opened_x += self._opened[i]
+        if opened_x:
+            parts.append(group.mul(opened_x, c1))
+        acc = parts[0]
+        for p in parts[1:]:
+            acc = group.add(acc, p)
+        k = self._table.get(decrypt((c1, c2), acc))
+        if k is None:
+            raise CheatDetected(None, "decrypt", f"slot {slot} decrypts to no card")
+        if k in self._card_slot:
+            raise CheatDetected(
+                None,
+                "decrypt",
+                f"card {k} ({name(k)}) appears in slots {self._card_slot[k]} and {slot}",
+            )
+        self._cards[slot] = k
+        self._card_slot[k] = slot
+        return k
+
+    # ------------------------------------------------------------------ COMMIT
+
+    def commit_message(self) -> Message:
+        """{"commit": 32 B, "key": Y_i (32 B), "pok": Schnorr proof (64 B)}."""
+        x, seat, seed = self._secrets("commit_message")
+        if self._sent_commit is None:
+            assert self._own_key is not None
+            self._sent_commit = {
+                "commit": commitment(self.game_id, self.round_no, seat, seed),
+                "key": self._own_key,
+                "pok": prove_key(x, self._own_key, self.game_id, self.round_no, seat),
+            }
+        return dict(self._sent_commit)
+
+    def on_commit(self, seat: int, msg: Message) -> None:
+        """A seat's COMMIT: checks the key (canonical, not the identity) and its PoK."""
+        step = "commit"
+        self._check_seat(seat)
+        if seat in self._commits:
+            raise CheatDetected(seat, step, "duplicate commit")
+        f = _fields(seat, step, msg, ("commit", "key", "pok"))
+        com = f["commit"]
+        if not isinstance(com, bytes) or len(com) != 32:
+            raise CheatDetected(seat, step, "commit: expected 32 bytes")
+        own = seat == self.seat and self._sent_commit is not None and f == self._sent_commit
+        key = _point(seat, step, f["key"], "key")
+        if not own and not _decode(
+            seat, step, lambda: verify_key(f["pok"], key, self.game_id, self.round_no, seat)
+        ):
+            raise CheatDetected(
+                seat,
+                step,
+                "the proof of knowledge of the key share does not verify "
+                "(a rogue key, or a commit replayed from another game, round or seat)",
+            )
+        joint = None
+        if len(self._commits) + 1 == self.n_players:
+            joint = key
+            for k in (k for _, k in self._commits.values()):
+                joint = group.add(joint, k)
+            if joint == group.IDENTITY:
+                raise CheatDetected(seat, step, "the joint key would be the identity")
+        # verified: mutate
+        self._commits[seat] = (com, key)
+        self._joint = joint
+
+    # ------------------------------------------------------------------ SHUFFLE
+
+    def shuffle_message(self) -> Message:
+        """{"deck": [[c1, c2] × 104], "proof": bytes | None} — our hop, in our turn."""
+        _, seat, seed = self._secrets("shuffle_message")
+        if self.next_shuffler() != seat:
+            raise DeckUsageError(f"it is not seat {seat}'s turn to shuffle")
+        if self._sent_hop is None:
+            assert self._joint is not None
+            perm = derive_permutation(self.game_id, self.round_no, seat, seed)
+            rhos = derive_remasks(self.game_id, self.round_no, seat, seed)
+            inputs = self._decks[-1]
+            out = shuffle_hop(inputs, perm, rhos, self._joint)
+            proof = None
+            if self._prover is not None:
+                ctx = shuffle_context(self.game_id, self.round_no, seat)
+                proof = self._prover(ctx, self._joint, inputs, out, perm, rhos)
+            self._sent_hop = (out, proof)
+        out, proof = self._sent_hop
+        return {"deck": [[c1, c2] for c1, c2 in out], "proof": proof}
+
+    def on_shuffle(self, seat: int, msg: Message) -> None:
+        """A seat's SHUFFLE: in turn, 104 canonical non-identity pairs, proof if required."""
+        step = "shuffle"
+        self._check_seat(seat)
+        if len(self._commits) < self.n_players:
+            raise CheatDetected(seat, step, "shuffle before every seat has committed")
+        done = len(self._decks) - 1
+        if seat < done:
+            raise CheatDetected(seat, step, "duplicate shuffle")
+        if seat != done:
+            raise CheatDetected(seat, step, f"out of turn: seat {done} shuffles now")
+        f = _fields(seat, step, msg, ("deck", "proof"))
+        proof = f["proof"]
+        if proof is not None and not isinstance(proof, bytes):
+            raise CheatDetected(seat, step, "proof: expected bytes or nil")
+        out = _parse_deck(seat, f["deck"])
+        own = seat == self.seat and self._sent_hop == (out, proof)
+        if not own:
+            for i, (c1, c2) in enumerate(out):
+                _point(seat, step, c1, f"deck[{i}].c1")
+                _point(seat, step, c2, f"deck[{i}].c2")
+            if self._verifier is not None:
+                if proof is None:
+                    raise CheatDetected(seat, step, "the shuffle proof is missing")
+                assert self._joint is not None
+                ctx = shuffle_context(self.game_id, self.round_no, seat)
+                try:
+                    self._verifier(ctx, self._joint, self._decks[-1], out, proof)
+                except ValueError as e:
+                    raise CheatDetected(seat, step, f"the shuffle proof is rejected: {e}") from e
+        # verified: mutate
+        self._decks.append(out)
+        if own:
+            self._own_hop_trusted = True
+
+    # ------------------------------------------------------------------ SHARES
+
+    def shares_message(self, slots: list[int], purpose: str) -> Message:
+        """{"slots": [s…], "shares": [x_i·c1_s…], "proof": batched DLEQ (64 B)}.
+
+        ``purpose`` is "deal", "draw" or "reveal" and is bound into the proof.
+        """
+        x, seat, _ = self._secrets("shares_message")
+        _check_purpose(purpose)
+        if not self.shuffled:
+            raise DeckUsageError("no shares before the shuffle is complete")
+        if self._opened:
+            raise DeckUsageError("the round is already being opened")
+        if not slots or len(set(slots)) != len(slots):
+            raise DeckUsageError("slots must be a non-empty list of distinct slots")
+        for s in slots:
+            _check_slot(s)
+            if seat in self._shares.get(s, {}):
+                raise DeckUsageError(f"seat {seat} already sent its share for slot {s}")
+        key = self._sent_shares.get((purpose, tuple(slots)))
+        if key is None:
+            assert self._own_key is not None
+            c1s = [self._decks[-1][s][0] for s in slots]
+            shares = tuple(self._own_share(s) for s in slots)
+            proof = prove_shares(
+                x, self._own_key, self.game_id, self.round_no, seat, purpose, slots, c1s, shares
+            )
+            key = (shares, proof)
+            self._sent_shares[(purpose, tuple(slots))] = key
+        shares, proof = key
+        return {"slots": list(slots), "shares": list(shares), "proof": proof}
+
+    def on_shares(self, seat: int, msg: Message, purpose: str) -> None:
+        """A SHARES message: well-formed, no share sent twice, and the batched
+        Chaum–Pedersen proof verifies against the seat's committed key."""
+        step = "shares"
+        self._check_seat(seat)
+        _check_purpose(purpose)
+        if not self.shuffled:
+            raise CheatDetected(seat, step, "shares before the shuffle is complete")
+        if self._opened:
+            raise CheatDetected(seat, step, "shares after the round was opened")
+        f = _fields(seat, step, msg, ("slots", "shares", "proof"))
+        slots = _parse_slots(seat, f["slots"])
+        raw = f["shares"]
+        if not isinstance(raw, list | tuple) or len(raw) != len(slots):
+            raise CheatDetected(seat, step, "shares: expected one share per slot")
+        proof = f["proof"]
+        if not isinstance(proof, bytes) or len(proof) != PROOF_BYTES:
+            raise CheatDetected(seat, step, f"proof: expected {PROOF_BYTES} bytes")
+        dup = [s for s in slots if seat in self._shares.get(s, {})]
+        if dup:
+            raise CheatDetected(seat, step, f"duplicate share for slot(s) {dup}")
+        sent = self._sent_shares.get((purpose, slots)) if seat == self.seat else None
+        own = sent is not None and sent == (tuple(raw), proof)
+        if sent is not None and own:
+            shares = sent[0]
+        else:
+            shares = tuple(_point(seat, step, d, f"shares[{j}]") for j, d in enumerate(raw))
+            c1s = [self._decks[-1][s][0] for s in slots]
+            key = self._commits[seat][1]
+            if not _decode(
+                seat,
+                step,
+                lambda: verify_shares(
+                    proof, key, self.game_id, self.round_no, seat, purpose, slots, c1s, shares
+                ),
+            ):
+                raise CheatDetected(
+                    seat, step, "the batched Chaum–Pedersen proof does not verify (a wrong share)"
+                )
+        # verified: mutate
+        for s, d in zip(slots, shares, strict=True):
+            self._shares.setdefault(s, {})[seat] = d
+        if own:
+            self._own_local_slots.update(slots)
+
+    # ------------------------------------------------------------------ OPEN
+
+    def open_message(self) -> Message:
+        """{"seed": 32 B} — sent at the end of the round (R8.4)."""
+        _, _, seed = self._secrets("open_message")
+        if not self.shuffled:
+            raise DeckUsageError("nothing to open before the shuffle is complete")
+        return {"seed": seed}
+
+    def on_open(self, seat: int, msg: Message) -> None:
+        """A seat's OPEN: the seed matches the commitment, gives the committed key,
+        reproduces the seat's hop byte for byte and every share it sent."""
+        step = "open"
+        self._check_seat(seat)
+        if not self.shuffled:
+            raise CheatDetected(seat, step, "open before the shuffle is complete")
+        if seat in self._opened:
+            raise CheatDetected(seat, step, "duplicate open")
+        f = _fields(seat, step, msg, ("seed",))
+        seed = f["seed"]
+        if not isinstance(seed, bytes) or len(seed) != SEED_BYTES:
+            raise CheatDetected(seat, step, f"seed: expected {SEED_BYTES} bytes")
+        com, key = self._commits[seat]
+        if commitment(self.game_id, self.round_no, seat, seed) != com:
+            raise CheatDetected(seat, step, "the seed does not match the commitment")
+        x = derive_key(self.game_id, self.round_no, seat, seed)
+        own = seat == self.seat and seed == self._seed
+        if not own and group.base_mul(x) != key:
+            raise CheatDetected(seat, step, "the seed does not give the committed key")
+        if not (own and self._own_hop_trusted):
+            assert self._joint is not None
+            expect = shuffle_hop(
+                self._decks[seat],
+                derive_permutation(self.game_id, self.round_no, seat, seed),
+                derive_remasks(self.game_id, self.round_no, seat, seed),
+                self._joint,
+            )
+            if expect != self._decks[seat + 1]:
+                pos = next(
+                    i
+                    for i, (a, b) in enumerate(zip(expect, self._decks[seat + 1], strict=True))
+                    if a != b
+                )
+                raise CheatDetected(
+                    seat,
+                    step,
+                    f"the shuffle does not match the seed (first difference at position {pos})",
+                )
+        final = self._decks[-1]
+        for s in sorted(self._shares):
+            d = self._shares[s].get(seat)
+            if d is None or (own and s in self._own_local_slots):
+                continue
+            if group.mul(x, final[s][0]) != d:
+                raise CheatDetected(seat, step, f"the share sent for slot {s} is not x·c1")
+        # verified: mutate
+        self._opened[seat] = x
+
+    def audit(self) -> list[int]:
+        """After every seat's OPEN: the card id in each of the 104 slots (R8.4).
+
+        Decrypts the final deck with y = Σ x_i and checks it is a permutation of all
+        104 cards and agrees with every card read during play.
+        """
+        if len(self._opened) < self.n_players:
+            missing = [i for i in range(self.n_players) if i not in self._opened]
+            raise DeckUsageError(f"audit needs every seat's opening; missing seats {missing}")
+        if self._audit is None:
+            y = sum(self._opened.values()) % group.L
+            result: list[int] = []
+            where: dict[int, int] = {}
+            for s, (c1, c2) in enumerate(self._decks[-1]):
+                k = self._table.get(decrypt((c1, c2), group.mul(y, c1)))
+                if k is None:
+                    raise CheatDetected(None, "audit", f"slot {s} decrypts to no card")
+                if k in where:
+                    raise CheatDetected(
+                        None, "audit", f"card {k} ({name(k)}) is in slots {where[k]} and {s}"
+                    )
+                if s in self._cards and self._cards[s] != k:  # pragma: no cover - defensive
+                    raise CheatDetected(None, "audit", f"slot {s} was read as another card")
+                where[k] = s
+                result.append(k)
+            self._audit = result
+        return list(self._audit)
+
+    # ------------------------------------------------------------------ helpers
+
+    def _secrets(self, what: str) -> tuple[int, int, bytes]:
+        if self._x is None or self.seat is None or self._seed is None:
+            raise DeckUsageError(f"{what}: an observer has no seat and sends nothing")
+        return self._x, self.seat, self._seed
+
+    def _check_seat(self, seat: int) -> None:
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.n_players:
+            raise DeckUsageError(f"seat {seat!r} is outside 0…{self.n_players - 1}")
+
+    def _own_share(self, slot: int) -> bytes:
+        d = self._own_shares.get(slot)
+        if d is None:
+            assert self._x is not None
+            d = group.mul(self._x, self._decks[-1][slot][0])
+            self._own_shares[slot] = d
+        return d
+
+    def _readable(self, slot: int) -> bool:
+        have = self._shares.get(slot, {})
+        return all(i in have or i == self.seat or i in self._opened for i in range(self.n_players))
+
+
+# ---------------------------------------------------------------------- parsing
+
+
+def _fields(seat: int, step: str, msg: object, names: tuple[str, ...]) -> dict[str, object]:
+    if not isinstance(msg, dict):
+        raise CheatDetected(seat, step, "the message is not a map")
+    if set(msg) != set(names):
+        raise CheatDetected(
+            seat, step, f"the message fields are {sorted(map(str, msg))}, not {sorted(names)}"
+        )
+    return {k: msg[k] for k in names}
+
+
+_T = TypeVar("_T")
+
+
+def _decode(seat: int, step: str, fn: Callable[[], _T]) -> _T:
+    try:
+        return fn()
+    except group.GroupError as e:
+        raise CheatDetected(seat, step, str(e)) from e
+
+
+def _point(seat: int, step: str, raw: object, what: str) -> bytes:
+    """decode_point for a peer's field: a GroupError becomes CheatDetected naming the seat."""
+    try:
+        return group.decode_point(raw, what)
+    except group.GroupError as e:
+        raise CheatDetected(seat, step, str(e)) from e
+
+
+def _parse_deck(seat: int, raw: object) -> Deck:
+    if not isinstance(raw, list | tuple) or len(raw) != N_CARDS:
+        raise CheatDetected(seat, "shuffle", f"deck: expected {N_CARDS} entries")
+    out: list[Ciphertext] = []
+    for i, pair in enumerate(raw):
+        if (
+            not isinstance(pair, list | tuple)
+            or len(pair) != 2
+            or not isinstance(pair[0], bytes)
+            or not isinstance(pair[1], bytes)
+        ):
+            raise CheatDetected(seat, "shuffle", f"deck[{i}]: expected a pair of byte strings")
+        out.append((pair[0], pair[1]))
+    return tuple(out)
+
+
+def _parse_slots(seat: int, raw: object) -> tuple[int, ...]:
+    if not isinstance(raw, list | tuple) or not raw or len(raw) > N_CARDS:
+        raise CheatDetected(seat, "shares", "slots: expected a non-empty list")
+    for s in raw:
+        if isinstance(s, bool) or not isinstance(s, int) or not 0 <= s < N_CARDS:
+            raise CheatDetected(seat, "shares", f"slots: {s!r} is not a slot 0…{N_CARDS - 1}")
+    if len(set(raw)) != len(raw):
+        raise CheatDetected(seat, "shares", "slots: a slot is listed twice")
+    return tuple(raw)
+
+
+def _check_slot(slot: int) -> None:
+    if isinstance(slot, bool) or not isinstance(slot, int) or not 0 <= slot < N_CARDS:
+        raise DeckUsageError(f"slot {slot!r} is outside 0…{N_CARDS - 1}")
+
+
+def _check_purpose(purpose: str) -> None:
+    if purpose not in PURPOSES:
+        raise DeckUsageError(f"purpose must be one of {sorted(PURPOSES)}, not {purpose!r}")
