@@ -1,0 +1,348 @@
+"""Benchmark of the fair-deck protocol (no CLI here; ``splitnet bench`` wires it up).
+
+:func:`bench_deck` plays one round per player count with in-memory peers, 104 cards and
+no shuffle proofs: commit + shuffle chain, the deal of 9×N cards plus the first discard
+(R3.3), one private draw (R8.3), one public reveal (R8.2) and the round audit (R8.4).
+
+For each step it reports
+
+Times are CPU time of the running thread (``time.thread_time``), so other processes on
+the machine disturb them little; the **wall** column is the plain elapsed time of the same
+calls, peers run one after the other.
+
+* **crit** — the critical path: what a peer waits for when every peer computes in
+  parallel on its own machine (producing steps run in parallel, then each peer checks
+  what it received; the shuffle chain is sequential by nature);
+* **CPU** — the total CPU time of all peers (the observer is not counted);
+* **ops** — how many group operations were used, counted by wrapping the functions of
+  :mod:`splitnet.crypto.group` for the duration of the run (its behaviour is unchanged);
+* **model** — ops × per-op cost, the costs being measured at the start of the same run;
+* **ratio** — CPU ÷ model: how much the protocol code adds on top of libsodium.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import gc
+import hashlib
+import statistics
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterator
+from typing import Any, Final
+
+from splitnet.cards import N_CARDS
+from splitnet.crypto import elgamal, group
+from splitnet.crypto.deck import DeckRound, Message
+
+HAND: Final = 9
+#: Counted operation kinds and the group functions that are one operation of that kind.
+_WRAPPED: Final = {
+    "mul": "mul",
+    "base_mul": "base",
+    "add": "add",
+    "sub": "add",
+    "decode_point": "valid",
+    "hash_to_point": "h2p",
+    "hash_to_scalar": "h2s",
+}
+KINDS: Final = ("mul", "base", "add", "valid", "h2p", "h2s")
+
+GOAL_SETUP_CPU_S: Final = 0.5
+GOAL_DRAW_CRIT_S: Final = 0.005
+GOAL_RATIO: Final = 1.5
+
+
+@contextlib.contextmanager
+def count_group_ops() -> Iterator[Counter[str]]:
+    """Count calls of the group operations while the context is open.
+
+    Wraps the module attributes (so ``group.msm`` etc. are counted per primitive call) and
+    restores the originals on exit.
+    """
+    counter: Counter[str] = Counter()
+    saved: dict[str, Any] = {}
+
+    def wrap(fn: Callable[..., Any], kind: str) -> Callable[..., Any]:
+        @functools.wraps(fn)
+        def inner(*args: Any, **kwargs: Any) -> Any:
+            counter[kind] += 1
+            return fn(*args, **kwargs)
+
+        return inner
+
+    for attr, kind in _WRAPPED.items():
+        saved[attr] = getattr(group, attr)
+        setattr(group, attr, wrap(saved[attr], kind))
+    try:
+        yield counter
+    finally:
+        for attr, fn in saved.items():
+            setattr(group, attr, fn)
+
+
+def _probes() -> dict[str, Callable[[], object]]:
+    p = group.base_mul(123456789)
+    q = group.base_mul(987654321)
+    s = group.hash_to_scalar(b"splitnet/v1/bench", b"s")
+    return {
+        "mul": lambda: group.mul(s, p),
+        "base": lambda: group.base_mul(s),
+        "add": lambda: group.add(p, q),
+        "valid": lambda: group.decode_point(p),
+        "h2p": lambda: group.hash_to_point(b"splitnet/v1/card", bytes(16), bytes(8)),
+        "h2s": lambda: group.hash_to_scalar(b"splitnet/v1/remask", bytes(16), bytes(32)),
+    }
+
+
+def measure_op_costs(rounds: int = 15, reps: int = 30) -> dict[str, float]:
+    """Seconds per operation of each kind, measured now on this machine.
+
+    The kinds are timed in interleaved short batches and each keeps the median batch, so
+    a burst of load from other processes shifts every kind alike and outliers drop out.
+    """
+    probes = _probes()
+    samples: dict[str, list[float]] = {k: [] for k in probes}
+    for _ in range(rounds):
+        for kind, fn in probes.items():
+            t0 = time.thread_time()
+            for _ in range(reps):
+                fn()
+            samples[kind].append((time.thread_time() - t0) / reps)
+    return {k: statistics.median(v) for k, v in samples.items()}
+
+
+class _Step:
+    """Per-peer timings and op counts of one protocol step."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.cpu: dict[int, float] = {}
+        self.crit = 0.0
+        self.wall = 0.0
+        self.ops: Counter[str] = Counter()
+
+    def total(self) -> float:
+        return sum(self.cpu.values())
+
+
+class _Round:
+    """N in-memory peers of one round; every call is timed and attributed to a peer."""
+
+    def __init__(self, n: int, counter: Counter[str]) -> None:
+        self.n = n
+        self.counter = counter
+        game_id = bytes(range(16))
+        seeds = [hashlib.sha256(b"bench" + i.to_bytes(8, "big")).digest() for i in range(n)]
+        self.peers = [DeckRound(game_id, 1, n, i, seeds[i]) for i in range(n)]
+        self.steps: list[_Step] = []
+        self.step: _Step = _Step("")
+
+    def begin(self, name: str) -> _Step:
+        self.step = _Step(name)
+        self.steps.append(self.step)
+        self._ops0 = Counter(self.counter)
+        return self.step
+
+    def end(self) -> None:
+        self.step.ops = self.counter - self._ops0
+
+    def timed(self, peer: int, fn: Callable[[], Any]) -> tuple[Any, float]:
+        """Run ``fn`` as ``peer``'s work; returns (result, its CPU seconds)."""
+        w0, t0 = time.perf_counter(), time.thread_time()
+        out = fn()
+        dt = time.thread_time() - t0
+        self.step.wall += time.perf_counter() - w0
+        self.step.cpu[peer] = self.step.cpu.get(peer, 0.0) + dt
+        return out, dt
+
+    def broadcast(self, kind: str, seat: int, msg: Message, *extra: str) -> dict[int, float]:
+        """Every peer receives (seat, msg); returns each peer's time for it."""
+        times: dict[int, float] = {}
+        for idx, p in enumerate(self.peers):
+            fn = functools.partial(getattr(p, f"on_{kind}"), seat, msg, *extra)
+            _, times[idx] = self.timed(idx, fn)
+        return times
+
+    # ------------------------------------------------------------------ steps
+
+    def commit(self) -> None:
+        st = self.begin("commit")
+        made = [self.timed(i, p.commit_message) for i, p in enumerate(self.peers)]
+        recv: defaultdict[int, float] = defaultdict(float)
+        for i, (msg, _) in enumerate(made):
+            for p, dt in self.broadcast("commit", i, msg).items():
+                recv[p] += dt
+        st.crit = max(dt for _, dt in made) + max(recv.values())
+        self.end()
+
+    def shuffle(self) -> None:
+        st = self.begin("shuffle chain")
+        crit = 0.0
+        for i, p in enumerate(self.peers):
+            msg, dt = self.timed(i, p.shuffle_message)
+            times = self.broadcast("shuffle", i, msg)
+            # the next shuffler must check this hop before computing its own
+            crit += dt + (times[i + 1] if i + 1 < self.n else max(times.values()))
+        st.crit = crit
+        self.end()
+
+    def deal(self) -> dict[int, int]:
+        st = self.begin(f"deal {HAND}x{self.n}+1")
+        owner = {s: s % self.n for s in range(HAND * self.n)}  # one card at a time (R3.3)
+        discard = HAND * self.n
+        made = []
+        for i, p in enumerate(self.peers):
+            slots = [s for s, o in owner.items() if o != i] + [discard]
+            made.append(self.timed(i, functools.partial(p.shares_message, slots, "deal")))
+        recv: defaultdict[int, float] = defaultdict(float)
+        for i, (msg, _) in enumerate(made):
+            for q, dt in self.broadcast("shares", i, msg, "deal").items():
+                recv[q] += dt
+        for i, p in enumerate(self.peers):  # every peer reads its hand and the first discard
+            mine = [s for s, o in owner.items() if o == i] + [discard]
+            _, dt = self.timed(i, functools.partial(_read, p, mine))
+            recv[i] += dt
+        st.crit = max(dt for _, dt in made) + max(recv.values())
+        self.end()
+        return owner
+
+    def draw(self, slot: int, drawer: int) -> None:
+        st = self.begin("private draw")
+        helpers = [i for i in range(self.n) if i != drawer]
+        made = [
+            self.timed(i, functools.partial(self.peers[i].shares_message, [slot], "draw"))
+            for i in helpers
+        ]
+        recv: defaultdict[int, float] = defaultdict(float)
+        for i, (msg, _) in zip(helpers, made, strict=True):
+            for q, dt in self.broadcast("shares", i, msg, "draw").items():
+                recv[q] += dt
+        card, dt = self.timed(drawer, functools.partial(self.peers[drawer].card, slot))
+        assert card is not None
+        recv[drawer] += dt
+        st.crit = max(dt for _, dt in made) + recv[drawer]
+        self.end()
+
+    def reveal(self, slot: int, holder: int) -> None:
+        st = self.begin("public reveal")
+        msg, made = self.timed(
+            holder, functools.partial(self.peers[holder].shares_message, [slot], "reveal")
+        )
+        times = self.broadcast("shares", holder, msg, "reveal")
+        for i, p in enumerate(self.peers):
+            _, dt = self.timed(i, functools.partial(p.card, slot))
+            times[i] += dt
+        st.crit = made + max(times.values())
+        self.end()
+
+    def audit(self) -> None:
+        st = self.begin("audit (opens)")
+        made = [self.timed(i, p.open_message) for i, p in enumerate(self.peers)]
+        recv: defaultdict[int, float] = defaultdict(float)
+        for i, (msg, _) in enumerate(made):
+            for q, dt in self.broadcast("open", i, msg).items():
+                recv[q] += dt
+        results = []
+        for i, p in enumerate(self.peers):
+            res, dt = self.timed(i, p.audit)
+            recv[i] += dt
+            results.append(res)
+        assert all(r == results[0] for r in results) and sorted(results[0]) == list(range(N_CARDS))
+        st.crit = max(dt for _, dt in made) + max(recv.values())
+        self.end()
+
+
+def _read(peer: DeckRound, slots: list[int]) -> list[int | None]:
+    return [peer.card(s) for s in slots]
+
+
+def _model(ops: Counter[str], costs: dict[str, float]) -> float:
+    return sum(ops[k] * costs[k] for k in KINDS)
+
+
+def _ms(t: float) -> str:
+    return f"{t * 1e3:9.1f}"
+
+
+def bench_deck(players: list[int]) -> str:
+    """Run the benchmark for each player count; return the report as text."""
+    gc.collect()
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        costs = measure_op_costs()
+        lines = [
+            "fair deck — 104 cards, no shuffle proofs, one round per player count",
+            "per-op cost (µs): " + "  ".join(f"{k} {costs[k] * 1e6:.1f}" for k in KINDS),
+            "crit = critical path (peers compute in parallel); CPU = all peers together;",
+            "model = ops × per-op cost; ratio = CPU / model",
+        ]
+        for n in players:
+            lines.extend(_bench_one(n, costs))
+        return "\n".join(lines)
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _bench_one(n: int, costs: dict[str, float]) -> list[str]:
+    game_id = bytes(range(16))
+    elgamal._card_data.cache_clear()
+    t0 = time.thread_time()
+    elgamal.card_points(game_id)
+    table = time.thread_time() - t0
+    with count_group_ops() as counter:
+        rnd = _Round(n, counter)
+        rnd.commit()
+        rnd.shuffle()
+        owner = rnd.deal()
+        rnd.draw(HAND * n + 1, drawer=0)
+        rnd.reveal(next(s for s, o in owner.items() if o == 1 % n), holder=1 % n)
+        rnd.audit()
+    head = (
+        f"{'step':<16}{'crit ms':>9}{'CPU ms':>9}{'wall ms':>9}{'model ms':>9}{'ratio':>7}  ops ("
+        + " ".join(KINDS)
+        + ")"
+    )
+    out = ["", f"== {n} players ==", head]
+
+    def row(name: str, steps: list[_Step]) -> tuple[str, float, float, float]:
+        ops: Counter[str] = sum((st.ops for st in steps), Counter())
+        crit = sum(st.crit for st in steps)
+        cpu = sum(st.total() for st in steps)
+        wall = sum(st.wall for st in steps)
+        model = _model(ops, costs)
+        ratio = cpu / model if model else float("nan")
+        counts = " ".join(str(ops[k]) for k in KINDS)
+        text = f"{name:<16}{_ms(crit)}{_ms(cpu)}{_ms(wall)}{_ms(model)}{ratio:7.2f}  {counts}"
+        return text, crit, cpu, ratio
+
+    for st in rnd.steps:
+        out.append(row(st.name, [st])[0])
+    text, _, s_cpu, _ = row("= round set-up", rnd.steps[:3])
+    out.append(text)
+    text, _, _, ratio = row("= whole round", rnd.steps)
+    out.append(text)
+    out.append(f"card table (once per game, per peer): {table * 1e3:.1f} ms, not counted above")
+    draw = rnd.steps[3]
+    if n == 6:
+        out.append(
+            "goals at 6 players: "
+            + _goal("set-up CPU", s_cpu, GOAL_SETUP_CPU_S, "s")
+            + "; "
+            + _goal("draw crit", draw.crit, GOAL_DRAW_CRIT_S, "ms")
+            + "; "
+            + _goal("ratio", ratio, GOAL_RATIO, "")
+        )
+    return out
+
+
+def _goal(what: str, value: float, goal: float, unit: str) -> str:
+    ok = "met" if value <= goal else "MISSED"
+    if unit == "ms":
+        return f"{what} {value * 1e3:.2f} ms ≤ {goal * 1e3:.0f} ms {ok}"
+    if unit == "s":
+        return f"{what} {value:.3f} s ≤ {goal} s {ok}"
+    return f"{what} {value:.2f} ≤ {goal} {ok}"
