@@ -64,25 +64,25 @@ def _counting() -> Iterator[_Counts]:
             setattr(group, fname, orig)
 
 
-def _per_op_costs(k: int = 300) -> dict[str, float]:
-    """Seconds per operation, measured now with distinct operands (best of 3 runs)."""
-    pts = [group.base_mul(1000 + i) for i in range(k)]
-    scs = [group.hash_to_scalar(b"bench", i.to_bytes(4, "big")) for i in range(k)]
+def _per_op_costs(batch: int = 40, rounds: int = 15) -> dict[str, float]:
+    """Seconds per operation, measured now with distinct operands: the best of many short
+    batches, so that another process briefly taking the core does not inflate it."""
+    pts = [group.base_mul(1000 + i) for i in range(batch)]
+    scs = [group.hash_to_scalar(b"bench", i.to_bytes(4, "big")) for i in range(batch)]
+    nxt = pts[1:] + pts[:1]
     tests: dict[str, Callable[[], object]] = {
         "mul": lambda: [group.mul(s, p) for s, p in zip(scs, pts, strict=True)],
         "base": lambda: [group.base_mul(s) for s in scs],
-        "add": lambda: [group.add(p, q) for p, q in zip(pts, pts[1:] + pts[:1], strict=True)],
+        "add": lambda: [group.add(p, q) for p, q in zip(pts, nxt, strict=True)],
         "check": lambda: [group.decode_point(p) for p in pts],
     }
-    out: dict[str, float] = {}
-    for name, fn in tests.items():
-        best = float("inf")
-        for _ in range(3):
+    best = dict.fromkeys(tests, float("inf"))
+    for _ in range(rounds):
+        for name, fn in tests.items():
             t0 = time.perf_counter()
             fn()
-            best = min(best, time.perf_counter() - t0)
-        out[name] = best / k
-    return out
+            best[name] = min(best[name], time.perf_counter() - t0)
+    return {name: t / batch for name, t in best.items()}
 
 
 def _hop(
