@@ -1,0 +1,385 @@
+"""The full-screen table: layout, styles, and the loop beside ``session.run()``."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import copy
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.filters import Condition, has_focus
+from prompt_toolkit.input import Input
+from prompt_toolkit.layout import (
+    ConditionalContainer,
+    Dimension,
+    Float,
+    FloatContainer,
+    HSplit,
+    Layout,
+    VSplit,
+    Window,
+)
+from prompt_toolkit.layout.controls import BufferControl
+from prompt_toolkit.output import Output
+from prompt_toolkit.styles import Style
+from prompt_toolkit.widgets import Frame
+
+from splitnet.frontend import TableSession
+from splitnet.rules import Action, IllegalMove
+from splitnet.ui.tui.controls import SizedControl
+from splitnet.ui.tui.help import help_lines
+from splitnet.ui.tui.keys import build_key_bindings
+from splitnet.ui.tui.model import Intent, Note, TableModel
+from splitnet.ui.tui.render import Line, Painter, fit
+from splitnet.ui.tui.results import summary_lines
+
+STYLE = Style.from_dict({
+    "title": "bg:#005f87 #ffffff bold",
+    "title.status": "bg:#ffd700 #000000 bold",
+    "header": "bg:#303030 #bcbcbc",
+    "header.focus": "bg:#005f5f #ffffff bold",
+    "header.pile": "bold underline",
+    "header.key": "bg:#303030 #ffffff bold",
+    "chat.input": "bg:#1c1c1c #ffffff",
+    "sep": "#585858",
+    "seat": "bold",
+    "seat.you": "bold #5fd7ff",
+    "seat.current": "bg:#ffd700 #000000 bold",
+    "seat.dealer": "bg:#5f5faf #ffffff bold",
+    "seat.target": "bg:#d70000 #ffffff bold",
+    "seat.info": "#a8a8a8",
+    "seat.total": "bold",
+    "pad.label.perfect": "#ffd75f",
+    "pad.label.strong": "#5fd7ff",
+    "pad.label.weak": "#bcbcbc",
+    "pad.label.negative": "#ff8787",
+    "pad.mark": "#9e9e9e",
+    "pad.new": "#ffd700 bold",
+    "pad.box": "#585858",
+    "pad.open": "bg:#4e4e4e #ffffff bold",
+    "pad.more": "#585858",
+    "pad.value.perfect": "bold",
+    "pad.value.strong": "bold",
+    "pad.value.weak": "bold",
+    "pad.value.negative": "#ff8787 bold",
+    "kind.perfect": "#ffd75f bold",
+    "kind.strong": "#5fd7ff bold",
+    "kind.weak": "#bcbcbc bold",
+    "match.id": "#8a8a8a",
+    "match.marked": "bg:#af8700 #000000 bold",
+    "match.swappable": "#87ff87 bold",
+    "card.red": "#ff5f5f bold",
+    "card.black": "bold",
+    "card.hidden": "#585858",
+    "playable": "bg:#005f00",
+    "takeable": "bg:#005f00",
+    "target": "bg:#005f00",
+    "partner": "bg:#005f5f",
+    "picked": "bg:#875f00 underline",
+    "selected": "bg:#af8700",
+    "cursor": "#ffffff bold",
+    "cursor.dim": "#808080",
+    "row.num": "#808080",
+    "row.take": "#87ff87 bold",
+    "label": "#808080",
+    "label.play": "#87ff87 bold",
+    "label.selected": "bg:#af8700 #000000 bold",
+    "log": "",
+    "log.you": "#87d7ff",
+    "log.round": "#ffd75f bold",
+    "chat.hint": "#5fafff bold",
+    "dim": "#808080",
+    "note.error": "#ff5f5f bold",
+    "note.hint": "#ffd75f",
+    "note.info": "#87ff87",
+    "ask": "#bcbcbc",
+    "ask.you": "#ffffff bold",
+    "key": "bg:#4e4e4e #ffffff bold",
+    "key.what": "#bcbcbc",
+    "help.head": "bg:#005f87 #ffffff bold",
+    "results.head": "bg:#005f87 #ffffff bold",
+    "results.stand": "bold",
+    "results.you": "bg:#303030 #5fd7ff bold",
+    "results.player": "bg:#303030 #ffffff bold",
+    "verdict": "#87ff87",
+    "verdict.bad": "bg:#d70000 #ffffff bold",
+    "lobby.address": "bg:#005f87 #ffffff bold",
+    "lobby.code": "#ffd75f bold",
+    "lobby.head": "bold underline",
+    "lobby.player": "bold",
+    "frame.border": "#5f87af",
+    "frame.label": "#ffffff bold",
+})
+
+
+class TuiApp:
+    """One player's full-screen table over a :class:`TableSession`."""
+
+    def __init__(self, session: TableSession, *, title: str = "splitnet",
+                 input: Input | None = None, output: Output | None = None) -> None:
+        self.session = session
+        self.model = TableModel(session)
+        self.painter = Painter(self.model, self, title)
+        self.error: BaseException | None = None
+        self._closed = False
+        self.chat_buffer = Buffer(multiline=False, accept_handler=self._send_chat)
+        self.app: Application[None] = Application(
+            layout=self._layout(), key_bindings=build_key_bindings(self), style=STYLE,
+            full_screen=True, mouse_support=True, input=input, output=output)
+        session.subscribe(self._changed)
+
+    # ------------------------------------------------------------------ layout
+    def _layout(self) -> Layout:
+        p = self.painter
+        m = self.model
+        chatting = has_focus(self.chat_buffer)
+        self._main = Window(SizedControl(p.status, focusable=True), height=2)
+
+        def seats_height() -> Dimension:
+            return Dimension(min=7 if m.view.matches else 6, weight=4)
+
+        body = HSplit([
+            Window(SizedControl(p.title_bar), height=1),
+            Window(SizedControl(p.seats), height=seats_height, dont_extend_height=True),
+            Window(SizedControl(p.row), height=Dimension(min=3), dont_extend_height=True),
+            Window(SizedControl(p.hand), height=Dimension(min=3), dont_extend_height=True),
+            ConditionalContainer(
+                VSplit([Window(SizedControl(lambda w, h: [[("class:chat.hint", " say › ")]]),
+                               width=7, height=1),
+                        Window(BufferControl(self.chat_buffer), height=1,
+                               style="class:chat.input")]),
+                filter=chatting),
+            ConditionalContainer(Window(SizedControl(p.log_header), height=1),
+                                 filter=~chatting),
+            Window(SizedControl(p.log), height=Dimension(min=2, preferred=5, weight=1)),
+            self._main,
+        ])
+
+        def overlay(kind: str, title: str) -> Float:
+            ctl = SizedControl(self._overlay_render, on_scroll=self.scroll)
+            return Float(ConditionalContainer(
+                Frame(Window(ctl), title=title),
+                filter=Condition(lambda: m.overlay == kind)),
+                top=0, bottom=0, left=0, right=0)
+
+        root = FloatContainer(body, floats=[
+            overlay("help", "Help — ? or Esc closes, ↑↓ scroll"),
+            overlay("summary", "Results — Esc/Enter closes, ↑↓ scroll"),
+        ])
+        return Layout(root, focused_element=self._main)
+
+    def _overlay_lines(self, width: int) -> list[Line]:
+        m = self.model
+        if m.overlay == "help":
+            return help_lines(width, m.view.settings.pad)
+        if m.overlay == "summary" and m.summaries:
+            return summary_lines(m.summaries[m.summary_index], width)
+        return []
+
+    def _overlay_render(self, width: int, height: int | None) -> list[Line]:
+        lines = self._overlay_lines(width)
+        if height is None:
+            return lines
+        m = self.model
+        m.scroll = max(0, min(m.scroll, len(lines) - height))
+        return [fit(ln, width) for ln in lines[m.scroll:m.scroll + height]]
+
+    # ------------------------------------------------------------------ session events
+    def _changed(self) -> None:
+        if self._closed:
+            return
+        if self.model.sync() is not None:
+            self.open_summary()
+        self.app.invalidate()
+
+    def open_summary(self) -> None:
+        m = self.model
+        if not m.summaries:
+            m.note = Note("no round has ended yet")
+            return
+        m.summary_index = len(m.summaries) - 1
+        m.overlay = "summary"
+        m.scroll = 0
+
+    # ------------------------------------------------------------------ moves
+    def act(self, intent: Intent) -> None:
+        if intent is None:
+            return
+        if isinstance(intent, Note):
+            self.model.note = intent
+            return
+        self.submit(intent)
+
+    def submit(self, action: Action) -> None:
+        m = self.model
+        if m.busy:
+            return
+        view = self.session.view
+        if self.session.finished or view.actor != self.session.seat:
+            # Not this seat's move: a session may queue a move submitted now and play it
+            # later, so ask the engine — on a copy — why it is refused, and send nothing.
+            try:
+                copy.deepcopy(view).apply(action)
+            except IllegalMove as e:
+                m.note = m.explain(e)
+            else:
+                m.note = Note("wait for your turn")
+            return
+        m.busy = True
+        self.app.create_background_task(self._submit(action))
+
+    async def _submit(self, action: Action) -> None:
+        m = self.model
+        try:
+            await self.session.submit(action)
+        except IllegalMove as e:
+            m.note = m.explain(e)
+        else:
+            m.after_move(action)
+        finally:
+            m.busy = False
+            self.app.invalidate()
+
+    # ------------------------------------------------------------------ keys and clicks
+    def press(self, key: str) -> None:
+        """One key (or a click on its hint): the same code path for both."""
+        m = self.model
+        if key != "q":
+            m.confirm_quit = False
+        simple = {
+            "d": m.intent_draw, "t": m.intent_take, "l": m.intent_lay, "u": m.intent_upgrade,
+            "x": m.intent_discard, "s": m.intent_skip, "e": m.intent_end_late,
+            "w": m.intent_swap,
+        }
+        if key in simple:
+            if m.note is not None and m.note.kind == "error":
+                m.note = None
+            self.act(simple[key]())
+        elif key in ("left", "right"):
+            m.move(-1 if key == "left" else 1)
+        elif key in ("up", "down"):
+            m.switch_area(-1 if key == "up" else 1, wrap=False)
+        elif key in ("tab", "s-tab"):
+            m.switch_area(-1 if key == "tab" else 1, wrap=True)
+        elif key in ("home", "end"):
+            m.home_end(key == "end")
+        elif key in ("space", "Space"):
+            m.space()
+        elif key == "enter":
+            if m.area == "row":
+                self.act(m.intent_take())
+            else:
+                m.space()
+        elif key == "escape":
+            m.selected = []
+            m.marked_match = None
+            m.note = None
+        elif key.isdigit() and len(key) == 1:
+            self.act(m.digit(key))
+        elif len(key) == 1 and key.isupper():
+            m.select_label(key)
+        elif key == "c":
+            self.app.layout.focus(self.chat_buffer)
+        elif key == "?":
+            m.overlay, m.scroll = "help", 0
+        elif key == "r":
+            self.open_summary()
+        elif key == "q":
+            if self.session.finished or m.confirm_quit:
+                self.quit()
+            else:
+                m.confirm_quit = True
+        elif key in ("1-9", "1-6"):
+            m.note = Note("type the number shown (a row card's, or a player's for the "
+                          "perfect bonus)")
+        elif key == "←→↑↓":
+            m.note = Note("arrows move the cursor; ↑↓ and Tab switch between table, row, hand")
+        self.app.invalidate()
+
+    def click_hand(self, index: int) -> None:
+        m = self.model
+        m.confirm_quit = False
+        order = m.hand_order()
+        if 0 <= index < len(order):
+            m.area, m.hand_cursor = "hand", index
+            m.toggle(order[index])
+        self.app.invalidate()
+
+    def click_row(self, index: int) -> None:
+        m = self.model
+        m.confirm_quit = False
+        if m.area == "row" and m.row_cursor == index:
+            self.act(m.intent_take())
+        else:
+            m.area, m.row_cursor = "row", index
+        self.app.invalidate()
+
+    def click_half(self, match_id: int, half: int) -> None:
+        m = self.model
+        m.confirm_quit = False
+        again = m.area == "table" and m.table_cursor == (match_id, half)
+        m.area, m.table_cursor = "table", (match_id, half)
+        if again:
+            if m.view.pending_bonus == "weak":
+                m.space()
+            else:
+                self.act(m.intent_upgrade())
+        self.app.invalidate()
+
+    def click_seat(self, seat: int) -> None:
+        if self.model.legal().marks:
+            self.press(str(seat + 1))
+
+    def scroll(self, delta: int) -> None:
+        self.model.scroll = max(0, self.model.scroll + delta)
+        self.app.invalidate()
+
+    def close_overlay(self) -> None:
+        self.model.overlay = None
+        self.app.invalidate()
+
+    # ------------------------------------------------------------------ chat
+    def _send_chat(self, buf: Buffer) -> bool:
+        text = buf.text.strip()
+        if text:
+            self.app.create_background_task(self.session.chat(text))
+        self.app.layout.focus(self._main)
+        return False  # clears the buffer
+
+    def cancel_chat(self) -> None:
+        self.chat_buffer.reset()
+        self.app.layout.focus(self._main)
+
+    # ------------------------------------------------------------------ running
+    def quit(self) -> None:
+        if not self.app.is_done and self.app.is_running:
+            self.app.exit()
+
+    def _runner_done(self, task: asyncio.Future[None]) -> None:
+        if task.cancelled():
+            return
+        err = task.exception()
+        if err is not None:
+            self.error = err
+            self.model.note = Note(f"✗ the game stopped: {err!r} — q quits", "error")
+        self._changed()
+
+    async def run(self, *, drive: bool = True) -> None:
+        """Show the table until the player quits. With ``drive`` the table also runs
+        ``session.run()`` beside itself and cancels it if the player leaves early."""
+        self.model.sync()
+        runner: asyncio.Future[None] | None = None
+        if drive:
+            runner = asyncio.ensure_future(self.session.run())
+            runner.add_done_callback(self._runner_done)
+        try:
+            await self.app.run_async()
+        finally:
+            self._closed = True
+            if runner is not None and not runner.done():
+                runner.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await runner
+        if self.error is not None:
+            raise self.error

@@ -1,0 +1,88 @@
+"""The help screen: the box's reference cards (R1.3) and the keys."""
+
+from __future__ import annotations
+
+from splitnet.rules import Pad
+from splitnet.ui.tui.render import Line, paper_pad, words, wrap
+
+HELP = """\
+# Matches (R2)
+A match is two halves of the same rank. Halves of different ranks never match.
+  Perfect  the two halves are identical:            7♥ 7♥   K♠ K♠
+  Strong   same rank and colour, different suit:    7♥ 7♦   Q♣ Q♠
+  Weak     same rank, different colour:             7♥ 7♣   2♦ 2♠
+Weak < strong < perfect. ♥ ♦ are red, ♣ ♠ black.
+
+# A turn (R4)
+1. Draw one card: the top of the pile (d), or a row card you can play this turn together \
+with every card discarded after it (t). A card taken from the row must be used in your \
+first play (R4.1b).
+2. Play as often as you like: lay a match from your hand (l), or upgrade any match on the \
+table by putting a half from your hand on one of its halves so it gets stronger: \
+weak→strong, weak→perfect, strong→perfect (u). An upgraded match becomes yours. A play \
+may never empty your hand.
+3. Discard one card on the end of the row (x). Empty hand after the discard: you went out.
+Play passes left: to the next seat, the next column to the right.
+
+# Bonuses (R5) — right after each match laid or upgraded
+  Perfect  name another player: they mark a negative box now (number key).
+  Strong   you may draw the top card of the pile (d), or skip (s).
+  Weak     you may swap one of your matches for another player's match of the same type \
+(mark yours with Space, cursor on theirs, w), or skip (s).
+
+# End of a round (R6) and the pad (R7)
+A round ends when someone goes out, or when a draw takes the last card of the pile. If \
+someone goes out on their very first turn, those who have not played yet may still lay \
+matches (l, then e). Then every match in front of you marks a box in its row, every \
+card left in your hand a negative box. A row is worth the value of its first open box; \
+total = Perfect + Strong + Weak − Negative, after 3 rounds the highest total wins.
+
+# Keys
+  ←→          move the cursor in the focused area (hand, row or table)
+  ↑↓ Tab      switch area: table ↔ discard row ↔ your hand
+  Space Enter select the card under the cursor / mark your match for a swap
+  A–Z         (Shift+letter) select a hand card by its letter
+  1–9         row card by number (two digits quickly for 10+) — in a perfect bonus: name
+              the player with that number
+  d           draw from the pile (also: the strong bonus draw)
+  t           take the row card under the cursor and every card after it
+  l           lay the two selected halves (late lays too)
+  u           upgrade: the selected half onto the match under the table cursor
+  x           discard the selected card (or the one under the hand cursor)
+  w  s  e     swap (weak bonus), skip a bonus, end late lays
+  c           chat: type, Enter sends, Esc cancels
+  r           results of the last round (every pad, hands left, shuffle verdict)
+  Esc         clear selection and message          ? help         q quit
+Mouse: click a card to select it (a row card: once to aim, again to take), a match half to \
+aim at it, a player's number to name them, the pile count to draw, a key below to press it.
+
+# On the screen
+Green cards can be played now (the engine's legal moves). ✚ marks row cards you may \
+take. [ ] is the cursor. Pads: ■ marked, ▣ marked this round, □ open; the highlighted box \
+is the row's first open box, its value is shown on the right. ▶ is the player to move, \
+D the dealer. #n is a match's number, P/S/W its type.
+"""
+
+
+def help_lines(width: int, pad: Pad) -> list[Line]:
+    lines: list[Line] = []
+    for raw in HELP.splitlines():
+        if raw.startswith("# "):
+            lines.append([])
+            lines.append([("class:help.head", f" {raw[2:]} ")])
+            continue
+        indent = len(raw) - len(raw.lstrip(" "))
+        if indent:
+            cont = " " * (indent + 12)  # under the text of a "  term   text" line
+        elif raw[:1].isdigit():
+            cont = "   "  # under the text of a numbered step
+        else:
+            cont = ""
+        for i, t in enumerate(wrap(raw.strip(" "), max(10, width - len(cont) - 2))):
+            lead = " " * indent if i == 0 else cont
+            lines.append(words(" " + lead + t))
+    lines.append([])
+    lines.append([("class:help.head", " The score pad of this game (R7.4) ")])
+    zero = dict.fromkeys(("perfect", "strong", "weak", "negative"), 0)
+    lines += [[("", " "), *ln] for ln in paper_pad(pad, zero, zero, width - 2)]
+    return lines

@@ -1,0 +1,149 @@
+"""The lobby screen before a LAN game: the address to share, who has joined, a start key.
+
+The screen needs only a small :class:`LobbyModel`; the networking provides it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Protocol
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.layout import HSplit, Layout, Window
+from prompt_toolkit.output import Output
+
+from splitnet.ui.tui.controls import SizedControl
+from splitnet.ui.tui.render import Line, fit, on_click, right
+
+
+class LobbyModel(Protocol):
+    """What the lobby screen shows and can do.
+
+    Optional extras, read when present: ``started: bool`` (the host started the game —
+    a joining player's screen closes), ``status: str`` (one line, e.g. "connecting…").
+    """
+
+    #: the address other players type or paste to join, e.g. "192.168.1.20:7788"
+    address: str
+    #: a short join code / fingerprint to read out, if the network has one
+    code: str | None
+    #: names of the players in the lobby so far, in seat order (host first)
+    players: list[str]
+    #: True when this peer may start the game now (the host, with 2–6 players)
+    can_start: bool
+
+    async def start(self) -> None:
+        """Start the game (host only)."""
+
+    def subscribe(self, callback: Callable[[], None]) -> None:
+        """``callback`` runs after every change (a player joins or leaves, the game starts)."""
+
+
+class LobbyScreen:
+    """The lobby as a prompt_toolkit container with its key bindings."""
+
+    def __init__(self, lobby: LobbyModel, title: str = "splitnet") -> None:
+        self.lobby = lobby
+        self.title = title
+        self.note = ""
+        self.starting = False
+        self._task: asyncio.Future[None] | None = None
+        self.control = SizedControl(self.render, focusable=True)
+        self.container = HSplit([Window(self.control)])
+        self.key_bindings = KeyBindings()
+        self.on_start: Callable[[], None] = lambda: None
+        self.on_leave: Callable[[], None] = lambda: None
+
+        @self.key_bindings.add("s")
+        @self.key_bindings.add("enter")
+        def _start(event: KeyPressEvent) -> None:
+            self.request_start()
+
+        @self.key_bindings.add("q")
+        @self.key_bindings.add("escape")
+        @self.key_bindings.add("c-c")
+        def _leave(event: KeyPressEvent) -> None:
+            self.on_leave()
+
+    def request_start(self) -> None:
+        if self.starting:
+            return
+        if not self.lobby.can_start:
+            n = len(self.lobby.players)
+            self.note = ("Split needs 2 to 6 players (R3.1)" if not 2 <= n <= 6
+                         else "only the host can start the game")
+            return
+        self.starting = True
+        self.note = "starting…"
+        self._task = asyncio.ensure_future(self._start())
+
+    async def _start(self) -> None:
+        try:
+            await self.lobby.start()
+        except Exception as e:  # the network reports why; stay in the lobby
+            self.note = f"could not start: {e}"
+            self.starting = False
+            return
+        self.on_start()
+
+    def render(self, width: int, height: int | None) -> list[Line]:
+        lb = self.lobby
+        lines: list[Line] = [fit([("class:title", f" {self.title} — lobby")], width,
+                                 "class:title"), []]
+        lines.append([("", "  Share this address with the other players:")])
+        lines.append([("", "      "), ("class:lobby.address", f" {lb.address} ")])
+        if lb.code:
+            lines.append([("", "  Check code: "), ("class:lobby.code", lb.code)])
+        status = getattr(lb, "status", None)
+        if status:
+            lines.append([("class:dim", f"  {status}")])
+        lines.append([])
+        n = len(lb.players)
+        lines.append([("class:lobby.head", f"  Players ({n} of 6)")])
+        for i, name in enumerate(lb.players):
+            tag = "  (host)" if i == 0 else ""
+            lines.append([("", f"    {i + 1}. "), ("class:lobby.player", name),
+                          ("class:dim", tag)])
+        lines.append([])
+        if lb.can_start:
+            lines.append([("", "  "), ("class:key", " s ", on_click(self.request_start)),
+                          ("", " start the game with these players")])
+        elif n < 2:
+            lines.append([("class:dim", "  Waiting for players to join (2–6 play)…")])
+        else:
+            lines.append([("class:dim", "  Waiting for the host to start the game…")])
+        lines.append([("", "  "), ("class:key", " q ", on_click(lambda: self.on_leave())),
+                      ("", " leave")])
+        if self.note:
+            lines += [[], [("class:note.hint", f"  {self.note}")]]
+        return [right(ln, [], width) for ln in lines]
+
+
+async def run_lobby(lobby: LobbyModel, *, title: str = "splitnet",
+                    input: Input | None = None, output: Output | None = None) -> bool:
+    """Show the lobby until the game starts (True) or the player leaves (False)."""
+    from splitnet.ui.tui.app import STYLE
+
+    screen = LobbyScreen(lobby, title)
+    app: Application[bool] = Application(layout=Layout(screen.container),
+                                         key_bindings=screen.key_bindings, style=STYLE,
+                                         full_screen=True, mouse_support=True,
+                                         input=input, output=output)
+
+    def done(result: bool) -> None:
+        if app.is_running and not app.is_done:
+            app.exit(result=result)
+
+    screen.on_start = lambda: done(True)
+    screen.on_leave = lambda: done(False)
+
+    def changed() -> None:
+        if getattr(lobby, "started", False):
+            done(True)
+        app.invalidate()
+
+    lobby.subscribe(changed)
+    return await app.run_async()

@@ -1,0 +1,556 @@
+"""The table's presenter: what the screen shows and what a key means.
+
+Everything here is derived from the session (``players``, ``seat``, ``status``, ``log``,
+``verdict``) and from read-only looks at the seat's own engine (``session.view``). Which
+cards light up, which row cards may be taken, which matches an upgrade may cover — all of
+it comes from ``view.legal_moves(seat)``; the presenter holds no rule of its own. A key
+turns the player's selection into one move; when the selection is ambiguous the legal
+moves are only used to *complete* it, and a move the engine refuses comes back as its
+IllegalMove message (with the rule number) and changes nothing.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from typing import Literal
+
+from splitnet.cards import pretty, rank, suit
+from splitnet.frontend import TableSession
+from splitnet.rules import (
+    Action,
+    BonusDraw,
+    BonusMark,
+    BonusSwap,
+    Discard,
+    DrawPile,
+    EndLateLays,
+    Game,
+    IllegalMove,
+    LateLay,
+    Lay,
+    Match,
+    SkipBonus,
+    TakeRow,
+    Upgrade,
+)
+from splitnet.ui.tui.summary import RoundSummary
+
+Area = Literal["table", "row", "hand"]
+AREAS: tuple[Area, ...] = ("table", "row", "hand")
+LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+KIND_LETTER = {"perfect": "P", "strong": "S", "weak": "W"}
+
+
+@dataclass
+class Note:
+    """One line for the player: an engine refusal (``error``) or a hint about keys."""
+
+    text: str
+    kind: Literal["error", "hint", "info"] = "hint"
+
+
+@dataclass(frozen=True)
+class Legal:
+    """The engine's legal moves for the seat, sorted by what the screen needs."""
+
+    moves: tuple[Action, ...]
+    draw: bool
+    takeable: frozenset[int]
+    lays: tuple[Lay | LateLay, ...]
+    upgrades: tuple[Upgrade, ...]
+    discards: frozenset[int]
+    marks: tuple[int, ...]
+    bonus_draw: bool
+    skip: bool
+    swaps: tuple[BonusSwap, ...]
+    end_late: bool
+
+    @classmethod
+    def of(cls, moves: list[Action]) -> Legal:
+        return cls(
+            moves=tuple(moves),
+            draw=any(isinstance(m, DrawPile) for m in moves),
+            takeable=frozenset(m.index for m in moves if isinstance(m, TakeRow)),
+            lays=tuple(m for m in moves if isinstance(m, Lay | LateLay)),
+            upgrades=tuple(m for m in moves if isinstance(m, Upgrade)),
+            discards=frozenset(m.slot for m in moves if isinstance(m, Discard)),
+            marks=tuple(m.target for m in moves if isinstance(m, BonusMark)),
+            bonus_draw=any(isinstance(m, BonusDraw) for m in moves),
+            skip=any(isinstance(m, SkipBonus) for m in moves),
+            swaps=tuple(m for m in moves if isinstance(m, BonusSwap)),
+            end_late=any(isinstance(m, EndLateLays) for m in moves),
+        )
+
+    @property
+    def playable(self) -> frozenset[int]:
+        """Hand slots that some legal lay or upgrade uses."""
+        out: set[int] = set()
+        for m in self.lays:
+            out.update((m.a, m.b))
+        out.update(u.slot for u in self.upgrades)
+        return frozenset(out)
+
+    def partners(self, slot: int) -> frozenset[int]:
+        """Hand slots that a legal lay pairs with ``slot``."""
+        return frozenset((m.b if m.a == slot else m.a) for m in self.lays if slot in (m.a, m.b))
+
+    def covers(self, slot: int | None) -> frozenset[tuple[int, int]]:
+        """(match id, half) pairs a legal upgrade covers — with ``slot``, or with any card."""
+        return frozenset((u.match_id, u.covers) for u in self.upgrades
+                         if slot is None or u.slot == slot)
+
+
+Intent = Action | Note | None
+
+
+class TableModel:
+    """UI state (focus, cursors, selection, notes, overlays) over a :class:`TableSession`."""
+
+    def __init__(self, session: TableSession) -> None:
+        self.session = session
+        self.area: Area = "hand"
+        self.hand_cursor = 0
+        self.row_cursor = 0
+        self.table_cursor: tuple[int, int] | None = None  # (match id, half)
+        self.selected: list[int] = []  # hand slots, in the order chosen
+        self.marked_match: int | None = None  # one of your matches, to give in a swap
+        self.note: Note | None = None
+        self.overlay: Literal["help", "summary"] | None = None
+        self.scroll = 0
+        self.summaries: list[RoundSummary] = []
+        self.summary_index = -1
+        self.confirm_quit = False
+        self.busy = False
+        #: a render pass number; legal moves are computed once per pass (None: every call)
+        self.stamp: int | None = None
+        self._legal: tuple[int, Legal] | None = None
+        self._digits = ""
+        self._digits_at = 0.0
+        self._my_draw = False
+        self._verdict = session.verdict
+
+    # ------------------------------------------------------------------ reading
+    @property
+    def view(self) -> Game:
+        return self.session.view
+
+    @property
+    def seat(self) -> int:
+        return self.session.seat
+
+    @property
+    def players(self) -> list[str]:
+        return self.session.players
+
+    def name(self, seat: int) -> str:
+        return "You" if seat == self.seat else self.players[seat]
+
+    def my_turn(self) -> bool:
+        return self.view.actor == self.seat
+
+    def legal(self) -> Legal:
+        """The engine's legal moves for this seat (the only source of highlights)."""
+        if self.stamp is not None and self._legal is not None and self._legal[0] == self.stamp:
+            return self._legal[1]
+        legal = Legal.of(self.view.legal_moves(self.seat))
+        if self.stamp is not None:
+            self._legal = (self.stamp, legal)
+        return legal
+
+    def hand_order(self) -> list[int]:
+        """The seat's hand sorted by rank, then suit (♣ ♦ ♥ ♠); unknown faces last."""
+        faces = self.view.faces
+
+        def key(slot: int) -> tuple[int, int, int]:
+            f = faces[slot]
+            return (99, 0, slot) if f is None else (rank(f), suit(f), slot)
+
+        return sorted(self.view.hands[self.seat], key=key)
+
+    def card(self, slot: int) -> str:
+        f = self.view.faces[slot]
+        return pretty(f) if f is not None else "??"
+
+    def table_order(self) -> list[Match]:
+        """Matches in screen order: by owner's seat, then by id."""
+        return sorted(self.view.matches, key=lambda m: (m.owner, m.id))
+
+    def halves(self) -> list[tuple[int, int]]:
+        return [(m.id, h) for m in self.table_order() for h in (0, 1)]
+
+    def hand_cursor_slot(self) -> int | None:
+        hand = self.hand_order()
+        if not hand:
+            return None
+        return hand[min(self.hand_cursor, len(hand) - 1)]
+
+    def focus_slot(self) -> int | None:
+        """The hand card an upgrade or a highlight is about: the single selected card, or
+        the card under the hand cursor."""
+        if len(self.selected) == 1:
+            return self.selected[0]
+        if not self.selected and self.area == "hand":
+            return self.hand_cursor_slot()
+        return None
+
+    # ------------------------------------------------------------------ keeping in step
+    def sync(self) -> RoundSummary | None:
+        """Bring the UI state in line with the session after a change. Returns a new
+        round summary when a round has just ended."""
+        view = self.view
+        hand = set(view.hands[self.seat])
+        self.selected = [s for s in self.selected if s in hand]
+        if self.marked_match is not None:
+            m = view.match_by_id(self.marked_match)
+            if m is None or m.owner != self.seat:
+                self.marked_match = None
+        self.clamp()
+        new: RoundSummary | None = None
+        if view.phase in ("round_over", "game_over") and (
+                not self.summaries or self.summaries[-1].round_no != view.round_no):
+            new = RoundSummary.capture(view, self.players, self.seat, self.session.verdict)
+            if new is not None:
+                self.summaries.append(new)
+                self.summary_index = len(self.summaries) - 1
+                self.selected = []
+                self.marked_match = None
+        if self.session.verdict != self._verdict:
+            self._verdict = self.session.verdict
+            if self.summaries:  # an audit reports after its round ended
+                self.summaries[-1].verdict = self._verdict
+        my_draw = self.my_turn() and view.phase == "draw"
+        if my_draw and not self._my_draw:  # a turn of ours begins: aim at the row
+            legal = self.legal()
+            self.row_cursor = max(legal.takeable) if legal.takeable else len(view.row) - 1
+            if self.note is not None and self.note.kind != "error":
+                self.note = None
+        self._my_draw = my_draw
+        return new
+
+    def clamp(self) -> None:
+        view = self.view
+        self.hand_cursor = max(0, min(self.hand_cursor, len(view.hands[self.seat]) - 1))
+        self.row_cursor = max(0, min(self.row_cursor, len(view.row) - 1))
+        halves = self.halves()
+        cur = self.table_cursor
+        if not halves:
+            self.table_cursor = None
+        elif cur is None:
+            self.table_cursor = halves[0]
+        elif cur not in halves:
+            self.table_cursor = min(halves, key=lambda h: abs(h[0] - cur[0]))
+
+    # ------------------------------------------------------------------ navigation
+    def move(self, dx: int) -> None:
+        self.note = None if self.note and self.note.kind != "error" else self.note
+        if self.area == "hand":
+            n = len(self.view.hands[self.seat])
+            if n:
+                self.hand_cursor = (self.hand_cursor + dx) % n
+        elif self.area == "row":
+            n = len(self.view.row)
+            if n:
+                self.row_cursor = (self.row_cursor + dx) % n
+        else:
+            halves = self.halves()
+            if halves:
+                i = halves.index(self.table_cursor) if self.table_cursor in halves else -dx
+                self.table_cursor = halves[(i + dx) % len(halves)]
+
+    def home_end(self, end: bool) -> None:
+        if self.area == "hand":
+            self.hand_cursor = len(self.view.hands[self.seat]) - 1 if end else 0
+        elif self.area == "row":
+            self.row_cursor = len(self.view.row) - 1 if end else 0
+        else:
+            halves = self.halves()
+            if halves:
+                self.table_cursor = halves[-1 if end else 0]
+        self.clamp()
+
+    def switch_area(self, step: int, wrap: bool = True) -> None:
+        """Move focus between table, row and hand (the table only when it has matches)."""
+        areas = [a for a in AREAS if a != "table" or self.view.matches]
+        i = areas.index(self.area) if self.area in areas else len(areas) - 1
+        j = i + step
+        if wrap:
+            j %= len(areas)
+        self.area = areas[max(0, min(j, len(areas) - 1))]
+        self.clamp()
+
+    def set_area(self, area: Area) -> None:
+        self.area = area
+        self.clamp()
+
+    def toggle(self, slot: int) -> None:
+        if slot in self.selected:
+            self.selected.remove(slot)
+        else:
+            self.selected.append(slot)
+        self.note = None
+
+    def space(self) -> None:
+        """Space: select the card under the cursor (hand), mark your match (table) for a
+        swap, or — in the row — nothing but a hint."""
+        if self.area == "hand":
+            slot = self.hand_cursor_slot()
+            if slot is not None:
+                self.toggle(slot)
+        elif self.area == "table":
+            if self.table_cursor is None:
+                return
+            mid = self.table_cursor[0]
+            self.marked_match = None if self.marked_match == mid else mid
+        else:
+            self.note = Note("t takes the row card under the cursor and every card after it")
+
+    def select_label(self, letter: str) -> None:
+        hand = self.hand_order()
+        i = LABELS.find(letter.upper())
+        if 0 <= i < len(hand):
+            self.hand_cursor = i
+            self.area = "hand"
+            self.toggle(hand[i])
+
+    def digit(self, d: str) -> Intent:
+        """A number key: names a player for the perfect bonus, else picks a row card."""
+        if self.legal().marks:  # the perfect bonus is pending: name a player
+            return BonusMark(self.seat, int(d) - 1) if d != "0" else None
+        now = time.monotonic()
+        text = d
+        if self._digits and now - self._digits_at < 1.5 and int(self._digits + d) <= len(
+                self.view.row):
+            text = self._digits + d
+        self._digits, self._digits_at = text, now
+        n = int(text)
+        if 1 <= n <= len(self.view.row):
+            self.row_cursor = n - 1
+            self.area = "row"
+            self.note = None
+        elif self.view.row:
+            self.note = Note(f"the row has cards 1–{len(self.view.row)}")
+        return None
+
+    # ------------------------------------------------------------------ intents
+    def intent_draw(self) -> Intent:
+        """d: draw the top of the pile — or take the strong bonus draw when it is offered."""
+        if self.legal().bonus_draw:
+            return BonusDraw(self.seat)
+        return DrawPile(self.seat)
+
+    def intent_take(self) -> Intent:
+        if not self.view.row:
+            return Note("the discard row is empty")
+        return TakeRow(self.seat, self.row_cursor)
+
+    def intent_lay(self) -> Intent:
+        late = self.view.phase == "late_lays"
+        sel = self.selected
+        if len(sel) == 2:
+            return (LateLay if late else Lay)(self.seat, sel[0], sel[1])
+        if len(sel) > 2:
+            return Note("select exactly two halves to lay (Space or their letters)")
+        one = sel[0] if sel else (self.hand_cursor_slot() if self.area == "hand" else None)
+        if one is None:
+            return Note("select two halves of one rank first (Space or their letters)")
+        options = [m for m in self.legal().lays if one in (m.a, m.b)]
+        if len(options) == 1:
+            return options[0]
+        if len(options) > 1:
+            return Note(f"{self.card(one)} can go with several halves — select its partner too")
+        return Note(f"select a partner for {self.card(one)} as well (two halves of one rank)")
+
+    def intent_upgrade(self) -> Intent:
+        sel = self.selected
+        if len(sel) > 1:
+            return Note("select just the one half to put on a match")
+        slot = sel[0] if sel else self.hand_cursor_slot() if self.area == "hand" else None
+        options = [u for u in self.legal().upgrades if slot is None or u.slot == slot]
+        cur = self.table_cursor
+        if cur is not None:
+            on_half = [u for u in options if (u.match_id, u.covers) == cur]
+            on_match = [u for u in options if u.match_id == cur[0]]
+            if on_half:
+                options = on_half
+            elif on_match:
+                options = on_match  # the other half of the match under the cursor
+            elif self.area == "table" and slot is not None:
+                # The player aimed at this half: let the engine say why it cannot be.
+                return Upgrade(self.seat, slot, cur[0], cur[1])
+        if len(options) == 1:
+            return options[0]
+        if slot is None:
+            if options:
+                return Note("select the half to put on a match first (Space or its letter)")
+            return Note("select a half from your hand, then put the cursor on a match (Tab)")
+        if not options:
+            if cur is None:
+                return Note("there is no match on the table to upgrade")
+            return Upgrade(self.seat, slot, cur[0], cur[1])
+        return Note(f"{self.card(slot)} fits several matches — Tab to the table and put the "
+                    "cursor on one")
+
+    def intent_discard(self) -> Intent:
+        sel = self.selected
+        if len(sel) > 1:
+            return Note("select just the one card to discard")
+        slot = sel[0] if sel else self.hand_cursor_slot() if self.area == "hand" else None
+        if slot is None:
+            return Note("select the card to discard (Space or its letter)")
+        return Discard(self.seat, slot)
+
+    def intent_skip(self) -> Intent:
+        return SkipBonus(self.seat)
+
+    def intent_end_late(self) -> Intent:
+        return EndLateLays(self.seat)
+
+    def intent_swap(self) -> Intent:
+        view = self.view
+        chosen = {m for m in (self.marked_match,
+                              self.table_cursor[0] if self.table_cursor else None)
+                  if m is not None}
+        options = list(self.legal().swaps)
+        for mid in chosen:
+            narrowed = [s for s in options if mid in (s.give, s.take)]
+            if narrowed:
+                options = narrowed
+        if len(options) == 1:
+            return options[0]
+        mine = [m for m in chosen if (x := view.match_by_id(m)) and x.owner == self.seat]
+        theirs = [m for m in chosen if (x := view.match_by_id(m)) and x.owner != self.seat]
+        if mine and theirs:
+            return BonusSwap(self.seat, mine[0], theirs[0])  # the engine explains a refusal
+        if not options:
+            if view.matches:
+                give = mine[0] if mine else next(
+                    (m.id for m in view.matches if m.owner == self.seat), 0)
+                take = theirs[0] if theirs else next(
+                    (m.id for m in view.matches if m.owner != self.seat), 0)
+                return BonusSwap(self.seat, give, take)
+            return Note("there are no matches on the table")
+        return Note("several swaps are possible: mark your match with Space, put the cursor "
+                    "on the one to take (Tab, ←→), then w")
+
+    # ------------------------------------------------------------------ outcomes
+    def after_move(self, action: Action) -> None:
+        """A move was accepted: tidy the selection for what comes next."""
+        self.note = None
+        self.confirm_quit = False
+        if isinstance(action, TakeRow):
+            picked = self.view.picked
+            self.selected = [picked] if picked is not None else []
+            if picked is not None and picked in self.hand_order():
+                self.hand_cursor = self.hand_order().index(picked)
+            self.area = "hand"
+        elif isinstance(action, Lay | LateLay | Upgrade | Discard):
+            self.selected = []
+            if isinstance(action, Upgrade):
+                self.table_cursor = (action.match_id, action.covers)
+        elif isinstance(action, BonusSwap):
+            self.marked_match = None
+        elif isinstance(action, DrawPile | BonusDraw):
+            self.area = "hand"
+        self.sync()
+
+    def explain(self, err: IllegalMove) -> Note:
+        return Note("✗ " + self.words(str(err)), "error")
+
+    def words(self, text: str) -> str:
+        """An engine message with seats and slots named the way the screen names them."""
+        n = self.view.n
+
+        def whose(m: re.Match[str]) -> str:
+            s = int(m.group(1))
+            if not 0 <= s < n:
+                return m.group(0)
+            follows_noun = bool(m.group(2))
+            if s == self.seat:
+                return ("your" if follows_noun else "yours") + m.group(2)
+            return f"{self.players[s]}'s{m.group(2)}"
+
+        text = re.sub(r"seat (\d+)'s(\s+(?=\w))?", whose, text)
+        text = re.sub(r"seat (\d+)\b",
+                      lambda m: (("you" if int(m.group(1)) == self.seat
+                                  else self.players[int(m.group(1))])
+                                 if 0 <= int(m.group(1)) < n else m.group(0)), text)
+        text = re.sub(r"slot (\d+)\b",
+                      lambda m: self.card(int(m.group(1))) if int(m.group(1)) < 104
+                      else m.group(0), text)
+        text = re.sub(r"\bmatch (\d+)\b", r"match #\1", text)
+        return text
+
+    # ------------------------------------------------------------------ words for the player
+    def instruction(self) -> str:
+        """What the player is asked to do now, in one line."""
+        view = self.view
+        legal = self.legal()
+        if view.phase == "game_over" or self.session.finished:
+            return "Game over — r shows the results and every pad, q quits."
+        if view.phase == "round_over":
+            return "Round over — the next round is being dealt."
+        actor = view.actor
+        if actor is None:
+            return self.session.status
+        if actor != self.seat:
+            if view.phase == "late_lays":
+                return f"Waiting for {self.players[actor]} to lay late matches (R6.2)."
+            return f"Waiting for {self.players[actor]} — look around, pre-select if you like."
+        phase = view.phase
+        if phase == "draw":
+            if legal.takeable:
+                return "Your turn: d draws from the pile, t takes the ✚ row card at [ ] and " \
+                       "all after it."
+            return "Your turn: d draws from the pile (no row card can be played this turn)."
+        if phase == "must_play":
+            picked = view.picked
+            card = self.card(picked) if picked is not None else "card"
+            return f"Play the {card} you took (R4.1b): select a partner + l, or u onto a match."
+        if phase == "play":
+            n = len(legal.playable)
+            return f"Lay (l), upgrade (u) or discard (x) to end the turn · {n} playable (green)."
+        if phase == "bonus":
+            kind = view.pending_bonus
+            if kind == "perfect":
+                who = "  ".join(f"{t + 1} {self.players[t]}" for t in legal.marks)
+                return f"Perfect! Who marks a negative box (R5.1)? {who}"
+            if kind == "strong":
+                return "Strong match! d draws the top card of the pile (R5.2), s skips."
+            return "Weak match! w swaps your Space-marked match for the one at [ ] (R5.3), s skips."
+        if phase == "late_lays":
+            end = view.last_end
+            who = self.name(end.seat) if end else "A player"
+            return f"{who} went out at once: lay matches (l), then e to finish (R6.2)."
+        return self.session.status
+
+    def key_hints(self) -> list[tuple[str, str]]:
+        """(key, what it does) pairs for the keys line; each can also be clicked."""
+        view = self.view
+        legal = self.legal()
+        hints: list[tuple[str, str]] = []
+        if self.my_turn():
+            phase = view.phase
+            if phase == "draw":
+                hints += [("d", "draw"), ("t", "take"), ("1-9", "row card")]
+            elif phase in ("play", "must_play"):
+                hints += [("l", "lay"), ("u", "upgrade")]
+                if phase == "play":
+                    hints.append(("x", "discard"))
+            elif phase == "bonus":
+                if legal.marks:
+                    hints.append(("1-6", "name player"))
+                if legal.bonus_draw:
+                    hints.append(("d", "draw"))
+                if view.pending_bonus == "weak":
+                    hints.append(("w", "swap"))
+                if legal.skip:
+                    hints.append(("s", "skip"))
+            elif phase == "late_lays":
+                hints += [("l", "lay"), ("e", "end")]
+        if view.phase == "game_over" or self.session.finished:
+            hints.append(("r", "results"))
+        hints += [("←→↑↓", "move"), ("Space", "select"), ("A-Z", "card"), ("?", "help"),
+                  ("q", "quit")]
+        return hints

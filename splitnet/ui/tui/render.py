@@ -1,0 +1,483 @@
+"""Drawing the table: each region as lines of styled fragments for a given width.
+
+Pure functions of the :class:`~splitnet.ui.tui.model.TableModel` (plus click handlers that
+call back into the app). Widths are counted in terminal cells; the suit symbols are one
+cell wide.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import partial
+from typing import Protocol
+
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
+from prompt_toolkit.utils import get_cwidth
+
+from splitnet.cards import is_red, pretty
+from splitnet.rules import Game, Match, Pad
+from splitnet.rules.settings import ROWS
+from splitnet.ui.tui.model import KIND_LETTER, LABELS, TableModel
+
+Line = StyleAndTextTuples
+ROW_NAMES = {"perfect": "Perfect", "strong": "Strong", "weak": "Weak", "negative": "Negative"}
+SHORT_ROW = {"perfect": "P", "strong": "S", "weak": "W", "negative": "N"}
+MID_ROW = {"perfect": "Perf", "strong": "Str", "weak": "Weak", "negative": "Neg"}
+
+
+class Ui(Protocol):
+    """What a click may do (the app implements it)."""
+
+    def press(self, key: str) -> None: ...
+    def click_hand(self, index: int) -> None: ...
+    def click_row(self, index: int) -> None: ...
+    def click_half(self, match_id: int, half: int) -> None: ...
+    def click_seat(self, seat: int) -> None: ...
+
+
+def on_click(fn: Callable[[], None]) -> Callable[[MouseEvent], object]:
+    def handler(ev: MouseEvent) -> object:
+        if ev.event_type == MouseEventType.MOUSE_UP:
+            fn()
+            return None
+        return NotImplemented
+
+    return handler
+
+
+# ---------------------------------------------------------------------- line helpers
+def width_of(line: Line) -> int:
+    return sum(get_cwidth(f[1]) for f in line)
+
+
+def fit(line: Line, width: int, fill: str = "") -> Line:
+    """Cut a line to ``width`` cells (ending in …) or pad it with spaces in style ``fill``."""
+    out: Line = []
+    used = 0
+    for frag in line:
+        w = get_cwidth(frag[1])
+        if used + w <= width:
+            out.append(frag)
+            used += w
+            continue
+        room = width - used - 1
+        text = ""
+        for ch in frag[1]:
+            if get_cwidth(text + ch) > room:
+                break
+            text += ch
+        if len(frag) == 3:
+            out.append((frag[0], text + "…", frag[2]))
+        else:
+            out.append((frag[0], text + "…"))
+        used += get_cwidth(text) + 1
+        break
+    if used < width:
+        out.append((fill, " " * (width - used)))
+    return out
+
+
+def right(line: Line, tail: Line, width: int, fill: str = "") -> Line:
+    """``line`` on the left, ``tail`` flush right, within ``width`` cells."""
+    tw = width_of(tail)
+    if tw >= width:
+        return fit(tail, width, fill)
+    return fit(line, width - tw, fill) + tail
+
+
+def suit_style(face: int | None) -> str:
+    if face is None:
+        return "class:card.hidden"
+    return "class:card.red" if is_red(face) else "class:card.black"
+
+
+def card_frags(face: int | None, extra: str = "", width: int = 3) -> Line:
+    """A half as rank + suit symbol in its colour, right-aligned in ``width`` cells."""
+    text = pretty(face) if face is not None else "▒▒"
+    pad = " " * max(0, width - get_cwidth(text))
+    return [(extra, pad), (f"{suit_style(face)} {extra}", text)]
+
+
+def card_cell(face: int | None, extra: str, cursor: bool, bracket_style: str,
+              click: Callable[[MouseEvent], object] | None = None) -> Line:
+    """A card in a 5-cell slot: ``  7♥ `` / `` 10♥ ``, with the cursor ``[7♥]``."""
+    text = pretty(face) if face is not None else "▒▒"
+    pad = " " * max(0, 3 - get_cwidth(text))
+    left, rt = ("[", "]") if cursor else (" ", " ")
+    frags: Line = [("", pad), (bracket_style, left), (f"{suit_style(face)} {extra}", text),
+                   (bracket_style, rt)]
+    if click is None:
+        return frags
+    return [(f[0], f[1], click) for f in frags]
+
+
+CARD_RE = re.compile(r"(10|[2-9AJQK])([♣♦♥♠])")
+
+
+def words(text: str, style: str = "") -> Line:
+    """Plain words with any card names in them coloured by suit."""
+    out: Line = []
+    pos = 0
+    for m in CARD_RE.finditer(text):
+        if m.start() > pos:
+            out.append((style, text[pos:m.start()]))
+        red = m.group(2) in "♥♦"
+        out.append((f"{style} {'class:card.red' if red else 'class:card.black'}", m.group(0)))
+        pos = m.end()
+    if pos < len(text):
+        out.append((style, text[pos:]))
+    return out
+
+
+def wrap(text: str, width: int) -> list[str]:
+    """Greedy word wrap to ``width`` cells (long words are cut)."""
+    if width <= 1:
+        return [text[:1]]
+    out: list[str] = []
+    for para in text.split("\n"):
+        line = ""
+        for word in para.split(" "):
+            cand = word if not line else line + " " + word
+            if get_cwidth(cand) <= width:
+                line = cand
+                continue
+            if line:
+                out.append(line)
+            while get_cwidth(word) > width:
+                out.append(word[:width])
+                word = word[width:]
+            line = word
+        out.append(line)
+    return out
+
+
+# ---------------------------------------------------------------------- pad drawing
+def pad_marks(view: Game, seat: int) -> dict[str, tuple[int, int]]:
+    """Per pad row: (marks from finished rounds, marks this round so far).
+
+    During a round the engine keeps this round's marks apart (``round_marks``); once the
+    round is scored they are part of ``marks`` and ``round_marks`` only remembers them.
+    """
+    done = view.marks[seat]
+    live = view.phase not in ("round_over", "game_over") and seat < len(view.round_marks)
+    now = view.round_marks[seat] if live else {}
+    return {r: (done[r], now.get(r, 0)) for r in ROWS}
+
+
+def pad_total(pad: Pad, marks: dict[str, tuple[int, int]]) -> int:
+    """The pad's running total as written on it: P + S + W − N, each row's first open box
+    (with this round's marks so far; equals Game.score once the round is scored)."""
+    v = {r: pad.value(r, a + b) for r, (a, b) in marks.items()}
+    return v["perfect"] + v["strong"] + v["weak"] - v["negative"]
+
+
+def pad_boxes(pad: Pad, row: str, done: int, now: int, cells: int) -> Line:
+    """A pad row as boxes: ■ marked, ▣ marked this round, □ open; the first open box
+    (the row's value, R7.2) stands out. Shows a window around it when space is short."""
+    n = len(pad.row(row))
+    marked = done + now
+    first_open = min(marked, n - 1)
+
+    def box(i: int) -> tuple[str, str]:
+        if i == first_open:
+            return ("class:pad.open", "□")
+        if i < done:
+            return ("class:pad.mark", "■")
+        if i < marked:
+            return ("class:pad.new", "▣")
+        return ("class:pad.box", "□")
+
+    if cells <= 0:
+        return []
+    if n <= cells:
+        return [box(i) for i in range(n)]
+    start = 0
+    if first_open > cells - 3:
+        start = min(first_open - (cells - 4), n - (cells - 1))
+    out: Line = []
+    room = cells
+    if start > 0:
+        out.append(("class:pad.more", "‹"))
+        room -= 1
+    end = min(n, start + room)
+    if end < n:
+        end -= 1
+    out += [box(i) for i in range(start, end)]
+    if end < n:
+        out.append(("class:pad.more", "›"))
+    return out
+
+
+def mini_pad(pad: Pad, marks: dict[str, tuple[int, int]], width: int) -> list[Line]:
+    """Four pad rows in ``width`` cells: label, boxes, value of the first open box."""
+    names = MID_ROW if width >= 22 else SHORT_ROW
+    lw = max(len(x) for x in names.values()) + 1
+    vw = 4
+    lines = []
+    for r in ROWS:
+        done, now = marks[r]
+        value = pad.value(r, done + now)
+        sign = "−" if r == "negative" and value else ""
+        label: Line = [(f"class:pad.label.{r}", names[r].ljust(lw))]
+        boxes = pad_boxes(pad, r, done, now, width - lw - vw)
+        val = f"{sign}{value}".rjust(vw)
+        lines.append([*fit(label + boxes, width - vw), (f"class:pad.value.{r}", val)])
+    return lines
+
+
+def paper_pad(pad: Pad, before: dict[str, int], now: dict[str, int], width: int) -> list[Line]:
+    """The pad as printed: every box with its value; crossed boxes are marked (this
+    round's in a second colour); the first open box is framed. Wraps long rows."""
+    lines: list[Line] = []
+    lw = 10
+    for r in ROWS:
+        values = pad.row(r)
+        marked = before[r] + now[r]
+        first_open = min(marked, len(values) - 1)
+        cells: Line = []
+        for i, v in enumerate(values):
+            if i == first_open:
+                cells.append(("class:pad.open", f"[{v}]".rjust(5)))
+            elif i < before[r]:
+                cells.append(("class:pad.mark", f"{v}✗".rjust(5)))
+            elif i < marked:
+                cells.append(("class:pad.new", f"{v}✗".rjust(5)))
+            else:
+                cells.append(("class:pad.box", f"{v}".rjust(4) + " "))
+        per = max(1, (width - lw) // 5)
+        for j in range(0, len(cells), per):
+            label = ROW_NAMES[r] if j == 0 else ""
+            lines.append([(f"class:pad.label.{r}", label.ljust(lw)), *cells[j:j + per]])
+    return lines
+
+
+# ---------------------------------------------------------------------- the painter
+class Painter:
+    def __init__(self, model: TableModel, ui: Ui, title: str = "splitnet") -> None:
+        self.m = model
+        self.ui = ui
+        self.title = title
+
+    # -- title bar ---------------------------------------------------------
+    def title_bar(self, width: int, height: int | None) -> list[Line]:
+        m, view = self.m, self.m.view
+        info = ""
+        if view.round_no:
+            info = (f"Round {view.round_no}/{view.settings.rounds} · Dealer "
+                    f"{m.name(view.dealer)} · Pile {view.pile_count}")
+        status = f" {m.session.status} " if m.session.status else ""
+        tail: Line = [("class:title.status", status)]
+        if m.busy:
+            tail = [("class:title", " … "), *tail]
+        room = width - width_of(tail) - len(info) - 2
+        title = f" {self.title} ·" if room >= len(self.title) + 3 else ""
+        return [right([("class:title", f"{title} {info}")], tail, width, "class:title")]
+
+    # -- seats: name, hand size, pad, matches ------------------------------
+    def seats(self, width: int, height: int | None) -> list[Line]:
+        view = self.m.view
+        n = view.n
+        w = max(8, (width - (n - 1)) // n)
+        body = None if height is None else max(0, height - 6)
+        cols = [self.seat_column(s, w, body) for s in range(n)]
+        rows = max(len(c) for c in cols)
+        lines: list[Line] = []
+        for i in range(rows):
+            line: Line = []
+            for s, col in enumerate(cols):
+                if s:
+                    line.append(("class:sep", "│"))
+                line += fit(col[i] if i < len(col) else [], w)
+            lines.append(fit(line, width))
+        return lines
+
+    def seat_column(self, s: int, w: int, body: int | None) -> list[Line]:
+        m, view = self.m, self.m.view
+        legal = m.legal()
+        current = view.actor == s
+        you = s == m.seat
+        head_style = "class:seat.current" if current else (
+            "class:seat.you" if you else "class:seat")
+        num_style = "class:seat.target" if s in legal.marks else head_style
+        marker = "▶" if current else " "
+        name = m.players[s] + (" (you)" if you and w >= 16 and m.players[s] != "You" else "")
+        head: Line = [(head_style, marker), (num_style, f"{s + 1}",
+                                             on_click(lambda: self.ui.click_seat(s))),
+                      (head_style, f" {name}")]
+        badge: Line = [("class:seat.dealer", " D ")] if view.dealer == s else []
+        lines = [right(head, badge, w, head_style)]
+        marks = pad_marks(view, s)
+        total = pad_total(view.settings.pad, marks)
+        cards = len(view.hands[s])
+        noun = " cards" if w >= 15 else "c"
+        lines.append(right([("class:seat.info", f" {cards}{noun}")],
+                           [("class:seat.total", f"= {total} ".replace("-", "−"))], w))
+        lines += [[("", " "), *ln] for ln in mini_pad(view.settings.pad, marks, w - 2)]
+        own = [mt for mt in m.table_order() if mt.owner == s]
+        mlines = [self.match_line(mt, w) for mt in own]
+        if body is not None and len(mlines) > body:
+            mlines = self._window(mlines, own, body)
+        return lines + mlines
+
+    def _window(self, mlines: list[Line], own: list[Match], body: int) -> list[Line]:
+        if body <= 0:
+            return []
+        cur = self.m.table_cursor
+        idx = next((i for i, mt in enumerate(own) if cur and mt.id == cur[0]), 0)
+        start = max(0, min(idx - body + 2, len(mlines) - body + 1))
+        shown = mlines[start:start + body - 1]
+        rest = len(mlines) - start - len(shown)
+        more = f" +{rest} more" if rest else ""
+        before = f" {start} above" if start else ""
+        return [*shown, [("class:dim", " " + ((before + more).strip() or "…"))]]
+
+    def match_line(self, mt: Match, w: int) -> Line:
+        m, view = self.m, self.m.view
+        legal = m.legal()
+        covers = legal.covers(m.focus_slot()) if view.actor == m.seat else frozenset()
+        swap_ids = {x.take for x in legal.swaps} | {x.give for x in legal.swaps}
+        id_style = "class:match.id"
+        if mt.id == m.marked_match:
+            id_style = "class:match.marked"
+        elif mt.id in swap_ids:
+            id_style = "class:match.swappable"
+        wide = w >= 16
+        line: Line = [(id_style, f" #{mt.id}" if wide else f"{mt.id}",
+                       on_click(lambda: self.ui.click_half(mt.id, 0))),
+                      (f"class:kind.{mt.kind}", f" {KIND_LETTER[mt.kind]}")]
+        for h in (0, 1):
+            slot = mt.top[h]
+            cur = m.table_cursor == (mt.id, h)
+            focus = cur and m.area == "table"
+            target = (mt.id, h) in covers
+            extra = "class:target" if target else ""
+            if focus:
+                extra += " class:cursor"
+            click = on_click(partial(self.ui.click_half, mt.id, h))
+            if wide:
+                line += card_cell(view.faces[slot], extra, focus, "class:cursor", click)
+            else:
+                if focus:
+                    extra += " reverse"
+                line += [(f[0], f[1], click) for f in card_frags(view.faces[slot], extra)]
+                line.append(("", " ", click))
+        if mt.under and w >= 20:
+            line.append(("class:dim", f" ↑{len(mt.under)}"))
+        return line
+
+    # -- discard row -------------------------------------------------------
+    def row(self, width: int, height: int | None) -> list[Line]:
+        m, view = self.m, self.m.view
+        legal = m.legal()
+        focus = m.area == "row"
+        head_style = "class:header.focus" if focus else "class:header"
+        take = " · ✚ = you may take it (t)" if legal.takeable else ""
+        head: Line = [(head_style, f" Discard row {len(view.row)} · oldest → newest{take}")]
+        pile: Line = [(head_style, " Draw pile: "),
+                      ("class:header.pile", f"{view.pile_count}",
+                       on_click(lambda: self.ui.press("d"))), (head_style, " ")]
+        lines = [right(head, pile, width, head_style)]
+        per = max(1, width // 5)
+        cells = list(enumerate(view.row))
+        if not cells:
+            return [*lines, [("class:dim", "  (empty)")], []]
+        for j in range(0, len(cells), per):
+            nums: Line = []
+            cards: Line = []
+            for i, slot in cells[j:j + per]:
+                can = i in legal.takeable
+                cur = i == m.row_cursor
+                click = on_click(partial(self.ui.click_row, i))
+                mark = "✚" if can else " "
+                num_style = "class:row.take" if can else "class:row.num"
+                nums += [(num_style, f"{mark}{i + 1}".rjust(4) + " ", click)]
+                extra = "class:takeable" if can else ""
+                bstyle = "class:cursor" if focus else "class:cursor.dim"
+                cards += card_cell(view.faces[slot], extra, cur, bstyle, click)
+            lines += [nums, cards]
+        return lines
+
+    # -- your hand ---------------------------------------------------------
+    def hand(self, width: int, height: int | None) -> list[Line]:
+        m, view = self.m, self.m.view
+        legal = m.legal()
+        focus = m.area == "hand"
+        head_style = "class:header.focus" if focus else "class:header"
+        order = m.hand_order()
+        mine = view.actor == m.seat
+        playable = legal.playable if mine else frozenset()
+        partners: frozenset[int] = frozenset()
+        if mine and len(m.selected) == 1:
+            partners = legal.partners(m.selected[0])
+        picked = view.picked if view.phase == "must_play" else None
+        hint = " · green = can be played now" if playable else ""
+        head: Line = [(head_style, f" Your hand {len(order)} · sorted by rank{hint}")]
+        sel = f"selected: {' '.join(m.card(s) for s in m.selected)} " if m.selected else ""
+        lines = [right(head, [(head_style, sel)], width, head_style)]
+        if not order:
+            return [*lines, [("class:dim", "  (no cards)")], []]
+        per = max(1, width // 5)
+        for j in range(0, len(order), per):
+            labels: Line = []
+            cards: Line = []
+            for i in range(j, min(j + per, len(order))):
+                slot = order[i]
+                click = on_click(partial(self.ui.click_hand, i))
+                selected = slot in m.selected
+                label = LABELS[i] if i < len(LABELS) else "·"
+                lstyle = ("class:label.selected" if selected else
+                          "class:label.play" if slot in playable else "class:label")
+                labels += [("", "  ", click), (lstyle, label, click), ("", "  ", click)]
+                extra = ("class:selected" if selected else
+                         "class:picked" if slot == picked else
+                         "class:partner" if slot in partners else
+                         "class:playable" if slot in playable else "")
+                cur = i == m.hand_cursor and focus
+                cards += card_cell(view.faces[slot], extra, cur, "class:cursor", click)
+            lines += [labels, cards]
+        return lines
+
+    # -- log and chat ------------------------------------------------------
+    def log_header(self, width: int, height: int | None) -> list[Line]:
+        head: Line = [("class:header", " Log")]
+        tail: Line = [("class:header", " say › "),
+                      ("class:header.key", "c", on_click(lambda: self.ui.press("c"))),
+                      ("class:header", " to chat · "),
+                      ("class:header.key", "r", on_click(lambda: self.ui.press("r"))),
+                      ("class:header", " last results ")]
+        return [right(head, tail, width, "class:header")]
+
+    def log(self, width: int, height: int | None) -> list[Line]:
+        """The newest lines of ``session.log`` that fit, oldest at the top."""
+        room = 4 if height is None else height
+        out: list[Line] = []
+        for text in reversed(self.m.session.log):
+            if len(out) >= room:
+                break
+            style = "class:log.you" if text.startswith(("You ", "You:")) else (
+                "class:log.round" if text.startswith("Round") else "class:log")
+            wrapped = wrap(text, max(1, width - 1))
+            out = [[("", " "), *words(t, style)] for t in wrapped] + out
+        out = out[-room:] if room else []
+        return [[] for _ in range(room - len(out))] + out
+
+    # -- what to do now and the keys --------------------------------------
+    def status(self, width: int, height: int | None) -> list[Line]:
+        m = self.m
+        note = m.note
+        first: Line
+        if m.confirm_quit:
+            first = [("class:note.error", " Leave the game? Press q again to quit, any "
+                      "other key to stay.")]
+        elif note is not None:
+            first = words(" " + note.text, f"class:note.{note.kind}")
+        else:
+            style = "class:ask.you" if m.my_turn() else "class:ask"
+            first = words(" " + m.instruction(), style)
+        keys: Line = []
+        for key, what in m.key_hints():
+            click = on_click(partial(self.ui.press, key))
+            keys += [("", " "), ("class:key", key, click), ("class:key.what", f" {what} ", click)]
+        return [fit(first, width), fit(keys, width)]
