@@ -180,3 +180,17 @@ def test_batched_dleq_binds_context() -> None:
     assert not proofs.verify_shares(pf, y, GID, 1, 0, "draw", [1], c1s[:1], d[:1])
     with pytest.raises(ValueError):
         proofs.prove_shares(x, y, GID, 1, 0, "draw", [], [], [])
+
+
+@FAST
+@given(
+    prefix=st.lists(st.binary(max_size=40), max_size=3),
+    suffix=st.lists(st.binary(max_size=9), max_size=3),
+)
+def test_hash_to_scalars_equals_hash_to_scalar(prefix: list[bytes], suffix: list[bytes]) -> None:
+    """The prefix-cached hashing is byte-for-byte group.hash_to_scalar."""
+    got = seeds.hash_to_scalars(b"splitnet/v1/x", tuple(prefix), [tuple(suffix), ()])
+    assert got == [
+        group.hash_to_scalar(b"splitnet/v1/x", *prefix, *suffix),
+        group.hash_to_scalar(b"splitnet/v1/x", *prefix),
+    ]

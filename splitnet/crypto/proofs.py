@@ -42,7 +42,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from splitnet.crypto import group
-from splitnet.crypto.seeds import nonzero_scalar, u64
+from splitnet.crypto.seeds import hash_to_scalars, nonzero_scalar, u64
 
 PROOF_BYTES: Final = 64
 
@@ -129,8 +129,10 @@ def shares_transcript(
 
 def batch_weights(transcript: bytes, n: int) -> list[int]:
     """w_0 = 1 (saves a multiplication; still sound), w_j = H(T, j) for j ≥ 1."""
-    return [1] + [
-        group.hash_to_scalar(DOMAIN_SHARES_WEIGHT, transcript, u64(j)) for j in range(1, n)
+    # = group.hash_to_scalar(DOMAIN_SHARES_WEIGHT, T, u64(j)), hashed from a shared prefix
+    return [
+        1,
+        *hash_to_scalars(DOMAIN_SHARES_WEIGHT, (transcript,), [(u64(j),) for j in range(1, n)]),
     ]
 
 

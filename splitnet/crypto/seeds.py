@@ -79,6 +79,22 @@ def nonzero_scalar(domain: bytes, *parts: bytes) -> int:
         ctr += 1  # pragma: no cover - probability 2^-252
 
 
+def hash_to_scalars(
+    domain: bytes, prefix: tuple[bytes, ...], suffixes: list[tuple[bytes, ...]]
+) -> list[int]:
+    """``[group.hash_to_scalar(domain, *prefix, *sfx) for sfx in suffixes]``, computed by
+    hashing the common framed prefix once and copying the SHA-512 state for each suffix
+    (same bytes hashed, same results — about 4× faster for the 104 re-masks or the
+    weights of a large SHARES message)."""
+    base = hashlib.sha512(group.frame(domain, *prefix))
+    out = []
+    for sfx in suffixes:
+        h = base.copy()
+        h.update(b"".join(len(p).to_bytes(8, "big") + p for p in sfx))
+        out.append(int.from_bytes(h.digest(), "little") % group.L)
+    return out
+
+
 def derive_key(game_id: bytes, round_no: int, seat: int, seed: bytes) -> int:
     """The seat's secret key share x_i (non-zero)."""
     return nonzero_scalar(DOMAIN_KEY, game_id, u64(round_no), u64(seat), seed)
@@ -87,7 +103,10 @@ def derive_key(game_id: bytes, round_no: int, seat: int, seed: bytes) -> int:
 def derive_remasks(game_id: bytes, round_no: int, seat: int, seed: bytes) -> list[int]:
     """ρ_0 … ρ_103: the scalar added to output position k of the seat's shuffle hop."""
     base = (game_id, u64(round_no), u64(seat), seed)
-    return [nonzero_scalar(DOMAIN_REMASK, *base, u64(k)) for k in range(N_CARDS)]
+    # ρ_k = nonzero_scalar(DOMAIN_REMASK, *base, u64(k)), i.e. counter 0 unless that
+    # gives zero (probability 2^-252), in which case the general loop takes over.
+    fast = hash_to_scalars(DOMAIN_REMASK, base, [(u64(k), u64(0)) for k in range(N_CARDS)])
+    return [r or nonzero_scalar(DOMAIN_REMASK, *base, u64(k)) for k, r in enumerate(fast)]
 
 
 class _Shake:
