@@ -39,7 +39,7 @@ from splitnet.rules import (
     played_slots,
 )
 
-KINDS = ("commit", "shuffle", "shares", "move", "open", "chat")
+KINDS = ("commit", "shuffle", "shares", "move", "alarm", "open", "chat")
 
 
 class GameError(ValueError):
@@ -66,6 +66,11 @@ class RoundState:
     actions: list[Action] = field(default_factory=list)
     public: set[int] = field(default_factory=set)  # slots revealed to everyone
     faces: list[int] | None = None  # after the audit
+    #: why play stopped early (an alarm in the log); the openings will name the seat
+    aborted: str | None = None
+    alarm_by: int | None = None
+    #: a deck anomaly this peer saw; it raises the alarm and ignores play until then
+    alarm: str | None = None
 
 
 SeedSource = Callable[[int], bytes]  # round number → this seat's 32-byte round seed
@@ -174,7 +179,9 @@ class GameCore:
                 self._sent.add(key)
                 out.append((kind, {"round": r.number, **make()}))
 
-        if r.stage == "commit" and seat not in r.committed:
+        if r.alarm is not None and r.aborted is None:
+            once(("alarm", r.number), "alarm", lambda: {"reason": r.alarm})
+        elif r.stage == "commit" and seat not in r.committed:
             once(("commit", r.number), "commit", r.deck.commit_message)
         elif r.stage == "shuffle" and r.deck.next_shuffler() == seat:
             once(("shuffle", r.number), "shuffle", r.deck.shuffle_message)
@@ -235,6 +242,15 @@ class GameCore:
             raise GameError(author, kind, f"message for round {body.get('round')!r} during "
                             f"round {r.number}")
         payload = {k: v for k, v in body.items() if k not in ("round", "purpose")}
+        if kind == "alarm":
+            if r.aborted is not None or r.stage not in ("deal", "play"):
+                raise GameError(author, "alarm", "no alarm can be raised now")
+            reason = body.get("reason")
+            r.aborted = reason if isinstance(reason, str) else "alarm"
+            r.alarm_by, r.draw, r.stage = author, None, "open"
+            return
+        if r.alarm is not None and r.aborted is None and kind in ("shares", "move"):
+            return  # this peer already knows the round is void; the alarm is on its way
         try:
             if kind == "commit":
                 self._expect(r.stage == "commit", author, kind, "commitments are closed")
@@ -259,6 +275,11 @@ class GameCore:
                 if len(r.opened) == self.n:
                     self._audit(r)
         except CheatDetected as e:
+            if e.seat is None and e.step == "decrypt" and r.deck.shuffled:
+                # A card that decrypts to nothing or twice: some shuffle was dishonest and
+                # only the seeds can tell whose. Raise the alarm: every seat then opens.
+                r.alarm = e.reason
+                return
             raise GameError(e.seat if e.seat is not None else author, e.step, e.reason) from e
         except DeckUsageError as e:
             raise GameError(author, kind, str(e)) from e
@@ -395,7 +416,13 @@ class GameCore:
             r.stage = "open"
 
     def _audit(self, r: RoundState) -> None:
-        faces = r.deck.audit()
+        try:
+            faces = r.deck.audit()
+        except CheatDetected as e:  # pragma: no cover - an opening names the shuffler first
+            raise GameError(e.seat, "audit", e.reason) from e
+        if r.aborted is not None:
+            raise GameError(r.alarm_by, "alarm", f"false alarm: every seed and hop checks out "
+                            f"(the alarm said: {r.aborted})")
         rec = self.recorder
         try:
             rec.start_round(faces)

@@ -21,7 +21,7 @@ from splitnet.frontend import HumanAgent
 from splitnet.game.core import GameCore, GameError
 from splitnet.rules import Action, Settings
 from splitnet.session.identity import Identity
-from splitnet.session.log import Author, Log, Player
+from splitnet.session.log import Author, Log, Player, parse_message
 from splitnet.session.transcript import TranscriptWriter
 
 PROTOCOL = "splitnet/1"
@@ -101,14 +101,30 @@ class LocalGame:
         if self.writer:
             self.writer.append(record)
 
-    def send(self, seat: int, kind: str, body: dict[str, Any]) -> None:
-        """Seat signs, the host orders, every peer applies (raising GameError on a cheat)."""
-        msg, sig = self.authors[seat].message(kind, body)
+    def send(self, seat: int, kind: str, body: dict[str, Any], *,
+             host_checks: bool = True) -> None:
+        """Seat signs, the host checks and orders, every peer applies.
+
+        The host applies the message to its own core first: a message the game refuses
+        raises GameError and is never ordered (the author's counter is not used up).
+        ``host_checks=False`` plays a host that orders blindly, so tests can show every
+        honest peer catching a bad entry by itself.
+        """
+        author = self.authors[seat]
+        msg, sig = author.message(kind, body)
+        m = parse_message(msg)
+        if host_checks:
+            try:
+                self.cores[0].apply(m.author, m.kind, m.body)
+            except GameError:
+                author.counter -= 1
+                raise
         record = self.log.order(msg, sig, self.host)
         self._append(record)
         entry = self.log.entries[-1]
-        for core in self.cores:
-            core.apply(entry.author, entry.kind, entry.body)
+        for i, core in enumerate(self.cores):
+            if not (host_checks and i == 0):
+                core.apply(entry.author, entry.kind, entry.body)
         for cb in self.listeners:
             cb(entry.author, entry.kind, entry.body)
 
