@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import doctest
 from collections import Counter
 
@@ -194,3 +195,30 @@ def test_hash_to_scalars_equals_hash_to_scalar(prefix: list[bytes], suffix: list
         group.hash_to_scalar(b"splitnet/v1/x", *prefix, *suffix),
         group.hash_to_scalar(b"splitnet/v1/x", *prefix),
     ]
+
+
+@FAST
+@given(data=st.data(), k=st.integers(1, 4))
+def test_batch_verification_of_several_messages(data: st.DataObject, k: int) -> None:
+    """verify_shares_batch accepts honest statements and refuses any single bad one."""
+    xs = [data.draw(scalars) for _ in range(k)]
+    sts = []
+    for seat, x in enumerate(xs):
+        y = group.base_mul(x)
+        slots = data.draw(st.lists(st.integers(0, 5), min_size=1, max_size=4, unique=True))
+        c1s = [group.base_mul(100 + s) for s in slots]  # shared slots share their c1
+        shares = [group.mul(x, c) for c in c1s]
+        pf = proofs.prove_shares(x, y, GID, 1, seat, "deal", slots, c1s, shares)
+        sts.append(proofs.SharesStatement(y, GID, 1, seat, "deal", slots, c1s, shares, pf))
+    assert proofs.verify_shares_batch(sts)
+    assert proofs.verify_shares_batch([])
+    i = data.draw(st.integers(0, k - 1))
+    j = data.draw(st.integers(0, len(sts[i].shares) - 1))
+    bad = list(sts[i].shares)
+    bad[j] = group.add(bad[j], group.G)
+    sts[i] = dataclasses.replace(sts[i], shares=bad)
+    assert not proofs.verify_shares_batch(sts)
+    # a proof moved to another statement fails as well
+    if k > 1:
+        sts[i] = dataclasses.replace(sts[i], shares=sts[i].shares, proof=sts[(i + 1) % k].proof)
+        assert not proofs.verify_shares_batch(sts)

@@ -209,17 +209,54 @@ def test_shares_one_wrong_share_in_a_deal() -> None:
     )
 
 
+@pytest.mark.parametrize("bad", [0, 1, 2])
+def test_shares_batch_names_the_bad_message(bad: int) -> None:
+    """A wrong share inside a batch of deal messages: the messages before it are applied,
+    the bad one is refused naming its seat, the rest are not applied — exactly as when
+    the messages are fed one by one."""
+    t = Table(3).setup()
+    owner = {s: s % 3 for s in range(9)}
+    msgs = []
+    for i, p in enumerate(t.peers):
+        msg = p.shares_message([s for s, o in owner.items() if o != i] + [9], "deal")
+        if i == bad:
+            shares = list(msg["shares"])  # type: ignore[call-overload]
+            shares[2] = group.add(shares[2], group.G)
+            msg = with_field(msg, shares=shares)
+        msgs.append((i, msg))
+    ref = Table(3).setup()
+    for i, q in enumerate(ref.peers):  # the same own-message caches as in t
+        q.shares_message([s for s, o in owner.items() if o != i] + [9], "deal")
+    for p, q in zip(t.everyone, ref.everyone, strict=True):
+        with pytest.raises(CheatDetected) as e:
+            p.on_shares_batch(msgs, "deal")
+        assert (e.value.seat, e.value.step) == (bad, "shares")
+        assert "does not verify" in e.value.reason
+        for seat, msg in msgs[:bad]:
+            q.on_shares(seat, msg, "deal")
+        assert snapshot(p) == snapshot(q)
+
+
+def test_shares_batch_duplicate_inside_the_batch() -> None:
+    t = Table(2).setup()
+    msg = t.peers[1].shares_message([3], "draw")
+    for p in t.everyone:
+        with pytest.raises(CheatDetected, match="duplicate share"):
+            p.on_shares_batch([(1, msg), (1, msg)], "draw")
+        assert 3 in p._shares and p._shares[3] == {1: msg["shares"][0]}  # type: ignore[index]
+
+
 def test_shares_right_share_bad_proof() -> None:
     t = Table(3).setup()
     msg = t.peers[0].shares_message([9, 10], "draw")
-    e_z = msg["proof"]
-    assert isinstance(e_z, bytes)
-    z = (int.from_bytes(e_z[32:], "little") + 1) % group.L
+    pf = msg["proof"]
+    assert isinstance(pf, bytes)
+    z = (int.from_bytes(pf[64:], "little") + 1) % group.L
     refused(
         t.everyone,
         "shares",
         0,
-        with_field(msg, proof=e_z[:32] + group.scalar_bytes(z)),
+        with_field(msg, proof=pf[:64] + group.scalar_bytes(z)),
         "draw",
         step="shares",
         reason="does not verify",
@@ -240,8 +277,10 @@ def test_shares_right_share_bad_proof() -> None:
         ({"slots": [True]}, "is not a slot"),
         ({"slots": []}, "non-empty"),
         ({"slots": [3, 3], "shares": [b"\x00" * 32] * 2}, "listed twice"),
-        ({"proof": b"\x00" * 10}, "expected 64 bytes"),
-        ({"proof": b"\xff" * 64}, "not reduced"),
+        ({"proof": b"\x00" * 10}, "expected 96 bytes"),
+        ({"proof": b"\xff" * 96}, "shares proof A: not a canonical"),
+        ({"proof": bytes(96)}, "shares proof A: the identity"),
+        ({"proof": group.G * 2 + b"\xff" * 32}, "not reduced"),
     ],
 )
 def test_shares_malformed(fields: dict[str, object], reason: str) -> None:

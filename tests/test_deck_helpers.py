@@ -67,14 +67,24 @@ class Table:
         self.shuffle()
         return self
 
-    def deal(self, hand: int = HAND) -> int:
+    def deal(self, hand: int = HAND, *, batch: bool = False) -> int:
         """Deal ``hand`` cards each, one at a time from seat 0 (R3.3); returns the
-        first-discard slot (made public)."""
+        first-discard slot (made public).  ``batch``: receivers check all N deal
+        messages at once with on_shares_batch."""
         self.owner = {s: s % self.n for s in range(hand * self.n)}
         discard = hand * self.n
+        msgs = []
         for i, p in enumerate(self.peers):
             slots = [s for s, o in self.owner.items() if o != i] + [discard]
-            self.send("shares", i, p.shares_message(slots, "deal"), "deal")
+            msgs.append((i, p.shares_message(slots, "deal")))
+        if batch:
+            for seat, msg in msgs:
+                self.log.append(("shares", seat, msg, ("deal",)))
+            for p in self.everyone:
+                p.on_shares_batch(msgs, "deal")
+        else:
+            for seat, msg in msgs:
+                self.send("shares", seat, msg, "deal")
         self.public.add(discard)
         return discard
 

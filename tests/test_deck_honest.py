@@ -7,7 +7,7 @@ import pytest
 from splitnet.cards import N_CARDS
 from splitnet.crypto.deck import DeckRound
 from splitnet.crypto.errors import CheatDetected, DeckUsageError
-from tests.test_deck_helpers import GID, HAND, Table, seed_for
+from tests.test_deck_helpers import GID, HAND, Table, seed_for, snapshot
 
 
 def expected_knowledge(t: Table, seat: int | None) -> set[int]:
@@ -29,7 +29,7 @@ def test_r3_3_r8_honest_round(n: int) -> None:
     t = Table(n).setup()
     assert all(p.shuffled for p in t.everyone)
     assert len({p.deck for p in t.everyone}) == 1  # everyone holds the same final deck
-    discard = t.deal()
+    discard = t.deal(batch=n % 2 == 0)  # half the sizes check the deal as one batch
     check_knowledge(t)
     # every reader of a slot reads the same card
     first = t.observer.card(discard) if t.observer else None
@@ -161,3 +161,13 @@ def test_api_misuse_is_a_usage_error() -> None:
         t.peers[0].audit()
     with pytest.raises(DeckUsageError):
         t.peers[0].on_commit(5, {})
+
+
+def test_batch_equals_one_by_one() -> None:
+    """on_shares_batch leaves exactly the state of on_shares called in order."""
+    a, b = Table(3).setup(), Table(3).setup()
+    a.deal(batch=True)
+    b.deal(batch=False)
+    for p, q in zip(a.everyone, b.everyone, strict=True):
+        assert snapshot(p) == snapshot(q)
+        assert p.known_slots() == q.known_slots()

@@ -3,23 +3,24 @@
 * :func:`prove_key` / :func:`verify_key` — a Schnorr proof of knowledge of the key share
   x_i behind Y_i = x_i·G.  The challenge binds game_id, round, seat and Y_i, which blocks
   rogue keys (Y_i chosen as a function of the others' keys, without knowing its log) and
-  the replay of a commit into another game, round or seat.
+  the replay of a commit into another game, round or seat.  64 bytes: ``e ‖ z``.
 * :func:`prove_shares` / :func:`verify_shares` — one batched Chaum–Pedersen proof that
   every decryption share d_s of a SHARES message satisfies log_G(Y_i) = log_{c1_s}(d_s).
+  96 bytes: ``A ‖ B ‖ z`` (the commitment form, so that proofs of several messages can
+  be checked together by :func:`verify_shares_batch`).
 
 Both are Fiat–Shamir transforms with SHA-512-based challenges (``group.hash_to_scalar``)
 and **deterministic nonces** derived from the secret and the whole statement, like
 Ed25519/RFC 6979: the same message always gets the same proof, and two different
-statements never share a nonce.  A proof is 64 bytes: ``e ‖ z`` (two 32-byte
-little-endian scalars).
+statements never share a nonce.  Scalars are 32 bytes little-endian.
 
-Soundness of the batch (see protocol/DECK.md §5): weights w_0 = 1, w_j = H(T, j) where T
-hashes everything (game, round, seat, Y_i, purpose, slots, c1s, shares).  If some share
+Soundness of one SHARES proof (protocol/DECK.md §6): weights w_0 = 1, w_j = H(T, j) where
+T hashes everything (game, round, seat, Y_i, purpose, slots, c1s, shares).  If some share
 is wrong, d_s = x·c1_s + Δ_s with Δ ≠ 0, then D − x·C = Σ w_j Δ_j, which vanishes for at
 most one value of one independent uniform weight: probability ≤ 1/L per hash query.  If
 D ≠ x·C the Chaum–Pedersen proof on (G, Y_i, C, D) passes with probability ≤ 1/L per
 query.  A prover making q random-oracle queries thus cheats with probability ≤ 2q/L
-(L ≈ 2^252).
+(L ≈ 2^252).  The cross-message batch adds ≤ 2q/L more (see verify_shares_batch).
 
 >>> x = 4242
 >>> Y = group.base_mul(x)
@@ -37,6 +38,7 @@ False
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Sequence
 from typing import Final
@@ -44,7 +46,8 @@ from typing import Final
 from splitnet.crypto import group
 from splitnet.crypto.seeds import hash_to_scalars, nonzero_scalar, u64
 
-PROOF_BYTES: Final = 64
+POK_BYTES: Final = 64
+SHARES_PROOF_BYTES: Final = 96
 
 DOMAIN_POK: Final = b"splitnet/v1/pok"
 DOMAIN_POK_NONCE: Final = b"splitnet/v1/pok/nonce"
@@ -52,6 +55,8 @@ DOMAIN_SHARES: Final = b"splitnet/v1/shares"
 DOMAIN_SHARES_WEIGHT: Final = b"splitnet/v1/shares/weight"
 DOMAIN_SHARES_NONCE: Final = b"splitnet/v1/shares/nonce"
 DOMAIN_SHARES_CHALLENGE: Final = b"splitnet/v1/shares/challenge"
+DOMAIN_SHARES_BATCH: Final = b"splitnet/v1/shares/batch"
+DOMAIN_SHARES_BATCH_WEIGHT: Final = b"splitnet/v1/shares/batch-weight"
 
 PURPOSES: Final = frozenset({"deal", "draw", "reveal"})
 
@@ -61,9 +66,9 @@ def encode_proof(e: int, z: int) -> bytes:
 
 
 def decode_proof(proof: object, what: str = "proof") -> tuple[int, int]:
-    """(e, z) from 64 bytes, or GroupError (wrong type/length, unreduced scalar)."""
-    if not isinstance(proof, bytes) or len(proof) != PROOF_BYTES:
-        raise group.GroupError(f"{what}: expected {PROOF_BYTES} bytes")
+    """(e, z) of a Schnorr PoK from 64 bytes, or GroupError (type/length, unreduced)."""
+    if not isinstance(proof, bytes) or len(proof) != POK_BYTES:
+        raise group.GroupError(f"{what}: expected {POK_BYTES} bytes")
     return (
         group.decode_scalar(proof[:32], f"{what} challenge"),
         group.decode_scalar(proof[32:], f"{what} response"),
@@ -148,6 +153,18 @@ def _shares_challenge(transcript: bytes, a: bytes, b: bytes) -> int:
     return group.hash_to_scalar(DOMAIN_SHARES_CHALLENGE, transcript, a, b)
 
 
+def decode_shares_proof(proof: object, what: str = "shares proof") -> tuple[bytes, bytes, int]:
+    """(A, B, z) from 96 bytes, or GroupError.  A = r·G is never the identity; B = r·C
+    may be (only if the weighted sum C of the c1s is, which has probability ~2^-252)."""
+    if not isinstance(proof, bytes) or len(proof) != SHARES_PROOF_BYTES:
+        raise group.GroupError(f"{what}: expected {SHARES_PROOF_BYTES} bytes")
+    return (
+        group.decode_point(proof[:32], f"{what} A"),
+        group.decode_point(proof[32:64], f"{what} B", allow_identity=True),
+        group.decode_scalar(proof[64:], f"{what} response"),
+    )
+
+
 def prove_shares(
     x: int,
     key: bytes,
@@ -159,14 +176,18 @@ def prove_shares(
     c1s: Sequence[bytes],
     shares: Sequence[bytes],
 ) -> bytes:
-    """Batched DLEQ: log_G(key) = log_{c1_s}(share_s) for every s (shares = x·c1s)."""
+    """Batched DLEQ: log_G(key) = log_{c1_s}(share_s) for every s (shares = x·c1s).
+
+    A = r·G, B = r·C with C = Σ w_j·c1_j; e = H(T, A, B); z = r + e·x; proof A ‖ B ‖ z.
+    """
     if not slots or not len(slots) == len(c1s) == len(shares):
         raise ValueError("slots, c1s and shares must be non-empty and of equal length")
     t = shares_transcript(game_id, round_no, seat, key, purpose, slots, c1s, shares)
     c = combine(batch_weights(t, len(c1s)), c1s)
     r = nonzero_scalar(DOMAIN_SHARES_NONCE, group.scalar_bytes(x), t)
-    e = _shares_challenge(t, group.base_mul(r), group.mul(r, c))
-    return encode_proof(e, (r + e * x) % group.L)
+    a, b = group.base_mul(r), group.mul(r, c)
+    e = _shares_challenge(t, a, b)
+    return a + b + group.scalar_bytes((r + e * x) % group.L)
 
 
 def verify_shares(
@@ -182,17 +203,102 @@ def verify_shares(
 ) -> bool:
     """True iff the batched proof holds; the points must already be decoded/validated.
 
-    Cost: 2(n−1) multiplications + 2(n−1) additions for the two combinations, then
-    one base multiplication, three multiplications and two subtractions.
+    Checks z·G = A + e·Y and z·C = B + e·D with C, D the weighted sums of c1s and shares.
+    Cost: 2(n−1) multiplications + 2(n−1) additions for C and D, then one base
+    multiplication, three multiplications and two additions.
     Raises GroupError when the proof bytes are malformed.
     """
-    e, z = decode_proof(proof, "shares proof")
+    a, b, z = decode_shares_proof(proof)
     if not slots or not len(slots) == len(c1s) == len(shares):
         return False
     t = shares_transcript(game_id, round_no, seat, key, purpose, slots, c1s, shares)
+    e = _shares_challenge(t, a, b)
+    if group.base_mul(z) != group.add(a, group.mul(e, key)):
+        return False
     w = batch_weights(t, len(c1s))
-    c = combine(w, c1s)
-    d = combine(w, shares)
-    a = group.sub(group.base_mul(z), group.mul(e, key))
-    b = group.sub(group.mul(z, c), group.mul(e, d))
-    return _shares_challenge(t, a, b) == e
+    c, d = combine(w, c1s), combine(w, shares)
+    return group.mul(z, c) == group.add(b, group.mul(e, d))
+
+
+@dataclasses.dataclass(frozen=True)
+class SharesStatement:
+    """One SHARES message to check: seat ``seat`` with key ``key`` claims ``shares``."""
+
+    key: bytes
+    game_id: bytes
+    round_no: int
+    seat: int
+    purpose: str
+    slots: Sequence[int]
+    c1s: Sequence[bytes]
+    shares: Sequence[bytes]
+    proof: object
+
+
+def verify_shares_batch(statements: Sequence[SharesStatement]) -> bool:
+    """True iff every statement's proof holds (up to ≤ 2q/L), checked all at once.
+
+    With E^A_i = z_i·G − e_i·Y_i − A_i and E^B_i = z_i·C_i − e_i·D_i − B_i, it checks
+    Σ_i ω_i·(E^A_i + λ·E^B_i) = 0 for ω_0 = 1, ω_i, λ hashed from every statement and
+    proof — one multi-scalar sum in which each distinct point appears once.  The c1 of
+    a slot appears in many messages of a deal but is multiplied only once, so a peer
+    checking the N−1 deal messages of the others pays ~(#slots + #shares) multiplications
+    instead of ~2·#shares.  If any E ≠ 0 the sum vanishes for at most one value of one
+    uniform ω_i (or of λ when only i = 0 is wrong): ≤ 2q/L for q hash queries.
+
+    Raises GroupError when a proof is malformed.  An empty batch is true.
+    """
+    parsed = []
+    for st in statements:
+        a, b, z = decode_shares_proof(st.proof)
+        if not st.slots or not len(st.slots) == len(st.c1s) == len(st.shares):
+            return False
+        t = shares_transcript(
+            st.game_id, st.round_no, st.seat, st.key, st.purpose, st.slots, st.c1s, st.shares
+        )
+        parsed.append((st, t, a, b, z, _shares_challenge(t, a, b)))
+    if not parsed:
+        return True
+    seed = hashlib.sha512(
+        group.frame(
+            DOMAIN_SHARES_BATCH,
+            *(t + a + b + group.scalar_bytes(z) for _, t, a, b, z, _ in parsed),
+        )
+    ).digest()
+    # λ = H(batch, seed, 0), ω_i = H(batch, seed, i) for i ≥ 1, ω_0 = 1
+    lam, *omegas = hash_to_scalars(
+        DOMAIN_SHARES_BATCH_WEIGHT, (seed,), [(u64(i),) for i in range(len(parsed))]
+    )
+    omegas = [1, *omegas]
+    big_l = group.L
+    g_coef = 0
+    terms: dict[bytes, int] = {}
+
+    def term(point: bytes, coef: int) -> None:
+        terms[point] = (terms.get(point, 0) + coef) % big_l
+
+    for (st, t, a, b, z, e), om in zip(parsed, omegas, strict=True):
+        g_coef += om * z
+        term(st.key, -om * e)
+        term(a, -om)
+        term(b, -lam * om)
+        lz, le = lam * om * z % big_l, lam * om * e % big_l
+        for w, c1, d in zip(batch_weights(t, len(st.c1s)), st.c1s, st.shares, strict=True):
+            term(c1, lz * w)
+            term(d, -le * w)
+    return _is_identity(g_coef % big_l, terms)
+
+
+def _is_identity(g_coef: int, terms: dict[bytes, int]) -> bool:
+    """g·G + Σ coef·P == identity?  Coefficients ±1 cost an addition, not a multiplication."""
+    acc = group.base_mul(g_coef)
+    for p, coef in terms.items():
+        if coef == 0 or p == group.IDENTITY:
+            continue
+        if coef == 1:
+            acc = group.add(acc, p)
+        elif coef == group.L - 1:
+            acc = group.sub(acc, p)
+        else:
+            acc = group.add(acc, group.mul(coef, p))
+    return acc == group.IDENTITY
