@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+from collections.abc import Callable
+from typing import Any
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
@@ -113,6 +115,20 @@ STYLE = Style.from_dict({
 })
 
 
+class _SeatsWindow(Window):
+    """The seats region: before measuring itself it learns how many lines the rest of the
+    screen leaves it, so the matches can switch to two a line instead of being cut."""
+
+    def __init__(self, painter: Painter, others: Callable[[int], int], **kw: Any) -> None:
+        super().__init__(**kw)
+        self._painter = painter
+        self._others = others
+
+    def preferred_height(self, width: int, max_available_height: int) -> Dimension:
+        self._painter.seat_room = max(6, max_available_height - self._others(width))
+        return super().preferred_height(width, max_available_height)
+
+
 class TuiApp:
     """One player's full-screen table over a :class:`TableSession`."""
 
@@ -127,6 +143,18 @@ class TuiApp:
         self.app: Application[None] = Application(
             layout=self._layout(), key_bindings=build_key_bindings(self), style=STYLE,
             full_screen=True, mouse_support=True, input=input, output=output)
+        # Legal moves are worked out once per drawing of the screen (many parts use them).
+        self._frame = 0
+
+        def before(_: object) -> None:
+            self._frame += 1
+            self.model.stamp = self._frame
+
+        def after(_: object) -> None:
+            self.model.stamp = None
+
+        self.app.before_render += before
+        self.app.after_render += after
         session.subscribe(self._changed)
 
     # ------------------------------------------------------------------ layout
@@ -141,7 +169,8 @@ class TuiApp:
 
         body = HSplit([
             Window(SizedControl(p.title_bar), height=1),
-            Window(SizedControl(p.seats), height=seats_height, dont_extend_height=True),
+            _SeatsWindow(p, self._other_lines, content=SizedControl(p.seats),
+                         height=seats_height, dont_extend_height=True),
             Window(SizedControl(p.row), height=Dimension(min=3), dont_extend_height=True),
             Window(SizedControl(p.hand), height=Dimension(min=3), dont_extend_height=True),
             ConditionalContainer(
@@ -168,6 +197,12 @@ class TuiApp:
             overlay("summary", "Results — Esc/Enter closes, ↑↓ scroll"),
         ])
         return Layout(root, focused_element=self._main)
+
+    def _other_lines(self, width: int) -> int:
+        """Lines everything but the seats needs: title, row, hand, log (header + 3), the
+        status lines."""
+        p = self.painter
+        return 1 + len(p.row(width, None)) + len(p.hand(width, None)) + 4 + 2
 
     def _overlay_lines(self, width: int) -> list[Line]:
         m = self.model
@@ -262,6 +297,8 @@ class TuiApp:
             m.switch_area(-1 if key == "up" else 1, wrap=False)
         elif key in ("tab", "s-tab"):
             m.switch_area(-1 if key == "tab" else 1, wrap=True)
+        elif key in ("pageup", "pagedown"):
+            m.log_back = max(0, m.log_back + (3 if key == "pageup" else -3))
         elif key in ("home", "end"):
             m.home_end(key == "end")
         elif key in ("space", "Space"):
@@ -334,6 +371,13 @@ class TuiApp:
     def scroll(self, delta: int) -> None:
         self.model.scroll = max(0, self.model.scroll + delta)
         self.app.invalidate()
+
+    def other_round(self, step: int) -> None:
+        m = self.model
+        if m.overlay == "summary" and m.summaries:
+            m.summary_index = max(0, min(len(m.summaries) - 1, m.summary_index + step))
+            m.scroll = 0
+            self.app.invalidate()
 
     def close_overlay(self) -> None:
         self.model.overlay = None

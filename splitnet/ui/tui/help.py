@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import re
+
 from splitnet.rules import Pad
 from splitnet.ui.tui.render import Line, paper_pad, words, wrap
 
 HELP = """\
+
 # Matches (R2)
-A match is two halves of the same rank. Halves of different ranks never match.
-  Perfect  the two halves are identical:            7♥ 7♥   K♠ K♠
-  Strong   same rank and colour, different suit:    7♥ 7♦   Q♣ Q♠
-  Weak     same rank, different colour:             7♥ 7♣   2♦ 2♠
+A match is two halves of the same rank; different ranks never match.
+  Perfect   identical halves                 7♥ 7♥   K♠ K♠   (P)
+  Strong    same colour, different suit      7♥ 7♦   Q♣ Q♠   (S)
+  Weak      different colours                7♥ 7♣   2♦ 2♠   (W)
 Weak < strong < perfect. ♥ ♦ are red, ♣ ♠ black.
 
 # A turn (R4)
@@ -25,10 +28,10 @@ may never empty your hand.
 Play passes left: to the next seat, the next column to the right.
 
 # Bonuses (R5) — right after each match laid or upgraded
-  Perfect  name another player: they mark a negative box now (number key).
-  Strong   you may draw the top card of the pile (d), or skip (s).
-  Weak     you may swap one of your matches for another player's match of the same type \
-(mark yours with Space, cursor on theirs, w), or skip (s).
+  Perfect   name another player: they mark a negative box now (their number key).
+  Strong    you may draw the top card of the pile (d), or skip (s).
+  Weak      you may swap one of your matches for another player's match of the same \
+type (mark yours with Space, put the cursor on theirs, w), or skip (s).
 
 # End of a round (R6) and the pad (R7)
 A round ends when someone goes out, or when a draw takes the last card of the pile. If \
@@ -40,10 +43,11 @@ total = Perfect + Strong + Weak − Negative, after 3 rounds the highest total w
 # Keys
   ←→          move the cursor in the focused area (hand, row or table)
   ↑↓ Tab      switch area: table ↔ discard row ↔ your hand
-  Space Enter select the card under the cursor / mark your match for a swap
+  Space       select the card under the cursor / mark your match for a swap
+  Enter       the same; in the discard row: take the card under the cursor
   A–Z         (Shift+letter) select a hand card by its letter
-  1–9         row card by number (two digits quickly for 10+) — in a perfect bonus: name
-              the player with that number
+  1–9         aim at a row card by its number (type two digits quickly for 10+); \
+in a perfect bonus: name the player with that number
   d           draw from the pile (also: the strong bonus draw)
   t           take the row card under the cursor and every card after it
   l           lay the two selected halves (late lays too)
@@ -52,7 +56,9 @@ total = Perfect + Strong + Weak − Negative, after 3 rounds the highest total w
   w  s  e     swap (weak bonus), skip a bonus, end late lays
   c           chat: type, Enter sends, Esc cancels
   r           results of the last round (every pad, hands left, shuffle verdict)
-  Esc         clear selection and message          ? help         q quit
+  PgUp PgDn   scroll the log
+  Esc         clear the selection and the message
+  ?  q        this help; quit (twice during a game)
 Mouse: click a card to select it (a row card: once to aim, again to take), a match half to \
 aim at it, a player's number to name them, the pile count to draw, a key below to press it.
 
@@ -68,18 +74,19 @@ def help_lines(width: int, pad: Pad) -> list[Line]:
     lines: list[Line] = []
     for raw in HELP.splitlines():
         if raw.startswith("# "):
-            lines.append([])
             lines.append([("class:help.head", f" {raw[2:]} ")])
             continue
         indent = len(raw) - len(raw.lstrip(" "))
-        if indent:
-            cont = " " * (indent + 12)  # under the text of a "  term   text" line
+        term = re.match(r"^( +\S.*?\s{2,})\S", raw)
+        if term:
+            cont = len(term.group(1))  # under the text of a "  term      text" line
         elif raw[:1].isdigit():
-            cont = "   "  # under the text of a numbered step
+            cont = 3  # under the text of a numbered step
         else:
-            cont = ""
-        for i, t in enumerate(wrap(raw.strip(" "), max(10, width - len(cont) - 2))):
-            lead = " " * indent if i == 0 else cont
+            cont = 0
+        body = raw.strip(" ")
+        for i, t in enumerate(wrap(body, width - 3 - indent, width - 3 - cont)):
+            lead = " " * (indent if i == 0 else cont)
             lines.append(words(" " + lead + t))
     lines.append([])
     lines.append([("class:help.head", " The score pad of this game (R7.4) ")])

@@ -18,7 +18,7 @@ TABLE_KEYS = "dtluxsewcr?q"
 NAMED = {
     "left": "left", "right": "right", "up": "up", "down": "down", "tab": "tab",
     "s-tab": "s-tab", "home": "home", "end": "end", "space": "space", "enter": "enter",
-    "escape": "escape",
+    "escape": "escape", "pageup": "pageup", "pagedown": "pagedown",
 }
 
 
@@ -67,6 +67,14 @@ def build_key_bindings(t: TuiApp) -> KeyBindings:
             t.quit()
         else:
             t.close_overlay()
+
+    @kb.add("left", filter=overlay)
+    def _earlier(event: KeyPressEvent) -> None:
+        t.other_round(-1)
+
+    @kb.add("right", filter=overlay)
+    def _later(event: KeyPressEvent) -> None:
+        t.other_round(1)
 
     @kb.add("r", filter=overlay)
     def _r(event: KeyPressEvent) -> None:

@@ -119,6 +119,7 @@ class TableModel:
         self.note: Note | None = None
         self.overlay: Literal["help", "summary"] | None = None
         self.scroll = 0
+        self.log_back = 0  # how many of the newest log entries are scrolled out of view
         self.summaries: list[RoundSummary] = []
         self.summary_index = -1
         self.confirm_quit = False
@@ -466,10 +467,10 @@ class TableModel:
             s = int(m.group(1))
             if not 0 <= s < n:
                 return m.group(0)
-            follows_noun = bool(m.group(2))
+            space = m.group(2) or ""
             if s == self.seat:
-                return ("your" if follows_noun else "yours") + m.group(2)
-            return f"{self.players[s]}'s{m.group(2)}"
+                return ("your" if space else "yours") + space
+            return f"{self.players[s]}'s{space}"
 
         text = re.sub(r"seat (\d+)'s(\s+(?=\w))?", whose, text)
         text = re.sub(r"seat (\d+)\b",
@@ -533,7 +534,9 @@ class TableModel:
         if self.my_turn():
             phase = view.phase
             if phase == "draw":
-                hints += [("d", "draw"), ("t", "take"), ("1-9", "row card")]
+                hints.append(("d", "draw"))
+                if legal.takeable:
+                    hints += [("t", "take"), ("1-9", "row card")]
             elif phase in ("play", "must_play"):
                 hints += [("l", "lay"), ("u", "upgrade")]
                 if phase == "play":
@@ -551,6 +554,5 @@ class TableModel:
                 hints += [("l", "lay"), ("e", "end")]
         if view.phase == "game_over" or self.session.finished:
             hints.append(("r", "results"))
-        hints += [("←→↑↓", "move"), ("Space", "select"), ("A-Z", "card"), ("?", "help"),
-                  ("q", "quit")]
+        hints += [("←→↑↓", "move"), ("Space", "select"), ("?", "help"), ("q", "quit")]
         return hints

@@ -131,23 +131,24 @@ def words(text: str, style: str = "") -> Line:
     return out
 
 
-def wrap(text: str, width: int) -> list[str]:
-    """Greedy word wrap to ``width`` cells (long words are cut)."""
-    if width <= 1:
-        return [text[:1]]
+def wrap(text: str, width: int, rest: int | None = None) -> list[str]:
+    """Greedy word wrap: the first line to ``width`` cells, later ones to ``rest``
+    (default ``width``); words longer than a line are cut."""
     out: list[str] = []
     for para in text.split("\n"):
         line = ""
         for word in para.split(" "):
+            w = max(1, width if not out else rest or width)
             cand = word if not line else line + " " + word
-            if get_cwidth(cand) <= width:
+            if get_cwidth(cand) <= w:
                 line = cand
                 continue
             if line:
                 out.append(line)
-            while get_cwidth(word) > width:
-                out.append(word[:width])
-                word = word[width:]
+                w = max(1, rest or width)
+            while get_cwidth(word) > w:
+                out.append(word[:w])
+                word = word[w:]
             line = word
         out.append(line)
     return out
@@ -180,7 +181,7 @@ def pad_boxes(pad: Pad, row: str, done: int, now: int, cells: int) -> Line:
     marked = done + now
     first_open = min(marked, n - 1)
 
-    def box(i: int) -> tuple[str, str]:
+    def box(i: int) -> tuple[str, str] | tuple[str, str, Callable[[MouseEvent], object]]:
         if i == first_open:
             return ("class:pad.open", "□")
         if i < done:
@@ -193,37 +194,38 @@ def pad_boxes(pad: Pad, row: str, done: int, now: int, cells: int) -> Line:
         return []
     if n <= cells:
         return [box(i) for i in range(n)]
-    start = 0
-    if first_open > cells - 3:
-        start = min(first_open - (cells - 4), n - (cells - 1))
-    out: Line = []
-    room = cells
-    if start > 0:
-        out.append(("class:pad.more", "‹"))
-        room -= 1
-    end = min(n, start + room)
-    if end < n:
-        end -= 1
-    out += [box(i) for i in range(start, end)]
-    if end < n:
-        out.append(("class:pad.more", "›"))
-    return out
+    # A window: the first open box with up to two open boxes after it (when there is
+    # room), marked boxes before it, ‹ › where boxes are left out.
+    if cells < 3:
+        return [box(first_open)][:cells]
+    more_l: tuple[str, str] = ("class:pad.more", "‹")
+    more_r: tuple[str, str] = ("class:pad.more", "›")
+    last = min(n - 1, first_open + (2 if cells >= 10 else 0))
+    if last <= cells - 2:
+        return [*(box(i) for i in range(cells - 1)), more_r]
+    if last >= n - 2:
+        return [more_l, *(box(i) for i in range(n - (cells - 1), n))]
+    start = last + 1 - (cells - 2)
+    return [more_l, *(box(i) for i in range(start, last + 1)), more_r]
 
 
 def mini_pad(pad: Pad, marks: dict[str, tuple[int, int]], width: int) -> list[Line]:
     """Four pad rows in ``width`` cells: label, boxes, value of the first open box."""
     names = MID_ROW if width >= 22 else SHORT_ROW
     lw = max(len(x) for x in names.values()) + 1
-    vw = 4
+    texts = {}
+    for r in ROWS:
+        value = pad.value(r, sum(marks[r]))
+        texts[r] = ("−" if r == "negative" and value else "") + str(value)
+    vw = max(4, 1 + max(len(t) for t in texts.values()))
+    cells = min(width - lw - vw, max(len(pad.row(r)) for r in ROWS))
     lines = []
     for r in ROWS:
         done, now = marks[r]
-        value = pad.value(r, done + now)
-        sign = "−" if r == "negative" and value else ""
         label: Line = [(f"class:pad.label.{r}", names[r].ljust(lw))]
-        boxes = pad_boxes(pad, r, done, now, width - lw - vw)
-        val = f"{sign}{value}".rjust(vw)
-        lines.append([*fit(label + boxes, width - vw), (f"class:pad.value.{r}", val)])
+        boxes = pad_boxes(pad, r, done, now, cells)
+        lines.append([*fit(label + boxes, lw + cells),
+                      (f"class:pad.value.{r}", texts[r].rjust(vw))])
     return lines
 
 
@@ -259,6 +261,8 @@ class Painter:
         self.m = model
         self.ui = ui
         self.title = title
+        #: lines the seats region may use at most, worked out by the layout (None: any)
+        self.seat_room: int | None = None
 
     # -- title bar ---------------------------------------------------------
     def title_bar(self, width: int, height: int | None) -> list[Line]:
@@ -280,7 +284,8 @@ class Painter:
         view = self.m.view
         n = view.n
         w = max(8, (width - (n - 1)) // n)
-        body = None if height is None else max(0, height - 6)
+        room = height if height is not None else self.seat_room
+        body = None if room is None else max(0, room - 6)
         cols = [self.seat_column(s, w, body) for s in range(n)]
         rows = max(len(c) for c in cols)
         lines: list[Line] = []
@@ -316,24 +321,39 @@ class Painter:
                            [("class:seat.total", f"= {total} ".replace("-", "−"))], w))
         lines += [[("", " "), *ln] for ln in mini_pad(view.settings.pad, marks, w - 2)]
         own = [mt for mt in m.table_order() if mt.owner == s]
-        mlines = [self.match_line(mt, w) for mt in own]
+        cur = m.table_cursor
+        at = next((i for i, mt in enumerate(own) if cur and mt.id == cur[0]), 0)
+        if body is not None and len(own) > body and w >= 19:
+            # Short of lines: two matches a line, in the compact form.
+            per = (w + 1) // 10
+            mlines = []
+            for i in range(0, len(own), per):
+                line: Line = []
+                for j, mt in enumerate(own[i:i + per]):
+                    line += ([("", " ")] if j else []) + self.match_frags(mt, "compact")
+                mlines.append(line)
+            at //= per
+        else:
+            form = "wide" if w >= 16 else "narrow"
+            mlines = [self.match_frags(mt, form) for mt in own]
         if body is not None and len(mlines) > body:
-            mlines = self._window(mlines, own, body)
+            mlines = self._window(mlines, at, body)
         return lines + mlines
 
-    def _window(self, mlines: list[Line], own: list[Match], body: int) -> list[Line]:
+    def _window(self, mlines: list[Line], at: int, body: int) -> list[Line]:
+        """``body`` lines of ``mlines`` keeping line ``at`` (the table cursor) in view."""
         if body <= 0:
             return []
-        cur = self.m.table_cursor
-        idx = next((i for i, mt in enumerate(own) if cur and mt.id == cur[0]), 0)
-        start = max(0, min(idx - body + 2, len(mlines) - body + 1))
+        start = max(0, min(at - body + 2, len(mlines) - body + 1))
         shown = mlines[start:start + body - 1]
         rest = len(mlines) - start - len(shown)
         more = f" +{rest} more" if rest else ""
         before = f" {start} above" if start else ""
         return [*shown, [("class:dim", " " + ((before + more).strip() or "…"))]]
 
-    def match_line(self, mt: Match, w: int) -> Line:
+    def match_frags(self, mt: Match, form: str) -> Line:
+        """A match: id, type letter, the two visible halves. ``wide`` ``#3 S  9♦  [9♥]``,
+        ``narrow`` ``3 S 9♦ 9♥``, ``compact`` `` 3S 9♦ 9♥`` (9 cells)."""
         m, view = self.m, self.m.view
         legal = m.legal()
         covers = legal.covers(m.focus_slot()) if view.actor == m.seat else frozenset()
@@ -343,27 +363,33 @@ class Painter:
             id_style = "class:match.marked"
         elif mt.id in swap_ids:
             id_style = "class:match.swappable"
-        wide = w >= 16
-        line: Line = [(id_style, f" #{mt.id}" if wide else f"{mt.id}",
-                       on_click(lambda: self.ui.click_half(mt.id, 0))),
-                      (f"class:kind.{mt.kind}", f" {KIND_LETTER[mt.kind]}")]
+        first = on_click(partial(self.ui.click_half, mt.id, 0))
+        letter = KIND_LETTER[mt.kind]
+        kind_style = f"class:kind.{mt.kind}"
+        line: Line
+        if form == "wide":
+            line = [(id_style, f" #{mt.id}", first), (kind_style, f" {letter}", first)]
+        elif form == "narrow":
+            line = [(id_style, f"{mt.id}", first), (kind_style, f" {letter} ", first)]
+        else:
+            pad = " " * max(0, 2 - len(str(mt.id)))
+            line = [("", pad), (id_style, f"{mt.id}", first), (kind_style, letter, first)]
         for h in (0, 1):
             slot = mt.top[h]
-            cur = m.table_cursor == (mt.id, h)
-            focus = cur and m.area == "table"
-            target = (mt.id, h) in covers
-            extra = "class:target" if target else ""
-            if focus:
-                extra += " class:cursor"
+            focus = m.table_cursor == (mt.id, h) and m.area == "table"
+            extra = "class:target" if (mt.id, h) in covers else ""
             click = on_click(partial(self.ui.click_half, mt.id, h))
-            if wide:
-                line += card_cell(view.faces[slot], extra, focus, "class:cursor", click)
-            else:
+            if form == "wide":
                 if focus:
-                    extra += " reverse"
-                line += [(f[0], f[1], click) for f in card_frags(view.faces[slot], extra)]
+                    extra += " class:cursor"
+                line += card_cell(view.faces[slot], extra, focus, "class:cursor", click)
+                continue
+            if focus:
+                extra += " reverse"
+            line += [(f[0], f[1], click) for f in card_frags(view.faces[slot], extra)]
+            if form == "narrow":
                 line.append(("", " ", click))
-        if mt.under and w >= 20:
+        if mt.under and form == "wide":
             line.append(("class:dim", f" ↑{len(mt.under)}"))
         return line
 
@@ -441,7 +467,10 @@ class Painter:
 
     # -- log and chat ------------------------------------------------------
     def log_header(self, width: int, height: int | None) -> list[Line]:
+        back = self.m.log_back
         head: Line = [("class:header", " Log")]
+        if back:
+            head.append(("class:header.key", f"  ↑ {back} newer hidden — PgDn"))
         tail: Line = [("class:header", " say › "),
                       ("class:header.key", "c", on_click(lambda: self.ui.press("c"))),
                       ("class:header", " to chat · "),
@@ -453,7 +482,9 @@ class Painter:
         """The newest lines of ``session.log`` that fit, oldest at the top."""
         room = 4 if height is None else height
         out: list[Line] = []
-        for text in reversed(self.m.session.log):
+        log = self.m.session.log
+        self.m.log_back = max(0, min(self.m.log_back, len(log) - 1))
+        for text in reversed(log[:len(log) - self.m.log_back]):
             if len(out) >= room:
                 break
             style = "class:log.you" if text.startswith(("You ", "You:")) else (

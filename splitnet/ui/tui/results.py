@@ -37,7 +37,8 @@ def summary_lines(s: RoundSummary, width: int) -> list[Line]:
     order = sorted(range(len(s.players)),
                    key=lambda p: (-s.totals[p], s.marks_before[p]["negative"]
                                   + s.round_marks[p].get("negative", 0), p))
-    stand = "  ".join(f"{i + 1}. {name(p)} {s.totals[p]}" for i, p in enumerate(order))
+    stand = "  ".join(f"{i + 1}. {name(p)} {s.totals[p]}".replace("-", "−")
+                      for i, p in enumerate(order))
     for i, t in enumerate(wrap(f"Standings: {stand}", width - 2)):
         lines.append([("class:results.stand", (" " if i == 0 else "   ") + t)])
     for p in order:
@@ -47,7 +48,8 @@ def summary_lines(s: RoundSummary, width: int) -> list[Line]:
         this = {r: s.round_marks[p].get(r, 0) for r in ROWS}
         got = ", ".join(f"+{this[r]} {r}" for r in ROWS if this[r])
         got = f": {got}" if got else ""
-        title = f" {name(p)} — total {s.totals[p]} ({gain:+d} this round{got}) "
+        title = f" {name(p)} — total {s.totals[p]} ({gain:+d} this round{got}) ".replace(
+            "-", "−")
         style = "class:results.you" if p == s.you else "class:results.player"
         lines.append([(style, title)])
         lines += [[("", " "), *ln] for ln in paper_pad(s.pad, s.marks_before[p], this,
@@ -64,12 +66,13 @@ def summary_lines(s: RoundSummary, width: int) -> list[Line]:
             left.append(("class:dim", f" {hidden} hidden card{'s' if hidden != 1 else ''}"))
         lines.append(left)
     lines.append([])
+    rounds = " · ←→ other rounds" if s.round_no > 1 else ""
     if s.game_over:
-        lines.append(words(" q quits · ↑↓ PgUp PgDn scroll · Esc back to the table",
+        lines.append(words(f" q quits · ↑↓ PgUp PgDn scroll{rounds} · Esc back to the table",
                            "class:dim"))
     else:
         lines.append(words(" Enter/Esc back to the table (the next round is under way) · "
-                           "↑↓ scroll", "class:dim"))
+                           f"↑↓ scroll{rounds}", "class:dim"))
     return lines
 
 
