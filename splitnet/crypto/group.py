@@ -63,6 +63,10 @@ def decode_point(b: object, what: str = "point", *, allow_identity: bool = False
     """
     if not isinstance(b, bytes) or len(b) != POINT_BYTES:
         raise GroupError(f"{what}: expected {POINT_BYTES} bytes")
+    if b[31] & 0x80:
+        # libsodium ignores bit 255 when decoding, so every point would have a second
+        # spelling (and bytes(31) + b"\x80" would be the identity in disguise).
+        raise GroupError(f"{what}: not a canonical ristretto255 encoding (bit 255 set)")
     if b == IDENTITY:
         if allow_identity:
             return b

@@ -205,21 +205,10 @@ class GameCore:
             raise IllegalMove("R3.4", "it is not your turn to move")
         if action.seat != self.seat:
             raise IllegalMove("R3.4", "a move must be for your own seat")
-        self._trial(action)
+        self.engine.check(action)
         hidden = sorted(s for s in played_slots(action) if s not in r.public)
         reveal = r.deck.shares_message(hidden, "reveal") if hidden else None
         return {"round": r.number, "move": action_to_dict(action), "reveal": reveal}
-
-    def _trial(self, action: Action) -> None:
-        """Check a move on our own engine without changing it (faces are ours already)."""
-        import copy
-
-        probe = copy.copy(self.engine)
-        for attr in ("hands", "row", "faces", "turns_started", "late_queue", "events",
-                     "round_marks", "marks", "ends"):
-            setattr(probe, attr, copy.deepcopy(getattr(self.engine, attr)))
-        probe.matches = copy.deepcopy(self.engine.matches)
-        probe.apply(action)
 
     # ------------------------------------------------------------------ consuming
     def apply(self, author: int, kind: str, body: dict[str, Any]) -> None:

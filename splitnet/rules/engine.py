@@ -150,6 +150,32 @@ class Game:
         self.events = []
         self.phase = "draw"
 
+    def clone(self) -> Game:
+        """An independent copy (cheaper than deepcopy): for trying a move."""
+        import copy
+
+        g = copy.copy(self)
+        g.faces = list(self.faces)
+        g.hands = [list(h) for h in self.hands]
+        g.row = list(self.row)
+        g.matches = [Match(m.id, m.owner, list(m.top), list(m.under), m.kind)
+                     for m in self.matches]
+        g.turns_started = list(self.turns_started)
+        g.round_marks = [dict(m) for m in self.round_marks]
+        g.marks = [dict(m) for m in self.marks]
+        g.late_queue = list(self.late_queue)
+        g.events = list(self.events)
+        g.ends = list(self.ends)
+        if self.last_end is not None:
+            e = self.last_end
+            g.last_end = RoundEnd(e.reason, e.seat, list(e.late_lays), list(e.marks),
+                                  list(e.hands_left))
+        return g
+
+    def check(self, action: Action) -> None:
+        """Raise IllegalMove if ``action`` is refused now; never changes this game."""
+        self.clone().apply(action)
+
     def reveal(self, slot: int, face: int) -> None:
         """Record that slot holds card ``face`` (a public reveal or a private draw)."""
         if not 0 <= slot < N_SLOTS or not 0 <= face < N_SLOTS:
