@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -294,7 +295,9 @@ class TuiApp:
         elif key in ("left", "right"):
             m.move(-1 if key == "left" else 1)
         elif key in ("up", "down"):
-            m.switch_area(-1 if key == "up" else 1, wrap=False)
+            step = -1 if key == "up" else 1
+            if m.area != "table" or not m.table_vertical(step):
+                m.switch_area(step, wrap=False)
         elif key in ("tab", "s-tab"):
             m.switch_area(-1 if key == "tab" else 1, wrap=True)
         elif key in ("pageup", "pagedown"):
@@ -327,7 +330,7 @@ class TuiApp:
                 self.quit()
             else:
                 m.confirm_quit = True
-        elif key in ("1-9", "1-6"):
+        elif re.fullmatch(r"\d(-\d)?", key):
             m.note = Note("type the number shown (a row card's, or a player's for the "
                           "perfect bonus)")
         elif key == "←→↑↓":

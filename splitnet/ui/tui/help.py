@@ -42,7 +42,9 @@ total = Perfect + Strong + Weak − Negative, after 3 rounds the highest total w
 
 # Keys
   ←→          move the cursor in the focused area (hand, row or table)
-  ↑↓ Tab      switch area: table ↔ discard row ↔ your hand
+  ↑↓          switch area: table ↔ discard row ↔ your hand; on the table: the \
+previous/next match of the same player
+  Tab         next area (Shift+Tab: previous)
   Space       select the card under the cursor / mark your match for a swap
   Enter       the same; in the discard row: take the card under the cursor
   A–Z         (Shift+letter) select a hand card by its letter

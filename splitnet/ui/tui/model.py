@@ -260,6 +260,22 @@ class TableModel:
                 i = halves.index(self.table_cursor) if self.table_cursor in halves else -dx
                 self.table_cursor = halves[(i + dx) % len(halves)]
 
+    def table_vertical(self, step: int) -> bool:
+        """↑/↓ on the table: the previous/next match in the same player's column.
+        Returns False at the column's end (the caller then leaves the table)."""
+        cur = self.table_cursor
+        if cur is None:
+            return False
+        m = self.view.match_by_id(cur[0])
+        if m is None:
+            return False
+        column = [x.id for x in self.table_order() if x.owner == m.owner]
+        i = column.index(m.id) + step
+        if not 0 <= i < len(column):
+            return False
+        self.table_cursor = (column[i], cur[1])
+        return True
+
     def home_end(self, end: bool) -> None:
         if self.area == "hand":
             self.hand_cursor = len(self.view.hands[self.seat]) - 1 if end else 0
@@ -502,8 +518,8 @@ class TableModel:
         phase = view.phase
         if phase == "draw":
             if legal.takeable:
-                return "Your turn: d draws from the pile, t takes the ✚ row card at [ ] and " \
-                       "all after it."
+                return "Your turn: d draws from the pile; t takes the ✚ row card at [ ] (+ all " \
+                       "after it)."
             return "Your turn: d draws from the pile (no row card can be played this turn)."
         if phase == "must_play":
             picked = view.picked
@@ -543,7 +559,8 @@ class TableModel:
                     hints.append(("x", "discard"))
             elif phase == "bonus":
                 if legal.marks:
-                    hints.append(("1-6", "name player"))
+                    lo, hi = min(legal.marks) + 1, max(legal.marks) + 1
+                    hints.append((f"{lo}-{hi}" if hi > lo else f"{lo}", "name player"))
                 if legal.bonus_draw:
                     hints.append(("d", "draw"))
                 if view.pending_bonus == "weak":

@@ -368,7 +368,7 @@ class Painter:
         kind_style = f"class:kind.{mt.kind}"
         line: Line
         if form == "wide":
-            line = [(id_style, f" #{mt.id}", first), (kind_style, f" {letter}", first)]
+            line = [(id_style, f"#{mt.id}".rjust(3), first), (kind_style, f" {letter}", first)]
         elif form == "narrow":
             line = [(id_style, f"{mt.id}", first), (kind_style, f" {letter} ", first)]
         else:
@@ -391,6 +391,8 @@ class Painter:
                 line.append(("", " ", click))
         if mt.under and form == "wide":
             line.append(("class:dim", f" ↑{len(mt.under)}"))
+        if mt.id == m.marked_match and form != "compact":
+            line.append(("class:match.marked", "⇄"))
         return line
 
     # -- discard row -------------------------------------------------------
