@@ -16,7 +16,9 @@ splitnet — the card game Split, peer to peer, with a deck nobody can stack.
   splitnet play                 you against 3 bots, full screen (--plain: line-based)
   splitnet selfplay -n 4 -s 7   bots play a whole game; prints the summary
   splitnet verify FILE          audit a finished game's transcript
-  splitnet bench engine|deck    measure speed
+  splitnet host                 open a game on the LAN (prints the address to join)
+  splitnet join ADDR[:PORT]     join a LAN game          splitnet bot ADDR   add a bot
+  splitnet bench engine|deck|net  measure speed
 """
 
 
@@ -53,18 +55,26 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
 def cmd_play(args: argparse.Namespace) -> int:
     names = _bots_arg(args.bot, args.bots)
     settings = _settings(args.settings)
+    from splitnet.selfplay import human_session
+
     if args.plain:
-        from splitnet.selfplay import human_session
         from splitnet.ui.plain import run_plain
 
         async def main() -> int:
-            session = human_session(args.name, names, args.seed, settings)
+            session = human_session(args.name, names, args.seed, settings,
+                                    shuffle_proofs=not args.no_proofs)
             return await run_plain(session)
 
         return asyncio.run(main())
-    from splitnet.ui.tui import play_tui
+    from splitnet.ui.tui import run_tui
 
-    return play_tui(n_bots=args.bots, bot=names[0], seed=args.seed, name=args.name)
+    async def tui() -> int:
+        session = human_session(args.name, names, args.seed, settings, bot_delay=args.pace,
+                                shuffle_proofs=not args.no_proofs)
+        await run_tui(session, title="splitnet")
+        return 0
+
+    return asyncio.run(tui())
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
@@ -75,6 +85,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
         print(bench.bench_engine(args.games))
     elif args.what == "deck":
         print(bench.bench_deck(players))
+    elif args.what == "net":
+        from splitnet.net.bench import bench_net
+
+        print(bench_net(players, proofs=not args.no_proofs))
     else:
         raise SystemExit(f"splitnet: unknown benchmark {args.what!r}")
     return 0
@@ -116,6 +130,10 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--name", default="You", help="your name at the table")
     pl.add_argument("--seed", type=int, default=None, help="fix the bots and deal (testing)")
     pl.add_argument("--settings", metavar="FILE", help="settings JSON (protocol/SETTINGS.md)")
+    pl.add_argument("--pace", type=float, default=0.4, metavar="SECONDS",
+                    help="pause before each bot move so you can follow it (default 0.4)")
+    pl.add_argument("--no-proofs", action="store_true",
+                    help="skip the shuffle proofs (hops are still checked at each audit)")
     pl.set_defaults(func=cmd_play)
 
     vf = sub.add_parser("verify", help="audit a game transcript; exit 0 if all is fair")
@@ -123,11 +141,17 @@ def build_parser() -> argparse.ArgumentParser:
     vf.add_argument("--json", action="store_true", help="print the verified game record")
     vf.set_defaults(func=cmd_verify)
 
-    bn = sub.add_parser("bench", help="benchmarks: engine, deck")
-    bn.add_argument("what", choices=["engine", "deck"])
-    bn.add_argument("--players", default="2,4,6", help="player counts (deck)")
+    bn = sub.add_parser("bench", help="benchmarks: engine, deck, net")
+    bn.add_argument("what", choices=["engine", "deck", "net"])
+    bn.add_argument("--players", default="2,4,6", help="player counts (deck, net)")
+    bn.add_argument("--no-proofs", action="store_true",
+                    help="net: games without shuffle proofs")
     bn.add_argument("--games", type=int, default=200, help="games per bot kind (engine)")
     bn.set_defaults(func=cmd_bench)
+
+    from splitnet.net.run import add_parsers
+
+    add_parsers(sub)
     return p
 
 

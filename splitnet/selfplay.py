@@ -16,6 +16,8 @@ from splitnet.game.local import FairSession
 from splitnet.localplay import LocalTable, SeededShuffle
 from splitnet.rules import Settings
 
+BOT_NAMES = ("Ana", "Bo", "Cy", "Dee", "Eli")
+
 
 def summary(record: dict[str, Any]) -> str:
     """Round-by-round summary and final totals, in words."""
@@ -89,7 +91,7 @@ def human_session(name: str, bot_names: Sequence[str], seed: int | None,
 
     rng = random.Random(seed if seed is not None else secrets.randbits(64))
     bots = [make_bot(b, rng.randrange(2**31)) for b in bot_names]
-    names = [name] + [f"{b.name.title()}{i + 1}" for i, b in enumerate(bots)]
+    names = [name] + [n if n != name else f"{n}2" for n in BOT_NAMES[:len(bots)]]
     source = SelfplaySecrets(seed) if seed is not None else RandomSecrets()
     game = LocalGame(names, settings, source, shuffle_proofs=shuffle_proofs)
     return FairSession(game, 0, [None, *bots], HumanAgent(), bot_delay=bot_delay)
