@@ -518,8 +518,8 @@ class TableModel:
         phase = view.phase
         if phase == "draw":
             if legal.takeable:
-                return "Your turn: d draws from the pile; t takes the ✚ row card at [ ] (+ all " \
-                       "after it)."
+                return "Your turn: d draws from the pile; t takes row card ✚ at [ ] and all " \
+                       "after it."
             return "Your turn: d draws from the pile (no row card can be played this turn)."
         if phase == "must_play":
             picked = view.picked
