@@ -345,3 +345,73 @@ async def test_lobby_leave() -> None:
         await asyncio.sleep(0.05)
         inp.send_text("q")
         assert await asyncio.wait_for(task, 5) is False
+
+
+# ---------------------------------------------------------------------- late lays (R6.2)
+class RiggedDeck:
+    """A fixed deck: ``first`` faces on the first slots, the rest in order."""
+
+    def __init__(self, first: list[str]) -> None:
+        from splitnet.cards import card_id
+
+        top = [card_id(c, i % 2) for i, c in enumerate(first)]
+        self.faces = top + [f for f in range(104) if f not in top]
+
+    def begin_round(self, *args: Any) -> None:
+        pass
+
+    def private(self, seat: int, slot: int) -> int:
+        return self.faces[slot]
+
+    def public(self, slot: int) -> int:
+        return self.faces[slot]
+
+    def end_round(self) -> list[int]:
+        return list(self.faces)
+
+
+class ScriptBot:
+    """Goes out on its first turn: draw, lay the pair, skip the bonus, discard."""
+
+    name = "script"
+
+    def choose(self, game: Game, seat: int) -> Action:
+        from splitnet.rules import Discard, DrawPile, SkipBonus
+
+        moves = game.legal_moves(seat)
+        for kind in (Lay, SkipBonus, DrawPile, Discard):
+            for mv in moves:
+                if isinstance(mv, kind):
+                    return mv
+        raise AssertionError(moves)
+
+
+async def test_late_lays_after_a_first_turn_go_out() -> None:
+    from splitnet.frontend import HumanAgent
+    from splitnet.localplay import LocalTable
+    from splitnet.rules import Settings
+
+    # slot 0, 2 → Ana (she plays first), slot 1, 3 → you, slot 4 the first discard,
+    # slot 5 Ana's draw.
+    deck = RiggedDeck(["7H", "9C", "7D", "9S", "2C", "KC"])
+    table = LocalTable(["You", "Ana"], [None, ScriptBot()], deck,
+                       Settings(rounds=1, hand_size=2))
+    session = LocalSession(table, 0, HumanAgent())
+    async with running_tui(session) as (tui, inp):
+        m = tui.model
+        assert await wait_for(lambda: session.view.phase == "late_lays"
+                              and session.view.actor == 0 and not m.busy)
+        assert "went out at once" in m.instruction() and "(R6.2)" in m.instruction()
+        assert m.legal().end_late and m.legal().lays
+        text = "\n".join(screen_text(tui.app, 80, 24))
+        assert "l lay" in text and "e end" in text
+        await send(tui, inp, "ABl")
+        assert m.note is None, m.note
+        assert session.view.matches[-1].owner == 0
+        await send(tui, inp, "e")
+        assert await wait_for(lambda: session.finished and m.overlay == "summary")
+        text = "\n".join(screen_text(tui.app, 80, 24))
+        assert "You laid a late strong match: 9♣ 9♠" in text
+        assert "GAME OVER" in text
+        await send(tui, inp, "q")
+        assert await wait_for(lambda: not tui.app.is_running)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 from splitnet.ui.tui import make_local_session
+from splitnet.ui.tui.snapshot import screen_text
 from tests.test_tui_support import player_keys, running_tui, send, wait_for
 
 
@@ -19,6 +20,13 @@ async def test_whole_game_by_keys() -> None:
             await wait_for(lambda: session.finished or m.overlay is not None or (
                 session.view.actor == session.seat and not m.busy), timeout=5)
             if m.overlay == "summary" and session.finished:
+                text = "\n".join(screen_text(tui.app, 80, 24))
+                assert "GAME OVER" in text and "Shuffle: " in text
+                assert (session.verdict or "")[:40] in text.replace("\n│   ", " ")
+                assert "Standings: 1." in text
+                for name in session.players:
+                    assert name in text
+                assert "Perfect" in text and "Negative" in text  # the paper pads
                 inp.send_text("q")
                 break
             if m.overlay is not None:
@@ -37,5 +45,8 @@ async def test_whole_game_by_keys() -> None:
     view = session.view
     assert session.finished and view.phase == "game_over"
     assert len(tui.model.summaries) == 3
-    assert tui.model.summaries[-1].game_over and tui.model.summaries[-1].winners
+    last = tui.model.summaries[-1]
+    assert last.game_over and last.winners == view.winners()
+    assert last.totals == [view.score(s) for s in range(view.n)]
+    assert all(s.verdict for s in tui.model.summaries)
     assert moves > 20

@@ -271,6 +271,8 @@ class TuiApp:
             await self.session.submit(action)
         except IllegalMove as e:
             m.note = m.explain(e)
+        except Exception as e:  # the session could not take the move (e.g. network)
+            m.note = Note(f"✗ the move was not sent: {e}", "error")
         else:
             m.after_move(action)
         finally:
@@ -390,9 +392,16 @@ class TuiApp:
     def _send_chat(self, buf: Buffer) -> bool:
         text = buf.text.strip()
         if text:
-            self.app.create_background_task(self.session.chat(text))
+            self.app.create_background_task(self._chat(text))
         self.app.layout.focus(self._main)
         return False  # clears the buffer
+
+    async def _chat(self, text: str) -> None:
+        try:
+            await self.session.chat(text)
+        except Exception as e:  # shown, never raised into the event loop
+            self.model.note = Note(f"✗ chat not sent: {e}", "error")
+            self.app.invalidate()
 
     def cancel_chat(self) -> None:
         self.chat_buffer.reset()

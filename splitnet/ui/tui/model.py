@@ -507,7 +507,10 @@ class TableModel:
         if view.phase == "game_over" or self.session.finished:
             return "Game over — r shows the results and every pad, q quits."
         if view.phase == "round_over":
-            return "Round over — the next round is being dealt."
+            status = f" ({self.session.status})" if self.session.status else ""
+            if view.round_no == 0:
+                return f"Waiting for the first deal{status}."
+            return f"Round over — the next round is being dealt{status}."
         actor = view.actor
         if actor is None:
             return self.session.status
