@@ -28,8 +28,8 @@ def state(core: GameCore) -> Any:
     deck = r.deck if r else None
     return copy.deepcopy((
         core.engine.__dict__, core.finished, len(core.rounds),
-        None if r is None else (r.stage, r.committed, r.dealt_by, r.draw, r.opened,
-                                r.actions, r.public),
+        None if r is None else (r.stage, r.committed, r.dealt_by, r.deal_buffer, r.draw,
+                                r.opened, r.actions, r.public),
         None if deck is None else (deck._shares, deck._cards, deck._opened, len(deck._decks),
                                    deck._commits),
     ))
@@ -290,3 +290,24 @@ def test_a_false_alarm_names_the_seat_that_raised_it() -> None:
     with pytest.raises(GameError) as info:
         g.run_bots([make_bot("random", 0), make_bot("random", 1)])
     assert info.value.seat == 1 and "false alarm" in info.value.reason
+
+
+def test_a_wrong_deal_share_is_caught_when_the_deal_completes_naming_its_sender() -> None:
+    """The deal's proofs are checked together (one combination) when the last seat's
+    shares arrive; a bad one still names its own sender, not the last one."""
+    g = new_game(3)
+    until(g, "deal")
+    bad_seat = 1
+    core = g.cores[bad_seat]
+    body = {"round": 1, "purpose": "deal",
+            **core.round.deck.shares_message(g.cores[0].deal_slots(bad_seat), "deal")}  # type: ignore[union-attr]
+    shares = list(body["shares"])
+    shares[0], shares[1] = shares[1], shares[0]
+    body["shares"] = shares
+    g.send(bad_seat, "shares", body, host_checks=False)  # accepted for now: checked at the end
+    g.send(0, "shares", {"round": 1, "purpose": "deal", **g.cores[0].round.deck.shares_message(  # type: ignore[union-attr]
+        g.cores[0].deal_slots(0), "deal")})
+    last = {"round": 1, "purpose": "deal", **g.cores[2].round.deck.shares_message(  # type: ignore[union-attr]
+        g.cores[0].deal_slots(2), "deal")}
+    e = expect_refused(g, 2, "shares", last, "shares", bad_seat)
+    assert "proof" in e.reason

@@ -60,6 +60,7 @@ class RoundState:
     stage: str = "commit"  # commit | shuffle | deal | play | open | done
     committed: set[int] = field(default_factory=set)
     dealt_by: set[int] = field(default_factory=set)
+    deal_buffer: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     #: (drawer, slot, seats whose draw share is still due)
     draw: tuple[int, int, set[int]] | None = None
     opened: set[int] = field(default_factory=set)
@@ -305,10 +306,19 @@ class GameCore:
             if payload.get("slots") != want:
                 raise GameError(author, "shares", "deal shares must cover exactly every dealt "
                                 "slot but the sender's own, and the first discard")
-            r.deck.on_shares(author, payload, "deal")
+            shares = payload.get("shares")
+            if not isinstance(shares, list) or len(shares) != len(want):
+                raise GameError(author, "shares", "deal shares: expected one share per slot")
+            # The deal's proofs are checked together when the last seat's shares arrive
+            # (one combined check instead of N): nobody can read a card before that anyway.
+            if len(r.dealt_by) + 1 < self.n:
+                r.deal_buffer.append((author, payload))
+                r.dealt_by.add(author)
+                return
+            r.deck.on_shares_batch([*r.deal_buffer, (author, payload)], "deal")
+            r.deal_buffer = []
             r.dealt_by.add(author)
-            if len(r.dealt_by) == self.n:
-                self._start_play(r)
+            self._start_play(r)
         elif purpose == "draw":
             d = r.draw
             if r.stage != "play" or d is None or author not in d[2]:
@@ -375,7 +385,7 @@ class GameCore:
             if not isinstance(reveal, dict) or reveal.get("slots") != hidden:
                 raise GameError(author, "move", f"the move must reveal slots {hidden} with the "
                                 "holder's shares")
-            trial = fork_deck(r.deck)
+            trial = r.deck.fork()
             trial.on_shares(author, reveal, "reveal")
             faces = {s: f for s in hidden if (f := trial.card(s)) is not None}
             if len(faces) != len(hidden):  # pragma: no cover - every other share is in
@@ -434,19 +444,6 @@ class GameCore:
     @property
     def record(self) -> dict[str, Any]:
         return self.recorder.record
-
-
-def fork_deck(deck: DeckRound) -> DeckRound:
-    """A copy of ``deck`` whose share and card state can change without touching the
-    original (the shuffled decks, which never change after the shuffle, are shared)."""
-    import copy
-
-    twin = copy.copy(deck)
-    twin._shares = {s: dict(d) for s, d in deck._shares.items()}
-    twin._cards = dict(deck._cards)
-    twin._card_slot = dict(deck._card_slot)
-    twin._own_local_slots = set(deck._own_local_slots)
-    return twin
 
 
 def _proof_functions(game_id: bytes, seed: bytes | None) -> tuple[Any, Any]:
