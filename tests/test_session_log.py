@@ -117,6 +117,28 @@ def test_order_builds_what_a_hand_made_record_would(game: Game) -> None:
     assert game.log.order(msg, sig, HOST) == raw_record(seq, prev, msg, sig)
 
 
+def test_check_order_checks_without_changing_the_log(game: Game) -> None:
+    before = game.snapshot()
+    msg, sig = game.authors[2].message("chat", {"text": "x"})
+    m = game.log.check_order(msg, sig)
+    assert (m.author, m.counter, m.kind, m.body) == (2, 1, "chat", {"text": "x"})
+    assert game.snapshot() == before
+    m.body["text"] = "mutated by the caller"
+    game.log.order(msg, sig, HOST)  # the fast path: no second signature check
+    assert game.log.entries[-1].body == {"text": "x"}
+    assert Log.from_records(game.log.records()).head() == game.log.head()
+    with pytest.raises(LogError) as ei:
+        game.log.check_order(msg, sig)
+    assert (ei.value.code, ei.value.seat) == ("replay", 2)
+    msg, _ = game.authors[2].message("chat", {})
+    forged = STRANGER.sign(msg)
+    with pytest.raises(LogError) as ei:
+        game.log.check_order(msg, forged)
+    assert (ei.value.code, ei.value.seat) == ("author-sig", 2)
+    with pytest.raises(ValueError, match="header"):
+        Log().check_order(msg, forged)
+
+
 # ------------------------------------------------------------ append_record failures
 
 

@@ -354,6 +354,8 @@ class Log:
         self._header: Header | None = None
         self._next_counter: list[int] = []
         self._accepted: set[int] = set()
+        #: (seq, msg_bytes, sig) of the last successful check_order
+        self._last_checked: tuple[int, bytes, bytes] | None = None
 
     # -- construction
 
@@ -435,6 +437,10 @@ class Log:
     def append_record(self, record: bytes) -> Entry:
         """Verify *record* completely as the next entry and append it (see module doc)."""
         entry = self._verify(record)
+        self._push(entry)
+        return entry
+
+    def _push(self, entry: Entry) -> None:
         self._entries.append(entry)
         if entry.seq == 0:
             self._header = _parse_header(entry.body)
@@ -443,7 +449,6 @@ class Log:
         self._next_counter[entry.author] += 1
         if entry.kind == "accept":
             self._accepted.add(entry.author)
-        return entry
 
     def _verify(self, record: bytes) -> Entry:
         seq = len(self._entries)
@@ -578,6 +583,39 @@ class Log:
             return record
         if self.header.key(self.header.host) != host.public_key_bytes():
             raise ValueError("only the host identity named in the header can order entries")
+        last = self._last_checked
+        if last is not None and last[0] == seq and last[1] == msg_bytes and last[2] == sig:
+            # check_order just checked these very bytes (signature included) against this
+            # log; decode again so the entry's body cannot be one the caller has mutated.
+            m = parse_message(msg_bytes)
+        else:
+            m = self.check_order(msg_bytes, sig)
+        self._last_checked = None
+        # The record is built here from checked parts and a fresh host signature, so it
+        # is appended without verifying it again (append_record would re-check both
+        # signatures: two Ed25519 verifications per message for nothing).
+        prev = self.head()
+        entry_bytes = encode([TAG_ENTRY, seq, prev, msg_bytes, sig])
+        host_sig = host.sign(entry_bytes)
+        record = encode([entry_bytes, host_sig])
+        self._push(Entry(
+            seq, prev, m.game_id, m.author, m.counter, m.kind, m.body,
+            msg_bytes, sig, host_sig, record, entry_hash(record),
+        ))
+        return record
+
+    def check_order(self, msg_bytes: bytes, sig: bytes) -> Message:
+        """Host side, check only: every check :meth:`order` makes of an author's message,
+        without changing the log; returns the decoded message.
+
+        A host validates a peer's message here, then applies it to its own game state
+        (which may refuse it too), and only then calls :meth:`order`. Raises
+        :class:`LogError` exactly as :meth:`order` would (never for the genesis entry:
+        the log must hold its header).
+        """
+        seq = len(self._entries)
+        if seq == 0:
+            raise ValueError("check_order needs a log that holds its header")
         try:
             m = parse_message(msg_bytes)
         except DecodeError as e:
@@ -590,9 +628,8 @@ class Log:
             reason, code = err
             seat = None if code in ("game-id", "unknown-author") else m.author
             raise LogError(reason, seat=seat, code=code, seq=seq)
-        record = _make_record(seq, self.head(), msg_bytes, sig, host)
-        self.append_record(record)
-        return record
+        self._last_checked = (seq, msg_bytes, sig)
+        return m
 
     # -- acknowledgements
 
