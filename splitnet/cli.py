@@ -84,7 +84,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.what == "engine":
         print(bench.bench_engine(args.games))
     elif args.what == "deck":
-        print(bench.bench_deck(players))
+        print(bench.bench_deck(players, proofs=not args.no_proofs))
     elif args.what == "net":
         from splitnet.net.bench import bench_net
 
@@ -147,6 +147,8 @@ def build_parser() -> argparse.ArgumentParser:
     bn.add_argument("--no-proofs", action="store_true",
                     help="net: games without shuffle proofs")
     bn.add_argument("--games", type=int, default=200, help="games per bot kind (engine)")
+    bn.add_argument("--no-proofs", action="store_true",
+                    help="deck: skip the section with shuffle proofs")
     bn.set_defaults(func=cmd_bench)
 
     from splitnet.net.run import add_parsers
