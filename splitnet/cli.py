@@ -16,6 +16,7 @@ splitnet — the card game Split, peer to peer, with a deck nobody can stack.
   splitnet play                 you against 3 bots, full screen (--plain: line-based)
   splitnet selfplay -n 4 -s 7   bots play a whole game; prints the summary
   splitnet verify FILE          audit a finished game's transcript
+  splitnet replay FILE          step through a finished game, every card open
   splitnet host                 open a game on the LAN (prints the address to join)
   splitnet join ADDR[:PORT]     join a LAN game          splitnet bot ADDR   add a bot
   splitnet bench engine|deck|net  measure speed
@@ -100,6 +101,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return run_verify(Path(args.file), as_json=args.json)
 
 
+def cmd_replay(args: argparse.Namespace) -> int:
+    from splitnet.replay import run_replay
+
+    return run_replay(Path(args.file), step=args.step)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="splitnet", description=DESCRIPTION,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -141,14 +148,18 @@ def build_parser() -> argparse.ArgumentParser:
     vf.add_argument("--json", action="store_true", help="print the verified game record")
     vf.set_defaults(func=cmd_verify)
 
+    rp = sub.add_parser("replay", help="step through a finished game, every card open")
+    rp.add_argument("file", help="a transcript (.splitlog, verified first) or a game record")
+    rp.add_argument("--step", action="store_true", help="wait for Enter between turns")
+    rp.set_defaults(func=cmd_replay)
+
     bn = sub.add_parser("bench", help="benchmarks: engine, deck, net")
     bn.add_argument("what", choices=["engine", "deck", "net"])
     bn.add_argument("--players", default="2,4,6", help="player counts (deck, net)")
     bn.add_argument("--no-proofs", action="store_true",
-                    help="net: games without shuffle proofs")
+                    help="net: games without shuffle proofs; deck: skip the section with "
+                         "shuffle proofs")
     bn.add_argument("--games", type=int, default=200, help="games per bot kind (engine)")
-    bn.add_argument("--no-proofs", action="store_true",
-                    help="deck: skip the section with shuffle proofs")
     bn.set_defaults(func=cmd_bench)
 
     from splitnet.net.run import add_parsers

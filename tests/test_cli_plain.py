@@ -36,7 +36,7 @@ def test_selfplay_rejects_bad_arguments() -> None:
 
 def test_plain_game_played_to_the_end_through_a_pipe() -> None:
     script = "t 9\nx ZZ\nhelp\n" + "moves\n1\n" * 600
-    r = run(["play", "--plain", "--seed", "3"], stdin=script)
+    r = run(["play", "--plain", "--seed", "3", "--no-proofs"], stdin=script)
     assert r.returncode == 0, r.stderr[-2000:]
     out = r.stdout
     assert "Not allowed — R4.1b" in out  # an illegal move is explained with its rule
@@ -44,3 +44,18 @@ def test_plain_game_played_to_the_end_through_a_pipe() -> None:
     assert "Your hand:" in out and "Discard row" in out
     assert "=== Game over ===" in out and "Winner:" in out
     assert out.count("Round 3") >= 1
+
+
+def test_replay_shows_every_card_of_a_verified_transcript(tmp_path: Path) -> None:
+    t = tmp_path / "g.splitlog"
+    r = run(["selfplay", "--players", "2", "--seed", "1", "--no-proofs", "--transcript", str(t)])
+    assert r.returncode == 0, r.stderr
+    r = run(["replay", str(t)])
+    assert r.returncode == 0, r.stderr
+    assert "=== Round 1" in r.stdout and "=== Final ===" in r.stdout and "discards" in r.stdout
+    bad = tmp_path / "bad.splitlog"
+    raw = bytearray(t.read_bytes())
+    raw[len(raw) // 2] ^= 1
+    bad.write_bytes(bytes(raw))
+    r = run(["replay", str(bad)])
+    assert r.returncode == 1 and "does not verify" in r.stderr
