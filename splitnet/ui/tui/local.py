@@ -33,12 +33,12 @@ def make_local_session(n_bots: int = 3, bot: str = "heuristic", seed: int | None
 
 
 def play_tui(n_bots: int = 3, bot: str = "heuristic", seed: int | None = None,
-             name: str = "You") -> int:
+             name: str = "You", *, settings: Settings | None = None) -> int:
     """Play one game against bots at the full-screen table; returns an exit status."""
     from splitnet.ui.tui import run_tui
 
     try:
-        session = make_local_session(n_bots, bot, seed, name)
+        session = make_local_session(n_bots, bot, seed, name, settings=settings)
     except (ValueError, SettingsError) as e:
         print(f"splitnet: {e}", file=sys.stderr)
         return 2
