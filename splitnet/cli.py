@@ -19,6 +19,7 @@ splitnet — the card game Split, peer to peer, with a deck nobody can stack.
   splitnet replay FILE          step through a finished game, every card open
   splitnet host                 open a game on the LAN (prints the address to join)
   splitnet join ADDR[:PORT]     join a LAN game          splitnet bot ADDR   add a bot
+  splitnet browse [--timeout S] list the games announced on the LAN
   splitnet bench engine|deck|net  measure speed
 """
 
@@ -107,6 +108,12 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return run_replay(Path(args.file), step=args.step)
 
 
+def cmd_browse(args: argparse.Namespace) -> int:
+    from splitnet.net.discovery import run_browse
+
+    return run_browse(args.timeout, interfaces=args.interface)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="splitnet", description=DESCRIPTION,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -161,6 +168,14 @@ def build_parser() -> argparse.ArgumentParser:
                          "shuffle proofs")
     bn.add_argument("--games", type=int, default=200, help="games per bot kind (engine)")
     bn.set_defaults(func=cmd_bench)
+
+    br = sub.add_parser("browse", help="list the games announced on the LAN")
+    br.add_argument("--timeout", type=float, default=None, metavar="S",
+                    help="listen S seconds, list what was found and exit (default: show "
+                         "games as they appear and vanish until Ctrl-C)")
+    br.add_argument("--interface", action="append", metavar="ADDR",
+                    help="only the interface with this address (repeatable; e.g. 127.0.0.1)")
+    br.set_defaults(func=cmd_browse)
 
     from splitnet.net.run import add_parsers
 

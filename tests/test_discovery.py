@@ -279,3 +279,53 @@ async def test_across_two_network_namespaces(netns: Netns) -> None:
             if proc is not None and proc.returncode is None:
                 proc.kill()
                 await proc.wait()
+
+
+# ------------------------------------------------------------------ splitnet browse
+
+
+async def _cli(*args: str) -> asyncio.subprocess.Process:
+    return await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "splitnet.cli", "browse", "--interface", "127.0.0.1", *args,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+
+
+async def test_cli_browse_with_timeout_lists_and_exits() -> None:
+    game = f"cli-{secrets.token_hex(3)}"
+    async with await announce(game=game, host="Cy", port=7422, free=2, seats=3,
+                              interfaces=LOOPBACK):
+        proc = await _cli("--timeout", "2")
+        out, err = await asyncio.wait_for(proc.communicate(), WAIT + 5)
+    assert proc.returncode == 0, err
+    text = out.decode()
+    assert f"{game} — host Cy, 2 seats free of 3 — splitnet join 127.0.0.1:7422" in text
+
+
+async def test_cli_browse_follows_games_until_interrupted() -> None:
+    import signal
+
+    game = f"cli-{secrets.token_hex(3)}"
+    proc = await _cli()
+    assert proc.stdout is not None
+    try:
+        async def line_with(needle: str) -> str:
+            async with asyncio.timeout(WAIT):
+                while True:
+                    line = (await proc.stdout.readline()).decode()  # type: ignore[union-attr]
+                    assert line, "splitnet browse ended early"
+                    if needle in line:
+                        return line
+
+        await line_with("Looking for splitnet games")
+        ann = await announce(game=game, host="Di", port=7423, free=1, interfaces=LOOPBACK)
+        try:
+            assert (await line_with(game)).startswith(f"+ {game} — host Di, 1 seat free")
+        finally:
+            await ann.close()
+        assert (await line_with(game)).strip() == f"- {game} (host Di) is gone"
+        proc.send_signal(signal.SIGINT)
+        assert await asyncio.wait_for(proc.wait(), WAIT) in (0, 130)
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
