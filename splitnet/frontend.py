@@ -62,6 +62,8 @@ class HumanAgent:
         self.waiting = False
 
     async def submit(self, action: Action) -> None:
+        if not self.waiting:
+            raise IllegalMove("R3.4", "it is not your turn: wait until the table asks you")
         pending = _Pending(action)
         await self._queue.put(pending)
         await pending.reply

@@ -199,6 +199,11 @@ class FairSession:
     def view(self) -> Any:
         return self.core.engine
 
+    @property
+    def record(self) -> dict[str, Any]:
+        """The game record so far: every audited round with every card open (R8.4)."""
+        return self.core.record
+
     def subscribe(self, callback: Callable[[], None]) -> None:
         self._subs.append(callback)
 

@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 from typing import Literal
 
-from splitnet.cards import pretty, rank, suit
+from splitnet.cards import card_id, pretty, rank, suit
 from splitnet.frontend import TableSession
 from splitnet.rules import (
     Action,
@@ -221,6 +221,7 @@ class TableModel:
             self._verdict = self.session.verdict
             if self.summaries:  # an audit reports after its round ended
                 self.summaries[-1].verdict = self._verdict
+        self._open_hands()
         my_draw = self.my_turn() and view.phase == "draw"
         if my_draw and not self._my_draw:  # a turn of ours begins: aim at the row
             legal = self.legal()
@@ -229,6 +230,22 @@ class TableModel:
                 self.note = None
         self._my_draw = my_draw
         return new
+
+    def _open_hands(self) -> None:
+        """After a round's audit every card is open (R8.4): a session that keeps the
+        verified game record lets the summary show the other players' hands left."""
+        record = getattr(self.session, "record", None)
+        if not isinstance(record, dict):
+            return
+        rounds = record.get("rounds", [])
+        for summary in self.summaries:
+            if all(f is not None for hand in summary.hands_left for f in hand):
+                continue
+            if summary.round_no > len(rounds) or "end" not in rounds[summary.round_no - 1]:
+                continue
+            left = rounds[summary.round_no - 1]["end"]["hands_left"]
+            summary.hands_left = [[card_id(c) for c in left[str(p)]]
+                                  for p in range(len(summary.hands_left))]
 
     def clamp(self) -> None:
         view = self.view
