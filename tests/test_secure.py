@@ -799,3 +799,43 @@ def test_known_peers_damaged_file(tmp_path: Path, content: str) -> None:
     path.write_text(content)
     with pytest.raises(KnownPeersError, match="damaged"):
         KnownPeers.load(path)
+
+
+async def test_secure_wrap_maps_handshake_errors_for_the_caller() -> None:
+    """error_exc / on_refused: the LAN code keeps its own error handling unchanged."""
+
+    class Fatal(Exception):
+        def __init__(self, code: str, reason: str) -> None:
+            super().__init__(f"{code}: {reason}")
+            self.code = code
+
+    def as_fatal(e: secure.SecureError) -> BaseException:
+        return Fatal(e.code, str(e))
+
+    refused: list[tuple[str, str]] = []
+    limiter = AttemptLimiter(per_address=1, clock=lambda: 0.0)
+    host_wrap = secure_wrap(CODE, limiter=limiter, error_exc=as_fatal,
+                            on_refused=lambda peer, e: refused.append((peer, e.code)))
+    host_errors: list[BaseException] = []
+
+    async def handle(r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
+        try:
+            await host_wrap(StreamLink(r, w), "host")
+        except BaseException as e:
+            host_errors.append(e)
+
+    server = await asyncio.start_server(handle, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        for i, expect in enumerate(("wrong-code", "too-many-attempts")):
+            r, w = await asyncio.open_connection("127.0.0.1", port)
+            with pytest.raises(Fatal) as e:
+                await secure_wrap(OTHER, error_exc=as_fatal)(StreamLink(r, w), "client")
+            assert e.value.code == expect
+            assert isinstance(e.value.__cause__, secure.SecureError)
+            await wait_for(lambda: len(host_errors) == len(refused) == i + 1)  # noqa: B023
+        assert [c for _, c in refused] == ["wrong-code", "too-many-attempts"]
+        assert refused[0][0].startswith("127.0.0.1:")
+        assert all(isinstance(e, Fatal) for e in host_errors)
+    finally:
+        server.close()

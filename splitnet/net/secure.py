@@ -894,18 +894,33 @@ def secure_wrap(
     code: JoinCode | str, *, game_id: bytes | None = None,
     limiter: AttemptLimiter | None = None, timeout: float | None = 10.0,
     closed_exc: Callable[[str], BaseException] | None = None,
+    error_exc: Callable[[SecureError], BaseException] | None = None,
     on_secure: Callable[[SecureLink], None] | None = None,
+    on_refused: Callable[[str, SecureError], None] | None = None,
 ) -> Callable[[FrameLink, str], Awaitable[SecureLink]]:
     """A wrapper ``(channel, role) -> SecureLink`` for code that opens frame channels
     itself (``splitnet.net.wire.ChannelWrap``): role ``"host"`` runs the host's side
-    (with *limiter*), anything else the joiner's. ``on_secure`` sees each new channel
+    (with *limiter*), anything else the joiner's.
+
+    Hooks so that the caller's error handling needs no change: ``closed_exc`` (see
+    :class:`SecureLink`); ``error_exc`` turns a handshake failure (:class:`WrongCode`,
+    :class:`TooManyAttempts`, :class:`HandshakeError`) into the caller's own exception
+    (e.g. a fatal wire error); ``on_refused(peer, error)`` sees each failed handshake
+    first (e.g. to log it or count it in the lobby); ``on_secure`` sees each new channel
     (e.g. to show its verification words)."""
     parsed = parse_code(code)
 
     async def wrap(channel: FrameLink, role: str) -> SecureLink:
         side = (_host_side(channel, parsed, game_id, limiter, None) if role == "host"
                 else _join_side(channel, parsed, None))
-        session = await _handshake(side, channel, timeout)
+        try:
+            session = await _handshake(side, channel, timeout)
+        except SecureError as e:
+            if on_refused is not None:
+                on_refused(channel.peer, e)
+            if error_exc is not None:
+                raise error_exc(e) from e
+            raise
         link = SecureLink(channel, session, closed_exc=closed_exc)
         if on_secure is not None:
             on_secure(link)
