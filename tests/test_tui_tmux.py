@@ -1,5 +1,6 @@
-"""The full-screen table in a real terminal: tmux runs ``play_tui(seed=1)``, we type keys
-and read the screen back with ``capture-pane``."""
+"""The full-screen table in a real terminal: tmux runs ``splitnet play --seed 1`` (you
+against three heuristic bots, dealt by the fair-deck protocol), we type keys and read the
+screen back with ``capture-pane``."""
 
 from __future__ import annotations
 
@@ -49,8 +50,7 @@ class Pane:
 def test_play_a_turn_in_tmux() -> None:
     socket = f"splitnet-test-{os.getpid()}"
     name = "table"
-    code = "from splitnet.ui.tui import play_tui; play_tui(seed=1)"
-    cmd = f"cd {ROOT} && exec {sys.executable} -c '{code}'"
+    cmd = f"cd {ROOT} && exec {sys.executable} -m splitnet.cli play --seed 1"
     pane = Pane(socket, name)
     pane.run("new-session", "-d", "-s", name, "-x", "100", "-y", "30", cmd)
     try:
