@@ -474,7 +474,7 @@ class HostHandshake:
             return HostStep(encode_refuse(R_MALFORMED, "invalid SPAKE2 message"), error=e)
         keys = KeySchedule.derive(k, transcript_hash(self._hello, head))
         if not hmac.compare_digest(confirm, keys.confirm_joiner):
-            return HostStep(encode_refuse(R_WRONG_CODE, "wrong code"),
+            return HostStep(encode_refuse(R_WRONG_CODE, ""),
                             error=WrongCode("wrong code: the joiner's key confirmation does "
                                             "not match"))
         return HostStep(bytes([T_ACCEPT]) + keys.confirm_host,
@@ -828,12 +828,15 @@ async def _host_side(link: FrameLink, code: JoinCode | str, game_id: bytes | Non
             raise
     step = hs.receive_join(msg)
     if isinstance(step.error, WrongCode):
-        counts = ""
+        counts, reply = "", step.reply
         if limiter is not None:
             limiter.record_failure(address)  # no await since check(): no race
-            counts = (f" ({limiter.failures_from(address)} of {limiter.per_address} for this "
-                      f"address, {limiter.failures} of {limiter.per_game} for this game)")
-        step = HostStep(step.reply, error=WrongCode(f"wrong code from {address}{counts}"))
+            mine = limiter.failures_from(address)
+            counts = (f" ({mine} of {limiter.per_address} for this address, "
+                      f"{limiter.failures} of {limiter.per_game} for this game)")
+            reply = encode_refuse(R_WRONG_CODE, f"{mine} of {limiter.per_address} wrong "
+                                  f"codes allowed from your address used")
+        step = HostStep(reply, error=WrongCode(f"wrong code from {address}{counts}"))
     link.send(step.reply)
     await link.drain()
     if step.error is not None:
