@@ -1,0 +1,42 @@
+"""Timing and bounds of the LAN protocol (protocol/NETWORK.md, "Heartbeats and bounds").
+
+Not part of the game's agreed settings: each peer may choose its own; the defaults suit
+a LAN. Tests shorten them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+DEFAULT_PORT = 7420
+
+
+@dataclass
+class NetSettings:
+    #: the host pings every connection this often; a joiner answers with pong
+    ping_interval: float = 1.0
+    #: a seat quiet this long is shown to the others as "not answering"
+    silent_after: float = 5.0
+    #: the host closes a connection quiet this long (the peer may reconnect later)
+    drop_after: float = 60.0
+    #: a joiner that hears nothing from the host this long reconnects
+    host_timeout: float = 10.0
+    #: the challenge/hello/welcome exchange must finish within this
+    handshake_timeout: float = 10.0
+    #: one TCP connect attempt
+    connect_timeout: float = 3.0
+    #: reconnect back-off: first wait, doubling up to retry_max …
+    retry_first: float = 0.1
+    retry_max: float = 2.0
+    #: … for at most this long after the last good connection, then give up
+    retry_total: float = 180.0
+    #: a joiner acks its (durable) head at most this often
+    ack_interval: float = 1.0
+    #: at the end the host waits this long for every seat's final ack
+    final_wait: float = 60.0
+    #: refused frames a connection may send before it is closed
+    max_errors: int = 64
+    #: messages a restarted host holds until every seat is back
+    max_held: int = 256
+    #: bytes queued for a connection that does not read before it is dropped
+    max_send_buffer: int = 32 * 1024 * 1024

@@ -1,0 +1,253 @@
+"""What a LAN peer keeps on disk for each game, under ``DATA_DIR/games/``::
+
+    GAME_ID.splitlog   the transcript (protocol/TRANSCRIPT.md), appended as records arrive
+    GAME_ID.secrets    this seat's round seeds (0600), each fsynced before its commitment
+                       is sent: without it the seat could not open the round it committed
+    GAME_ID.meta       JSON: role, seat, host address, port, name, finished
+
+**Durability.** A record is written (one ``write`` on the ``O_APPEND`` file, so it is in
+the file as soon as the call returns and survives the process being killed) as soon as
+it is ordered or received; ``fsync`` — ~4 ms on a common disk — runs off the game's path
+(:class:`Transcript` syncs in a helper thread). A peer acks only heads it has synced.
+After a power loss a host may restart with fewer records than its peers hold; they are
+its own signed records, so a peer hands them back (NETWORK.md, "Resume").
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from splitnet.session.codec import Bytes, DecodeError, Int, Map, check, decode, encode
+from splitnet.session.transcript import TranscriptWriter
+
+SEED_LEN = 32
+
+
+def games_dir(data_dir: Path) -> Path:
+    return data_dir / "games"
+
+
+@dataclass
+class GameMeta:
+    game_id: str  # hex
+    role: str  # "host" | "peer"
+    seat: int
+    name: str
+    host: str  # "ADDR:PORT" a peer connects to ("" for a host)
+    port: int  # a host's listening port
+    bind: str = ""
+    finished: bool = False
+    created: float = 0.0
+
+    @property
+    def gid(self) -> bytes:
+        return bytes.fromhex(self.game_id)
+
+
+class GameFiles:
+    """The paths of one game's files in a data directory."""
+
+    def __init__(self, data_dir: Path, game_id: bytes) -> None:
+        self.data_dir = data_dir
+        self.game_id = game_id
+        base = games_dir(data_dir) / game_id.hex()
+        self.transcript = base.with_suffix(".splitlog")
+        self.secrets = base.with_suffix(".secrets")
+        self.meta = base.with_suffix(".meta")
+
+    def load_meta(self) -> GameMeta:
+        return read_meta(self.meta)
+
+    def save_meta(self, meta: GameMeta) -> None:
+        _atomic_write(self.meta, (json.dumps(asdict(meta), indent=1) + "\n").encode(), 0o644)
+
+
+def read_meta(path: Path) -> GameMeta:
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    fields = set(GameMeta.__dataclass_fields__)
+    return GameMeta(**{k: v for k, v in raw.items() if k in fields})
+
+
+def unfinished_games(data_dir: Path, role: str) -> list[GameMeta]:
+    """Games in ``data_dir`` this peer took part in as ``role`` that are not over,
+    newest first."""
+    out = []
+    d = games_dir(data_dir)
+    if not d.is_dir():
+        return []
+    for p in d.glob("*.meta"):
+        try:
+            m = read_meta(p)
+        except (OSError, ValueError, TypeError):
+            continue
+        if m.role == role and not m.finished:
+            out.append(m)
+    return sorted(out, key=lambda m: -m.created)
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _atomic_write(path: Path, data: bytes, mode: int) -> None:
+    """Write ``path`` whole or not at all (tmp + fsync + rename + fsync dir)."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    try:
+        os.fchmod(fd, mode)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+    _fsync_dir(path.parent)
+
+
+_SECRETS = Map({"game_id": Bytes(exact=16), "seat": Int(0, 15),
+                "seeds": Map({}, extra=True)})
+
+
+class SeedStore:
+    """This seat's round seeds for one game, persisted (0600, fsync) before use.
+
+    ``seed(round)`` returns the stored seed, or makes one (``secrets.token_bytes(32)``,
+    or ``make`` — a test hook), writes the file durably and only then returns it: the
+    game core asks for the seed before it builds the round's commitment.
+    """
+
+    def __init__(self, path: Path, game_id: bytes, seat: int,
+                 make: Callable[[int], bytes] | None = None) -> None:
+        self.path = path
+        self.game_id = game_id
+        self.seat = seat
+        self.make = make
+        self.seeds: dict[int, bytes] = {}
+        if path.exists():
+            self._load()
+
+    def _load(self) -> None:
+        try:
+            obj = decode(self.path.read_bytes(), max_len=1 << 16)
+            check(obj, _SECRETS, "secrets")
+        except (OSError, DecodeError) as e:
+            raise ValueError(f"{self.path}: unreadable secrets file: {e}") from None
+        assert isinstance(obj, dict)
+        if obj["game_id"] != self.game_id or obj["seat"] != self.seat:
+            raise ValueError(f"{self.path}: secrets of another game or seat")
+        for k, v in obj["seeds"].items():
+            if not k.isdigit() or type(v) is not bytes or len(v) != SEED_LEN:
+                raise ValueError(f"{self.path}: bad seed entry {k!r}")
+            self.seeds[int(k)] = v
+
+    def seed(self, round_no: int) -> bytes:
+        s = self.seeds.get(round_no)
+        if s is None:
+            s = self.make(round_no) if self.make else secrets.token_bytes(SEED_LEN)
+            self.seeds[round_no] = s
+            self._save()
+        return s
+
+    def _save(self) -> None:
+        obj = {"game_id": self.game_id, "seat": self.seat,
+               "seeds": {str(k): v for k, v in sorted(self.seeds.items())}}
+        _atomic_write(self.path, encode(obj), 0o600)
+
+
+class Transcript:
+    """A game's transcript file: :meth:`write` appends a record at once (it survives the
+    process being killed), :meth:`sync` makes everything written so far durable.
+
+    Opening, repairing a torn tail and the exclusive lock are
+    :class:`~splitnet.session.transcript.TranscriptWriter`'s; records are appended in its
+    format (``length (4 bytes BE) ‖ record``) through a second ``O_APPEND`` descriptor so
+    that ``fsync`` can run in a helper thread while the game goes on.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        if path.exists():
+            self._writer = TranscriptWriter.open_existing(path)
+        else:
+            self._writer = TranscriptWriter(path)
+        self.records: list[bytes] = list(self._writer.records)
+        self.repaired = self._writer.repaired
+        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+        self._lock = threading.Lock()
+        self.written = len(self.records)
+        self.synced = self.written
+        self._wake = threading.Condition()
+        self._dirty = False
+        self._stop = False
+        self._thread: threading.Thread | None = None
+
+    def write(self, record: bytes) -> None:
+        data = len(record).to_bytes(4, "big") + record
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self._fd, view):]
+        self.written += 1
+
+    def sync(self) -> int:
+        """fsync; returns how many records are now durable."""
+        with self._lock:
+            n = self.written
+            if self._fd >= 0:
+                os.fsync(self._fd)
+            self.synced = max(self.synced, n)
+            return n
+
+    # -- background syncing (the host: durable soon after, never in the game's path)
+    def start_syncer(self, interval: float = 0.05) -> None:
+        def run() -> None:
+            while True:
+                with self._wake:
+                    self._wake.wait_for(lambda: self._dirty or self._stop)
+                    if self._stop:
+                        return
+                    self._dirty = False
+                with contextlib.suppress(OSError):
+                    self.sync()
+                time.sleep(interval)
+
+        self._thread = threading.Thread(target=run, name="transcript-sync", daemon=True)
+        self._thread.start()
+
+    def kick(self) -> None:
+        with self._wake:
+            self._dirty = True
+            self._wake.notify()
+
+    def close(self) -> None:
+        if self._thread is not None:
+            with self._wake:
+                self._stop = True
+                self._wake.notify()
+            self._thread.join(5)
+            self._thread = None
+        if self._fd >= 0:
+            with contextlib.suppress(OSError):
+                self.sync()
+            with self._lock:
+                os.close(self._fd)
+                self._fd = -1
+        self._writer.close()
+
+
+def meta_now(**kw: Any) -> GameMeta:
+    return GameMeta(created=time.time(), **kw)

@@ -1,0 +1,221 @@
+"""One peer's copy of a started LAN game: the log, its transcript, the seat's game core
+and the seat's :class:`~splitnet.session.log.Author` (sans-IO apart from the files).
+
+The host and every joiner hold one. A joiner feeds it the host's records
+(:meth:`Table.add_record`); the host validates a message by checking it against the log
+(:meth:`~splitnet.session.log.Log.check_order`) and then applying it to its own core —
+both leave everything unchanged when they refuse — and only then orders it
+(:meth:`Table.order`). Either way every accepted entry is written to the transcript and
+applied to the core, exactly the path of :class:`splitnet.game.local.LocalGame`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+
+from splitnet.crypto.errors import CheatDetected
+from splitnet.game.core import GameCore, GameError
+from splitnet.game.local import game_settings
+from splitnet.net.store import GameFiles, SeedStore, Transcript
+from splitnet.net.wire import WireError
+from splitnet.rules import IllegalMove, Settings
+from splitnet.session.identity import Identity
+from splitnet.session.log import Author, Entry, Log, LogError, Player
+from splitnet.verify import settings_from_header
+
+_log = logging.getLogger("splitnet.net")
+
+GAME_KINDS = ("commit", "shuffle", "shares", "move", "open", "chat")
+SeedMaker = Callable[[bytes, int], Callable[[int], bytes]]  # (game_id, seat) → round → seed
+
+
+def game_error_code(e: GameError) -> str:
+    """The wire error code for a message the game core refused."""
+    cause = e.__cause__
+    if isinstance(cause, CheatDetected):
+        return "cheat"
+    if isinstance(cause, IllegalMove):
+        return "illegal"
+    if e.reason.startswith("message for round"):
+        return "round"
+    if "out of turn" in e.reason:
+        return "out-of-turn"
+    if e.reason.startswith("unknown message kind"):
+        return "kind"
+    if e.step == "move":
+        return "illegal"
+    return "protocol"
+
+
+def log_error_code(e: LogError) -> str:
+    return e.code if e.code in ("game-id", "author-sig", "replay", "counter", "accept",
+                                "unknown-author", "kind") else "protocol"
+
+
+class Table:
+    """A started game as one seat sees it."""
+
+    def __init__(self, identity: Identity, log: Log, seat: int, files: GameFiles,
+                 transcript: Transcript, seeds: SeedStore) -> None:
+        h = log.header
+        settings, proofs = settings_from_header(h.settings)
+        self.identity = identity
+        self.log = log
+        self.seat = seat
+        self.files = files
+        self.transcript = transcript
+        self.seeds = seeds
+        self.game_id = h.game_id
+        self.names = [p.name for p in h.players]
+        self.n = len(self.names)
+        self.host_seat = h.host
+        self.settings = settings
+        self.proofs = proofs
+        self.core = GameCore(h.game_id, self.names, settings, seat, seeds.seed,
+                             shuffle_proofs=proofs)
+        self.author = Author(identity, h.game_id, seat, log.next_counter(seat))
+        self.listeners: list[Callable[[Entry], None]] = []
+
+    # ------------------------------------------------------------------ making one
+    @classmethod
+    def new_host(cls, identity: Identity, data_dir: Path, game_id: bytes,
+                 players: list[Player], proofs: bool, seed_maker: SeedMaker | None) -> Table:
+        log, _ = Log.start(identity, game_id=game_id, host_seat=0, players=players,
+                           settings=game_settings(Settings(), shuffle_proofs=proofs))
+        files = GameFiles(data_dir, game_id)
+        transcript = Transcript(files.transcript)
+        if transcript.records:
+            raise ValueError(f"{files.transcript} already holds a game")
+        transcript.write(log.records()[0])
+        transcript.sync()
+        seeds = SeedStore(files.secrets, game_id, 0,
+                          seed_maker(game_id, 0) if seed_maker else None)
+        return cls(identity, log, 0, files, transcript, seeds)
+
+    @classmethod
+    def from_header(cls, identity: Identity, data_dir: Path, header: bytes,
+                    seed_maker: SeedMaker | None) -> Table:
+        """A joiner's table from the host's header record (raises WireError)."""
+        log = Log()
+        try:
+            log.append_record(header)
+            settings_from_header(log.header.settings)
+        except (LogError, ValueError) as e:
+            raise WireError("protocol", f"the host's game header is not valid: {e}",
+                            fatal=True) from None
+        me = identity.public_key_bytes()
+        seats = [p.seat for p in log.header.players if p.key == me]
+        if not seats:
+            raise WireError("started", "the game started without this player", fatal=True)
+        seat = seats[0]
+        files = GameFiles(data_dir, log.game_id)
+        transcript = Transcript(files.transcript)
+        if transcript.records and transcript.records[0] != header:
+            transcript.close()
+            raise WireError("protocol", f"{files.transcript} holds another game", fatal=True)
+        if not transcript.records:
+            transcript.write(header)
+            transcript.sync()
+            transcript.records = [header]
+        seeds = SeedStore(files.secrets, log.game_id, seat,
+                          seed_maker(log.game_id, seat) if seed_maker else None)
+        table = cls(identity, log, seat, files, transcript, seeds)
+        for rec in transcript.records[1:]:  # a restart inside the accept phase
+            table._replay(rec)
+        return table
+
+    @classmethod
+    def load(cls, identity: Identity, files: GameFiles,
+             seed_maker: SeedMaker | None = None) -> Table:
+        """Reopen a game after a restart: the transcript (a torn tail is cut), then every
+        entry re-verified and re-applied to a fresh core with the saved seeds."""
+        transcript = Transcript(files.transcript)
+        if transcript.repaired:
+            _log.warning("%s: %s", files.transcript, transcript.repaired)
+        recs = transcript.records
+        if not recs:
+            transcript.close()
+            raise ValueError(f"{files.transcript}: empty transcript")
+        log = Log()
+        log.append_record(recs[0])
+        me = identity.public_key_bytes()
+        seats = [p.seat for p in log.header.players if p.key == me]
+        if not seats:
+            transcript.close()
+            raise ValueError(f"{files.transcript}: this identity has no seat in that game")
+        seat = seats[0]
+        seeds = SeedStore(files.secrets, log.game_id, seat,
+                          seed_maker(log.game_id, seat) if seed_maker else None)
+        table = cls(identity, log, seat, files, transcript, seeds)
+        for rec in recs[1:]:
+            table._replay(rec)
+        table.author.counter = table.log.next_counter(seat)
+        return table
+
+    def _replay(self, record: bytes) -> None:
+        entry = self.log.append_record(record)
+        self._apply(entry)
+
+    # ------------------------------------------------------------------ the log
+    @property
+    def started(self) -> bool:
+        """Every seat accepted the header: game messages may flow."""
+        return self.log.all_accepted
+
+    def add_record(self, record: bytes) -> Entry:
+        """Joiner: verify the host's next record, write it, apply it. LogError: the host
+        sent a bad record; GameError: the host ordered a message the game refuses."""
+        entry = self.log.append_record(record)
+        self.transcript.write(record)
+        self._apply(entry)
+        self._notify(entry)
+        return entry
+
+    def add_own_record(self, record: bytes) -> Entry:
+        """Host after a restart: a record it signed earlier, handed back by a peer."""
+        return self.add_record(record)
+
+    def check(self, msg: bytes, sig: bytes, from_seat: int | None) -> None:
+        """Host: refuse (WireError) what must not be ordered; on success the message has
+        been applied to the host's core and MUST be ordered next (:meth:`order`)."""
+        try:
+            m = self.log.check_order(msg, sig)
+        except LogError as e:
+            raise WireError(log_error_code(e), e.reason) from None
+        if from_seat is not None and m.author != from_seat:
+            raise WireError("not-your-seat", f"this connection speaks for seat {from_seat}, "
+                            f"not seat {m.author}")
+        if m.kind == "accept":
+            return
+        if not self.log.all_accepted:
+            raise WireError("not-started", "game messages wait until every player accepted "
+                            "the header")
+        try:
+            self.core.apply(m.author, m.kind, m.body)
+        except GameError as e:
+            raise WireError(game_error_code(e), str(e)) from None
+
+    def order(self, msg: bytes, sig: bytes) -> Entry:
+        """Host: after :meth:`check` succeeded — order, write, notify."""
+        record = self.log.order(msg, sig, self.identity)
+        self.transcript.write(record)
+        entry = self.log.entries[-1]
+        self._notify(entry)
+        return entry
+
+    def _apply(self, entry: Entry) -> None:
+        if entry.seq == 0 or entry.kind == "accept":
+            return
+        if not self.log.all_accepted:
+            raise GameError(entry.author, entry.kind, "a game message before every player "
+                            "accepted the header")
+        self.core.apply(entry.author, entry.kind, dict(entry.body))
+
+    def _notify(self, entry: Entry) -> None:
+        for cb in list(self.listeners):
+            cb(entry)
+
+    def close(self) -> None:
+        self.transcript.close()

@@ -1,0 +1,248 @@
+"""The wire messages of a LAN game and the connection they travel on (protocol/NETWORK.md).
+
+Every frame's payload is one canonical msgpack map (:mod:`splitnet.session.codec`) with a
+type field ``"t"``. :func:`decode_frame` decodes strictly and checks the schema of that
+type — and that the type may travel in that direction — before anything reaches the
+session; a failure is a :class:`WireError` whose ``code`` goes back to the sender in an
+``error`` frame.
+
+All frames of one connection pass through one :class:`Channel` (``send``/``recv`` of
+payload bytes). :class:`StreamChannel` is plain TCP; a join-code/AEAD layer wraps a
+channel in another with the same two methods (:data:`ChannelWrap`), before the splitnet
+handshake (``challenge``/``hello``/``welcome``) runs on it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+from typing import Any, Final, Protocol
+
+from splitnet.net.framing import MAX_FRAME, FrameTooLarge, encode_frame, read_frame
+from splitnet.session.codec import (
+    Bool,
+    Bytes,
+    DecodeError,
+    Int,
+    List,
+    Map,
+    Opt,
+    Schema,
+    SchemaError,
+    Str,
+    check,
+    decode,
+    encode,
+)
+from splitnet.session.identity import Identity, verify
+from splitnet.session.log import GAME_ID_LEN, HASH_LEN, MAX_MSG, MAX_RECORD, MAX_SEATS
+
+__all__ = [
+    "ERROR_CODES",
+    "HELLO_TAG",
+    "NET_PROTOCOL",
+    "Channel",
+    "ChannelClosed",
+    "ChannelWrap",
+    "StreamChannel",
+    "WireError",
+    "decode_frame",
+    "encode_msg",
+    "hello_bytes",
+    "sign_hello",
+    "verify_hello",
+]
+
+#: Version string in ``challenge`` and ``hello``; a peer refuses any other.
+NET_PROTOCOL: Final = "splitnet-net/1"
+HELLO_TAG: Final = b"splitnet/v1/hello"
+MAX_COUNT: Final = 2**31 - 1
+
+#: Every ``error.code`` (NETWORK.md lists what each one means).
+ERROR_CODES: Final = (
+    "garbage", "too-big", "schema", "protocol", "version", "auth", "name", "full",
+    "started", "unknown-game", "not-started", "not-your-seat", "game-id", "author-sig",
+    "replay", "counter", "accept", "unknown-author", "kind", "round", "out-of-turn",
+    "illegal", "cheat", "ack", "fork", "behind", "slow", "too-many-errors", "replaced",
+    "shutdown",
+)
+
+_T = Str(16, 1)
+_SEAT = Int(0, MAX_SEATS - 1)
+_U31 = Int(0, MAX_COUNT)
+_KEY = Bytes(exact=32)
+_NAME = Str(32, 1, printable=True)
+_GAME = Opt(Bytes(exact=GAME_ID_LEN))
+_ACK = Bytes(max_len=512)
+
+#: type → (schema, may a client send it, may the host send it)
+SCHEMAS: Final[dict[str, tuple[Schema, bool, bool]]] = {
+    "challenge": (Map({"t": _T, "v": Str(32, 1), "nonce": Bytes(exact=32), "key": _KEY,
+                       "game": _GAME}), False, True),
+    "hello": (Map({"t": _T, "v": Str(32, 1), "name": _NAME, "key": _KEY,
+                   "sig": Bytes(exact=64), "game": _GAME, "have": _U31,
+                   "head": Opt(Bytes(exact=HASH_LEN))}), True, False),
+    "welcome": (Map({"t": _T, "seat": Opt(_SEAT), "game": _GAME, "count": _U31,
+                     "ready": Bool()}), False, True),
+    "lobby": (Map({"t": _T, "players": List(Map({"name": _NAME, "key": _KEY}),
+                                           max_len=MAX_SEATS),
+                   "seats": Opt(Int(2, 6))}), False, True),
+    "rec": (Map({"t": _T, "seq": _U31, "record": Bytes(max_len=MAX_RECORD)}), True, True),
+    "need": (Map({"t": _T, "from": _U31}), False, True),
+    "msg": (Map({"t": _T, "msg": Bytes(max_len=MAX_MSG), "sig": Bytes(max_len=64)}),
+            True, False),
+    "ack": (Map({"t": _T, "ack": _ACK}), True, False),
+    "acks": (Map({"t": _T, "acks": List(_ACK, max_len=MAX_SEATS)}), False, True),
+    "peers": (Map({"t": _T, "peers": List(Map({"seat": _SEAT, "state": Str(8, 1),
+                                               "quiet": _U31}), max_len=MAX_SEATS)}),
+              False, True),
+    "ping": (Map({"t": _T, "n": _U31}), True, True),
+    "pong": (Map({"t": _T, "n": _U31}), True, True),
+    "error": (Map({"t": _T, "code": Str(32, 1), "reason": Str(500), "fatal": Bool(),
+                   "kind": Opt(Str(32, 1)), "counter": Opt(Int(0, 2**63 - 1))}),
+              False, True),
+    "bye": (Map({"t": _T, "reason": Str(200)}), True, True),
+}
+
+
+class WireError(Exception):
+    """Input refused at the wire: ``code`` (one of :data:`ERROR_CODES`) and the reason."""
+
+    def __init__(self, code: str, reason: str, *, fatal: bool = False) -> None:
+        super().__init__(f"{code}: {reason}")
+        self.code = code
+        self.reason = reason
+        self.fatal = fatal
+
+
+def encode_msg(t: str, **fields: Any) -> bytes:
+    """The payload of a frame of type ``t`` (schema-checked: a bug here is ours)."""
+    obj = {"t": t, **fields}
+    check(obj, SCHEMAS[t][0], t)
+    return encode(obj)
+
+
+def decode_frame(payload: bytes, *, from_host: bool) -> dict[str, Any]:
+    """Strictly decode one frame payload and check it against its type's schema."""
+    try:
+        obj = decode(payload, max_len=MAX_FRAME)
+    except SchemaError as e:  # pragma: no cover - decode raises no SchemaError
+        raise WireError("schema", str(e)) from None
+    except DecodeError as e:
+        raise WireError("garbage", f"undecodable frame: {e}") from None
+    if type(obj) is not dict or type(obj.get("t")) is not str:
+        raise WireError("schema", "a frame must be a map with a string field 't'")
+    t = obj["t"]
+    spec = SCHEMAS.get(t)
+    if spec is None:
+        raise WireError("schema", f"unknown frame type {t[:20]!r}")
+    schema, client_may, host_may = spec
+    if not (host_may if from_host else client_may):
+        raise WireError("protocol", f"a {'host' if from_host else 'client'} does not send "
+                        f"{t!r} frames")
+    try:
+        check(obj, schema, t)
+    except SchemaError as e:
+        raise WireError("schema", str(e)) from None
+    return obj
+
+
+def hello_bytes(nonce: bytes, host_key: bytes, name: str, key: bytes, game: bytes | None,
+                have: int) -> bytes:
+    """What a joiner signs: proof it holds ``key``, bound to the host's fresh nonce."""
+    return encode([HELLO_TAG, nonce, host_key, name, key, game, have])
+
+
+def sign_hello(identity: Identity, nonce: bytes, host_key: bytes, name: str,
+               game: bytes | None, have: int) -> bytes:
+    return identity.sign(hello_bytes(nonce, host_key, name, identity.public_key_bytes(),
+                                     game, have))
+
+
+def verify_hello(hello: dict[str, Any], nonce: bytes, host_key: bytes) -> bool:
+    data = hello_bytes(nonce, host_key, hello["name"], hello["key"], hello["game"],
+                       hello["have"])
+    return verify(hello["key"], data, hello["sig"])
+
+
+# --------------------------------------------------------------------------- channels
+
+
+class ChannelClosed(ConnectionError):
+    """The other side closed the connection (or it broke)."""
+
+
+class Channel(Protocol):
+    """Every frame of one connection passes through here (the AEAD seam)."""
+
+    #: "ADDR:PORT" of the other side, for log lines
+    peer: str
+
+    def send(self, payload: bytes) -> None:
+        """Queue one frame (never blocks; raises :class:`WireError` ``slow`` when the
+        other side does not read and the send buffer is over its bound)."""
+
+    async def recv(self) -> bytes:
+        """The next frame's payload: raises :class:`ChannelClosed`, or
+        :class:`~splitnet.net.framing.FrameTooLarge` (then close: no resync)."""
+
+    async def drain(self) -> None:
+        """Wait until the send buffer is below its bound."""
+
+    def close(self) -> None: ...
+
+    async def wait_closed(self) -> None: ...
+
+
+#: Wraps a fresh channel (role "host" or "client") in another, e.g. after a key exchange;
+#: the identity wrap is the default.
+ChannelWrap = Callable[[Channel, str], Awaitable[Channel]]
+
+
+async def plain(channel: Channel, role: str) -> Channel:
+    return channel
+
+
+class StreamChannel:
+    """A channel over an asyncio TCP stream with a bounded send buffer."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, *,
+                 max_buffer: int = 16 * 1024 * 1024) -> None:
+        self.reader = reader
+        self.writer = writer
+        self.max_buffer = max_buffer
+        info = writer.get_extra_info("peername")
+        self.peer = f"{info[0]}:{info[1]}" if isinstance(info, tuple) else str(info)
+        self.closed = False
+
+    def send(self, payload: bytes) -> None:
+        if self.closed or self.writer.is_closing():
+            raise ChannelClosed("connection closed")
+        if self.writer.transport.get_write_buffer_size() > self.max_buffer:
+            self.close()
+            raise WireError("slow", f"{self.peer} does not read: more than "
+                            f"{self.max_buffer} bytes waiting", fatal=True)
+        self.writer.write(encode_frame(payload))
+
+    async def recv(self) -> bytes:
+        try:
+            return await read_frame(self.reader)
+        except FrameTooLarge:
+            raise
+        except (asyncio.IncompleteReadError, ConnectionError, OSError) as e:
+            self.closed = True
+            raise ChannelClosed(f"connection to {self.peer} closed ({type(e).__name__})") from e
+
+    async def drain(self) -> None:
+        with contextlib.suppress(ConnectionError, OSError):
+            await self.writer.drain()
+
+    def close(self) -> None:
+        self.closed = True
+        with contextlib.suppress(Exception):
+            self.writer.close()
+
+    async def wait_closed(self) -> None:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.writer.wait_closed(), 2.0)
