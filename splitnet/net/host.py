@@ -1,0 +1,639 @@
+"""The host of a LAN game: the lobby, then the ordering of every message.
+
+The host is one of the players (seat 0). It listens; every joiner connects to it. It has
+no more power over the cards than anyone else: it validates each message (signature and
+counter against the log, then its own game core, which refuses anything out of turn,
+illegal or with a failed proof), orders it into the signed hash-chained log, writes the
+record and broadcasts it. A refused message gets an ``error`` frame back and changes
+nothing — for anyone. Frames, handshake and every code: protocol/NETWORK.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from splitnet.net.config import NetSettings
+from splitnet.net.framing import FrameTooLarge
+from splitnet.net.store import GameFiles, GameMeta, meta_now
+from splitnet.net.table import SeedMaker, Table
+from splitnet.net.wire import (
+    NET_PROTOCOL,
+    Channel,
+    ChannelClosed,
+    ChannelWrap,
+    StreamChannel,
+    WireError,
+    decode_frame,
+    encode_msg,
+    plain,
+    verify_hello,
+)
+from splitnet.session.codec import DecodeError
+from splitnet.session.identity import Identity
+from splitnet.session.log import Entry, LogError, Player, new_game_id, parse_message
+
+_log = logging.getLogger("splitnet.net")
+
+MAX_PLAYERS = 6
+
+
+@dataclass(eq=False)
+class Conn:
+    """One accepted connection."""
+
+    ch: Channel
+    peer: str
+    key: bytes | None = None
+    name: str = "?"
+    seat: int | None = None
+    last_heard: float = field(default_factory=time.monotonic)
+    errors: int = 0
+    closed: bool = False
+    #: a restarted host asked this peer for records [want_from, want_to)
+    want_from: int | None = None
+    want_to: int = 0
+    ping_n: int = 0
+
+    def who(self) -> str:
+        return f"{self.name} ({self.peer})" if self.key else self.peer
+
+    def send(self, t: str, **fields: Any) -> None:
+        if self.closed:
+            return
+        try:
+            self.ch.send(encode_msg(t, **fields))
+        except WireError as e:
+            _log.warning("dropping %s: %s", self.who(), e.reason)
+            self.close()
+        except ChannelClosed:
+            self.close()
+
+    def close(self) -> None:
+        self.closed = True
+        self.ch.close()
+
+
+@dataclass
+class Member:
+    name: str
+    key: bytes
+    conn: Conn | None
+
+
+class HostNode:
+    """Listens, runs the lobby, then orders the game's log."""
+
+    def __init__(self, identity: Identity, data_dir: Path, name: str,
+                 net: NetSettings | None = None, *, seats: int | None = None,
+                 proofs: bool = True, seed_maker: SeedMaker | None = None,
+                 game_id_maker: Callable[[], bytes] | None = None,
+                 wrap: ChannelWrap = plain) -> None:
+        self.identity = identity
+        self.key = identity.public_key_bytes()
+        self.data_dir = data_dir
+        self.name = name
+        self.net = net or NetSettings()
+        self.seats = seats
+        self.proofs = proofs
+        self.seed_maker = seed_maker
+        self.game_id_maker = game_id_maker
+        self.wrap = wrap
+        self.members: list[Member] = []  # joiners in join order (the host is seat 0)
+        self.table: Table | None = None
+        self.conns: dict[int, Conn] = {}
+        self.all_conns: set[Conn] = set()
+        self.ready = True  # False after a restart until every seat is back
+        self._held: list[tuple[Conn, bytes, bytes]] = []
+        self.states: dict[int, tuple[str, int]] = {}  # seat → (ok|silent|gone, quiet s)
+        self.acked: dict[int, int] = {}  # seat → highest acked seq
+        self.listeners: list[Callable[[], None]] = []
+        self.server: asyncio.Server | None = None
+        self.port = 0
+        self.bind = ""
+        self.epoch = 0
+        self.net_status: str | None = None
+        self.fatal: str | None = None
+        self.done = asyncio.Event()
+        self.started = asyncio.Event()
+        self._pumping = False
+        self._finishing = False
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._serving: set[asyncio.Task[Any]] = set()
+        self.on_entry_hooks: list[Callable[[Entry], None]] = []
+
+    # ------------------------------------------------------------------ life cycle
+    async def listen(self, bind: str, port: int) -> int:
+        self.server = await asyncio.start_server(self._serve, bind, port,
+                                                 limit=1 << 20)
+        sock = self.server.sockets[0]
+        self.port = sock.getsockname()[1]
+        self.bind = bind
+        self._spawn(self._heartbeat())
+        return self.port
+
+    @classmethod
+    def resume(cls, identity: Identity, data_dir: Path, meta: GameMeta,
+               net: NetSettings | None = None, *, seed_maker: SeedMaker | None = None,
+               wrap: ChannelWrap = plain) -> HostNode:
+        """A host restarted on its unfinished game: the log and core rebuilt from the
+        transcript and saved seeds. It orders nothing until every seat is back."""
+        files = GameFiles(data_dir, meta.gid)
+        table = Table.load(identity, files, seed_maker)
+        node = cls(identity, data_dir, meta.name, net, proofs=table.proofs,
+                   seed_maker=seed_maker, wrap=wrap)
+        node._adopt(table)
+        node.ready = table.n == 1
+        node.states = {s: ("gone", 0) for s in range(1, table.n)}
+        node.started.set()
+        if table.core.finished:
+            node._spawn(node._finish())
+        return node
+
+    def _adopt(self, table: Table) -> None:
+        self.table = table
+        table.transcript.start_syncer()
+        table.listeners.append(self._on_entry)
+
+    def _spawn(self, coro: Any) -> None:
+        t = asyncio.ensure_future(coro)
+        self._tasks.add(t)
+        t.add_done_callback(self._tasks.discard)
+
+    async def close(self) -> None:
+        """Stop listening, end every connection handler (cleanly: their channels close
+        under them), stop the timers, close the transcript."""
+        if self.server is not None:
+            self.server.close()
+        for c in list(self.all_conns):
+            c.close()
+        serving = [t for t in self._serving if not t.done()]
+        if serving:
+            await asyncio.wait(serving, timeout=2.0)
+        for t in list(self._tasks):
+            t.cancel()
+        if self.table is not None:
+            self.table.close()
+
+    def subscribe(self, callback: Callable[[], None]) -> None:
+        self.listeners.append(callback)
+
+    def _changed(self) -> None:
+        for cb in list(self.listeners):
+            cb()
+
+    # ------------------------------------------------------------------ lobby
+    @property
+    def lobby_names(self) -> list[str]:
+        return [self.name] + [m.name for m in self.members]
+
+    @property
+    def can_start(self) -> bool:
+        return self.table is None and 2 <= 1 + len(self.members) <= MAX_PLAYERS
+
+    def _lobby_frame(self) -> None:
+        players = [{"name": self.name, "key": self.key}] + [
+            {"name": m.name, "key": m.key} for m in self.members]
+        for m in self.members:
+            if m.conn is not None:
+                m.conn.send("lobby", players=players, seats=self.seats)
+        self._changed()
+
+    async def start(self) -> None:
+        """Start the game with the players in the lobby (host seat 0, joiners in join
+        order): the header goes to everyone, who each sign their accept."""
+        if self.table is not None:
+            return
+        if not self.can_start:
+            raise ValueError(f"Split needs 2 to {MAX_PLAYERS} players (R3.1); "
+                             f"{1 + len(self.members)} in the lobby")
+        players = [Player(0, self.name, self.key)] + [
+            Player(i + 1, m.name, m.key) for i, m in enumerate(self.members)]
+        game_id = self.game_id_maker() if self.game_id_maker else new_game_id()
+        table = Table.new_host(self.identity, self.data_dir, game_id, players, self.proofs,
+                               self.seed_maker)
+        table.files.save_meta(meta_now(game_id=game_id.hex(), role="host", seat=0,
+                                       name=self.name, host="", port=self.port,
+                                       bind=self.bind))
+        self._adopt(table)
+        self.states = {}
+        header = table.log.entries[0]
+        for i, m in enumerate(self.members):
+            seat = i + 1
+            if m.conn is None or m.conn.closed:
+                self.states[seat] = ("gone", 0)
+                continue
+            m.conn.seat = seat
+            self.conns[seat] = m.conn
+            self.states[seat] = ("ok", 0)
+            m.conn.send("rec", seq=0, record=header.record)
+        _log.info("game %s started: %s", game_id.hex(), ", ".join(table.names))
+        self.started.set()
+        self._broadcast_states()
+        self._changed()
+
+    # ------------------------------------------------------------------ connections
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        raw = StreamChannel(reader, writer, max_buffer=self.net.max_send_buffer)
+        me = asyncio.current_task()
+        if me is not None:
+            self._serving.add(me)
+            me.add_done_callback(self._serving.discard)
+        conn: Conn | None = None
+        try:
+            ch = await asyncio.wait_for(self.wrap(raw, "host"), self.net.handshake_timeout)
+            conn = Conn(ch, raw.peer)
+            self.all_conns.add(conn)
+            await self._handshake(conn)
+            while not conn.closed:
+                frame = await self._recv(conn)
+                self._handle(conn, frame)
+        except (ChannelClosed, ConnectionError, asyncio.IncompleteReadError):
+            pass
+        except TimeoutError:
+            if conn is not None:
+                self._refuse(conn, WireError("protocol", "no hello within "
+                                             f"{self.net.handshake_timeout:g} s", fatal=True))
+        except WireError as e:
+            if conn is not None:
+                self._refuse(conn, e)
+        finally:
+            if conn is not None:
+                self._dropped(conn)
+            raw.close()
+
+    async def _recv(self, conn: Conn) -> dict[str, Any]:
+        """The next valid frame; refused ones are answered here and skipped."""
+        while True:
+            try:
+                payload = await conn.ch.recv()
+            except FrameTooLarge as e:
+                raise WireError("too-big", f"{e}; closing (a stream cannot resync)",
+                                fatal=True) from None
+            conn.last_heard = time.monotonic()
+            try:
+                return decode_frame(payload, from_host=False)
+            except WireError as e:
+                self._refuse(conn, e)
+                if conn.closed:
+                    raise ChannelClosed("closed after errors") from None
+
+    def _refuse(self, conn: Conn, e: WireError, kind: str | None = None,
+                counter: int | None = None) -> None:
+        conn.errors += 1
+        fatal = e.fatal or conn.errors > self.net.max_errors
+        _log.warning("refused from %s: %s: %s%s", conn.who(), e.code, e.reason,
+                     " (closing)" if fatal else "")
+        conn.send("error", code=e.code if conn.errors <= self.net.max_errors
+                  else "too-many-errors", reason=e.reason[:500], fatal=fatal, kind=kind,
+                  counter=counter)
+        if fatal:
+            conn.close()
+
+    async def _handshake(self, conn: Conn) -> None:
+        nonce = secrets.token_bytes(32)
+        conn.send("challenge", v=NET_PROTOCOL, nonce=nonce, key=self.key,
+                  game=self.table.game_id if self.table else None)
+        hello = await asyncio.wait_for(self._recv(conn), self.net.handshake_timeout)
+        if hello["t"] != "hello":
+            raise WireError("protocol", f"expected hello, got {hello['t']!r}", fatal=True)
+        if hello["v"] != NET_PROTOCOL:
+            raise WireError("version", f"this host speaks {NET_PROTOCOL}, not "
+                            f"{hello['v']!r}", fatal=True)
+        if not verify_hello(hello, nonce, self.key):
+            raise WireError("auth", "the hello signature does not verify", fatal=True)
+        if hello["key"] == self.key:
+            raise WireError("auth", "that is the host's own key", fatal=True)
+        conn.key = hello["key"]
+        conn.name = hello["name"]
+        if self.table is None:
+            self._join_lobby(conn, hello)
+        else:
+            self._rejoin(conn, hello)
+
+    def _join_lobby(self, conn: Conn, hello: dict[str, Any]) -> None:
+        if hello["game"] is not None:
+            raise WireError("unknown-game", f"no game {hello['game'].hex()} here (this host "
+                            "is in its lobby)", fatal=True)
+        assert conn.key is not None
+        for m in self.members:
+            if m.key == conn.key:  # the same player reconnecting to the lobby
+                if m.conn is not None and m.conn is not conn:
+                    self._refuse(m.conn, WireError("replaced", "a newer connection of this "
+                                                   "player took over", fatal=True))
+                m.conn = conn
+                m.name = conn.name
+                break
+        else:
+            limit = self.seats or MAX_PLAYERS
+            if 1 + len(self.members) >= limit:
+                raise WireError("full", f"the table is full ({limit} players)", fatal=True)
+            taken = {x.lower() for x in self.lobby_names}
+            name, k = conn.name, 2
+            while name.lower() in taken:
+                name = f"{conn.name[:28]}-{k}"
+                k += 1
+            conn.name = name
+            self.members.append(Member(name, conn.key, conn))
+        _log.info("%s joined the lobby", conn.who())
+        conn.send("welcome", seat=None, game=None, count=0, ready=True)
+        self._lobby_frame()
+        if self.seats is not None and 1 + len(self.members) == self.seats:
+            self._spawn(self.start())
+
+    def _rejoin(self, conn: Conn, hello: dict[str, Any]) -> None:
+        table = self.table
+        assert table is not None
+        if hello["game"] not in (None, table.game_id):
+            raise WireError("unknown-game", f"this host plays game {table.game_id.hex()}, "
+                            f"not {hello['game'].hex()}", fatal=True)
+        seat = next((p.seat for p in table.log.header.players if p.key == conn.key), None)
+        if seat is None or seat == table.host_seat:
+            raise WireError("started", "the game has started without this player", fatal=True)
+        conn.name = table.names[seat]
+        have, count = hello["have"], len(table.log)
+        if have > count and self.ready:
+            raise WireError("fork", f"you hold {have} records but the log has {count}",
+                            fatal=True)
+        if 0 < have <= count and table.log.hash_at(have - 1) != hello["head"]:
+            raise WireError("fork", f"your record {have - 1} differs from the host's",
+                            fatal=True)
+        old = self.conns.get(seat)
+        if old is not None and old is not conn:
+            self._refuse(old, WireError("replaced", "a newer connection for this seat took "
+                                        "over", fatal=True))
+        conn.seat = seat
+        self.conns[seat] = conn
+        self.epoch += 1
+        conn.send("welcome", seat=seat, game=table.game_id, count=count, ready=self.ready)
+        if have > count:  # a restarted host lost its unsynced tail: take it back
+            conn.want_from, conn.want_to = count, have
+            conn.send("need", **{"from": count})
+        else:
+            for e in table.log.entries[have:]:
+                conn.send("rec", seq=e.seq, record=e.record)
+        _log.info("%s is back (seat %d, had %d of %d records)", conn.who(), seat, have, count)
+        self._set_state(seat, "ok", 0)
+        self._check_ready()
+
+    def _dropped(self, conn: Conn) -> None:
+        conn.closed = True
+        self.all_conns.discard(conn)
+        if self.table is None:
+            for m in self.members:
+                if m.conn is conn:
+                    self.members.remove(m)
+                    _log.info("%s left the lobby", conn.who())
+                    self._lobby_frame()
+                    break
+            return
+        if conn.seat is not None and self.conns.get(conn.seat) is conn:
+            del self.conns[conn.seat]
+            _log.info("%s disconnected", conn.who())
+            self._set_state(conn.seat, "gone", 0)
+
+    # ------------------------------------------------------------------ frames
+    def _handle(self, conn: Conn, f: dict[str, Any]) -> None:
+        t = f["t"]
+        if t == "ping":
+            conn.send("pong", n=f["n"])
+        elif t == "pong":
+            pass
+        elif t == "bye":
+            conn.close()
+        elif t == "msg":
+            self._on_msg(conn, f["msg"], f["sig"])
+        elif t == "ack":
+            self._on_ack(conn, f["ack"])
+        elif t == "rec":
+            self._on_returned(conn, f["seq"], f["record"])
+        else:
+            self._refuse(conn, WireError("protocol", f"unexpected {t!r} after the hello"))
+
+    def _on_msg(self, conn: Conn, msg: bytes, sig: bytes) -> None:
+        table = self.table
+        if table is None or conn.seat is None:
+            self._refuse(conn, WireError("not-started", "the game has not started"))
+            return
+        if not self.ready:
+            if len(self._held) >= self.net.max_held:
+                self._refuse(conn, WireError("slow", "too many messages while the host "
+                                             "resumes", fatal=True))
+                return
+            self._held.append((conn, msg, sig))
+            return
+        try:
+            table.check(msg, sig, conn.seat)
+        except WireError as e:
+            kind, counter = _kind_counter(msg)
+            self._refuse(conn, e, kind, counter)
+            return
+        table.order(msg, sig)
+        self._pump()
+
+    def _on_ack(self, conn: Conn, raw: bytes) -> None:
+        table = self.table
+        if table is None or conn.seat is None:
+            self._refuse(conn, WireError("not-started", "nothing to acknowledge yet"))
+            return
+        try:
+            ack = table.log.check_ack(raw)
+        except LogError as e:
+            self._refuse(conn, WireError("ack", e.reason))
+            return
+        if ack.seat != conn.seat:
+            self._refuse(conn, WireError("not-your-seat", f"an ack signed by seat {ack.seat}"))
+            return
+        if ack.seq >= len(table.log) or table.log.hash_at(ack.seq) != ack.head:
+            self._refuse(conn, WireError("fork", f"your ack of seq {ack.seq} does not match "
+                                         "the host's log"))
+            return
+        self.acked[ack.seat] = max(self.acked.get(ack.seat, -1), ack.seq)
+        for seat, c in self.conns.items():
+            if seat != ack.seat:
+                c.send("acks", acks=[raw])
+        if self._finishing:
+            self._changed()
+
+    def _on_returned(self, conn: Conn, seq: int, record: bytes) -> None:
+        """A record this (restarted) host signed before and lost, handed back."""
+        table = self.table
+        if table is None or conn.want_to == 0 or seq >= conn.want_to:
+            self._refuse(conn, WireError("protocol", "no records were asked for"))
+            return
+        if seq < len(table.log):  # another peer handed it back first
+            if table.log.entries[seq].record != record:
+                self._refuse(conn, WireError("fork", f"your record {seq} differs from the "
+                                             "host's", fatal=True))
+        elif conn.want_from is None:
+            return
+        elif seq > len(table.log):
+            self._refuse(conn, WireError("protocol", f"record {seq} handed back before "
+                                         f"record {len(table.log)}", fatal=True))
+            return
+        else:
+            try:
+                table.add_own_record(record)
+            except (LogError, ValueError) as e:
+                self._refuse(conn, WireError("protocol", f"returned record {seq}: {e}",
+                                             fatal=True))
+                return
+            _log.warning("took back record %d (lost from the host's transcript) from %s",
+                         seq, conn.who())
+        if conn.want_from is not None and len(table.log) >= conn.want_to:
+            conn.want_from = None
+            self._check_ready()
+
+    # ------------------------------------------------------------------ ordering
+    def _on_entry(self, entry: Entry) -> None:
+        """Every ordered (or handed back) entry: broadcast it, note timings."""
+        table = self.table
+        assert table is not None
+        table.transcript.kick()
+        for c in self.conns.values():
+            c.send("rec", seq=entry.seq, record=entry.record)
+        for hook in self.on_entry_hooks:
+            hook(entry)
+        if table.core.finished and not self._finishing:
+            self._spawn(self._finish())
+        self._changed()
+
+    def send_game(self, kind: str, body: dict[str, Any]) -> bool:
+        """The host's own seat says something (a move, a chat): checked like anyone's."""
+        table = self.table
+        if table is None or not self.ready:
+            return False
+        msg, sig = table.author.message(kind, body)
+        try:
+            table.check(msg, sig, table.seat)
+        except WireError:
+            table.author.counter = table.log.next_counter(table.seat)
+            raise
+        table.order(msg, sig)
+        self._pump()
+        return True
+
+    def _pump(self) -> None:
+        """Order every protocol message the host's own seat owes now."""
+        table = self.table
+        if self._pumping or table is None or not self.ready or not table.started:
+            return
+        self._pumping = True
+        try:
+            for _ in range(10_000):
+                out = table.core.outbox()
+                if not out:
+                    break
+                for kind, body in out:
+                    msg, sig = table.author.message(kind, body)
+                    try:
+                        table.check(msg, sig, table.seat)
+                    except WireError as e:  # a bug of ours, never a peer's fault
+                        table.author.counter = table.log.next_counter(table.seat)
+                        self.fatal = f"the host's own {kind} was refused: {e}"
+                        _log.error("%s", self.fatal)
+                        self.done.set()
+                        self._changed()
+                        return
+                    table.order(msg, sig)
+        finally:
+            self._pumping = False
+
+    def _check_ready(self) -> None:
+        table = self.table
+        if self.ready or table is None:
+            return
+        back = all(s in self.conns for s in range(table.n) if s != table.host_seat)
+        owed = any(c.want_from is not None for c in self.conns.values())
+        if not back or owed:
+            return
+        self.ready = True
+        # records handed back may hold our own messages: continue after them
+        table.author.counter = table.log.next_counter(table.seat)
+        _log.info("every seat is back: the game goes on at record %d", len(table.log))
+        held, self._held = self._held, []
+        for conn, msg, sig in held:
+            if not conn.closed:
+                self._on_msg(conn, msg, sig)
+        self._pump()
+        self._changed()
+
+    # ------------------------------------------------------------------ heartbeats
+    async def _heartbeat(self) -> None:
+        while True:
+            await asyncio.sleep(self.net.ping_interval)
+            now = time.monotonic()
+            for c in list(self.all_conns):
+                quiet = now - c.last_heard
+                if quiet > self.net.drop_after:
+                    self._refuse(c, WireError("slow", f"nothing heard for {quiet:.0f} s",
+                                              fatal=True))
+                    continue
+                c.ping_n = (c.ping_n + 1) % (2**31)
+                c.send("ping", n=c.ping_n)
+            if self.table is not None:
+                for seat, c in list(self.conns.items()):
+                    quiet = now - c.last_heard
+                    if quiet > self.net.silent_after:
+                        self._set_state(seat, "silent", int(quiet))
+                    else:
+                        self._set_state(seat, "ok", 0)
+
+    def _set_state(self, seat: int, state: str, quiet: int) -> None:
+        old = self.states.get(seat)
+        self.states[seat] = (state, quiet)
+        if old is None or old[0] != state or (state != "ok" and old[1] // 5 != quiet // 5):
+            self._broadcast_states()
+            self._changed()
+
+    def _broadcast_states(self) -> None:
+        peers = [{"seat": s, "state": st, "quiet": q} for s, (st, q) in sorted(self.states.items())]
+        for c in self.conns.values():
+            c.send("peers", peers=peers)
+
+    def seat_states(self) -> dict[int, tuple[str, int]]:
+        return dict(self.states)
+
+    # ------------------------------------------------------------------ the end
+    async def _finish(self) -> None:
+        """The game is over: wait (bounded) until every seat acked the last record,
+        then say bye."""
+        table = self.table
+        assert table is not None
+        self._finishing = True
+        last = len(table.log) - 1
+        deadline = time.monotonic() + self.net.final_wait
+        others = [s for s in range(table.n) if s != table.host_seat]
+        while time.monotonic() < deadline:
+            if all(self.acked.get(s, -1) >= last for s in others):
+                break
+            await asyncio.sleep(0.05)
+        else:
+            missing = [table.names[s] for s in others if self.acked.get(s, -1) < last]
+            _log.warning("no final ack from %s", ", ".join(missing))
+        await asyncio.to_thread(table.transcript.sync)
+        meta = table.files.load_meta()
+        meta.finished = True
+        table.files.save_meta(meta)
+        for c in list(self.conns.values()):
+            c.send("bye", reason="game over")
+        for c in list(self.conns.values()):
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(c.ch.drain(), 2.0)
+        self.done.set()
+        self._changed()
+
+
+def _kind_counter(msg: bytes) -> tuple[str | None, int | None]:
+    try:
+        m = parse_message(msg)
+    except DecodeError:
+        return None, None
+    return m.kind, m.counter

@@ -1,0 +1,460 @@
+"""A joiner of a LAN game: connects to the host, joins its lobby, then keeps its own copy
+of the log — verifying every record, writing it, applying it to its own core — sends the
+messages its seat owes and acknowledges its head. It reconnects by itself (bounded, with
+back-off) and resumes from its saved transcript and seeds after a restart.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from splitnet.game.core import GameError
+from splitnet.net.config import NetSettings
+from splitnet.net.framing import FrameTooLarge
+from splitnet.net.store import GameFiles, GameMeta, meta_now
+from splitnet.net.table import SeedMaker, Table
+from splitnet.net.wire import (
+    NET_PROTOCOL,
+    Channel,
+    ChannelClosed,
+    ChannelWrap,
+    StreamChannel,
+    WireError,
+    decode_frame,
+    encode_msg,
+    plain,
+    sign_hello,
+)
+from splitnet.session.identity import Identity
+from splitnet.session.log import Ack, LogError, detect_fork, make_ack, prove_equivocation
+
+_log = logging.getLogger("splitnet.net")
+
+
+class PeerFatal(Exception):
+    """The game cannot go on for this peer (the reason, in words, names who is at fault)."""
+
+
+class HostGone(PeerFatal):
+    """The host could not be reached again within the retry bound."""
+
+
+class PeerNode:
+    """One joiner. ``run()`` returns when the game is over (or raises :class:`PeerFatal`)."""
+
+    def __init__(self, identity: Identity, data_dir: Path, name: str, host: str, port: int,
+                 net: NetSettings | None = None, *, seed_maker: SeedMaker | None = None,
+                 wrap: ChannelWrap = plain, resume: GameMeta | None = None) -> None:
+        self.identity = identity
+        self.key = identity.public_key_bytes()
+        self.data_dir = data_dir
+        self.name = name
+        self.host = host
+        self.port = port
+        self.net = net or NetSettings()
+        self.seed_maker = seed_maker
+        self.wrap = wrap
+        self.table: Table | None = None
+        if resume is not None:
+            self.table = Table.load(identity, GameFiles(data_dir, resume.gid), seed_maker)
+            self.name = resume.name
+        self.lobby_players: list[str] = []
+        self.lobby_seats: int | None = None
+        self.host_key: bytes | None = None
+        self.ch: Channel | None = None
+        self.synced = False
+        self.target = 0
+        self.epoch = 0
+        self.states: dict[int, tuple[str, int]] = {}
+        self.net_status: str | None = "connecting…"
+        self.listeners: list[Callable[[], None]] = []
+        #: (code, reason, kind, counter) of every error frame the host sent us
+        self.refusals: list[tuple[str, str, str | None, int | None]] = []
+        self.error_hooks: list[Callable[[dict[str, Any]], None]] = []
+        self.frame_hooks: list[Callable[[dict[str, Any]], None]] = []
+        self.fatal: str | None = None
+        self.done = False
+        self._inflight: set[int] = set()  # counters sent on this connection, not logged
+        self._finished_at: float | None = None
+        self._ack_task: asyncio.Task[None] | None = None
+        self._acked = -1
+        self._other_acks: dict[int, Ack] = {}
+        self.task: asyncio.Task[None] | None = None
+        self.started_evt = asyncio.Event()
+        if self.table is not None:
+            self._attach()
+
+    # ------------------------------------------------------------------ plumbing
+    def subscribe(self, callback: Callable[[], None]) -> None:
+        self.listeners.append(callback)
+
+    def _changed(self) -> None:
+        for cb in list(self.listeners):
+            cb()
+
+    def start(self) -> asyncio.Task[None]:
+        if self.task is None:
+            self.task = asyncio.ensure_future(self.run())
+        return self.task
+
+    @property
+    def ready(self) -> bool:
+        return self.synced and self.ch is not None
+
+    def _attach(self) -> None:
+        assert self.table is not None
+        self.table.listeners.append(lambda entry: self._changed())
+        self.started_evt.set()
+
+    def seat_states(self) -> dict[int, tuple[str, int]]:
+        return dict(self.states)
+
+    def send_frame(self, t: str, **fields: Any) -> None:
+        if self.ch is None:
+            raise ChannelClosed("not connected")
+        self.ch.send(encode_msg(t, **fields))
+
+    def send_game(self, kind: str, body: dict[str, Any]) -> bool:
+        """Sign and send one of our seat's messages; False when not connected (nothing
+        was signed: the log, not memory, says what was sent)."""
+        table = self.table
+        if table is None or not self.ready:
+            return False
+        counter = table.author.counter
+        msg, sig = table.author.message(kind, body)
+        try:
+            self.send_frame("msg", msg=msg, sig=sig)
+        except (ChannelClosed, WireError):
+            table.author.counter = counter
+            return False
+        self._inflight.add(counter)
+        return True
+
+    # ------------------------------------------------------------------ connecting
+    async def run(self) -> None:
+        last_good = time.monotonic()
+        fails = 0
+        try:
+            while not self.done:
+                try:
+                    reader, writer = await asyncio.wait_for(
+                        asyncio.open_connection(self.host, self.port, limit=1 << 20),
+                        self.net.connect_timeout)
+                except (OSError, TimeoutError) as e:
+                    fails += 1
+                    if self.table is not None and self.table.core.finished:
+                        self.done = True  # our copy is complete; the host has left
+                        break
+                    if time.monotonic() - last_good > self.net.retry_total:
+                        raise HostGone(f"cannot reach the host at {self.host}:{self.port} "
+                                       f"({e})") from None
+                    self.net_status = (f"cannot reach the host at {self.host}:{self.port} — "
+                                       f"retrying ({fails})")
+                    self._changed()
+                    await asyncio.sleep(min(self.net.retry_max,
+                                            self.net.retry_first * 2 ** min(fails, 10)))
+                    continue
+                raw = StreamChannel(reader, writer, max_buffer=self.net.max_send_buffer)
+                try:
+                    await self._session(raw)
+                except (ChannelClosed, ConnectionError, TimeoutError,
+                        asyncio.IncompleteReadError) as e:
+                    if not self.done:
+                        _log.info("connection to the host lost (%s); reconnecting",
+                                  type(e).__name__)
+                except WireError as e:
+                    if e.fatal:
+                        raise PeerFatal(f"{e.code}: {e.reason}") from None
+                    _log.warning("host connection: %s", e)
+                finally:
+                    if self.ch is not None and self.synced:
+                        last_good = time.monotonic()
+                    fails = 1
+                    self.ch = None
+                    self.synced = False
+                    self._inflight.clear()
+                    if self.table is not None and self.table.core.finished:
+                        self.done = True  # nothing left to fetch: the game is over here
+                    raw.close()
+                    self.epoch += 1
+                    if not self.done:
+                        self.net_status = "connection to the host lost — reconnecting…"
+                    self._changed()
+                if not self.done:
+                    await asyncio.sleep(self.net.retry_first)
+        except PeerFatal as e:
+            self.fatal = str(e)
+            _log.error("%s", e)
+            self._changed()
+            raise
+        finally:
+            if self._ack_task is not None:
+                self._ack_task.cancel()
+            if self.table is not None:
+                self.table.close()
+
+    async def _recv(self, ch: Channel, timeout: float) -> dict[str, Any]:
+        while True:
+            try:
+                payload = await asyncio.wait_for(ch.recv(), timeout)
+            except FrameTooLarge as e:
+                raise WireError("too-big", str(e)) from None
+            try:
+                f = decode_frame(payload, from_host=True)
+            except WireError as e:
+                _log.warning("ignored a bad frame from the host: %s", e)
+                continue
+            for hook in self.frame_hooks:
+                hook(f)
+            return f
+
+    async def _session(self, raw: StreamChannel) -> None:
+        ch = await asyncio.wait_for(self.wrap(raw, "client"), self.net.handshake_timeout)
+        f = await self._recv(ch, self.net.handshake_timeout)
+        if f["t"] != "challenge":
+            raise WireError("protocol", f"expected a challenge, got {f['t']!r}")
+        if f["v"] != NET_PROTOCOL:
+            raise WireError("version", f"the host speaks {f['v']!r}, not {NET_PROTOCOL}",
+                            fatal=True)
+        table = self.table
+        if table is not None and f["key"] != table.log.header.key(table.host_seat):
+            raise WireError("auth", "the host at this address has another identity than "
+                            "the game's host", fatal=True)
+        self.host_key = f["key"]
+        game = table.game_id if table else None
+        have = len(table.log) if table else 0
+        head = table.log.head() if table else None
+        ch.send(encode_msg("hello", v=NET_PROTOCOL, name=self.name, key=self.key,
+                           sig=sign_hello(self.identity, f["nonce"], f["key"], self.name,
+                                          game, have),
+                           game=game, have=have, head=head))
+        f = await self._recv(ch, self.net.handshake_timeout)
+        if f["t"] == "error":
+            raise WireError(f["code"], f"the host refused us: {f['reason']}",
+                            fatal=f["fatal"])
+        if f["t"] != "welcome":
+            raise WireError("protocol", f"expected welcome, got {f['t']!r}")
+        self.ch = ch
+        self.net_status = None
+        self.target = f["count"]
+        if table is not None and len(table.log) >= self.target:
+            self._synced()
+        elif table is None:
+            self.net_status = None
+        self._changed()
+        while not self.done:
+            timeout = self.net.host_timeout
+            if self._finished_at is not None:
+                timeout = self._finished_at + self.net.final_wait - time.monotonic()
+                if timeout <= 0:
+                    self.done = True  # the host never said bye; our copy is complete
+                    return
+            f = await self._recv(ch, timeout)
+            self._handle(ch, f)
+
+    # ------------------------------------------------------------------ frames
+    def _handle(self, ch: Channel, f: dict[str, Any]) -> None:
+        t = f["t"]
+        if t == "rec":
+            self._on_record(f["seq"], f["record"])
+        elif t == "ping":
+            ch.send(encode_msg("pong", n=f["n"]))
+        elif t == "acks":
+            for raw in f["acks"]:
+                self._on_ack(raw)
+        elif t == "peers":
+            self.states = {p["seat"]: (p["state"], p["quiet"]) for p in f["peers"]}
+            self._changed()
+        elif t == "lobby":
+            self.lobby_players = [p["name"] for p in f["players"]]
+            self.lobby_seats = f["seats"]
+            self._changed()
+        elif t == "need":
+            self._hand_back(ch, f["from"])
+        elif t == "error":
+            self._on_error(f)
+        elif t == "bye":
+            if self.table is not None and self.table.core.finished:
+                self.done = True
+            else:
+                raise ChannelClosed(f"the host said bye: {f['reason']}")
+        elif t == "welcome":
+            self.target = f["count"]
+
+    def _on_error(self, f: dict[str, Any]) -> None:
+        self.refusals.append((f["code"], f["reason"], f["kind"], f["counter"]))
+        for hook in self.error_hooks:
+            hook(f)
+        _log.warning("the host refused %s: %s: %s", f["kind"] or "a frame", f["code"],
+                     f["reason"])
+        if f["fatal"]:
+            if f["code"] in ("replaced", "slow", "too-many-errors", "too-big", "shutdown"):
+                raise ChannelClosed(f"closed by the host: {f['code']}")
+            raise WireError(f["code"], f"the host refused us: {f['reason']}", fatal=True)
+        self._changed()
+        if f["counter"] is not None and f["counter"] in self._inflight:
+            # One of our own messages was refused: every later one in flight is doomed
+            # (counters must be consecutive). Start over from the log: reconnect, catch
+            # up, forget what was never logged.
+            raise ChannelClosed(f"the host refused our message {f['counter']} "
+                                f"({f['code']}); resynchronising")
+
+    def _on_record(self, seq: int, record: bytes) -> None:
+        if self.table is None:
+            if seq != 0:
+                raise WireError("protocol", f"record {seq} before the game header")
+            self._start(record)
+            return
+        table = self.table
+        n = len(table.log)
+        if seq < n:
+            mine = table.log.entries[seq].record
+            if mine == record:
+                return
+            at = prove_equivocation(mine, record, table.log.header.key(table.host_seat))
+            at = seq if at is None else at
+            self._fork(f"the host signed two different records for seq {at} — it equivocated")
+        if seq > n:
+            raise PeerFatal(f"the host skipped records {n}…{seq - 1} [host at fault]")
+        try:
+            entry = table.add_record(record)
+        except LogError as e:
+            raise PeerFatal(f"bad record from the host: {e}") from None
+        except GameError as e:
+            raise PeerFatal(f"the host ordered a message the game refuses: {e} "
+                            f"[host seat {table.host_seat} at fault]") from None
+        if entry.author == table.seat:
+            self._inflight.discard(entry.counter)
+        if table.core.finished and self._finished_at is None:
+            self._finished_at = time.monotonic()
+        if not self.synced and len(table.log) >= self.target:
+            self._synced()
+        elif self.synced:
+            self._pump()
+        pending = self._other_acks
+        for s, a in list(pending.items()):
+            if a.seq < len(table.log):
+                del pending[s]
+                self._compare_ack(a)
+        self._schedule_ack(now=table.core.finished)
+
+    def _start(self, header: bytes) -> None:
+        """The host started the game: verify the header, save the meta file, accept."""
+        self.table = Table.from_header(self.identity, self.data_dir, header, self.seed_maker)
+        table = self.table
+        table.files.save_meta(meta_now(game_id=table.game_id.hex(), role="peer",
+                                       seat=table.seat, name=self.name,
+                                       host=f"{self.host}:{self.port}", port=self.port))
+        _log.info("game %s started: seat %d of %s", table.game_id.hex(), table.seat,
+                  ", ".join(table.names))
+        self._attach()
+        self.target = 1
+        self._synced()
+
+    def _synced(self) -> None:
+        """Caught up with the host: resume our counter, forget unlogged messages (the
+        host never got them), accept the header if we have not yet, send what we owe."""
+        table = self.table
+        assert table is not None
+        self.synced = True
+        self.net_status = None
+        table.author.counter = table.log.next_counter(table.seat)
+        table.core.forget_unlogged()
+        if table.seat not in table.log.accepted:
+            msg, sig = table.author.accept(table.log.header_hash)
+            self.send_frame("msg", msg=msg, sig=sig)
+        self._pump()
+        self._schedule_ack(now=True)
+        self._changed()
+
+    def _pump(self) -> None:
+        table = self.table
+        if table is None or not self.ready or not table.started:
+            return
+        for kind, body in table.core.outbox():
+            if not self.send_game(kind, body):
+                return
+
+    def _hand_back(self, ch: Channel, start: int) -> None:
+        """The host restarted with fewer records than we hold (its unsynced tail was
+        lost): hand back the records it signed."""
+        table = self.table
+        if table is None:
+            return
+        for e in table.log.entries[start:]:
+            ch.send(encode_msg("rec", seq=e.seq, record=e.record))
+
+    # ------------------------------------------------------------------ acks
+    def _schedule_ack(self, now: bool = False) -> None:
+        if self._ack_task is not None and not self._ack_task.done():
+            return
+        self._ack_task = asyncio.ensure_future(self._ack(0.0 if now else self.net.ack_interval))
+
+    async def _ack(self, delay: float) -> None:
+        if delay:
+            await asyncio.sleep(delay)
+        table = self.table
+        if table is None:
+            return
+        durable = await asyncio.to_thread(table.transcript.sync)
+        seq = min(durable, len(table.log)) - 1
+        if seq <= self._acked or self.ch is None:
+            return
+        ack = make_ack(self.identity, table.game_id, seq, table.log.hash_at(seq),
+                       seat=table.seat)
+        with contextlib.suppress(ChannelClosed, WireError):
+            self.send_frame("ack", ack=ack)
+            self._acked = seq
+        if table.core.finished and seq == len(table.log) - 1:
+            self._mark_finished()
+        self._ack_task = None
+        if seq < len(table.log) - 1:
+            self._schedule_ack(now=table.core.finished)
+
+    def _mark_finished(self) -> None:
+        table = self.table
+        assert table is not None
+        with contextlib.suppress(OSError, ValueError):
+            meta = table.files.load_meta()
+            if not meta.finished:
+                meta.finished = True
+                table.files.save_meta(meta)
+
+    def _on_ack(self, raw: bytes) -> None:
+        table = self.table
+        if table is None:
+            return
+        try:
+            a = table.log.check_ack(raw)
+        except LogError as e:
+            _log.warning("the host relayed a bad ack: %s", e)
+            return
+        if a.seq < len(table.log):
+            self._compare_ack(a)
+        else:
+            self._other_acks[a.seat] = a
+
+    def _compare_ack(self, a: Ack) -> None:
+        table = self.table
+        assert table is not None
+        if table.log.hash_at(a.seq) == a.head:
+            return
+        raw = make_ack(self.identity, table.game_id, a.seq, table.log.hash_at(a.seq),
+                       seat=table.seat)
+        mine = table.log.check_ack(raw)
+        fork = detect_fork([mine, a], host=table.host_seat)
+        why = fork.reason if fork else f"seat {a.seat} acked another head at seq {a.seq}"
+        evidence = table.files.transcript.with_suffix(".fork")
+        with contextlib.suppress(OSError):
+            evidence.write_bytes(raw + a.raw)
+        self._fork(why + f" (evidence: {evidence})")
+
+    def _fork(self, why: str) -> None:
+        raise PeerFatal(f"fork: {why}")
+

@@ -1,0 +1,325 @@
+"""What the front ends talk to in a LAN game: :class:`NetSession`, a
+:class:`~splitnet.frontend.TableSession` over a host or joiner node, and the lobby models
+(:class:`HostLobby`, :class:`JoinLobby`) the lobby screens show.
+
+The session drives one seat — a person through a :class:`~splitnet.frontend.HumanAgent`,
+or a bot — and turns the log into lines (via :mod:`splitnet.describe`, as
+:class:`~splitnet.game.local.FairSession` does) and a status line that names whoever the
+table waits for, and says so when that player is silent or disconnected.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from splitnet import describe
+from splitnet.bots import Bot
+from splitnet.frontend import HumanAgent
+from splitnet.net.table import Table
+from splitnet.net.wire import WireError
+from splitnet.rules import Action, BonusDraw, DrawPile, Game, IllegalMove
+from splitnet.session.log import Entry
+
+
+class Node(Protocol):
+    """A host or a joiner, as the session sees it."""
+
+    table: Table | None
+    net_status: str | None
+    fatal: str | None
+    epoch: int
+
+    @property
+    def ready(self) -> bool: ...
+
+    def subscribe(self, callback: Callable[[], None]) -> None: ...
+
+    def send_game(self, kind: str, body: dict[str, Any]) -> bool: ...
+
+    def seat_states(self) -> dict[int, tuple[str, int]]: ...
+
+
+class NetSession:
+    """A LAN game for one seat (a TableSession)."""
+
+    def __init__(self, node: Node, task: asyncio.Future[Any], *, bot: Bot | None = None,
+                 human: HumanAgent | None = None, bot_delay: float = 0.0) -> None:
+        if node.table is None:
+            raise ValueError("the game has not started")
+        if (bot is None) == (human is None):
+            raise ValueError("a seat is played by exactly one of a bot or a person")
+        self.node = node
+        self.task = task
+        self.table: Table = node.table
+        self.core = self.table.core
+        self.players = list(self.table.names)
+        self.seat = self.table.seat
+        #: the seat's own engine (the core keeps this one object for the whole game)
+        self.view: Game = self.core.engine
+        self.bot = bot
+        self.human = human
+        self.bot_delay = bot_delay
+        self.log: list[str] = []
+        self.status = "starting"
+        self.verdict: str | None = None
+        self.finished = False
+        self._subs: list[Callable[[], None]] = []
+        self._wake = asyncio.Event()
+        self._round_seen = 0
+        self._seen = 0
+        self._audited = sum(1 for r in self.core.rounds if r.faces is not None)
+        self._in_flight: int | None = None  # node epoch when our move was sent
+        #: measured on this seat (``bench net``): "draw" — our private draws, from
+        #: sending the move to reading the card; "setup" — each round's commit phase
+        #: start to the end of the deal
+        self.timings: dict[str, list[float]] = {"draw": [], "setup": []}
+        self._draw_t0: float | None = None
+        self._round_t0: tuple[int, float] | None = None
+        self.table.listeners.append(self._on_entry)
+        node.subscribe(self._on_net)
+        view = self.core.engine
+        if view.round_no:  # resumed mid-game
+            self._round_seen = view.round_no
+            self._seen = len(view.events)
+            self.log.append(f"Resumed the game in round {view.round_no}.")
+        self._refresh()
+
+    def subscribe(self, callback: Callable[[], None]) -> None:
+        self._subs.append(callback)
+
+    def _changed(self) -> None:
+        self._refresh()
+        self._wake.set()
+        for cb in list(self._subs):
+            cb()
+
+    # ------------------------------------------------------------------ the log in words
+    def _measure(self, entry: Entry) -> None:
+        now = time.perf_counter()
+        r = self.core.round
+        t0 = self._round_t0
+        if r is not None and self.table.log.all_accepted:
+            if r.stage == "commit" and (t0 is None or t0[0] != r.number):
+                self._round_t0 = (r.number, now)
+            elif r.stage == "play" and t0 is not None and t0[0] == r.number and t0[1] >= 0:
+                self.timings["setup"].append(now - t0[1])
+                self._round_t0 = (r.number, -1.0)
+        ours = entry.kind == "shares" or (entry.kind == "move" and entry.author == self.seat)
+        if self._draw_t0 is not None and ours and (r is None or r.draw is None):
+            self.timings["draw"].append(now - self._draw_t0)
+            self._draw_t0 = None
+
+    def _on_entry(self, entry: Entry) -> None:
+        self._measure(entry)
+        author, kind, body = entry.author, entry.kind, entry.body
+        core, view = self.core, self.core.engine
+        if kind == "chat":
+            self.log.append(f"{self.players[author]}: {body.get('text')}")
+        if kind == "move" and author == self.seat:
+            self._in_flight = None
+        if view.round_no != self._round_seen and view.phase != "round_over" and view.row:
+            self._round_seen = view.round_no
+            self._seen = 0
+            dealer = ("You deal" if view.dealer == self.seat
+                      else f"{self.players[view.dealer]} deals")
+            self.log.append(f"Round {view.round_no}: {dealer}; first discard "
+                            f"{describe.card_text(view, view.row[0])}.")
+        if kind == "move":
+            for ev in view.events[self._seen:]:
+                self.log.append(describe.describe_event(ev, view, self.players, author,
+                                                        self.seat))
+            self._seen = len(view.events)
+            if view.phase in ("round_over", "game_over"):
+                self.log.extend(describe.describe_round_end(view, self.players, self.seat))
+        audited = [r for r in core.rounds if r.faces is not None]
+        if len(audited) > self._audited:
+            self._audited = len(audited)
+            self.verdict = (f"Round {audited[-1].number}: shuffle verified — every seed matched "
+                            "its commitment; every shuffle, proof and share checked.")
+            self.log.append(self.verdict)
+        self._changed()
+
+    def _on_net(self) -> None:
+        if self._in_flight is not None and self._in_flight != self.node.epoch:
+            self._in_flight = None  # reconnected: the log says whether it arrived
+        self._changed()
+
+    def _refresh(self) -> None:
+        if self.finished:
+            self.status = "game over"
+            return
+        core = self.core
+        if self.node.fatal:
+            self.status = f"game stopped: {self.node.fatal}"
+            return
+        if self.node.net_status:
+            self.status = self.node.net_status
+            return
+        if self.human is not None and self.human.waiting and core.can_move():
+            self.status = "your turn"
+            return
+        if core.finished:
+            self.status = "game over"
+            return
+        states = self.node.seat_states()
+        waiting = set(core.waiting_for())
+        notes = []
+        for s, (state, quiet) in sorted(states.items()):
+            if state == "ok" or s == self.seat:
+                continue
+            what = "disconnected" if state == "gone" else f"not answering for {quiet} s"
+            if s in waiting:
+                notes.append(f"waiting for {self.players[s]} ({what})")
+            else:
+                notes.append(f"{self.players[s]} {what}")
+        base = core.progress()
+        self.status = base + ("  — " + "; ".join(notes) if notes else "")
+
+    # ------------------------------------------------------------------ acting
+    def _my_turn(self) -> bool:
+        return (self.node.ready and self.core.can_move() and self._in_flight is None
+                and not self.core.finished)
+
+    def _send_move(self, action: Action) -> None:
+        """Check the move on our own core (IllegalMove: nothing changes), then send it."""
+        body = self.core.move_message(action)
+        self._in_flight = self.node.epoch
+        if isinstance(action, DrawPile | BonusDraw):
+            self._draw_t0 = time.perf_counter()
+        try:
+            sent = self.node.send_game("move", body)
+        except WireError as e:  # the host refused its own seat's move
+            self._in_flight = None
+            raise IllegalMove("net", e.reason) from None
+        if not sent:
+            self._in_flight = None
+            raise IllegalMove("net", "not connected to the host — try again in a moment")
+
+    async def submit(self, action: Action) -> None:
+        if self.human is None:
+            raise IllegalMove("net", "this seat is played by a bot")
+        await self.human.submit(action)
+
+    async def chat(self, text: str) -> None:
+        with contextlib.suppress(WireError):
+            self.node.send_game("chat", {"text": text[:500]})
+
+    async def run(self) -> None:
+        task = self.task
+        try:
+            for _ in range(10_000_000):
+                if task.done():
+                    break
+                if self._my_turn():
+                    if self.bot is not None:
+                        if self.bot_delay:
+                            await asyncio.sleep(self.bot_delay)
+                        if self._my_turn():
+                            action = self.bot.choose(self.core.engine, self.seat)
+                            try:
+                                self._send_move(action)
+                            except IllegalMove:
+                                await asyncio.sleep(0.05)
+                        await asyncio.sleep(0)
+                        continue
+                    await self._human_turn(task)
+                    continue
+                self._wake.clear()
+                waiter = asyncio.ensure_future(self._wake.wait())
+                await asyncio.wait([task, waiter], return_when=asyncio.FIRST_COMPLETED)
+                waiter.cancel()
+            await task
+            if self.node.fatal and not self.core.finished:
+                self.verdict = f"game stopped: {self.node.fatal}"
+                self.log.append(self.verdict)
+        except Exception as e:
+            self.verdict = f"game stopped: {e}"
+            self.log.append(self.verdict)
+        finally:
+            self.finished = True
+            self._changed()
+
+    async def _human_turn(self, task: asyncio.Future[Any]) -> None:
+        human = self.human
+        assert human is not None
+        epoch = self.node.epoch
+        choose = asyncio.ensure_future(human.choose_and_apply(self.core.engine, self.seat,
+                                                              self._send_move))
+        human.waiting = True
+        self._changed()
+        while not choose.done() and not task.done():
+            self._wake.clear()
+            waiter = asyncio.ensure_future(self._wake.wait())
+            await asyncio.wait([choose, task, waiter], return_when=asyncio.FIRST_COMPLETED)
+            waiter.cancel()
+            if not self.core.can_move() or self.node.epoch != epoch:
+                break
+        if not choose.done():
+            choose.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await choose
+        self._changed()
+
+
+# ---------------------------------------------------------------------- lobbies
+
+
+class HostLobby:
+    """The host's lobby (splitnet.ui.tui.LobbyModel)."""
+
+    def __init__(self, node: Any, address: str) -> None:
+        self.node = node
+        self.address = address
+        self.code: str | None = node.identity.fingerprint()
+        self.status = "waiting for players — share the address above"
+        self.players: list[str] = []
+        self.can_start = False
+        self.started = False
+        node.subscribe(self._sync)
+        self._sync()
+
+    def _sync(self) -> None:
+        self.players = list(self.node.lobby_names)
+        self.can_start = bool(self.node.can_start)
+        self.started = self.node.table is not None
+
+    async def start(self) -> None:
+        await self.node.start()
+        self._sync()
+
+    def subscribe(self, callback: Callable[[], None]) -> None:
+        self.node.subscribe(callback)
+
+
+class JoinLobby:
+    """A joiner's lobby (splitnet.ui.tui.LobbyModel)."""
+
+    def __init__(self, node: Any) -> None:
+        self.node = node
+        self.address = f"{node.host}:{node.port}"
+        self.can_start = False
+        self.code: str | None = None
+        self.players: list[str] = []
+        self.status = "connecting…"
+        self.started = False
+        node.subscribe(self._sync)
+        self._sync()
+
+    def _sync(self) -> None:
+        from splitnet.session.identity import fingerprint
+
+        key = self.node.host_key
+        self.code = fingerprint(key) if key else None
+        self.players = list(self.node.lobby_players)
+        self.status = self.node.net_status or "in the lobby — waiting for the host to start"
+        self.started = self.node.table is not None
+
+    async def start(self) -> None:
+        raise ValueError("only the host can start the game")
+
+    def subscribe(self, callback: Callable[[], None]) -> None:
+        self.node.subscribe(callback)

@@ -1,0 +1,217 @@
+"""A misbehaving peer: a test client that speaks the protocol itself, plays its seat
+honestly, and in between sends every kind of bad input. Each one is refused with the
+right error code, and nobody's state or saved log changes: the honest host and bot
+processes finish the game, and all three transcripts are identical and verify.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from splitnet.bots import make_bot
+from splitnet.net.config import NetSettings
+from splitnet.net.framing import MAX_FRAME
+from splitnet.net.peer import PeerNode
+from splitnet.net.session import NetSession
+from splitnet.net.wire import NET_PROTOCOL, StreamChannel, decode_frame, encode_msg, sign_hello
+from splitnet.rules import Discard, DrawPile, action_to_dict
+from splitnet.session.codec import encode
+from splitnet.session.identity import Identity
+from splitnet.session.log import Author, Entry, make_ack
+from splitnet.verify import verify_records
+from tests.test_net_game import TIMEOUT, Proc, game_file, wait_until
+
+pytestmark = pytest.mark.slow
+
+
+class Evil:
+    """Bad input over the evil node's own (authenticated) connection."""
+
+    def __init__(self, node: PeerNode) -> None:
+        self.node = node
+        self.errors: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        node.error_hooks.append(self.errors.put_nowait)
+        self.seen: list[tuple[str, str]] = []
+
+    @property
+    def table(self) -> Any:
+        assert self.node.table is not None
+        return self.node.table
+
+    def author(self, game_id: bytes | None = None) -> Author:
+        """A throwaway author at the next free counter (the honest one is untouched)."""
+        t = self.table
+        return Author(t.identity, game_id or t.game_id, t.seat, t.log.next_counter(t.seat))
+
+    def send_payload(self, payload: bytes) -> None:
+        assert self.node.ch is not None
+        self.node.ch.send(payload)
+
+    def send_msg(self, msg: bytes, sig: bytes) -> None:
+        self.send_payload(encode_msg("msg", msg=msg, sig=sig))
+
+    async def expect(self, code: str, what: str) -> None:
+        f = await asyncio.wait_for(self.errors.get(), 20)
+        self.seen.append((what, f["code"]))
+        assert f["code"] == code, f"{what}: expected {code}, got {f}"
+
+    def draw_body(self, round_no: int | None = None) -> dict[str, Any]:
+        r = self.table.core.round
+        return {"round": round_no if round_no is not None else r.number,
+                "move": action_to_dict(DrawPile(self.table.seat)), "reveal": None}
+
+    async def at_our_turn(self) -> None:
+        t = self.table
+        seat = t.seat
+        # undecodable, off-schema and wrong-direction frames
+        self.send_payload(b"\xc1\x00junk")
+        await self.expect("garbage", "garbage frame")
+        self.send_payload(encode({"t": "msg", "msg": 5, "sig": b""}))
+        await self.expect("schema", "msg with an int for bytes")
+        self.send_payload(encode({"t": "hack"}))
+        await self.expect("schema", "unknown frame type")
+        self.send_payload(encode({"t": "welcome", "seat": 0, "game": None, "count": 0,
+                                  "ready": True}))
+        await self.expect("protocol", "a host-only frame")
+        # bad signature
+        msg, sig = self.author().message("move", self.draw_body())
+        self.send_msg(msg, bytes([sig[0] ^ 0x80]) + sig[1:])
+        await self.expect("author-sig", "a flipped signature bit")
+        # a message signed as another seat
+        other = (seat + 1) % t.n
+        fake = Author(t.identity, t.game_id, other, t.log.next_counter(other))
+        self.send_msg(*fake.message("chat", {"text": "hi"}))
+        await self.expect("author-sig", "a message claiming another seat")
+        # another game, another round
+        self.send_msg(*self.author(os.urandom(16)).message("move", self.draw_body()))
+        await self.expect("game-id", "a message for another game")
+        self.send_msg(*self.author().message("move", self.draw_body(t.core.round.number + 1)))
+        await self.expect("round", "a message for another round")
+        # a replay of our own logged accept
+        accept: Entry = next(e for e in t.log.entries if e.author == seat and
+                             e.kind == "accept")
+        self.send_msg(accept.msg_bytes, accept.sig)
+        await self.expect("replay", "a replayed message")
+        # out of turn: a commitment during play
+        self.send_msg(*self.author().message("commit", {"round": t.core.round.number}))
+        await self.expect("out-of-turn", "a commitment during play")
+        # illegal: discard a card we do not hold, in the draw phase
+        not_mine = next(s for s in range(104) if s not in t.core.engine.hands[seat])
+        body = {"round": t.core.round.number, "reveal": None,
+                "move": action_to_dict(Discard(seat, not_mine))}
+        self.send_msg(*self.author().message("move", body))
+        await self.expect("illegal", "an illegal move")
+        # acks: undecodable, and of a head the host never had
+        self.send_payload(encode_msg("ack", ack=b"junk"))
+        await self.expect("ack", "a garbage ack")
+        self.send_payload(encode_msg("ack", ack=make_ack(t.identity, t.game_id, 1, bytes(32),
+                                                         seat=seat)))
+        await self.expect("fork", "an ack of a head the host never had")
+        self.send_payload(encode_msg("rec", seq=5, record=b"\x90"))
+        await self.expect("protocol", "records nobody asked for")
+        # strangers: another game's id, and a key with no seat
+        for game, code in ((os.urandom(16), "unknown-game"), (None, "started")):
+            r, w = await asyncio.open_connection(self.node.host, self.node.port)
+            ch = StreamChannel(r, w)
+            chal = decode_frame(await ch.recv(), from_host=True)
+            me = Identity.generate()
+            ch.send(encode_msg("hello", v=NET_PROTOCOL, name="Mallory",
+                               key=me.public_key_bytes(), game=game, have=0, head=None,
+                               sig=sign_hello(me, chal["nonce"], chal["key"], "Mallory",
+                                              game, 0)))
+            err = decode_frame(await asyncio.wait_for(ch.recv(), 10), from_host=True)
+            self.seen.append(("a stranger's hello", err["code"]))
+            assert err["code"] == code
+            ch.close()
+        # last: an oversized frame. The host closes this connection (a stream cannot
+        # resync); the node reconnects and resumes by itself.
+        assert self.node.ch is not None
+        epoch = self.node.epoch
+        self.node.ch.writer.write((MAX_FRAME + 1).to_bytes(4, "big"))  # type: ignore[attr-defined]
+        await self.expect("too-big", "an oversized frame")
+        for _ in range(200):
+            if self.node.epoch != epoch and self.node.ready:
+                break
+            await asyncio.sleep(0.05)
+        assert self.node.ready
+
+    def out_of_turn(self, entry: Entry) -> bool:
+        """Called on every entry: the first time another seat is to move and we owe
+        nothing, send a move of our own (before reacting to anything else)."""
+        t = self.table
+        r = t.core.round
+        if (r is None or r.stage != "play" or r.draw is not None or not self.node.ready
+                or t.core.engine.actor in (None, t.seat) or self.node._inflight):
+            return False
+        self.send_msg(*self.author().message("move", self.draw_body()))
+        return True
+
+
+async def test_misbehaving_peer_is_refused_while_the_others_finish(tmp_path: Path) -> None:
+    host = Proc(tmp_path, "host", "host", "--port", "0", "--bind", "127.0.0.1",
+                "--play-as-bot", "heuristic", "--seats", "3", "--no-proofs",
+                "--data-dir", str(tmp_path / "p0"), "--name", "Host")
+    try:
+        await asyncio.to_thread(wait_until, lambda: "listening on port" in host.stdout(), 30,
+                                "the host")
+        port = int(host.stdout().split("listening on port")[1].split()[0])
+        bot = Proc(tmp_path, "bot", "bot", f"127.0.0.1:{port}", "--data-dir",
+                   str(tmp_path / "p1"), "--name", "Honest")
+        await asyncio.to_thread(wait_until,
+                                lambda: "joined the lobby" in host.stderr(), 30, "the bot")
+        node = PeerNode(Identity.generate(), tmp_path / "p2", "Mallory", "127.0.0.1", port,
+                        NetSettings())
+        task = node.start()
+        await asyncio.wait_for(node.started_evt.wait(), 30)
+        evil = Evil(node)
+        busy = True
+        session = NetSession(node, task, bot=make_bot("heuristic", 1))
+        real_turn = session._my_turn
+        session._my_turn = lambda: not busy and real_turn()  # type: ignore[method-assign]
+        sent_oot = False
+
+        def on_entry(entry: Entry) -> None:
+            nonlocal sent_oot
+            if not sent_oot:
+                sent_oot = evil.out_of_turn(entry)
+
+        assert node.table is not None
+        node.table.listeners.insert(0, on_entry)
+        runner = asyncio.ensure_future(session.run())
+        for _ in range(1200):  # until it is our turn, at most 60 s
+            if node.ready and node.table.core.can_move() and sent_oot and not node._inflight:
+                break
+            await asyncio.sleep(0.05)
+        await evil.expect("out-of-turn", "a move out of turn")
+        await evil.at_our_turn()
+        busy = False
+        session._changed()
+        await asyncio.wait_for(runner, TIMEOUT)
+        assert node.table.core.finished, session.verdict
+        for p in (host, bot):
+            rc = await asyncio.to_thread(p.wait, TIMEOUT)
+            assert rc == 0, p.stderr()[-2000:]
+        files = [game_file(tmp_path / f"p{i}") for i in range(3)]
+        data = [f.read_bytes() for f in files if f is not None]
+        assert len(data) == 3 and data[0] == data[1] == data[2]
+        from splitnet.session.transcript import read_transcript
+
+        v = verify_records(read_transcript(files[0]))  # type: ignore[arg-type]
+        assert v.ok, v.summary
+        # every refusal was logged by the host, in words
+        err = host.stderr()
+        for code in ("garbage", "schema", "protocol", "author-sig", "game-id", "round",
+                     "replay", "out-of-turn", "illegal", "ack", "fork", "too-big",
+                     "unknown-game", "started"):
+            assert f": {code}: " in err, code
+        assert len(evil.seen) == 18
+    finally:
+        for p in ("host", "bot"):
+            proc = locals().get(p)
+            if isinstance(proc, Proc) and proc.p.poll() is None:
+                proc.p.kill()
