@@ -1,0 +1,162 @@
+"""``splitnet bench net``: what the network costs, beside the same game in one process.
+
+For each player count, one whole game of heuristic bots twice, with the same secrets
+(``--test-seed``) so both are the same game move for move:
+
+* **in-process** — :class:`~splitnet.game.local.LocalGame`: every peer's core in one
+  process, no sockets, no files;
+* **network** — ``splitnet host --play-as-bot`` and N−1 ``splitnet bot`` processes on
+  loopback TCP, each verifying, writing and applying every record.
+
+Figures: **round set-up** (from the start of a round's commit phase to the end of its
+deal — commitments, every shuffle hop with its proof, every deal share) and the
+**private draw** latency (from the drawer sending its move until it can read the card: the
+move and every other seat's decryption share, each checked). Printed, never asserted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from splitnet.bots import make_bot
+from splitnet.game.local import LocalGame, SelfplaySecrets
+from splitnet.rules import BonusDraw, DrawPile, Settings
+
+GOAL_SETUP = 1.20  # network round set-up ≤ 120 % of in-process
+GOAL_DRAW_MS = 2.0  # network adds ≤ 2 ms to a draw's p99 (at 6 players)
+
+
+def quantile(xs: list[float], q: float) -> float:
+    if not xs:
+        return float("nan")
+    s = sorted(xs)
+    return s[min(len(s) - 1, int(q * len(s)))]
+
+
+def in_process(n: int, seed: int, proofs: bool) -> dict[str, Any]:
+    """One game among in-memory peers, timed as the network game is."""
+    names = [f"heuristic-{i}" for i in range(n)]
+    game = LocalGame(names, Settings(), SelfplaySecrets(seed), shuffle_proofs=proofs)
+    bots = [make_bot("heuristic", seed * 100 + i) for i in range(n)]
+    setup: list[float] = []
+    draws: list[float] = []
+    host = game.cores[0]
+    t_round = time.perf_counter()
+    round_no = 1
+    t0 = time.perf_counter()
+    for _ in range(1_000_000):
+        if game.finished:
+            break
+        if game.pump():
+            r = host.round
+            if r is not None and r.number != round_no:
+                round_no, t_round = r.number, time.perf_counter()
+            continue
+        seat = game.mover()
+        if seat is None:
+            raise RuntimeError("the game is stuck")
+        r = host.round
+        if r is not None and r.number == round_no and t_round >= 0:
+            setup.append(time.perf_counter() - t_round)
+            t_round = -1.0
+        action = bots[seat].choose(game.cores[seat].engine, seat)
+        if isinstance(action, DrawPile | BonusDraw):
+            t = time.perf_counter()
+            game.play_move(seat, action)
+            while (rd := game.cores[seat].round) is not None and rd.draw:
+                if not game.pump():
+                    break
+            draws.append(time.perf_counter() - t)
+        else:
+            game.play_move(seat, action)
+    wall = time.perf_counter() - t0
+    return {"setup": setup, "draw": draws, "wall": wall, "record": game.cores[0].record}
+
+
+def _cmd(*args: str) -> list[str]:
+    return [sys.executable, "-m", "splitnet.cli", *args]
+
+
+def _wait_for(path: Path, text: str, count: int, timeout: float) -> str:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        data = path.read_text(errors="replace") if path.exists() else ""
+        if data.count(text) >= count:
+            return data
+        time.sleep(0.05)
+    raise TimeoutError(f"{path}: no {count}× {text!r} within {timeout} s")
+
+
+def network(n: int, seed: int, proofs: bool, timeout: float = 300.0) -> dict[str, Any]:
+    """One game among a host and n−1 bot processes on loopback."""
+    with tempfile.TemporaryDirectory(prefix="splitnet-bench-") as tmp:
+        d = Path(tmp)
+        common = ["--test-seed", str(seed), "--new"]
+        host_args = ["host", "--port", "0", "--bind", "127.0.0.1", "--seats", str(n),
+                     "--play-as-bot", "heuristic", "--name", "heuristic-0",
+                     "--data-dir", str(d / "p0"), "--bench-out", str(d / "p0.json"), *common]
+        if not proofs:
+            host_args.append("--no-proofs")
+        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        procs = []
+        with open(d / "host.out", "w") as out, open(d / "host.err", "w") as err:
+            procs.append(subprocess.Popen(_cmd(*host_args), stdout=out, stderr=err, env=env))
+        text = _wait_for(d / "host.out", "listening on port", 1, 30)
+        port = text.split("listening on port")[1].split()[0]
+        t0 = time.perf_counter()
+        for i in range(1, n):
+            with open(d / f"p{i}.out", "w") as out, open(d / f"p{i}.err", "w") as err:
+                procs.append(subprocess.Popen(_cmd(
+                    "bot", f"127.0.0.1:{port}", "--name", f"heuristic-{i}", "--data-dir",
+                    str(d / f"p{i}"), "--bench-out", str(d / f"p{i}.json"), *common),
+                    stdout=out, stderr=err, env=env))
+            _wait_for(d / "host.err", "joined the lobby", i, 30)  # seat i = join order
+        try:
+            for p in procs:
+                p.wait(timeout=timeout)
+        finally:
+            for p in procs:
+                if p.poll() is None:
+                    p.kill()
+        wall = time.perf_counter() - t0
+        bad = [i for i, p in enumerate(procs) if p.returncode != 0]
+        if bad:
+            log = (d / ("host.err" if bad[0] == 0 else f"p{bad[0]}.err")).read_text()
+            raise RuntimeError(f"process {bad[0]} failed:\n{log[-2000:]}")
+        res = [json.loads((d / f"p{i}.json").read_text()) for i in range(n)]
+        logs = sorted({p.read_bytes() for p in d.glob("p*/games/*.splitlog")})
+    return {"setup": res[0]["timings"]["setup"],
+            "draw": [x for r in res for x in r["timings"]["draw"]],
+            "wall": wall, "record": res[0]["record"], "identical": len(logs) == 1}
+
+
+def bench_net(players: list[int], *, proofs: bool = True, seed: int = 11) -> str:
+    lines = [f"net: host + bot processes on loopback TCP vs the same game in one process "
+             f"(LocalGame); heuristic bots, seed {seed}, shuffle proofs "
+             f"{'on' if proofs else 'off'}; {os.cpu_count()} cores",
+             "  players | round set-up (mean s)        | private draw p50 / p99 (ms)"
+             "                  | same game",
+             "          | in-proc  network   ratio     | in-proc          network"
+             "          Δp99  |"]
+    for n in players:
+        local = in_process(n, seed, proofs)
+        net = network(n, seed, proofs)
+        ls, ns = (sum(x["setup"]) / max(1, len(x["setup"])) for x in (local, net))
+        l50, l99 = quantile(local["draw"], 0.5) * 1e3, quantile(local["draw"], 0.99) * 1e3
+        n50, n99 = quantile(net["draw"], 0.5) * 1e3, quantile(net["draw"], 0.99) * 1e3
+        same = net["record"] == local["record"] and net["identical"]
+        lines.append(f"  {n:7} | {ls:7.3f}  {ns:7.3f}  {ns / ls:6.2f}×    | "
+                     f"{l50:6.2f} / {l99:6.2f}  {n50:6.2f} / {n99:6.2f}  {n99 - l99:+6.2f} | "
+                     f"{'yes' if same else 'NO'}")
+        lines.append(f"          | whole game: in-process {local['wall']:.1f} s, network "
+                     f"{net['wall']:.1f} s; {len(net['draw'])} draws")
+    lines.append(f"  goals: network round set-up ≤ {GOAL_SETUP:.2f}× in-process; a draw's "
+                 f"p99 + ≤ {GOAL_DRAW_MS:g} ms at 6 players")
+    return "\n".join(lines)
