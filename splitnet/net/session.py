@@ -71,6 +71,7 @@ class NetSession:
         self._wake = asyncio.Event()
         self._round_seen = 0
         self._seen = 0
+        self._mover = 0
         self._audited = sum(1 for r in self.core.rounds if r.faces is not None)
         self._in_flight: int | None = None  # node epoch when our move was sent
         #: measured on this seat (``bench net``): "draw" — our private draws, from
@@ -129,12 +130,17 @@ class NetSession:
             self.log.append(f"Round {view.round_no}: {dealer}; first discard "
                             f"{describe.card_text(view, view.row[0])}.")
         if kind == "move":
+            self._mover = author
+        r = core.round
+        if (kind in ("move", "shares") and len(view.events) > self._seen
+                and not (r is not None and r.draw is not None and r.draw[0] == self.seat)):
+            # (our own draw is told once its shares are in and we can read the card)
             for ev in view.events[self._seen:]:
-                self.log.append(describe.describe_event(ev, view, self.players, author,
+                self.log.append(describe.describe_event(ev, view, self.players, self._mover,
                                                         self.seat))
             self._seen = len(view.events)
-            if view.phase in ("round_over", "game_over"):
-                self.log.extend(describe.describe_round_end(view, self.players, self.seat))
+        if kind == "move" and view.phase in ("round_over", "game_over"):
+            self.log.extend(describe.describe_round_end(view, self.players, self.seat))
         audited = [r for r in core.rounds if r.faces is not None]
         if len(audited) > self._audited:
             self._audited = len(audited)
