@@ -558,6 +558,9 @@ class HostNode:
         # records handed back may hold our own messages: continue after them
         table.author.counter = table.log.next_counter(table.seat)
         _log.info("every seat is back: the game goes on at record %d", len(table.log))
+        for c in self.conns.values():
+            c.send("welcome", seat=c.seat, game=table.game_id, count=len(table.log),
+                   ready=True)
         held, self._held = self._held, []
         for conn, msg, sig in held:
             if not conn.closed:

@@ -90,6 +90,8 @@ class PeerNode:
         if self.table is not None:
             self._attach()
 
+    _resuming = "the host restarted: waiting for every player to reconnect"
+
     # ------------------------------------------------------------------ plumbing
     def subscribe(self, callback: Callable[[], None]) -> None:
         self.listeners.append(callback)
@@ -241,7 +243,7 @@ class PeerNode:
         if f["t"] != "welcome":
             raise WireError("protocol", f"expected welcome, got {f['t']!r}")
         self.ch = ch
-        self.net_status = None
+        self.net_status = None if f["ready"] else self._resuming
         self.target = f["count"]
         if table is not None and len(table.log) >= self.target:
             self._synced()
@@ -284,8 +286,10 @@ class PeerNode:
                 self.done = True
             else:
                 raise ChannelClosed(f"the host said bye: {f['reason']}")
-        elif t == "welcome":
-            self.target = f["count"]
+        elif t == "welcome":  # a restarted host has every seat back
+            self.target = max(self.target, f["count"])
+            self.net_status = None if f["ready"] else self._resuming
+            self._changed()
 
     def _on_error(self, f: dict[str, Any]) -> None:
         self.refusals.append((f["code"], f["reason"], f["kind"], f["counter"]))
@@ -363,7 +367,8 @@ class PeerNode:
         table = self.table
         assert table is not None
         self.synced = True
-        self.net_status = None
+        if self.net_status != self._resuming:
+            self.net_status = None
         table.author.counter = table.log.next_counter(table.seat)
         table.core.forget_unlogged()
         if table.seat not in table.log.accepted:
