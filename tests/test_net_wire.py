@@ -235,3 +235,19 @@ async def test_lobby_refuses_a_seventh_player(tmp_path: Path) -> None:
         assert node.can_start and len(node.lobby_names) == 6
     finally:
         await node.close()
+
+
+async def test_too_many_connections_are_refused(tmp_path: Path) -> None:
+    node = HostNode(Identity.generate(), tmp_path, "Host", NetSettings(max_conns=2),
+                    proofs=False)
+    await node.listen("127.0.0.1", 0)
+    try:
+        a, b = await Raw.open(node.port), await Raw.open(node.port)
+        assert (await a.recv())["t"] == "challenge"
+        assert (await b.recv())["t"] == "challenge"
+        c = await Raw.open(node.port)
+        err = await c.recv()
+        assert (err["t"], err["code"], err["fatal"]) == ("error", "busy", True)
+        assert await c.closed()
+    finally:
+        await node.close()

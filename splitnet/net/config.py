@@ -38,5 +38,7 @@ class NetSettings:
     max_errors: int = 64
     #: messages a restarted host holds until every seat is back
     max_held: int = 256
+    #: connections at once (players plus handshakes in progress); more are refused
+    max_conns: int = 32
     #: bytes queued for a connection that does not read before it is dropped
     max_send_buffer: int = 32 * 1024 * 1024

@@ -248,6 +248,12 @@ class HostNode:
             me.add_done_callback(self._serving.discard)
         conn: Conn | None = None
         try:
+            if len(self.all_conns) >= self.net.max_conns:
+                busy = Conn(raw, raw.peer)
+                self._refuse(busy, WireError("busy", f"{len(self.all_conns)} connections "
+                                             "already", fatal=True))
+                await raw.drain()
+                return
             ch = await asyncio.wait_for(self.wrap(raw, "host"), self.net.handshake_timeout)
             conn = Conn(ch, raw.peer)
             self.all_conns.add(conn)
@@ -264,6 +270,8 @@ class HostNode:
         except WireError as e:
             if conn is not None:
                 self._refuse(conn, e)
+        except Exception as e:  # e.g. a security layer's handshake failing its own way
+            _log.warning("connection from %s failed: %s: %s", raw.peer, type(e).__name__, e)
         finally:
             if conn is not None:
                 self._dropped(conn)

@@ -171,6 +171,12 @@ class NetSession:
         if core.finished:
             self.status = "game over"
             return
+        log = self.table.log
+        if not log.all_accepted:
+            missing = [self.players[s] for s in range(len(self.players))
+                       if s not in log.accepted]
+            self.status = "waiting for " + ", ".join(missing) + " to accept the game"
+            return
         states = self.node.seat_states()
         waiting = set(core.waiting_for())
         notes = []

@@ -64,7 +64,7 @@ ERROR_CODES: Final = (
     "garbage", "too-big", "schema", "protocol", "version", "auth", "name", "full",
     "started", "unknown-game", "not-started", "not-your-seat", "game-id", "author-sig",
     "replay", "counter", "accept", "unknown-author", "kind", "round", "out-of-turn",
-    "illegal", "cheat", "ack", "fork", "behind", "slow", "too-many-errors", "replaced",
+    "illegal", "cheat", "ack", "fork", "slow", "too-many-errors", "replaced", "busy",
     "shutdown",
 )
 
