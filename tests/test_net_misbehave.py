@@ -215,3 +215,63 @@ async def test_misbehaving_peer_is_refused_while_the_others_finish(tmp_path: Pat
             proc = locals().get(p)
             if isinstance(proc, Proc) and proc.p.poll() is None:
                 proc.p.kill()
+
+
+async def test_a_failed_proof_is_shown_to_everyone_as_signed_evidence(tmp_path: Path) -> None:
+    """In one process (three nodes over loopback): a seat sends one draw share with a
+    broken proof. The host refuses it ('cheat') and hands the other seats the signed
+    message; the cheat's node resynchronises, sends a good share, and the game ends."""
+    from splitnet.net.host import HostNode
+
+    net = NetSettings(final_wait=10)
+    host = HostNode(Identity.generate(), tmp_path / "h", "Host", net, seats=3, proofs=False)
+    port = await host.listen("127.0.0.1", 0)
+    honest = PeerNode(Identity.generate(), tmp_path / "a", "Ana", "127.0.0.1", port, net)
+    cheat = PeerNode(Identity.generate(), tmp_path / "b", "Bo", "127.0.0.1", port, net)
+    tasks = [honest.start()]
+    for _ in range(100):  # seats follow join order: Ana first
+        if len(host.members) == 1:
+            break
+        await asyncio.sleep(0.05)
+    tasks.append(cheat.start())
+    try:
+        await asyncio.wait_for(host.started.wait(), 20)
+        for node in (honest, cheat):
+            await asyncio.wait_for(node.started_evt.wait(), 20)
+        assert cheat.table is not None
+        core = cheat.table.core
+        real_outbox = core.outbox
+        broken = False
+
+        def outbox() -> list[tuple[str, dict[str, Any]]]:
+            nonlocal broken
+            out = []
+            for kind, body in real_outbox():
+                if not broken and kind == "shares" and body.get("purpose") == "draw":
+                    broken = True
+                    p = body["proof"]
+                    body = {**body, "proof": bytes([p[0] ^ 1]) + p[1:]}
+                out.append((kind, body))
+            return out
+
+        core.outbox = outbox  # type: ignore[method-assign]
+        host_task = asyncio.ensure_future(host.done.wait())
+        sessions = [NetSession(host, host_task, bot=make_bot("heuristic", 0)),
+                    NetSession(honest, tasks[0], bot=make_bot("heuristic", 1)),
+                    NetSession(cheat, tasks[1], bot=make_bot("heuristic", 2))]
+        await asyncio.wait_for(asyncio.gather(*(s.run() for s in sessions)), TIMEOUT)
+        assert broken
+        assert all(s.core.finished for s in sessions), [s.verdict for s in sessions]
+        cheat_seat = cheat.table.seat
+        for node in (host, honest):
+            assert [(s, k) for s, k, _ in node.evidence] == [(cheat_seat, "shares")]
+        assert any("kept as evidence" in line for line in sessions[1].log)
+        assert ("cheat" in [c for c, *_ in cheat.refusals])
+        files = [game_file(tmp_path / d) for d in ("h", "a", "b")]
+        data = {f.read_bytes() for f in files if f is not None}
+        assert len(data) == 1
+        assert list((tmp_path / "a" / "games").glob("*.evidence"))
+    finally:
+        await host.close()
+        for t in tasks:
+            t.cancel()

@@ -128,6 +128,8 @@ class HostNode:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._serving: set[asyncio.Task[Any]] = set()
         self.on_entry_hooks: list[Callable[[Entry], None]] = []
+        #: refused messages with a failed proof: (seat, kind, reason)
+        self.evidence: list[tuple[int, str, str]] = []
 
     # ------------------------------------------------------------------ life cycle
     async def listen(self, bind: str, port: int) -> int:
@@ -442,9 +444,27 @@ class HostNode:
         except WireError as e:
             kind, counter = _kind_counter(msg)
             self._refuse(conn, e, kind, counter)
+            if e.code == "cheat":
+                self._publish_evidence(conn.seat, msg, sig, e)
             return
         table.order(msg, sig)
         self._pump()
+
+    def _publish_evidence(self, seat: int, msg: bytes, sig: bytes, e: WireError) -> None:
+        """A message whose proof fails is refused like any other, but it is signed by
+        its author: every seat gets it, so nobody has to take the host's word."""
+        table = self.table
+        assert table is not None
+        kind, _ = _kind_counter(msg)
+        self.evidence.append((seat, kind or "?", e.reason))
+        path = table.files.transcript.with_suffix(".evidence")
+        with contextlib.suppress(OSError), open(path, "ab") as f:
+            f.write(encode_msg("evidence", msg=msg, sig=sig, code=e.code,
+                               reason=e.reason[:500]))
+        for s, c in self.conns.items():
+            if s != seat:
+                c.send("evidence", msg=msg, sig=sig, code=e.code, reason=e.reason[:500])
+        self._changed()
 
     def _on_ack(self, conn: Conn, raw: bytes) -> None:
         table = self.table

@@ -31,8 +31,16 @@ from splitnet.net.wire import (
     plain,
     sign_hello,
 )
-from splitnet.session.identity import Identity
-from splitnet.session.log import Ack, LogError, detect_fork, make_ack, prove_equivocation
+from splitnet.session.codec import DecodeError
+from splitnet.session.identity import Identity, verify
+from splitnet.session.log import (
+    Ack,
+    LogError,
+    detect_fork,
+    make_ack,
+    parse_message,
+    prove_equivocation,
+)
 
 _log = logging.getLogger("splitnet.net")
 
@@ -77,6 +85,8 @@ class PeerNode:
         #: (code, reason, kind, counter) of every error frame the host sent us
         self.refusals: list[tuple[str, str, str | None, int | None]] = []
         self.error_hooks: list[Callable[[dict[str, Any]], None]] = []
+        #: other seats' refused messages with a failed proof: (seat, kind, reason)
+        self.evidence: list[tuple[int, str, str]] = []
         self.frame_hooks: list[Callable[[dict[str, Any]], None]] = []
         self.fatal: str | None = None
         self.done = False
@@ -286,6 +296,8 @@ class PeerNode:
                 self.done = True
             else:
                 raise ChannelClosed(f"the host said bye: {f['reason']}")
+        elif t == "evidence":
+            self._on_evidence(f)
         elif t == "welcome":  # a restarted host has every seat back
             self.target = max(self.target, f["count"])
             self.net_status = None if f["ready"] else self._resuming
@@ -308,6 +320,28 @@ class PeerNode:
             # up, forget what was never logged.
             raise ChannelClosed(f"the host refused our message {f['counter']} "
                                 f"({f['code']}); resynchronising")
+
+    def _on_evidence(self, f: dict[str, Any]) -> None:
+        """The host refused another seat's message for a failed proof and shows it: it
+        counts only if that seat's signature verifies (the host cannot forge it)."""
+        table = self.table
+        if table is None:
+            return
+        try:
+            m = parse_message(f["msg"])
+        except DecodeError:
+            return
+        header = table.log.header
+        if (m.game_id != table.game_id or m.author >= len(header.players)
+                or not verify(header.key(m.author), f["msg"], f["sig"])):
+            _log.warning("the host sent evidence that is not signed by its author")
+            return
+        self.evidence.append((m.author, m.kind, f["reason"]))
+        path = table.files.transcript.with_suffix(".evidence")
+        with contextlib.suppress(OSError), open(path, "ab") as out:
+            out.write(encode_msg("evidence", msg=f["msg"], sig=f["sig"], code=f["code"],
+                                 reason=f["reason"]))
+        self._changed()
 
     def _on_record(self, seq: int, record: bytes) -> None:
         if self.table is None:

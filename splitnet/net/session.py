@@ -32,6 +32,7 @@ class Node(Protocol):
     net_status: str | None
     fatal: str | None
     epoch: int
+    evidence: list[tuple[int, str, str]]
 
     @property
     def ready(self) -> bool: ...
@@ -72,6 +73,7 @@ class NetSession:
         self._round_seen = 0
         self._seen = 0
         self._mover = 0
+        self._evidence_seen = 0
         self._audited = sum(1 for r in self.core.rounds if r.faces is not None)
         self._in_flight: int | None = None  # node epoch when our move was sent
         #: measured on this seat (``bench net``): "draw" — our private draws, from
@@ -152,6 +154,12 @@ class NetSession:
     def _on_net(self) -> None:
         if self._in_flight is not None and self._in_flight != self.node.epoch:
             self._in_flight = None  # reconnected: the log says whether it arrived
+        evidence = self.node.evidence
+        for seat, kind, reason in evidence[self._evidence_seen:]:
+            who = "You" if seat == self.seat else self.players[seat]
+            self.log.append(f"Refused {who}'s {kind}: {reason} — kept as evidence, signed "
+                            f"by {who}.")
+        self._evidence_seen = len(evidence)
         self._changed()
 
     def _refresh(self) -> None:

@@ -103,6 +103,8 @@ SCHEMAS: Final[dict[str, tuple[Schema, bool, bool]]] = {
                    "kind": Opt(Str(32, 1)), "counter": Opt(Int(0, 2**63 - 1))}),
               False, True),
     "bye": (Map({"t": _T, "reason": Str(200)}), True, True),
+    "evidence": (Map({"t": _T, "msg": Bytes(max_len=MAX_MSG), "sig": Bytes(exact=64),
+                      "code": Str(32, 1), "reason": Str(500)}), False, True),
 }
 
 
