@@ -73,3 +73,48 @@ def describe_round_end(game: Game, players: Sequence[str], viewer: int | None) -
         lines.append(f"  {players[s]}: +{m['perfect']} perfect, +{m['strong']} strong, "
                      f"+{m['weak']} weak, +{m['negative']} negative → {game.score(s)}")
     return lines
+
+
+class Narrator:
+    """Turns one seat's view of the game into log lines as it changes: the deal, every
+    event of every move, the round's end, and each round's audit verdict. Every session
+    (local, fair-deck, LAN) narrates through one of these."""
+
+    def __init__(self, players: Sequence[str], viewer: int | None) -> None:
+        self.players = list(players)
+        self.viewer = viewer
+        self.round_seen = 0
+        self.seen = 0
+        self.audited = 0
+
+    def resume(self, game: Game, audited: int) -> None:
+        """Start narrating a game already under way (after a restart)."""
+        self.round_seen = game.round_no
+        self.seen = len(game.events)
+        self.audited = audited
+
+    def after_change(self, game: Game, actor: int | None) -> list[str]:
+        """Lines for what changed since the last call; ``actor`` made the new events."""
+        out: list[str] = []
+        if game.round_no != self.round_seen and game.phase != "round_over" and game.row:
+            self.round_seen = game.round_no
+            self.seen = 0
+            dealer = ("You deal" if game.dealer == self.viewer
+                      else f"{self.players[game.dealer]} deals")
+            out.append(f"Round {game.round_no}: {dealer}; first discard "
+                       f"{card_text(game, game.row[0])}.")
+        if actor is not None and len(game.events) > self.seen:
+            for ev in game.events[self.seen:]:
+                out.append(describe_event(ev, game, self.players, actor, self.viewer))
+            self.seen = len(game.events)
+            if game.phase in ("round_over", "game_over"):
+                out.extend(describe_round_end(game, self.players, self.viewer))
+        return out
+
+    def audit(self, audited_rounds: Sequence[int]) -> str | None:
+        """The verdict line when a new round's audit has passed, else None."""
+        if len(audited_rounds) <= self.audited:
+            return None
+        self.audited = len(audited_rounds)
+        return (f"Round {audited_rounds[-1]}: shuffle verified — every seed matched its "
+                "commitment; every shuffle, proof and share checked.")

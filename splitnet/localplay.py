@@ -180,7 +180,7 @@ class LocalSession:
         self.verdict: str | None = None
         self.finished = False
         self._subs: list[Callable[[], None]] = []
-        self._seen = 0
+        self._narrator = describe.Narrator(self.players, seat)
         table.observers.append(self._on_move)
 
     def subscribe(self, callback: Callable[[], None]) -> None:
@@ -192,21 +192,10 @@ class LocalSession:
 
     def _on_move(self, action: Action | None, table: LocalTable) -> None:
         view = self.view
-        if action is None:
-            self._seen = 0
-            dealer = ("You deal" if view.dealer == self.seat
-                      else f"{self.players[view.dealer]} deals")
-            self.log.append(f"Round {view.round_no}: {dealer}; "
-                            f"first discard {describe.card_text(view, view.row[0])}.")
-        else:
-            for ev in view.events[self._seen:]:
-                self.log.append(describe.describe_event(ev, view, self.players, action.seat,
-                                                        self.seat))
-            self._seen = len(view.events)
-            if view.phase in ("round_over", "game_over"):
-                self.log.extend(describe.describe_round_end(view, self.players, self.seat))
-                self.verdict = ("shuffle not verified: local stand-in deal (no fair-deck "
-                                "protocol in this game)")
+        self.log.extend(self._narrator.after_change(view, action.seat if action else None))
+        if action is not None and view.phase in ("round_over", "game_over"):
+            self.verdict = ("shuffle not verified: local stand-in deal (no fair-deck "
+                            "protocol in this game)")
         self._changed()
 
     async def submit(self, action: Action) -> None:

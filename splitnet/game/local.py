@@ -190,9 +190,7 @@ class FairSession:
         self.verdict: str | None = None
         self.finished = False
         self._subs: list[Callable[[], None]] = []
-        self._seen = 0
-        self._round_seen = 0
-        self._audited = 0
+        self._narrator = describe.Narrator(self.players, seat)
         game.listeners.append(self._on_entry)
 
     @property
@@ -212,29 +210,15 @@ class FairSession:
             cb()
 
     def _on_entry(self, author: int, kind: str, body: dict[str, Any]) -> None:
-        core, view = self.core, self.core.engine
+        core = self.core
         if kind == "chat":
             self.log.append(f"{self.players[author]}: {body.get('text')}")
-        if view.round_no != self._round_seen and view.phase != "round_over":
-            self._round_seen = view.round_no
-            self._seen = 0
-            dealer = ("You deal" if view.dealer == self.seat
-                      else f"{self.players[view.dealer]} deals")
-            self.log.append(f"Round {view.round_no}: {dealer}; first discard "
-                            f"{describe.card_text(view, view.row[0])}.")
-        if kind == "move":
-            for ev in view.events[self._seen:]:
-                self.log.append(describe.describe_event(ev, view, self.players, author,
-                                                        self.seat))
-            self._seen = len(view.events)
-            if view.phase in ("round_over", "game_over"):
-                self.log.extend(describe.describe_round_end(view, self.players, self.seat))
-        audited = [r for r in core.rounds if r.faces is not None]
-        if len(audited) > self._audited:
-            self._audited = len(audited)
-            self.verdict = (f"Round {audited[-1].number}: shuffle verified — every seed matched "
-                            "its commitment; every shuffle, proof and share checked.")
-            self.log.append(self.verdict)
+        self.log.extend(self._narrator.after_change(core.engine,
+                                                    author if kind == "move" else None))
+        verdict = self._narrator.audit([r.number for r in core.rounds if r.faces is not None])
+        if verdict is not None:
+            self.verdict = verdict
+            self.log.append(verdict)
         self.status = core.progress()
         self._changed()
 
