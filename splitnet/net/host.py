@@ -174,6 +174,12 @@ class HostNode:
         under them), stop the timers, close the transcript."""
         if self.server is not None:
             self.server.close()
+        if not self.done.is_set():
+            for c in list(self.conns.values()):
+                c.send("bye", reason="the host is shutting down; it may resume the game")
+            for c in list(self.conns.values()):
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(c.ch.drain(), 1.0)
         for c in list(self.all_conns):
             c.close()
         serving = [t for t in self._serving if not t.done()]

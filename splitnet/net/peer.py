@@ -195,7 +195,7 @@ class PeerNode:
                         self.done = True  # nothing left to fetch: the game is over here
                     raw.close()
                     self.epoch += 1
-                    if not self.done:
+                    if not self.done and not (self.net_status or "").startswith("the host left"):
                         self.net_status = "connection to the host lost — reconnecting…"
                     self._changed()
                 if not self.done:
@@ -294,7 +294,8 @@ class PeerNode:
         elif t == "bye":
             if self.table is not None and self.table.core.finished:
                 self.done = True
-            else:
+            else:  # keep trying: a host that shut down may resume the game
+                self.net_status = f"the host left ({f['reason']}) — retrying"
                 raise ChannelClosed(f"the host said bye: {f['reason']}")
         elif t == "evidence":
             self._on_evidence(f)

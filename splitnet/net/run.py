@@ -217,7 +217,18 @@ def _random_seed() -> int:
     return secrets.randbits(31)
 
 
+def _stop_on_sigterm() -> None:
+    """SIGTERM ends the command like Ctrl-C: cleanly (a host says bye to everyone)."""
+    import signal
+
+    task = asyncio.current_task()
+    if task is not None:
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
+
+
 async def host_main(args: argparse.Namespace) -> int:
+    _stop_on_sigterm()
     data_dir = _data_dir(args)
     identity = _identity(data_dir)
     net = _net_settings(args.net_timing)
@@ -344,6 +355,7 @@ async def _wait_start(node: PeerNode, task: asyncio.Future[Any]) -> bool:
 
 
 async def join_main(args: argparse.Namespace) -> int:
+    _stop_on_sigterm()
     data_dir = _data_dir(args)
     identity = _identity(data_dir)
     net = _net_settings(args.net_timing)
@@ -378,6 +390,7 @@ async def join_main(args: argparse.Namespace) -> int:
 
 
 async def bot_main(args: argparse.Namespace) -> int:
+    _stop_on_sigterm()
     data_dir = _data_dir(args)
     identity = _identity(data_dir)
     net = _net_settings(args.net_timing)
@@ -410,6 +423,17 @@ async def bot_main(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------------- argparse
+
+
+def _run(main: Any) -> int:
+    """asyncio.run, with Ctrl-C or SIGTERM (after a clean shutdown) giving status 130."""
+    try:
+        rc: int = asyncio.run(main)
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        print("splitnet: stopped", file=sys.stderr)
+        return 130
+    return rc
+
 
 
 def add_parsers(sub: Any) -> None:
@@ -447,14 +471,14 @@ def add_parsers(sub: Any) -> None:
                    help="skip the zero-knowledge shuffle proofs (tests/benchmarks; the header "
                         "records it and every hop is still checked at each round's audit)")
     common(h)
-    h.set_defaults(func=lambda a: asyncio.run(host_main(a)))
+    h.set_defaults(func=lambda a: _run(host_main(a)))
 
     j = sub.add_parser("join", help="join a game on the LAN")
     j.add_argument("addr", metavar="ADDR[:PORT]")
     j.add_argument("--name", default="Player", help="your name at the table")
     j.add_argument("--plain", action="store_true", help="line-based front end")
     common(j)
-    j.set_defaults(func=lambda a: asyncio.run(join_main(a)))
+    j.set_defaults(func=lambda a: _run(join_main(a)))
 
     b = sub.add_parser("bot", help="join a game on the LAN as a bot")
     b.add_argument("addr", metavar="ADDR[:PORT]")
@@ -462,4 +486,4 @@ def add_parsers(sub: Any) -> None:
     b.add_argument("--name", default=None, help="the bot's name at the table")
     b.add_argument("--delay", type=float, default=0.0, help="seconds to wait before a move")
     common(b)
-    b.set_defaults(func=lambda a: asyncio.run(bot_main(a)))
+    b.set_defaults(func=lambda a: _run(bot_main(a)))
