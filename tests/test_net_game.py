@@ -190,7 +190,6 @@ def test_bot_killed_mid_round_and_restarted(table_factory, tmp_path: Path) -> No
     wait_until(lambda: n_records(tmp_path / "p2") >= 40, 60, "round 1 to be under way")
     victim.kill()
     time.sleep(0.5)
-    assert "waiting for" in t.host.stdout() or True  # the host's own line is optional
     victim.start()  # the same command: it finds its unfinished game and resumes
     v = verify_records(t.finish())
     assert v.ok, v.summary

@@ -275,3 +275,58 @@ async def test_a_failed_proof_is_shown_to_everyone_as_signed_evidence(tmp_path: 
         await host.close()
         for t in tasks:
             t.cancel()
+
+
+async def test_status_names_a_silent_then_a_disconnected_seat(tmp_path: Path) -> None:
+    """The others' status line says whom the table waits for and why: a seat that stops
+    answering, then one whose connection is gone. It comes back and the game ends."""
+    from splitnet.net.host import HostNode
+    from splitnet.net.store import GameFiles
+
+    net = NetSettings(ping_interval=0.1, silent_after=0.4, final_wait=10, retry_first=0.05)
+    host = HostNode(Identity.generate(), tmp_path / "h", "Host", net, seats=3, proofs=False)
+    port = await host.listen("127.0.0.1", 0)
+    ana = PeerNode(Identity.generate(), tmp_path / "a", "Ana", "127.0.0.1", port, net)
+    bo_id = Identity.generate()
+    bo = PeerNode(bo_id, tmp_path / "b", "Bo", "127.0.0.1", port, net)
+    tasks = [ana.start(), bo.start()]
+    try:
+        await asyncio.wait_for(host.started.wait(), 20)
+        for node in (ana, bo):
+            await asyncio.wait_for(node.started_evt.wait(), 20)
+        host_task = asyncio.ensure_future(host.done.wait())
+        watch = NetSession(host, host_task, bot=make_bot("heuristic", 0))
+        others = [watch, NetSession(ana, tasks[0], bot=make_bot("heuristic", 1))]
+        runs = [asyncio.ensure_future(s.run()) for s in others]
+        # Bo freezes: it takes frames in but answers nothing, not even pings
+        bo._handle = lambda ch, f: None  # type: ignore[method-assign]
+        statuses: list[str] = []
+        for _ in range(200):
+            statuses.append(watch.status)
+            if "waiting for Bo (not answering" in watch.status:
+                break
+            await asyncio.sleep(0.05)
+        assert "waiting for Bo (not answering" in watch.status, statuses[-5:]
+        # then Bo's process dies: the connection is gone
+        tasks[1].cancel()
+        await asyncio.wait([tasks[1]], timeout=5)
+        assert tasks[1].done()
+        for _ in range(200):
+            if "waiting for Bo (disconnected)" in watch.status:
+                break
+            await asyncio.sleep(0.05)
+        assert "waiting for Bo (disconnected)" in watch.status, watch.status
+        assert "waiting for Bo (disconnected)" in others[1].status, others[1].status
+        # Bo starts again from its files and the game ends for everyone
+        assert bo.table is not None
+        meta = GameFiles(tmp_path / "b", bo.table.game_id).load_meta()
+        bo2 = PeerNode(bo_id, tmp_path / "b", "Bo", "127.0.0.1", port, net, resume=meta)
+        t2 = bo2.start()
+        tasks.append(t2)
+        s2 = NetSession(bo2, t2, bot=make_bot("heuristic", 2))
+        await asyncio.wait_for(asyncio.gather(s2.run(), *runs), TIMEOUT)
+        assert all(s.core.finished for s in (*others, s2))
+    finally:
+        await host.close()
+        for t in tasks:
+            t.cancel()

@@ -262,7 +262,8 @@ class HostNode:
                                              "already", fatal=True))
                 await raw.drain()
                 return
-            ch = await asyncio.wait_for(self.wrap(raw, "host"), self.net.handshake_timeout)
+            async with asyncio.timeout(self.net.handshake_timeout):
+                ch = await self.wrap(raw, "host")
             conn = Conn(ch, raw.peer)
             self.all_conns.add(conn)
             await self._handshake(conn)
@@ -317,7 +318,8 @@ class HostNode:
         nonce = secrets.token_bytes(32)
         conn.send("challenge", v=NET_PROTOCOL, nonce=nonce, key=self.key,
                   game=self.table.game_id if self.table else None)
-        hello = await asyncio.wait_for(self._recv(conn), self.net.handshake_timeout)
+        async with asyncio.timeout(self.net.handshake_timeout):
+            hello = await self._recv(conn)
         if hello["t"] != "hello":
             raise WireError("protocol", f"expected hello, got {hello['t']!r}", fatal=True)
         if hello["v"] != NET_PROTOCOL:

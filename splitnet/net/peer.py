@@ -155,9 +155,9 @@ class PeerNode:
         try:
             while not self.done:
                 try:
-                    reader, writer = await asyncio.wait_for(
-                        asyncio.open_connection(self.host, self.port, limit=1 << 20),
-                        self.net.connect_timeout)
+                    async with asyncio.timeout(self.net.connect_timeout):
+                        reader, writer = await asyncio.open_connection(
+                            self.host, self.port, limit=1 << 20)
                 except (OSError, TimeoutError) as e:
                     fails += 1
                     if self.table is not None and self.table.core.finished:
@@ -214,7 +214,10 @@ class PeerNode:
     async def _recv(self, ch: Channel, timeout: float) -> dict[str, Any]:
         while True:
             try:
-                payload = await asyncio.wait_for(ch.recv(), timeout)
+                # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a cancel
+                # that arrives as a frame does, and the node would never stop
+                async with asyncio.timeout(timeout):
+                    payload = await ch.recv()
             except FrameTooLarge as e:
                 raise WireError("too-big", str(e)) from None
             try:
@@ -227,7 +230,8 @@ class PeerNode:
             return f
 
     async def _session(self, raw: StreamChannel) -> None:
-        ch = await asyncio.wait_for(self.wrap(raw, "client"), self.net.handshake_timeout)
+        async with asyncio.timeout(self.net.handshake_timeout):
+            ch = await self.wrap(raw, "client")
         f = await self._recv(ch, self.net.handshake_timeout)
         if f["t"] != "challenge":
             raise WireError("protocol", f"expected a challenge, got {f['t']!r}")
