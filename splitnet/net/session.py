@@ -70,11 +70,9 @@ class NetSession:
         self.finished = False
         self._subs: list[Callable[[], None]] = []
         self._wake = asyncio.Event()
-        self._round_seen = 0
-        self._seen = 0
         self._mover = 0
         self._evidence_seen = 0
-        self._audited = sum(1 for r in self.core.rounds if r.faces is not None)
+        self._narrator = describe.Narrator(self.players, self.seat)
         self._in_flight: int | None = None  # node epoch when our move was sent
         #: measured on this seat (``bench net``): "draw" — our private draws, from
         #: sending the move to reading the card; "setup" — each round's commit phase
@@ -86,10 +84,14 @@ class NetSession:
         node.subscribe(self._on_net)
         view = self.core.engine
         if view.round_no:  # resumed mid-game
-            self._round_seen = view.round_no
-            self._seen = len(view.events)
+            self._narrator.resume(view, sum(1 for r in self.core.rounds if r.faces is not None))
             self.log.append(f"Resumed the game in round {view.round_no}.")
         self._refresh()
+
+    @property
+    def record(self) -> dict[str, Any]:
+        """The game record so far: every audited round with every card open (R8.4)."""
+        return self.core.record
 
     def subscribe(self, callback: Callable[[], None]) -> None:
         self._subs.append(callback)
@@ -119,36 +121,22 @@ class NetSession:
     def _on_entry(self, entry: Entry) -> None:
         self._measure(entry)
         author, kind, body = entry.author, entry.kind, entry.body
-        core, view = self.core, self.core.engine
+        core = self.core
         if kind == "chat":
             self.log.append(f"{self.players[author]}: {body.get('text')}")
         if kind == "move" and author == self.seat:
             self._in_flight = None
-        if view.round_no != self._round_seen and view.phase != "round_over" and view.row:
-            self._round_seen = view.round_no
-            self._seen = 0
-            dealer = ("You deal" if view.dealer == self.seat
-                      else f"{self.players[view.dealer]} deals")
-            self.log.append(f"Round {view.round_no}: {dealer}; first discard "
-                            f"{describe.card_text(view, view.row[0])}.")
         if kind == "move":
             self._mover = author
         r = core.round
-        if (kind in ("move", "shares") and len(view.events) > self._seen
-                and not (r is not None and r.draw is not None and r.draw[0] == self.seat)):
-            # (our own draw is told once its shares are in and we can read the card)
-            for ev in view.events[self._seen:]:
-                self.log.append(describe.describe_event(ev, view, self.players, self._mover,
-                                                        self.seat))
-            self._seen = len(view.events)
-        if kind == "move" and view.phase in ("round_over", "game_over"):
-            self.log.extend(describe.describe_round_end(view, self.players, self.seat))
-        audited = [r for r in core.rounds if r.faces is not None]
-        if len(audited) > self._audited:
-            self._audited = len(audited)
-            self.verdict = (f"Round {audited[-1].number}: shuffle verified — every seed matched "
-                            "its commitment; every shuffle, proof and share checked.")
-            self.log.append(self.verdict)
+        own_draw_pending = r is not None and r.draw is not None and r.draw[0] == self.seat
+        # our own draw is told once its shares are in and we can read the card
+        actor = self._mover if kind in ("move", "shares") and not own_draw_pending else None
+        self.log.extend(self._narrator.after_change(core.engine, actor))
+        verdict = self._narrator.audit([r.number for r in core.rounds if r.faces is not None])
+        if verdict is not None:
+            self.verdict = verdict
+            self.log.append(verdict)
         self._changed()
 
     def _on_net(self) -> None:
