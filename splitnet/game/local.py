@@ -191,6 +191,7 @@ class FairSession:
         self.finished = False
         self._subs: list[Callable[[], None]] = []
         self._narrator = describe.Narrator(self.players, seat)
+        self._mover = 0
         game.listeners.append(self._on_entry)
 
     @property
@@ -213,8 +214,13 @@ class FairSession:
         core = self.core
         if kind == "chat":
             self.log.append(f"{self.players[author]}: {body.get('text')}")
-        self.log.extend(self._narrator.after_change(core.engine,
-                                                    author if kind == "move" else None))
+        if kind == "move":
+            self._mover = author
+        r = core.round
+        own_draw_pending = r is not None and r.draw is not None and r.draw[0] == self.seat
+        # our own draw is told once its shares are in and we can read the card
+        actor = self._mover if kind in ("move", "shares") and not own_draw_pending else None
+        self.log.extend(self._narrator.after_change(core.engine, actor))
         verdict = self._narrator.audit([r.number for r in core.rounds if r.faces is not None])
         if verdict is not None:
             self.verdict = verdict
