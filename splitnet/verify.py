@@ -82,21 +82,21 @@ def verify_records(records: list[bytes]) -> Verdict:
                        f"{len(core.rounds)} ({stage}); everything up to entry "
                        f"{len(records) - 1} verified", record=core.record,
                        reason="the game did not finish")
-    rec = core.record
+    game = core.record
     lines = [f"game {log.game_id.hex()} — {len(names)} players: {', '.join(names)}",
              f"{len(records)} entries, signatures and hash chain: ok"]
-    for rnd in rec["rounds"]:
+    for rnd in game["rounds"]:
         end = rnd["end"]
         how = "went out" if end["reason"] == "out" else "drew the last card"
         lines.append(f"round {rnd['number']}: {names[end['seat']]} {how}; "
                      f"{len(rnd['turns'])} turns")
-    for s, t in sorted(rec["totals"].items(), key=lambda kv: -kv[1]["score"]):
+    for s, t in sorted(game["totals"].items(), key=lambda kv: -kv[1]["score"]):
         lines.append(f"  {names[int(s)]:16} {t['score']:5}")
-    lines.append("winner: " + " and ".join(names[w] for w in rec.get("winners", [])))
+    lines.append("winner: " + " and ".join(names[w] for w in game.get("winners", [])))
     lines.append("shuffle proofs: " + ("checked at every hop" if core.shuffle_proofs
                                        else "not used (hops checked at the audit)"))
     lines.append("shuffle fair: yes")
-    return Verdict(True, "\n".join(lines), record=rec)
+    return Verdict(True, "\n".join(lines), record=game)
 
 
 def _fail(seq: int, seat: int | None, reason: str) -> Verdict:

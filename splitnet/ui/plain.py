@@ -179,8 +179,8 @@ def parse_command(line: str, view: Game, seat: int, players: list[str],
             f = view.faces[slot]
             assert f is not None
             options = [cv for cv in (0, 1) if (o := view.faces[m.top[1 - cv]]) is not None
-                       and (k := match_kind(f, o)) is not None
-                       and STRENGTH[k] > STRENGTH[m.kind]]
+                       and (kind := match_kind(f, o)) is not None
+                       and STRENGTH[kind] > STRENGTH[m.kind]]
             return Upgrade(seat, slot, mid, options[-1] if options else 0)
         if cmd in ("x", "discard"):
             return Discard(seat, _find_in_hand(view, seat, args[0]))
