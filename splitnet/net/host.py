@@ -95,7 +95,7 @@ class HostNode:
                  net: NetSettings | None = None, *, seats: int | None = None,
                  proofs: bool = True, seed_maker: SeedMaker | None = None,
                  game_id_maker: Callable[[], bytes] | None = None,
-                 wrap: ChannelWrap = plain) -> None:
+                 wrap: ChannelWrap = plain, code: str = "") -> None:
         self.identity = identity
         self.key = identity.public_key_bytes()
         self.data_dir = data_dir
@@ -106,6 +106,8 @@ class HostNode:
         self.seed_maker = seed_maker
         self.game_id_maker = game_id_maker
         self.wrap = wrap
+        #: the join code, kept in the game's meta file so a restarted host reuses it
+        self.code = code
         self.members: list[Member] = []  # joiners in join order (the host is seat 0)
         self.table: Table | None = None
         self.conns: dict[int, Conn] = {}
@@ -229,7 +231,7 @@ class HostNode:
                                self.seed_maker)
         table.files.save_meta(meta_now(game_id=game_id.hex(), role="host", seat=0,
                                        name=self.name, host="", port=self.port,
-                                       bind=self.bind))
+                                       bind=self.bind, code=self.code))
         self._adopt(table)
         self.states = {}
         header = table.log.entries[0]
@@ -256,9 +258,10 @@ class HostNode:
             me.add_done_callback(self._serving.discard)
         conn: Conn | None = None
         try:
-            if len(self.all_conns) >= self.net.max_conns:
+            # every connection counts, also one still in the join-code handshake
+            if len(self._serving) > self.net.max_conns:
                 busy = Conn(raw, raw.peer)
-                self._refuse(busy, WireError("busy", f"{len(self.all_conns)} connections "
+                self._refuse(busy, WireError("busy", f"{len(self._serving) - 1} connections "
                                              "already", fatal=True))
                 await raw.drain()
                 return

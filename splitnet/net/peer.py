@@ -58,7 +58,8 @@ class PeerNode:
 
     def __init__(self, identity: Identity, data_dir: Path, name: str, host: str, port: int,
                  net: NetSettings | None = None, *, seed_maker: SeedMaker | None = None,
-                 wrap: ChannelWrap = plain, resume: GameMeta | None = None) -> None:
+                 wrap: ChannelWrap = plain, resume: GameMeta | None = None,
+                 code: str = "") -> None:
         self.identity = identity
         self.key = identity.public_key_bytes()
         self.data_dir = data_dir
@@ -68,11 +69,14 @@ class PeerNode:
         self.net = net or NetSettings()
         self.seed_maker = seed_maker
         self.wrap = wrap
+        #: the join code, kept in the game's meta file so a restart reconnects by itself
+        self.code = code
         self.table: Table | None = None
         if resume is not None:
             self.table = Table.load(identity, GameFiles(data_dir, resume.gid), seed_maker)
             self.name = resume.name
         self.lobby_players: list[str] = []
+        self.lobby_keys: list[bytes] = []  # identity keys, in the order of lobby_players
         self.lobby_seats: int | None = None
         self.host_key: bytes | None = None
         self.ch: Channel | None = None
@@ -289,6 +293,7 @@ class PeerNode:
             self._changed()
         elif t == "lobby":
             self.lobby_players = [p["name"] for p in f["players"]]
+            self.lobby_keys = [p["key"] for p in f["players"]]
             self.lobby_seats = f["seats"]
             self._changed()
         elif t == "need":
@@ -393,7 +398,8 @@ class PeerNode:
         table = self.table
         table.files.save_meta(meta_now(game_id=table.game_id.hex(), role="peer",
                                        seat=table.seat, name=self.name,
-                                       host=f"{self.host}:{self.port}", port=self.port))
+                                       host=f"{self.host}:{self.port}", port=self.port,
+                                       code=self.code))
         _log.info("game %s started: seat %d of %s", table.game_id.hex(), table.seat,
                   ", ".join(table.names))
         self._attach()

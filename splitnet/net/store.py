@@ -3,7 +3,8 @@
     GAME_ID.splitlog   the transcript (protocol/TRANSCRIPT.md), appended as records arrive
     GAME_ID.secrets    this seat's round seeds (0600), each fsynced before its commitment
                        is sent: without it the seat could not open the round it committed
-    GAME_ID.meta       JSON: role, seat, host address, port, name, finished
+    GAME_ID.meta       JSON (0600): role, seat, host address, port, name, finished, and
+                       the join code, so that a restart reconnects without asking for it
 
 **Durability.** A record is written (one ``write`` on the ``O_APPEND`` file, so it is in
 the file as soon as the call returns and survives the process being killed) as soon as
@@ -47,6 +48,8 @@ class GameMeta:
     bind: str = ""
     finished: bool = False
     created: float = 0.0
+    #: the game's join code (protocol/SECURE.md): a secret, hence the file's mode 0600
+    code: str = ""
 
     @property
     def gid(self) -> bytes:
@@ -68,7 +71,7 @@ class GameFiles:
         return read_meta(self.meta)
 
     def save_meta(self, meta: GameMeta) -> None:
-        _atomic_write(self.meta, (json.dumps(asdict(meta), indent=1) + "\n").encode(), 0o644)
+        _atomic_write(self.meta, (json.dumps(asdict(meta), indent=1) + "\n").encode(), 0o600)
 
 
 def read_meta(path: Path) -> GameMeta:
