@@ -60,7 +60,8 @@ def verify_records(records: list[bytes]) -> Verdict:
             names = [p.name for p in h.players]
             try:
                 settings, proofs = settings_from_header(h.settings)
-                core = GameCore(h.game_id, names, settings, None, shuffle_proofs=proofs)
+                core = GameCore(h.game_id, names, settings, None, shuffle_proofs=proofs,
+                                host=h.host)
             except (SettingsError, ValueError) as e:
                 return _fail(0, h.host, f"header: {e}")
             continue
@@ -74,6 +75,8 @@ def verify_records(records: list[bytes]) -> Verdict:
             core.apply(entry.author, entry.kind, entry.body)
         except GameError as e:
             return _fail(entry.seq, e.seat, str(e))
+        if core.verdict is not None:  # a valid entry that ends the game with a verdict
+            return _fail(entry.seq, core.verdict.seat, f"the game stopped: {core.verdict}")
     if core is None:
         return Verdict(False, "empty transcript", reason="empty transcript")
     if not core.finished:

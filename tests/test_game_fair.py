@@ -294,7 +294,8 @@ def test_a_false_alarm_names_the_seat_that_raised_it() -> None:
 
 def test_a_wrong_deal_share_is_caught_when_the_deal_completes_naming_its_sender() -> None:
     """The deal's proofs are checked together (one combination) when the last seat's
-    shares arrive; a bad one still names its own sender, not the last one."""
+    shares arrive; a bad one still names its own sender, not the last one, whose valid
+    entry is ordered and stops the game with that verdict on every peer."""
     g = new_game(3)
     until(g, "deal")
     bad_seat = 1
@@ -309,5 +310,10 @@ def test_a_wrong_deal_share_is_caught_when_the_deal_completes_naming_its_sender(
         g.cores[0].deal_slots(0), "deal")})
     last = {"round": 1, "purpose": "deal", **g.cores[2].round.deck.shares_message(  # type: ignore[union-attr]
         g.cores[0].deal_slots(2), "deal")}
-    e = expect_refused(g, 2, "shares", last, "shares", bad_seat)
-    assert "proof" in e.reason
+    g.send(2, "shares", last)  # the host orders it: it is valid, and it ends the game
+    for core in g.cores:
+        e = core.verdict
+        assert e is not None and (e.seat, e.step) == (bad_seat, "shares"), e
+        assert "proof" in e.reason and core.finished and not core.can_move()
+    v = verify_records(g.log.records())
+    assert (v.ok, v.seq, v.seat) == (False, len(g.log) - 1, bad_seat), v.summary

@@ -15,7 +15,11 @@ Per round (protocol/GAME.md)::
     open     every seat           the round seed → audit, full replay, record
 
 A message that breaks the protocol or the rules raises :class:`GameError` naming the seat
-at fault; the core is then unchanged.
+at fault; the core is then unchanged. A valid entry that *completes* a check convicting a
+seat — the deal's combined share proofs naming an earlier dealer, a false alarm or a move
+found illegal at the audit — or the host's ``timeout`` of a seat that owes a message is
+applied, and the game stops with that verdict (:attr:`GameCore.verdict`): every peer
+reaches the same verdict from the same log.
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ from splitnet.rules import (
     played_slots,
 )
 
-KINDS = ("commit", "shuffle", "shares", "move", "alarm", "open", "chat")
+KINDS = ("commit", "shuffle", "shares", "move", "alarm", "open", "chat", "timeout")
 
 
 class GameError(ValueError):
@@ -80,7 +84,7 @@ SeedSource = Callable[[int], bytes]  # round number → this seat's 32-byte roun
 class GameCore:
     def __init__(self, game_id: bytes, players: Sequence[str], settings: Settings,
                  seat: int | None, seeds: SeedSource | None = None, *,
-                 shuffle_proofs: bool = True) -> None:
+                 shuffle_proofs: bool = True, host: int = 0) -> None:
         self.game_id = game_id
         self.players = list(players)
         self.n = len(players)
@@ -89,12 +93,15 @@ class GameCore:
         self.seat = seat
         self.seeds = seeds
         self.shuffle_proofs = shuffle_proofs
+        self.host = host  # the seat that orders the log: only it may declare a timeout
         self.engine = Game(self.n, settings)  # this seat's view (observer: public only)
         self.recorder = Recorder(Game(self.n, settings), players)
         self.round: RoundState | None = None
         self.rounds: list[RoundState] = []
         self.chat: list[tuple[int, str]] = []
         self.finished = False
+        #: why the game stopped early (``finished`` is then True too), or None
+        self.verdict: GameError | None = None
         self._sent: set[tuple[Any, ...]] = set()  # produced by outbox() (maybe unlogged)
         self._logged: set[tuple[Any, ...]] = set()  # seen in the log from this seat
         self._new_round()
@@ -144,6 +151,8 @@ class GameCore:
     def progress(self) -> str:
         """"shuffling: Ana ✓  Bo …  Cy" — who has done the current step."""
         r = self.round
+        if self.verdict is not None:
+            return f"game stopped: {self.verdict}"
         if self.finished or r is None:
             return "game over"
         label = {"commit": "committing", "shuffle": "shuffling", "deal": "dealing",
@@ -164,7 +173,7 @@ class GameCore:
 
     def can_move(self) -> bool:
         r = self.round
-        return (r is not None and r.stage == "play" and r.draw is None
+        return (r is not None and not self.finished and r.stage == "play" and r.draw is None
                 and self.seat is not None and self.engine.actor == self.seat)
 
     # ------------------------------------------------------------------ producing
@@ -215,7 +224,8 @@ class GameCore:
     def apply(self, author: int, kind: str, body: dict[str, Any]) -> None:
         """Apply one ordered entry. GameError (seat at fault) leaves the core unchanged."""
         if self.finished:
-            raise GameError(author, kind, "the game is over")
+            raise GameError(author, kind, "the game is over" if self.verdict is None
+                            else f"the game stopped ({self.verdict})")
         if not 0 <= author < self.n:
             raise GameError(None, kind, f"no seat {author}")
         if kind == "chat":
@@ -238,6 +248,9 @@ class GameCore:
             reason = body.get("reason")
             r.aborted = reason if isinstance(reason, str) else "alarm"
             r.alarm_by, r.draw, r.stage = author, None, "open"
+            return
+        if kind == "timeout":
+            self._apply_timeout(author, body)
             return
         if r.alarm is not None and r.aborted is None and kind in ("shares", "move"):
             return  # this peer already knows the round is void; the alarm is on its way
@@ -291,6 +304,38 @@ class GameCore:
             if isinstance(slots, list) and slots:
                 self._logged.add(("draw", r.number, slots[0]))
 
+    def owed_step(self, seat: int) -> str:
+        """The step a seat the game waits for owes a message at (a timeout's verdict)."""
+        r = self.round
+        assert r is not None
+        if r.stage == "deal" or (r.stage == "play" and r.draw is not None):
+            return "shares"
+        return "move" if r.stage == "play" else r.stage
+
+    def _apply_timeout(self, author: int, body: dict[str, Any]) -> None:
+        """The host says ``seat`` owed a message for ``waited`` seconds: the game stops
+        with a verdict naming that seat — if the game really waits for it. Only the host
+        orders messages, so only the host can know; it is the host's word (a seat whose
+        message the host dropped knows better: protocol/SECURITY.md)."""
+        if author != self.host:
+            raise GameError(author, "timeout", "only the host declares a timeout")
+        if set(body) != {"round", "seat", "waited"}:
+            raise GameError(author, "timeout", "a timeout has exactly round, seat and waited")
+        seat, waited = body.get("seat"), body.get("waited")
+        if (isinstance(waited, bool) or not isinstance(waited, int) or waited < 0
+                or isinstance(seat, bool) or not isinstance(seat, int)):
+            raise GameError(author, "timeout", "seat and waited must be integers ≥ 0")
+        if seat == self.host or seat not in self.waiting_for():
+            raise GameError(author, "timeout", f"a false timeout: the game does not wait for "
+                            f"seat {seat} (it waits for {self.waiting_for()})")
+        self._stop(GameError(seat, self.owed_step(seat), f"did not answer for {waited} s "
+                             f"(timed out by the host, seat {author})"))
+
+    def _stop(self, verdict: GameError) -> None:
+        """The entry just applied convicts a seat: the game is over, with this verdict."""
+        self.verdict = verdict
+        self.finished = True
+
     @staticmethod
     def _expect(ok: bool, author: int, step: str, why: str) -> None:
         if not ok:
@@ -315,7 +360,21 @@ class GameCore:
                 r.deal_buffer.append((author, payload))
                 r.dealt_by.add(author)
                 return
-            r.deck.on_shares_batch([*r.deal_buffer, (author, payload)], "deal")
+            # On a fork: a failed batch must leave the deck unchanged (it applies the good
+            # messages before the bad one), or a corrected retry would meet them as
+            # duplicates and blame their honest senders.
+            trial = r.deck.fork()
+            try:
+                trial.on_shares_batch([*r.deal_buffer, (author, payload)], "deal")
+            except CheatDetected as e:
+                if e.seat is None or e.seat == author:
+                    raise
+                # This entry completes the deal, and an earlier dealer's shares fail: that
+                # signed message is in the log already; the game stops naming its sender.
+                r.dealt_by.add(author)
+                self._stop(GameError(e.seat, "shares", e.reason))
+                return
+            r.deck = trial
             r.deal_buffer = []
             r.dealt_by.add(author)
             self._start_play(r)
@@ -415,13 +474,17 @@ class GameCore:
             r.stage = "open"
 
     def _audit(self, r: RoundState) -> None:
+        # The last opening is a valid entry; what the audit finds convicts someone else
+        # (or its author for an earlier message): the game stops with that verdict.
         try:
             faces = r.deck.audit()
         except CheatDetected as e:  # pragma: no cover - an opening names the shuffler first
-            raise GameError(e.seat, "audit", e.reason) from e
+            self._stop(GameError(e.seat, "audit", e.reason))
+            return
         if r.aborted is not None:
-            raise GameError(r.alarm_by, "alarm", f"false alarm: every seed and hop checks out "
-                            f"(the alarm said: {r.aborted})")
+            self._stop(GameError(r.alarm_by, "alarm", f"false alarm: every seed and hop "
+                                 f"checks out (the alarm said: {r.aborted})"))
+            return
         rec = self.recorder
         try:
             rec.start_round(faces)
@@ -430,9 +493,10 @@ class GameCore:
         for a in r.actions:
             try:
                 rec.apply(a)
-            except IllegalMove as e:
-                raise GameError(a.seat, "audit", f"with every card open, move {action_to_dict(a)}"
-                                f" breaks the rules: {e}") from e
+            except IllegalMove as e:  # pragma: no cover - moves only use visible cards
+                self._stop(GameError(a.seat, "audit", f"with every card open, move "
+                                     f"{action_to_dict(a)} breaks the rules: {e}"))
+                return
         r.faces = faces
         r.stage = "done"
         if self.engine.phase == "game_over":

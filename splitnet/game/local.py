@@ -156,9 +156,18 @@ class LocalGame:
         if self.writer:
             self.writer.close()
 
+    @property
+    def verdict(self) -> GameError | None:
+        """Why the game stopped early (every peer reaches the same verdict), or None."""
+        return self.cores[0].verdict
+
     def run_bots(self, bots: Sequence[Bot | None], max_steps: int = 200_000) -> None:
+        """Play to the end; raises GameError if a message is refused or the game stops
+        with a verdict."""
         for _ in range(max_steps):
             if self.finished:
+                if self.verdict is not None:
+                    raise self.verdict
                 return
             if self.pump():
                 continue
@@ -239,6 +248,8 @@ class FairSession:
         try:
             for _ in range(1_000_000):
                 if g.finished:
+                    if g.verdict is not None:
+                        raise g.verdict
                     break
                 if g.pump():
                     await asyncio.sleep(0)

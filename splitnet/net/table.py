@@ -74,7 +74,7 @@ class Table:
         self.settings = settings
         self.proofs = proofs
         self.core = GameCore(h.game_id, self.names, settings, seat, seeds.seed,
-                             shuffle_proofs=proofs)
+                             shuffle_proofs=proofs, host=h.host)
         self.author = Author(identity, h.game_id, seat, log.next_counter(seat))
         self.listeners: list[Callable[[Entry], None]] = []
 
