@@ -1,9 +1,10 @@
 """LAN games between real processes on loopback: whole games, crashes and restarts.
 
 Every game: ``splitnet host --play-as-bot heuristic --seats N`` and N−1 ``splitnet bot``
-processes, each with its own data dir. At the end every process has exited 0 and every
-transcript is byte-identical to the host's and verifies. Shuffle proofs are on in the
-4-player game and off elsewhere (they are not the point there and cost ~40 ms per hop).
+processes, each with its own data dir; the bots get the join code the host prints. At the
+end every process has exited 0 and every transcript is byte-identical to the host's and
+verifies. Shuffle proofs are on in the 4-player game and off elsewhere (they are not the
+point there and cost ~40 ms per hop).
 """
 
 from __future__ import annotations
@@ -78,6 +79,14 @@ def game_file(data_dir: Path) -> Path | None:
     return files[0] if files else None
 
 
+def host_port_and_code(host: Proc) -> tuple[int, str]:
+    """The port and join code a host printed (wait for "listening on port" first)."""
+    out = host.stdout()
+    port = int(out.split("listening on port")[1].split()[0])
+    code = out.split("Join code: ")[1].split()[0]
+    return port, code
+
+
 def n_records(data_dir: Path) -> int:
     f = game_file(data_dir)
     return len(read_transcript(f, repair=True)) if f else 0
@@ -96,12 +105,12 @@ class Table:
                          "--play-as-bot", "heuristic", "--seats", str(n), "--name",
                          "heuristic-0", "--data-dir", str(tmp / "p0"), *self.seed, *extra)
         wait_until(lambda: "listening on port" in self.host.stdout(), 30, "the host to listen")
-        self.port = int(self.host.stdout().split("listening on port")[1].split()[0])
+        self.port, self.code = host_port_and_code(self.host)
         self.bots: list[Proc] = []
         for i in range(1, n):
             self.bots.append(Proc(tmp, f"bot{i}", "bot", f"127.0.0.1:{self.port}", "--name",
                                   f"heuristic-{i}", "--data-dir", str(tmp / f"p{i}"),
-                                  *self.seed))
+                                  "--code", self.code, *self.seed))
             # one at a time, so that seat i is bot i (seats follow join order)
             wait_until(lambda i=i: self.host.stderr().count("joined the lobby") >= i, 30,
                        f"bot {i} to join")

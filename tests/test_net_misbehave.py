@@ -17,14 +17,22 @@ from splitnet.bots import make_bot
 from splitnet.net.config import NetSettings
 from splitnet.net.framing import MAX_FRAME
 from splitnet.net.peer import PeerNode
+from splitnet.net.secure import SecureLink, secure_wrap
 from splitnet.net.session import NetSession
-from splitnet.net.wire import NET_PROTOCOL, StreamChannel, decode_frame, encode_msg, sign_hello
+from splitnet.net.wire import (
+    NET_PROTOCOL,
+    ChannelClosed,
+    StreamChannel,
+    decode_frame,
+    encode_msg,
+    sign_hello,
+)
 from splitnet.rules import Discard, DrawPile, action_to_dict
 from splitnet.session.codec import encode
 from splitnet.session.identity import Identity
 from splitnet.session.log import Author, Entry, make_ack
 from splitnet.verify import verify_records
-from tests.test_net_game import TIMEOUT, Proc, game_file, wait_until
+from tests.test_net_game import TIMEOUT, Proc, game_file, host_port_and_code, wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -32,8 +40,9 @@ pytestmark = pytest.mark.slow
 class Evil:
     """Bad input over the evil node's own (authenticated) connection."""
 
-    def __init__(self, node: PeerNode) -> None:
+    def __init__(self, node: PeerNode, code: str) -> None:
         self.node = node
+        self.code = code
         self.errors: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         node.error_hooks.append(self.errors.put_nowait)
         self.seen: list[tuple[str, str]] = []
@@ -117,7 +126,8 @@ class Evil:
         # strangers: another game's id, and a key with no seat
         for game, code in ((os.urandom(16), "unknown-game"), (None, "started")):
             r, w = await asyncio.open_connection(self.node.host, self.node.port)
-            ch = StreamChannel(r, w)
+            ch = await secure_wrap(self.code, closed_exc=ChannelClosed)(StreamChannel(r, w),
+                                                                       "client")
             chal = decode_frame(await ch.recv(), from_host=True)
             me = Identity.generate()
             ch.send(encode_msg("hello", v=NET_PROTOCOL, name="Mallory",
@@ -130,9 +140,10 @@ class Evil:
             ch.close()
         # last: an oversized frame. The host closes this connection (a stream cannot
         # resync); the node reconnects and resumes by itself.
-        assert self.node.ch is not None
+        assert isinstance(self.node.ch, SecureLink)
         epoch = self.node.epoch
-        self.node.ch.writer.write((MAX_FRAME + 1).to_bytes(4, "big"))  # type: ignore[attr-defined]
+        # under the encryption: a length prefix the host reads before anything else
+        self.node.ch.link.writer.write((MAX_FRAME + 1).to_bytes(4, "big"))  # type: ignore[attr-defined]
         await self.expect("too-big", "an oversized frame")
         for _ in range(200):
             if self.node.epoch != epoch and self.node.ready:
@@ -159,16 +170,18 @@ async def test_misbehaving_peer_is_refused_while_the_others_finish(tmp_path: Pat
     try:
         await asyncio.to_thread(wait_until, lambda: "listening on port" in host.stdout(), 30,
                                 "the host")
-        port = int(host.stdout().split("listening on port")[1].split()[0])
+        port, code = host_port_and_code(host)
         bot = Proc(tmp_path, "bot", "bot", f"127.0.0.1:{port}", "--data-dir",
-                   str(tmp_path / "p1"), "--name", "Honest")
+                   str(tmp_path / "p1"), "--name", "Honest", "--code", code)
         await asyncio.to_thread(wait_until,
                                 lambda: "joined the lobby" in host.stderr(), 30, "the bot")
+        # Mallory was invited (knows the code): what it sends comes through the
+        # encrypted channel, and is refused by what the host checks above it
         node = PeerNode(Identity.generate(), tmp_path / "p2", "Mallory", "127.0.0.1", port,
-                        NetSettings())
+                        NetSettings(), wrap=secure_wrap(code, closed_exc=ChannelClosed))
         task = node.start()
         await asyncio.wait_for(node.started_evt.wait(), 30)
-        evil = Evil(node)
+        evil = Evil(node, code)
         busy = True
         session = NetSession(node, task, bot=make_bot("heuristic", 1))
         real_turn = session._my_turn

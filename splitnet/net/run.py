@@ -17,10 +17,14 @@ from splitnet.frontend import HumanAgent
 from splitnet.net.addrs import join_addresses, parse_addr
 from splitnet.net.config import DEFAULT_PORT, NetSettings
 from splitnet.net.host import MAX_PLAYERS, HostNode
+from splitnet.net.joincode import JoinCode, JoinCodeError, new_code, parse_code
+from splitnet.net.known_peers import KnownPeers, KnownPeersError
 from splitnet.net.peer import PeerFatal, PeerNode
+from splitnet.net.secure import AttemptLimiter, SecureError, SecureLink, secure_wrap
 from splitnet.net.session import HostLobby, JoinLobby, NetSession
-from splitnet.net.store import GameMeta, games_dir, read_meta, unfinished_games
-from splitnet.net.table import SeedMaker
+from splitnet.net.store import GameFiles, GameMeta, games_dir, read_meta, unfinished_games
+from splitnet.net.table import SeedMaker, Table
+from splitnet.net.wire import NET_PROTOCOL, ChannelClosed, ChannelWrap, WireError
 from splitnet.session.identity import Identity, IdentityError, default_data_dir
 
 _log = logging.getLogger("splitnet.net")
@@ -38,6 +42,76 @@ def _identity(data_dir: Path) -> Identity:
         return Identity.load_or_create(data_dir)
     except (IdentityError, OSError) as e:
         raise SystemExit(f"splitnet: {e}") from None
+
+
+def _as_wire(e: SecureError) -> WireError:
+    """A failed join-code handshake as the nodes' own error. Fatal unless it timed out: a
+    joiner with a wrong code stops at once instead of spending its attempts on reconnects."""
+    return WireError("version" if e.code == "version" else "auth", str(e),
+                     fatal=e.code != "timeout")
+
+
+def _wrap(code: JoinCode, net: NetSettings, *, limiter: AttemptLimiter | None = None,
+          on_secure: Callable[[SecureLink], None] | None = None,
+          on_refused: Callable[[str, SecureError], None] | None = None) -> ChannelWrap:
+    """Every connection of a node inside the join-code handshake and encrypted channel
+    (protocol/SECURE.md)."""
+    return secure_wrap(code, limiter=limiter, timeout=net.handshake_timeout,
+                       closed_exc=ChannelClosed, error_exc=_as_wire, on_secure=on_secure,
+                       on_refused=on_refused)
+
+
+def _parse_code(text: str) -> JoinCode:
+    try:
+        return parse_code(text)
+    except JoinCodeError as e:
+        raise SystemExit(f"splitnet: {e}") from None
+
+
+def _ask_code(given: str | None) -> JoinCode:
+    """``--code``, or the code typed at a prompt (the host shows it, e.g. 7-lunar-anchor)."""
+    if given:
+        return _parse_code(given)
+    try:
+        text = input("Join code (the host shows it, e.g. 7-lunar-anchor): ")
+    except EOFError:
+        raise SystemExit("splitnet: no join code: type the one the host shows, or pass "
+                         "--code") from None
+    return _parse_code(text)
+
+
+def _known_peers(data_dir: Path) -> KnownPeers | None:
+    """Keys seen before (protocol/SECURE.md, "Known peers"); None if the file is damaged
+    (it is left alone, and nothing is remembered this time)."""
+    try:
+        return KnownPeers.load(KnownPeers.default_path(data_dir))
+    except KnownPeersError as e:
+        print(f"splitnet: warning: {e}", file=sys.stderr, flush=True)
+        return None
+
+
+def _remember_players(known: KnownPeers | None, table: Table) -> None:
+    """At the start of a game: remember every other seat's key under its name."""
+    if known is None:
+        return
+    for p in table.log.header.players:
+        if p.seat != table.seat:
+            known.remember(p.key, p.name)
+    try:
+        known.save()
+    except OSError as e:
+        _log.warning("cannot save %s: %s", known.path, e)
+
+
+def _report_fatal(fatal: str | None) -> None:
+    """Why a joiner stops, once: the log on stderr has said it already, if it is there."""
+    if not fatal:
+        return
+    if not _logs_on_stderr:
+        print(f"splitnet: {fatal}", file=sys.stderr, flush=True)
+    if "wrong code" in fatal:
+        print("Check the join code with the host's screen and run the command again.",
+              file=sys.stderr, flush=True)
 
 
 def _net_settings(text: str | None) -> NetSettings:
@@ -71,7 +145,12 @@ def _test_secrets(seed: int | None) -> tuple[SeedMaker | None, Callable[[], byte
     return maker, src.game_id
 
 
+_logs_on_stderr = False
+
+
 def _setup_logging(role: str, to_file: Path | None = None, verbose: bool = False) -> None:
+    global _logs_on_stderr
+    _logs_on_stderr = to_file is None
     logger = logging.getLogger("splitnet")
     logger.setLevel(logging.INFO)
     for h in list(logger.handlers):
@@ -147,12 +226,27 @@ async def _plain_lobby(lobby: Any, started: asyncio.Event, stop: asyncio.Future[
                        host: bool) -> bool:
     """The lobby on a plain terminal: print who is in; the host types Enter to start."""
     shown: list[str] = []
+    said: dict[str, str] = {}  # what was last printed for each player and info line
+    if host and getattr(lobby, "info", None):
+        said["info 0"] = lobby.info[0]  # the host printed its fingerprint already
 
     def show() -> None:
         nonlocal shown
+        if getattr(lobby, "started", False):
+            return  # the game is on: the lobby has nothing more to say
         if lobby.players != shown:
             shown = list(lobby.players)
             print("In the lobby: " + ", ".join(shown), flush=True)
+        notes = list(getattr(lobby, "notes", []))
+        for i, name in enumerate(lobby.players):
+            note = notes[i] if i < len(notes) else ""
+            if note and note != "you" and said.get(f"player {name}") != note:
+                said[f"player {name}"] = note
+                print(f"  {name}: " + note.replace("\n", " · "), flush=True)
+        for i, line in enumerate(getattr(lobby, "info", [])):
+            if said.get(f"info {i}") != line:
+                said[f"info {i}"] = line
+                print(line, flush=True)
 
     lobby.subscribe(show)
     show()
@@ -192,12 +286,14 @@ async def _plain_lobby(lobby: Any, started: asyncio.Event, stop: asyncio.Future[
 
 async def _run_bot_client(data_dir: Path, name: str, level: str, addr: str, port: int,
                           net: NetSettings, seed_maker: SeedMaker | None,
-                          test_seed: int | None) -> None:
-    """An in-process bot peer: the same code as ``splitnet bot``, over (loopback) TCP."""
+                          test_seed: int | None, code: JoinCode) -> None:
+    """An in-process bot peer: the same code as ``splitnet bot``, over (loopback) TCP,
+    through the same join-code handshake (it is handed the code)."""
     identity = _identity(data_dir)
     metas = unfinished_games(data_dir, "peer")
     node = PeerNode(identity, data_dir, name, addr, port, net, seed_maker=seed_maker,
-                    resume=metas[0] if metas else None)
+                    resume=metas[0] if metas else None, wrap=_wrap(code, net),
+                    code=str(code))
     task = node.start()
     waiter = asyncio.ensure_future(node.started_evt.wait())
     await asyncio.wait([task, waiter], return_when=asyncio.FIRST_COMPLETED)
@@ -227,6 +323,84 @@ def _stop_on_sigterm() -> None:
             asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
 
 
+_WILDCARD = ("", "0.0.0.0", "::")
+
+
+class _Announcer:
+    """The game on the LAN over mDNS while its lobby is open (protocol/DISCOVERY.md): the
+    seats free kept up to date, withdrawn (goodbye packets) when the game starts or the
+    host stops. It runs beside the lobby; when the LAN will not have it the host says so
+    and goes on — joining by address works all the same. Never the join code."""
+
+    def __init__(self, node: HostNode, name: str, port: int, bind: str,
+                 fingerprint: str) -> None:
+        self.node = node
+        self.name = name
+        self.port = port
+        self.bind = bind
+        self.fingerprint = fingerprint
+        self.status: str | None = None
+        self.on_change: Callable[[], None] = lambda: None
+        self._wake = asyncio.Event()
+        self._stop = False
+        self._task: asyncio.Future[None] | None = None
+
+    def free(self) -> int:
+        return max(0, (self.node.seats or MAX_PLAYERS) - len(self.node.lobby_names))
+
+    def start(self) -> None:
+        self.node.subscribe(self._wake.set)
+        self._task = asyncio.ensure_future(self._run())
+
+    def _say(self, status: str, *, warn: bool = False) -> None:
+        self.status = status
+        (_log.warning if warn else _log.info)("%s", status)
+        self.on_change()
+
+    async def _run(self) -> None:
+        from splitnet.net.discovery import SERVICE_TYPE, announce
+
+        if self.bind not in _WILDCARD and ":" in self.bind:
+            self._say("not announced on the LAN (announcements are IPv4 only): players "
+                      "join by address")
+            return
+        only = None if self.bind in _WILDCARD else [self.bind]
+        try:
+            ann = await announce(game=f"{self.name}'s game", host=self.name, port=self.port,
+                                 free=self.free(), seats=self.node.seats,
+                                 protocol=NET_PROTOCOL, fingerprint=self.fingerprint,
+                                 addresses=only, interfaces=only)
+        except Exception as e:  # OSError (no multicast), zeroconf's own errors: go on
+            self._say(f"could not announce the game on the LAN ({type(e).__name__}: {e}); "
+                      f"players join by address", warn=True)
+            return
+        try:
+            label = ann.name.removesuffix("." + SERVICE_TYPE)
+            self._say(f"announced on the LAN as {label!r} ('splitnet join' with no "
+                      f"address finds it)")
+            while not self._stop and not self.node.started.is_set():
+                self._wake.clear()
+                free = self.free()
+                if free != ann.free:
+                    await ann.update(free=free)
+                await self._wake.wait()
+        except Exception as e:
+            _log.warning("LAN announcement failed: %s: %s", type(e).__name__, e)
+        finally:
+            await ann.close()
+            self._say("no longer announced on the LAN")
+
+    async def close(self) -> None:
+        """Withdraw the announcement (bounded: a stuck network does not hold the host)."""
+        self._stop = True
+        self._wake.set()
+        task = self._task
+        if task is not None and not task.done():
+            await asyncio.wait([task], timeout=3.0)
+            if not task.done():
+                task.cancel()
+
+
 async def host_main(args: argparse.Namespace) -> int:
     _stop_on_sigterm()
     data_dir = _data_dir(args)
@@ -248,11 +422,27 @@ async def host_main(args: argparse.Namespace) -> int:
             meta = open_games[0]
             print(f"Resuming unfinished game {meta.game_id} (use --new to start another).",
                   flush=True)
+    # one join code per game: a restarted host reuses it, so its players reconnect
+    code_text = args.code or (meta.code if meta is not None else "")
+    code = _parse_code(code_text) if code_text else new_code()
+    limiter = AttemptLimiter()
+    lobby: HostLobby | None = None
+
+    def refused(peer: str, e: SecureError) -> None:
+        _log.warning("refused %s: %s", peer, e)
+        if lobby is not None:
+            lobby.changed()
+
+    wrap = _wrap(code, net, limiter=limiter, on_refused=refused)
     if meta is not None:
         if meta.finished:
             raise SystemExit(f"splitnet: game {meta.game_id} is already over")
+        if meta.code != str(code):
+            meta.code = str(code)
+            GameFiles(data_dir, meta.gid).save_meta(meta)
         try:
-            node = HostNode.resume(identity, data_dir, meta, net, seed_maker=seed_maker)
+            node = HostNode.resume(identity, data_dir, meta, net, seed_maker=seed_maker,
+                                   wrap=wrap)
         except (OSError, ValueError) as e:
             raise SystemExit(f"splitnet: cannot resume game {meta.game_id}: {e}") from None
         port = args.port if args.port else meta.port  # "--port 0" again: the same port
@@ -260,7 +450,7 @@ async def host_main(args: argparse.Namespace) -> int:
     else:
         node = HostNode(identity, data_dir, args.name, net, seats=args.seats,
                         proofs=not args.no_proofs, seed_maker=seed_maker,
-                        game_id_maker=game_id_maker)
+                        game_id_maker=game_id_maker, wrap=wrap, code=str(code))
         port = args.port if args.port is not None else DEFAULT_PORT
         bind = args.bind or "0.0.0.0"
     try:
@@ -271,33 +461,48 @@ async def host_main(args: argparse.Namespace) -> int:
     print("Players join with:", flush=True)
     for a in addrs:
         print(f"  splitnet join {a}", flush=True)
+    print(f"Join code: {code}", flush=True)
+    print("  (tell it to the players yourself: it is never sent or announced; "
+          + ("the same as before, so running players reconnect by themselves)"
+             if meta is not None else "each game has its own)"), flush=True)
     print(f"Host key fingerprint: {identity.fingerprint()}", flush=True)
     print(f"listening on port {port}", flush=True)
+    known = _known_peers(data_dir)
+    announcer: _Announcer | None = None
+    if not args.no_announce and not node.started.is_set():
+        announcer = _Announcer(node, node.name, port, bind, identity.fingerprint())
+        announcer.start()
     node_task = asyncio.ensure_future(node.done.wait())
     bot_tasks = []
     level = args.bot_level
     for i in range(args.bots):
         bdir = data_dir / "bots" / f"bot{i + 1}"
-        bot_addr = "127.0.0.1" if bind in ("", "0.0.0.0", "::") else bind
+        bot_addr = "127.0.0.1" if bind in _WILDCARD else bind
         bot_tasks.append(asyncio.ensure_future(_run_bot_client(
             bdir, f"{level.title()}{i + 1}", level, bot_addr, port, net, seed_maker,
-            args.test_seed)))
+            args.test_seed, code)))
     rc = 1
     try:
         if not node.started.is_set():
+            ann = announcer
+            lobby = HostLobby(node, addrs[0], code=str(code), limiter=limiter, known=known,
+                              extra=lambda: [ann.status] if ann and ann.status else [])
+            if announcer is not None:
+                announcer.on_change = lobby.changed
             if args.play_as_bot or args.plain or args.seats is not None:
-                ok = await _plain_lobby(HostLobby(node, addrs[0]), node.started, node_task,
+                ok = await _plain_lobby(lobby, node.started, node_task,
                                         host=args.seats is None)
             else:
                 from splitnet.ui.tui import run_lobby
 
-                ok = await run_lobby(HostLobby(node, addrs[0]), title="splitnet — host")
+                ok = await run_lobby(lobby, title="splitnet — host")
             if not ok:
                 return 1
         await node.started.wait()
+        table = node.table
+        assert table is not None
+        _remember_players(known, table)
         if args.play_as_bot:
-            table = node.table
-            assert table is not None
             seed = (args.test_seed * 100 + table.seat if args.test_seed is not None
                     else _random_seed())
             session = NetSession(node, node_task, bot=make_bot(args.play_as_bot, seed))
@@ -313,6 +518,8 @@ async def host_main(args: argparse.Namespace) -> int:
                 await asyncio.wait_for(t, net.final_wait)
         return rc
     finally:
+        if announcer is not None:
+            await announcer.close()
         for t in bot_tasks:
             t.cancel()
         await node.close()
@@ -322,7 +529,10 @@ async def host_main(args: argparse.Namespace) -> int:
 
 
 def _peer_node(args: argparse.Namespace, data_dir: Path, identity: Identity,
-               net: NetSettings, seed_maker: SeedMaker | None) -> PeerNode:
+               net: NetSettings, seed_maker: SeedMaker | None, *,
+               show_words: bool) -> PeerNode:
+    """The joiner's node: resumes the unfinished game with this host if there is one
+    (with the join code kept from the first time), else asks for the code."""
     try:
         host, port = parse_addr(args.addr)
     except ValueError as e:
@@ -334,24 +544,82 @@ def _peer_node(args: argparse.Namespace, data_dir: Path, identity: Identity,
                 meta = m
                 print(f"Resuming game {m.game_id} at {m.host} (seat {m.seat}).", flush=True)
                 break
+    if args.code:
+        code = _parse_code(args.code)
+    elif meta is not None and meta.code:
+        code = _parse_code(meta.code)
+    else:
+        code = _ask_code(None)
+    shown = False
+
+    def secure(link: SecureLink) -> None:
+        nonlocal shown
+        if show_words and not shown:
+            shown = True
+            print(f"Verification: {link.verification} — compare with the host's screen",
+                  flush=True)
+
     try:
         return PeerNode(identity, data_dir, args.name, host, port, net, seed_maker=seed_maker,
-                        resume=meta)
+                        resume=meta, wrap=_wrap(code, net, on_secure=secure), code=str(code))
     except (OSError, ValueError) as e:
         raise SystemExit(f"splitnet: cannot resume: {e}") from None
 
 
-async def _wait_start(node: PeerNode, task: asyncio.Future[Any]) -> bool:
+async def _wait_start(node: PeerNode, task: asyncio.Future[Any], report: bool = True) -> bool:
     waiter = asyncio.ensure_future(node.started_evt.wait())
     await asyncio.wait([task, waiter], return_when=asyncio.FIRST_COMPLETED)
     waiter.cancel()
     if node.table is None:
         with contextlib.suppress(Exception):
             await task
-        if node.fatal:
-            print(f"splitnet: {node.fatal}", file=sys.stderr, flush=True)
+        if report:
+            _report_fatal(node.fatal)
         return False
     return True
+
+
+async def _choose_game(timeout: float, interfaces: list[str] | None) -> Any:
+    """``splitnet join`` with no address: the games announced on the LAN, to pick one
+    (a :class:`~splitnet.net.discovery.GameAd`, or None to give up)."""
+    from splitnet.net.discovery import list_games
+
+    print(f"Looking for splitnet games on the LAN ({timeout:g} s)…", flush=True)
+    try:
+        found = await list_games(timeout, interfaces=interfaces)
+    except Exception as e:  # OSError: no multicast on this machine
+        raise SystemExit(f"splitnet: cannot look for games on the LAN ({type(e).__name__}: "
+                         f"{e}); join by address: splitnet join ADDR[:PORT]") from None
+    games = [g for g in found if g.address]
+    if not games:
+        raise SystemExit(f"No splitnet games found on the LAN in {timeout:g} s. Ask the host "
+                         "for the address it shows, then: splitnet join ADDR[:PORT]")
+    for i, g in enumerate(games, 1):
+        note = ""
+        if g.protocol != NET_PROTOCOL:
+            note = f"  (speaks {g.protocol}: cannot join)"
+        elif g.free == 0:
+            note = "  (full)"
+        print(f"  {i}. {g.describe()}{note}", flush=True)
+    prompt = (f"Join which game? [1–{len(games)}, Enter: 1, q: quit] " if len(games) > 1
+              else "Join it? [Enter: yes, q: quit] ")
+    while True:
+        try:
+            text = input(prompt).strip().lower()
+        except EOFError:
+            return None
+        if text in ("q", "quit", "n", "no"):
+            return None
+        pick = 1 if text in ("", "y", "yes") else int(text) if text.isdigit() else 0
+        if not 1 <= pick <= len(games):
+            print(f"Type a number from 1 to {len(games)}.", flush=True)
+            continue
+        ad = games[pick - 1]
+        if ad.protocol != NET_PROTOCOL:
+            print(f"That host speaks {ad.protocol}, this splitnet {NET_PROTOCOL}.",
+                  flush=True)
+            continue
+        return ad
 
 
 async def join_main(args: argparse.Namespace) -> int:
@@ -361,26 +629,34 @@ async def join_main(args: argparse.Namespace) -> int:
     net = _net_settings(args.net_timing)
     seed_maker, _ = _test_secrets(args.test_seed)
     _setup_logging("join", None if args.plain else data_dir / "net.log")
-    node = _peer_node(args, data_dir, identity, net, seed_maker)
+    announced_fp: str | None = None
+    if args.addr is None:
+        ad = await _choose_game(args.browse_timeout, args.interface)
+        if ad is None:
+            return 1
+        args.addr, announced_fp = ad.target, ad.fingerprint
+    node = _peer_node(args, data_dir, identity, net, seed_maker, show_words=args.plain)
+    known = _known_peers(data_dir)
     task = node.start()
     try:
         if node.table is None:
             print(f"Your key fingerprint: {identity.fingerprint()}", flush=True)
+            lobby = JoinLobby(node, known=known, announced_fp=announced_fp)
             if args.plain:
-                ok = await _plain_lobby(JoinLobby(node), node.started_evt, task, host=False)
+                ok = await _plain_lobby(lobby, node.started_evt, task, host=False)
             else:
                 from splitnet.ui.tui import run_lobby
 
-                lobby_task = asyncio.ensure_future(run_lobby(JoinLobby(node),
-                                                             title="splitnet — join"))
+                lobby_task = asyncio.ensure_future(run_lobby(lobby, title="splitnet — join"))
                 await asyncio.wait([lobby_task, task], return_when=asyncio.FIRST_COMPLETED)
                 ok = lobby_task.done() and lobby_task.result()
                 if not lobby_task.done():
                     lobby_task.cancel()
-            if not ok or not await _wait_start(node, task):
-                if node.fatal:
-                    print(f"splitnet: {node.fatal}", file=sys.stderr)
+            if not ok or not await _wait_start(node, task, report=False):
+                _report_fatal(node.fatal)
                 return 1
+        assert node.table is not None
+        _remember_players(known, node.table)
         session = NetSession(node, task, human=HumanAgent())
         return await _front_end(session, args.plain, data_dir)
     finally:
@@ -398,13 +674,15 @@ async def bot_main(args: argparse.Namespace) -> int:
     _setup_logging("bot")
     if args.name is None:
         args.name = f"{args.level.title()}Bot"
-    node = _peer_node(args, data_dir, identity, net, seed_maker)
+    node = _peer_node(args, data_dir, identity, net, seed_maker, show_words=True)
+    known = _known_peers(data_dir)
     task = node.start()
     try:
         if not await _wait_start(node, task):
             return 1
         table = node.table
         assert table is not None
+        _remember_players(known, table)
         seed = (args.test_seed * 100 + table.seat if args.test_seed is not None
                 else _random_seed())
         session = NetSession(node, task, bot=make_bot(args.level, seed),
@@ -452,7 +730,15 @@ def add_parsers(sub: Any) -> None:
         p.add_argument("--verbose", "-v", action="store_true",
                        help="print every move (bots)")
 
-    h = sub.add_parser("host", help="open a game on the LAN and play in it")
+    code_help = ("the join code the host shows, e.g. 7-lunar-anchor (asked for when "
+                 "missing; kept with the game, so a restart reconnects without it)")
+
+    h = sub.add_parser(
+        "host", help="open a game on the LAN and play in it",
+        description="Open a game on the LAN. Prints the address to join and a join code "
+                    "(e.g. 7-lunar-anchor) — tell both to the players; only someone who "
+                    "types the code gets in, and every connection is encrypted. The game "
+                    "is announced on the LAN (never the code) until it starts.")
     h.add_argument("--port", type=int, default=None,
                    help=f"TCP port to listen on (default {DEFAULT_PORT}; 0: any free port)")
     h.add_argument("--bind", default=None, help="address to listen on (default: all)")
@@ -470,18 +756,36 @@ def add_parsers(sub: Any) -> None:
     h.add_argument("--no-proofs", action="store_true",
                    help="skip the zero-knowledge shuffle proofs (tests/benchmarks; the header "
                         "records it and every hop is still checked at each round's audit)")
+    h.add_argument("--no-announce", action="store_true",
+                   help="do not announce the game on the LAN (players join by address)")
+    h.add_argument("--code", help=argparse.SUPPRESS)  # a fixed join code: tests, scripts
     common(h)
     h.set_defaults(func=lambda a: _run(host_main(a)))
 
-    j = sub.add_parser("join", help="join a game on the LAN")
-    j.add_argument("addr", metavar="ADDR[:PORT]")
+    j = sub.add_parser(
+        "join", help="join a game on the LAN",
+        description="Join a game on the LAN with the address and join code the host shows. "
+                    "Without an address, lists the games announced on the LAN to pick "
+                    "one. Then shows four verification words: the host's screen shows the "
+                    "same four for you unless someone sits in between.")
+    j.add_argument("addr", metavar="ADDR[:PORT]", nargs="?", default=None,
+                   help="the host's address (default: look for games on the LAN)")
+    j.add_argument("--code", help=code_help)
     j.add_argument("--name", default="Player", help="your name at the table")
+    j.add_argument("--browse-timeout", type=float, default=3.0, metavar="S",
+                   help="without an address: look for games this long (default 3)")
+    j.add_argument("--interface", action="append", metavar="ADDR",
+                   help="without an address: look only on the interface with this "
+                        "address (repeatable; e.g. 127.0.0.1)")
     j.add_argument("--plain", action="store_true", help="line-based front end")
     common(j)
     j.set_defaults(func=lambda a: _run(join_main(a)))
 
-    b = sub.add_parser("bot", help="join a game on the LAN as a bot")
+    b = sub.add_parser("bot", help="join a game on the LAN as a bot",
+                       description="A bot joins a game on the LAN, with the host's address "
+                                   "and join code.")
     b.add_argument("addr", metavar="ADDR[:PORT]")
+    b.add_argument("--code", help=code_help)
     b.add_argument("--level", default="heuristic", choices=sorted(BOTS))
     b.add_argument("--name", default=None, help="the bot's name at the table")
     b.add_argument("--delay", type=float, default=0.0, help="seconds to wait before a move")

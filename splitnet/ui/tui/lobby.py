@@ -23,7 +23,12 @@ class LobbyModel(Protocol):
     """What the lobby screen shows and can do.
 
     Optional extras, read when present: ``started: bool`` (the host started the game —
-    a joining player's screen closes), ``status: str`` (one line, e.g. "connecting…").
+    a joining player's screen closes), ``status: str`` (one line, e.g. "connecting…"),
+    ``code_label: str`` (what ``code`` is, default "Check code"; e.g. "Join code"),
+    ``info: list[str]`` (more lines under the status, e.g. wrong codes so far) and
+    ``notes: list[str]`` (one entry per player, in the order of ``players``, shown under
+    the name — several lines if it has newlines: e.g. whether their key is known, the
+    verification words of their connection).
     """
 
     #: the address other players type or paste to join, e.g. "192.168.1.20:7788"
@@ -96,17 +101,23 @@ class LobbyScreen:
         lines.append([("", "  Share this address with the other players:")])
         lines.append([("", "      "), ("class:lobby.address", f" {lb.address} ")])
         if lb.code:
-            lines.append([("", "  Check code: "), ("class:lobby.code", lb.code)])
+            label = getattr(lb, "code_label", None) or "Check code"
+            lines.append([("", f"  {label}: "), ("class:lobby.code", lb.code)])
         status = getattr(lb, "status", None)
         if status:
             lines.append([("class:dim", f"  {status}")])
+        for extra in getattr(lb, "info", None) or []:
+            lines.append([("class:dim", f"  {extra}")])
         lines.append([])
         n = len(lb.players)
+        notes: list[str] = list(getattr(lb, "notes", None) or [])
         lines.append([("class:lobby.head", f"  Players ({n} of 6)")])
         for i, name in enumerate(lb.players):
             tag = "  (host)" if i == 0 else ""
             lines.append([("", f"    {i + 1}. "), ("class:lobby.player", name),
                           ("class:dim", tag)])
+            for part in (notes[i] if i < len(notes) else "").splitlines():
+                lines.append([("class:dim", f"       {part}")])
         lines.append([])
         if lb.can_start:
             lines.append([("", "  "), ("class:key", " s ", on_click(self.request_start)),
