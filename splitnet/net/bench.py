@@ -6,7 +6,8 @@ For each player count, one whole game of heuristic bots twice, with the same sec
 * **in-process** — :class:`~splitnet.game.local.LocalGame`: every peer's core in one
   process, no sockets, no files;
 * **network** — ``splitnet host --play-as-bot`` and N−1 ``splitnet bot`` processes on
-  loopback TCP, each verifying, writing and applying every record.
+  loopback TCP (join code and encrypted channel, as in a real game), each verifying,
+  writing and applying every record.
 
 Figures: **round set-up** (from the start of a round's commit phase to the end of its
 deal — commitments, every shuffle hop with its proof, every deal share) and the
@@ -101,7 +102,8 @@ def network(n: int, seed: int, proofs: bool, timeout: float = 300.0) -> dict[str
         common = ["--test-seed", str(seed), "--new"]
         host_args = ["host", "--port", "0", "--bind", "127.0.0.1", "--seats", str(n),
                      "--play-as-bot", "heuristic", "--name", "heuristic-0",
-                     "--data-dir", str(d / "p0"), "--bench-out", str(d / "p0.json"), *common]
+                     "--data-dir", str(d / "p0"), "--bench-out", str(d / "p0.json"),
+                     "--no-announce", *common]
         if not proofs:
             host_args.append("--no-proofs")
         env = dict(os.environ, PYTHONUNBUFFERED="1")
@@ -110,11 +112,13 @@ def network(n: int, seed: int, proofs: bool, timeout: float = 300.0) -> dict[str
             procs.append(subprocess.Popen(_cmd(*host_args), stdout=out, stderr=err, env=env))
         text = _wait_for(d / "host.out", "listening on port", 1, 30)
         port = text.split("listening on port")[1].split()[0]
+        code = text.split("Join code: ")[1].split()[0]  # every connection is encrypted
         t0 = time.perf_counter()
         for i in range(1, n):
             with open(d / f"p{i}.out", "w") as out, open(d / f"p{i}.err", "w") as err:
                 procs.append(subprocess.Popen(_cmd(
-                    "bot", f"127.0.0.1:{port}", "--name", f"heuristic-{i}", "--data-dir",
+                    "bot", f"127.0.0.1:{port}", "--code", code, "--name", f"heuristic-{i}",
+                    "--data-dir",
                     str(d / f"p{i}"), "--bench-out", str(d / f"p{i}.json"), *common),
                     stdout=out, stderr=err, env=env))
             _wait_for(d / "host.err", "joined the lobby", i, 30)  # seat i = join order
