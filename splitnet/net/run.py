@@ -227,8 +227,8 @@ async def _plain_lobby(lobby: Any, started: asyncio.Event, stop: asyncio.Future[
     """The lobby on a plain terminal: print who is in; the host types Enter to start."""
     shown: list[str] = []
     said: dict[str, str] = {}  # what was last printed for each player and info line
-    if host and getattr(lobby, "info", None):
-        said["info 0"] = lobby.info[0]  # the host printed its fingerprint already
+    if isinstance(lobby, HostLobby) and lobby.info:
+        said["info 0"] = lobby.info[0]  # host_main printed its fingerprint already
 
     def show() -> None:
         nonlocal shown

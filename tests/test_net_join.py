@@ -1,0 +1,235 @@
+"""Only invited players get in: ``splitnet host`` / ``join`` / ``bot`` processes on
+loopback with the join code (protocol/SECURE.md) and LAN announcements
+(protocol/DISCOVERY.md).
+
+* a wrong code is refused at once — one message, exit status ≠ 0, one attempt counted —
+  and the game stays open: a bot with the right code joins it and the game is played;
+* that bot talks to the host through a relay that records every byte: nothing of the game
+  is readable on the wire (names, frame types, the protocol string, the code);
+* a player with no address browses the LAN, picks the game, types the code at the prompt
+  and plays it to the end through the plain front end; both screens show the same
+  verification words; the game is announced until it starts, and never the code;
+* ``--no-announce`` keeps a game off the LAN; a host that stops withdraws its announcement.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import secrets
+import signal
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from splitnet.net.discovery import GameAd, list_games
+from splitnet.net.joincode import parse_code
+from splitnet.net.known_peers import KnownPeers
+from splitnet.session.identity import Identity
+from tests.test_net_game import TIMEOUT, Proc, game_file, host_port_and_code, wait_until
+
+pytestmark = pytest.mark.slow
+
+LOOPBACK = ["127.0.0.1"]
+HOST = ("host", "--port", "0", "--bind", "127.0.0.1", "--play-as-bot", "heuristic",
+        "--no-proofs")
+
+
+class PipedProc(Proc):
+    """A process whose standard input is a file (what a person would type)."""
+
+    def __init__(self, tmp: Path, label: str, stdin: str, *args: str) -> None:
+        self.stdin = tmp / f"{label}.in"
+        self.stdin.write_text(stdin)
+        super().__init__(tmp, label, *args)
+
+    def start(self) -> None:
+        with open(self.out, "a") as out, open(self.err, "a") as err, \
+                open(self.stdin) as inp:
+            self.p = subprocess.Popen([sys.executable, "-m", "splitnet.cli", *self.args],
+                                      stdin=inp, stdout=out, stderr=err,
+                                      env={**os.environ, "PYTHONUNBUFFERED": "1"})
+
+
+def start_host(tmp: Path, name: str, *extra: str) -> tuple[Proc, int, str]:
+    host = Proc(tmp, "host", *HOST, "--name", name, "--data-dir", str(tmp / "p0"), *extra)
+    wait_until(lambda: "listening on port" in host.stdout(), 30, "the host to listen")
+    port, code = host_port_and_code(host)
+    return host, port, code
+
+
+def other_code(code: str) -> str:
+    c = parse_code(code)
+    return f"{c.number % 98 + 2}-{c.first}-{c.second}"  # another number: a wrong code
+
+
+async def ours(name: str, timeout: float = 1.5) -> list[GameAd]:
+    """The games on loopback whose host is *name*."""
+    return [g for g in await list_games(timeout, interfaces=LOOPBACK) if g.host == name]
+
+
+class Relay:
+    """A TCP relay on 127.0.0.1 that keeps every byte it passes on."""
+
+    def __init__(self, port: int) -> None:
+        self.target = port
+        self.up = bytearray()  # joiner → host
+        self.down = bytearray()  # host → joiner
+        self.server: asyncio.Server | None = None
+
+    async def start(self) -> int:
+        self.server = await asyncio.start_server(self._conn, "127.0.0.1", 0)
+        return int(self.server.sockets[0].getsockname()[1])
+
+    async def _conn(self, r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
+        hr, hw = await asyncio.open_connection("127.0.0.1", self.target)
+
+        async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter,
+                       keep: bytearray) -> None:
+            try:
+                while data := await src.read(65536):
+                    keep += data
+                    dst.write(data)
+                    await dst.drain()
+            except (ConnectionError, OSError):
+                pass
+            finally:
+                dst.close()
+
+        await asyncio.gather(pipe(r, hw, self.up), pipe(hr, w, self.down))
+
+    def close(self) -> None:
+        if self.server is not None:
+            self.server.close()
+
+
+async def test_wrong_code_refused_then_an_invited_bot_plays_and_the_wire_is_opaque(
+        tmp_path: Path) -> None:
+    name = f"Wiretap{secrets.token_hex(3)}"
+    host, port, code = await asyncio.to_thread(start_host, tmp_path, name, "--seats", "2",
+                                               "--no-announce")
+    relay = Relay(port)
+    procs = [host]
+    try:
+        # --no-announce: not on the LAN, while a wrong code is tried
+        browsing = asyncio.ensure_future(ours(name))
+        wrong = Proc(tmp_path, "wrong", "join", f"127.0.0.1:{port}", "--plain", "--code",
+                     other_code(code), "--name", "Mallory", "--data-dir",
+                     str(tmp_path / "pw"))
+        procs.append(wrong)
+        rc = await asyncio.to_thread(wrong.wait, 30)
+        assert rc != 0
+        err = wrong.stderr()
+        assert "wrong code" in err and "Check the join code" in err, err
+        assert err.count("wrong code:") == 1, err  # one message, no reconnect loop
+        assert not list((tmp_path / "pw").glob("games/*"))
+        assert await browsing == []
+        await asyncio.to_thread(wait_until, lambda: "1 of 20 allowed" in host.stdout(), 10,
+                                "the host's lobby to count the wrong code")
+        assert host.stderr().count("wrong code from 127.0.0.1") == 1  # one attempt counted
+        assert host.p.poll() is None  # the game is still open
+        # the invited bot, through the relay
+        rport = await relay.start()
+        bot = Proc(tmp_path, "bot", "bot", f"127.0.0.1:{rport}", "--code", code, "--name",
+                   "Ana-the-bot", "--data-dir", str(tmp_path / "p1"))
+        procs.append(bot)
+        for p in (host, bot):
+            rc = await asyncio.to_thread(p.wait, TIMEOUT)
+            assert rc == 0, p.stderr()[-2000:]
+            assert "Winner:" in p.stdout()
+        words = bot.stdout().split("Verification: ")[1].split()[0]
+        assert f"Ana-the-bot: verification {words}" in host.stdout()
+        files = [game_file(tmp_path / d) for d in ("p0", "p1")]
+        assert files[0] is not None and files[1] is not None
+        assert files[0].read_bytes() == files[1].read_bytes()
+        # the whole game crossed the relay, and none of it is readable there
+        wire = bytes(relay.up + relay.down)
+        assert len(relay.up) > 5_000 and len(relay.down) > 50_000
+        plain = [name.encode(), b"Ana-the-bot", b"splitnet-net/1", b"challenge", b"welcome",
+                 b"\xa5hello", b"splitnet/v1", code.encode(), Identity.load_or_create(
+                     tmp_path / "p1").public_key_bytes()]
+        for word in code.split("-")[1:]:
+            plain.append(word.encode())
+        for text in plain:
+            assert text not in wire, text
+        assert files[0].read_bytes()[:2000] not in wire
+    finally:
+        relay.close()
+        for p in procs:
+            if p.p.poll() is None:
+                p.p.kill()
+
+
+async def test_join_browses_the_lan_and_plays_with_the_code_typed(tmp_path: Path) -> None:
+    name = f"Lan{secrets.token_hex(3)}"
+    host, port, code = await asyncio.to_thread(start_host, tmp_path, name, "--seats", "2")
+    procs = [host]
+    try:
+        # announced (on loopback: the host listens there), with the seats free, never
+        # the code
+        for _ in range(10):
+            found = await ours(name)
+            if found:
+                break
+        assert len(found) == 1, found
+        ad = found[0]
+        assert (ad.port, ad.free, ad.seats, ad.target) == (port, 1, 2, f"127.0.0.1:{port}")
+        fp = host.stdout().split("Host key fingerprint: ")[1].split()[0]
+        assert ad.fingerprint == fp
+        assert code not in repr(ad)
+        # no address: browse, pick the game (Enter), type the code, play by numbers
+        script = "\n" + code.upper().replace("-", " ") + "\n" + "moves\n1\n" * 600
+        join = PipedProc(tmp_path, "join", script, "join", "--plain", "--name", "Bea",
+                         "--interface", "127.0.0.1", "--browse-timeout", "3",
+                         "--data-dir", str(tmp_path / "p1"))
+        procs.append(join)
+        await asyncio.to_thread(wait_until, lambda: "game " in host.stderr()
+                                and " started: " in host.stderr(), 30, "the game to start")
+        for p in (host, join):
+            rc = await asyncio.to_thread(p.wait, TIMEOUT)
+            assert rc == 0, p.stdout()[-1500:] + p.stderr()[-1500:]
+        out = join.stdout()
+        assert f"1. {name}'s game — host {name}, 1 seat free of 2" in out
+        assert "=== Game over ===" in out and "Winner:" in out
+        # the same four words on both screens
+        words = out.split("Verification: ")[1].split()[0]
+        assert len(words.split("-")) == 4
+        assert f"Bea: verification {words}" in host.stdout()
+        # the host was a new key to Bea, and Bea to the host; both remember it now
+        assert f"NEW key for {name}" in out
+        assert "NEW key for Bea" in host.stdout()
+        for d, other in (("p0", "Bea"), ("p1", name)):
+            known = KnownPeers.load(KnownPeers.default_path(tmp_path / d))
+            assert len(known) == 1 and len(known.by_name(other)) == 1
+        # the code is kept with the game, readable by its owner only
+        for d in ("p0", "p1"):
+            metas = list((tmp_path / d / "games").glob("*.meta"))
+            assert len(metas) == 1 and json.loads(metas[0].read_text())["code"] == code
+            assert stat.S_IMODE(metas[0].stat().st_mode) == 0o600
+        # the game started: no longer announced
+        assert await ours(name) == []
+    finally:
+        for p in procs:
+            if p.p.poll() is None:
+                p.p.kill()
+
+
+async def test_a_host_that_stops_leaves_the_lan_list(tmp_path: Path) -> None:
+    name = f"Stop{secrets.token_hex(3)}"
+    host, _, _ = await asyncio.to_thread(start_host, tmp_path, name, "--seats", "3")
+    try:
+        for _ in range(10):
+            if await ours(name):
+                break
+        assert len(await ours(name, 1.0)) == 1
+        host.p.send_signal(signal.SIGTERM)
+        assert await asyncio.to_thread(host.wait, 10) == 130
+        assert await ours(name) == []
+        assert "no longer announced on the LAN" in host.stderr()
+    finally:
+        if host.p.poll() is None:
+            host.p.kill()
