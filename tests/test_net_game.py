@@ -199,7 +199,11 @@ def test_bot_killed_mid_round_and_restarted(table_factory, tmp_path: Path) -> No
     wait_until(lambda: n_records(tmp_path / "p2") >= 40, 60, "round 1 to be under way")
     victim.kill()
     time.sleep(0.5)
-    victim.start()  # the same command: it finds its unfinished game and resumes
+    # the same command, even without the code: it finds its unfinished game (and the
+    # join code kept with it) and resumes
+    i = victim.args.index("--code")
+    victim.args = victim.args[:i] + victim.args[i + 2:]
+    victim.start()
     v = verify_records(t.finish())
     assert v.ok, v.summary
     assert "Resuming game" in victim.stdout()
@@ -217,6 +221,8 @@ def test_host_killed_and_restarted(table_factory, tmp_path: Path) -> None:  # ty
     v = verify_records(t.finish())
     assert v.ok, v.summary
     assert "is back" in t.host.stderr()
+    # the same join code again: the running bots reconnected with theirs
+    assert t.host.stdout().count(f"Join code: {t.code}") == 2
 
 
 def test_host_restarts_without_its_unsynced_tail(table_factory, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -26,13 +26,19 @@ from pathlib import Path
 
 import pytest
 
+from splitnet.net.config import NetSettings
 from splitnet.net.discovery import GameAd, list_games
-from splitnet.net.joincode import parse_code
+from splitnet.net.host import HostNode
+from splitnet.net.joincode import new_code, parse_code
 from splitnet.net.known_peers import KnownPeers
+from splitnet.net.peer import PeerFatal, PeerNode
+from splitnet.net.run import _as_wire
+from splitnet.net.secure import AttemptLimiter, secure_wrap
+from splitnet.net.session import HostLobby, JoinLobby
+from splitnet.net.wire import ChannelClosed
 from splitnet.session.identity import Identity
+from splitnet.ui.tui.lobby import LobbyScreen
 from tests.test_net_game import TIMEOUT, Proc, game_file, host_port_and_code, wait_until
-
-pytestmark = pytest.mark.slow
 
 LOOPBACK = ["127.0.0.1"]
 HOST = ("host", "--port", "0", "--bind", "127.0.0.1", "--play-as-bot", "heuristic",
@@ -107,6 +113,7 @@ class Relay:
             self.server.close()
 
 
+@pytest.mark.slow
 async def test_wrong_code_refused_then_an_invited_bot_plays_and_the_wire_is_opaque(
         tmp_path: Path) -> None:
     name = f"Wiretap{secrets.token_hex(3)}"
@@ -164,6 +171,7 @@ async def test_wrong_code_refused_then_an_invited_bot_plays_and_the_wire_is_opaq
                 p.p.kill()
 
 
+@pytest.mark.slow
 async def test_join_browses_the_lan_and_plays_with_the_code_typed(tmp_path: Path) -> None:
     name = f"Lan{secrets.token_hex(3)}"
     host, port, code = await asyncio.to_thread(start_host, tmp_path, name, "--seats", "2")
@@ -218,6 +226,7 @@ async def test_join_browses_the_lan_and_plays_with_the_code_typed(tmp_path: Path
                 p.p.kill()
 
 
+@pytest.mark.slow
 async def test_a_host_that_stops_leaves_the_lan_list(tmp_path: Path) -> None:
     name = f"Stop{secrets.token_hex(3)}"
     host, _, _ = await asyncio.to_thread(start_host, tmp_path, name, "--seats", "3")
@@ -233,3 +242,79 @@ async def test_a_host_that_stops_leaves_the_lan_list(tmp_path: Path) -> None:
     finally:
         if host.p.poll() is None:
             host.p.kill()
+
+
+@pytest.mark.slow
+async def test_in_process_bots_get_the_code(tmp_path: Path) -> None:
+    """``host --bots K``: the bots run in the host's process and join through the same
+    handshake, handed the code."""
+    host = Proc(tmp_path, "host", *HOST, "--seats", "2", "--bots", "1", "--no-announce",
+                "--data-dir", str(tmp_path / "p0"))
+    try:
+        assert await asyncio.to_thread(host.wait, TIMEOUT) == 0, host.stderr()[-2000:]
+        assert "Heuristic1: verification " in host.stdout() and "Winner:" in host.stdout()
+    finally:
+        if host.p.poll() is None:
+            host.p.kill()
+
+
+def screen(lobby: object) -> str:
+    lines = LobbyScreen(lobby, "t").render(160, None)  # type: ignore[arg-type]
+    return "\n".join("".join(text for _, text, *_ in line) for line in lines)
+
+
+async def test_lobbies_show_the_code_the_words_and_known_keys(tmp_path: Path) -> None:
+    """In one process: what both lobby screens show, a wrong code counted on the host's."""
+    code = new_code()
+    net = NetSettings(retry_first=0.05)
+    limiter = AttemptLimiter()
+    host = HostNode(Identity.generate(), tmp_path / "h", "Host", net, proofs=False,
+                    wrap=secure_wrap(code, limiter=limiter, closed_exc=ChannelClosed,
+                                     error_exc=_as_wire), code=str(code))
+    port = await host.listen("127.0.0.1", 0)
+    ana_id, bob_then = Identity.generate(), Identity.generate()
+    known = KnownPeers(tmp_path / "h" / "known_peers.json")
+    known.remember(ana_id.public_key_bytes(), "Ana")
+    known.remember(bob_then.public_key_bytes(), "Bob")
+    lobby = HostLobby(host, f"127.0.0.1:{port}", code=str(code), limiter=limiter,
+                      known=known)
+
+    def joiner(ident: Identity, d: str, name: str, c: object) -> PeerNode:
+        return PeerNode(ident, tmp_path / d, name, "127.0.0.1", port, net,
+                        wrap=secure_wrap(c, closed_exc=ChannelClosed,  # type: ignore[arg-type]
+                                         error_exc=_as_wire), code=str(c))
+
+    ana = joiner(ana_id, "a", "Ana", code)
+    bob = joiner(Identity.generate(), "b", "Bob", code)  # Bob, with another key than before
+    wrong = joiner(Identity.generate(), "w", "Eve", other_code(str(code)))
+    tasks = [n.start() for n in (ana, bob, wrong)]
+    try:
+        with pytest.raises(PeerFatal, match="wrong code"):
+            await asyncio.wait_for(tasks[2], 10)
+        for _ in range(200):
+            if len(host.members) == 2 and ana.ch is not None and bob.ch is not None:
+                break
+            await asyncio.sleep(0.05)
+        join_lobby = JoinLobby(ana, known=KnownPeers(tmp_path / "a" / "known_peers.json"))
+        for _ in range(100):
+            if len(join_lobby.players) == 3:
+                break
+            await asyncio.sleep(0.05)
+        lobby.changed()
+        text = screen(lobby)
+        assert f"Join code: {code}" in text
+        assert "wrong codes: 1 of 20 allowed for this game" in text
+        assert f"verification {ana.ch.verification}" in text
+        assert f"verification {bob.ch.verification}" in text
+        assert "known as Ana" in text
+        assert "NEW key for Bob" in text and "WARNING: Bob was known with another key" in text
+        mine = screen(join_lobby)
+        assert f"Verification (the host's screen shows the same words): " \
+               f"{ana.ch.verification}" in mine
+        assert f"Host key fingerprint: {host.identity.fingerprint()}" in mine
+        assert "NEW key for Host" in mine and "you" in mine
+    finally:
+        await host.close()
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
