@@ -34,6 +34,13 @@ class NetSettings:
     ack_interval: float = 1.0
     #: at the end the host waits this long for every seat's final ack
     final_wait: float = 60.0
+    #: the host stops the game with a ``timeout`` naming a seat that owes a protocol
+    #: message (commit, hop, shares, opening) this long …
+    answer_timeout: float = 120.0
+    #: … or its move this long (a person thinking); a joiner names the host when the
+    #: host's own seat owes one this long plus ``host_timeout``, or when a message of
+    #: its own is not ordered within ``answer_timeout`` plus ``host_timeout``
+    move_timeout: float = 600.0
     #: refused frames a connection may send before it is closed
     max_errors: int = 64
     #: messages a restarted host holds until every seat is back
@@ -42,3 +49,7 @@ class NetSettings:
     max_conns: int = 32
     #: bytes queued for a connection that does not read before it is dropped
     max_send_buffer: int = 32 * 1024 * 1024
+
+    def answer_limit(self, step: str) -> float:
+        """How long a seat may owe the game a message at ``step`` (GameCore.owed_step)."""
+        return self.move_timeout if step == "move" else self.answer_timeout

@@ -132,6 +132,8 @@ class HostNode:
         self.on_entry_hooks: list[Callable[[Entry], None]] = []
         #: refused messages with a failed proof: (seat, kind, reason)
         self.evidence: list[tuple[int, str, str]] = []
+        #: seat → since when the game waits for a message of it (NETWORK.md §7)
+        self._owed_since: dict[int, float] = {}
 
     # ------------------------------------------------------------------ life cycle
     async def listen(self, bind: str, port: int) -> int:
@@ -540,6 +542,7 @@ class HostNode:
             c.send("rec", seq=entry.seq, record=entry.record)
         for hook in self.on_entry_hooks:
             hook(entry)
+        self._track_owed(None if entry.kind == "chat" else entry.author)
         if table.core.finished and not self._finishing:
             self._spawn(self._finish())
         self._changed()
@@ -594,6 +597,7 @@ class HostNode:
         if not back or owed:
             return
         self.ready = True
+        self._owed_since.clear()  # every seat's clock starts now
         # records handed back may hold our own messages: continue after them
         table.author.counter = table.log.next_counter(table.seat)
         _log.info("every seat is back: the game goes on at record %d", len(table.log))
@@ -627,6 +631,47 @@ class HostNode:
                         self._set_state(seat, "silent", int(quiet))
                     else:
                         self._set_state(seat, "ok", 0)
+                self._check_timeouts()
+
+    # ------------------------------------------------------------------ timeouts
+    def _track_owed(self, answered: int | None = None) -> None:
+        """Note since when the game waits for each seat; ``answered``: that seat's
+        message was just ordered (its clock starts again if it owes the next one)."""
+        table = self.table
+        if table is None or not self.ready or not table.started or table.core.finished:
+            self._owed_since.clear()
+            return
+        now = time.monotonic()
+        waiting = set(table.core.waiting_for()) - {table.host_seat}
+        for s in list(self._owed_since):
+            if s not in waiting or s == answered:
+                del self._owed_since[s]
+        for s in waiting:
+            self._owed_since.setdefault(s, now)
+
+    def _check_timeouts(self) -> None:
+        """A seat that owed a message longer than its limit (``answer_timeout``, or
+        ``move_timeout`` for a move) ends the game: the host orders a ``timeout`` naming
+        it (GAME.md), every peer stops with that verdict."""
+        self._track_owed()
+        table = self.table
+        if table is None or not self._owed_since:
+            return
+        now = time.monotonic()
+        for seat, since in sorted(self._owed_since.items()):
+            step = table.core.owed_step(seat)
+            if now - since <= self.net.answer_limit(step):
+                continue
+            r = table.core.round
+            assert r is not None
+            _log.warning("%s owed its %s for %.0f s: timed out, the game stops",
+                         table.names[seat], step, now - since)
+            try:
+                self.send_game("timeout", {"round": r.number, "seat": seat,
+                                           "waited": int(now - since)})
+            except WireError as e:  # pragma: no cover - our own core said it waits
+                _log.error("the host's own timeout was refused: %s", e)
+            return
 
     def _set_state(self, seat: int, state: str, quiet: int) -> None:
         old = self.states.get(seat)

@@ -95,6 +95,10 @@ class PeerNode:
         self.fatal: str | None = None
         self.done = False
         self._inflight: set[int] = set()  # counters sent on this connection, not logged
+        #: when the oldest of our messages not yet in the log was sent (this connection)
+        self._sent_at: float | None = None
+        #: since when the game waits for the host's own seat
+        self._host_owes_since: float | None = None
         self._finished_at: float | None = None
         self._ack_task: asyncio.Task[None] | None = None
         self._acked = -1
@@ -150,6 +154,8 @@ class PeerNode:
             table.author.counter = counter
             return False
         self._inflight.add(counter)
+        if self._sent_at is None:
+            self._sent_at = time.monotonic()
         return True
 
     # ------------------------------------------------------------------ connecting
@@ -195,6 +201,7 @@ class PeerNode:
                     self.ch = None
                     self.synced = False
                     self._inflight.clear()
+                    self._sent_at = self._host_owes_since = None
                     if self.table is not None and self.table.core.finished:
                         self.done = True  # nothing left to fetch: the game is over here
                     raw.close()
@@ -277,6 +284,7 @@ class PeerNode:
                     return
             f = await self._recv(ch, timeout)
             self._handle(ch, f)
+            self._watch()
 
     # ------------------------------------------------------------------ frames
     def _handle(self, ch: Channel, f: dict[str, Any]) -> None:
@@ -379,6 +387,16 @@ class PeerNode:
                             f"[host seat {table.host_seat} at fault]") from None
         if entry.author == table.seat:
             self._inflight.discard(entry.counter)
+            self._sent_at = time.monotonic() if self._inflight else None
+        if entry.author == table.host_seat and entry.kind != "chat":
+            self._host_owes_since = None  # it answered; its clock starts again
+        verdict = table.core.verdict
+        if (entry.kind == "timeout" and verdict is not None and verdict.seat == table.seat
+                and self._sent_at is not None  # (sent just now: we were late, it crossed)
+                and time.monotonic() - self._sent_at > self.net.host_timeout):
+            raise PeerFatal(f"the host timed us out, but it never ordered the message we sent "
+                            f"{time.monotonic() - self._sent_at:.0f} s ago: it dropped it "
+                            f"[host seat {table.host_seat} at fault]")
         if table.core.finished and self._finished_at is None:
             self._finished_at = time.monotonic()
         if not self.synced and len(table.log) >= self.target:
@@ -391,6 +409,35 @@ class PeerNode:
                 del pending[s]
                 self._compare_ack(a)
         self._schedule_ack(now=table.core.finished)
+
+    def _watch(self) -> None:
+        """A host that stalls the game is named (NETWORK.md §7): one that does not order
+        our message within ``answer_timeout`` (plus ``host_timeout``), or whose own seat
+        owes the game a message longer than its limit plus ``host_timeout``."""
+        table = self.table
+        now = time.monotonic()
+        if (table is None or not self.synced or not table.started or table.core.finished
+                or self.net_status == self._resuming):
+            # a restarted host holds messages until every seat is back: clocks start after
+            if self._sent_at is not None:
+                self._sent_at = now
+            self._host_owes_since = None
+            return
+        grace = self.net.host_timeout
+        host = table.host_seat
+        if self._sent_at is not None and now - self._sent_at > self.net.answer_timeout + grace:
+            raise PeerFatal(f"the host has not ordered our message for "
+                            f"{now - self._sent_at:.0f} s: it dropped it or stalls the game "
+                            f"[host seat {host} at fault]")
+        if host not in table.core.waiting_for():
+            self._host_owes_since = None
+            return
+        if self._host_owes_since is None:
+            self._host_owes_since = now
+        step = table.core.owed_step(host)
+        if now - self._host_owes_since > self.net.answer_limit(step) + grace:
+            raise PeerFatal(f"the host's seat ({table.names[host]}) owed its {step} for "
+                            f"{now - self._host_owes_since:.0f} s [host seat {host} at fault]")
 
     def _start(self, header: bytes) -> None:
         """The host started the game: verify the header, save the meta file, accept."""

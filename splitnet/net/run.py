@@ -180,7 +180,7 @@ def _print_result(session: NetSession) -> int:
     from splitnet.selfplay import summary
 
     core = session.core
-    if core.finished:
+    if core.finished and core.verdict is None:
         print(summary(core.record), flush=True)
         print(f"transcript: {session.table.files.transcript}", flush=True)
         return 0

@@ -137,6 +137,9 @@ class NetSession:
         if verdict is not None:
             self.verdict = verdict
             self.log.append(verdict)
+        if core.verdict is not None and not (self.verdict or "").startswith("game stopped"):
+            self.verdict = f"game stopped: {core.verdict}"  # (GAME.md, Verdicts)
+            self.log.append(self.verdict)
         self._changed()
 
     def _on_net(self) -> None:
@@ -165,7 +168,7 @@ class NetSession:
             self.status = "your turn"
             return
         if core.finished:
-            self.status = "game over"
+            self.status = "game over" if core.verdict is None else core.progress()
             return
         log = self.table.log
         if not log.all_accepted:
@@ -241,7 +244,7 @@ class NetSession:
                 await asyncio.wait([task, waiter], return_when=asyncio.FIRST_COMPLETED)
                 waiter.cancel()
             await task
-            if self.node.fatal and not self.core.finished:
+            if self.node.fatal and (not self.core.finished or self.core.verdict is not None):
                 self.verdict = f"game stopped: {self.node.fatal}"
                 self.log.append(self.verdict)
         except Exception as e:

@@ -1,0 +1,398 @@
+"""Attacks that are about the network, over real sockets on 127.0.0.1: a host that shows
+two peers different orders, a host that drops a peer's message or forges a record, a
+seat (or the host's own seat) that stops answering, and replays of messages on the wire.
+
+Each game runs in this process: a :class:`~splitnet.net.host.HostNode` (seat 0) and two
+:class:`~splitnet.net.peer.PeerNode` joiners (seats 1, 2 in join order), each with its
+own data dir, no shuffle proofs (not the point here), short timings. Most attacks happen
+before the first move, where the nodes run by themselves; the game then waits for a move
+nobody makes. Each test checks where the attack is detected, which seat is named, and
+that the honest peers' transcripts on disk verify up to the verdict. The table of
+attacks is protocol/SECURITY.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from splitnet.bots import make_bot
+from splitnet.net.config import NetSettings
+from splitnet.net.host import Conn, HostNode
+from splitnet.net.peer import PeerNode
+from splitnet.net.session import NetSession
+from splitnet.session.codec import decode, encode
+from splitnet.session.identity import Identity
+from splitnet.session.log import TAG_ENTRY, Author, Log, parse_message, prove_equivocation
+from splitnet.session.transcript import read_transcript
+from splitnet.verify import verify_records
+
+LIMIT = 30.0  # seconds any one wait may take on a loaded machine
+
+#: fast heartbeats, short answer timeout; no move timeout unless a test wants one (the
+#: game waits for the first move, which nobody makes); final_wait short
+FAST = dict(ping_interval=0.1, silent_after=0.5, host_timeout=0.8, ack_interval=0.05,
+            final_wait=3.0, retry_first=0.05, answer_timeout=1.5, move_timeout=60.0)
+
+
+def net(**change: float) -> NetSettings:
+    return NetSettings(**{**FAST, **change})  # type: ignore[arg-type]
+
+
+class Lan:
+    """A host and two joiners in this process."""
+
+    def __init__(self, host: HostNode, peers: list[PeerNode], tasks: list[asyncio.Task[None]],
+                 tmp: Path) -> None:
+        self.host, self.peers, self.tasks, self.tmp = host, peers, tasks, tmp
+
+    @classmethod
+    async def start(cls, tmp: Path, host: HostNode | None = None,
+                    peer_net: NetSettings | None = None) -> Lan:
+        host = host or HostNode(Identity.generate(), tmp / "p0", "Host", net(), seats=3,
+                                proofs=False)
+        port = await host.listen("127.0.0.1", 0)
+        peers, tasks = [], []
+        for i, name in ((1, "Ana"), (2, "Bo")):
+            p = PeerNode(Identity.generate(), tmp / f"p{i}", name, "127.0.0.1", port,
+                         peer_net or net())
+            peers.append(p)
+            tasks.append(p.start())
+            await until(lambda i=i: len(host.members) >= i, "a joiner in the lobby")
+        await asyncio.wait_for(host.started.wait(), LIMIT)
+        for p in peers:
+            await asyncio.wait_for(p.started_evt.wait(), LIMIT)
+        return cls(host, peers, tasks, tmp)
+
+    def records(self, seat: int) -> list[bytes]:
+        """The transcript on seat's disk."""
+        files = sorted((self.tmp / f"p{seat}" / "games").glob("*.splitlog"))
+        assert len(files) == 1
+        return read_transcript(files[0], repair=True)
+
+    async def stopped(self, node: PeerNode) -> str:
+        """Wait for a joiner to stop on a fatal verdict; its reason."""
+        task = self.tasks[self.peers.index(node)]
+        await asyncio.wait([task], timeout=LIMIT)
+        assert task.done(), "the joiner did not stop"
+        assert node.fatal is not None, node.table and node.table.core.verdict
+        return node.fatal
+
+    async def close(self) -> None:
+        await self.host.close()
+        for t in self.tasks:
+            t.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+
+
+async def until(pred: Callable[[], bool], what: str, limit: float = LIMIT) -> None:
+    for _ in range(int(limit / 0.02)):
+        if pred():
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def _msg_of(record: bytes) -> bytes:
+    """The author message inside a record."""
+    entry_bytes = decode(record, max_len=1 << 20)[0]
+    msg: bytes = decode(entry_bytes, max_len=1 << 20)[3]
+    return msg
+
+
+def prefix_verifies(records: list[bytes]) -> None:
+    """A transcript that stops early: every record in it verifies (an incomplete game)."""
+    v = verify_records(records)
+    assert v.reason == "the game did not finish", v.summary
+
+
+def stopped_at_last(records: list[bytes], seat: int, step: str) -> None:
+    """A transcript that ends with the entry stopping the game, naming ``seat``."""
+    prefix_verifies(records[:-1])
+    v = verify_records(records)
+    assert (v.ok, v.seq, v.seat) == (False, len(records) - 1, seat), v.summary
+    assert f"at {step}:" in v.reason, v.reason
+
+
+# ------------------------------------------------------------------ a seat that stops
+async def test_a_seat_that_never_sends_its_deal_shares_is_timed_out(tmp_path: Path) -> None:
+    """Bo (seat 2) commits and shuffles but never sends its deal shares. After
+    ``answer_timeout`` the host orders a ``timeout`` naming seat 2; every peer stops with
+    that verdict (Bo too: it sent nothing, so it cannot say otherwise); all three
+    transcripts are identical and verify up to the timeout, which names seat 2."""
+    host = HostNode(Identity.generate(), tmp_path / "p0", "Host", net(), seats=3, proofs=False)
+    lan = await Lan.start(tmp_path, host)
+    try:
+        bo = lan.peers[1]
+        assert bo.table is not None
+        real = bo.table.core.outbox
+        bo.table.core.outbox = lambda: [  # type: ignore[method-assign]
+            (k, b) for k, b in real() if not (k == "shares" and b.get("purpose") == "deal")]
+        sessions = [NetSession(p, t, bot=make_bot("random", i + 1))
+                    for i, (p, t) in enumerate(zip(lan.peers, lan.tasks, strict=True))]
+        runs = [asyncio.ensure_future(s.run()) for s in sessions]
+        await asyncio.wait_for(host.done.wait(), LIMIT)  # game over: final acks, bye
+        await asyncio.wait(runs, timeout=LIMIT)
+        for session in sessions:  # what each player is told
+            assert (session.verdict or "").startswith("game stopped: seat 2 at shares: "
+                                                      "did not answer"), session.verdict
+        for node in (host, *lan.peers):
+            assert node.table is not None
+            v = node.table.core.verdict
+            assert v is not None and (v.seat, v.step) == (2, "shares"), v
+            assert "did not answer" in v.reason
+        await asyncio.wait(lan.tasks, timeout=LIMIT)
+        assert all(p.fatal is None for p in lan.peers)
+        recs = [lan.records(s) for s in range(3)]
+        assert recs[0] == recs[1] == recs[2]
+        assert parse_message(_msg_of(recs[0][-1])).kind == "timeout"
+        stopped_at_last(recs[0], 2, "shares")
+    finally:
+        await lan.close()
+
+
+async def test_a_host_that_never_plays_its_turn_is_named_by_the_joiners(tmp_path: Path) -> None:
+    """The host's own seat owes a move and never makes it; nobody but the host could time
+    it out. Each joiner stops after ``move_timeout`` + ``host_timeout``, naming the host."""
+    host = HostNode(Identity.generate(), tmp_path / "p0", "Host", net(), seats=3, proofs=False)
+    lan = await Lan.start(tmp_path, host, peer_net=net(move_timeout=1.5))
+    sessions = [NetSession(p, t, bot=make_bot("random", i + 1))
+                for i, (p, t) in enumerate(zip(lan.peers, lan.tasks, strict=True))]
+    runs = [asyncio.ensure_future(s.run()) for s in sessions]
+    try:
+        for p in lan.peers:
+            why = await lan.stopped(p)
+            assert "host seat 0 at fault" in why and "owed its move" in why, why
+        await asyncio.wait(runs, timeout=LIMIT)
+        assert all("host seat 0 at fault" in (s.verdict or "") for s in sessions)
+        for s in (1, 2):
+            prefix_verifies(lan.records(s))
+    finally:
+        await lan.close()
+
+
+# ------------------------------------------------------------------ a host that drops
+class DroppingHost(HostNode):
+    """Orders everything but seat 2's commit, which it silently ignores — no error, no
+    refusal, nothing in the log. Optionally it never declares the timeout either."""
+
+    declares = True
+
+    def _on_msg(self, conn: Conn, msg: bytes, sig: bytes) -> None:
+        m = parse_message(msg)
+        if conn.seat == 2 and m.kind == "commit":
+            return
+        super()._on_msg(conn, msg, sig)
+
+    def _check_timeouts(self) -> None:
+        if self.declares:
+            super()._check_timeouts()
+
+
+@pytest.mark.parametrize("declares", [True, False], ids=["then-times-it-out", "then-stalls"])
+async def test_a_host_that_drops_a_peers_message_is_named_by_that_peer(
+        tmp_path: Path, declares: bool) -> None:
+    """The host drops Bo's commit. Then either it times Bo out — Ana and the transcript
+    carry the host's word (seat 2 did not answer: nobody else can tell), but Bo knows it
+    sent the commit and stops naming the host — or it stalls, and Bo's own watchdog names
+    the host after ``answer_timeout`` + ``host_timeout``."""
+    host = DroppingHost(Identity.generate(), tmp_path / "p0", "Host", net(), seats=3,
+                        proofs=False)
+    host.declares = declares
+    lan = await Lan.start(tmp_path, host)
+    ana, bo = lan.peers
+    try:
+        why = await lan.stopped(bo)
+        assert "host seat 0 at fault" in why, why
+        if declares:
+            assert "timed us out" in why and "dropped it" in why, why
+            await until(lambda: ana.table is not None and ana.table.core.finished, "Ana")
+            assert ana.table is not None and ana.table.core.verdict is not None
+            assert ana.table.core.verdict.seat == 2  # the host's word, all Ana can see
+            recs = lan.records(2)
+            assert recs == lan.records(1)[: len(recs)]
+            stopped_at_last(recs, 2, "commit")  # Bo's own copy holds the host's claim
+        else:
+            assert "has not ordered our message" in why, why
+            prefix_verifies(lan.records(2))
+        assert not any(parse_message(_msg_of(r)).kind == "commit"
+                       and parse_message(_msg_of(r)).author == 2 for r in lan.records(2))
+    finally:
+        await lan.close()
+
+
+# ------------------------------------------------------------------ a host that forks
+class ForkingHost(HostNode):
+    """Shows Bo (seat 2) the two joiners' commits in the opposite order from everyone
+    else, and keeps Bo's chain going: every later record is re-signed on Bo's chain. Both
+    chains are valid logs; only comparing heads can tell. ``relay_all``: it relays every
+    ack (as the protocol says) instead of refusing those that do not match its log."""
+
+    relay_all = True
+
+    def __init__(self, *a: Any, **kw: Any) -> None:
+        super().__init__(*a, **kw)
+        self.held: list[tuple[Conn, bytes, bytes]] = []
+        self.fork_at: int | None = None
+        self.bo_log: Log | None = None
+        self.bo_records: dict[int, bytes] = {}
+        self.acked_past: dict[int, int] = {}
+        self.pending: list[tuple[int, bytes]] = []
+
+    def _on_msg(self, conn: Conn, msg: bytes, sig: bytes) -> None:
+        table = self.table
+        if self.fork_at is not None or table is None or parse_message(msg).kind != "commit":
+            super()._on_msg(conn, msg, sig)
+            return
+        self.held.append((conn, msg, sig))
+        if len(self.held) < 2:
+            return
+        (c1, m1, s1), (c2, m2, s2) = sorted(self.held, key=lambda h: h[0].seat or 0)
+        self.fork_at = len(table.log)
+        self.bo_log = Log.from_records(table.log.records())
+        for m, s in ((m2, s2), (m1, s1)):  # Bo's order
+            seq = len(self.bo_log)
+            self.bo_records[seq] = self.bo_log.order(m, s, self.identity)
+        bo = self.conns[2]
+        plain_send = bo.send
+
+        def send_to_bo(t: str, **f: Any) -> None:
+            if t == "rec" and self.fork_at is not None and f["seq"] >= self.fork_at:
+                f = dict(f, record=self._bo_record(f["seq"]))
+            plain_send(t, **f)
+
+        bo.send = send_to_bo  # type: ignore[method-assign]
+        super()._on_msg(c1, m1, s1)
+        super()._on_msg(c2, m2, s2)
+
+    def _bo_record(self, seq: int) -> bytes:
+        assert self.bo_log is not None and self.table is not None
+        while seq not in self.bo_records:
+            e = self.table.log.entries[len(self.bo_log)]
+            record = self.bo_log.order(e.msg_bytes, e.sig, self.identity)
+            self.bo_records[e.seq] = record
+        return self.bo_records[seq]
+
+    def _on_ack(self, conn: Conn, raw: bytes) -> None:
+        """Relays every ack — after the fork, only once both joiners have acked past it
+        (so that each has committed to its head before it sees the other's)."""
+        if not self.relay_all or self.table is None:
+            super()._on_ack(conn, raw)
+            return
+        if self.fork_at is not None and conn.seat is not None:
+            ack = self.table.log.check_ack(raw)
+            self.acked_past[conn.seat] = max(self.acked_past.get(conn.seat, -1), ack.seq)
+            self.pending.append((conn.seat, raw))
+            if min(self.acked_past.get(s, -1) for s in (1, 2)) < self.fork_at:
+                return
+        else:
+            self.pending.append((conn.seat or 0, raw))
+        for author, ack_raw in self.pending:
+            for seat, c in self.conns.items():
+                if seat != author:
+                    c.send("acks", acks=[ack_raw])
+        self.pending = []
+
+
+@pytest.mark.parametrize("relay_all", [True, False], ids=["relays-acks", "hides-acks"])
+async def test_a_host_that_shows_peers_different_orders_is_caught(
+        tmp_path: Path, relay_all: bool) -> None:
+    """Ana and Bo get the same commits in different orders, each as a valid signed chain.
+    Their acks cross (the host relays them): a peer whose head at some seq differs from
+    another seat's signed ack stops, naming the host, and writes the two acks to
+    ``GAME.fork``. A host that relays only the acks matching its own log is still caught
+    by the peer it deceived. Each peer's transcript verifies (both chains are valid); the
+    two records at the fork seq, both host-signed, convict the host."""
+    host = ForkingHost(Identity.generate(), tmp_path / "p0", "Host", net(), seats=3,
+                       proofs=False)
+    host.relay_all = relay_all
+    lan = await Lan.start(tmp_path, host)
+    ana, bo = lan.peers
+    try:
+        for node in (bo, ana) if relay_all else (bo,):
+            why = await lan.stopped(node)
+            assert why.startswith("fork:") and "host 0" in why, why
+            assert node.table is not None
+            assert node.table.files.transcript.with_suffix(".fork").exists()
+        if not relay_all:
+            # Ana saw nothing wrong: only the two transcripts, compared, show the fork
+            assert ana.fatal is None
+        a, b = lan.records(1), lan.records(2)
+        at = host.fork_at
+        assert at is not None and a[:at] == b[:at] and a[at] != b[at]
+        assert prove_equivocation(a[at], b[at], host.key) == at
+        prefix_verifies(b)
+        prefix_verifies(a[: at + 2])
+    finally:
+        await lan.close()
+
+
+# ------------------------------------------------------------------ forged and replayed
+async def test_a_record_with_a_forged_author_signature_stops_the_peer_naming_the_host(
+        tmp_path: Path) -> None:
+    """When the game waits for the first move, the host sends Ana a record holding a chat
+    'by Bo' that Bo never signed. Ana refuses it — the host signed the entry, so the host
+    is at fault, not Bo — and its transcript holds every record before it, which
+    verify."""
+    lan = await Lan.start(tmp_path)
+    host, ana = lan.host, lan.peers[0]
+    try:
+        assert host.table is not None
+        table = host.table
+        await until(lambda: table.core.round is not None and table.core.round.stage == "play"
+                    and all(p.table is not None and len(p.table.log) == len(table.log)
+                            for p in lan.peers), "the deal")
+        seq = len(table.log)
+        msg = Author(Identity.generate(), table.game_id, 2,
+                     table.log.next_counter(2)).message("chat", {"text": "I give up"})[0]
+        forged = os.urandom(64)
+        entry = encode([TAG_ENTRY, seq, table.log.head(), msg, forged])
+        host.conns[1].send("rec", seq=seq, record=encode([entry, host.identity.sign(entry)]))
+        why = await lan.stopped(ana)
+        assert "bad record from the host" in why and "signature does not verify" in why, why
+        recs = lan.records(1)
+        assert len(recs) == seq and recs == table.log.records()[:seq]
+        prefix_verifies(recs)
+    finally:
+        await lan.close()
+
+
+async def test_replayed_messages_on_the_wire_are_refused_and_the_game_goes_on(
+        tmp_path: Path) -> None:
+    """Bo sends its commit as signed for another game, and its accept of this game again
+    (already in the log). The host refuses both ('game-id', 'replay'); nothing reaches
+    anyone's log; Bo's next real message is ordered and every transcript is the same."""
+    lan = await Lan.start(tmp_path)
+    host, (ana, bo) = lan.host, lan.peers
+    try:
+        assert host.table is not None and bo.table is not None
+        table = bo.table
+        await until(lambda: host.table is not None and host.table.core.round is not None
+                    and host.table.core.round.stage == "play"
+                    and all(p.table is not None and len(p.table.log) == len(table.log)
+                            for p in lan.peers), "the deal")
+        errors: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        bo.error_hooks.append(errors.put_nowait)
+        mine = next(e for e in table.log.entries if e.kind == "commit" and e.author == 2)
+        other = Author(table.identity, os.urandom(16), 2, table.log.next_counter(2))
+        msg, sig = other.message("commit", dict(mine.body))
+        bo.send_frame("msg", msg=msg, sig=sig)
+        accept = next(e for e in table.log.entries if e.kind == "accept" and e.author == 2)
+        bo.send_frame("msg", msg=accept.msg_bytes, sig=accept.sig)
+        codes = [(await asyncio.wait_for(errors.get(), LIMIT))["code"] for _ in range(2)]
+        assert codes == ["game-id", "replay"]
+        n = len(host.table.log)
+        assert bo.send_game("chat", {"text": "sorry"})
+        await until(lambda: all(len(lan.records(s)) == n + 1 for s in range(3)), "the chat")
+        recs = [lan.records(s) for s in range(3)]
+        assert recs[0] == recs[1] == recs[2]
+        assert parse_message(_msg_of(recs[0][-1])).kind == "chat"
+        prefix_verifies(recs[0])
+        assert bo.fatal is None and ana.fatal is None
+    finally:
+        await lan.close()
