@@ -479,3 +479,35 @@ def test_every_other_seat_together_still_cannot_read_a_hand() -> None:
         assert coalition not in table
         everyone = group.sub(coalition, group.mul(x[0], c1))
         assert table[everyone] == r.deck.card(slot)
+
+
+def test_without_proofs_the_last_shuffler_can_see_every_card_until_its_opening() -> None:
+    """The limit of ``shuffle_proofs: false``: the last shuffler replaces its hop by fresh
+    encryptions of all 104 cards in an order it chose. Every card still appears once, so
+    nobody notices during play — and it knows every hand. Its opening cannot reproduce
+    that hop from its committed seed: it is refused, naming the shuffler, and (as it can
+    never open) the game ends with its timeout. With proofs the hop is refused at once."""
+    g = new_game(2)
+    until(g, "shuffle")
+    send_one(g)  # seat 0's honest hop
+    r1 = g.cores[1].round
+    assert r1 is not None and r1.deck.joint_key is not None
+    y, points = r1.deck.joint_key, card_points(g.log.game_id)
+    order = list(range(104))[::-1]  # the cheater's chosen deck: slot s holds card order[s]
+    deck = [[group.base_mul(1000 + s), group.add(points[order[s]],
+                                                   group.mul(1000 + s, y))] for s in range(104)]
+    seq = order_blind(g, 1, "shuffle", {"round": 1, "deck": deck, "proof": None})
+    e = g.log.entries[seq]
+    for core in g.cores:
+        core.apply(e.author, e.kind, copy.deepcopy(dict(e.body)))
+    until(g, "play")
+    r0 = g.cores[0].round
+    assert r0 is not None and r0.alarm is None
+    hand0 = g.cores[0].engine.hands[0]
+    assert [r0.deck.card(s) for s in hand0] == [order[s] for s in hand0]  # seat 1 knew
+    until(g, "open")
+    send_one(g)  # seat 0 opens
+    body = {"round": 1, **r1.deck.open_message()}
+    host_refuses(g, 1, "open", body, "open", 1)
+    seq = order_blind(g, 1, "open", body)
+    caught_by_all(g, seq, 1, "open", "does not match the seed")

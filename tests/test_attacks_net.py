@@ -396,3 +396,49 @@ async def test_replayed_messages_on_the_wire_are_refused_and_the_game_goes_on(
         assert bo.fatal is None and ana.fatal is None
     finally:
         await lan.close()
+
+
+@pytest.mark.slow
+async def test_a_seat_that_never_opens_its_seed_is_timed_out(tmp_path: Path) -> None:
+    """The round is played out (bots), then Bo keeps its seed to itself — the classic
+    abort of a player who saw how the round went. After ``answer_timeout`` the host times
+    it out at the opening; every seat's transcript verifies up to that entry."""
+    lan = await Lan.start(tmp_path)
+    host, bo = lan.host, lan.peers[1]
+    try:
+        assert bo.table is not None
+        real = bo.table.core.outbox
+        bo.table.core.outbox = lambda: [  # type: ignore[method-assign]
+            (k, b) for k, b in real() if k != "open"]
+        host_task = asyncio.ensure_future(host.done.wait())
+        sessions = [NetSession(host, host_task, bot=make_bot("heuristic", 0)),
+                    *(NetSession(p, t, bot=make_bot("heuristic", i + 1))
+                      for i, (p, t) in enumerate(zip(lan.peers, lan.tasks, strict=True)))]
+        await asyncio.wait_for(asyncio.gather(*(s.run() for s in sessions)), 120)
+        for s in sessions:
+            assert (s.verdict or "").startswith("game stopped: seat 2 at open"), s.verdict
+        recs = [lan.records(s) for s in range(3)]
+        assert recs[0] == recs[1] == recs[2]
+        stopped_at_last(recs[0], 2, "open")
+    finally:
+        await lan.close()
+
+
+async def test_evidence_the_host_forged_is_ignored(tmp_path: Path) -> None:
+    """The host shows Ana 'evidence' against Bo: a message Bo never signed. Ana keeps
+    evidence only if the author's signature verifies; this is dropped."""
+    lan = await Lan.start(tmp_path)
+    host, ana = lan.host, lan.peers[0]
+    try:
+        assert host.table is not None
+        table = host.table
+        msg = Author(Identity.generate(), table.game_id, 2,
+                     table.log.next_counter(2)).message("chat", {"text": "I cheat"})[0]
+        host.conns[1].send("evidence", msg=msg, sig=os.urandom(64), code="cheat",
+                           reason="seat 2 at shares: a wrong share")
+        n = len(table.log)
+        assert lan.peers[1].send_game("chat", {"text": "hello"})  # a frame after it
+        await until(lambda: ana.table is not None and len(ana.table.log) > n, "the chat")
+        assert ana.evidence == [] and ana.fatal is None
+    finally:
+        await lan.close()
