@@ -17,8 +17,9 @@ splitnet — the card game Split, peer to peer, with a deck nobody can stack.
   splitnet selfplay -n 4 -s 7   bots play a whole game; prints the summary
   splitnet verify FILE          audit a finished game's transcript
   splitnet replay FILE          step through a finished game, every card open
-  splitnet host                 open a game on the LAN (prints the address to join)
-  splitnet join ADDR[:PORT]     join a LAN game          splitnet bot ADDR   add a bot
+  splitnet host                 open a game on the LAN (prints the address and join code)
+  splitnet join [ADDR[:PORT]]   join a LAN game (asks for the code; no address: browse)
+  splitnet bot ADDR --code C    add a bot to a LAN game
   splitnet browse [--timeout S] list the games announced on the LAN
   splitnet bench engine|deck|net  measure speed
 """
