@@ -651,7 +651,9 @@ async def join_main(args: argparse.Namespace) -> int:
                 await asyncio.wait([lobby_task, task], return_when=asyncio.FIRST_COMPLETED)
                 ok = lobby_task.done() and lobby_task.result()
                 if not lobby_task.done():
-                    lobby_task.cancel()
+                    lobby_task.cancel()  # and wait: what is printed before the screen
+                    with contextlib.suppress(BaseException):  # is restored is lost
+                        await lobby_task
             if not ok or not await _wait_start(node, task, report=False):
                 _report_fatal(node.fatal)
                 return 1
