@@ -404,7 +404,7 @@ async def test_a_seat_that_never_opens_its_seed_is_timed_out(tmp_path: Path) -> 
     abort of a player who saw how the round went. After ``answer_timeout`` the host times
     it out at the opening; every seat's transcript verifies up to that entry."""
     lan = await Lan.start(tmp_path)
-    host, bo = lan.host, lan.peers[1]
+    host, (ana, bo) = lan.host, lan.peers
     try:
         assert bo.table is not None
         real = bo.table.core.outbox
@@ -417,6 +417,7 @@ async def test_a_seat_that_never_opens_its_seed_is_timed_out(tmp_path: Path) -> 
         await asyncio.wait_for(asyncio.gather(*(s.run() for s in sessions)), 120)
         for s in sessions:
             assert (s.verdict or "").startswith("game stopped: seat 2 at open"), s.verdict
+        assert ana.unconfirmed() == [] and bo.unconfirmed() == []  # honest host: relayed
         recs = [lan.records(s) for s in range(3)]
         assert recs[0] == recs[1] == recs[2]
         stopped_at_last(recs[0], 2, "open")
@@ -440,5 +441,47 @@ async def test_evidence_the_host_forged_is_ignored(tmp_path: Path) -> None:
         assert lan.peers[1].send_game("chat", {"text": "hello"})  # a frame after it
         await until(lambda: ana.table is not None and len(ana.table.log) > n, "the chat")
         assert ana.evidence == [] and ana.fatal is None
+    finally:
+        await lan.close()
+
+
+class SilentForkingHost(ForkingHost):
+    """Forks as ForkingHost does and relays no ack at all, so no peer can compare heads
+    during the game (it still counts them, to finish)."""
+
+    def _on_ack(self, conn: Conn, raw: bytes) -> None:
+        if self.table is not None and conn.seat is not None:
+            ack = self.table.log.check_ack(raw)
+            self.acked[conn.seat] = max(self.acked.get(conn.seat, -1), ack.seq)
+
+
+@pytest.mark.slow
+async def test_a_fork_hidden_by_withholding_every_ack_is_flagged_at_the_end(
+        tmp_path: Path) -> None:
+    """The limit of ack relaying: a host that forks Ana's and Bo's logs (the order of two
+    commits) and relays no acks goes unnoticed during the game — both chains are valid
+    and lead to the same game. At the end each joiner has not seen the other's ack of its
+    final log and says so ('Not confirmed by …'); their two transcripts convict the host.
+    In an honest game every seat confirms the final log (the other tests check that)."""
+    host = SilentForkingHost(Identity.generate(), tmp_path / "p0", "Host", net(), seats=3,
+                             proofs=False)
+    lan = await Lan.start(tmp_path, host)
+    ana, bo = lan.peers
+    try:
+        host_task = asyncio.ensure_future(host.done.wait())
+        sessions = [NetSession(host, host_task, bot=make_bot("heuristic", 0)),
+                    *(NetSession(p, t, bot=make_bot("heuristic", i + 1))
+                      for i, (p, t) in enumerate(zip(lan.peers, lan.tasks, strict=True)))]
+        await asyncio.wait_for(asyncio.gather(*(s.run() for s in sessions)), 150)
+        assert all(s.core.finished and s.core.verdict is None for s in sessions)
+        assert ana.fatal is None and bo.fatal is None
+        assert (ana.unconfirmed(), bo.unconfirmed()) == ([2], [1])
+        assert sessions[1].unconfirmed == ["Bo"] and sessions[2].unconfirmed == ["Ana"]
+        assert any(line.startswith("Not confirmed by Bo") for line in sessions[1].log)
+        a, b = lan.records(1), lan.records(2)
+        at = host.fork_at
+        assert at is not None and a[at] != b[at] and len(a) == len(b)
+        assert prove_equivocation(a[at], b[at], host.key) == at
+        assert verify_records(a).ok and verify_records(b).ok  # both chains: whole games
     finally:
         await lan.close()

@@ -103,6 +103,8 @@ class PeerNode:
         self._ack_task: asyncio.Task[None] | None = None
         self._acked = -1
         self._other_acks: dict[int, Ack] = {}
+        #: seat → the highest seq at which that seat's relayed ack matched our log
+        self.confirmed: dict[int, int] = {}
         self.task: asyncio.Task[None] | None = None
         self.started_evt = asyncio.Event()
         if self.table is not None:
@@ -537,10 +539,23 @@ class PeerNode:
         else:
             self._other_acks[a.seat] = a
 
+    def unconfirmed(self) -> list[int]:
+        """Seats (not us, not the host) whose signed ack of our last record we have not
+        seen. At the end of a game an honest host has relayed every seat's final ack:
+        a seat missing here left early, or the host withheld its acks — which would hide a
+        fork (SECURITY.md §4): compare transcripts with that player."""
+        table = self.table
+        if table is None:
+            return []
+        last = len(table.log) - 1
+        return [s for s in range(table.n) if s not in (table.seat, table.host_seat)
+                and self.confirmed.get(s, -1) < last]
+
     def _compare_ack(self, a: Ack) -> None:
         table = self.table
         assert table is not None
         if table.log.hash_at(a.seq) == a.head:
+            self.confirmed[a.seat] = max(self.confirmed.get(a.seat, -1), a.seq)
             return
         raw = make_ack(self.identity, table.game_id, a.seq, table.log.hash_at(a.seq),
                        seat=table.seat)

@@ -182,6 +182,10 @@ def _print_result(session: NetSession) -> int:
     core = session.core
     if core.finished and core.verdict is None:
         print(summary(core.record), flush=True)
+        if session.unconfirmed:
+            print(f"warning: {', '.join(session.unconfirmed)} never confirmed this final log "
+                  "to us (left early, or the host withheld it): compare transcripts",
+                  file=sys.stderr, flush=True)
         print(f"transcript: {session.table.files.transcript}", flush=True)
         return 0
     print(session.verdict or "the game did not finish", file=sys.stderr, flush=True)

@@ -67,6 +67,8 @@ class NetSession:
         self.log: list[str] = []
         self.status = "starting"
         self.verdict: str | None = None
+        #: players whose ack of the final log a joiner never saw (PeerNode.unconfirmed)
+        self.unconfirmed: list[str] = []
         self.finished = False
         self._subs: list[Callable[[], None]] = []
         self._wake = asyncio.Event()
@@ -247,6 +249,12 @@ class NetSession:
             if self.node.fatal and (not self.core.finished or self.core.verdict is not None):
                 self.verdict = f"game stopped: {self.node.fatal}"
                 self.log.append(self.verdict)
+            check = getattr(self.node, "unconfirmed", None)  # a joiner (SECURITY.md §4)
+            if self.core.finished and check is not None and check():
+                self.unconfirmed = [self.players[s] for s in check()]
+                self.log.append("Not confirmed by " + ", ".join(self.unconfirmed) + ": their "
+                                "acknowledgement of the final log never reached us (they left "
+                                "early, or the host withheld it) — compare transcripts.")
         except Exception as e:
             self.verdict = f"game stopped: {e}"
             self.log.append(self.verdict)
