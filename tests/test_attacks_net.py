@@ -485,3 +485,65 @@ async def test_a_fork_hidden_by_withholding_every_ack_is_flagged_at_the_end(
         assert verify_records(a).ok and verify_records(b).ok  # both chains: whole games
     finally:
         await lan.close()
+
+
+class ReplayingHost(HostNode):
+    """Starts its game under the id of an earlier game (the header is new, the id is
+    not) and, when Bo commits, orders Bo's commit from that earlier game instead: signed
+    by Bo, for this game id, round and seat, with the right counter — valid for everyone
+    else, and Bo would be convicted at its opening (its seed does not match)."""
+
+    old: tuple[bytes, bytes] | None = None
+
+    def _on_msg(self, conn: Conn, msg: bytes, sig: bytes) -> None:
+        if self.old is not None and conn.seat == 2 and parse_message(msg).kind == "commit":
+            msg, sig = self.old
+            self.old = None
+        super()._on_msg(conn, msg, sig)
+
+
+async def test_a_message_from_an_earlier_game_with_the_same_id_is_refused_by_its_author(
+        tmp_path: Path) -> None:
+    """Bo's own node checks every entry in its name against what it would make (each
+    protocol message is a function of its seed and the log): the old commit is not, so
+    Bo stops naming the host before anything is built on it."""
+    from splitnet.game.local import LocalGame
+    from splitnet.rules import Settings
+
+    ids = [Identity.generate() for _ in range(3)]
+    old_id = os.urandom(16)
+
+    class Earlier:
+        def game_id(self) -> bytes:
+            return old_id
+
+        def identity(self, seat: int) -> Identity:
+            return ids[seat]
+
+        def round_seeds(self, seat: int) -> Callable[[int], bytes]:
+            return lambda rnd: os.urandom(32)
+
+    earlier = LocalGame(["Host", "Ana", "Bo"], Settings(), Earlier(), shuffle_proofs=False)
+    earlier.pump()
+    commit = next(e for e in earlier.log.entries if e.author == 2 and e.kind == "commit")
+    host = ReplayingHost(ids[0], tmp_path / "p0", "Host", net(), seats=3, proofs=False,
+                         game_id_maker=lambda: old_id)
+    host.old = (commit.msg_bytes, commit.sig)
+    port = await host.listen("127.0.0.1", 0)
+    peers, tasks = [], []
+    for i, name in ((1, "Ana"), (2, "Bo")):
+        p = PeerNode(ids[i], tmp_path / f"p{i}", name, "127.0.0.1", port, net())
+        peers.append(p)
+        tasks.append(p.start())
+        await until(lambda i=i: len(host.members) >= i, "a joiner in the lobby")
+    lan = Lan(host, peers, tasks, tmp_path)
+    try:
+        bo = peers[1]
+        why = await lan.stopped(bo)
+        assert "host seat 0 at fault" in why and "did not make" in why, why
+        assert host.old is None  # it was ordered: valid to everyone but its author
+        recs = lan.records(2)
+        assert parse_message(_msg_of(recs[-1])).kind == "commit"
+        prefix_verifies(recs)
+    finally:
+        await lan.close()

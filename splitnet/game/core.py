@@ -289,6 +289,34 @@ class GameCore:
         if author == self.seat:
             self._mark_sent(r, kind, body)
 
+    def made_by_us(self, kind: str, body: dict[str, Any]) -> bool:
+        """For an entry in this seat's own name, before it is applied: is it what this
+        seat makes? Every protocol message (commit, hop, deal and draw shares, opening)
+        is a function of our round seed and the log, so anything else in our name is an
+        old message of ours replayed by the host (a game id used twice) or a stolen key.
+        Moves, reveals, alarms and chat are choices: True. So is anything we could not make
+        now (the ordinary checks refuse it)."""
+        r = self.round
+        if (self.seat is None or self.seeds is None or r is None or self.finished
+                or kind not in ("commit", "shuffle", "shares", "open")):
+            return True
+        payload = {k: v for k, v in body.items() if k not in ("round", "purpose")}
+        purpose, slots = body.get("purpose"), payload.get("slots")
+        try:
+            if kind == "commit":
+                want = r.deck.commit_message()
+            elif kind == "shuffle":
+                want = r.deck.shuffle_message()
+            elif kind == "open":
+                want = r.deck.open_message()
+            elif purpose in ("deal", "draw") and isinstance(slots, list):
+                want = r.deck.shares_message(list(slots), str(purpose))
+            else:
+                return True
+        except (DeckUsageError, CheatDetected):
+            return True
+        return body.get("round") != r.number or payload == want
+
     def forget_unlogged(self) -> None:
         """After a reconnect: whatever outbox() produced that never reached the log will
         be produced again (the log, not memory, says what was sent)."""

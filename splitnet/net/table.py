@@ -169,6 +169,11 @@ class Table:
         sent a bad record; GameError: the host ordered a message the game refuses."""
         entry = self.log.append_record(record)
         self.transcript.write(record)
+        if (entry.author == self.seat and entry.seq > 0
+                and not self.core.made_by_us(entry.kind, dict(entry.body))):
+            raise GameError(self.host_seat, entry.kind, f"an entry in our own name (seat "
+                            f"{self.seat}) that we did not make: the host replayed a message "
+                            "of ours from another game with this id, or our key is stolen")
         self._apply(entry)
         self._notify(entry)
         return entry
