@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from splitnet.net.config import NetSettings
-from splitnet.net.discovery import GameAd, list_games
+from splitnet.net.discovery import GameAd, GameBrowser, browse, list_games
 from splitnet.net.host import HostNode
 from splitnet.net.joincode import new_code, parse_code
 from splitnet.net.known_peers import KnownPeers
@@ -76,6 +76,15 @@ def other_code(code: str) -> str:
 async def ours(name: str, timeout: float = 1.5) -> list[GameAd]:
     """The games on loopback whose host is *name*."""
     return [g for g in await list_games(timeout, interfaces=LOOPBACK) if g.host == name]
+
+
+async def watch(browser: GameBrowser, name: str, kind: str) -> GameAd:
+    """The next *kind* event ("added", "removed") for the game hosted by *name*."""
+    async with asyncio.timeout(15):
+        async for ev in browser:
+            if ev.ad.host == name and ev.kind == kind:
+                return ev.ad
+    raise AssertionError(f"browsing ended before {name}'s game was {kind}")
 
 
 class Relay:
@@ -174,17 +183,13 @@ async def test_wrong_code_refused_then_an_invited_bot_plays_and_the_wire_is_opaq
 @pytest.mark.slow
 async def test_join_browses_the_lan_and_plays_with_the_code_typed(tmp_path: Path) -> None:
     name = f"Lan{secrets.token_hex(3)}"
+    browser = await browse(None, interfaces=LOOPBACK).start()
     host, port, code = await asyncio.to_thread(start_host, tmp_path, name, "--seats", "2")
     procs = [host]
     try:
         # announced (on loopback: the host listens there), with the seats free, never
         # the code
-        for _ in range(10):
-            found = await ours(name)
-            if found:
-                break
-        assert len(found) == 1, found
-        ad = found[0]
+        ad = await watch(browser, name, "added")
         assert (ad.port, ad.free, ad.seats, ad.target) == (port, 1, 2, f"127.0.0.1:{port}")
         fp = host.stdout().split("Host key fingerprint: ")[1].split()[0]
         assert ad.fingerprint == fp
@@ -192,11 +197,13 @@ async def test_join_browses_the_lan_and_plays_with_the_code_typed(tmp_path: Path
         # no address: browse, pick the game (Enter), type the code, play by numbers
         script = "\n" + code.upper().replace("-", " ") + "\n" + "moves\n1\n" * 600
         join = PipedProc(tmp_path, "join", script, "join", "--plain", "--name", "Bea",
-                         "--interface", "127.0.0.1", "--browse-timeout", "3",
+                         "--interface", "127.0.0.1", "--browse-timeout", "1.5",
                          "--data-dir", str(tmp_path / "p1"))
         procs.append(join)
         await asyncio.to_thread(wait_until, lambda: "game " in host.stderr()
                                 and " started: " in host.stderr(), 30, "the game to start")
+        # the game started: no longer announced
+        assert (await watch(browser, name, "removed")).port == port
         for p in (host, join):
             rc = await asyncio.to_thread(p.wait, TIMEOUT)
             assert rc == 0, p.stdout()[-1500:] + p.stderr()[-1500:]
@@ -218,9 +225,8 @@ async def test_join_browses_the_lan_and_plays_with_the_code_typed(tmp_path: Path
             metas = list((tmp_path / d / "games").glob("*.meta"))
             assert len(metas) == 1 and json.loads(metas[0].read_text())["code"] == code
             assert stat.S_IMODE(metas[0].stat().st_mode) == 0o600
-        # the game started: no longer announced
-        assert await ours(name) == []
     finally:
+        await browser.close()
         for p in procs:
             if p.p.poll() is None:
                 p.p.kill()
@@ -229,17 +235,16 @@ async def test_join_browses_the_lan_and_plays_with_the_code_typed(tmp_path: Path
 @pytest.mark.slow
 async def test_a_host_that_stops_leaves_the_lan_list(tmp_path: Path) -> None:
     name = f"Stop{secrets.token_hex(3)}"
+    browser = await browse(None, interfaces=LOOPBACK).start()
     host, _, _ = await asyncio.to_thread(start_host, tmp_path, name, "--seats", "3")
     try:
-        for _ in range(10):
-            if await ours(name):
-                break
-        assert len(await ours(name, 1.0)) == 1
+        await watch(browser, name, "added")
         host.p.send_signal(signal.SIGTERM)
+        await watch(browser, name, "removed")  # at once: goodbye packets
         assert await asyncio.to_thread(host.wait, 10) == 130
-        assert await ours(name) == []
         assert "no longer announced on the LAN" in host.stderr()
     finally:
+        await browser.close()
         if host.p.poll() is None:
             host.p.kill()
 
