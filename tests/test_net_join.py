@@ -197,7 +197,7 @@ async def test_join_browses_the_lan_and_plays_with_the_code_typed(tmp_path: Path
         # no address: browse, pick the game (Enter), type the code, play by numbers
         script = "\n" + code.upper().replace("-", " ") + "\n" + "moves\n1\n" * 600
         join = PipedProc(tmp_path, "join", script, "join", "--plain", "--name", "Bea",
-                         "--interface", "127.0.0.1", "--browse-timeout", "1.5",
+                         "--interface", "127.0.0.1", "--browse-timeout", "3",
                          "--data-dir", str(tmp_path / "p1"))
         procs.append(join)
         await asyncio.to_thread(wait_until, lambda: "game " in host.stderr()
