@@ -360,6 +360,7 @@ class JoinLobby:
         self.known = known
         self.announced_fp = announced_fp  # the host key fingerprint its announcement gave
         self.address = f"{node.host}:{node.port}"
+        self.address_label = "Joined the game hosted at:"
         self.can_start = False
         self.code: str | None = None
         self.code_label = "Verification"

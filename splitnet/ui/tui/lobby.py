@@ -98,7 +98,9 @@ class LobbyScreen:
         lb = self.lobby
         lines: list[Line] = [fit([("class:title", f" {self.title} — lobby")], width,
                                  "class:title"), []]
-        lines.append([("", "  Share this address with the other players:")])
+        label = (getattr(lb, "address_label", None)
+                 or "Share this address with the other players:")
+        lines.append([("", f"  {label}")])
         lines.append([("", "      "), ("class:lobby.address", f" {lb.address} ")])
         if lb.code:
             label = getattr(lb, "code_label", None) or "Check code"
