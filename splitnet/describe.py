@@ -10,7 +10,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from splitnet.cards import pretty
 from splitnet.rules import Game
@@ -75,6 +76,24 @@ def describe_round_end(game: Game, players: Sequence[str], viewer: int | None) -
     return lines
 
 
+class CoreView(Protocol):
+    """What :meth:`Narrator.after_entry` reads of a game core (splitnet.game.core)."""
+
+    engine: Game
+    rounds: Any
+    verdict: Any
+
+    @property
+    def round(self) -> Any: ...
+
+
+@dataclass
+class EntryNews:
+    lines: list[str]
+    #: a new verdict line: a round's audit passed, or the game stopped
+    verdict: str | None
+
+
 class Narrator:
     """Turns one seat's view of the game into log lines as it changes: the deal, every
     event of every move, the round's end, and each round's audit verdict. Every session
@@ -86,6 +105,8 @@ class Narrator:
         self.round_seen = 0
         self.seen = 0
         self.audited = 0
+        self.mover = 0
+        self.stopped = False
 
     def resume(self, game: Game, audited: int) -> None:
         """Start narrating a game already under way (after a restart)."""
@@ -118,3 +139,25 @@ class Narrator:
         self.audited = len(audited_rounds)
         return (f"Round {audited_rounds[-1]}: shuffle verified — every seed matched its "
                 "commitment; every shuffle, proof and share checked.")
+
+    def after_entry(self, core: CoreView, author: int, kind: str,
+                    body: dict[str, Any]) -> EntryNews:
+        """Lines for one applied log entry of a fair-deck game (local or LAN)."""
+        lines: list[str] = []
+        if kind == "chat":
+            lines.append(f"{self.players[author]}: {body.get('text')}")
+        if kind == "move":
+            self.mover = author
+        r = core.round
+        own_draw_pending = r is not None and r.draw is not None and r.draw[0] == self.viewer
+        # our own draw is told once its shares are in and we can read the card
+        actor = self.mover if kind in ("move", "shares") and not own_draw_pending else None
+        lines.extend(self.after_change(core.engine, actor))
+        verdict = self.audit([rd.number for rd in core.rounds if rd.faces is not None])
+        if verdict is not None:
+            lines.append(verdict)
+        if core.verdict is not None and not self.stopped:
+            self.stopped = True
+            verdict = f"game stopped: {core.verdict}"  # (GAME.md, Verdicts)
+            lines.append(verdict)
+        return EntryNews(lines, verdict)

@@ -200,7 +200,6 @@ class FairSession:
         self.finished = False
         self._subs: list[Callable[[], None]] = []
         self._narrator = describe.Narrator(self.players, seat)
-        self._mover = 0
         game.listeners.append(self._on_entry)
 
     @property
@@ -220,21 +219,11 @@ class FairSession:
             cb()
 
     def _on_entry(self, author: int, kind: str, body: dict[str, Any]) -> None:
-        core = self.core
-        if kind == "chat":
-            self.log.append(f"{self.players[author]}: {body.get('text')}")
-        if kind == "move":
-            self._mover = author
-        r = core.round
-        own_draw_pending = r is not None and r.draw is not None and r.draw[0] == self.seat
-        # our own draw is told once its shares are in and we can read the card
-        actor = self._mover if kind in ("move", "shares") and not own_draw_pending else None
-        self.log.extend(self._narrator.after_change(core.engine, actor))
-        verdict = self._narrator.audit([r.number for r in core.rounds if r.faces is not None])
-        if verdict is not None:
-            self.verdict = verdict
-            self.log.append(verdict)
-        self.status = core.progress()
+        news = self._narrator.after_entry(self.core, author, kind, body)
+        self.log.extend(news.lines)
+        if news.verdict is not None:
+            self.verdict = news.verdict
+        self.status = self.core.progress()
         self._changed()
 
     async def submit(self, action: Action) -> None:

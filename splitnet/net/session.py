@@ -72,7 +72,6 @@ class NetSession:
         self.finished = False
         self._subs: list[Callable[[], None]] = []
         self._wake = asyncio.Event()
-        self._mover = 0
         self._evidence_seen = 0
         self._narrator = describe.Narrator(self.players, self.seat)
         self._in_flight: int | None = None  # node epoch when our move was sent
@@ -123,25 +122,12 @@ class NetSession:
     def _on_entry(self, entry: Entry) -> None:
         self._measure(entry)
         author, kind, body = entry.author, entry.kind, entry.body
-        core = self.core
-        if kind == "chat":
-            self.log.append(f"{self.players[author]}: {body.get('text')}")
         if kind == "move" and author == self.seat:
             self._in_flight = None
-        if kind == "move":
-            self._mover = author
-        r = core.round
-        own_draw_pending = r is not None and r.draw is not None and r.draw[0] == self.seat
-        # our own draw is told once its shares are in and we can read the card
-        actor = self._mover if kind in ("move", "shares") and not own_draw_pending else None
-        self.log.extend(self._narrator.after_change(core.engine, actor))
-        verdict = self._narrator.audit([r.number for r in core.rounds if r.faces is not None])
-        if verdict is not None:
-            self.verdict = verdict
-            self.log.append(verdict)
-        if core.verdict is not None and not (self.verdict or "").startswith("game stopped"):
-            self.verdict = f"game stopped: {core.verdict}"  # (GAME.md, Verdicts)
-            self.log.append(self.verdict)
+        news = self._narrator.after_entry(self.core, author, kind, body)
+        self.log.extend(news.lines)
+        if news.verdict is not None:
+            self.verdict = news.verdict
         self._changed()
 
     def _on_net(self) -> None:
