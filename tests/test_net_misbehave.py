@@ -154,12 +154,14 @@ class Evil:
         assert self.node.ready
 
     def out_of_turn(self, entry: Entry) -> bool:
-        """Called on every entry: the first time another seat is to move and we owe
-        nothing, send a move of our own (before reacting to anything else)."""
+        """Called on every entry, before the node reacts to it: the first time another
+        seat has drawn and our draw share is still due, send a move of our own first.
+        It reaches the host before our share (one ordered connection), so it is out of
+        turn however far the host's view has run ahead of ours."""
         t = self.table
         r = t.core.round
-        if (r is None or r.stage != "play" or r.draw is not None or not self.node.ready
-                or t.core.engine.actor in (None, t.seat) or self.node._inflight):
+        if (r is None or r.stage != "play" or r.draw is None or r.draw[0] == t.seat
+                or t.seat not in r.draw[2] or not self.node.ready or self.node._inflight):
             return False
         self.send_msg(*self.author().message("move", self.draw_body()))
         return True
