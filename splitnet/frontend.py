@@ -43,6 +43,27 @@ class TableSession(Protocol):
         """Drive the game to its end."""
 
 
+class SessionBase:
+    """The state and notification every :class:`TableSession` shares: the narrated log,
+    the status line, the verdict, and the callbacks run after each change."""
+
+    def __init__(self, players: list[str], seat: int) -> None:
+        self.players = players
+        self.seat = seat
+        self.log: list[str] = []
+        self.status = "starting"
+        self.verdict: str | None = None
+        self.finished = False
+        self._subs: list[Callable[[], None]] = []
+
+    def subscribe(self, callback: Callable[[], None]) -> None:
+        self._subs.append(callback)
+
+    def _changed(self) -> None:
+        for cb in list(self._subs):
+            cb()
+
+
 @dataclass
 class _Pending:
     action: Action

@@ -15,7 +15,7 @@ from typing import Protocol
 
 from splitnet import describe
 from splitnet.bots import Bot
-from splitnet.frontend import HumanAgent
+from splitnet.frontend import HumanAgent, SessionBase
 from splitnet.record import Recorder
 from splitnet.rules import Action, BonusDraw, DrawPile, Game, Settings, played_slots
 
@@ -163,32 +163,19 @@ def play_local(n: int, bots: Sequence[Bot], seed: int,
     return table
 
 
-class LocalSession:
+class LocalSession(SessionBase):
     """A :class:`~splitnet.frontend.TableSession` for one human against bots on one
     machine, driven by asyncio so a front end can run beside it."""
 
     def __init__(self, table: LocalTable, seat: int, human: HumanAgent,
                  bot_delay: float = 0.0) -> None:
+        super().__init__(table.players, seat)
         self.table = table
-        self.players = table.players
-        self.seat = seat
         self.view = table.views[seat]
         self.human = human
         self.bot_delay = bot_delay
-        self.log: list[str] = []
-        self.status = "starting"
-        self.verdict: str | None = None
-        self.finished = False
-        self._subs: list[Callable[[], None]] = []
         self._narrator = describe.Narrator(self.players, seat)
         table.observers.append(self._on_move)
-
-    def subscribe(self, callback: Callable[[], None]) -> None:
-        self._subs.append(callback)
-
-    def _changed(self) -> None:
-        for cb in self._subs:
-            cb()
 
     def _on_move(self, action: Action | None, table: LocalTable) -> None:
         view = self.view

@@ -17,7 +17,7 @@ from typing import Any
 
 from splitnet import describe
 from splitnet.bots import Bot
-from splitnet.frontend import HumanAgent
+from splitnet.frontend import HumanAgent, SessionBase
 from splitnet.game.core import GameCore, GameError
 from splitnet.rules import Action, Settings
 from splitnet.session.identity import Identity
@@ -181,24 +181,18 @@ class LocalGame:
         raise RuntimeError("the game did not end within the step bound")
 
 
-class FairSession:
+class FairSession(SessionBase):
     """A :class:`~splitnet.frontend.TableSession`: you and bots, dealt by the fair-deck
     protocol among in-memory peers, every round audited."""
 
     def __init__(self, game: LocalGame, seat: int, bots: Sequence[Bot | None],
                  human: HumanAgent, bot_delay: float = 0.0) -> None:
+        super().__init__(game.names, seat)
         self.game = game
-        self.players = game.names
-        self.seat = seat
         self.core = game.cores[seat]
         self.bots = bots
         self.human = human
         self.bot_delay = bot_delay
-        self.log: list[str] = []
-        self.status = "starting"
-        self.verdict: str | None = None
-        self.finished = False
-        self._subs: list[Callable[[], None]] = []
         self._narrator = describe.Narrator(self.players, seat)
         game.listeners.append(self._on_entry)
 
@@ -210,13 +204,6 @@ class FairSession:
     def record(self) -> dict[str, Any]:
         """The game record so far: every audited round with every card open (R8.4)."""
         return self.core.record
-
-    def subscribe(self, callback: Callable[[], None]) -> None:
-        self._subs.append(callback)
-
-    def _changed(self) -> None:
-        for cb in self._subs:
-            cb()
 
     def _on_entry(self, author: int, kind: str, body: dict[str, Any]) -> None:
         news = self._narrator.after_entry(self.core, author, kind, body)

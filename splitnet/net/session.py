@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 from splitnet import describe
 from splitnet.bots import Bot
-from splitnet.frontend import HumanAgent
+from splitnet.frontend import HumanAgent, SessionBase
 from splitnet.net.table import Table
 from splitnet.net.wire import WireError
 from splitnet.rules import Action, BonusDraw, DrawPile, Game, IllegalMove
@@ -44,7 +44,7 @@ class Node(Protocol):
     def seat_states(self) -> dict[int, tuple[str, int]]: ...
 
 
-class NetSession:
+class NetSession(SessionBase):
     """A LAN game for one seat (a TableSession)."""
 
     def __init__(self, node: Node, task: asyncio.Future[Any], *, bot: Bot | None = None,
@@ -57,20 +57,14 @@ class NetSession:
         self.task = task
         self.table: Table = node.table
         self.core = self.table.core
-        self.players = list(self.table.names)
-        self.seat = self.table.seat
+        super().__init__(list(self.table.names), self.table.seat)
         #: the seat's own engine (the core keeps this one object for the whole game)
         self.view: Game = self.core.engine
         self.bot = bot
         self.human = human
         self.bot_delay = bot_delay
-        self.log: list[str] = []
-        self.status = "starting"
-        self.verdict: str | None = None
         #: players whose ack of the final log a joiner never saw (PeerNode.unconfirmed)
         self.unconfirmed: list[str] = []
-        self.finished = False
-        self._subs: list[Callable[[], None]] = []
         self._wake = asyncio.Event()
         self._evidence_seen = 0
         self._narrator = describe.Narrator(self.players, self.seat)
@@ -94,14 +88,10 @@ class NetSession:
         """The game record so far: every audited round with every card open (R8.4)."""
         return self.core.record
 
-    def subscribe(self, callback: Callable[[], None]) -> None:
-        self._subs.append(callback)
-
     def _changed(self) -> None:
         self._refresh()
         self._wake.set()
-        for cb in list(self._subs):
-            cb()
+        super()._changed()
 
     # ------------------------------------------------------------------ the log in words
     def _measure(self, entry: Entry) -> None:
