@@ -153,6 +153,18 @@ class Evil:
             await asyncio.sleep(0.05)
         assert self.node.ready
 
+    def unasked_draw_share(self) -> bool:
+        """Our draw share for the top of the pile while nobody is drawing it."""
+        t = self.table
+        r = t.core.round
+        top = t.core.engine.pile_top
+        if r is None or r.draw is not None or top is None:
+            return False
+        body = {"round": r.number, "purpose": "draw",
+                **r.deck.shares_message([top], "draw")}
+        self.send_msg(*self.author().message("shares", body))
+        return True
+
     def out_of_turn(self, entry: Entry) -> bool:
         """Called on every entry, before the node reacts to it: the first time another
         seat has drawn and our draw share is still due, send a move of our own first.
@@ -201,8 +213,13 @@ async def test_misbehaving_peer_is_refused_while_the_others_finish(tmp_path: Pat
         node.table.listeners.insert(0, on_entry)
         runner = asyncio.ensure_future(session.run())
         for _ in range(1200):  # until it is our turn, at most 60 s
-            if node.ready and node.table.core.can_move() and sent_oot and not node._inflight:
-                break
+            if node.ready and node.table.core.can_move() and not node._inflight:
+                if not sent_oot:
+                    # Nobody drew before our turn came: send a draw share that no draw
+                    # asked for instead — out of turn just as deterministically.
+                    sent_oot = evil.unasked_draw_share()
+                if sent_oot:
+                    break
             await asyncio.sleep(0.05)
         await evil.expect("out-of-turn", "a move out of turn")
         await evil.at_our_turn()
