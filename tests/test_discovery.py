@@ -1,7 +1,9 @@
 """LAN discovery (protocol/DISCOVERY.md): announce and browse over mDNS.
 
-Traffic stays on the loopback interface, or inside two network namespaces this test
-creates itself (a veth pair with 10.199.x.y/24 addresses that exist only there).
+Every test that announces or browses runs inside network namespaces it creates itself
+(``@pytest.mark.netns``: a private loopback, see tests/conftest.py; or two namespaces
+joined by a veth pair with 10.199.x.y/24 addresses that exist only there), so no other
+splitnet game on the machine is seen and none of ours leaves the test.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ async def next_event(browser: GameBrowser, game: str, kinds: set[str]) -> Browse
     raise AssertionError(f"browsing ended before a {kinds} event for {game!r}")
 
 
+@pytest.mark.netns
 async def test_announce_browse_update_and_vanish_on_loopback() -> None:
     game = f"test-{secrets.token_hex(3)}"
     async with browse(None, interfaces=LOOPBACK) as browser:
@@ -69,6 +72,7 @@ async def test_announce_browse_update_and_vanish_on_loopback() -> None:
         assert ev.ad.game == game and ev.ad.name not in browser.games
 
 
+@pytest.mark.netns
 async def test_list_games_with_timeout() -> None:
     game = f"test-{secrets.token_hex(3)}"
     async with await announce(game=game, host="Bo", port=7421, free=1,
@@ -290,6 +294,7 @@ async def _cli(*args: str) -> asyncio.subprocess.Process:
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
 
 
+@pytest.mark.netns
 async def test_cli_browse_with_timeout_lists_and_exits() -> None:
     game = f"cli-{secrets.token_hex(3)}"
     async with await announce(game=game, host="Cy", port=7422, free=2, seats=3,
@@ -301,6 +306,7 @@ async def test_cli_browse_with_timeout_lists_and_exits() -> None:
     assert f"{game} — host Cy, 2 seats free of 3 — splitnet join 127.0.0.1:7422" in text
 
 
+@pytest.mark.netns
 async def test_cli_browse_follows_games_until_interrupted() -> None:
     import signal
 

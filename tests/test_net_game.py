@@ -102,7 +102,7 @@ class Table:
         extra = list(host_extra) + ([] if proofs else ["--no-proofs"])
         self.seed = ["--test-seed", str(seed)] if seed is not None else []
         self.host = Proc(tmp, "host", "host", "--port", "0", "--bind", "127.0.0.1",
-                         "--play-as-bot", "heuristic", "--seats", str(n), "--name",
+                         "--play-as-bot", "heuristic", "--seats", str(n), "--no-announce", "--name",
                          "heuristic-0", "--data-dir", str(tmp / "p0"), *self.seed, *extra)
         wait_until(lambda: "listening on port" in self.host.stdout(), 30, "the host to listen")
         self.port, self.code = host_port_and_code(self.host)

@@ -10,6 +10,9 @@ loopback with the join code (protocol/SECURE.md) and LAN announcements
   and plays it to the end through the plain front end; both screens show the same
   verification words; the game is announced until it starts, and never the code;
 * ``--no-announce`` keeps a game off the LAN; a host that stops withdraws its announcement.
+
+The tests that announce or browse (``@pytest.mark.netns``) run in a network namespace of
+their own (tests/conftest.py), so other games announced on the machine cannot disturb them.
 """
 
 from __future__ import annotations
@@ -123,6 +126,7 @@ class Relay:
 
 
 @pytest.mark.slow
+@pytest.mark.netns
 async def test_wrong_code_refused_then_an_invited_bot_plays_and_the_wire_is_opaque(
         tmp_path: Path) -> None:
     name = f"Wiretap{secrets.token_hex(3)}"
@@ -181,6 +185,7 @@ async def test_wrong_code_refused_then_an_invited_bot_plays_and_the_wire_is_opaq
 
 
 @pytest.mark.slow
+@pytest.mark.netns
 async def test_join_browses_the_lan_and_plays_with_the_code_typed(tmp_path: Path) -> None:
     name = f"Lan{secrets.token_hex(3)}"
     browser = await browse(None, interfaces=LOOPBACK).start()
@@ -233,6 +238,7 @@ async def test_join_browses_the_lan_and_plays_with_the_code_typed(tmp_path: Path
 
 
 @pytest.mark.slow
+@pytest.mark.netns
 async def test_a_host_that_stops_leaves_the_lan_list(tmp_path: Path) -> None:
     name = f"Stop{secrets.token_hex(3)}"
     browser = await browse(None, interfaces=LOOPBACK).start()

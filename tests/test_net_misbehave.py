@@ -181,7 +181,7 @@ class Evil:
 
 async def test_misbehaving_peer_is_refused_while_the_others_finish(tmp_path: Path) -> None:
     host = Proc(tmp_path, "host", "host", "--port", "0", "--bind", "127.0.0.1",
-                "--play-as-bot", "heuristic", "--seats", "3", "--no-proofs",
+                "--play-as-bot", "heuristic", "--seats", "3", "--no-proofs", "--no-announce",
                 "--data-dir", str(tmp_path / "p0"), "--name", "Host")
     try:
         await asyncio.to_thread(wait_until, lambda: "listening on port" in host.stdout(), 30,
