@@ -118,9 +118,13 @@ def cmd_browse(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="splitnet", description=DESCRIPTION,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = p.add_subparsers(dest="command", required=True)
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                           title="commands (splitnet COMMAND --help for its options)")
 
-    sp = sub.add_parser("selfplay", help="bots play a whole game; prints a summary")
+    sp = sub.add_parser("selfplay", help="bots play a whole game; prints a summary",
+                        description="Bots play a whole game among separate in-memory peers "
+                                    "through the fair-deck protocol; prints the summary. The "
+                                    "same arguments always give the same transcript and record.")
     sp.add_argument("--players", "-n", type=int, default=4, help="2–6 (default 4)")
     sp.add_argument("--seed", "-s", type=int, default=0,
                     help="derives every peer's secrets: same seed, same game")
@@ -138,7 +142,9 @@ def build_parser() -> argparse.ArgumentParser:
                          "at each round's audit)")
     sp.set_defaults(func=cmd_selfplay)
 
-    pl = sub.add_parser("play", help="play against bots on this machine")
+    pl = sub.add_parser("play", help="play against bots on this machine",
+                        description="Play Split against bots on this machine, full screen "
+                                    "(--plain: line based). Press ? in the game for the keys.")
     pl.add_argument("--plain", action="store_true", help="line-based front end")
     pl.add_argument("--bots", type=int, default=3, help="number of bots, 1–5 (default 3)")
     pl.add_argument("--bot", default="heuristic", help=f"bot kind ({', '.join(BOTS)})")
@@ -151,17 +157,27 @@ def build_parser() -> argparse.ArgumentParser:
                     help="skip the shuffle proofs (hops are still checked at each audit)")
     pl.set_defaults(func=cmd_play)
 
-    vf = sub.add_parser("verify", help="audit a game transcript; exit 0 if all is fair")
-    vf.add_argument("file")
+    vf = sub.add_parser("verify", help="audit a game transcript; exit 0 if all is fair",
+                        description="Audit a game from its transcript alone (every signature, "
+                                    "proof, move and shuffle). Exit status 0: a finished game, "
+                                    "all fair; 1: a check failed (the entry and the seat at "
+                                    "fault are named) or the file is no transcript; 3: "
+                                    "incomplete (everything present verified, game not over).")
+    vf.add_argument("file", help="a .splitlog transcript")
     vf.add_argument("--json", action="store_true", help="print the verified game record")
     vf.set_defaults(func=cmd_verify)
 
-    rp = sub.add_parser("replay", help="step through a finished game, every card open")
+    rp = sub.add_parser("replay", help="step through a finished game, every card open",
+                        description="Show a finished game turn by turn with every card open, "
+                                    "from its transcript (verified first) or its game record.")
     rp.add_argument("file", help="a transcript (.splitlog, verified first) or a game record")
     rp.add_argument("--step", action="store_true", help="wait for Enter between turns")
     rp.set_defaults(func=cmd_replay)
 
-    bn = sub.add_parser("bench", help="benchmarks: engine, deck, net")
+    bn = sub.add_parser("bench", help="benchmarks: engine, deck, net",
+                        description="Measure speed: rules-engine games per second, the "
+                                    "fair-deck protocol's costs, or a LAN game on loopback "
+                                    "beside the same game in one process.")
     bn.add_argument("what", choices=["engine", "deck", "net"])
     bn.add_argument("--players", default="2,4,6", help="player counts (deck, net)")
     bn.add_argument("--no-proofs", action="store_true",
@@ -170,7 +186,9 @@ def build_parser() -> argparse.ArgumentParser:
     bn.add_argument("--games", type=int, default=200, help="games per bot kind (engine)")
     bn.set_defaults(func=cmd_bench)
 
-    br = sub.add_parser("browse", help="list the games announced on the LAN")
+    br = sub.add_parser("browse", help="list the games announced on the LAN",
+                        description="List the splitnet games announced on the LAN (mDNS), "
+                                    "with the command that joins each.")
     br.add_argument("--timeout", type=float, default=None, metavar="S",
                     help="listen S seconds, list what was found and exit (default: show "
                          "games as they appear and vanish until Ctrl-C)")

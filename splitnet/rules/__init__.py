@@ -1,4 +1,4 @@
-"""Pure, deterministic rules of Split (RULES.md). No I/O, no randomness, no clocks."""
+"""Pure, deterministic rules of Split (docs/RULES.md). No I/O, no randomness, no clocks."""
 
 from splitnet.rules.actions import (
     Action,

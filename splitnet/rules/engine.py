@@ -1,4 +1,4 @@
-"""The rules of Split (RULES.md R3–R7) as a pure, deterministic state machine.
+"""The rules of Split (docs/RULES.md R3–R7) as a pure, deterministic state machine.
 
 The engine works on *slots* (positions in the round's shuffled deck) whose faces may be
 unknown to the peer running it (R8). A face becomes known through :meth:`Game.reveal`
@@ -47,7 +47,7 @@ PHASES: Final = ("draw", "must_play", "play", "bonus", "late_lays", "round_over"
 
 
 class IllegalMove(ValueError):
-    """A move the rules forbid. ``rule`` is the RULES.md number; the state is unchanged."""
+    """A move the rules forbid. ``rule`` is the docs/RULES.md number; the state is unchanged."""
 
     def __init__(self, rule: str, message: str) -> None:
         super().__init__(f"{rule}: {message}")

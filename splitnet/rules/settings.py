@@ -5,7 +5,7 @@ Settings are data. The file format is JSON (documented in ``protocol/SETTINGS.md
     {"rounds": 3, "hand_size": 9, "upgrade_takes_match": true,
      "pad": {"perfect": [0, 6, ...], "strong": [...], "weak": [...], "negative": [...]}}
 
-Every key is optional; a missing key takes the default of RULES.md. ``"pad"`` may also be
+Every key is optional; a missing key takes the default of docs/RULES.md. ``"pad"`` may also be
 the path of a JSON file holding only the pad.
 
 >>> Settings().pad.value("perfect", 2)
