@@ -1,4 +1,4 @@
-"""One test (or more) per rule of RULES.md, named by its number."""
+"""One test (or more) per rule of docs/RULES.md, named by its number."""
 
 from __future__ import annotations
 
@@ -421,3 +421,107 @@ def test_wire_form_of_moves_round_trips_and_is_strict() -> None:
         action_from_dict({"type": "discard", "seat": 0, "slot": -1})
     with pytest.raises(ValueError, match="unexpected"):
         action_from_dict({"type": "draw_pile", "seat": 0, "x": 1})
+
+
+# ---------------------------------------------------------------- details docs/RULES.md fixes
+def test_R4_3b_the_new_half_takes_the_covered_halfs_place() -> None:
+    """docs/RULES.md R4.3b [program], GAME.md "Upgrade covers": [h0, h1] → [new, h1] or
+    [h0, new]; the match keeps its id and the covered half goes under it."""
+    for covers, new, kept in ((1, "7D", "7H"), (0, "7S", "7C")):
+        g = _weak_on_table()
+        h0, h1 = g.matches[0].top
+        assert [name(g.face(h0)), name(g.face(h1))] == ["7H", "7C"]  # the lay's a, b
+        slot = slot_of(g, 0, new)
+        g.apply(Upgrade(0, slot, 0, covers))
+        m = g.matches[0]
+        assert m.top == ([slot, h1] if covers == 0 else [h0, slot])
+        assert m.under == [h0 if covers == 0 else h1] and m.id == 0
+        assert name(g.face(m.top[1 - covers])) == kept and m.kind == "strong"
+
+
+def test_R5_5_a_pending_bonus_comes_before_any_other_move() -> None:
+    g = game_with(2, {1: ["7H", "7D", "8H", "8H", "4C", "5C", "6C", "9C", "10C"]})
+    g.apply(DrawPile(1))
+    g.apply(Lay(1, slot_of(g, 1, "7H"), slot_of(g, 1, "7D")))  # strong: draw or skip
+    assert set(g.legal_moves(1)) == {SkipBonus(1), BonusDraw(1)}
+    refused(g, Lay(1, slot_of(g, 1, "8H", 0), slot_of(g, 1, "8H", 1)), "R5")
+    refused(g, Discard(1, slot_of(g, 1, "9C")), "R5")
+    refused(g, BonusMark(1, 0), "R5")
+    refused(g, DrawPile(0), "R3.4")
+    g.apply(SkipBonus(1))
+    g.apply(Lay(1, slot_of(g, 1, "8H", 0), slot_of(g, 1, "8H", 1)))  # perfect: must mark
+    assert g.legal_moves(1) == [BonusMark(1, 0)]
+    refused(g, SkipBonus(1), "R5.4")
+    refused(g, BonusDraw(1), "R5")
+    g.apply(BonusMark(1, 0))
+    assert g.phase == "play" and g.pending_bonus is None
+
+
+def test_R5_5_the_weak_swap_exchanges_matches_of_any_one_type() -> None:
+    """The weak bonus may swap perfect for perfect (or strong for strong), not only weak
+    for weak; it is pending because such a pair exists, though no other weak match does."""
+    g = game_with(2, {1: ["7H", "7H", "2C", "3C", "4C", "5C", "6C", "8C", "10C"],
+                      0: ["8D", "8D", "9D", "9C", "4D", "5D", "6D", "2D", "3D"]})
+    g.apply(DrawPile(1))
+    g.apply(Lay(1, slot_of(g, 1, "7H", 0), slot_of(g, 1, "7H", 1)))  # match 0, perfect
+    g.apply(BonusMark(1, 0))
+    g.apply(Discard(1, slot_of(g, 1, "10C")))
+    g.apply(DrawPile(0))
+    g.apply(Lay(0, slot_of(g, 0, "8D", 0), slot_of(g, 0, "8D", 1)))  # match 1, perfect
+    g.apply(BonusMark(0, 1))
+    g.apply(Lay(0, slot_of(g, 0, "9D"), slot_of(g, 0, "9C")))  # match 2, weak
+    assert g.phase == "bonus" and g.pending_bonus == "weak"
+    assert set(g.legal_moves(0)) == {SkipBonus(0), BonusSwap(0, 1, 0)}
+    refused(g, BonusSwap(0, 2, 0), "R5.3")  # weak for perfect
+    g.apply(BonusSwap(0, 1, 0))
+    assert (g.matches[0].owner, g.matches[1].owner, g.matches[2].owner) == (0, 1, 0)
+
+
+def test_R5_4_a_weak_bonus_without_a_possible_swap_is_skipped_without_a_message() -> None:
+    g = game_with(2, {1: ["7H", "7C", "2C", "3C", "4C", "5C", "6C", "8C", "9C"]})
+    g.apply(DrawPile(1))
+    g.apply(Lay(1, slot_of(g, 1, "7H"), slot_of(g, 1, "7C")))  # nobody else has a match
+    assert g.phase == "play" and g.pending_bonus is None
+    refused(g, SkipBonus(1), "R4.3")
+
+
+def test_R6_2_late_lays_go_left_from_who_went_out_and_skip_who_had_a_turn() -> None:
+    """4 players, dealer 0: seat 1 plays, then seat 2 goes out on its first turn. Seats 3
+    and 0 (the dealer) have had no turn: they lay late in that order; seat 1 is skipped,
+    and each of them ends with its own end_late_lays."""
+    g = game_with(4, {1: ["2H", "3H", "4H", "6H"], 2: ["5H", "5H", "KC", "KS"],
+                      3: ["QC", "QD", "JC", "JD"], 0: ["AC", "AS", "9C", "9D"]},
+                  first="10S", pile=["2C", "3C"], settings=Settings(hand_size=4))
+    g.apply(DrawPile(1))
+    g.apply(Discard(1, slot_of(g, 1, "2H")))
+    g.apply(DrawPile(2))
+    g.apply(Lay(2, slot_of(g, 2, "5H", 0), slot_of(g, 2, "5H", 1)))
+    g.apply(BonusMark(2, 1))
+    g.apply(Lay(2, slot_of(g, 2, "KC"), slot_of(g, 2, "KS")))
+    g.apply(SkipBonus(2))
+    g.apply(Discard(2, slot_of(g, 2, "3C")))  # out, on its first turn
+    assert g.phase == "late_lays" and g.late_queue == [3, 0] and g.actor == 3
+    refused(g, EndLateLays(0), "R3.4")
+    refused(g, LateLay(1, slot_of(g, 1, "3H"), slot_of(g, 1, "4H")), "R3.4")
+    assert set(g.legal_moves(3)) >= {EndLateLays(3)}
+    g.apply(LateLay(3, slot_of(g, 3, "QC"), slot_of(g, 3, "QD")))
+    g.apply(LateLay(3, slot_of(g, 3, "JC"), slot_of(g, 3, "JD")))  # may empty the hand
+    assert g.actor == 3  # still its turn until it says it is done
+    g.apply(EndLateLays(3))
+    assert g.actor == 0
+    g.apply(EndLateLays(0))  # lays nothing, but must say so
+    assert g.phase == "round_over" and [m.id for m in g.matches] == [0, 1, 2, 3]
+    end = g.last_end
+    assert end is not None and [ll["match_id"] for ll in end.late_lays] == [2, 3]
+
+
+def test_R7_3_the_tie_break_counts_boxes_and_a_full_row_takes_no_more() -> None:
+    """R7.2: further marks in a full row are ignored, so they break no tie (R7.3)."""
+    g = Game(3, Settings(pad=Pad(negative=(0, 5))))  # one negative box
+    g.marks = [{"perfect": 0, "strong": 0, "weak": 0, "negative": 1},
+               {"perfect": 0, "strong": 0, "weak": 0, "negative": 3},
+               {"perfect": 0, "strong": 0, "weak": 0, "negative": 0}]
+    assert [g.score(s) for s in range(3)] == [-5, -5, 0] and g.winners() == [2]
+    g.marks[2]["negative"] = 1
+    assert [g.score(s) for s in range(3)] == [-5, -5, -5]
+    assert g.winners() == [0, 1, 2]  # one box each: shared, though seat 1 has 3 marks

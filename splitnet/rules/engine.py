@@ -221,10 +221,17 @@ class Game:
                 + pad.value("weak", m["weak"]) - pad.value("negative", m["negative"]))
 
     def winners(self) -> list[int]:
-        """Highest total wins; ties broken by fewer negative boxes, then shared (R7.3)."""
-        best = max((self.score(s), -self.marks[s]["negative"]) for s in range(self.n))
-        return [s for s in range(self.n)
-                if (self.score(s), -self.marks[s]["negative"]) == best]
+        """Highest total wins; ties broken by fewer negative boxes, then shared (R7.3).
+
+        Boxes, not marks: a full row takes no more marks (R7.2), so two players whose
+        negative rows are both full are tied on boxes however many marks they got."""
+        full = self.settings.pad.boxes("negative")
+
+        def rank(s: int) -> tuple[int, int]:
+            return self.score(s), -min(self.marks[s]["negative"], full)
+
+        best = max(rank(s) for s in range(self.n))
+        return [s for s in range(self.n) if rank(s) == best]
 
     # ------------------------------------------------------------------ checks
     def _check_actor(self, seat: int) -> None:
