@@ -7,6 +7,7 @@ in card names. Pure: no I/O.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,6 +15,14 @@ from splitnet.cards import name
 from splitnet.rules import Action, DrawPile, EndLateLays, Game, LateLay, TakeRow
 
 FORMAT = "splitnet-game-record/1"
+
+
+def dumps(record: dict[str, Any]) -> str:
+    """The record's exact text, as ``selfplay --record`` writes it and ``verify --json``
+    prints it (protocol/RECORD.md, "Exact form"): indent 1, ``,`` at line ends and
+    ``": "`` after keys, keys in the order they were built, ASCII only (``\\uXXXX``
+    escapes), one final newline."""
+    return json.dumps(record, indent=1, ensure_ascii=True, separators=(",", ": ")) + "\n"
 
 
 class Recorder:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import random
 import secrets
 import sys
@@ -75,7 +74,9 @@ def run_selfplay(n: int, bot_names: Sequence[str], seed: int, settings: Settings
         rec = verdict.record
     print(summary(rec))
     if record:
-        Path(record).write_text(json.dumps(rec, indent=1) + "\n", encoding="utf-8")
+        from splitnet.record import dumps
+
+        Path(record).write_text(dumps(rec), encoding="utf-8")
     return 0
 
 

@@ -5,22 +5,29 @@ observer holding no secret — every commitment, key proof, shuffle hop and its 
 every decryption share and its proof, every move through the rules engine, each round's
 openings against the commitments and hops, the full-knowledge replay of every round and
 the scores. The first failure names the entry, the seat at fault and what was wrong.
+
+What it prints and its exit status are specified in protocol/TRANSCRIPT.md §10:
+0 a finished game, every check passed; 1 a check failed (or the file is no transcript);
+3 incomplete: every record verified, but the game is not over (a torn tail — a crash
+mid-write — is reported, and the complete records before it are verified).
 """
 
 from __future__ import annotations
 
-import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from splitnet.game.core import GameCore, GameError
+from splitnet.record import dumps
 from splitnet.rules import Settings, SettingsError
 from splitnet.session.log import Log, LogError
-from splitnet.session.transcript import TranscriptError, read_transcript
+from splitnet.session.transcript import TornTail, TranscriptError, read_transcript
 
 PROTOCOL = "splitnet/1"
+#: Exit statuses of ``splitnet verify`` (protocol/TRANSCRIPT.md §10).
+EXIT_OK, EXIT_FAILED, EXIT_INCOMPLETE = 0, 1, 3
 
 
 @dataclass
@@ -31,6 +38,8 @@ class Verdict:
     seq: int | None = None
     seat: int | None = None
     reason: str = ""
+    #: Every record checked out but the game is not over (no verdict against anyone).
+    incomplete: bool = False
 
 
 def settings_from_header(raw: object) -> tuple[Settings, bool]:
@@ -78,13 +87,14 @@ def verify_records(records: list[bytes]) -> Verdict:
         if core.verdict is not None:  # a valid entry that ends the game with a verdict
             return _fail(entry.seq, core.verdict.seat, f"the game stopped: {core.verdict}")
     if core is None:
-        return Verdict(False, "empty transcript", reason="empty transcript")
+        return Verdict(False, "incomplete: the transcript holds no record",
+                       reason="empty transcript", incomplete=True)
     if not core.finished:
         stage = core.round.stage if core.round else "?"
         return Verdict(False, f"incomplete: the transcript ends in round "
                        f"{len(core.rounds)} ({stage}); everything up to entry "
                        f"{len(records) - 1} verified", record=core.record,
-                       reason="the game did not finish")
+                       reason="the game did not finish", incomplete=True)
     game = core.record
     lines = [f"game {log.game_id.hex()} — {len(names)} players: {', '.join(names)}",
              f"{len(records)} entries, signatures and hash chain: ok"]
@@ -109,14 +119,27 @@ def _fail(seq: int, seat: int | None, reason: str) -> Verdict:
 
 
 def run_verify(path: Path, as_json: bool = False) -> int:
+    """``splitnet verify``: the summary on stdout and 0, or what failed on stderr and 1,
+    or "incomplete: …" on stderr and 3 (protocol/TRANSCRIPT.md §10)."""
     try:
         records = read_transcript(path)
-    except (OSError, TranscriptError) as e:
-        print(f"splitnet verify: {path}: {e}", file=sys.stderr)
-        return 1
+    except TornTail as e:
+        # A crash mid-write: the complete records before it are still a log to verify.
+        print(f"splitnet verify: {e} — a torn tail (a crash while writing); verifying the "
+              f"{e.index} complete record{'s' if e.index != 1 else ''} before it",
+              file=sys.stderr)
+        records = e.records
+    except TranscriptError as e:
+        print(f"splitnet verify: {e}", file=sys.stderr)
+        return EXIT_FAILED
+    except OSError as e:
+        print(f"splitnet verify: {path}: {e.strerror or e}", file=sys.stderr)
+        return EXIT_FAILED
     v = verify_records(records)
-    if as_json and v.ok:
-        print(json.dumps(v.record, indent=1))
+    if as_json and v.ok and v.record is not None:
+        sys.stdout.write(dumps(v.record))
     else:
         print(v.summary, file=sys.stdout if v.ok else sys.stderr)
-    return 0 if v.ok else 1
+    if v.ok:
+        return EXIT_OK
+    return EXIT_INCOMPLETE if v.incomplete else EXIT_FAILED

@@ -228,8 +228,11 @@ class GameCore:
                             else f"the game stopped ({self.verdict})")
         if not 0 <= author < self.n:
             raise GameError(None, kind, f"no seat {author}")
-        if kind == "chat":
+        if kind == "chat":  # GAME.md "chat": exactly {"text": ≤ 500 characters}, any time
             text = body.get("text")
+            if set(body) != {"text"}:
+                raise GameError(author, "chat", 'a chat body is exactly {"text": …}, with '
+                                "no other key")
             if not isinstance(text, str) or len(text) > 500:
                 raise GameError(author, "chat", "chat text must be a string of ≤ 500 characters")
             self.chat.append((author, text))

@@ -1,0 +1,448 @@
+"""protocol/ says what the code does: each statement an independent implementation needs
+is checked here against the code (the card table, the word list, SPAKE2 from its written
+definition, the record's exact text, the shuffle proof's generator context, chat, what
+`splitnet verify` prints and returns)."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from splitnet.cards import RANKS, SUITS, card_id, name, rank, suit
+from splitnet.crypto import group
+from splitnet.crypto.elgamal import initial_deck
+from splitnet.crypto.shuffle_proof import ShuffleProofError, verify_shuffle
+from splitnet.game.core import GameError
+from splitnet.game.local import LocalGame, SelfplaySecrets
+from splitnet.net.joincode import word_list
+from splitnet.record import Recorder, dumps
+from splitnet.rules import (
+    BonusSwap,
+    Discard,
+    DrawPile,
+    Game,
+    Lay,
+    Settings,
+    SkipBonus,
+    TakeRow,
+    Upgrade,
+)
+from splitnet.session.transcript import read_transcript
+from splitnet.verify import EXIT_FAILED, EXIT_INCOMPLETE, EXIT_OK, run_verify
+from tests.rules_helpers import faces_for, slot_of
+
+PROTOCOL = Path(__file__).resolve().parent.parent / "protocol"
+
+
+def doc(name_: str) -> str:
+    return (PROTOCOL / name_).read_text(encoding="utf-8")
+
+
+def section(text: str, heading: str) -> str:
+    """The text of the section that starts with ``heading`` (up to the next heading of
+    the same or a higher level)."""
+    start = text.index(heading)
+    level = len(heading) - len(heading.lstrip("#"))
+    rest = text[start + len(heading):]
+    m = re.search(rf"^#{{1,{level}}} ", rest, re.M)
+    return rest[: m.start()] if m else rest
+
+
+def code_blocks(text: str) -> list[str]:
+    return re.findall(r"^```[a-z]*\n(.*?)^```", text, re.M | re.S)
+
+
+# ------------------------------------------------------------------ DECK.md §1.1 (R1.2)
+def test_R1_2_the_card_table_of_deck_md_is_the_code_s_mapping() -> None:
+    text = section(doc("DECK.md"), "### 1.1 Card ids")
+    rows = re.findall(r"^\| (A|[2-9]|10|J|Q|K) \|(.*)\|$", text, re.M)
+    assert [r for r, _ in rows] == list(RANKS)
+    header = re.search(r"^\| rank \|(.*)\|$", text, re.M)
+    assert header is not None
+    suits = [c.split()[0] for c in header.group(1).split("|")]
+    assert suits == list(SUITS)
+    seen = []
+    for rk, cells in rows:
+        for s, cell in zip(suits, cells.split("|"), strict=True):
+            ids = [int(x) for x in cell.split()]
+            assert len(ids) == 2
+            for copy, k in enumerate(ids):
+                assert k == card_id(rk + s, copy)
+                assert name(k) == rk + s and RANKS[rank(k)] == rk and SUITS[suit(k)] == s
+                assert (rank(k), suit(k), k % 2) == (k // 8, (k // 2) % 4, copy)
+            seen += ids
+    assert sorted(seen) == list(range(104))
+
+
+# ------------------------------------------------------------------ SECURE.md §11, §3
+def test_the_word_list_of_secure_md_is_the_shipped_file() -> None:
+    block = code_blocks(section(doc("SECURE.md"), "## 11. Word list"))[0]
+    words: list[str] = []
+    for line in block.splitlines():
+        start, *row = line.split()
+        assert int(start) == len(words), line
+        words += row
+    assert tuple(words) == word_list()
+    joined = "\n".join(words).encode()
+    stated = re.search(r"SHA-256 of the 256 words joined by `\\n` \(no trailing newline\) is\s+"
+                       r"`([0-9a-f]{64})`", doc("SECURE.md"))
+    assert stated is not None and hashlib.sha256(joined).hexdigest() == stated.group(1)
+
+
+# A small, independent edwards25519 (RFC 8032 §5.1) for the SPAKE2 check: extended
+# coordinates, double-and-add; slow and not constant-time, which a test does not mind.
+P25519 = 2**255 - 19
+L25519 = 2**252 + 27742317777372353535851937790883648493
+D25519 = -121665 * pow(121666, P25519 - 2, P25519) % P25519
+Pt = tuple[int, int, int, int]
+IDENT: Pt = (0, 1, 1, 0)
+
+
+def _add(p: Pt, q: Pt) -> Pt:
+    x1, y1, z1, t1 = p
+    x2, y2, z2, t2 = q
+    a = (y1 - x1) * (y2 - x2) % P25519
+    b = (y1 + x1) * (y2 + x2) % P25519
+    c = 2 * D25519 * t1 * t2 % P25519
+    d = 2 * z1 * z2 % P25519
+    e, f, g, h = b - a, d - c, d + c, b + a
+    return e * f % P25519, g * h % P25519, f * g % P25519, e * h % P25519
+
+
+def _mul(k: int, p: Pt) -> Pt:
+    out = IDENT
+    while k:
+        if k & 1:
+            out = _add(out, p)
+        p, k = _add(p, p), k >> 1
+    return out
+
+
+def _x_of(y: int) -> int | None:
+    """The even x with (x, y) on the curve, or None."""
+    xx = (y * y - 1) * pow(D25519 * y * y + 1, P25519 - 2, P25519) % P25519
+    x = pow(xx, (P25519 + 3) // 8, P25519)
+    if (x * x - xx) % P25519:
+        x = x * pow(2, (P25519 - 1) // 4, P25519) % P25519
+    if (x * x - xx) % P25519:
+        return None
+    return P25519 - x if x & 1 else x
+
+
+def _enc(p: Pt) -> bytes:
+    x, y, z, _ = p
+    zi = pow(z, P25519 - 2, P25519)
+    x, y = x * zi % P25519, y * zi % P25519
+    return (y | ((x & 1) << 255)).to_bytes(32, "little")
+
+
+def _dec(b: bytes) -> Pt:
+    v = int.from_bytes(b, "little")
+    y = v & ((1 << 255) - 1)
+    x = _x_of(y)
+    assert x is not None
+    if x & 1 != v >> 255:
+        x = P25519 - x
+    return x, y, 1, x * y % P25519
+
+
+def _hkdf48(ikm: bytes, info: bytes) -> int:
+    """HKDF-SHA256 (RFC 5869), empty salt, 48 bytes, read big-endian."""
+    prk = hmac.new(b"", ikm, "sha256").digest()
+    okm, t = b"", b""
+    for i in (1, 2):
+        t = hmac.new(prk, t + info + bytes([i]), "sha256").digest()
+        okm += t
+    return int.from_bytes(okm[:48], "big")
+
+
+def _arbitrary_element(seed: bytes) -> Pt:
+    h = _hkdf48(seed, b"SPAKE2 arbitrary element") % P25519
+    for plus in range(1000):
+        y = (h + plus) % P25519
+        x = _x_of(y)
+        if x is None:
+            continue
+        p8 = _mul(8, (x, y, 1, x * y % P25519))
+        if _enc(p8) != _enc(IDENT):
+            return p8
+    raise AssertionError("no element found")
+
+
+def test_spake2_as_secure_md_writes_it_gives_the_vector_s_key() -> None:
+    from tests.test_secure import VECTOR
+
+    text = section(doc("SECURE.md"), "### SPAKE2")
+    hexes = dict(re.findall(r"^\s*([MN]) = ([0-9a-f]{64})$", text, re.M))
+    base_y = 4 * pow(5, P25519 - 2, P25519) % P25519
+    base_x = _x_of(base_y)
+    assert base_x is not None
+    base: Pt = (base_x, base_y, 1, base_x * base_y % P25519)
+    assert _enc(base).hex().startswith("5866") and _enc(base).hex().endswith("6666")
+    m, n = _arbitrary_element(b"M"), _arbitrary_element(b"N")
+    assert (_enc(m).hex(), _enc(n).hex()) == (hexes["M"], hexes["N"])
+
+    pw = VECTOR["code"].encode()
+    assert pw.hex() in text
+    w = _hkdf48(pw, b"SPAKE2 pw") % L25519
+    scalars = dict(re.findall(r"\b([xy]) =\s+`([0-9a-f]{64})`", text))
+    assert w.to_bytes(32, "little").hex() in text.replace("\n", " ")
+
+    def drawn(seed: bytes) -> int:  # SECURE.md §9: 64 bytes, big-endian, mod L
+        return int.from_bytes(hashlib.shake_256(seed + (1).to_bytes(4, "big")).digest(64),
+                              "big") % L25519
+
+    x, y = drawn(b"joiner"), drawn(b"host")
+    assert scalars == {"x": x.to_bytes(32, "little").hex(), "y": y.to_bytes(32, "little").hex()}
+    big_x = _add(_mul(x, base), _mul(w, m))
+    big_y = _add(_mul(y, base), _mul(w, n))
+    hello, join = bytes.fromhex(VECTOR["hello"]), bytes.fromhex(VECTOR["join"])
+    assert hello[-33:] == b"B" + _enc(big_y) and join[2:35] == b"A" + _enc(big_x)
+    z_joiner = _mul(x, _add(_dec(hello[-32:]), _mul(L25519 - w, n)))
+    z_host = _mul(y, _add(_dec(join[3:35]), _mul(L25519 - w, m)))
+    assert _enc(z_joiner) == _enc(z_host)
+    id_a, id_b = bytes.fromhex(VECTOR["idA"]), bytes.fromhex(VECTOR["idB"])
+    context = b"splitnet/secure/v1 pake" + bytes.fromhex(VECTOR["game_id"]) + bytes.fromhex(
+        VECTOR["nonce"])
+    assert (id_a, id_b) == (context + b"/joiner", context + b"/host")
+    k = hashlib.sha256(b"".join([hashlib.sha256(pw).digest(), hashlib.sha256(id_a).digest(),
+                                 hashlib.sha256(id_b).digest(), _enc(big_x), _enc(big_y),
+                                 _enc(z_joiner)])).digest()
+    assert k.hex() == VECTOR["spake2_key"]
+
+
+# ------------------------------------------------------------------ RECORD.md
+def _walk_key_orders(value: Any, path: str, out: dict[str, list[str]]) -> None:
+    if isinstance(value, dict):
+        keys = list(value)
+        if keys and all(k.isdigit() for k in keys):
+            assert keys == [str(i) for i in range(len(keys))], (path, keys)
+            for v in value.values():
+                _walk_key_orders(v, path + "[seat]", out)
+            return
+        kind = value.get("type") if isinstance(value.get("type"), str) else path
+        out.setdefault(kind, keys)
+        assert out[kind] == keys, (kind, keys, out[kind])
+        for k, v in value.items():
+            _walk_key_orders(v, f"{path}.{k}" if path else k, out)
+    elif isinstance(value, list):
+        for v in value:
+            _walk_key_orders(v, path + "[]", out)
+
+
+def _documented_orders() -> dict[str, list[str]]:
+    text = section(doc("RECORD.md"), "## Exact form")
+    rows = re.findall(r"^\| ([^|]+) \| ([^|]+) \|$", text, re.M)
+    table: dict[str, list[str]] = {}
+    for obj, keys in rows:
+        if obj.strip() in ("object", "---"):
+            continue
+        table[obj.strip()] = re.findall(r"`([a-z_\"0-9]+)`", keys)
+    return table
+
+
+def _swap_game_record() -> dict[str, Any]:
+    """A one-round game with a take, lays, an upgrade and a weak-bonus swap of strong
+    matches (R5.5), then random play to the end; recorded with non-ASCII names."""
+    from splitnet.bots import make_bot
+
+    g = Game(2, Settings(rounds=1))
+    rec = Recorder(g, ["Zoë", "Bo \U0001f0cf"])
+    hands = {1: ["7H", "7C", "8H", "8C", "4C", "5C", "6C", "9C", "10C"],
+             0: ["2H", "2C", "3D", "3S", "4D", "KC", "6D", "9D", "10D"]}
+    rec.start_round(faces_for(2, hands, "KS", ["7D"]))
+    rec.apply(DrawPile(1))
+    rec.apply(Lay(1, slot_of(g, 1, "7H"), slot_of(g, 1, "7C")))  # match 0: weak, no swap
+    assert g.phase == "play"  # R5.4: nobody else has a match, the bonus is skipped
+    rec.apply(Upgrade(1, slot_of(g, 1, "7D"), 0, 1))  # 7H 7D: strong
+    rec.apply(SkipBonus(1))
+    rec.apply(Discard(1, slot_of(g, 1, "10C")))
+    rec.apply(TakeRow(0, 0))  # KS and 10C
+    rec.apply(Lay(0, slot_of(g, 0, "KC"), slot_of(g, 0, "KS")))  # match 1: strong
+    rec.apply(SkipBonus(0))
+    rec.apply(Lay(0, slot_of(g, 0, "2H"), slot_of(g, 0, "2C")))  # match 2: weak
+    assert g.pending_bonus == "weak"  # a strong-for-strong swap is possible
+    rec.apply(BonusSwap(0, 1, 0))
+    rec.apply(Discard(0, slot_of(g, 0, "9D")))
+    bots = [make_bot("random", 40), make_bot("random", 41)]
+    for _ in range(10_000):
+        seat = g.actor
+        if seat is None:
+            break
+        rec.apply(bots[seat].choose(g, seat))
+    assert g.phase == "game_over"
+    return rec.record
+
+
+def test_record_md_exact_form_is_what_the_writers_produce(tmp_path: Path) -> None:
+    """selfplay --record (and verify --json, the same function) write RECORD.md's exact
+    form: the documented json.dumps parameters, key orders and list orders; the doc's
+    excerpt is the start of the documented selfplay record."""
+    from splitnet.selfplay import run_selfplay
+
+    assert re.search(r"`splitnet selfplay --players 2 --seed 3 --no-proofs --record FILE`",
+                     doc("RECORD.md"))
+    out = tmp_path / "r.json"
+    assert run_selfplay(2, ["heuristic", "heuristic"], 3, Settings(), record=str(out),
+                        shuffle_proofs=False) == 0
+    text = out.read_text(encoding="utf-8")
+    record = json.loads(text)
+    assert text == json.dumps(record, indent=1, ensure_ascii=True, separators=(",", ": ")) + "\n"
+    assert text == dumps(record) and text.isascii()
+    assert text.endswith("}\n") and not text.endswith("\n\n")
+    assert all(line == line.rstrip() for line in text.splitlines())
+    excerpt = code_blocks(section(doc("RECORD.md"), "## Exact form"))[0]
+    assert text.startswith(excerpt)
+
+    orders: dict[str, list[str]] = {}
+    _walk_key_orders(record, "", orders)
+    _walk_key_orders(_swap_game_record(), "", orders)
+    table = _documented_orders()
+    named = {
+        "": "the record", "players[]": "a player", "settings": "`settings`",
+        "settings.pad": "`pad`", "rounds[]": "a round", "rounds[].turns[]": "a turn",
+        "rounds[].end": "`end`", "rounds[].end.late_lays[]": "a late lay",
+        "rounds[].end.marks[seat]": "a seat's `marks`",
+        "totals[seat]": "a seat's `totals`",
+    }
+    for kind, keys in orders.items():
+        if kind == "seats":
+            continue
+        label = named.get(kind)
+        if label is None:  # an event: its row names the type
+            label = next(k for k in table if f"`{kind}`" in k)
+        assert table[label] == keys, (kind, keys)
+    assert {"bonus_swap", "upgrade", "take_row", "lay", "discard", "draw_pile"} <= set(orders)
+
+    # Non-ASCII names are escaped exactly as documented (surrogate pair above U+FFFF).
+    swap = dumps(_swap_game_record())
+    assert '"name": "Zo\\u00eb"' in swap and '"name": "Bo \\ud83c\\udccf"' in swap
+
+
+def test_record_md_list_orders_winners_and_hands_left() -> None:
+    g = Game(3)
+    g.marks = [{"perfect": 1, "strong": 0, "weak": 0, "negative": 0}] * 3
+    assert g.winners() == [0, 1, 2]  # shared, in seat order
+    rec = _swap_game_record()
+    end = rec["rounds"][0]["end"]
+    assert list(end["hands_left"]) == ["0", "1"] and rec["winners"] == sorted(rec["winners"])
+    dealt = rec["rounds"][0]["hands"]
+    events = [e for t in rec["rounds"][0]["turns"] for e in t["events"]]
+    for seat in ("0", "1"):
+        hand = list(dealt[seat])
+        for t in rec["rounds"][0]["turns"]:
+            for e in t["events"]:
+                mine = str(t["seat"]) == seat
+                if not mine:
+                    continue
+                if e["type"] in ("draw_pile", "bonus_draw"):
+                    hand.append(e["card"])
+                elif e["type"] == "take_row":
+                    hand += e["cards"]
+                elif e["type"] in ("discard", "upgrade"):
+                    hand.remove(e["card"])
+                elif e["type"] == "lay":
+                    for c in e["cards"]:
+                        hand.remove(c)
+        assert end["hands_left"][seat] == hand, seat
+    assert any(e["type"] == "bonus_swap" for e in events)
+
+
+# ------------------------------------------------------------------ GAME.md
+def test_the_shuffle_proof_uses_the_game_id_as_generator_context() -> None:
+    """GAME.md "shuffle proofs", DECK.md §10: a hop of a real game verifies with the hop
+    context and context_game = the header's game_id, and with nothing else."""
+    g = LocalGame(["a", "b"], Settings(hand_size=4), SelfplaySecrets(5), shuffle_proofs=True)
+    for _ in range(50):
+        if any(e.kind == "shuffle" for e in g.log.entries):
+            break
+        for seat, core in enumerate(g.cores):
+            for kind, body in core.outbox():
+                g.send(seat, kind, body)
+    entries = g.log.entries
+    game_id = g.log.game_id
+    keys = [e.body["key"] for e in entries if e.kind == "commit"]
+    hop = next(e for e in entries if e.kind == "shuffle")
+    assert hop.author == 0 and hop.body["round"] == 1
+    pk = group.sum_points(keys)
+    ctx = group.frame(b"splitnet/v1/shuffle", game_id, (1).to_bytes(8, "big"),
+                      (0).to_bytes(8, "big"))
+    assert len(ctx) == 83
+    outputs = [tuple(c) for c in hop.body["deck"]]
+    inputs = list(initial_deck(game_id))
+    verify_shuffle(ctx, pk, inputs, outputs, hop.body["proof"], context_game=game_id)
+    for other in (b"", bytes(16)):
+        with pytest.raises(ShuffleProofError, match="does not fit this statement"):
+            verify_shuffle(ctx, pk, inputs, outputs, hop.body["proof"], context_game=other)
+
+
+def test_chat_is_exactly_a_text_of_at_most_500_characters_any_time() -> None:
+    g = LocalGame(["a", "b"], Settings(hand_size=4), SelfplaySecrets(6), shuffle_proofs=False)
+    core = g.cores[0]
+    core.apply(1, "chat", {"text": "x" * 500})  # before the first commit: fine
+    for body in ({"text": "x" * 501}, {"text": 5}, {"text": "hi", "to": 0}, {}):
+        with pytest.raises(GameError) as e:
+            core.apply(1, "chat", body)
+        assert e.value.seat == 1 and e.value.step == "chat"
+    assert core.chat == [(1, "x" * 500)]
+
+
+# ------------------------------------------------------------------ TRANSCRIPT.md §10
+def test_verify_prints_and_returns_what_transcript_md_says(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "g.splitlog"
+    g = LocalGame(["a", "b"], Settings(hand_size=4, rounds=1), SelfplaySecrets(7),
+                  shuffle_proofs=False, transcript=path)
+    from splitnet.bots import make_bot
+
+    g.run_bots([make_bot("random", 0), make_bot("random", 1)])
+    g.close()
+    raw = path.read_bytes()
+    n = len(read_transcript(path))
+    table = section(doc("TRANSCRIPT.md"), "## 10. Verifying a transcript")
+
+    def run(data: bytes, *args: bool) -> tuple[int, str, str]:
+        p = tmp_path / "v.splitlog"
+        p.write_bytes(data)
+        rc = run_verify(p, *args)
+        out, err = capsys.readouterr()
+        return rc, out, err
+
+    rc, out, err = run(raw)
+    assert (rc, err) == (EXIT_OK, "") and out.endswith("shuffle fair: yes\n")
+    assert f"{n} entries, signatures and hash chain: ok" in out
+    rc, out, err = run(raw, True)
+    assert rc == EXIT_OK and json.loads(out) == g.cores[0].record and out == dumps(
+        g.cores[0].record)
+
+    records = read_transcript(path)
+    cut = len(b"SPLITLOG/1\n") + sum(4 + len(r) for r in records[:20])
+    rc, out, err = run(raw[:cut])
+    assert (rc, out) == (EXIT_INCOMPLETE, "")
+    assert re.fullmatch(r"incomplete: the transcript ends in round 1 \(\w+\); everything up "
+                        r"to entry 19 verified\n", err), err
+    rc, out, err = run(raw[:cut + 9], True)  # torn inside record 20
+    lines = err.splitlines()
+    assert (rc, out, len(lines)) == (EXIT_INCOMPLETE, "", 2)
+    assert lines[0].endswith("— a torn tail (a crash while writing); verifying the 20 "
+                             "complete records before it")
+    assert "record 20 at byte" in lines[0] and lines[1].startswith("incomplete:")
+
+    bad = bytearray(raw)
+    bad[cut + 40] ^= 1  # inside record 20: a signature or the chain breaks
+    rc, out, err = run(bytes(bad))
+    assert rc == EXIT_FAILED and out == "" and err.startswith("FAILED at entry 20 (seat ")
+    rc, out, err = run(b"NOTALOG/1\n" + raw[11:])
+    assert rc == EXIT_FAILED and "not a splitnet transcript (bad magic)" in err
+
+    for needle in ("`incomplete: the transcript ends in round R (stage); everything up to "
+                   "entry S verified`", "| 3 |", "| 1 |", "| 0 |", "a torn tail (a crash "
+                   "while writing); verifying the I complete records before it",
+                   "`FAILED at entry S (seat K): reason`"):
+        assert needle in table.replace("\n", " "), needle
