@@ -29,7 +29,7 @@ from splitnet.rules import (
     action_from_dict,
     action_to_dict,
 )
-from tests.rules_helpers import game_with, hand_names, slot_of
+from tests.rules_helpers import faces_for, game_with, hand_names, slot_of
 
 
 def snapshot(g: Game) -> dict[str, Any]:
@@ -525,3 +525,22 @@ def test_R7_3_the_tie_break_counts_boxes_and_a_full_row_takes_no_more() -> None:
     g.marks[2]["negative"] = 1
     assert [g.score(s) for s in range(3)] == [-5, -5, -5]
     assert g.winners() == [0, 1, 2]  # one box each: shared, though seat 1 has 3 marks
+
+
+def test_R4_1b_a_view_that_cannot_see_the_hand_holds_the_mover_to_the_pick() -> None:
+    """GAME.md "A pick others cannot check": seat 0's view does not know seat 1's hand,
+    so it accepts a pick seat 1 could not play, then accepts only a play that uses it."""
+    full = faces_for(2, {1: ["2C", "3C", "4C", "5C", "6C", "8C", "9C", "10C", "JC"]}, "KS")
+    full_game = Game(2)
+    full_game.start_round(full)
+    refused(full_game, TakeRow(1, 0), "R4.1b")  # the mover's own engine refuses it
+    view = [f if (j >= 18 or j % 2 == 1) else None for j, f in enumerate(full)]
+    g = Game(2)
+    g.start_round(view)  # seat 0 holds the odd slots (dealt first to seat 1: even slots)
+    assert all(g.faces[s] is None for s in g.hands[1])
+    g.apply(TakeRow(1, 0))
+    assert g.phase == "must_play" and g.picked == 18
+    refused(g, Discard(1, 18), "R4.1b")
+    refused(g, Lay(1, g.hands[1][0], g.hands[1][1]), "R8")
+    g.reveal(0, full[0])  # a play reveals its cards: 2C with the picked KS
+    refused(g, Lay(1, 0, 18), "R2.1")
