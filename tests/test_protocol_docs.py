@@ -17,7 +17,8 @@ import pytest
 from splitnet.cards import RANKS, SUITS, card_id, name, rank, suit
 from splitnet.crypto import group
 from splitnet.crypto.elgamal import initial_deck
-from splitnet.crypto.shuffle_proof import ShuffleProofError, verify_shuffle
+from splitnet.crypto.seeds import derive_permutation, derive_remasks
+from splitnet.crypto.shuffle_proof import ShuffleProofError, prove_shuffle, verify_shuffle
 from splitnet.game.core import GameError
 from splitnet.game.local import LocalGame, SelfplaySecrets
 from splitnet.net.joincode import word_list
@@ -380,6 +381,15 @@ def test_the_shuffle_proof_uses_the_game_id_as_generator_context() -> None:
     for other in (b"", bytes(16)):
         with pytest.raises(ShuffleProofError, match="does not fit this statement"):
             verify_shuffle(ctx, pk, inputs, outputs, hop.body["proof"], context_game=other)
+    # DECK.md §10: the prover's nonce seed, so the proof is reproducible from the seed.
+    seeds = g.cores[0].seeds
+    assert seeds is not None
+    seed = seeds(1)
+    nonce = hashlib.sha256(b"splitnet/v1/shuffle-proof-nonce" + seed + ctx).digest()
+    perm = derive_permutation(game_id, 1, 0, seed)
+    rhos = derive_remasks(game_id, 1, 0, seed)
+    assert prove_shuffle(ctx, pk, inputs, outputs, perm, rhos, nonce_seed=nonce,
+                         context_game=game_id) == hop.body["proof"]
 
 
 def test_chat_is_exactly_a_text_of_at_most_500_characters_any_time() -> None:
