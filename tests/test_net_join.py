@@ -38,7 +38,7 @@ from splitnet.net.peer import PeerFatal, PeerNode
 from splitnet.net.run import _as_wire
 from splitnet.net.secure import AttemptLimiter, secure_wrap
 from splitnet.net.session import HostLobby, JoinLobby
-from splitnet.net.wire import ChannelClosed
+from splitnet.net.wire import NET_PROTOCOL, ChannelClosed
 from splitnet.session.identity import Identity
 from splitnet.ui.tui.lobby import LobbyScreen
 from tests.test_net_game import TIMEOUT, Proc, game_file, host_port_and_code, wait_until
@@ -169,9 +169,9 @@ async def test_wrong_code_refused_then_an_invited_bot_plays_and_the_wire_is_opaq
         # the whole game crossed the relay, and none of it is readable there
         wire = bytes(relay.up + relay.down)
         assert len(relay.up) > 5_000 and len(relay.down) > 50_000
-        plain = [name.encode(), b"Ana-the-bot", b"splitnet-net/1", b"challenge", b"welcome",
-                 b"\xa5hello", b"splitnet/v1", code.encode(), Identity.load_or_create(
-                     tmp_path / "p1").public_key_bytes()]
+        plain = [name.encode(), b"Ana-the-bot", NET_PROTOCOL.encode(), b"challenge",
+                 b"welcome", b"\xa5hello", b"splitnet/v1", b"splitnet/v2", code.encode(),
+                 Identity.load_or_create(tmp_path / "p1").public_key_bytes()]
         for word in code.split("-")[1:]:
             plain.append(word.encode())
         for text in plain:
@@ -329,3 +329,4 @@ async def test_lobbies_show_the_code_the_words_and_known_keys(tmp_path: Path) ->
         for t in tasks:
             t.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+

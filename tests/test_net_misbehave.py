@@ -132,8 +132,9 @@ class Evil:
             me = Identity.generate()
             ch.send(encode_msg("hello", v=NET_PROTOCOL, name="Mallory",
                                key=me.public_key_bytes(), game=game, have=0, head=None,
+                               bind=ch.binding,
                                sig=sign_hello(me, chal["nonce"], chal["key"], "Mallory",
-                                              game, 0)))
+                                              game, 0, ch.binding)))
             err = decode_frame(await asyncio.wait_for(ch.recv(), 10), from_host=True)
             while err["t"] == "ping":  # the host pings every connection, this one too
                 err = decode_frame(await asyncio.wait_for(ch.recv(), 10), from_host=True)

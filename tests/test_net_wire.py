@@ -24,6 +24,7 @@ from splitnet.net.wire import (
     decode_frame,
     encode_msg,
     sign_hello,
+    verify_challenge,
     verify_hello,
 )
 from splitnet.session.codec import encode
@@ -75,11 +76,16 @@ def test_encode_decode_round_trip() -> None:
 def test_hello_signature_binds_nonce_and_host() -> None:
     me, host = Identity.generate(), Identity.generate()
     nonce = os.urandom(32)
-    sig = sign_hello(me, nonce, host.public_key_bytes(), "Ana", None, 0)
-    hello = {"name": "Ana", "key": me.public_key_bytes(), "game": None, "have": 0, "sig": sig}
+    bind = os.urandom(32)
+    sig = sign_hello(me, nonce, host.public_key_bytes(), "Ana", None, 0, bind)
+    hello = {"name": "Ana", "key": me.public_key_bytes(), "game": None, "have": 0, "sig": sig,
+             "bind": bind}
     assert verify_hello(hello, nonce, host.public_key_bytes())
     assert not verify_hello(hello, os.urandom(32), host.public_key_bytes())
     assert not verify_hello({**hello, "name": "Bo"}, nonce, host.public_key_bytes())
+    # bound to the connection: the same hello relayed into another channel fails
+    assert not verify_hello({**hello, "bind": os.urandom(32)}, nonce, host.public_key_bytes())
+    assert not verify_hello({**hello, "bind": None}, nonce, host.public_key_bytes())
 
 
 def test_parse_addr() -> None:
@@ -143,11 +149,12 @@ class Raw:
                     version: str = NET_PROTOCOL, bad_sig: bool = False) -> dict[str, Any]:
         ch = await self.recv()
         assert ch["t"] == "challenge" and ch["v"] == NET_PROTOCOL
-        sig = sign_hello(me, ch["nonce"], ch["key"], name, game, 0)
+        assert verify_challenge(ch) and ch["bind"] is None  # a plain channel
+        sig = sign_hello(me, ch["nonce"], ch["key"], name, game, 0, None)
         if bad_sig:
             sig = bytes([sig[0] ^ 1]) + sig[1:]
         self.send("hello", v=version, name=name, key=me.public_key_bytes(), sig=sig,
-                  game=game, have=0, head=None)
+                  game=game, have=0, head=None, bind=None)
         return await self.recv()
 
     async def closed(self) -> bool:
@@ -175,9 +182,9 @@ async def test_garbage_before_hello_is_refused_then_hello_works(host: HostNode) 
     err = await c.recv()
     assert (err["t"], err["code"], err["fatal"]) == ("error", "garbage", False)
     me = Identity.generate()
-    sig = sign_hello(me, first["nonce"], first["key"], "Ana", None, 0)
+    sig = sign_hello(me, first["nonce"], first["key"], "Ana", None, 0, None)
     c.send("hello", v=NET_PROTOCOL, name="Ana", key=me.public_key_bytes(), sig=sig,
-           game=None, have=0, head=None)
+           game=None, have=0, head=None, bind=None)
     welcome = await c.recv()
     assert welcome["t"] == "welcome" and welcome["seat"] is None
     lobby = await c.recv()

@@ -51,6 +51,8 @@ from splitnet.net.secure import (
     secure_server_handshake,
     secure_wrap,
 )
+from splitnet.net.wire import challenge_bytes, hello_bytes, sign_challenge, sign_hello
+from splitnet.session.identity import Identity, verify
 
 CODE = "42-walnut-harbor"
 OTHER = "42-walnut-hazel"
@@ -273,7 +275,121 @@ def test_plaintext_size_limits() -> None:
 # ------------------------------------------------------------------ vectors
 
 
-VECTOR = json.loads((Path(__file__).parent / "vectors" / "secure_v1.json").read_text())
+VECTOR_PATH = Path(__file__).parent / "vectors" / "secure_v1.json"
+VECTOR = json.loads(VECTOR_PATH.read_text())
+#: the joiner's identity key in the seat-join vector, and the host's (RFC 8032 seeds)
+SEAT_SEED = bytes([7] * 32)
+HOST_SEED = bytes([9] * 32)
+
+
+def compute_vectors() -> dict[str, str]:
+    """Every value of tests/vectors/secure_v1.json, from the implementation. Regenerate
+    (only when SECURE.md changes on purpose) with
+    ``.venv/bin/python -m tests.test_secure --write-vectors``."""
+    code, gid = "7-lunar-anchor", bytes(range(16))
+    nonce = bytes(range(0x20, 0x40))
+    v: dict[str, str] = {
+        "description": "protocol/SECURE.md test vector: python-spake2 0.9 (ParamsEd25519) "
+                       "with entropy_f = SHAKE-256(seed || counter32_be) for seeds b'host' "
+                       "and b'joiner', counter from 1; the seat join and the splitnet "
+                       "challenge/hello use Ed25519 keys from the RFC 8032 seeds 07*32 "
+                       "(joiner) and 09*32 (host)",
+        "code": code, "game_id": gid.hex(), "nonce": nonce.hex()}
+    id_a, id_b = secure.pake_ids(gid, nonce)
+    v["idA"], v["idB"] = id_a.hex(), id_b.hex()
+    host = HostHandshake(code, game_id=gid, nonce=nonce, entropy=det_entropy(b"host"))
+    joiner = JoinHandshake(code, entropy=det_entropy(b"joiner"))
+    hello = host.hello()
+    join = joiner.receive_hello(hello)
+    step = host.receive_join(join)
+    assert step.session is not None
+    session = joiner.receive_reply(step.reply)
+    keys = session._keys
+    v.update(hello=hello.hex(), join=join.hex(), accept=step.reply.hex(),
+             spake2_key=VECTOR_K(code, id_a, id_b, join).hex(),
+             transcript_hash=keys.th.hex(), key_host_to_joiner=keys.key_h2j.hex(),
+             key_joiner_to_host=keys.key_j2h.hex(), confirm_joiner=keys.confirm_joiner.hex(),
+             confirm_host=keys.confirm_host.hex(), verify=keys.verify.hex(),
+             verification=session.verification, verification_hex=session.verification_hex,
+             binding=keys.binding.hex(), first_frame_payload=b"hello, host".hex(),
+             first_frame_joiner_to_host=session.seal(b"hello, host").hex())
+    # the same HELLO answered by a joiner with a seat proof (a fresh host handshake
+    # with the same entropy gives the same HELLO)
+    me = Identity.from_seed(SEAT_SEED)
+    host2 = HostHandshake(code, game_id=gid, nonce=nonce, entropy=det_entropy(b"host"))
+    assert host2.hello() == hello
+    seat_joiner = JoinHandshake(code, entropy=det_entropy(b"joiner"), identity=me)
+    seat_join = seat_joiner.receive_hello(hello)
+    step2 = host2.receive_join(seat_join, seats={me.public_key_bytes()})
+    assert step2.seat == me.public_key_bytes() and step2.session is not None
+    seat_session = seat_joiner.receive_reply(step2.reply)
+    sk = seat_session._keys
+    v.update(seat_identity_key=me.public_key_bytes().hex(), seat_join=seat_join.hex(),
+             seat_transcript_hash=sk.th.hex(), seat_proof_key=sk.seat_key.hex(),
+             seat_accept=step2.reply.hex(), seat_binding=sk.binding.hex())
+    # the splitnet challenge and hello signed over that channel's binding (NETWORK.md §3)
+    host_id = Identity.from_seed(HOST_SEED)
+    chal_nonce = bytes(range(0x40, 0x60))
+    bind = sk.binding
+    v.update(host_identity_key=host_id.public_key_bytes().hex(),
+             challenge_nonce=chal_nonce.hex(),
+             challenge_signed=challenge_bytes(chal_nonce, host_id.public_key_bytes(), None,
+                                              bind).hex(),
+             challenge_sig=sign_challenge(host_id, chal_nonce, None, bind).hex(),
+             hello_signed=hello_bytes(chal_nonce, host_id.public_key_bytes(), "Ana",
+                                      me.public_key_bytes(), None, 0, bind).hex(),
+             hello_sig=sign_hello(me, chal_nonce, host_id.public_key_bytes(), "Ana", None, 0,
+                                  bind).hex())
+    return v
+
+
+def VECTOR_K(code: str, id_a: bytes, id_b: bytes, join: bytes) -> bytes:
+    b = SPAKE2_B(code.encode(), idA=id_a, idB=id_b, entropy_f=det_entropy(b"host"))
+    b.start()
+    key: bytes = b.finish(join[2:35])
+    return key
+
+
+def test_vector_file_is_what_the_code_makes() -> None:
+    assert compute_vectors() == VECTOR
+
+
+def test_seat_join_and_bound_hello_vector() -> None:
+    """The seat proof and the signed challenge/hello, recomputed from SECURE.md §3, §6
+    and NETWORK.md §3 with the primitives called directly."""
+    v = VECTOR
+    prefix = b"splitnet/secure/v1"
+    hello, seat_join = bytes.fromhex(v["hello"]), bytes.fromhex(v["seat_join"])
+    assert len(seat_join) == secure.SEAT_JOIN_LEN == 179 and seat_join[:2] == b"\x05\x01"
+    assert seat_join[2:35] == bytes.fromhex(v["join"])[2:35]  # the same SPAKE2 message
+    gid, nonce = bytes.fromhex(v["game_id"]), bytes.fromhex(v["nonce"])
+    id_a, id_b = secure.pake_ids(gid, nonce)
+    k = VECTOR_K(v["code"], id_a, id_b, seat_join)
+    th = hashlib.sha256(prefix + b" transcript" + hello + seat_join[:35]).digest()
+    assert th.hex() == v["seat_transcript_hash"]
+
+    def okm(label: bytes, n: int = 32) -> bytes:
+        return HKDF(algorithm=hashes.SHA256(), length=n, salt=th,
+                    info=prefix + label).derive(k)
+
+    assert seat_join[35:67] == okm(b" confirm joiner")
+    assert okm(b" seat proof key").hex() == v["seat_proof_key"]
+    plain = ChaCha20Poly1305(okm(b" seat proof key")).decrypt(
+        bytes(12), seat_join[67:], prefix + b" seat proof")
+    key, sig = plain[:32], plain[32:]
+    assert key.hex() == v["seat_identity_key"]
+    assert verify(key, prefix + b" seat proof" + th, sig)
+    assert bytes.fromhex(v["seat_accept"]) == b"\x03" + okm(b" confirm host")
+    assert okm(b" binding").hex() == v["seat_binding"]
+    # NETWORK.md §3: the challenge and hello sign this binding
+    bind = okm(b" binding")
+    hkey, cn = bytes.fromhex(v["host_identity_key"]), bytes.fromhex(v["challenge_nonce"])
+    chal = msgpack.packb([b"splitnet/v2/challenge", cn, hkey, None, bind])
+    assert chal.hex() == v["challenge_signed"]
+    assert verify(hkey, chal, bytes.fromhex(v["challenge_sig"]))
+    hel = msgpack.packb([b"splitnet/v2/hello", cn, hkey, "Ana", key, None, 0, bind])
+    assert hel.hex() == v["hello_signed"]
+    assert verify(key, hel, bytes.fromhex(v["hello_sig"]))
 
 
 def test_vector() -> None:
@@ -840,3 +956,87 @@ async def test_secure_wrap_maps_handshake_errors_for_the_caller() -> None:
         assert all(isinstance(e, Fatal) for e in host_errors)
     finally:
         server.close()
+
+
+if __name__ == "__main__":  # regenerate the vector file (only on purpose: see SECURE.md §9)
+    import sys
+
+    if sys.argv[1:] == ["--write-vectors"]:
+        VECTOR_PATH.write_text(json.dumps(compute_vectors(), indent=1) + "\n")
+
+
+# ------------------------------------------------------------------ seat proofs, limits
+
+
+def test_a_seat_proof_passes_the_limits_and_tells_a_guesser_nothing() -> None:
+    """SECURE.md §7: with the game's wrong codes used up, a JOIN proving a seat (right
+    code, identity key among the seats) is accepted; a right code without a seat, a seat
+    proof with a wrong code and a plain wrong code all get the same refusal, byte for
+    byte — so a guesser learns nothing from it — and none of them is counted."""
+    me = Identity.from_seed(SEAT_SEED)
+    seats = {me.public_key_bytes()}
+    limiter = AttemptLimiter(per_game=1, clock=lambda: 0.0)
+    limiter.record_failure("10.0.0.9")
+
+    def attempt(code: str, identity: Identity | None) -> secure.HostStep:
+        host = HostHandshake(CODE, game_id=GAME)
+        join = JoinHandshake(code, identity=identity).receive_hello(host.hello())
+        return host.receive_join(join, limiter=limiter, address="10.0.0.5", seats=seats)
+
+    ok = attempt(CODE, me)
+    assert ok.session is not None and ok.seat == me.public_key_bytes()
+    refusals = {attempt(CODE, None).reply, attempt(CODE, Identity.generate()).reply,
+                attempt(OTHER, me).reply, attempt(OTHER, None).reply}
+    assert len(refusals) == 1 and next(iter(refusals))[:2] == bytes([T_REFUSE, 3])
+    assert limiter.failures == 1
+    # a seat proof re-sealed into another handshake does not verify (bound to th)
+    host = HostHandshake(CODE, game_id=GAME)
+    j = JoinHandshake(CODE, identity=me)
+    other_hello = HostHandshake(CODE, game_id=GAME).hello()
+    stolen = j.receive_hello(other_hello)[secure.JOIN_LEN:]
+    fresh = JoinHandshake(CODE, identity=Identity.generate()).receive_hello(host.hello())
+    step = host.receive_join(fresh[:secure.JOIN_LEN] + stolen, limiter=limiter,
+                             address="10.0.0.5", seats=seats)
+    assert step.session is None and step.seat is None
+
+
+def test_a_replayed_join_is_refused_as_a_replay_and_not_counted() -> None:
+    limiter = AttemptLimiter(clock=lambda: 0.0)
+    host = HostHandshake(OTHER, game_id=GAME)
+    join = JoinHandshake(CODE).receive_hello(host.hello())
+    first = host.receive_join(join, limiter=limiter, address="10.0.0.5")
+    assert isinstance(first.error, WrongCode) and limiter.failures == 1
+    for _ in range(5):
+        step = HostHandshake(OTHER, game_id=GAME).receive_join(
+            join, limiter=limiter, address="10.0.0.5")
+        assert isinstance(step.error, HandshakeError) and step.error.code == "replayed"
+        assert step.reply[:2] == bytes([T_REFUSE, secure.R_REPLAYED])
+    assert limiter.failures == 1 and limiter.failures_from("10.0.0.5") == 1
+    assert limiter.replays == 5
+
+
+@pytest.mark.parametrize("refuse, kind, wait, text", [
+    (secure.encode_refuse(secure.R_BUSY, "all 32 slots in use", 1), secure.TryLater, 1.0,
+     "busy (all 32 slots in use): try again in 1 s"),
+    (secure.encode_refuse(secure.R_LIMIT_ADDRESS, "3 wrong codes", 580), TooManyAttempts,
+     580.0, "try again in 9 min 40 s"),
+    (secure.encode_refuse(secure.R_LIMIT_GAME, "20 wrong codes"), TooManyAttempts, None,
+     "for this game"),
+])
+def test_try_again_later_refusals_say_how_long(refuse: bytes, kind: type, wait: float | None,
+                                               text: str) -> None:
+    """REFUSE 2 and 6 carry the wait: the joiner reports it in words (and retries a busy
+    host with back-off, NETWORK.md §3)."""
+    host = HostHandshake(CODE)
+    joiner = JoinHandshake(CODE)
+    joiner.receive_hello(host.hello())
+    with pytest.raises(kind) as e:
+        joiner.receive_reply(refuse)
+    assert e.value.retry_after == wait and text in str(e.value)
+    with pytest.raises(secure.TryLater):  # also instead of HELLO
+        JoinHandshake(CODE).receive_hello(secure.encode_refuse(secure.R_BUSY, "", 0))
+
+
+def test_wait_words() -> None:
+    assert [secure.wait_words(s) for s in (0, 40, 60, 580, 3600 + 300)] == [
+        "0 s", "40 s", "1 min", "9 min 40 s", "1 h 5 min"]

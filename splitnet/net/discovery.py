@@ -45,7 +45,7 @@ SERVICE_TYPE: Final = "_splitnet._tcp.local."
 #: Version of the TXT layout (key ``txtvers``).
 TXT_VERSION: Final = "1"
 #: The network protocol a host speaks (key ``proto``; the LAN code passes its own).
-DEFAULT_PROTOCOL: Final = "splitnet-net/1"
+DEFAULT_PROTOCOL: Final = "splitnet-net/2"
 #: What a joiner must do to get in (key ``auth``): the join code over SPAKE2.
 AUTH: Final = "code/spake2-v1"
 #: Record lifetimes: short, so a host that crashed without saying goodbye drops out of

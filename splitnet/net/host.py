@@ -17,6 +17,7 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
@@ -31,9 +32,11 @@ from splitnet.net.wire import (
     ChannelWrap,
     StreamChannel,
     WireError,
+    binding_of,
     decode_frame,
     encode_msg,
     plain,
+    sign_challenge,
     verify_hello,
 )
 from splitnet.session.codec import DecodeError
@@ -45,12 +48,21 @@ _log = logging.getLogger("splitnet.net")
 MAX_PLAYERS = 6
 
 
+class Phase(Enum):
+    """Where an accepted connection is, after the join-code handshake (during it, the
+    host keeps it in ``HostNode._securing``, oldest first)."""
+
+    GREETING = "greeting"  #: challenge sent, its hello not yet accepted
+    MEMBER = "member"  #: in the lobby, or back in its seat
+
+
 @dataclass(eq=False)
 class Conn:
     """One accepted connection."""
 
     ch: Channel
     peer: str
+    phase: Phase = Phase.GREETING
     key: bytes | None = None
     name: str = "?"
     seat: int | None = None
@@ -95,7 +107,8 @@ class HostNode:
                  net: NetSettings | None = None, *, seats: int | None = None,
                  proofs: bool = True, seed_maker: SeedMaker | None = None,
                  game_id_maker: Callable[[], bytes] | None = None,
-                 wrap: ChannelWrap = plain, code: str = "") -> None:
+                 wrap: ChannelWrap = plain, code: str = "",
+                 busy: Callable[[Channel, str], None] | None = None) -> None:
         self.identity = identity
         self.key = identity.public_key_bytes()
         self.data_dir = data_dir
@@ -106,6 +119,11 @@ class HostNode:
         self.seed_maker = seed_maker
         self.game_id_maker = game_id_maker
         self.wrap = wrap
+        #: tells a connection still in the handshake that there is no slot for it (the
+        #: wrap's own refusal, e.g. SECURE.md REFUSE busy; default: an ``error`` frame)
+        self.busy = busy or self._busy_frame
+        #: connections in the join-code handshake (``wrap``), oldest first
+        self._securing: dict[Channel, None] = {}
         #: the join code, kept in the game's meta file so a restarted host reuses it
         self.code = code
         self.members: list[Member] = []  # joiners in join order (the host is seat 0)
@@ -148,13 +166,14 @@ class HostNode:
     @classmethod
     def resume(cls, identity: Identity, data_dir: Path, meta: GameMeta,
                net: NetSettings | None = None, *, seed_maker: SeedMaker | None = None,
-               wrap: ChannelWrap = plain) -> HostNode:
+               wrap: ChannelWrap = plain,
+               busy: Callable[[Channel, str], None] | None = None) -> HostNode:
         """A host restarted on its unfinished game: the log and core rebuilt from the
         transcript and saved seeds. It orders nothing until every seat is back."""
         files = GameFiles(data_dir, meta.gid)
         table = Table.load(identity, files, seed_maker)
         node = cls(identity, data_dir, meta.name, net, proofs=table.proofs,
-                   seed_maker=seed_maker, wrap=wrap)
+                   seed_maker=seed_maker, wrap=wrap, busy=busy)
         node._adopt(table)
         node.ready = table.n == 1
         node.states = {s: ("gone", 0) for s in range(1, table.n)}
@@ -200,6 +219,15 @@ class HostNode:
     def _changed(self) -> None:
         for cb in list(self.listeners):
             cb()
+
+    def player_keys(self) -> set[bytes]:
+        """The identity keys that hold a place here: the game's seats but the host's, or
+        the lobby's members. Their reconnects pass the join-code attempt limits (their
+        JOIN proves the key, SECURE.md §7)."""
+        table = self.table
+        if table is not None:
+            return {p.key for p in table.log.header.players if p.seat != table.host_seat}
+        return {m.key for m in self.members}
 
     # ------------------------------------------------------------------ lobby
     @property
@@ -260,15 +288,17 @@ class HostNode:
             me.add_done_callback(self._serving.discard)
         conn: Conn | None = None
         try:
-            # every connection counts, also one still in the join-code handshake
-            if len(self._serving) > self.net.max_conns:
-                busy = Conn(raw, raw.peer)
-                self._refuse(busy, WireError("busy", f"{len(self._serving) - 1} connections "
-                                             "already", fatal=True))
+            if not self._admit(raw):
                 await raw.drain()
                 return
-            async with asyncio.timeout(self.net.handshake_timeout):
-                ch = await self.wrap(raw, "host")
+            self._securing[raw] = None
+            try:
+                async with asyncio.timeout(self.net.handshake_timeout):
+                    ch = await self.wrap(raw, "host")
+            finally:
+                self._securing.pop(raw, None)
+            if raw.closed:  # evicted (busy) as the handshake finished
+                return
             conn = Conn(ch, raw.peer)
             self.all_conns.add(conn)
             await self._handshake(conn)
@@ -290,6 +320,33 @@ class HostNode:
             if conn is not None:
                 self._dropped(conn)
             raw.close()
+
+    def _admit(self, raw: Channel) -> bool:
+        """Room for one more connection? At most ``max_conns`` connections that are not
+        (yet) a lobby member or a seat. When they are all taken, the oldest one still in
+        the join-code handshake is dropped with "busy" to make room — a reconnecting
+        player's handshake takes one round trip, so someone holding every slot cannot
+        keep it out; only when every slot is past the handshake (invited) is the new
+        connection itself told "busy" (NETWORK.md §3, §8)."""
+        greeting = sum(1 for c in self.all_conns if c.phase is Phase.GREETING)
+        if len(self._securing) + greeting < self.net.max_conns:
+            return True
+        if self._securing:
+            oldest = next(iter(self._securing))
+            del self._securing[oldest]
+            _log.warning("all %d connection slots in use: dropping the oldest handshake "
+                         "(%s) for %s", self.net.max_conns, oldest.peer, raw.peer)
+            self.busy(oldest, "every connection slot is in use; yours was the oldest "
+                      "still in its handshake")
+            oldest.close()
+            return True
+        _log.warning("all %d connection slots in use: refusing %s", self.net.max_conns,
+                     raw.peer)
+        self.busy(raw, f"all {self.net.max_conns} connection slots are in use")
+        return False
+
+    def _busy_frame(self, raw: Channel, reason: str) -> None:
+        self._refuse(Conn(raw, raw.peer), WireError("busy", reason, fatal=True))
 
     async def _recv(self, conn: Conn) -> dict[str, Any]:
         """The next valid frame; refused ones are answered here and skipped."""
@@ -321,8 +378,10 @@ class HostNode:
 
     async def _handshake(self, conn: Conn) -> None:
         nonce = secrets.token_bytes(32)
-        conn.send("challenge", v=NET_PROTOCOL, nonce=nonce, key=self.key,
-                  game=self.table.game_id if self.table else None)
+        game = self.table.game_id if self.table else None
+        bind = binding_of(conn.ch)
+        conn.send("challenge", v=NET_PROTOCOL, nonce=nonce, key=self.key, game=game,
+                  bind=bind, sig=sign_challenge(self.identity, nonce, game, bind))
         async with asyncio.timeout(self.net.handshake_timeout):
             hello = await self._recv(conn)
         if hello["t"] != "hello":
@@ -330,6 +389,10 @@ class HostNode:
         if hello["v"] != NET_PROTOCOL:
             raise WireError("version", f"this host speaks {NET_PROTOCOL}, not "
                             f"{hello['v']!r}", fatal=True)
+        if hello["bind"] != bind:
+            raise WireError("auth", "the hello was signed for another encrypted connection "
+                            "(its channel binding differs from ours): someone who knows the "
+                            "join code sits between this joiner and the host", fatal=True)
         if not verify_hello(hello, nonce, self.key):
             raise WireError("auth", "the hello signature does not verify", fatal=True)
         if hello["key"] == self.key:
@@ -365,6 +428,7 @@ class HostNode:
                 k += 1
             conn.name = name
             self.members.append(Member(name, conn.key, conn))
+        conn.phase = Phase.MEMBER
         _log.info("%s joined the lobby", conn.who())
         conn.send("welcome", seat=None, game=None, count=0, ready=True)
         self._lobby_frame()
@@ -393,6 +457,7 @@ class HostNode:
             self._refuse(old, WireError("replaced", "a newer connection for this seat took "
                                         "over", fatal=True))
         conn.seat = seat
+        conn.phase = Phase.MEMBER
         self.conns[seat] = conn
         self.epoch += 1
         conn.send("welcome", seat=seat, game=table.game_id, count=count, ready=self.ready)

@@ -26,10 +26,12 @@ from splitnet.net.wire import (
     ChannelWrap,
     StreamChannel,
     WireError,
+    binding_of,
     decode_frame,
     encode_msg,
     plain,
     sign_hello,
+    verify_challenge,
 )
 from splitnet.session.codec import DecodeError
 from splitnet.session.identity import Identity, verify
@@ -185,6 +187,7 @@ class PeerNode:
                                             self.net.retry_first * 2 ** min(fails, 10)))
                     continue
                 raw = StreamChannel(reader, writer, max_buffer=self.net.max_send_buffer)
+                refused: str | None = None  # why the host sent us away, to try again
                 try:
                     await self._session(raw)
                 except (ChannelClosed, ConnectionError, TimeoutError,
@@ -196,10 +199,14 @@ class PeerNode:
                     if e.fatal:
                         raise PeerFatal(f"{e.code}: {e.reason}") from None
                     _log.warning("host connection: %s", e)
+                    refused = e.reason
                 finally:
                     if self.ch is not None and self.synced:
                         last_good = time.monotonic()
-                    fails = 1
+                    # back off while the host sends us away before the welcome (busy,
+                    # or a handshake that failed without a verdict)
+                    welcomed = self.ch is not None
+                    fails = fails + 1 if refused is not None and not welcomed else 1
                     self.ch = None
                     self.synced = False
                     self._inflight.clear()
@@ -210,9 +217,15 @@ class PeerNode:
                     self.epoch += 1
                     if not self.done and not (self.net_status or "").startswith("the host left"):
                         self.net_status = "connection to the host lost — reconnecting…"
+                    if refused is not None and not self.done:
+                        self.net_status = f"{refused} — retrying ({fails - 1})"
                     self._changed()
+                if refused is not None and time.monotonic() - last_good > self.net.retry_total:
+                    raise HostGone(f"the host at {self.host}:{self.port} kept sending us "
+                                   f"away for {self.net.retry_total:g} s: {refused}")
                 if not self.done:
-                    await asyncio.sleep(self.net.retry_first)
+                    await asyncio.sleep(min(self.net.retry_max,
+                                            self.net.retry_first * 2 ** min(fails - 1, 10)))
         except PeerFatal as e:
             self.fatal = str(e)
             _log.error("%s", e)
@@ -251,6 +264,14 @@ class PeerNode:
         if f["v"] != NET_PROTOCOL:
             raise WireError("version", f"the host speaks {f['v']!r}, not {NET_PROTOCOL}",
                             fatal=True)
+        bind = binding_of(ch)
+        if f["bind"] != bind:
+            raise WireError("auth", "the host's challenge was signed for another encrypted "
+                            "connection (its channel binding differs from ours): someone who "
+                            "knows the join code sits between us and the host", fatal=True)
+        if not verify_challenge(f):
+            raise WireError("auth", "the host's challenge signature does not verify",
+                            fatal=True)
         table = self.table
         if table is not None and f["key"] != table.log.header.key(table.host_seat):
             raise WireError("auth", "the host at this address has another identity than "
@@ -261,9 +282,12 @@ class PeerNode:
         head = table.log.head() if table else None
         ch.send(encode_msg("hello", v=NET_PROTOCOL, name=self.name, key=self.key,
                            sig=sign_hello(self.identity, f["nonce"], f["key"], self.name,
-                                          game, have),
-                           game=game, have=have, head=head))
+                                          game, have, bind),
+                           game=game, have=have, head=head, bind=bind))
         f = await self._recv(ch, self.net.handshake_timeout)
+        while f["t"] == "ping":  # the host pings every connection, also this one already
+            ch.send(encode_msg("pong", n=f["n"]))
+            f = await self._recv(ch, self.net.handshake_timeout)
         if f["t"] == "error":
             raise WireError(f["code"], f"the host refused us: {f['reason']}",
                             fatal=f["fatal"])

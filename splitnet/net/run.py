@@ -7,7 +7,7 @@ import asyncio
 import contextlib
 import logging
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -20,11 +20,17 @@ from splitnet.net.host import MAX_PLAYERS, HostNode
 from splitnet.net.joincode import JoinCode, JoinCodeError, new_code, parse_code
 from splitnet.net.known_peers import KnownPeers, KnownPeersError
 from splitnet.net.peer import PeerFatal, PeerNode
-from splitnet.net.secure import AttemptLimiter, SecureError, SecureLink, secure_wrap
+from splitnet.net.secure import (
+    AttemptLimiter,
+    SecureError,
+    SecureLink,
+    refuse_busy,
+    secure_wrap,
+)
 from splitnet.net.session import HostLobby, JoinLobby, NetSession
 from splitnet.net.store import GameFiles, GameMeta, games_dir, read_meta, unfinished_games
 from splitnet.net.table import SeedMaker, Table
-from splitnet.net.wire import NET_PROTOCOL, ChannelClosed, ChannelWrap, WireError
+from splitnet.net.wire import NET_PROTOCOL, Channel, ChannelClosed, ChannelWrap, WireError
 from splitnet.session.identity import Identity, IdentityError, default_data_dir
 
 _log = logging.getLogger("splitnet.net")
@@ -44,21 +50,36 @@ def _identity(data_dir: Path) -> Identity:
         raise SystemExit(f"splitnet: {e}") from None
 
 
+#: join-code handshake failures a joiner retries (with back-off): nothing was judged
+_RETRY = ("timeout", "unanswered", "busy")
+
+
 def _as_wire(e: SecureError) -> WireError:
-    """A failed join-code handshake as the nodes' own error. Fatal unless it timed out: a
-    joiner with a wrong code stops at once instead of spending its attempts on reconnects."""
-    return WireError("version" if e.code == "version" else "auth", str(e),
-                     fatal=e.code != "timeout")
+    """A failed join-code handshake as the nodes' own error. Fatal unless it is worth
+    trying again (it timed out, the host hung up after our JOIN — a few times at most —,
+    or it is busy): a joiner with a wrong code stops at once instead of spending its
+    attempts on reconnects, and so does one the limits refuse (the wait is in the
+    reason)."""
+    code = e.code if e.code in ("version", "busy") else "auth"
+    return WireError(code, str(e), fatal=e.code not in _RETRY)
 
 
 def _wrap(code: JoinCode, net: NetSettings, *, limiter: AttemptLimiter | None = None,
           on_secure: Callable[[SecureLink], None] | None = None,
-          on_refused: Callable[[str, SecureError], None] | None = None) -> ChannelWrap:
+          on_refused: Callable[[str, SecureError], None] | None = None,
+          identity: Identity | None = None,
+          seats: Callable[[], Collection[bytes]] | None = None) -> ChannelWrap:
     """Every connection of a node inside the join-code handshake and encrypted channel
-    (protocol/SECURE.md)."""
+    (protocol/SECURE.md): a joiner proves its *identity* in its JOIN, a host lets the
+    keys of *seats* past its attempt limits."""
     return secure_wrap(code, limiter=limiter, timeout=net.handshake_timeout,
                        closed_exc=ChannelClosed, error_exc=_as_wire, on_secure=on_secure,
-                       on_refused=on_refused)
+                       on_refused=on_refused, identity=identity, seats=seats)
+
+
+def _secure_busy(channel: Channel, reason: str) -> None:
+    """The host's answer to a connection it has no slot for (SECURE.md REFUSE 6)."""
+    refuse_busy(channel, reason, 1.0)
 
 
 def _parse_code(text: str) -> JoinCode:
@@ -296,8 +317,8 @@ async def _run_bot_client(data_dir: Path, name: str, level: str, addr: str, port
     identity = _identity(data_dir)
     metas = unfinished_games(data_dir, "peer")
     node = PeerNode(identity, data_dir, name, addr, port, net, seed_maker=seed_maker,
-                    resume=metas[0] if metas else None, wrap=_wrap(code, net),
-                    code=str(code))
+                    resume=metas[0] if metas else None,
+                    wrap=_wrap(code, net, identity=identity), code=str(code))
     task = node.start()
     waiter = asyncio.ensure_future(node.started_evt.wait())
     await asyncio.wait([task, waiter], return_when=asyncio.FIRST_COMPLETED)
@@ -437,7 +458,9 @@ async def host_main(args: argparse.Namespace) -> int:
         if lobby is not None:
             lobby.changed()
 
-    wrap = _wrap(code, net, limiter=limiter, on_refused=refused)
+    nodes: list[HostNode] = []
+    wrap = _wrap(code, net, limiter=limiter, on_refused=refused,
+                 seats=lambda: nodes[0].player_keys() if nodes else set())
     if meta is not None:
         if meta.finished:
             raise SystemExit(f"splitnet: game {meta.game_id} is already over")
@@ -446,7 +469,7 @@ async def host_main(args: argparse.Namespace) -> int:
             GameFiles(data_dir, meta.gid).save_meta(meta)
         try:
             node = HostNode.resume(identity, data_dir, meta, net, seed_maker=seed_maker,
-                                   wrap=wrap)
+                                   wrap=wrap, busy=_secure_busy)
         except (OSError, ValueError) as e:
             raise SystemExit(f"splitnet: cannot resume game {meta.game_id}: {e}") from None
         port = args.port if args.port else meta.port  # "--port 0" again: the same port
@@ -454,9 +477,11 @@ async def host_main(args: argparse.Namespace) -> int:
     else:
         node = HostNode(identity, data_dir, args.name, net, seats=args.seats,
                         proofs=not args.no_proofs, seed_maker=seed_maker,
-                        game_id_maker=game_id_maker, wrap=wrap, code=str(code))
+                        game_id_maker=game_id_maker, wrap=wrap, code=str(code),
+                        busy=_secure_busy)
         port = args.port if args.port is not None else DEFAULT_PORT
         bind = args.bind or "0.0.0.0"
+    nodes.append(node)
     try:
         port = await node.listen(bind, port)
     except OSError as e:
@@ -565,7 +590,8 @@ def _peer_node(args: argparse.Namespace, data_dir: Path, identity: Identity,
 
     try:
         return PeerNode(identity, data_dir, args.name, host, port, net, seed_maker=seed_maker,
-                        resume=meta, wrap=_wrap(code, net, on_secure=secure), code=str(code))
+                        resume=meta, wrap=_wrap(code, net, on_secure=secure, identity=identity),
+                        code=str(code))
     except (OSError, ValueError) as e:
         raise SystemExit(f"splitnet: cannot resume: {e}") from None
 

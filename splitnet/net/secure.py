@@ -9,13 +9,18 @@ string both screens can show and a channel-binding value. Three messages::
 
     host   → joiner   HELLO    version, game id, nonce, SPAKE2 message (B side)
     joiner → host     JOIN     version, SPAKE2 message (A side), joiner's confirmation
-    host   → joiner   ACCEPT   host's confirmation          (or REFUSE: wrong code, …)
+                               [, seat proof: its identity key and signature, sealed]
+    host   → joiner   ACCEPT   host's confirmation   (or REFUSE: wrong code, busy, …)
 
 The code itself never crosses the wire, a recorded exchange gives an eavesdropper nothing
 to test guesses against offline, and each connection is worth exactly one guess, which the
 host counts (:class:`AttemptLimiter`). A wrong code is known on both ends after one round
 trip (:class:`WrongCode`); an old JOIN replayed to a new HELLO fails like a wrong code,
-because the host's SPAKE2 message and nonce are new each time.
+because the host's SPAKE2 message and nonce are new each time — and the host recognises
+it as a replay, which is no guess and is not counted. A joiner that already holds a
+seat (or a place in the lobby) proves it with its identity key inside the JOIN (sealed
+under the new SPAKE2 key, so only a host that knows the code reads it): the attempt
+limits never refuse it, so nobody without the code can shut a player out.
 
 After the handshake every frame (:mod:`splitnet.net.framing`) carries
 ``ChaCha20-Poly1305(key[direction], nonce = 0⁴ ‖ seq₆₄, ad = label ‖ direction ‖ seq₆₄,
@@ -44,8 +49,8 @@ import ipaddress
 import os
 import secrets
 import time
-from collections import deque
-from collections.abc import Awaitable, Callable
+from collections import OrderedDict, deque
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
 from typing import Final, Literal, Protocol
 
@@ -57,6 +62,7 @@ from spake2 import SPAKE2_A, SPAKE2_B
 
 from splitnet.net.framing import MAX_FRAME, FrameTooLarge, encode_frame, read_frame
 from splitnet.net.joincode import JoinCode, parse_code, word_list
+from splitnet.session.identity import Identity, verify
 
 __all__ = [
     "MAX_PLAINTEXT",
@@ -75,7 +81,9 @@ __all__ = [
     "SecureSession",
     "StreamLink",
     "TooManyAttempts",
+    "TryLater",
     "WrongCode",
+    "refuse_busy",
     "secure_client_handshake",
     "secure_server_handshake",
     "secure_wrap",
@@ -102,10 +110,19 @@ T_HELLO: Final = 0x01
 T_JOIN: Final = 0x02
 T_ACCEPT: Final = 0x03
 T_REFUSE: Final = 0x04
+T_SEAT_JOIN: Final = 0x05  # a JOIN with a seat proof
 
 HELLO_LEN: Final = 2 + GAME_ID_LEN + NONCE_LEN + PAKE_MSG_LEN  # 83
-JOIN_LEN: Final = 2 + PAKE_MSG_LEN + CONFIRM_LEN  # 67
+JOIN_HEAD_LEN: Final = 2 + PAKE_MSG_LEN  # 35
+JOIN_LEN: Final = JOIN_HEAD_LEN + CONFIRM_LEN  # 67
+SEAT_PROOF_LEN: Final = 32 + 64 + TAG_LEN  # identity key, signature, Poly1305 tag
+SEAT_JOIN_LEN: Final = JOIN_LEN + SEAT_PROOF_LEN  # 179
 ACCEPT_LEN: Final = 1 + CONFIRM_LEN  # 33
+#: consecutive JOINs a joiner sends without an ACCEPT before it stops: each one is a code
+#: guess for whoever answers at that address (SECURE.md §7)
+MAX_UNANSWERED: Final = 3
+#: recent JOINs' SPAKE2 messages a host remembers to recognise a replay
+SEEN_JOINS: Final = 4096
 
 # REFUSE reason codes
 R_WRONG_CODE: Final = 1
@@ -113,13 +130,19 @@ R_LIMIT_ADDRESS: Final = 2
 R_LIMIT_GAME: Final = 3
 R_VERSION: Final = 4
 R_MALFORMED: Final = 5
+R_BUSY: Final = 6
+R_REPLAYED: Final = 7
 REFUSE_NAMES: Final = {
     R_WRONG_CODE: "wrong-code",
     R_LIMIT_ADDRESS: "too-many-attempts",
     R_LIMIT_GAME: "game-locked",
     R_VERSION: "version",
     R_MALFORMED: "malformed",
+    R_BUSY: "busy",
+    R_REPLAYED: "replayed",
 }
+#: REFUSE reasons whose text starts with a u32be wait in seconds (0: unknown)
+_TIMED: Final = (R_LIMIT_ADDRESS, R_BUSY)
 
 # record kinds (first plaintext byte of a sealed frame)
 K_DATA: Final = 0x00
@@ -137,6 +160,8 @@ L_CONFIRM_J: Final = _PREFIX + b" confirm joiner"
 L_CONFIRM_H: Final = _PREFIX + b" confirm host"
 L_VERIFY: Final = _PREFIX + b" verify"
 L_BINDING: Final = _PREFIX + b" binding"
+L_SEAT_KEY: Final = _PREFIX + b" seat proof key"
+L_SEAT_SIG: Final = _PREFIX + b" seat proof"
 L_FRAME: Final = _PREFIX + b" frame"
 DIR_H2J: Final = 0x01
 DIR_J2H: Final = 0x02
@@ -184,6 +209,17 @@ class TooManyAttempts(SecureError):
         self.retry_after = retry_after
 
 
+class TryLater(SecureError):
+    """The host cannot take this connection now (every connection slot is in use): try
+    again after ``retry_after`` seconds (None: soon). Nothing was counted against us."""
+
+    code = "busy"
+
+    def __init__(self, reason: str, *, retry_after: float | None = None) -> None:
+        super().__init__(reason)
+        self.retry_after = retry_after
+
+
 class FrameRejected(SecureError):
     """A sealed frame failed: altered, replayed, reordered, dropped or truncated. The
     channel is unusable afterwards (every later call raises again)."""
@@ -228,6 +264,8 @@ class KeySchedule:
     confirm_host: bytes
     verify: bytes
     binding: bytes
+    seat_key: bytes
+    th: bytes
 
     @classmethod
     def derive(cls, k: bytes, th: bytes) -> KeySchedule:
@@ -238,7 +276,35 @@ class KeySchedule:
             confirm_host=_hkdf(k, th, L_CONFIRM_H),
             verify=_hkdf(k, th, L_VERIFY, 4),
             binding=_hkdf(k, th, L_BINDING),
+            seat_key=_hkdf(k, th, L_SEAT_KEY),
+            th=th,
         )
+
+
+_SEAT_NONCE: Final = bytes(12)  # the seat-proof key is used once
+
+
+def seal_seat_proof(keys: KeySchedule, identity: Identity) -> bytes:
+    """The seat proof a joiner appends to its JOIN: ``ChaCha20-Poly1305(seat_key, 0¹²,
+    key ‖ Ed25519(key, "splitnet/secure/v1 seat proof" ‖ th), ad = label)``."""
+    plain = identity.public_key_bytes() + identity.sign(L_SEAT_SIG + keys.th)
+    return ChaCha20Poly1305(keys.seat_key).encrypt(_SEAT_NONCE, plain, L_SEAT_SIG)
+
+
+_DUMMY = Identity.from_seed(bytes(32))
+_DUMMY_SIG = _DUMMY.sign(b"")
+
+
+def open_seat_proof(keys: KeySchedule, proof: bytes) -> bytes | None:
+    """The identity key a seat proof proves, or None (wrong code, altered, not signed).
+    Runs one signature check either way, so its time says nothing about the code."""
+    try:
+        plain = ChaCha20Poly1305(keys.seat_key).decrypt(_SEAT_NONCE, proof, L_SEAT_SIG)
+    except InvalidTag:
+        verify(_DUMMY.public_key_bytes(), b"x", _DUMMY_SIG)
+        return None
+    key, sig = plain[:32], plain[32:]
+    return key if verify(key, L_SEAT_SIG + keys.th, sig) else None
 
 
 def verification_words(data: bytes) -> str:
@@ -368,28 +434,63 @@ class SecureSession:
 # --------------------------------------------------------------------------- handshake
 
 
-def encode_refuse(reason_code: int, reason: str) -> bytes:
-    """A REFUSE message: type, reason code, reason in UTF-8 (at most 200 bytes)."""
-    return bytes([T_REFUSE, reason_code]) + reason.encode()[:MAX_REASON]
+def encode_refuse(reason_code: int, reason: str, retry_after: float | None = None) -> bytes:
+    """A REFUSE message: type, reason code, [u32be seconds to wait, for reasons 2 and 6,]
+    reason in UTF-8 (at most 200 bytes)."""
+    wait = b""
+    if reason_code in _TIMED:
+        wait = min(2**32 - 1, max(0, round(retry_after or 0))).to_bytes(4, "big")
+    return bytes([T_REFUSE, reason_code]) + wait + reason.encode()[:MAX_REASON]
+
+
+def refuse_busy(link: FrameLink, reason: str, retry_after: float | None = None) -> None:
+    """Tell a connection still in the handshake that the host is busy (REFUSE 6: try
+    again later) — sent instead of HELLO, or instead of the answer to a JOIN."""
+    with contextlib.suppress(Exception):
+        link.send(encode_refuse(R_BUSY, reason, retry_after))
+
+
+def wait_words(seconds: float) -> str:
+    """``'9 min 40 s'``, ``'40 s'``, ``'2 h 5 min'``."""
+    s = max(0, round(seconds))
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min {s % 60} s" if s % 60 else f"{s // 60} min"
+    return f"{s // 3600} h {s % 3600 // 60} min"
 
 
 def _decode_refuse(msg: bytes) -> SecureError:
     if len(msg) < 2:
         return HandshakeError("the host sent a malformed refusal", code="malformed")
     code = msg[1]
-    text = msg[2:2 + MAX_REASON].decode("utf-8", "replace")
+    rest = msg[2:]
+    wait: float | None = None
+    if code in _TIMED:
+        if len(rest) < 4:
+            return HandshakeError("the host sent a malformed refusal", code="malformed")
+        wait = float(int.from_bytes(rest[:4], "big")) or None
+        rest = rest[4:]
+    text = rest[:MAX_REASON].decode("utf-8", "replace")
     text = "".join(c if c.isprintable() else "?" for c in text)
     if code == R_WRONG_CODE:
         return WrongCode(f"wrong code: the host did not accept it ({text})" if text
                          else "wrong code: the host did not accept it")
     if code == R_LIMIT_ADDRESS:
-        return TooManyAttempts(f"the host refuses more attempts from this address: {text}",
-                               scope="address")
+        when = f"try again in {wait_words(wait)}" if wait else "try again later"
+        return TooManyAttempts(f"the host refuses more join attempts from this address "
+                               f"({text}): {when}", scope="address", retry_after=wait)
     if code == R_LIMIT_GAME:
-        return TooManyAttempts(f"the host refuses more attempts for this game: {text}",
+        return TooManyAttempts(f"the host refuses more join attempts for this game ({text})",
                                scope="game")
+    if code == R_BUSY:
+        when = f"in {wait_words(wait)}" if wait else "later"
+        return TryLater(f"the host is busy ({text}): try again {when}", retry_after=wait)
     if code == R_VERSION:
         return HandshakeError(f"the host refused our version: {text}", code="version")
+    if code == R_REPLAYED:
+        return HandshakeError(f"the host took our JOIN for a replay: {text}",
+                              code="replayed")
     return HandshakeError(f"the host refused the handshake: {text}", code="malformed")
 
 
@@ -418,11 +519,13 @@ def _password(code: JoinCode | str) -> bytes:
 @dataclass(frozen=True, slots=True)
 class HostStep:
     """What the host does with a JOIN: send ``reply``; then either use ``session`` (right
-    code) or close and report ``error``."""
+    code) or close and report ``error``. ``seat`` is the identity key a valid seat proof
+    showed (one of the host's ``seats``), else None."""
 
     reply: bytes
     session: SecureSession | None = None
     error: SecureError | None = None
+    seat: bytes | None = None
 
 
 class HostHandshake:
@@ -452,33 +555,70 @@ class HostHandshake:
         """The first message, HELLO (send it as soon as the connection is accepted)."""
         return self._hello
 
-    def receive_join(self, msg: bytes) -> HostStep:
-        """Check the joiner's JOIN. Right code: ``reply`` is ACCEPT and ``session`` is set.
-        Otherwise ``reply`` is a REFUSE and ``error`` says why (:class:`WrongCode` — the one
-        the attempt limiter counts — or :class:`HandshakeError`)."""
+    def receive_join(self, msg: bytes, *, limiter: AttemptLimiter | None = None,
+                     address: str = "?", seats: Collection[bytes] = ()) -> HostStep:
+        """Check the joiner's JOIN (SECURE.md §3, §7). Right code: ``reply`` is ACCEPT and
+        ``session`` is set. Otherwise ``reply`` is a REFUSE and ``error`` says why.
+
+        With a *limiter*: a JOIN seen before is a replay (refused, not counted); a JOIN
+        whose seat proof shows one of *seats* with the right code is accepted whatever the
+        limits; any other is refused without evaluation of its code when *address* or the
+        game used up its wrong codes (the same refusal, right code or not, so it tells a
+        guesser nothing), and a wrong code is counted against *address*. Checking and
+        counting happen here, in one call: parallel connections cannot outrun them."""
         if self._done:
             raise HandshakeError("receive_join called twice on one handshake")
         self._done = True
-        if len(msg) >= 2 and msg[0] == T_JOIN and msg[1] != SECURE_VERSION:
+        kind = msg[0] if msg else -1
+        if len(msg) >= 2 and kind in (T_JOIN, T_SEAT_JOIN) and msg[1] != SECURE_VERSION:
             err = HandshakeError(f"the joiner speaks secure version {msg[1]}, we speak "
                                  f"{SECURE_VERSION}", code="version")
             return HostStep(encode_refuse(R_VERSION, f"host speaks version {SECURE_VERSION}"),
                             error=err)
-        if len(msg) != JOIN_LEN or msg[0] != T_JOIN:
+        if not ((kind == T_JOIN and len(msg) == JOIN_LEN)
+                or (kind == T_SEAT_JOIN and len(msg) == SEAT_JOIN_LEN)):
             err = HandshakeError("the joiner's JOIN message is malformed", code="malformed")
             return HostStep(encode_refuse(R_MALFORMED, "malformed JOIN"), error=err)
-        head, confirm = msg[:-CONFIRM_LEN], msg[-CONFIRM_LEN:]
+        head = msg[:JOIN_HEAD_LEN]
+        confirm = msg[JOIN_HEAD_LEN:JOIN_LEN]
+        proof = msg[JOIN_LEN:]
+        if limiter is not None and limiter.replayed(head[2:]):
+            # the sender does not know that SPAKE2 message's secret: no guess at all
+            err = HandshakeError(f"a replayed JOIN from {address} (not counted as a guess)",
+                                 code="replayed")
+            return HostStep(encode_refuse(R_REPLAYED, "this JOIN was seen before"),
+                            error=err)
         try:
             k = _finish_pake(self._pake, head[2:], "joiner")
         except HandshakeError as e:
             return HostStep(encode_refuse(R_MALFORMED, "invalid SPAKE2 message"), error=e)
         keys = KeySchedule.derive(k, transcript_hash(self._hello, head))
-        if not hmac.compare_digest(confirm, keys.confirm_joiner):
-            return HostStep(encode_refuse(R_WRONG_CODE, ""),
-                            error=WrongCode("wrong code: the joiner's key confirmation does "
-                                            "not match"))
-        return HostStep(bytes([T_ACCEPT]) + keys.confirm_host,
-                        session=SecureSession("host", keys))
+        right = hmac.compare_digest(confirm, keys.confirm_joiner)
+        seat = open_seat_proof(keys, proof) if proof else None
+        if seat is not None and seat not in seats:
+            seat = None
+        accept = HostStep(bytes([T_ACCEPT]) + keys.confirm_host,
+                          session=SecureSession("host", keys), seat=seat)
+        if right and seat is not None:
+            return accept  # a player of this game: never refused by the limits
+        if limiter is not None:
+            try:
+                limiter.check(address)
+            except TooManyAttempts as e:  # not counted: the wait it names stays true
+                reason = R_LIMIT_GAME if e.scope == "game" else R_LIMIT_ADDRESS
+                return HostStep(encode_refuse(reason, str(e), e.retry_after), error=e)
+        if not right:
+            counts, text = "", ""
+            if limiter is not None:
+                limiter.record_failure(address)
+                mine = limiter.failures_from(address)
+                counts = (f" ({mine} of {limiter.per_address} for this address, "
+                          f"{limiter.failures} of {limiter.per_game} for this game)")
+                text = (f"{mine} of {limiter.per_address} wrong codes allowed from your "
+                        f"address used")
+            return HostStep(encode_refuse(R_WRONG_CODE, text),
+                            error=WrongCode(f"wrong code from {address}{counts}"))
+        return accept
 
 
 class JoinHandshake:
@@ -486,13 +626,21 @@ class JoinHandshake:
     :class:`SecureSession` or an error (:class:`WrongCode`, :class:`TooManyAttempts`,
     :class:`HandshakeError`)."""
 
-    def __init__(self, code: JoinCode | str, *, entropy: Entropy | None = None) -> None:
+    def __init__(self, code: JoinCode | str, *, entropy: Entropy | None = None,
+                 identity: Identity | None = None) -> None:
         self._password = _password(code)
         self._entropy = entropy
+        #: with an identity, the JOIN carries a seat proof (SECURE.md §3)
+        self.identity = identity
         self._hello: bytes | None = None
         self._keys: KeySchedule | None = None
         self.game_id: bytes | None = None
         self._done = False
+
+    @property
+    def sent_join(self) -> bool:
+        """A JOIN was made: from now on this attempt is one guess for whoever answers."""
+        return self._keys is not None
 
     def receive_hello(self, msg: bytes) -> bytes:
         """Take the host's HELLO (or REFUSE) and give the JOIN to send."""
@@ -515,9 +663,12 @@ class JoinHandshake:
         id_a, id_b = pake_ids(game_id, nonce)
         pake, mine = _start_pake(SPAKE2_A, self._password, id_a, id_b, self._entropy)
         k = _finish_pake(pake, host_msg, "host")
-        head = bytes([T_JOIN, SECURE_VERSION]) + mine
-        self._keys = KeySchedule.derive(k, transcript_hash(msg, head))
-        return head + self._keys.confirm_joiner
+        kind = T_JOIN if self.identity is None else T_SEAT_JOIN
+        head = bytes([kind, SECURE_VERSION]) + mine
+        keys = KeySchedule.derive(k, transcript_hash(msg, head))
+        self._keys = keys
+        proof = b"" if self.identity is None else seal_seat_proof(keys, self.identity)
+        return head + keys.confirm_joiner + proof
 
     def receive_reply(self, msg: bytes) -> SecureSession:
         """Take the host's ACCEPT (→ the session) or REFUSE (→ raises)."""
@@ -544,7 +695,11 @@ class AttemptLimiter:
     game, with a new code). ``clock`` is injected for tests (default ``time.monotonic``).
 
     Check before each guess is evaluated and record each wrong code straight after, with
-    no ``await`` in between: then parallel connections cannot outrun the count.
+    no ``await`` in between: then parallel connections cannot outrun the count
+    (:meth:`HostHandshake.receive_join` does both). The limits never apply to a joiner
+    that proves a seat of the game (its seat proof): someone without the code cannot shut
+    a player out by spending the limits. It also remembers the SPAKE2 messages of the
+    last :data:`SEEN_JOINS` JOINs: one seen again is a replay (:meth:`replayed`), no guess.
 
     >>> t = [0.0]; lim = AttemptLimiter(per_address=2, per_game=3, window=60, clock=lambda: t[0])
     >>> lim.record_failure("10.0.0.5"); lim.record_failure("10.0.0.5")
@@ -567,7 +722,22 @@ class AttemptLimiter:
         self.clock = clock
         self.failures = 0  #: wrong codes seen in this game
         self.refused = 0  #: attempts refused because a limit was reached
+        self.replays = 0  #: JOINs refused as replays (never counted as guesses)
         self._by_address: dict[str, deque[float]] = {}
+        self._seen: OrderedDict[bytes, None] = OrderedDict()
+
+    def replayed(self, pake_msg: bytes) -> bool:
+        """True if a JOIN with this SPAKE2 message came before (then it is a replay: its
+        sender cannot know the secret behind it, so it is not a guess); else remember it."""
+        digest = hashlib.sha256(pake_msg).digest()
+        if digest in self._seen:
+            self._seen.move_to_end(digest)
+            self.replays += 1
+            return True
+        self._seen[digest] = None
+        if len(self._seen) > SEEN_JOINS:
+            self._seen.popitem(last=False)
+        return False
 
     def _recent(self, address: str) -> deque[float]:
         times = self._by_address.get(address)
@@ -801,42 +971,15 @@ class SecureLink(_SecureBase):
 
 
 async def _host_side(link: FrameLink, code: JoinCode | str, game_id: bytes | None,
-                     limiter: AttemptLimiter | None, entropy: Entropy | None) -> SecureSession:
+                     limiter: AttemptLimiter | None, entropy: Entropy | None,
+                     seats: Callable[[], Collection[bytes]] | None = None) -> SecureSession:
     address = link_address(link)
-
-    async def refuse(e: TooManyAttempts) -> None:
-        reason = R_LIMIT_GAME if e.scope == "game" else R_LIMIT_ADDRESS
-        with contextlib.suppress(Exception):
-            link.send(encode_refuse(reason, str(e)))
-            await link.drain()
-
-    if limiter is not None:
-        try:
-            limiter.check(address)
-        except TooManyAttempts as e:
-            await refuse(e)
-            raise
     hs = HostHandshake(code, game_id=game_id, entropy=entropy)
-    link.send(hs.hello())
+    link.send(hs.hello())  # always: a seat's reconnect must get through any limit
     await link.drain()
     msg = await link.recv()
-    if limiter is not None:
-        try:
-            limiter.check(address)  # the limit may have been reached meanwhile
-        except TooManyAttempts as e:
-            await refuse(e)
-            raise
-    step = hs.receive_join(msg)
-    if isinstance(step.error, WrongCode):
-        counts, reply = "", step.reply
-        if limiter is not None:
-            limiter.record_failure(address)  # no await since check(): no race
-            mine = limiter.failures_from(address)
-            counts = (f" ({mine} of {limiter.per_address} for this address, "
-                      f"{limiter.failures} of {limiter.per_game} for this game)")
-            reply = encode_refuse(R_WRONG_CODE, f"{mine} of {limiter.per_address} wrong "
-                                  f"codes allowed from your address used")
-        step = HostStep(reply, error=WrongCode(f"wrong code from {address}{counts}"))
+    step = hs.receive_join(msg, limiter=limiter, address=address,
+                           seats=seats() if seats is not None else ())
     link.send(step.reply)
     await link.drain()
     if step.error is not None:
@@ -845,13 +988,23 @@ async def _host_side(link: FrameLink, code: JoinCode | str, game_id: bytes | Non
     return step.session
 
 
-async def _join_side(link: FrameLink, code: JoinCode | str,
-                     entropy: Entropy | None) -> SecureSession:
-    hs = JoinHandshake(code, entropy=entropy)
-    msg = await link.recv()
-    link.send(hs.receive_hello(msg))
-    await link.drain()
-    return hs.receive_reply(await link.recv())
+async def _join_side(link: FrameLink, code: JoinCode | str, entropy: Entropy | None,
+                     identity: Identity | None = None,
+                     timeout: float | None = None) -> SecureSession:
+    hs = JoinHandshake(code, entropy=entropy, identity=identity)
+    try:
+        async with asyncio.timeout(timeout):
+            msg = await link.recv()
+            link.send(hs.receive_hello(msg))
+            await link.drain()
+            return hs.receive_reply(await link.recv())
+    except (ConnectionError, TimeoutError) as e:  # SecureClosed, or the caller's own
+        if not hs.sent_join:
+            raise
+        how = ("hung up" if isinstance(e, ConnectionError)
+               else f"did not answer within {timeout:g} s")
+        raise HandshakeError(f"the host at {link.peer} {how} after our JOIN, without "
+                             f"accepting or refusing it", code="unanswered") from None
 
 
 async def _handshake(coro: Awaitable[SecureSession], link: FrameLink,
@@ -872,24 +1025,29 @@ async def secure_server_handshake(
     reader: asyncio.StreamReader, writer: asyncio.StreamWriter, code: JoinCode | str, *,
     game_id: bytes | None = None, limiter: AttemptLimiter | None = None,
     timeout: float | None = 10.0, entropy: Entropy | None = None,
+    seats: Collection[bytes] = (),
 ) -> SecureChannel:
     """Run the host's side on a freshly accepted connection. Returns the channel, or
     closes the connection and raises :class:`WrongCode`, :class:`TooManyAttempts`,
-    :class:`HandshakeError` (also on timeout) or :class:`SecureClosed`."""
+    :class:`HandshakeError` (also on timeout) or :class:`SecureClosed`. A JOIN whose
+    seat proof shows one of *seats* passes every limit."""
     link = StreamLink(reader, writer)
-    session = await _handshake(_host_side(link, code, game_id, limiter, entropy), link,
-                               timeout)
+    session = await _handshake(_host_side(link, code, game_id, limiter, entropy,
+                                          lambda: seats), link, timeout)
     return SecureChannel(link, session)
 
 
 async def secure_client_handshake(
     reader: asyncio.StreamReader, writer: asyncio.StreamWriter, code: JoinCode | str, *,
     timeout: float | None = 10.0, entropy: Entropy | None = None,
+    identity: Identity | None = None,
 ) -> SecureChannel:
     """Run the joiner's side on a fresh connection to the host (same errors as
-    :func:`secure_server_handshake`)."""
+    :func:`secure_server_handshake`, and :class:`TryLater`; a connection that ends, or
+    times out, after our JOIN is a :class:`HandshakeError` with code ``"unanswered"``).
+    With *identity*, the JOIN carries a seat proof."""
     link = StreamLink(reader, writer)
-    session = await _handshake(_join_side(link, code, entropy), link, timeout)
+    session = await _handshake(_join_side(link, code, entropy, identity, timeout), link, None)
     return SecureChannel(link, session)
 
 
@@ -900,30 +1058,52 @@ def secure_wrap(
     error_exc: Callable[[SecureError], BaseException] | None = None,
     on_secure: Callable[[SecureLink], None] | None = None,
     on_refused: Callable[[str, SecureError], None] | None = None,
+    identity: Identity | None = None,
+    seats: Callable[[], Collection[bytes]] | None = None,
+    max_unanswered: int = MAX_UNANSWERED,
 ) -> Callable[[FrameLink, str], Awaitable[SecureLink]]:
     """A wrapper ``(channel, role) -> SecureLink`` for code that opens frame channels
     itself (``splitnet.net.wire.ChannelWrap``): role ``"host"`` runs the host's side
-    (with *limiter*), anything else the joiner's.
+    (with *limiter*; *seats* gives the identity keys whose seat proof passes every limit:
+    the game's players, or the lobby's), anything else the joiner's (with a seat proof
+    by *identity*, if given).
+
+    The joiner's side stops after *max_unanswered* JOINs in a row that got neither an
+    ACCEPT nor a REFUSE (the connection closed, or nothing came back in time): each gave
+    whoever answers at that address one guess of the code. That raises a
+    :class:`HandshakeError` with code ``"gave-up"``; the ones before it have code
+    ``"unanswered"`` (retry).
 
     Hooks so that the caller's error handling needs no change: ``closed_exc`` (see
     :class:`SecureLink`); ``error_exc`` turns a handshake failure (:class:`WrongCode`,
-    :class:`TooManyAttempts`, :class:`HandshakeError`) into the caller's own exception
-    (e.g. a fatal wire error); ``on_refused(peer, error)`` sees each failed handshake
-    first (e.g. to log it or count it in the lobby); ``on_secure`` sees each new channel
-    (e.g. to show its verification words)."""
+    :class:`TooManyAttempts`, :class:`TryLater`, :class:`HandshakeError`) into the
+    caller's own exception (e.g. a fatal wire error); ``on_refused(peer, error)`` sees each
+    failed handshake first (e.g. to log it or count it in the lobby); ``on_secure`` sees
+    each new channel (e.g. to show its verification words)."""
     parsed = parse_code(code)
+    unanswered = 0
 
     async def wrap(channel: FrameLink, role: str) -> SecureLink:
-        side = (_host_side(channel, parsed, game_id, limiter, None) if role == "host"
-                else _join_side(channel, parsed, None))
+        nonlocal unanswered
+        side = (_host_side(channel, parsed, game_id, limiter, None, seats) if role == "host"
+                else _join_side(channel, parsed, None, identity, timeout))
         try:
-            session = await _handshake(side, channel, timeout)
+            # the joiner's side keeps its own clock (to tell a JOIN left unanswered)
+            session = await _handshake(side, channel, timeout if role == "host" else None)
         except SecureError as e:
+            if e.code == "unanswered":
+                unanswered += 1
+                if unanswered >= max_unanswered:
+                    e = HandshakeError(
+                        f"{e} — {unanswered} times in a row: stopping, since each attempt "
+                        f"lets whoever answers there test one guess of the code; check "
+                        f"the address and the code with the host", code="gave-up")
             if on_refused is not None:
                 on_refused(channel.peer, e)
             if error_exc is not None:
                 raise error_exc(e) from e
-            raise
+            raise e from None
+        unanswered = 0
         link = SecureLink(channel, session, closed_exc=closed_exc)
         if on_secure is not None:
             on_secure(link)

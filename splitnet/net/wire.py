@@ -47,16 +47,21 @@ __all__ = [
     "ChannelWrap",
     "StreamChannel",
     "WireError",
+    "binding_of",
+    "challenge_bytes",
     "decode_frame",
     "encode_msg",
     "hello_bytes",
+    "sign_challenge",
     "sign_hello",
+    "verify_challenge",
     "verify_hello",
 ]
 
 #: Version string in ``challenge`` and ``hello``; a peer refuses any other.
-NET_PROTOCOL: Final = "splitnet-net/1"
-HELLO_TAG: Final = b"splitnet/v1/hello"
+NET_PROTOCOL: Final = "splitnet-net/2"
+HELLO_TAG: Final = b"splitnet/v2/hello"
+CHALLENGE_TAG: Final = b"splitnet/v2/challenge"
 MAX_COUNT: Final = 2**31 - 1
 
 #: Every ``error.code`` (NETWORK.md lists what each one means).
@@ -75,14 +80,15 @@ _KEY = Bytes(exact=32)
 _NAME = Str(32, 1, printable=True)
 _GAME = Opt(Bytes(exact=GAME_ID_LEN))
 _ACK = Bytes(max_len=512)
+_BIND = Opt(Bytes(exact=32))
 
 #: type → (schema, may a client send it, may the host send it)
 SCHEMAS: Final[dict[str, tuple[Schema, bool, bool]]] = {
     "challenge": (Map({"t": _T, "v": Str(32, 1), "nonce": Bytes(exact=32), "key": _KEY,
-                       "game": _GAME}), False, True),
+                       "game": _GAME, "bind": _BIND, "sig": Bytes(exact=64)}), False, True),
     "hello": (Map({"t": _T, "v": Str(32, 1), "name": _NAME, "key": _KEY,
                    "sig": Bytes(exact=64), "game": _GAME, "have": _U31,
-                   "head": Opt(Bytes(exact=HASH_LEN))}), True, False),
+                   "head": Opt(Bytes(exact=HASH_LEN)), "bind": _BIND}), True, False),
     "welcome": (Map({"t": _T, "seat": Opt(_SEAT), "game": _GAME, "count": _U31,
                      "ready": Bool()}), False, True),
     "lobby": (Map({"t": _T, "players": List(Map({"name": _NAME, "key": _KEY}),
@@ -151,21 +157,47 @@ def decode_frame(payload: bytes, *, from_host: bool) -> dict[str, Any]:
 
 
 def hello_bytes(nonce: bytes, host_key: bytes, name: str, key: bytes, game: bytes | None,
-                have: int) -> bytes:
-    """What a joiner signs: proof it holds ``key``, bound to the host's fresh nonce."""
-    return encode([HELLO_TAG, nonce, host_key, name, key, game, have])
+                have: int, bind: bytes | None) -> bytes:
+    """What a joiner signs: proof it holds ``key``, bound to the host's fresh nonce and
+    to this very connection (``bind``: the join-code channel's binding value, SECURE.md §6;
+    nil on a plain channel)."""
+    return encode([HELLO_TAG, nonce, host_key, name, key, game, have, bind])
 
 
 def sign_hello(identity: Identity, nonce: bytes, host_key: bytes, name: str,
-               game: bytes | None, have: int) -> bytes:
+               game: bytes | None, have: int, bind: bytes | None) -> bytes:
     return identity.sign(hello_bytes(nonce, host_key, name, identity.public_key_bytes(),
-                                     game, have))
+                                     game, have, bind))
 
 
 def verify_hello(hello: dict[str, Any], nonce: bytes, host_key: bytes) -> bool:
     data = hello_bytes(nonce, host_key, hello["name"], hello["key"], hello["game"],
-                       hello["have"])
+                       hello["have"], hello["bind"])
     return verify(hello["key"], data, hello["sig"])
+
+
+def challenge_bytes(nonce: bytes, host_key: bytes, game: bytes | None,
+                    bind: bytes | None) -> bytes:
+    """What the host signs in its ``challenge``: its key on this very connection."""
+    return encode([CHALLENGE_TAG, nonce, host_key, game, bind])
+
+
+def sign_challenge(identity: Identity, nonce: bytes, game: bytes | None,
+                   bind: bytes | None) -> bytes:
+    return identity.sign(challenge_bytes(nonce, identity.public_key_bytes(), game, bind))
+
+
+def verify_challenge(challenge: dict[str, Any]) -> bool:
+    data = challenge_bytes(challenge["nonce"], challenge["key"], challenge["game"],
+                           challenge["bind"])
+    return verify(challenge["key"], data, challenge["sig"])
+
+
+def binding_of(channel: object) -> bytes | None:
+    """The channel-binding value of a join-code channel (SECURE.md §6), None for a plain
+    one."""
+    bind = getattr(channel, "binding", None)
+    return bind if isinstance(bind, bytes) else None
 
 
 # --------------------------------------------------------------------------- channels
