@@ -312,6 +312,76 @@ async def test_a_failed_proof_is_shown_to_everyone_as_signed_evidence(tmp_path: 
             t.cancel()
 
 
+async def test_evidence_kept_and_relayed_per_seat_is_bounded(tmp_path: Path) -> None:
+    """A seated cheater sends one draw share with a broken proof — and then 40 more, each
+    different, signed and refused. Each is refused ('cheat'), but the host keeps and
+    relays only the first ``max_evidence`` of that seat within ``max_evidence_bytes``
+    (one is proof enough): the `.evidence` files and the lists on every peer stay within
+    the bound, and the game still ends normally."""
+    from splitnet.net.host import HostNode
+
+    net = NetSettings(final_wait=10, max_evidence=3, max_evidence_bytes=64 * 1024)
+    host = HostNode(Identity.generate(), tmp_path / "h", "Host", net, seats=3, proofs=False)
+    port = await host.listen("127.0.0.1", 0)
+    honest = PeerNode(Identity.generate(), tmp_path / "a", "Ana", "127.0.0.1", port, net)
+    cheat = PeerNode(Identity.generate(), tmp_path / "b", "Bo", "127.0.0.1", port, net)
+    tasks = [honest.start()]
+    for _ in range(100):  # seats follow join order: Ana first
+        if len(host.members) == 1:
+            break
+        await asyncio.sleep(0.05)
+    tasks.append(cheat.start())
+    flood = 40
+    try:
+        await asyncio.wait_for(host.started.wait(), 20)
+        for node in (honest, cheat):
+            await asyncio.wait_for(node.started_evt.wait(), 20)
+        assert cheat.table is not None and host.table is not None
+        table = cheat.table
+        real_outbox = table.core.outbox
+        broken = False
+
+        def outbox() -> list[tuple[str, dict[str, Any]]]:
+            nonlocal broken
+            out = []
+            for kind, body in real_outbox():
+                if not broken and kind == "shares" and body.get("purpose") == "draw":
+                    broken = True
+                    p = body["proof"]
+                    counter = table.log.next_counter(table.seat)
+                    for i in range(flood):  # signed, each one different, all refused
+                        bad = {**body, "proof": p[:i] + bytes([p[i] ^ 1]) + p[i + 1:]}
+                        msg, sig = Author(cheat.identity, table.game_id, table.seat,
+                                          counter).message(kind, bad)
+                        host._on_msg(host.conns[table.seat], msg, sig)
+                    body = {**body, "proof": bytes([p[0] ^ 1]) + p[1:]}
+                out.append((kind, body))
+            return out
+
+        table.core.outbox = outbox  # type: ignore[method-assign]
+        host_task = asyncio.ensure_future(host.done.wait())
+        sessions = [NetSession(host, host_task, bot=make_bot("heuristic", 0)),
+                    NetSession(honest, tasks[0], bot=make_bot("heuristic", 1)),
+                    NetSession(cheat, tasks[1], bot=make_bot("heuristic", 2))]
+        await asyncio.wait_for(asyncio.gather(*(s.run() for s in sessions)), TIMEOUT)
+        assert broken
+        assert all(s.core.finished and s.core.verdict is None for s in sessions)
+        assert "cheat" in [c for c, *_ in cheat.refusals]
+        seat = table.seat
+        # every one was refused as a cheat: 3 kept, the rest counted and dropped
+        assert [s for s, *_ in host.evidence] == [seat] * 3
+        assert [s for s, *_ in honest.evidence] == [seat] * 3
+        assert host.evidence_kept.dropped[seat] == flood + 1 - 3
+        for d in ("h", "a"):
+            files = list((tmp_path / d / "games").glob("*.evidence"))
+            assert len(files) == 1
+            assert files[0].stat().st_size <= 3 * 1024 + net.max_evidence_bytes
+    finally:
+        await host.close()
+        for t in tasks:
+            t.cancel()
+
+
 async def test_status_names_a_silent_then_a_disconnected_seat(tmp_path: Path) -> None:
     """The others' status line says whom the table waits for and why: a seat that stops
     answering, then one whose connection is gone. It comes back and the game ends."""

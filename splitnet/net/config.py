@@ -49,7 +49,32 @@ class NetSettings:
     max_conns: int = 32
     #: bytes queued for a connection that does not read before it is dropped
     max_send_buffer: int = 32 * 1024 * 1024
+    #: refused messages with a failed proof kept (and relayed) as evidence per seat …
+    max_evidence: int = 3
+    #: … and their bytes per seat (the first is always kept: one proof is enough)
+    max_evidence_bytes: int = 1024 * 1024
 
     def answer_limit(self, step: str) -> float:
         """How long a seat may owe the game a message at ``step`` (GameCore.owed_step)."""
         return self.move_timeout if step == "move" else self.answer_timeout
+
+
+class EvidenceBudget:
+    """How much evidence (signed messages refused for a failed proof) is kept per seat:
+    the first ``max_evidence`` of each seat, within ``max_evidence_bytes`` — the first
+    one always, since one signed failure proves the cheat (NETWORK.md §7, Evidence)."""
+
+    def __init__(self, net: NetSettings) -> None:
+        self.net = net
+        self.kept: dict[int, tuple[int, int]] = {}  #: seat → (messages, bytes) kept
+        self.dropped: dict[int, int] = {}  #: seat → messages not kept
+
+    def admit(self, seat: int, size: int) -> bool:
+        """Keep one more message of *seat* of *size* bytes? (Counts it either way.)"""
+        n, total = self.kept.get(seat, (0, 0))
+        if n == 0 or (n < self.net.max_evidence
+                      and total + size <= self.net.max_evidence_bytes):
+            self.kept[seat] = (n + 1, total + size)
+            return True
+        self.dropped[seat] = self.dropped.get(seat, 0) + 1
+        return False

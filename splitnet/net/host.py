@@ -21,7 +21,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from splitnet.net.config import NetSettings
+from splitnet.net.config import EvidenceBudget, NetSettings
 from splitnet.net.framing import FrameTooLarge
 from splitnet.net.store import GameFiles, GameMeta, meta_now
 from splitnet.net.table import SeedMaker, Table
@@ -148,8 +148,10 @@ class HostNode:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._serving: set[asyncio.Task[Any]] = set()
         self.on_entry_hooks: list[Callable[[Entry], None]] = []
-        #: refused messages with a failed proof: (seat, kind, reason)
+        #: refused messages with a failed proof: (seat, kind, reason), the first
+        #: ``net.max_evidence`` of each seat within ``net.max_evidence_bytes``
         self.evidence: list[tuple[int, str, str]] = []
+        self.evidence_kept = EvidenceBudget(self.net)
         #: seat → since when the game waits for a message of it (NETWORK.md §7)
         self._owed_since: dict[int, float] = {}
 
@@ -533,6 +535,11 @@ class HostNode:
         its author: every seat gets it, so nobody has to take the host's word."""
         table = self.table
         assert table is not None
+        if not self.evidence_kept.admit(seat, len(msg) + len(sig)):
+            if self.evidence_kept.dropped[seat] == 1:
+                _log.warning("seat %d's further failed proofs are refused but not kept: its "
+                             "first is proof enough", seat)
+            return
         kind, _ = _kind_counter(msg)
         self.evidence.append((seat, kind or "?", e.reason))
         path = table.files.transcript.with_suffix(".evidence")

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from splitnet.game.core import GameError
-from splitnet.net.config import NetSettings
+from splitnet.net.config import EvidenceBudget, NetSettings
 from splitnet.net.framing import FrameTooLarge
 from splitnet.net.store import GameFiles, GameMeta, meta_now
 from splitnet.net.table import SeedMaker, Table
@@ -91,8 +91,10 @@ class PeerNode:
         #: (code, reason, kind, counter) of every error frame the host sent us
         self.refusals: list[tuple[str, str, str | None, int | None]] = []
         self.error_hooks: list[Callable[[dict[str, Any]], None]] = []
-        #: other seats' refused messages with a failed proof: (seat, kind, reason)
+        #: other seats' refused messages with a failed proof: (seat, kind, reason), as
+        #: many of each seat as ``net.max_evidence``/``max_evidence_bytes`` allow
         self.evidence: list[tuple[int, str, str]] = []
+        self.evidence_kept = EvidenceBudget(self.net)
         self.frame_hooks: list[Callable[[dict[str, Any]], None]] = []
         self.fatal: str | None = None
         self.done = False
@@ -380,6 +382,8 @@ class PeerNode:
                 or not verify(header.key(m.author), f["msg"], f["sig"])):
             _log.warning("the host sent evidence that is not signed by its author")
             return
+        if not self.evidence_kept.admit(m.author, len(f["msg"]) + len(f["sig"])):
+            return  # the first of that seat is proof enough
         self.evidence.append((m.author, m.kind, f["reason"]))
         path = table.files.transcript.with_suffix(".evidence")
         with contextlib.suppress(OSError), open(path, "ab") as out:
