@@ -31,12 +31,13 @@ import pytest
 
 from splitnet.net.config import NetSettings
 from splitnet.net.discovery import GameAd, GameBrowser, browse, list_games
+from splitnet.net.framing import read_frame
 from splitnet.net.host import HostNode
 from splitnet.net.joincode import new_code, parse_code
 from splitnet.net.known_peers import KnownPeers
 from splitnet.net.peer import PeerFatal, PeerNode
 from splitnet.net.run import _as_wire
-from splitnet.net.secure import AttemptLimiter, secure_wrap
+from splitnet.net.secure import AttemptLimiter, secure_client_handshake, secure_wrap
 from splitnet.net.session import HostLobby, JoinLobby
 from splitnet.net.wire import NET_PROTOCOL, ChannelClosed
 from splitnet.session.identity import Identity
@@ -330,3 +331,36 @@ async def test_lobbies_show_the_code_the_words_and_known_keys(tmp_path: Path) ->
             t.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
 
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+async def test_a_host_stopped_during_handshakes_prints_no_traceback(
+        tmp_path: Path, sig: signal.Signals) -> None:
+    """SIGTERM or Ctrl-C while connections are still in their handshakes — one silent
+    after the HELLO, one half-way through a JOIN frame, one past the join code but not
+    yet through the splitnet hello: the host says "stopped" and nothing else, with
+    status 130."""
+    host, port, code = await asyncio.to_thread(start_host, tmp_path, "Stopper",
+                                               "--seats", "3", "--no-announce")
+    writers = []
+    try:
+        r1, w1 = await asyncio.open_connection("127.0.0.1", port)
+        assert (await read_frame(r1))[0] == 0x01  # HELLO, then nothing
+        r2, w2 = await asyncio.open_connection("127.0.0.1", port)
+        await read_frame(r2)
+        w2.write((67).to_bytes(4, "big") + b"\x02\x01")  # a JOIN frame cut short
+        r3, w3 = await asyncio.open_connection("127.0.0.1", port)
+        ch = await secure_client_handshake(r3, w3, code, timeout=10)
+        await ch.recv()  # the challenge; no hello follows
+        writers += [w1, w2, w3]
+        await asyncio.sleep(0.2)
+        host.p.send_signal(sig)
+        rc = await asyncio.to_thread(host.wait, 20)
+        err = host.stderr()
+        assert rc == 130, err
+        assert "Traceback" not in err and "Exception" not in err, err
+        assert err.strip().splitlines()[-1] == "splitnet: stopped", err
+    finally:
+        for w in writers:
+            w.close()
+        if host.p.poll() is None:
+            host.kill()

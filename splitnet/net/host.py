@@ -207,6 +207,8 @@ class HostNode:
                     await asyncio.wait_for(c.ch.drain(), 1.0)
         for c in list(self.all_conns):
             c.close()
+        for raw in list(self._securing):  # still in the join-code handshake
+            raw.close()
         serving = [t for t in self._serving if not t.done()]
         if serving:
             await asyncio.wait(serving, timeout=2.0)
@@ -318,6 +320,10 @@ class HostNode:
                 self._refuse(conn, e)
         except Exception as e:  # e.g. a security layer's handshake failing its own way
             _log.warning("connection from %s failed: %s: %s", raw.peer, type(e).__name__, e)
+        except asyncio.CancelledError:
+            # the host is shutting down. End normally: asyncio's stream server (3.11)
+            # calls exception() on a cancelled handler and prints a traceback
+            pass
         finally:
             if conn is not None:
                 self._dropped(conn)
