@@ -364,3 +364,47 @@ async def test_a_host_stopped_during_handshakes_prints_no_traceback(
             w.close()
         if host.p.poll() is None:
             host.kill()
+
+
+@pytest.mark.slow
+async def test_a_typo_or_a_wrong_code_asks_again(tmp_path: Path) -> None:
+    """Typed at the prompt: a word that is not in the list is explained ("did you
+    mean …?") and asked for again; a code the host refuses is asked for again too (the
+    host's limit, 3 per address, still counts it); the third answer is right and the
+    bot plays the game to its end."""
+    host, port, code = await asyncio.to_thread(start_host, tmp_path, "Asker",
+                                               "--seats", "2", "--no-announce")
+    c = parse_code(code)
+    typo = f"{c.number}-{c.first}-{c.second[:-1]}q"
+    script = f"{typo}\n{other_code(code)}\n{code}\n"
+    bot = PipedProc(tmp_path, "bot", script, "bot", f"127.0.0.1:{port}", "--name", "Ana",
+                    "--data-dir", str(tmp_path / "p1"))
+    try:
+        for p in (host, bot):
+            rc = await asyncio.to_thread(p.wait, TIMEOUT)
+            assert rc == 0, p.stdout()[-1500:] + p.stderr()[-1500:]
+        out = bot.stdout() + bot.stderr()
+        assert "did you mean" in out and out.count("Type the join code again: ") == 2
+        assert bot.stderr().count("wrong code:") == 1
+        assert "Winner:" in bot.stdout()
+        assert host.stderr().count("wrong code from 127.0.0.1") == 1
+    finally:
+        for p in (host, bot):
+            if p.p.poll() is None:
+                p.p.kill()
+
+
+async def test_a_port_in_use_suggests_another(tmp_path: Path) -> None:
+    """`splitnet host --port P` with P taken: one line naming the port and --port."""
+    sock = await asyncio.start_server(lambda r, w: None, "127.0.0.1", 0)
+    port = sock.sockets[0].getsockname()[1]
+    try:
+        p = Proc(tmp_path, "host", "host", "--port", str(port), "--bind", "127.0.0.1",
+                 "--no-announce", "--plain", "--data-dir", str(tmp_path / "p0"))
+        rc = await asyncio.to_thread(p.wait, 30)
+        err = p.stderr().strip().splitlines()
+        assert rc != 0 and len(err) == 1, err
+        assert f"cannot listen on 127.0.0.1:{port}" in err[0] and "--port" in err[0]
+        assert "Traceback" not in p.stderr()
+    finally:
+        sock.close()

@@ -97,6 +97,9 @@ class PeerNode:
         self.evidence_kept = EvidenceBudget(self.net)
         self.frame_hooks: list[Callable[[dict[str, Any]], None]] = []
         self.fatal: str | None = None
+        #: the exception behind a fatal refusal of the connection (e.g. the join-code
+        #: layer's WrongCode), for a caller that may ask the user again
+        self.fatal_cause: BaseException | None = None
         self.done = False
         self._inflight: set[int] = set()  # counters sent on this connection, not logged
         #: when the oldest of our messages not yet in the log was sent (this connection)
@@ -199,6 +202,7 @@ class PeerNode:
                                   type(e).__name__)
                 except WireError as e:
                     if e.fatal:
+                        self.fatal_cause = e.__cause__
                         raise PeerFatal(f"{e.code}: {e.reason}") from None
                     _log.warning("host connection: %s", e)
                     refused = e.reason

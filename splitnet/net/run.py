@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import errno
 import logging
 import sys
 from collections.abc import Callable, Collection
@@ -24,6 +25,7 @@ from splitnet.net.secure import (
     AttemptLimiter,
     SecureError,
     SecureLink,
+    WrongCode,
     refuse_busy,
     secure_wrap,
 )
@@ -89,16 +91,28 @@ def _parse_code(text: str) -> JoinCode:
         raise SystemExit(f"splitnet: {e}") from None
 
 
-def _ask_code(given: str | None) -> JoinCode:
-    """``--code``, or the code typed at a prompt (the host shows it, e.g. 7-lunar-anchor)."""
+#: how often a joiner asks for the code again (a typo, or a code the host refused)
+MAX_CODE_PROMPTS = 5
+
+
+def _ask_code(given: str | None, prompt: str = "Join code (the host shows it, e.g. "
+              "7-lunar-anchor): ") -> JoinCode:
+    """``--code``, or the code typed at a prompt (the host shows it, e.g. 7-lunar-anchor);
+    a typo ("did you mean 'lunar'?") asks again, at most :data:`MAX_CODE_PROMPTS` times."""
     if given:
         return _parse_code(given)
-    try:
-        text = input("Join code (the host shows it, e.g. 7-lunar-anchor): ")
-    except EOFError:
-        raise SystemExit("splitnet: no join code: type the one the host shows, or pass "
-                         "--code") from None
-    return _parse_code(text)
+    for _ in range(MAX_CODE_PROMPTS):
+        try:
+            text = input(prompt)
+        except EOFError:
+            raise SystemExit("splitnet: no join code: type the one the host shows, or pass "
+                             "--code") from None
+        try:
+            return parse_code(text)
+        except JoinCodeError as e:
+            print(f"splitnet: {e}", file=sys.stderr, flush=True)
+            prompt = "Type the join code again: "
+    raise SystemExit(f"splitnet: no valid join code after {MAX_CODE_PROMPTS} tries")
 
 
 def _known_peers(data_dir: Path) -> KnownPeers | None:
@@ -485,7 +499,12 @@ async def host_main(args: argparse.Namespace) -> int:
     try:
         port = await node.listen(bind, port)
     except OSError as e:
-        raise SystemExit(f"splitnet: cannot listen on {bind}:{port}: {e}") from None
+        hint = ""
+        if e.errno == errno.EADDRINUSE:
+            hint = (" — another program (another splitnet host?) uses that port: choose "
+                    "another with --port N, or --port 0 for any free one")
+        raise SystemExit(f"splitnet: cannot listen on {bind}:{port}: {e.strerror or e}"
+                         f"{hint}") from None
     addrs = join_addresses(bind, port)
     print("Players join with:", flush=True)
     for a in addrs:
@@ -559,9 +578,10 @@ async def host_main(args: argparse.Namespace) -> int:
 
 def _peer_node(args: argparse.Namespace, data_dir: Path, identity: Identity,
                net: NetSettings, seed_maker: SeedMaker | None, *,
-               show_words: bool) -> PeerNode:
+               show_words: bool, retyped: bool = False) -> tuple[PeerNode, bool]:
     """The joiner's node: resumes the unfinished game with this host if there is one
-    (with the join code kept from the first time), else asks for the code."""
+    (with the join code kept from the first time), else asks for the code. Also: was
+    the code typed at the prompt (then a wrong one may be asked for again)?"""
     try:
         host, port = parse_addr(args.addr)
     except ValueError as e:
@@ -573,12 +593,15 @@ def _peer_node(args: argparse.Namespace, data_dir: Path, identity: Identity,
                 meta = m
                 print(f"Resuming game {m.game_id} at {m.host} (seat {m.seat}).", flush=True)
                 break
+    typed = False
     if args.code:
         code = _parse_code(args.code)
     elif meta is not None and meta.code:
         code = _parse_code(meta.code)
     else:
-        code = _ask_code(None)
+        code = _ask_code(None, "Type the join code again: " if retyped else
+                         "Join code (the host shows it, e.g. 7-lunar-anchor): ")
+        typed = True
     shown = False
 
     def secure(link: SecureLink) -> None:
@@ -591,9 +614,19 @@ def _peer_node(args: argparse.Namespace, data_dir: Path, identity: Identity,
     try:
         return PeerNode(identity, data_dir, args.name, host, port, net, seed_maker=seed_maker,
                         resume=meta, wrap=_wrap(code, net, on_secure=secure, identity=identity),
-                        code=str(code))
+                        code=str(code)), typed
     except (OSError, ValueError) as e:
         raise SystemExit(f"splitnet: cannot resume: {e}") from None
+
+
+def _ask_again(node: PeerNode, typed: bool, tries: int) -> bool:
+    """The host refused the code that was typed: say so and ask again (the host's own
+    limit, 3 per address, ends this)?"""
+    if not (typed and isinstance(node.fatal_cause, WrongCode) and tries < MAX_CODE_PROMPTS):
+        return False
+    if not _logs_on_stderr:  # else the log said it already
+        print(f"splitnet: {node.fatal_cause}", file=sys.stderr, flush=True)
+    return True
 
 
 async def _wait_start(node: PeerNode, task: asyncio.Future[Any], report: bool = True) -> bool:
@@ -665,36 +698,57 @@ async def join_main(args: argparse.Namespace) -> int:
         if ad is None:
             return 1
         args.addr, announced_fp = ad.target, ad.fingerprint
-    node = _peer_node(args, data_dir, identity, net, seed_maker, show_words=args.plain)
     known = _known_peers(data_dir)
-    task = node.start()
-    try:
-        if node.table is None:
-            print(f"Your key fingerprint: {identity.fingerprint()}", flush=True)
-            lobby = JoinLobby(node, known=known, announced_fp=announced_fp)
-            if args.plain:
-                ok = await _plain_lobby(lobby, node.started_evt, task, host=False)
+    print_fp = True
+    for tries in range(1, MAX_CODE_PROMPTS + 1):
+        node, typed = _peer_node(args, data_dir, identity, net, seed_maker,
+                                 show_words=args.plain, retyped=tries > 1)
+        task = node.start()
+        again = False
+        try:
+            rc = await _join_game(node, task, args, data_dir, known, announced_fp, print_fp)
+            if rc is None:
+                again = _ask_again(node, typed, tries)
+                if not again:
+                    _report_fatal(node.fatal)
+                    return 1
             else:
-                from splitnet.ui.tui import run_lobby
+                return rc
+        finally:
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
+        print_fp = False
+    return 1  # pragma: no cover - _ask_again stops at MAX_CODE_PROMPTS
 
-                lobby_task = asyncio.ensure_future(run_lobby(lobby, title="splitnet — join"))
-                await asyncio.wait([lobby_task, task], return_when=asyncio.FIRST_COMPLETED)
-                ok = lobby_task.done() and lobby_task.result()
-                if not lobby_task.done():
-                    lobby_task.cancel()  # and wait: what is printed before the screen
-                    with contextlib.suppress(BaseException):  # is restored is lost
-                        await lobby_task
-            if not ok or not await _wait_start(node, task, report=False):
-                _report_fatal(node.fatal)
-                return 1
-        assert node.table is not None
-        _remember_players(known, node.table)
-        session = NetSession(node, task, human=HumanAgent())
-        return await _front_end(session, args.plain, data_dir)
-    finally:
-        task.cancel()
-        with contextlib.suppress(BaseException):
-            await task
+
+async def _join_game(node: PeerNode, task: asyncio.Future[Any], args: argparse.Namespace,
+                     data_dir: Path, known: KnownPeers | None, announced_fp: str | None,
+                     print_fp: bool) -> int | None:
+    """Lobby, then the game; None when the node stopped before the game (its ``fatal``
+    says why)."""
+    if node.table is None:
+        if print_fp:
+            print(f"Your key fingerprint: {node.identity.fingerprint()}", flush=True)
+        lobby = JoinLobby(node, known=known, announced_fp=announced_fp)
+        if args.plain:
+            ok = await _plain_lobby(lobby, node.started_evt, task, host=False)
+        else:
+            from splitnet.ui.tui import run_lobby
+
+            lobby_task = asyncio.ensure_future(run_lobby(lobby, title="splitnet — join"))
+            await asyncio.wait([lobby_task, task], return_when=asyncio.FIRST_COMPLETED)
+            ok = lobby_task.done() and lobby_task.result()
+            if not lobby_task.done():
+                lobby_task.cancel()  # and wait: what is printed before the screen
+                with contextlib.suppress(BaseException):  # is restored is lost
+                    await lobby_task
+        if not ok or not await _wait_start(node, task, report=False):
+            return None
+    assert node.table is not None
+    _remember_players(known, node.table)
+    session = NetSession(node, task, human=HumanAgent())
+    return await _front_end(session, args.plain, data_dir)
 
 
 async def bot_main(args: argparse.Namespace) -> int:
@@ -706,12 +760,17 @@ async def bot_main(args: argparse.Namespace) -> int:
     _setup_logging("bot")
     if args.name is None:
         args.name = f"{args.level.title()}Bot"
-    node = _peer_node(args, data_dir, identity, net, seed_maker, show_words=True)
     known = _known_peers(data_dir)
-    task = node.start()
-    try:
-        if not await _wait_start(node, task):
+    for tries in range(1, MAX_CODE_PROMPTS + 1):
+        node, typed = _peer_node(args, data_dir, identity, net, seed_maker, show_words=True,
+                                 retyped=tries > 1)
+        task = node.start()
+        if await _wait_start(node, task, report=False):
+            break
+        if not _ask_again(node, typed, tries):
+            _report_fatal(node.fatal)
             return 1
+    try:
         table = node.table
         assert table is not None
         _remember_players(known, table)
