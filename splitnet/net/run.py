@@ -138,13 +138,14 @@ def _remember_players(known: KnownPeers | None, table: Table) -> None:
         _log.warning("cannot save %s: %s", known.path, e)
 
 
-def _report_fatal(fatal: str | None) -> None:
+def _report_fatal(node: PeerNode) -> None:
     """Why a joiner stops, once: the log on stderr has said it already, if it is there."""
+    fatal = node.fatal
     if not fatal:
         return
     if not _logs_on_stderr:
         print(f"splitnet: {fatal}", file=sys.stderr, flush=True)
-    if "wrong code" in fatal:
+    if isinstance(node.fatal_cause, WrongCode):
         print("Check the join code with the host's screen and run the command again.",
               file=sys.stderr, flush=True)
 
@@ -637,7 +638,7 @@ async def _wait_start(node: PeerNode, task: asyncio.Future[Any], report: bool = 
         with contextlib.suppress(Exception):
             await task
         if report:
-            _report_fatal(node.fatal)
+            _report_fatal(node)
         return False
     return True
 
@@ -710,7 +711,7 @@ async def join_main(args: argparse.Namespace) -> int:
             if rc is None:
                 again = _ask_again(node, typed, tries)
                 if not again:
-                    _report_fatal(node.fatal)
+                    _report_fatal(node)
                     return 1
             else:
                 return rc
@@ -768,7 +769,7 @@ async def bot_main(args: argparse.Namespace) -> int:
         if await _wait_start(node, task, report=False):
             break
         if not _ask_again(node, typed, tries):
-            _report_fatal(node.fatal)
+            _report_fatal(node)
             return 1
     try:
         table = node.table

@@ -605,8 +605,14 @@ class HostHandshake:
             try:
                 limiter.check(address)
             except TooManyAttempts as e:  # not counted: the wait it names stays true
-                reason = R_LIMIT_GAME if e.scope == "game" else R_LIMIT_ADDRESS
-                return HostStep(encode_refuse(reason, str(e), e.retry_after), error=e)
+                if e.scope == "game":
+                    reply = encode_refuse(R_LIMIT_GAME, str(e))
+                else:  # the wait travels as a number; the words are the joiner's
+                    within = (f" within {wait_words(limiter.window)}" if limiter.window
+                              else "")
+                    reply = encode_refuse(R_LIMIT_ADDRESS, f"{limiter.per_address} wrong "
+                                          f"codes from it{within}", e.retry_after)
+                return HostStep(reply, error=e)
         if not right:
             counts, text = "", ""
             if limiter is not None:
@@ -706,7 +712,7 @@ class AttemptLimiter:
     >>> lim.check("10.0.0.5")
     Traceback (most recent call last):
     ...
-    splitnet.net.secure.TooManyAttempts: 2 wrong codes from 10.0.0.5: refused for 60 s
+    splitnet.net.secure.TooManyAttempts: 2 wrong codes from 10.0.0.5: refused for 1 min
     >>> t[0] = 61.0; lim.check("10.0.0.5"); lim.status()
     'wrong codes: 2 of 3 allowed for this game (1 attempt refused)'
     """
@@ -771,7 +777,7 @@ class AttemptLimiter:
                     f"game", scope="address")
             wait = max(0.0, times[0] + self.window - self.clock())
             raise TooManyAttempts(
-                f"{len(times)} wrong codes from {address}: refused for {wait:.0f} s",
+                f"{len(times)} wrong codes from {address}: refused for {wait_words(wait)}",
                 scope="address", retry_after=wait)
 
     def record_failure(self, address: str) -> None:
@@ -797,6 +803,9 @@ class AttemptLimiter:
             extra.append(f"{n} address{'es' if n != 1 else ''} blocked")
         if self.refused:
             extra.append(f"{self.refused} attempt{'s' if self.refused != 1 else ''} refused")
+        if self.replays:
+            extra.append(f"{self.replays} replayed JOIN{'s' if self.replays != 1 else ''} "
+                         f"ignored")
         return line + (f" ({', '.join(extra)})" if extra else "")
 
 
