@@ -40,6 +40,7 @@ from splitnet.net.secure import (
     SecureChannel,
     TooManyAttempts,
     WrongCode,
+    refuse_busy,
     secure_client_handshake,
     secure_server_handshake,
 )
@@ -347,6 +348,42 @@ async def test_unanswered_joins_are_counted_only_in_a_row(tmp_path: Path) -> Non
             lan.host.wrap = flaky
             await lan.cut_and_reconnect()
             assert hung == MAX_UNANSWERED - 1
+        lan.host.wrap = real
+        await lan.play_to_the_end()
+    finally:
+        await lan.close()
+
+
+async def test_a_busy_host_is_retried_with_back_off(tmp_path: Path) -> None:
+    """'busy' is "try again later" to the joiner: REFUSE 6 instead of HELLO, three times;
+    the joiner says so in its status ("the host is busy … — retrying (n)"), backs off
+    (its wait doubles with n), gets back in and the game finishes."""
+    lan = await SecureLan.start(tmp_path)
+    peer = lan.peer
+    assert peer is not None
+    real = lan.host.wrap
+    turned: list[int] = []
+    statuses: list[str] = []
+    peer.subscribe(lambda: statuses.append(peer.net_status or ""))
+
+    async def busy(channel: Any, role: str) -> Any:
+        if len(turned) < 3:
+            turned.append(1)
+            refuse_busy(channel, "every connection slot is in use", 1.0)
+            await channel.drain()
+            channel.close()
+            raise ChannelClosed("busy")
+        return await real(channel, role)
+
+    try:
+        lan.host.wrap = busy
+        await lan.cut_and_reconnect()
+        assert len(turned) == 3
+        busy_lines = [st for st in statuses if st.startswith("the host is busy")]
+        # the count that doubles the wait each time (retry_first · 2^n, up to retry_max)
+        for n in (1, 2, 3):
+            assert any(st.endswith(f"try again in 1 s — retrying ({n})")
+                       for st in busy_lines), statuses
         lan.host.wrap = real
         await lan.play_to_the_end()
     finally:

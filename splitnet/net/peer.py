@@ -211,8 +211,9 @@ class PeerNode:
                         last_good = time.monotonic()
                     # back off while the host sends us away before the welcome (busy,
                     # or a handshake that failed without a verdict)
-                    welcomed = self.ch is not None
-                    fails = fails + 1 if refused is not None and not welcomed else 1
+                    if self.ch is not None:
+                        refused = None  # it did let us in: a new attempt starts afresh
+                    fails = fails + 1 if refused is not None else 1
                     self.ch = None
                     self.synced = False
                     self._inflight.clear()
