@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import sys
 from pathlib import Path
+from typing import Any
 
 from splitnet.bots import BOTS
 from splitnet.rules import Settings, SettingsError
@@ -55,29 +56,105 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
                         local_shuffle=args.local_shuffle, shuffle_proofs=not args.no_proofs)
 
 
-def cmd_play(args: argparse.Namespace) -> int:
-    names = _bots_arg(args.bot, args.bots)
-    settings = _settings(args.settings)
-    from splitnet.selfplay import human_session
+def _data_dir(args: argparse.Namespace) -> Path:
+    from splitnet.session.identity import default_data_dir
 
+    return Path(args.data_dir) if getattr(args, "data_dir", None) else default_data_dir()
+
+
+def _list_saved(data_dir: Path) -> int:
+    from splitnet.game import saved
+
+    games = saved.unfinished(data_dir)
+    if not games:
+        print(f"No unfinished local game in {data_dir}.")
+        return 0
+    print("Unfinished local games, newest first (resume one with "
+          "`splitnet play --resume ID`):")
+    for m in games:
+        print(f"  {m.game_id[:12]}  {saved.when(m):18}  {m.name}")
+    return 0
+
+
+def _ask_resume(when: str) -> bool:
+    """Ask on the terminal (plain and full screen alike) before the game starts."""
+    try:
+        answer = input(f"splitnet: an unfinished game from {when} — resume? [Y/n] ")
+    except EOFError:
+        return True
+    return answer.strip().lower() not in ("n", "no")
+
+
+def _play_session(args: argparse.Namespace, pace: float) -> Any:
+    """A new saved game, or the saved one the player takes up again."""
+    from splitnet.game import saved
+    from splitnet.selfplay import human_session, resume_session
+
+    data_dir = _data_dir(args)
+    meta = None
+    try:
+        if args.resume is not None:
+            meta = saved.find(data_dir, args.resume)
+        elif not args.new:
+            games = saved.unfinished(data_dir)
+            if games and _ask_resume(saved.when(games[0])):
+                meta = games[0]
+        if meta is not None:
+            print(f"Resuming the game from {saved.when(meta)} ({meta.game_id[:12]}): "
+                  "checking its log…", file=sys.stderr, flush=True)
+            return resume_session(data_dir, meta, bot_delay=pace)
+    except saved.SavedGameError as e:
+        raise SystemExit(f"splitnet: cannot resume: {e} (start another game with --new)"
+                         ) from None
+    names = _bots_arg(args.bot, args.bots)
+    try:
+        return human_session(args.name, names, args.seed, _settings(args.settings),
+                             bot_delay=pace, shuffle_proofs=not args.no_proofs,
+                             data_dir=data_dir)
+    except (saved.SavedGameError, OSError) as e:
+        raise SystemExit(f"splitnet: cannot save the game in {data_dir}: {e}") from None
+
+
+def _after_play(session: Any) -> None:
+    game = session.game
+    path = game.writer.path if game.writer is not None else None
+    if path is None:
+        return
+    if game.finished:
+        print(f"Transcript: {path} — check it with `splitnet verify {path}`.", flush=True)
+    else:
+        print("The game is saved: `splitnet play` offers to resume it (`--new` starts "
+              "another).", flush=True)
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    if args.saved:
+        return _list_saved(_data_dir(args))
     if args.plain:
         from splitnet.ui.plain import run_plain
 
+        session = _play_session(args, 0.0)
+
         async def main() -> int:
-            session = human_session(args.name, names, args.seed, settings,
-                                    shuffle_proofs=not args.no_proofs)
             return await run_plain(session)
 
-        return asyncio.run(main())
+        try:
+            rc = asyncio.run(main())
+        finally:
+            _after_play(session)
+        return rc
     from splitnet.ui.tui import run_tui
 
+    session = _play_session(args, args.pace)
+
     async def tui() -> int:
-        session = human_session(args.name, names, args.seed, settings, bot_delay=args.pace,
-                                shuffle_proofs=not args.no_proofs)
         await run_tui(session, title="splitnet")
         return 0
 
-    return asyncio.run(tui())
+    try:
+        return asyncio.run(tui())
+    finally:
+        _after_play(session)
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
@@ -155,6 +232,16 @@ def build_parser() -> argparse.ArgumentParser:
                     help="pause before each bot move so you can follow it (default 0.4)")
     pl.add_argument("--no-proofs", action="store_true",
                     help="skip the shuffle proofs (hops are still checked at each audit)")
+    pl.add_argument("--data-dir", metavar="DIR",
+                    help="where games are saved as they are played (default: "
+                         "$XDG_DATA_HOME/splitnet or ~/.local/share/splitnet)")
+    pl.add_argument("--resume", nargs="?", const="latest", metavar="GAME_ID",
+                    help="take up an unfinished game without asking (the newest, or the "
+                         "one whose id starts with GAME_ID)")
+    pl.add_argument("--new", action="store_true",
+                    help="start a new game even if an unfinished one is saved")
+    pl.add_argument("--saved", action="store_true",
+                    help="list the unfinished games that can be resumed, and exit")
     pl.set_defaults(func=cmd_play)
 
     vf = sub.add_parser("verify", help="audit a game transcript; exit 0 if all is fair",

@@ -82,17 +82,87 @@ def run_selfplay(n: int, bot_names: Sequence[str], seed: int, settings: Settings
 
 def human_session(name: str, bot_names: Sequence[str], seed: int | None,
                   settings: Settings, *, bot_delay: float = 0.0,
-                  shuffle_proofs: bool = True) -> FairSession:
+                  shuffle_proofs: bool = True, data_dir: Path | None = None) -> FairSession:
     """You at seat 0 against bots on this machine, every deal by the fair-deck protocol.
 
     With ``seed`` the bots and every peer's secrets are reproducible (testing); without,
-    the secrets come from the operating system's random source.
+    the secrets come from the operating system's random source. With ``data_dir`` the
+    game is saved there as it is played (:mod:`splitnet.game.saved`) so that
+    :func:`resume_session` can take it up again.
     """
+    from splitnet.game import saved
     from splitnet.game.local import LocalGame, RandomSecrets, SelfplaySecrets
 
+    settings.check_players(len(bot_names) + 1)
     rng = random.Random(seed if seed is not None else secrets.randbits(64))
-    bots = [make_bot(b, rng.randrange(2**31)) for b in bot_names]
+    bot_seeds = [0] + [rng.randrange(2**31) for _ in bot_names]
+    bots = [make_bot(b, bot_seeds[i + 1]) for i, b in enumerate(bot_names)]
     names = [name] + [n if n != name else f"{n}2" for n in BOT_NAMES[:len(bots)]]
-    source = SelfplaySecrets(seed) if seed is not None else RandomSecrets()
-    game = LocalGame(names, settings, source, shuffle_proofs=shuffle_proofs)
+    source: Any = SelfplaySecrets(seed) if seed is not None else RandomSecrets()
+    path = None
+    if data_dir is not None:
+        kinds: list[str | None] = [None, *bot_names]
+        if isinstance(source, SelfplaySecrets):
+            seeded = source
+            source = saved.create(data_dir, seeded.game_id(), name, 0, kinds, bot_seeds,
+                                  keys=[seeded.identity_seed(s) for s in range(len(kinds))],
+                                  make=seeded.round_seeds)
+        else:
+            source = saved.create(data_dir, source.game_id(), name, 0, kinds, bot_seeds)
+        path = source.files.transcript
+    game = LocalGame(names, settings, source, shuffle_proofs=shuffle_proofs, transcript=path)
+    if data_dir is not None:
+        _finish_when_over(game, data_dir)
     return FairSession(game, 0, [None, *bots], HumanAgent(), bot_delay=bot_delay)
+
+
+def _finish_when_over(game: Any, data_dir: Path) -> None:
+    from splitnet.game import saved
+
+    def close(g: Any) -> None:
+        if g.finished:
+            saved.finish(data_dir, g.log.game_id)
+
+    game.on_close.append(close)
+
+
+def resume_session(data_dir: Path, meta: Any, *, bot_delay: float = 0.0) -> FairSession:
+    """Take up a saved local game where it stopped: the transcript is reopened (a torn
+    tail from a crash is cut), every entry re-verified and re-applied to every seat with
+    the seeds each seat saved, and the log narrated again. Raises
+    :class:`~splitnet.game.saved.SavedGameError` (one line) if it cannot be resumed."""
+    from splitnet.game import saved
+    from splitnet.game.core import GameError
+    from splitnet.game.local import LocalGame
+    from splitnet.session.log import LogError
+    from splitnet.verify import settings_from_header
+
+    source = saved.load(data_dir, meta)
+    writer = saved.open_transcript(data_dir, meta)
+    try:
+        from splitnet.session.log import Log
+
+        head = Log()
+        head.append_record(writer.records[0])
+        h = head.header
+        settings, proofs = settings_from_header(h.settings)
+        names = [p.name for p in h.players]
+        if len(names) != len(source.keys) or h.host != 0 or any(
+                p.key != source.identity(p.seat).public_key_bytes() for p in h.players):
+            raise saved.SavedGameError(f"{writer.path}: the transcript's players are not "
+                                       "the saved game's seats")
+        game = LocalGame(names, settings, source, shuffle_proofs=proofs, writer=writer)
+        bots = [make_bot(k, source.bot_seeds[s]) if k is not None else None
+                for s, k in enumerate(source.bots)]
+        session = FairSession(game, meta.seat, bots, HumanAgent(), bot_delay=bot_delay)
+        replayed = game.replay_saved()
+        session.log.append(f"Resumed the game ({replayed} saved log entries checked).")
+    except (LogError, GameError, ValueError) as e:
+        writer.close()
+        if isinstance(e, saved.SavedGameError):
+            raise
+        raise saved.SavedGameError(f"{writer.path}: {e}") from None
+    _finish_when_over(game, data_dir)
+    if game.finished:  # it ended before the last save: nothing left to play
+        game.close()
+    return session

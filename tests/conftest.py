@@ -9,6 +9,9 @@ own loopback interface (``ip netns add`` + ``ip netns exec``); the outer test pa
 fails with the child. Where namespaces cannot be made (not Linux, not root, no
 iproute2, a kernel that refuses), the test is skipped with the reason — never run on
 the shared loopback.
+
+Every test also keeps its saved games (``splitnet play`` saves as it plays) in a
+temporary data directory of its own (``XDG_DATA_HOME``), never in the user's.
 """
 
 from __future__ import annotations
@@ -30,6 +33,12 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "netns: announces or browses over mDNS; runs in a private network "
                    "namespace (skipped where none can be made)")
+
+
+@pytest.fixture(autouse=True)
+def _own_data_dir(tmp_path_factory: pytest.TempPathFactory,
+                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("xdg-data")))
 
 
 def _ip(*args: str) -> subprocess.CompletedProcess[str]:

@@ -46,8 +46,11 @@ class SelfplaySecrets:
     def game_id(self) -> bytes:
         return self._h(b"game-id")[:16]
 
+    def identity_seed(self, seat: int) -> bytes:
+        return self._h(b"identity", bytes([seat]))
+
     def identity(self, seat: int) -> Identity:
-        return Identity.from_seed(self._h(b"identity", bytes([seat])))
+        return Identity.from_seed(self.identity_seed(seat))
 
     def round_seeds(self, seat: int) -> Callable[[int], bytes]:
         return lambda rnd: self._h(b"round-seed", bytes([seat]), rnd.to_bytes(2, "big"))
@@ -75,27 +78,67 @@ class LocalGame:
     """Peers, the host's log and (optionally) the transcript file."""
 
     def __init__(self, names: Sequence[str], settings: Settings, source: Any, *,
-                 shuffle_proofs: bool = True, transcript: Path | None = None) -> None:
+                 shuffle_proofs: bool = True, transcript: Path | None = None,
+                 writer: TranscriptWriter | None = None) -> None:
+        """A new game; or, with ``writer`` (a reopened transcript holding at least the
+        header), the saved game in it: call :meth:`replay_saved` next — after attaching
+        any listener that should hear the game so far."""
         self.names = list(names)
         self.n = len(names)
         self.settings = settings
         ids = [source.identity(s) for s in range(self.n)]
         self.host = ids[0]
-        game_id = source.game_id()
-        players = [Player(s, nm, ids[s].public_key_bytes()) for s, nm in enumerate(names)]
-        self.writer = TranscriptWriter(transcript) if transcript else None
-        self.log, host_author = Log.start(self.host, game_id=game_id, host_seat=0,
-                                          players=players,
-                                          settings=game_settings(settings, shuffle_proofs))
-        self.authors = [host_author] + [Author(ids[s], game_id, s) for s in range(1, self.n)]
-        if self.writer:
-            self.writer.append(self.log.records()[0])
-        for s in range(1, self.n):  # the host's header is its own acceptance
-            msg, sig = self.authors[s].accept(self.log.header_hash)
-            self._append(self.log.order(msg, sig, self.host))
+        self.listeners: list[Callable[[int, str, dict[str, Any]], None]] = []
+        #: called by :meth:`close` (a saved game marks itself over here)
+        self.on_close: list[Callable[[LocalGame], None]] = []
+        #: records of a reopened transcript not yet re-applied (:meth:`replay_saved`)
+        self.saved: list[bytes] = []
+        if writer is not None:
+            self.writer: TranscriptWriter | None = writer
+            self.log = Log()
+            self.log.append_record(writer.records[0])
+            game_id = self.log.game_id
+            self.saved = list(writer.records[1:])
+        else:
+            game_id = source.game_id()
+            players = [Player(s, nm, ids[s].public_key_bytes()) for s, nm in enumerate(names)]
+            self.writer = TranscriptWriter(transcript) if transcript else None
+            self.log, _ = Log.start(self.host, game_id=game_id, host_seat=0, players=players,
+                                    settings=game_settings(settings, shuffle_proofs))
+            if self.writer:
+                self.writer.append(self.log.records()[0])
+        self.authors = [Author(ids[s], game_id, s, self.log.next_counter(s))
+                        for s in range(self.n)]
         self.cores = [GameCore(game_id, names, settings, s, source.round_seeds(s),
                                shuffle_proofs=shuffle_proofs) for s in range(self.n)]
-        self.listeners: list[Callable[[int, str, dict[str, Any]], None]] = []
+        if writer is None:
+            self._accept_all()
+
+    def _accept_all(self) -> None:
+        """Every guest signs its acceptance of the header (the host's header is its own)."""
+        for s in range(1, self.n):
+            if s not in self.log.accepted:
+                msg, sig = self.authors[s].accept(self.log.header_hash)
+                self._append(self.log.order(msg, sig, self.host))
+
+    def replay_saved(self) -> int:
+        """Re-verify and re-apply the reopened transcript's records to every peer (each
+        seat's seeds come back from its store, so its secrets are the ones it used),
+        then go on from where the game stopped. Returns how many entries were replayed.
+        Raises LogError or GameError if the file does not hold a valid game."""
+        records, self.saved = self.saved, []
+        for rec in records:
+            entry = self.log.append_record(rec)
+            if entry.kind == "accept":
+                continue
+            for core in self.cores:
+                core.apply(entry.author, entry.kind, dict(entry.body))
+            for cb in self.listeners:
+                cb(entry.author, entry.kind, dict(entry.body))
+        for s, a in enumerate(self.authors):
+            a.counter = self.log.next_counter(s)
+        self._accept_all()
+        return len(records)
 
     def _append(self, record: bytes) -> None:
         if self.writer:
@@ -155,6 +198,9 @@ class LocalGame:
     def close(self) -> None:
         if self.writer:
             self.writer.close()
+        for cb in self.on_close:
+            cb(self)
+        self.on_close = []
 
     @property
     def verdict(self) -> GameError | None:

@@ -1,0 +1,229 @@
+"""Local games (``splitnet play``) kept in the data directory as they are played, so that
+one interrupted by ``q``, Ctrl-C or a crash can be resumed, and a finished one verified.
+
+A local game keeps the files a LAN game keeps (:mod:`splitnet.net.store`), under
+``DATA_DIR/games/``::
+
+    GAME_ID.splitlog      the transcript (protocol/TRANSCRIPT.md), each record appended
+                          and fsynced as it is ordered, before any peer applies it
+    GAME_ID.secrets       the player's seat's round seeds (0600, :class:`SeedStore`)
+    GAME_ID.botN.secrets  bot seat N's round seeds (0600, :class:`SeedStore`)
+    GAME_ID.meta          JSON (0600): role ``local``, the player's seat and name,
+                          created, finished
+    GAME_ID.local         the seats' identity keys and bot kinds (0600; below)
+
+Every seed is made and written durably by :class:`~splitnet.net.store.SeedStore` before
+the commitment it determines is built, and is only ever read back for the same game,
+round and seat (the store refuses another game's or seat's file), so a resumed seat
+reproduces exactly the messages it may already have sent. ``GAME_ID.local`` is a
+canonical msgpack map ``{"game_id": 16 bytes, "seat": int, "keys": [32-byte Ed25519
+private keys, one per seat], "bots": [kind or nil, one per seat], "bot_seeds": [int]}``
+written once, before the transcript's header, and read back only for the game it names.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from splitnet.net.store import (
+    GameFiles,
+    GameMeta,
+    SeedStore,
+    _atomic_write,
+    meta_now,
+    read_meta,
+    unfinished_games,
+)
+from splitnet.session.codec import (
+    Bytes,
+    DecodeError,
+    Int,
+    List,
+    Map,
+    Opt,
+    Str,
+    check,
+    decode,
+    encode,
+)
+from splitnet.session.identity import Identity
+from splitnet.session.transcript import TranscriptError, TranscriptWriter
+
+ROLE = "local"
+
+_LOCAL = Map({"game_id": Bytes(exact=16), "seat": Int(0, 15),
+              "keys": List(Bytes(exact=32), max_len=16, min_len=2),
+              "bots": List(Opt(Str(max_len=40, printable=True)), max_len=16, min_len=2),
+              "bot_seeds": List(Int(0, 2**63 - 1), max_len=16, min_len=2)})
+
+
+class SavedGameError(ValueError):
+    """A saved local game that cannot be resumed, and why (one line)."""
+
+
+def local_path(files: GameFiles) -> Path:
+    return files.meta.with_suffix(".local")
+
+
+def seat_secrets_path(files: GameFiles, seat: int, own_seat: int) -> Path:
+    """The player's seat uses the game's ``.secrets`` file (as a LAN seat does); each
+    bot seat has its own."""
+    if seat == own_seat:
+        return files.secrets
+    return files.meta.with_name(f"{files.game_id.hex()}.bot{seat}.secrets")
+
+
+@dataclass
+class LocalSecrets:
+    """The secrets source of a saved local game (what :class:`LocalGame` asks for):
+    identities from the ``.local`` file, round seeds from each seat's
+    :class:`SeedStore` — made on first use and durable before they are returned."""
+
+    files: GameFiles
+    seat: int
+    keys: list[bytes]
+    bots: list[str | None]
+    bot_seeds: list[int]
+    #: for ``play --seed`` (testing): seat → round → seed; None: the OS random source
+    make: Callable[[int], Callable[[int], bytes]] | None = None
+
+    def __post_init__(self) -> None:
+        gid = self.files.game_id
+        self.stores = [SeedStore(seat_secrets_path(self.files, s, self.seat), gid, s,
+                                 self.make(s) if self.make else None)
+                       for s in range(len(self.keys))]
+
+    def game_id(self) -> bytes:
+        return self.files.game_id
+
+    def identity(self, seat: int) -> Identity:
+        return Identity.from_seed(self.keys[seat])
+
+    def round_seeds(self, seat: int) -> Callable[[int], bytes]:
+        return self.stores[seat].seed
+
+    def save(self) -> None:
+        obj = {"game_id": self.files.game_id, "seat": self.seat, "keys": list(self.keys),
+               "bots": list(self.bots), "bot_seeds": list(self.bot_seeds)}
+        _atomic_write(local_path(self.files), encode(obj), 0o600)
+
+
+def create(data_dir: Path, game_id: bytes, name: str, seat: int, bots: Sequence[str | None],
+           bot_seeds: Sequence[int], keys: Sequence[bytes] | None = None,
+           make: Callable[[int], Callable[[int], bytes]] | None = None) -> LocalSecrets:
+    """Write a new local game's ``.local`` and ``.meta`` files (the transcript comes
+    next, from :class:`~splitnet.game.local.LocalGame`)."""
+    files = GameFiles(data_dir, game_id)
+    if files.transcript.exists():
+        meta = _meta_or_none(files)
+        if meta is None or meta.role != ROLE or not meta.finished:
+            raise SavedGameError(f"{files.transcript} already holds a game that is not "
+                                 "a finished local game")
+        # ``play --seed`` makes the same game id again: the same secrets, the same game
+        for p in (files.transcript, files.meta, local_path(files), files.secrets,
+                  *(seat_secrets_path(files, s, seat) for s in range(len(bots)))):
+            p.unlink(missing_ok=True)
+    keys = list(keys) if keys is not None else [secrets.token_bytes(32) for _ in bots]
+    src = LocalSecrets(files, seat, keys, list(bots), list(bot_seeds), make)
+    src.save()
+    files.save_meta(meta_now(game_id=game_id.hex(), role=ROLE, seat=seat, name=name,
+                             host="", port=0))
+    return src
+
+
+def _meta_or_none(files: GameFiles) -> GameMeta | None:
+    try:
+        return files.load_meta()
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def load(data_dir: Path, meta: GameMeta) -> LocalSecrets:
+    """The secrets of a saved local game (raises :class:`SavedGameError`)."""
+    files = GameFiles(data_dir, meta.gid)
+    path = local_path(files)
+    try:
+        obj = decode(path.read_bytes(), max_len=1 << 14)
+        check(obj, _LOCAL, "local game")
+    except (OSError, DecodeError) as e:
+        raise SavedGameError(f"{path}: unreadable: {e}") from None
+    assert isinstance(obj, dict)
+    n = len(obj["keys"])
+    if obj["game_id"] != meta.gid or obj["seat"] != meta.seat or not obj["seat"] < n:
+        raise SavedGameError(f"{path}: the keys of another game or seat")
+    if len(obj["bots"]) != n or len(obj["bot_seeds"]) != n:
+        raise SavedGameError(f"{path}: {n} keys but {len(obj['bots'])} bot kinds")
+    try:
+        return LocalSecrets(files, meta.seat, list(obj["keys"]), list(obj["bots"]),
+                            list(obj["bot_seeds"]))
+    except ValueError as e:
+        raise SavedGameError(str(e)) from None
+
+
+def finish(data_dir: Path, game_id: bytes) -> None:
+    """Mark a local game over (finished or stopped with a verdict): no longer offered."""
+    files = GameFiles(data_dir, game_id)
+    meta = _meta_or_none(files)
+    if meta is not None and not meta.finished:
+        meta.finished = True
+        files.save_meta(meta)
+
+
+def unfinished(data_dir: Path) -> list[GameMeta]:
+    """Local games not yet over that can be reopened, newest first (a game whose
+    transcript was never created is left out)."""
+    out = []
+    for m in unfinished_games(data_dir, ROLE):
+        files = GameFiles(data_dir, m.gid)
+        if files.transcript.is_file() and local_path(files).is_file():
+            out.append(m)
+    return out
+
+
+def find(data_dir: Path, prefix: str) -> GameMeta:
+    """The unfinished local game whose id starts with ``prefix`` ("" or "latest": the
+    newest); raises :class:`SavedGameError`."""
+    games = unfinished(data_dir)
+    if prefix in ("", "latest"):
+        if not games:
+            raise SavedGameError(f"no unfinished local game in {data_dir}")
+        return games[0]
+    hits = [m for m in games if m.game_id.startswith(prefix.lower())]
+    if len(hits) != 1:
+        raise SavedGameError(f"{'no' if not hits else 'more than one'} unfinished local "
+                             f"game {prefix!r} in {data_dir}")
+    return hits[0]
+
+
+def open_transcript(data_dir: Path, meta: GameMeta) -> TranscriptWriter:
+    """Reopen the game's transcript for appending (a torn tail from a crash is cut)."""
+    path = GameFiles(data_dir, meta.gid).transcript
+    try:
+        w = TranscriptWriter.open_existing(path)
+    except (OSError, TranscriptError) as e:
+        raise SavedGameError(str(e)) from None
+    if not w.records:
+        w.close()
+        raise SavedGameError(f"{path}: empty transcript")
+    return w
+
+
+def when(meta: GameMeta, now: float | None = None) -> str:
+    """"today 14:05", "yesterday 09:30" or "2026-11-28 20:15" (local time)."""
+    t = datetime.fromtimestamp(meta.created)
+    today = datetime.fromtimestamp(now if now is not None else time.time()).date()
+    days = (today - t.date()).days
+    if days == 0:
+        return f"today {t:%H:%M}"
+    if days == 1:
+        return f"yesterday {t:%H:%M}"
+    return f"{t:%Y-%m-%d %H:%M}"
+
+
+__all__ = ["ROLE", "LocalSecrets", "SavedGameError", "create", "find", "finish", "load",
+           "open_transcript", "read_meta", "unfinished", "when"]

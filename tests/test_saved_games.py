@@ -1,0 +1,193 @@
+"""Local games saved as they are played (``splitnet play``): killed mid-round, resumed,
+finished, verified (R8.4); the list of unfinished games; what is never offered again."""
+
+from __future__ import annotations
+
+import os
+import signal
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from splitnet.bots import make_bot
+from splitnet.game import saved
+from splitnet.net.store import GameFiles
+from splitnet.rules import Settings
+from splitnet.selfplay import human_session, resume_session
+
+SPLITNET = [sys.executable, "-m", "splitnet.cli"]
+#: a scripted player: list the legal moves, play the first — always legal, so it ends
+FIRST_MOVE = "moves\n1\n"
+
+
+def run(args: list[str], stdin: str = "", timeout: float = 180) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(SPLITNET + args, input=stdin, capture_output=True, text=True,
+                          timeout=timeout, check=False)
+
+
+def _kill_mid_round(data: Path, own_discards: int) -> str:
+    """Start a game, play until our ``own_discards``-th discard of round 1 is told, then
+    SIGKILL the process (no chance to clean up). Returns what it printed."""
+    # seed 4: our first-move player discards 3 times in round 1
+    p = subprocess.Popen(SPLITNET + ["play", "--plain", "--no-proofs", "--seed", "4",
+                                     "--data-dir", str(data)],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, text=True)
+    assert p.stdin is not None and p.stdout is not None
+    p.stdin.write(FIRST_MOVE * 3000)
+    p.stdin.flush()
+    seen: list[str] = []
+    try:
+        for line in p.stdout:  # bounded: the game ends, and then the output does
+            seen.append(line)
+            if "Round 2:" in line:
+                pytest.fail("round 1 ended before the kill")
+            if sum("You discarded" in s for s in seen) >= own_discards:
+                break
+    finally:
+        p.send_signal(signal.SIGKILL)
+        p.wait(timeout=30)
+    assert p.returncode == -signal.SIGKILL
+    return "".join(seen)
+
+
+def test_a_game_killed_mid_round_resumes_finishes_and_verifies(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    before = _kill_mid_round(data, 2)
+    assert "Round 1:" in before
+    listing = run(["play", "--saved", "--data-dir", str(data)])
+    assert listing.returncode == 0 and "today" in listing.stdout, listing.stdout
+    (meta,) = saved.unfinished(data)
+    files = GameFiles(data, meta.gid)
+    for secret in (files.meta, files.secrets, saved.local_path(files),
+                   *files.meta.parent.glob("*.bot*.secrets")):
+        assert stat.S_IMODE(secret.stat().st_mode) == 0o600, secret
+    size = files.transcript.stat().st_size
+
+    # answered on the terminal: the default (Enter) resumes
+    r = run(["play", "--plain", "--data-dir", str(data)], stdin="\n" + FIRST_MOVE * 3000)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "an unfinished game from today" in r.stdout and "resume? [Y/n]" in r.stdout
+    assert "Resumed the game" in r.stdout and "=== Game over ===" in r.stdout
+    # the history before the kill is on screen again, in the same words
+    first_round = [ln for ln in before.splitlines() if ln.startswith(("Round 1:", "Ana "))]
+    assert first_round and all(ln in r.stdout for ln in first_round)
+    assert files.transcript.stat().st_size > size
+    assert saved.unfinished(data) == []
+
+    v = run(["verify", str(files.transcript)])
+    assert v.returncode == 0 and "shuffle fair: yes" in v.stdout, v.stdout + v.stderr
+    # a finished game is not offered again: a new game starts without a question
+    again = run(["play", "--plain", "--no-proofs", "--data-dir", str(data)], stdin="quit\n")
+    assert "resume?" not in again.stdout and "Round 1:" in again.stdout
+
+
+def test_resume_and_new_choose_without_asking(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    _kill_mid_round(data, 1)
+    (old,) = saved.unfinished(data)
+    r = run(["play", "--plain", "--no-proofs", "--new", "--data-dir", str(data)],
+            stdin="quit\n")
+    assert "resume?" not in r.stdout and "The game is saved" in r.stdout
+    games = saved.unfinished(data)
+    assert len(games) == 2 and games[1].game_id == old.game_id  # newest first
+    r = run(["play", "--plain", "--resume", old.game_id[:8], "--data-dir", str(data)],
+            stdin="quit\n")
+    assert "resume?" not in r.stdout and "Resumed the game" in r.stdout, r.stderr
+    r = run(["play", "--plain", "--resume", "ffffffff", "--data-dir", str(data)])
+    assert r.returncode != 0 and "no unfinished local game 'ffffffff'" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def _new_session(data: Path, seed: int) -> saved.GameMeta:
+    s = human_session("You", ["heuristic"], seed, Settings(), shuffle_proofs=False,
+                      data_dir=data)
+    s.game.close()
+    return next(m for m in saved.unfinished(data) if m.gid == s.game.log.game_id)
+
+
+def test_the_list_of_unfinished_games(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    assert saved.unfinished(data) == []
+    a = _new_session(data, 1)
+    time.sleep(0.01)  # created times differ
+    b = _new_session(data, 2)
+    assert [m.game_id for m in saved.unfinished(data)] == [b.game_id, a.game_id]
+    assert saved.find(data, "").game_id == b.game_id
+    assert saved.find(data, a.game_id[:6]).game_id == a.game_id
+    with pytest.raises(saved.SavedGameError, match="no unfinished"):
+        saved.find(data, "zz")
+    saved.finish(data, a.gid)  # a finished game is never offered
+    assert [m.game_id for m in saved.unfinished(data)] == [b.game_id]
+    GameFiles(data, b.gid).transcript.unlink()  # nothing to resume from
+    assert saved.unfinished(data) == []
+    # LAN games in the same directory are not local games
+    GameFiles(data, bytes(16)).save_meta(saved.meta_now(game_id=bytes(16).hex(),
+                                                        role="host", seat=0, name="h",
+                                                        host="", port=1))
+    assert saved.unfinished(data) == []
+
+
+def test_a_game_played_to_the_end_in_process_is_marked_over(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    s = human_session("You", ["heuristic"], 5, Settings(), shuffle_proofs=False,
+                      data_dir=data)
+    s.game.run_bots([make_bot("heuristic", 9), s.bots[1]])  # a bot in our seat
+    s.game.close()
+    assert saved.unfinished(data) == []
+    meta = GameFiles(data, s.game.log.game_id).load_meta()
+    assert meta.finished and meta.role == "local"
+
+
+def test_a_resumed_game_narrates_what_the_live_one_did(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    s = human_session("You", ["heuristic", "heuristic"], 7, Settings(),
+                      shuffle_proofs=False, data_dir=data)
+    me = make_bot("heuristic", 3)
+    g = s.game
+    for _ in range(400):  # into round 2, mid-round
+        if g.pump():
+            continue
+        seat = g.mover()
+        assert seat is not None
+        g.play_move(seat, (me if seat == 0 else s.bots[seat]).choose(g.cores[seat].engine,
+                                                                       seat))
+        if g.cores[0].engine.round_no == 2 and len(g.cores[0].engine.events) > 6:
+            break
+    live = list(s.log)
+    g.close()
+    (meta,) = saved.unfinished(data)
+    r = resume_session(data, meta)
+    assert r.log[:len(live)] == live and r.log[-1].startswith("Resumed the game")
+    assert r.view.round_no == 2 and r.view.events == g.cores[0].engine.events
+    r.game.close()
+
+
+def test_a_saved_game_that_is_not_what_it_claims_is_refused(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    meta = _new_session(data, 11)
+    other = _new_session(data, 12)
+    files = GameFiles(data, meta.gid)
+    before = files.transcript.read_bytes()
+    # another game's keys in this game's place
+    os.replace(saved.local_path(GameFiles(data, other.gid)), saved.local_path(files))
+    with pytest.raises(saved.SavedGameError, match="another game"):
+        resume_session(data, meta)
+    saved.local_path(files).write_bytes(b"\x81")
+    with pytest.raises(saved.SavedGameError, match="unreadable"):
+        resume_session(data, meta)
+    assert files.transcript.read_bytes() == before
+    r = run(["play", "--plain", "--resume", meta.game_id, "--data-dir", str(data)])
+    assert r.returncode != 0 and "cannot resume" in r.stderr and "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) <= 2
+
+
+def test_quit_leaves_the_game_saved(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    r = run(["play", "--plain", "--no-proofs", "--data-dir", str(data)], stdin="d\nquit\n")
+    assert "The game is saved" in r.stdout
+    assert len(saved.unfinished(data)) == 1
