@@ -79,7 +79,13 @@ class NetSession(SessionBase):
         node.subscribe(self._on_net)
         view = self.core.engine
         if view.round_no:  # resumed mid-game
-            self._narrator.resume(view, sum(1 for r in self.core.rounds if r.faces is not None))
+            if self.table.narrated == len(self.table.log) - 1:
+                # restarted from the saved transcript: the game so far, as it was told
+                self.log.extend(self.table.history)
+                self._narrator = self.table.narrator
+            else:
+                self._narrator.resume(view, sum(1 for r in self.core.rounds
+                                                if r.faces is not None))
             self.log.append(f"Resumed the game in round {view.round_no}.")
         self._refresh()
 

@@ -15,6 +15,7 @@ import logging
 from collections.abc import Callable
 from pathlib import Path
 
+from splitnet import describe
 from splitnet.crypto.errors import CheatDetected
 from splitnet.game.core import GameCore, GameError
 from splitnet.game.local import game_settings
@@ -77,6 +78,13 @@ class Table:
                              shuffle_proofs=proofs, host=h.host)
         self.author = Author(identity, h.game_id, seat, log.next_counter(seat))
         self.listeners: list[Callable[[Entry], None]] = []
+        #: the saved log in words, told as a restart re-applies it (:meth:`load`), so a
+        #: session opened on this table shows the game so far; ``narrator`` goes on
+        #: from there
+        self.history: list[str] = []
+        self.narrator = describe.Narrator(self.names, seat)
+        #: the last entry ``narrator`` has told (0: the header)
+        self.narrated = 0
 
     # ------------------------------------------------------------------ making one
     @classmethod
@@ -157,6 +165,11 @@ class Table:
     def _replay(self, record: bytes) -> None:
         entry = self.log.append_record(record)
         self._apply(entry)
+        if entry.seq > 0 and entry.kind != "accept":
+            news = self.narrator.after_entry(self.core, entry.author, entry.kind,
+                                             dict(entry.body))
+            self.history.extend(news.lines)
+        self.narrated = entry.seq
 
     # ------------------------------------------------------------------ the log
     @property
