@@ -17,7 +17,7 @@ splitnet — the card game Split, peer to peer, with a deck nobody can stack.
   splitnet play                 you against 3 bots, full screen (--plain: line-based)
   splitnet selfplay -n 4 -s 7   bots play a whole game; prints the summary
   splitnet verify FILE          audit a finished game's transcript
-  splitnet replay FILE          step through a finished game, every card open
+  splitnet replay FILE          step through a finished game, every card open (n/p/q)
   splitnet host                 open a game on the LAN (prints the address and join code)
   splitnet join [ADDR[:PORT]]   join a LAN game (asks for the code; no address: browse)
   splitnet bot ADDR --code C    add a bot to a LAN game
@@ -183,7 +183,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 def cmd_replay(args: argparse.Namespace) -> int:
     from splitnet.replay import run_replay
 
-    return run_replay(Path(args.file), step=args.step)
+    return run_replay(Path(args.file), step=args.step, interactive=False if args.all else None)
 
 
 def cmd_browse(args: argparse.Namespace) -> int:
@@ -258,7 +258,12 @@ def build_parser() -> argparse.ArgumentParser:
                         description="Show a finished game turn by turn with every card open, "
                                     "from its transcript (verified first) or its game record.")
     rp.add_argument("file", help="a transcript (.splitlog, verified first) or a game record")
-    rp.add_argument("--step", action="store_true", help="wait for Enter between turns")
+    rp.add_argument("--step", action="store_true",
+                    help="step through it even when input is not a terminal (the default "
+                         "at a terminal): Enter/n next, p back, N go to step N, r N round "
+                         "N, q quit; the whole table is shown after each step")
+    rp.add_argument("--all", action="store_true",
+                    help="print the whole game at once, as into a pipe")
     rp.set_defaults(func=cmd_replay)
 
     bn = sub.add_parser("bench", help="benchmarks: engine, deck, net",

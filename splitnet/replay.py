@@ -1,8 +1,14 @@
 """``splitnet replay FILE``: step through a finished game with every card open.
 
 FILE is a transcript (``.splitlog``, verified first) or a game record (JSON,
-protocol/RECORD.md). Prints each round's deal, then each turn in words; with ``--step``
-it waits for Enter between turns.
+protocol/RECORD.md). At a terminal (or with ``--step``) it steps through the game one
+turn at a time, forwards and backwards, showing the whole table after each step and a
+prompt (:data:`STEP_HELP`); into a pipe (or with ``--all``) it prints each round's deal,
+then each turn in words, and exits.
+
+The table at each step is kept from the record's own events (who drew, took, laid,
+upgraded, swapped, discarded what): a display of what the record says happened, not a
+second rules engine.
 """
 
 from __future__ import annotations
@@ -10,10 +16,12 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from splitnet.cards import parse_face, pretty
+from splitnet.rules import Settings
 
 
 def _c(text: str) -> str:
@@ -99,20 +107,245 @@ def load_record(path: Path) -> dict[str, Any]:
     return rec
 
 
+STEP_HELP = """\
+  Enter or n   next step            p   previous step
+  N            go to step N         r N first step of round N
+  f / l        first / last step    t   show the table again
+  q            quit                 ?   this help"""
+
+
+@dataclass
+class _Match:
+    owner: int
+    cards: list[str]
+    kind: str
+
+
+@dataclass
+class TableState:
+    """Every card on the table after a step, as the record tells it (all open, R8.4)."""
+
+    names: list[str]
+    settings: Settings
+    round_no: int = 0
+    pile: int = 0
+    hands: dict[int, list[str]] = field(default_factory=dict)
+    row: list[str] = field(default_factory=list)
+    matches: dict[int, _Match] = field(default_factory=dict)
+    late: list[_Match] = field(default_factory=list)
+    #: negative marks from perfect bonuses this round (R5.1), before the round's scoring
+    marked: dict[int, int] = field(default_factory=dict)
+    #: marks of the rounds scored so far (R7.1)
+    marks: dict[int, dict[str, int]] = field(default_factory=dict)
+    actor: int | None = None
+
+    def __post_init__(self) -> None:
+        self.marks = {s: {"perfect": 0, "strong": 0, "weak": 0, "negative": 0}
+                      for s in range(len(self.names))}
+
+    def score(self, seat: int) -> int:
+        pad, m = self.settings.pad, self.marks[seat]
+        return (pad.value("perfect", m["perfect"]) + pad.value("strong", m["strong"])
+                + pad.value("weak", m["weak"]) - pad.value("negative", m["negative"]))
+
+    def _take(self, seat: int, card: str) -> None:
+        hand = self.hands.setdefault(seat, [])
+        if card in hand:  # the two copies of a face are interchangeable (R1.2)
+            hand.remove(card)
+
+    def deal(self, rnd: dict[str, Any]) -> None:
+        n = len(self.names)
+        self.round_no = rnd["number"]
+        self.hands = {int(k): list(v) for k, v in rnd["hands"].items()}
+        self.row = [rnd["first_discard"]]
+        self.pile = 104 - self.settings.hand_size * n - 1
+        self.matches, self.late, self.marked = {}, [], {}
+        self.actor = None
+
+    def turn(self, turn: dict[str, Any]) -> None:
+        who = turn["seat"]
+        self.actor = who
+        for ev in turn["events"]:
+            t = ev["type"]
+            if t in ("draw_pile", "bonus_draw"):
+                self.hands.setdefault(who, []).append(ev["card"])
+                self.pile -= 1
+            elif t == "take_row":
+                self.row = self.row[:ev["index"]]
+                self.hands.setdefault(who, []).extend(ev["cards"])
+            elif t == "lay":
+                for c in ev["cards"]:
+                    self._take(who, c)
+                self.matches[ev["match_id"]] = _Match(who, list(ev["cards"]), ev["match"])
+            elif t == "upgrade":
+                self._take(who, ev["card"])
+                m = self.matches.get(ev["match_id"])
+                if m is not None:
+                    if ev["covers"] in m.cards:
+                        m.cards[m.cards.index(ev["covers"])] = ev["card"]
+                    m.kind = ev["match"]
+                    if self.settings.upgrade_takes_match:  # R4.3b [decision]
+                        m.owner = who
+            elif t == "bonus_mark":
+                self.marked[ev["target"]] = self.marked.get(ev["target"], 0) + 1
+            elif t == "bonus_swap":
+                give, take = self.matches.get(ev["give"]), self.matches.get(ev["take"])
+                if give is not None and take is not None:
+                    give.owner, take.owner = take.owner, give.owner
+            elif t == "discard":
+                self._take(who, ev["card"])
+                self.row.append(ev["card"])
+
+    def end(self, end: dict[str, Any]) -> None:
+        self.actor = None
+        for ll in end["late_lays"]:
+            for c in ll["cards"]:
+                self._take(ll["seat"], c)
+            self.late.append(_Match(ll["seat"], list(ll["cards"]), ll["match"]))
+        self.hands = {int(k): list(v) for k, v in end["hands_left"].items()}
+        for k, m in end["marks"].items():
+            for box, v in m.items():
+                self.marks[int(k)][box] = self.marks[int(k)].get(box, 0) + v
+        self.marked = {}
+
+    def render(self) -> str:
+        """The table in the plain front end's layout, every hand open."""
+        lines = [f"--- Round {self.round_no} of {self.settings.rounds} · draw pile "
+                 f"{self.pile} cards ---"]
+        row = "  ".join(f"{i + 1}:{_c(c)}" for i, c in enumerate(self.row))
+        lines.append(f"Discard row (oldest first): {row or '(empty)'}")
+        for s, nm in enumerate(self.names):
+            m = self.marks[s]
+            mark = ">" if s == self.actor else " "
+            extra = (f"  (+{self.marked[s]} negative this round)"
+                     if self.marked.get(s) else "")
+            lines.append(f"{mark} {s}. {nm}: score {self.score(s)}  [P{m['perfect']} "
+                         f"S{m['strong']} W{m['weak']} N{m['negative']}]{extra}")
+            hand = sorted(self.hands.get(s, []), key=parse_face)
+            lines.append(f"      hand: {_cards(hand) or '(empty)'}")
+            for mid, mt in sorted(self.matches.items()):
+                if mt.owner == s:
+                    lines.append(f"      match {mid}: {mt.kind:7} {_cards(mt.cards)}")
+            for mt in self.late:
+                if mt.owner == s:
+                    lines.append(f"      late:     {mt.kind:7} {_cards(mt.cards)}")
+        return "\n".join(lines)
+
+
+@dataclass
+class Step:
+    """One page of the replay (a deal, a turn, a round's end, the final standing) and
+    the table after it."""
+
+    lines: list[str]
+    table: str
+    label: str
+    round_no: int
+
+
+def replay_steps(record: dict[str, Any]) -> list[Step]:
+    """The pages of :func:`replay_lines`, each with the table after it."""
+    names = [p["name"] for p in record["players"]]
+    pages = replay_lines(record)
+    state = TableState(names, Settings.from_dict(record["settings"]))
+    steps: list[Step] = []
+    k = 0
+    for rnd in record["rounds"]:
+        state.deal(rnd)
+        steps.append(Step(pages[k], state.render(), f"round {rnd['number']} · the deal",
+                          rnd["number"]))
+        k += 1
+        for i, turn in enumerate(rnd["turns"]):
+            state.turn(turn)
+            steps.append(Step(pages[k], state.render(),
+                              f"round {rnd['number']} · turn {i + 1} of {len(rnd['turns'])}",
+                              rnd["number"]))
+            k += 1
+        state.end(rnd["end"])
+        steps.append(Step(pages[k], state.render(), f"round {rnd['number']} · the end",
+                          rnd["number"]))
+        k += 1
+    steps.append(Step(pages[k], state.render(), "final standing",
+                      steps[-1].round_no if steps else 0))
+    return steps
+
+
+def _goto(cmd: str, cur: int, steps: list[Step]) -> int | str:
+    """The step a command moves to, or a one-line complaint."""
+    last = len(steps) - 1
+    words = cmd.split()
+    if not words or words[0] in ("n", "next", "+"):
+        return min(cur + 1, last)
+    w = words[0]
+    if w in ("p", "prev", "b", "back", "-"):
+        return max(cur - 1, 0)
+    if w in ("f", "first"):
+        return 0
+    if w in ("l", "last"):
+        return last
+    if w.isdigit():
+        k = int(w)
+        return k - 1 if 1 <= k <= len(steps) else f"there are steps 1–{len(steps)}"
+    if w in ("r", "round") and len(words) == 2 and words[1].isdigit():
+        r = int(words[1])
+        for i, st in enumerate(steps):
+            if st.round_no == r:
+                return i
+        return f"there is no round {r}"
+    return f"unknown command {cmd[:20]!r} — type ? for the keys"
+
+
+def step_through(steps: list[Step], read: Callable[[], str],
+                 write: Callable[[str], None]) -> None:
+    """Interactive stepping: show a step and its table, ask, move; ends on q or EOF."""
+    if not steps:
+        return
+    cur, shown = 0, -1
+    for _ in range(1_000_000):  # bounded: every answer is one line
+        if cur != shown:
+            st = steps[cur]
+            write("\n".join(st.lines))
+            write(st.table)
+            shown = cur
+        at_end = " (the end)" if cur == len(steps) - 1 else ""
+        write(f"[step {cur + 1}/{len(steps)} · {steps[cur].label}{at_end}]  "
+              "Enter/n next · p back · N step · r N round · q quit · ? keys")
+        try:
+            cmd = read().strip().lower()
+        except EOFError:
+            return
+        if cmd in ("q", "quit", "exit"):
+            return
+        if cmd in ("?", "h", "help"):
+            write(STEP_HELP)
+            continue
+        if cmd in ("t", "table"):
+            write(steps[cur].table)
+            continue
+        if cur == len(steps) - 1 and cmd in ("", "n", "next"):
+            return  # past the last step: done
+        to = _goto(cmd, cur, steps)
+        if isinstance(to, str):
+            write(f"! {to}")
+        else:
+            cur = to
+
+
 def run_replay(path: Path, step: bool = False,
-               wait: Callable[[], str] | None = None) -> int:
+               wait: Callable[[], str] | None = None, *, interactive: bool | None = None) -> int:
+    """Replay FILE. ``step`` (or ``interactive``, default: both ends are a terminal) steps
+    through it with the table; otherwise the pages are printed one after another."""
     try:
         record = load_record(path)
     except (OSError, ValueError) as e:
         print(f"splitnet replay: {path}: {e}", file=sys.stderr)
         return 1
-    wait = wait or (lambda: input())
+    if interactive is None:
+        interactive = sys.stdin.isatty() and sys.stdout.isatty()
+    if step or interactive:
+        read = wait or input
+        step_through(replay_steps(record), read, lambda text: print(text, flush=True))
+        return 0
     for page in replay_lines(record):
         print("\n".join(page))
-        if step:
-            try:
-                if wait().strip().lower() == "q":
-                    break
-            except EOFError:
-                break
     return 0
