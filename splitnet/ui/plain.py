@@ -32,20 +32,22 @@ from splitnet.rules import (
 )
 
 HELP = """\
-Commands (cards are written rank+suit: 7H, 10S, QC, AD; row positions and matches by number):
-  d                draw the top card of the draw pile            (R4.1a)
+Commands — the full screen's keys where a line can say the same (cards are written
+rank+suit: 7H, 10S, QC, AD; row cards, matches #M and players by the numbers shown):
+  d                draw the top card of the pile (R4.1a; in a strong bonus: its draw)
   t N              take row card N and every card after it       (R4.1b)
   l 7H 7D          lay a match of two halves from your hand      (R4.3a)
-  u 7H M [a|b]     upgrade match M with 7H (a/b: which half to cover, if both work)
+  u 7H M [a|b]     upgrade match #M with 7H (a/b: which half to cover, if both work)
   x QS             discard QS; ends your turn                    (R4.4)
-  m P              perfect bonus: player P (number or name) marks a negative box (R5.1)
-  b                strong bonus: draw from the pile              (R5.2)
-  w MINE THEIRS    weak bonus: swap your match MINE for match THEIRS (R5.3)
-  s                skip the strong or weak bonus
+  P                perfect bonus: player number P marks a negative box (R5.1; or m P,
+                   m NAME)
+  w MINE THEIRS    weak bonus: swap your match #MINE for match #THEIRS (R5.3)
+  s                skip the strong or weak bonus (b: take the strong bonus draw)
   e                done laying late matches                      (R6.2)
-  moves            list every legal move, numbered; type a number to play it
-  show             show the table again      say TEXT   chat      help / ?   this text
-  quit             leave the game
+  r                the last round's results again
+  moves            list every legal move, numbered; then a number plays it
+  show             show the table again      c TEXT (or say TEXT)   chat
+  ? (or help)      this text                 q (or quit)   leave (the game is saved)
 Match types: weak = same rank, different colour; strong = same rank and colour;
 perfect = identical halves. Bonuses: perfect → another player marks a negative box;
 strong → you may draw a card; weak → you may swap one of your matches for another
@@ -63,14 +65,14 @@ def render_table(view: Game, players: list[str], seat: int) -> str:
     for s in range(view.n):
         marker = ">" if s == view.actor else " "
         you = " (you)" if s == seat else ""
-        lines.append(f"{marker} {s}. {players[s]}{you}: {len(view.hands[s])} cards in hand, "
+        lines.append(f"{marker} {s + 1}. {players[s]}{you}: {len(view.hands[s])} cards in hand, "
                      f"score {view.score(s)}  [P{view.marks[s]['perfect']} "
                      f"S{view.marks[s]['strong']} W{view.marks[s]['weak']} "
                      f"N{view.marks[s]['negative']}]")
         for m in view.matches:
             if m.owner == s:
                 halves = " ".join(pretty(f) for t in m.top if (f := view.faces[t]) is not None)
-                lines.append(f"      match {m.id}: {m.kind:7} {halves}")
+                lines.append(f"      match #{m.id}: {m.kind:7} {halves}")
     hand = sorted(view.hands[seat], key=lambda x: (view.faces[x] or 0))
     lines.append("Your hand: " + " ".join(
         pretty(f) for x in hand if (f := view.faces[x]) is not None))
@@ -88,9 +90,10 @@ def ask_text(view: Game, seat: int) -> str:
     if phase == "bonus":
         kind = view.pending_bonus
         if kind == "perfect":
-            return "Perfect bonus: name a player to mark a negative box (m P)."
+            return ("Perfect bonus: type the number of the player who marks a negative "
+                    "box.")
         if kind == "strong":
-            return "Strong bonus: draw a card (b) or skip (s)."
+            return "Strong bonus: draw a card (d) or skip (s)."
         return "Weak bonus: swap matches (w MINE THEIRS) or skip (s)."
     if phase == "late_lays":
         return "Round over on a first turn: lay late matches (l) or end (e)."
@@ -110,15 +113,15 @@ def describe_move(view: Game, players: list[str], move: Action) -> str:
         return f"lay {c(move.a)} {c(move.b)}"
     if isinstance(move, Upgrade):
         m = view.matches[move.match_id]
-        return f"upgrade match {m.id} covering {c(m.top[move.covers])} with {c(move.slot)}"
+        return f"upgrade match #{m.id} covering {c(m.top[move.covers])} with {c(move.slot)}"
     if isinstance(move, Discard):
         return f"discard {c(move.slot)}"
     if isinstance(move, BonusMark):
-        return f"make {players[move.target]} mark a negative box"
+        return f"make {players[move.target]} ({move.target + 1}) mark a negative box"
     if isinstance(move, BonusDraw):
         return "draw a bonus card"
     if isinstance(move, BonusSwap):
-        return f"swap your match {move.give} for match {move.take}"
+        return f"swap your match #{move.give} for match #{move.take}"
     if isinstance(move, SkipBonus):
         return "skip the bonus"
     return "end late lays"
@@ -138,12 +141,19 @@ def _find_in_hand(view: Game, seat: int, text: str, exclude: tuple[int, ...] = (
 
 
 def _player(players: list[str], text: str) -> int:
-    if text.isdigit() and int(text) < len(players):
-        return int(text)
+    """A player by the number the table shows (1…n, as on the full screen) or by name."""
+    if text.isdigit() and 1 <= int(text) <= len(players):
+        return int(text) - 1
     for i, p in enumerate(players):
         if p.lower() == text.lower():
             return i
-    raise CommandError(f"no player {text!r}: use a seat number 0–{len(players) - 1} or a name")
+    raise CommandError(f"no player {text[:20]!r}: use a player number 1–{len(players)} "
+                       "or a name")
+
+
+def _match_no(text: str) -> int:
+    """A match by the number the table shows: ``3`` or ``#3``."""
+    return int(text.removeprefix("#"))
 
 
 def parse_command(line: str, view: Game, seat: int, players: list[str],
@@ -152,13 +162,17 @@ def parse_command(line: str, view: Game, seat: int, players: list[str],
     words = line.split()
     cmd, args = words[0].lower(), words[1:]
     try:
+        if cmd.isdigit() and not numbered and view.phase == "bonus" \
+                and view.pending_bonus == "perfect":
+            return BonusMark(seat, _player(players, cmd))  # the full screen's number key
         if cmd.isdigit():
             k = int(cmd)
             if not 1 <= k <= len(numbered):
                 raise CommandError("type 'moves' first, then a number from that list")
             return numbered[k - 1]
         if cmd in ("d", "draw"):
-            return DrawPile(seat)
+            bonus = view.phase == "bonus" and view.pending_bonus == "strong"
+            return BonusDraw(seat) if bonus else DrawPile(seat)
         if cmd in ("t", "take"):
             return TakeRow(seat, int(args[0]) - 1)
         if cmd in ("l", "lay"):
@@ -167,7 +181,7 @@ def parse_command(line: str, view: Game, seat: int, players: list[str],
             return LateLay(seat, a, b) if view.phase == "late_lays" else Lay(seat, a, b)
         if cmd in ("u", "up", "upgrade"):
             slot = _find_in_hand(view, seat, args[0])
-            mid = int(args[1])
+            mid = _match_no(args[1])
             m = view.match_by_id(mid)
             if m is None:
                 raise CommandError(f"there is no match {mid}")
@@ -189,7 +203,7 @@ def parse_command(line: str, view: Game, seat: int, players: list[str],
         if cmd in ("b", "bonus"):
             return BonusDraw(seat)
         if cmd in ("w", "swap"):
-            return BonusSwap(seat, int(args[0]), int(args[1]))
+            return BonusSwap(seat, _match_no(args[0]), _match_no(args[1]))
         if cmd in ("s", "skip"):
             return SkipBonus(seat)
         if cmd in ("e", "end"):
@@ -261,8 +275,11 @@ async def run_plain(session: TableSession, *, inp: TextIO | None = None,
                 for i, mv in enumerate(numbered):
                     say(f"  {i + 1}. {describe_move(view, session.players, mv)}")
                 continue
-            if low.startswith("say "):
-                await session.chat(text[4:])
+            if low.startswith(("say ", "c ")):
+                await session.chat(text.split(" ", 1)[1])
+                continue
+            if low in ("r", "results"):
+                say(last_results(session.log))
                 continue
             try:
                 action = parse_command(text, view, session.seat, session.players, numbered)
@@ -289,6 +306,20 @@ async def run_plain(session: TableSession, *, inp: TextIO | None = None,
     if session.verdict:
         say(session.verdict)
     return 0
+
+
+def last_results(log: list[str]) -> str:
+    """The last round's end as the log told it (the full screen's ``r``)."""
+    starts = [i for i, line in enumerate(log) if " over: " in line
+              and line.startswith("Round ")]
+    if not starts:
+        return "No round has ended yet."
+    out = [log[starts[-1]]]
+    for line in log[starts[-1] + 1:]:
+        if not line.startswith("  "):
+            break
+        out.append(line)
+    return "\n".join(out)
 
 
 def hand_text(view: Game, seat: int) -> str:

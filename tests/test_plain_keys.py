@@ -1,0 +1,79 @@
+"""The plain front end speaks the full screen's keys and numbers where a line can: seats
+numbered from 1, a bare number names the perfect bonus's target (R5.1), d takes the
+strong bonus draw (R5.2), matches as #M, c chats, r repeats the last round's results;
+and the end summary writes suits as symbols."""
+
+from __future__ import annotations
+
+import pytest
+
+from splitnet.rules import BonusDraw, BonusMark, BonusSwap, DrawPile, Lay, Upgrade
+from splitnet.selfplay import summary
+from splitnet.ui.plain import CommandError, ask_text, last_results, parse_command, render_table
+from tests.rules_helpers import game_with, slot_of
+
+PLAYERS = ["Ana", "Bo", "Cy"]
+
+
+def test_seats_are_numbered_from_1_as_on_the_full_screen() -> None:
+    g = game_with(3, {1: ["7H", "7D", "2C", "3C", "4C", "5C", "6C", "8C", "9C"]})
+    text = render_table(g, PLAYERS, 0)
+    assert "  1. Ana (you)" in text and "> 2. Bo" in text and "  3. Cy" in text
+    assert " 0. " not in text
+    g.apply(DrawPile(1))
+    g.apply(Lay(1, slot_of(g, 1, "7H"), slot_of(g, 1, "7D")))
+    assert "match #0: strong" in render_table(g, PLAYERS, 0)
+
+
+def test_perfect_bonus_target_by_the_number_the_table_shows() -> None:
+    g = game_with(3, {1: ["7H", "7H", "2C", "3C", "4C", "5C", "6C", "8C", "9C"]})
+    g.apply(DrawPile(1))
+    g.apply(Lay(1, slot_of(g, 1, "7H", 0), slot_of(g, 1, "7H", 1)))
+    assert "number of the player" in ask_text(g, 1)
+    assert parse_command("3", g, 1, PLAYERS, []) == BonusMark(1, 2)
+    assert parse_command("m 1", g, 1, PLAYERS, []) == BonusMark(1, 0)
+    assert parse_command("m cy", g, 1, PLAYERS, []) == BonusMark(1, 2)
+    with pytest.raises(CommandError, match="player number 1–3"):
+        parse_command("4", g, 1, PLAYERS, [])
+    with pytest.raises(CommandError, match="player number 1–3"):
+        parse_command("m 0", g, 1, PLAYERS, [])
+    # after `moves`, a number picks from that list instead
+    listed = g.legal_moves(1)
+    assert parse_command("1", g, 1, PLAYERS, listed) == listed[0]
+
+
+def test_d_is_the_strong_bonus_draw_and_matches_take_a_hash() -> None:
+    g = game_with(2, {1: ["7H", "7D", "7C", "2C", "3C", "4C", "5C", "6C", "9C"]})
+    g.apply(DrawPile(1))
+    assert parse_command("d", g, 1, PLAYERS[:2], []) == DrawPile(1)  # (not its turn to draw)
+    g.apply(Lay(1, slot_of(g, 1, "7H"), slot_of(g, 1, "7D")))
+    assert "draw a card (d)" in ask_text(g, 1)
+    assert parse_command("d", g, 1, PLAYERS[:2], []) == BonusDraw(1)
+    assert parse_command("b", g, 1, PLAYERS[:2], []) == BonusDraw(1)
+    up = parse_command("u 7c #0", g, 1, PLAYERS[:2], [])
+    assert isinstance(up, Upgrade) and up.match_id == 0
+    assert parse_command("w #0 3", g, 1, PLAYERS[:2], []) == BonusSwap(1, 0, 3)
+
+
+def test_r_repeats_the_last_rounds_results() -> None:
+    log = ["Round 1: You deal; first discard 4♦.", "Round 1 over: Bo went out.",
+           "  Ana: +1 perfect → 6", "  Bo: +2 strong → 9", "Round 2: Bo deals; first …",
+           "Bo drew a card"]
+    assert last_results(log) == "\n".join(log[1:4])
+    assert last_results(log[:1]) == "No round has ended yet."
+
+
+def test_the_end_summary_writes_suits_as_symbols() -> None:
+    rec = {"players": [{"seat": 0, "name": "A"}, {"seat": 1, "name": "B"}],
+           "rounds": [{"number": 1, "dealer": 0, "turns": [],
+                       "end": {"reason": "out", "seat": 1, "late_lays": [],
+                               "hands_left": {"0": ["10H", "QS"], "1": []},
+                               "marks": {"0": {"perfect": 0, "strong": 0, "weak": 0,
+                                               "negative": 2},
+                                         "1": {"perfect": 1, "strong": 0, "weak": 0,
+                                               "negative": 0}}}}],
+           "totals": {"0": {"perfect": 0, "strong": 0, "weak": 0, "negative": 2, "score": -5},
+                      "1": {"perfect": 1, "strong": 0, "weak": 0, "negative": 0, "score": 6}},
+           "winners": [1]}
+    text = summary(rec)
+    assert "left: 10♥ Q♠" in text and "10H" not in text
