@@ -14,7 +14,8 @@ from splitnet.rules import Settings, SettingsError
 DESCRIPTION = """\
 splitnet — the card game Split, peer to peer, with a deck nobody can stack.
 
-  splitnet play                 you against 3 bots, full screen (--plain: line-based)
+  splitnet play                 you against 3 bots, full screen (--plain: line-based);
+                                saved as you play: an unfinished game is offered again
   splitnet selfplay -n 4 -s 7   bots play a whole game; prints the summary
   splitnet verify FILE          audit a finished game's transcript
   splitnet replay FILE          step through a finished game, every card open (n/p/q)
