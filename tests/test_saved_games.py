@@ -161,7 +161,12 @@ def test_a_resumed_game_narrates_what_the_live_one_did(tmp_path: Path) -> None:
     live = list(s.log)
     g.close()
     (meta,) = saved.unfinished(data)
+    path = GameFiles(data, meta.gid).transcript
+    whole = path.stat().st_size
+    with path.open("ab") as f:  # killed in the middle of writing a record
+        f.write((300).to_bytes(4, "big") + b"\x93\x01")
     r = resume_session(data, meta)
+    assert path.stat().st_size == whole  # the torn record was cut, nothing else
     assert r.log[:len(live)] == live and r.log[-1].startswith("Resumed the game")
     assert r.view.round_no == 2 and r.view.events == g.cores[0].engine.events
     r.game.close()
