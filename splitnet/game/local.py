@@ -131,6 +131,9 @@ class LocalGame:
             entry = self.log.append_record(rec)
             if entry.kind == "accept":
                 continue
+            if not self.log.all_accepted:
+                raise GameError(entry.author, entry.kind, "a game message before every "
+                                "player accepted the header")
             for core in self.cores:
                 core.apply(entry.author, entry.kind, dict(entry.body))
             for cb in self.listeners:
