@@ -36,7 +36,6 @@ from splitnet.net.store import (
     SeedStore,
     _atomic_write,
     meta_now,
-    read_meta,
     unfinished_games,
 )
 from splitnet.session.codec import (
@@ -225,5 +224,5 @@ def when(meta: GameMeta, now: float | None = None) -> str:
     return f"{t:%Y-%m-%d %H:%M}"
 
 
-__all__ = ["ROLE", "LocalSecrets", "SavedGameError", "create", "find", "finish", "load",
-           "open_transcript", "read_meta", "unfinished", "when"]
+__all__ = ["ROLE", "GameMeta", "LocalSecrets", "SavedGameError", "create", "find", "finish",
+           "load", "meta_now", "open_transcript", "unfinished", "when"]
