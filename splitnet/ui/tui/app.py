@@ -116,6 +116,17 @@ STYLE = Style.from_dict({
 })
 
 
+#: Without colours (NO_COLOR) the highlights that were only a background colour are
+#: drawn with attributes every terminal shows.
+MONO = {
+    "playable": "underline", "takeable": "underline", "target": "underline",
+    "partner": "underline", "selected": "reverse", "label.selected": "reverse bold",
+    "picked": "reverse underline", "seat.current": "reverse bold", "seat.target": "reverse",
+    "match.marked": "reverse bold", "pad.open": "reverse", "pad.new": "bold",
+}
+MONO_STYLE = Style([*STYLE.style_rules, *MONO.items()])
+
+
 class _SeatsWindow(Window):
     """The seats region: before measuring itself it learns how many lines the rest of the
     screen leaves it, so the matches can switch to two a line instead of being cut."""
@@ -142,7 +153,8 @@ class TuiApp:
         self._closed = False
         self.chat_buffer = Buffer(multiline=False, accept_handler=self._send_chat)
         self.app: Application[None] = Application(
-            layout=self._layout(), key_bindings=build_key_bindings(self), style=STYLE,
+            layout=self._layout(), key_bindings=build_key_bindings(self),
+            style=MONO_STYLE if self.model.mono else STYLE,
             full_screen=True, mouse_support=True, input=input, output=output)
         # Legal moves are worked out once per drawing of the screen (many parts use them).
         self._frame = 0

@@ -16,6 +16,8 @@ import time
 from dataclasses import dataclass
 from typing import Literal
 
+from prompt_toolkit.output import ColorDepth
+
 from splitnet.cards import card_id, pretty, rank, suit
 from splitnet.frontend import TableSession
 from splitnet.rules import (
@@ -131,6 +133,8 @@ class TableModel:
         self._digits_at = 0.0
         self._my_draw = False
         self._verdict = session.verdict
+        #: no colours (NO_COLOR): highlights are underlined / reversed instead
+        self.mono = ColorDepth.from_env() == ColorDepth.DEPTH_1_BIT
 
     # ------------------------------------------------------------------ reading
     @property
@@ -517,6 +521,11 @@ class TableModel:
         return text
 
     # ------------------------------------------------------------------ words for the player
+    def playable_word(self) -> str:
+        """How the screen marks a card that can be played now: in colour green, without
+        colour (NO_COLOR) underlined."""
+        return "underlined" if self.mono else "green"
+
     def instruction(self) -> str:
         """What the player is asked to do now, in one line."""
         view = self.view
@@ -547,7 +556,8 @@ class TableModel:
             return f"Play the {card} you took (R4.1b): select a partner + l, or u onto a match."
         if phase == "play":
             n = len(legal.playable)
-            return f"Lay (l), upgrade (u) or discard (x) to end the turn · {n} playable (green)."
+            return (f"Lay (l), upgrade (u) or discard (x) to end the turn · {n} playable "
+                    f"({self.playable_word()}).")
         if phase == "bonus":
             kind = view.pending_bonus
             if kind == "perfect":

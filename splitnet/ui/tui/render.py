@@ -18,6 +18,7 @@ from prompt_toolkit.utils import get_cwidth
 
 from splitnet.cards import is_red, pretty
 from splitnet.rules import Game, Match, Pad
+from splitnet.rules.scoring import live, pad_points, projected_marks, signed
 from splitnet.rules.settings import ROWS
 from splitnet.ui.tui.model import KIND_LETTER, LABELS, TableModel
 
@@ -156,22 +157,20 @@ def wrap(text: str, width: int, rest: int | None = None) -> list[str]:
 
 # ---------------------------------------------------------------------- pad drawing
 def pad_marks(view: Game, seat: int) -> dict[str, tuple[int, int]]:
-    """Per pad row: (marks from finished rounds, marks this round so far).
+    """Per pad row: (marks from finished rounds, marks this round as it stands now).
 
-    During a round the engine keeps this round's marks apart (``round_marks``); once the
-    round is scored they are part of ``marks`` and ``round_marks`` only remembers them.
+    During a round "this round" is what R6.3 would mark if the round ended now: the
+    bonus marks so far, a box per match in front of the seat, a negative box per card in
+    its hand (rules.scoring); once the round is scored the marks are all on the pad.
     """
     done = view.marks[seat]
-    live = view.phase not in ("round_over", "game_over") and seat < len(view.round_marks)
-    now = view.round_marks[seat] if live else {}
-    return {r: (done[r], now.get(r, 0)) for r in ROWS}
+    now = projected_marks(view, seat)
+    return {r: (done[r], now[r] - done[r]) for r in ROWS}
 
 
 def pad_total(pad: Pad, marks: dict[str, tuple[int, int]]) -> int:
-    """The pad's running total as written on it: P + S + W − N, each row's first open box
-    (with this round's marks so far; equals Game.score once the round is scored)."""
-    v = {r: pad.value(r, a + b) for r, (a, b) in marks.items()}
-    return v["perfect"] + v["strong"] + v["weak"] - v["negative"]
+    """The pad's total as written on it: P + S + W − N, each row's first open box."""
+    return pad_points(pad, {r: a + b for r, (a, b) in marks.items()})
 
 
 def pad_boxes(pad: Pad, row: str, done: int, now: int, cells: int) -> Line:
@@ -229,11 +228,12 @@ def mini_pad(pad: Pad, marks: dict[str, tuple[int, int]], width: int) -> list[Li
     return lines
 
 
-def paper_pad(pad: Pad, before: dict[str, int], now: dict[str, int], width: int) -> list[Line]:
+def paper_pad(pad: Pad, before: dict[str, int], now: dict[str, int], width: int,
+              names: dict[str, str] = ROW_NAMES) -> list[Line]:
     """The pad as printed: every box with its value; crossed boxes are marked (this
     round's in a second colour); the first open box is framed. Wraps long rows."""
     lines: list[Line] = []
-    lw = 10
+    lw = max(len(x) for x in names.values()) + 1 if names is not ROW_NAMES else 10
     for r in ROWS:
         values = pad.row(r)
         marked = before[r] + now[r]
@@ -250,7 +250,7 @@ def paper_pad(pad: Pad, before: dict[str, int], now: dict[str, int], width: int)
                 cells.append(("class:pad.box", f"{v}".rjust(4) + " "))
         per = max(1, (width - lw) // 5)
         for j in range(0, len(cells), per):
-            label = ROW_NAMES[r] if j == 0 else ""
+            label = names[r] if j == 0 else ""
             lines.append([(f"class:pad.label.{r}", label.ljust(lw)), *cells[j:j + per]])
     return lines
 
@@ -286,7 +286,10 @@ class Painter:
         w = max(8, (width - (n - 1)) // n)
         room = height if height is not None else self.seat_room
         body = None if room is None else max(0, room - 6)
-        cols = [self.seat_column(s, w, body) for s in range(n)]
+        # Room to spare (a tall terminal): every pad as printed, each box with its value.
+        own = max((sum(1 for mt in view.matches if mt.owner == s) for s in range(n)), default=0)
+        paper = w >= 30 and room is not None and room >= 2 + self._paper_lines(w) + own
+        cols = [self.seat_column(s, w, body, paper) for s in range(n)]
         rows = max(len(c) for c in cols)
         lines: list[Line] = []
         for i in range(rows):
@@ -298,7 +301,11 @@ class Painter:
             lines.append(fit(line, width))
         return lines
 
-    def seat_column(self, s: int, w: int, body: int | None) -> list[Line]:
+    def _paper_lines(self, w: int) -> int:
+        zero = dict.fromkeys(ROWS, 0)
+        return len(paper_pad(self.m.view.settings.pad, zero, zero, w - 1, MID_ROW))
+
+    def seat_column(self, s: int, w: int, body: int | None, paper: bool = False) -> list[Line]:
         m, view = self.m, self.m.view
         legal = m.legal()
         current = view.actor == s
@@ -316,10 +323,19 @@ class Painter:
         marks = pad_marks(view, s)
         total = pad_total(view.settings.pad, marks)
         cards = len(view.hands[s])
-        noun = " cards" if w >= 15 else "c"
+        noun = (" card" if cards == 1 else " cards") if w >= 15 else "c"
+        # The total as the round would score if it ended now ("now"), else the pad's.
+        now = "now " if live(view) and w >= 17 else "= "
         lines.append(right([("class:seat.info", f" {cards}{noun}")],
-                           [("class:seat.total", f"= {total} ".replace("-", "−"))], w))
-        lines += [[("", " "), *ln] for ln in mini_pad(view.settings.pad, marks, w - 2)]
+                           [("class:seat.total", f"{now}{signed(total)} ")], w))
+        if paper:
+            before = {r: marks[r][0] for r in ROWS}
+            this = {r: marks[r][1] for r in ROWS}
+            lines += [[("", " "), *ln] for ln in paper_pad(view.settings.pad, before, this,
+                                                           w - 1, MID_ROW)]
+            body = None
+        else:
+            lines += [[("", " "), *ln] for ln in mini_pad(view.settings.pad, marks, w - 2)]
         own = [mt for mt in m.table_order() if mt.owner == s]
         cur = m.table_cursor
         at = next((i for i, mt in enumerate(own) if cur and mt.id == cur[0]), 0)
@@ -440,7 +456,7 @@ class Painter:
         if mine and len(m.selected) == 1:
             partners = legal.partners(m.selected[0])
         picked = view.picked if view.phase == "must_play" else None
-        hint = " · green = can be played now" if playable else ""
+        hint = f" · {m.playable_word()} = can be played now" if playable else ""
         head: Line = [(head_style, f" Your hand {len(order)} · sorted by rank{hint}")]
         sel = f"selected: {' '.join(m.card(s) for s in m.selected)} " if m.selected else ""
         lines = [right(head, [(head_style, sel)], width, head_style)]

@@ -3,8 +3,9 @@ hands left, and the session's shuffle verdict."""
 
 from __future__ import annotations
 
+from splitnet.rules.scoring import pad_points, points_text, signed
 from splitnet.rules.settings import ROWS
-from splitnet.ui.tui.render import Line, card_frags, pad_total, paper_pad, words, wrap
+from splitnet.ui.tui.render import Line, card_frags, paper_pad, words, wrap
 from splitnet.ui.tui.summary import RoundSummary
 
 
@@ -21,7 +22,7 @@ def summary_lines(s: RoundSummary, width: int) -> list[Line]:
         if len(win) == 1:
             best = s.totals[win[0]]
             verb = "win" if win[0] == s.you else "wins"
-            head += f"  GAME OVER: {name(win[0])} {verb} with {best}!"
+            head += f"  GAME OVER: {name(win[0])} {verb} with {signed(best)}!"
         else:
             head += "  GAME OVER: " + " and ".join(name(w) for w in win) + " share the win."
     lines.append([("class:results.head", f" {head} ")])
@@ -37,21 +38,23 @@ def summary_lines(s: RoundSummary, width: int) -> list[Line]:
     order = sorted(range(len(s.players)),
                    key=lambda p: (-s.totals[p], s.marks_before[p]["negative"]
                                   + s.round_marks[p].get("negative", 0), p))
-    stand = "  ".join(f"{i + 1}. {name(p)} {s.totals[p]}".replace("-", "−")
+    stand = "  ".join(f"{i + 1}. {name(p)} {signed(s.totals[p])}"
                       for i, p in enumerate(order))
     for i, t in enumerate(wrap(f"Standings: {stand}", width - 2)):
         lines.append([("class:results.stand", (" " if i == 0 else "   ") + t)])
     for p in order:
         lines.append([])
-        before = {r: (s.marks_before[p][r], 0) for r in ROWS}
-        gain = s.totals[p] - pad_total(s.pad, before)
+        before = {r: s.marks_before[p][r] for r in ROWS}
         this = {r: s.round_marks[p].get(r, 0) for r in ROWS}
-        got = ", ".join(f"+{this[r]} {r}" for r in ROWS if this[r])
-        got = f": {got}" if got else ""
-        title = f" {name(p)} — total {s.totals[p]} ({gain:+d} this round{got}) ".replace(
-            "-", "−")
+        gain = s.totals[p] - pad_points(s.pad, before)
+        after = {r: before[r] + this[r] for r in ROWS}
+        got = ", ".join(f"+{this[r]} {r}" for r in ROWS if this[r]) or "no boxes"
+        title = f" {name(p)} — {points_text(s.pad, after)} "
+        sub = f"   this round {signed(gain, plus=True)} points ({got})"
         style = "class:results.you" if p == s.you else "class:results.player"
-        lines.append([(style, title)])
+        for i, t in enumerate(wrap(title, width - 1)):
+            lines.append([(style, (" " if i else "") + t)])
+        lines.append([("class:dim", sub)])
         lines += [[("", " "), *ln] for ln in paper_pad(s.pad, s.marks_before[p], this,
                                                        width - 1)]
         hand = s.hands_left[p]
