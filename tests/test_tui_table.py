@@ -3,19 +3,28 @@ regret, the hint, the bell, the end screen. Headless (pipe input, dummy output).
 
 from __future__ import annotations
 
+import contextlib
 import re
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.keys import Keys
 from prompt_toolkit.output import DummyOutput
 
+from splitnet.bots import HeuristicBot, make_bot
 from splitnet.describe import describe_event, describe_round_end
-from splitnet.rules import Game
+from splitnet.localplay import LocalSession
+from splitnet.rules import Action, Discard, DrawPile, Game, Lay, Upgrade
 from splitnet.rules.scoring import standing_now
 from splitnet.ui.tui import TuiApp, make_local_session
+from splitnet.ui.tui.advice import default_hinter, heuristic_hint
+from splitnet.ui.tui.model import LABELS
 from splitnet.ui.tui.snapshot import screen_text
 from tests.test_tui import advance
+from tests.test_tui_support import running_tui, send, wait_for
 
 
 def table_text(session: object, width: int = 80, height: int = 24) -> str:
@@ -82,3 +91,242 @@ def test_your_own_match_and_points_in_the_log() -> None:
     g2 = session.view
     assert describe_round_end(g2, session.players, 0)[-1].endswith(
         f"total {g2.score(1)}".replace("-", "−") + lines[-1][lines[-1].index(" ("):])
+
+
+# ---------------------------------------------------------------------- keys
+def position(pred: Callable[[Game], bool], seed: int = 1, limit: int = 3000) -> LocalSession:
+    """A local session stopped at a move of the human's seat where ``pred(view)`` holds
+    (the human's earlier moves played by a bot)."""
+    session = make_local_session(3, seed=seed, bot_delay=0.0)
+    t = session.table
+    me = make_bot("heuristic", 99)
+    for _ in range(limit):
+        ref = t.referee
+        if ref.phase == "game_over":
+            break
+        if ref.phase == "round_over":
+            t.start_round()
+            continue
+        if ref.actor == session.seat:
+            if pred(session.view):
+                return session
+            t.play(me.choose(t.views[session.seat], session.seat))
+        else:
+            t.step()
+    raise AssertionError("no such position")
+
+
+@contextlib.contextmanager
+def table(session: LocalSession, **kw: Any) -> Iterator[tuple[TuiApp, list[Action]]]:
+    """The table over a session that is not running; moves go to a list."""
+    with create_pipe_input() as inp, create_app_session(input=inp, output=DummyOutput()):
+        tui = TuiApp(session, **kw)
+        tui.model.sync()
+        sent: list[Action] = []
+        tui.submit = sent.append  # type: ignore[method-assign]
+        yield tui, sent
+
+
+def test_x_with_nothing_selected_asks_for_a_second_x() -> None:
+    session = position(lambda v: v.phase == "play")
+    with table(session) as (tui, sent):
+        m = tui.model
+        m.set_area("hand")
+        slot = m.hand_cursor_slot()
+        assert slot is not None
+        tui.press("x")
+        assert sent == [] and m.confirm is not None
+        assert f"x again discards {m.card(slot)}" in "\n".join(screen_text(tui.app, 80, 24))
+        tui.press("right")  # any other key keeps the card …
+        assert m.confirm is None and sent == []
+        slot = m.hand_cursor_slot()
+        tui.press("x")
+        tui.press("x")  # … the second x discards the card that was under the cursor
+        assert sent == [Discard(session.seat, slot)]
+        # an explicit selection discards at once
+        sent.clear()
+        other = m.hand_order()[-1]
+        m.select_label(m.letter(other))
+        tui.press("x")
+        assert sent == [Discard(session.seat, other)]
+
+
+def test_x_that_the_rules_refuse_is_explained_at_once() -> None:
+    session = position(lambda v: v.phase == "draw")
+    with table(session) as (tui, sent):
+        tui.model.set_area("hand")
+        tui.press("x")
+        assert tui.model.confirm is None and sent == [Discard(session.seat,
+                                                              tui.model.hand_cursor_slot() or 0)]
+
+
+def test_u_with_nothing_selected_asks_for_a_second_u() -> None:
+    def one_upgrade(v: Game) -> bool:
+        return v.phase == "play" and len([m for m in v.legal_moves(0)
+                                          if isinstance(m, Upgrade)]) == 1
+    session = position(one_upgrade)
+    with table(session) as (tui, sent):
+        m = tui.model
+        up = m.legal().upgrades[0]
+        m.set_area("row")  # the cursor is not even on the hand: u alone used to upgrade
+        tui.press("u")
+        assert sent == [] and m.confirm is not None and m.confirm.action == up
+        assert "u again puts" in m.confirm.text
+        tui.press("escape")
+        assert m.confirm is None
+        tui.press("u")
+        tui.press("u")
+        assert sent == [up]
+        sent.clear()
+        m.select_label(m.letter(up.slot))  # selected: at once
+        tui.press("u")
+        assert sent == [up]
+
+
+def test_hand_letters_stay_put_during_a_turn() -> None:
+    def lay_and_more(v: Game) -> bool:
+        return v.phase == "draw" and len(v.hands[0]) >= 6
+    session = position(lay_and_more, seed=4)
+    with table(session) as (tui, _):
+        m = tui.model
+        before = {s: m.letter(s) for s in m.hand_order()}
+        assert [m.letter(s) for s in m.hand_order()] == sorted(before.values())
+        t = session.table
+        t.play(DrawPile(session.seat))  # a drawn card goes to the end, nothing moves
+        drawn = next(s for s in m.hand_order() if s not in before)
+        assert {s: m.letter(s) for s in before} == before
+        assert m.letter(drawn) == LABELS[len(before)]
+        assert "A" in before.values()
+        # a card leaving the hand leaves a gap; the others keep their letters
+        gone = m.hand_order()[0]
+        session.view.hands[session.seat].remove(gone)
+        assert all(m.letter(s) == before[s] for s in before if s != gone)
+        m.select_label("A")
+        assert m.selected == [] and m.note is not None and "no card has the letter A" in (
+            m.note.text)
+        session.view.hands[session.seat].append(gone)
+        # the turn over (it is someone else's), the hand is sorted again
+        v = session.view
+        hand = v.hands[session.seat]
+        assert hand
+        v.turn = (session.seat + 1) % v.n
+        v.phase = "draw"
+        order = m.hand_order()
+        assert [m.letter(s) for s in order] == list(LABELS[:len(order)])
+
+
+async def test_escape_answers_at_once_and_clears_the_selection() -> None:
+    session = make_local_session(3, seed=11, bot_delay=0.0)
+    async with running_tui(session) as (tui, inp):
+        assert tui.app.ttimeoutlen <= 0.05 and tui.app.timeoutlen <= 0.05
+        escape = [b for b in tui.app.key_bindings.bindings  # type: ignore[union-attr]
+                  if b.keys == (Keys.Escape,)]
+        assert escape and all(b.eager() for b in escape)
+        await wait_for(lambda: session.view.actor == session.seat and not tui.model.busy)
+        await send(tui, inp, "A")
+        assert tui.model.selected
+        await send(tui, inp, "\x1b")
+        assert await wait_for(lambda: not tui.model.selected)
+
+
+@pytest.mark.parametrize(("first", "second"), [("\x03", "\x03"), ("q", "\x03"),
+                                              ("\x03", "q")])
+async def test_ctrl_c_and_q_agree_ask_first_then_leave(first: str, second: str) -> None:
+    session = make_local_session(3, seed=11, bot_delay=0.0)
+    async with running_tui(session) as (tui, inp):
+        await wait_for(lambda: session.view.actor == session.seat)
+        if first == "\x03":  # Ctrl-C asks from any screen (q closes the help first)
+            await send(tui, inp, "?")
+            assert tui.model.overlay == "help"
+        await send(tui, inp, first)
+        assert tui.app.is_running and tui.model.confirm_quit
+        if first == "\x03":
+            assert tui.model.overlay is None  # the question is on the table
+        text = "\n".join(screen_text(tui.app, 80, 24))
+        assert "q or Ctrl-C again quits" in text
+        await send(tui, inp, "d")  # any other key stays
+        assert not tui.model.confirm_quit
+        inp.send_text(first + second)
+        assert await wait_for(lambda: not tui.app.is_running)
+
+
+# ---------------------------------------------------------------------- the hint
+async def test_hint_key_shows_the_advisers_move_and_reason() -> None:
+    asked: list[tuple[int, int]] = []
+
+    def adviser(view: Game, seat: int) -> tuple[Action, str] | None:
+        asked.append((seat, len(view.hands[seat])))
+        return DrawPile(seat), "the row holds nothing for you"
+
+    session = make_local_session(3, seed=11, bot_delay=0.0)
+    async with running_tui(session) as (tui, inp):
+        tui.hint = adviser
+        await send(tui, inp, "h")
+        if session.view.actor != session.seat:
+            assert tui.model.note is not None and "wait for your turn" in tui.model.note.text
+        await wait_for(lambda: session.view.actor == session.seat and not tui.model.busy)
+        await send(tui, inp, "h")
+        assert await wait_for(lambda: tui.model.note is not None
+                              and tui.model.note.text.startswith("Hint:"))
+        assert tui.model.note is not None
+        assert tui.model.note.text == ("Hint: draw from the pile (d) — the row holds nothing "
+                                       "for you")
+        assert asked == [(session.seat, 9)]
+        assert session.view.phase == "draw"  # a hint plays nothing
+
+
+def test_default_hint_is_the_bots_move_with_a_reason() -> None:
+    session = position(lambda v: v.phase == "play" and any(
+        isinstance(m, Lay) for m in v.legal_moves(0)))
+    view = session.view
+    hinter = default_hinter()
+    advice = hinter(view.clone(), session.seat)
+    assert advice is not None
+    action, reason = advice
+    assert action in view.legal_moves(session.seat)
+    if not hasattr(__import__("splitnet.bots").bots, "suggest"):
+        assert action == HeuristicBot(seed=session.seat).choose(view.clone(), session.seat)
+    assert reason and "\n" not in reason
+    # the adviser reads only this seat's view: the others' hidden cards change nothing
+    scrambled = view.clone()
+    for s in range(scrambled.n):
+        if s != session.seat:
+            for slot in scrambled.hands[s]:
+                scrambled.faces[slot] = None
+    assert heuristic_hint(scrambled, session.seat) == heuristic_hint(view, session.seat)
+
+
+# ---------------------------------------------------------------------- the bell
+class Recorder(DummyOutput):
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def bell(self) -> None:
+        self.calls.append("bell")
+
+    def set_title(self, title: str) -> None:
+        self.calls.append(f"title {title}")
+
+
+@pytest.mark.parametrize("bell", [True, False])
+def test_bell_and_title_when_our_turn_begins(bell: bool) -> None:
+    session = make_local_session(3, seed=3, bot_delay=0.0)
+    session.table.start_round()  # Ana (seat 1) moves first
+    out = Recorder()
+    with create_pipe_input() as inp, create_app_session(input=inp, output=out):
+        tui = TuiApp(session, bell=bell, title="splitnet")
+        t = session.table
+        while t.referee.actor != session.seat:
+            t.step()  # the observers tell the table after each move
+        rung = out.calls.count("bell")
+        t.play(make_bot("heuristic", 1).choose(session.view, session.seat))
+        while t.referee.actor == session.seat:
+            t.play(make_bot("heuristic", 1).choose(session.view, session.seat))
+        while t.referee.actor != session.seat:
+            t.step()
+        assert tui is not None
+    if bell:
+        assert rung == 1 and out.calls.count("bell") == 2
+        assert "title splitnet — your turn" in out.calls and "title splitnet" in out.calls
+    else:
+        assert out.calls == []

@@ -33,9 +33,13 @@ from splitnet.rules import Action, IllegalMove
 from splitnet.ui.tui.controls import SizedControl
 from splitnet.ui.tui.help import help_lines
 from splitnet.ui.tui.keys import build_key_bindings
-from splitnet.ui.tui.model import Intent, Note, TableModel
+from splitnet.ui.tui.model import Confirm, Hinter, Intent, Note, TableModel
 from splitnet.ui.tui.render import Line, Painter, fit
 from splitnet.ui.tui.results import summary_lines
+
+#: seconds a lone ESC byte waits for the rest of an escape sequence (an arrow key's bytes
+#: arrive together; a person's Esc should answer at once)
+ESC_WAIT = 0.03
 
 STYLE = Style.from_dict({
     "title": "bg:#005f87 #ffffff bold",
@@ -145,9 +149,25 @@ class TuiApp:
     """One player's full-screen table over a :class:`TableSession`."""
 
     def __init__(self, session: TableSession, *, title: str = "splitnet",
-                 input: Input | None = None, output: Output | None = None) -> None:
+                 input: Input | None = None, output: Output | None = None,
+                 hint: Hinter | None = None, bell: bool = False,
+                 rejoin: str | None = None, rematch: bool = False) -> None:
         self.session = session
         self.model = TableModel(session)
+        #: the hint key's adviser: (this seat's view, seat) → (move, reason); None: no h
+        self.hint = hint
+        #: ring the bell and set the terminal title when a turn of ours begins (LAN)
+        self.bell = bell
+        #: the command that brings the player back to this game (LAN), said on leaving
+        self.rejoin = rejoin
+        self.model.rejoin = rejoin
+        #: offer a new game against the same players at the end (``splitnet play``)
+        self.model.rematch_offered = rematch
+        #: what the player chose at the end: "rematch" or "quit"
+        self.outcome = "quit"
+        self._title = title
+        self._turn_seen = False
+        self._hint_task: asyncio.Future[None] | None = None
         self.painter = Painter(self.model, self, title)
         self.error: BaseException | None = None
         self._closed = False
@@ -168,6 +188,10 @@ class TuiApp:
 
         self.app.before_render += before
         self.app.after_render += after
+        # Esc answers at once: a lone ESC byte is taken as the Esc key after 30 ms (not
+        # prompt_toolkit's 0.5 s), and no binding waits for a longer key sequence.
+        self.app.ttimeoutlen = ESC_WAIT
+        self.app.timeoutlen = ESC_WAIT
         session.subscribe(self._changed)
 
     # ------------------------------------------------------------------ layout
@@ -239,7 +263,25 @@ class TuiApp:
             return
         if self.model.sync() is not None:
             self.open_summary()
+        self._turn_signal()
         self.app.invalidate()
+
+    def _turn_signal(self) -> None:
+        """With ``bell``: ring once and retitle the terminal when a turn of ours begins
+        (the terminal may be in the background while the others play)."""
+        mine = self.model.my_turn() and not self.session.finished
+        if mine == self._turn_seen:
+            return
+        self._turn_seen = mine
+        if not self.bell:
+            return
+        out = self.app.output
+        if mine:
+            out.bell()
+            out.set_title(f"{self._title} — your turn")
+        else:
+            out.set_title(self._title)
+        out.flush()
 
     def open_summary(self) -> None:
         m = self.model
@@ -257,7 +299,42 @@ class TuiApp:
         if isinstance(intent, Note):
             self.model.note = intent
             return
+        if isinstance(intent, Confirm):
+            self.model.confirm = intent
+            return
         self.submit(intent)
+
+    # ------------------------------------------------------------------ the hint
+    def ask_hint(self) -> None:
+        m = self.model
+        if self.hint is None:
+            m.note = Note("no hint here")
+            return
+        if not m.my_turn() or self.session.finished:
+            m.note = Note("a hint is for your own move: wait for your turn")
+            return
+        if self._hint_task is not None and not self._hint_task.done():
+            return
+        m.note = Note("thinking…", "info")
+        self._hint_task = self.app.create_background_task(self._hint())
+
+    async def _hint(self) -> None:
+        m = self.model
+        hint = self.hint
+        assert hint is not None
+        view = self.session.view.clone()  # the adviser works on a copy, off the loop
+        seat = self.session.seat
+        try:
+            advice = await asyncio.to_thread(hint, view, seat)
+        except Exception as e:  # shown, never raised into the event loop
+            m.note = Note(f"✗ no hint: {e}", "error")
+        else:
+            if advice is None or self.session.view.actor != seat:
+                m.note = None
+            else:
+                action, reason = advice
+                m.note = Note(f"Hint: {m.describe(action)} — {reason}", "info")
+        self.app.invalidate()
 
     def submit(self, action: Action) -> None:
         m = self.model
@@ -297,6 +374,11 @@ class TuiApp:
         m = self.model
         if key != "q":
             m.confirm_quit = False
+        pending, m.confirm = m.confirm, None
+        if pending is not None and key == pending.key:
+            self.submit(pending.action)
+            self.app.invalidate()
+            return
         simple = {
             "d": m.intent_draw, "t": m.intent_take, "l": m.intent_lay, "u": m.intent_upgrade,
             "x": m.intent_discard, "s": m.intent_skip, "e": m.intent_end_late,
@@ -339,6 +421,11 @@ class TuiApp:
             m.overlay, m.scroll = "help", 0
         elif key == "r":
             self.open_summary()
+        elif key == "h":
+            self.ask_hint()
+        elif key == "n" and self.session.finished and m.rematch_offered:
+            self.outcome = "rematch"
+            self.quit()
         elif key == "q":
             if self.session.finished or m.confirm_quit:
                 self.quit()
@@ -351,9 +438,21 @@ class TuiApp:
             m.note = Note("arrows move the cursor; ↑↓ and Tab switch between table, row, hand")
         self.app.invalidate()
 
+    def leave(self) -> None:
+        """Ctrl-C: the same as q — during a game it asks first (from any screen), after
+        the game it quits."""
+        m = self.model
+        m.confirm = None
+        if self.app.layout.has_focus(self.chat_buffer):
+            self.cancel_chat()
+        if not (self.session.finished or m.confirm_quit):
+            m.overlay = None
+        self.press("q")
+
     def click_hand(self, index: int) -> None:
         m = self.model
         m.confirm_quit = False
+        m.confirm = None
         order = m.hand_order()
         if 0 <= index < len(order):
             m.area, m.hand_cursor = "hand", index
@@ -363,6 +462,7 @@ class TuiApp:
     def click_row(self, index: int) -> None:
         m = self.model
         m.confirm_quit = False
+        m.confirm = None
         if m.area == "row" and m.row_cursor == index:
             self.act(m.intent_take())
         else:
@@ -372,6 +472,7 @@ class TuiApp:
     def click_half(self, match_id: int, half: int) -> None:
         m = self.model
         m.confirm_quit = False
+        m.confirm = None
         again = m.area == "table" and m.table_cursor == (match_id, half)
         m.area, m.table_cursor = "table", (match_id, half)
         if again:

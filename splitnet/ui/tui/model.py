@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -104,7 +105,22 @@ class Legal:
                          if slot is None or u.slot == slot)
 
 
-Intent = Action | Note | None
+#: the hint key's adviser: (this seat's view, seat) → (the move, its reason in words),
+#: or None when it has nothing to say. It runs on a copy of the view, in a thread.
+Hinter = Callable[[Game, int], tuple[Action, str] | None]
+
+
+@dataclass(frozen=True)
+class Confirm:
+    """A move that cannot be taken back and that the player did not spell out (a card
+    under the cursor, not selected): it is played only when ``key`` is pressed again."""
+
+    key: str
+    action: Action
+    text: str
+
+
+Intent = Action | Note | Confirm | None
 
 
 class TableModel:
@@ -125,7 +141,15 @@ class TableModel:
         self.summaries: list[RoundSummary] = []
         self.summary_index = -1
         self.confirm_quit = False
+        #: a move waiting for its key to be pressed a second time (see Confirm)
+        self.confirm: Confirm | None = None
         self.busy = False
+        #: hand slot → letter index; letters stay put while a turn of ours is played
+        self._letters: dict[int, int] = {}
+        #: the command that brings the player back (a LAN game), else None
+        self.rejoin: str | None = None
+        #: the end screen offers a new game against the same players
+        self.rematch_offered = False
         #: a render pass number; legal moves are computed once per pass (None: every call)
         self.stamp: int | None = None
         self._legal: tuple[int, Legal] | None = None
@@ -164,15 +188,42 @@ class TableModel:
             self._legal = (self.stamp, legal)
         return legal
 
-    def hand_order(self) -> list[int]:
-        """The seat's hand sorted by rank, then suit (♣ ♦ ♥ ♠); unknown faces last."""
+    def _rank_order(self, slots: list[int]) -> list[int]:
         faces = self.view.faces
 
         def key(slot: int) -> tuple[int, int, int]:
             f = faces[slot]
             return (99, 0, slot) if f is None else (rank(f), suit(f), slot)
 
-        return sorted(self.view.hands[self.seat], key=key)
+        return sorted(slots, key=key)
+
+    def letters_frozen(self) -> bool:
+        """During our own turn (after the draw) the hand's letters do not move: a card
+        played leaves a gap, a card drawn or taken gets the next free letter. Between our
+        turns the hand is sorted again."""
+        return self.my_turn() and self.view.phase in ("must_play", "play", "bonus",
+                                                       "late_lays")
+
+    def hand_order(self) -> list[int]:
+        """The seat's hand in screen order: sorted by rank, then suit (♣ ♦ ♥ ♠), unknown
+        faces last — except that during our turn new cards are added at the end."""
+        hand = self.view.hands[self.seat]
+        if not self.letters_frozen():
+            self._letters = {s: i for i, s in enumerate(self._rank_order(hand))}
+        else:
+            letters = {s: i for s, i in self._letters.items() if s in hand}
+            if len(letters) != len(hand):
+                nxt = max(letters.values(), default=-1) + 1
+                for s in self._rank_order([s for s in hand if s not in letters]):
+                    letters[s], nxt = nxt, nxt + 1
+            self._letters = letters
+        return sorted(hand, key=self._letters.__getitem__)
+
+    def letter(self, slot: int) -> str:
+        """The letter of a hand card ("·" past Z)."""
+        self.hand_order()
+        i = self._letters.get(slot, len(LABELS))
+        return LABELS[i] if i < len(LABELS) else "·"
 
     def card(self, slot: int) -> str:
         f = self.view.faces[slot]
@@ -212,6 +263,8 @@ class TableModel:
             if m is None or m.owner != self.seat:
                 self.marked_match = None
         self.clamp()
+        if self.confirm is not None and not self.my_turn():
+            self.confirm = None
         new: RoundSummary | None = None
         if view.phase in ("round_over", "game_over") and (
                 not self.summaries or self.summaries[-1].round_no != view.round_no):
@@ -346,11 +399,13 @@ class TableModel:
 
     def select_label(self, letter: str) -> None:
         hand = self.hand_order()
-        i = LABELS.find(letter.upper())
-        if 0 <= i < len(hand):
-            self.hand_cursor = i
+        slot = next((s for s in hand if self.letter(s) == letter.upper()), None)
+        if slot is not None:
+            self.hand_cursor = hand.index(slot)
             self.area = "hand"
-            self.toggle(hand[i])
+            self.toggle(slot)
+        elif letter.upper() in LABELS:
+            self.note = Note(f"no card has the letter {letter.upper()} now")
 
     def digit(self, d: str) -> Intent:
         """A number key: names a player for the perfect bonus, else picks a row card."""
@@ -395,12 +450,31 @@ class TableModel:
             return Note("select two halves of one rank first (Space or their letters)")
         options = [m for m in self.legal().lays if one in (m.a, m.b)]
         if len(options) == 1:
+            if not sel:  # nothing selected: the card under the cursor, so ask
+                a, b = options[0].a, options[0].b
+                return Confirm("l", options[0], f"l again lays {self.card(a)} {self.card(b)} "
+                               "· any other key keeps them")
             return options[0]
         if len(options) > 1:
             return Note(f"{self.card(one)} can go with several halves — select its partner too")
         return Note(f"select a partner for {self.card(one)} as well (two halves of one rank)")
 
     def intent_upgrade(self) -> Intent:
+        intent = self._upgrade()
+        if self.selected or not isinstance(intent, Upgrade) or intent not in (
+                self.legal().upgrades):
+            return intent
+        # Nothing selected: the half is the one under the cursor (or the only one that
+        # fits) — an upgrade cannot be taken back, so it waits for a second u.
+        m = self.view.match_by_id(intent.match_id)
+        if m is None:
+            return intent
+        who = "your " if m.owner == self.seat else f"{self.players[m.owner]}'s "
+        return Confirm("u", intent, f"u again puts {self.card(intent.slot)} on {who}match "
+                       f"#{m.id} over {self.card(m.top[intent.covers])} · any other key "
+                       "keeps it")
+
+    def _upgrade(self) -> Intent:
         sel = self.selected
         if len(sel) > 1:
             return Note("select just the one half to put on a match")
@@ -437,7 +511,13 @@ class TableModel:
         slot = sel[0] if sel else self.hand_cursor_slot() if self.area == "hand" else None
         if slot is None:
             return Note("select the card to discard (Space or its letter)")
-        return Discard(self.seat, slot)
+        action = Discard(self.seat, slot)
+        if not sel and slot in self.legal().discards:
+            # Nothing selected: the card under the cursor — a discard ends the turn and
+            # cannot be taken back, so it waits for a second x.
+            return Confirm("x", action, f"x again discards {self.card(slot)} and ends your "
+                           "turn · any other key keeps it")
+        return action
 
     def intent_skip(self) -> Intent:
         return SkipBonus(self.seat)
@@ -521,6 +601,40 @@ class TableModel:
         return text
 
     # ------------------------------------------------------------------ words for the player
+    def describe(self, action: Action) -> str:
+        """A move of this seat in words, with the key that plays it."""
+        v = self.view
+        if isinstance(action, DrawPile):
+            return "draw from the pile (d)"
+        if isinstance(action, TakeRow):
+            after = len(v.row) - action.index - 1
+            also = f" and the {after} after it" if after > 1 else (
+                " and the one after it" if after == 1 else "")
+            card = self.card(v.row[action.index]) if action.index < len(v.row) else "?"
+            return f"take row card {action.index + 1}, {card}{also} (t)"
+        if isinstance(action, Lay | LateLay):
+            return f"lay {self.card(action.a)} {self.card(action.b)} (l)"
+        if isinstance(action, Upgrade):
+            m = v.match_by_id(action.match_id)
+            whose = "" if m is None else (
+                "your " if m.owner == self.seat else f"{self.players[m.owner]}'s ")
+            return f"put {self.card(action.slot)} on {whose}match #{action.match_id} (u)"
+        if isinstance(action, Discard):
+            return f"discard {self.card(action.slot)} (x)"
+        if isinstance(action, BonusMark):
+            return f"name {self.players[action.target]} ({action.target + 1})"
+        if isinstance(action, BonusDraw):
+            return "take the bonus draw (d)"
+        if isinstance(action, SkipBonus):
+            return "skip the bonus (s)"
+        if isinstance(action, BonusSwap):
+            t = v.match_by_id(action.take)
+            whose = f"{self.players[t.owner]}'s " if t is not None else ""
+            return f"swap your match #{action.give} for {whose}#{action.take} (w)"
+        if isinstance(action, EndLateLays):
+            return "end your late lays (e)"
+        return str(action)
+
     def playable_word(self) -> str:
         """How the screen marks a card that can be played now: in colour green, without
         colour (NO_COLOR) underlined."""

@@ -518,8 +518,11 @@ class Painter:
         note = m.note
         first: Line
         if m.confirm_quit:
-            first = [("class:note.error", " Leave the game? Press q again to quit, any "
-                      "other key to stay.")]
+            back = (" (the same command brings you back)" if m.rejoin else "")
+            first = [("class:note.error", f" Leave the game{back}? q or Ctrl-C again quits, "
+                      "any other key stays.")]
+        elif m.confirm is not None:
+            first = words(" " + m.confirm.text, "class:note.error")
         elif note is not None:
             first = words(" " + note.text, f"class:note.{note.kind}")
         else:
