@@ -330,3 +330,46 @@ def test_bell_and_title_when_our_turn_begins(bell: bool) -> None:
         assert "title splitnet — your turn" in out.calls and "title splitnet" in out.calls
     else:
         assert out.calls == []
+
+
+# ---------------------------------------------------------------------- the weak bonus
+def weak_bonus(v: Game) -> bool:
+    return v.phase == "bonus" and v.pending_bonus == "weak"
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_weak_bonus_swap_is_a_short_guided_choice_in_80_columns(seed: int) -> None:
+    session = position(weak_bonus, seed=seed, limit=20_000)
+    with table(session) as (tui, sent):
+        m = tui.model
+        swaps = set(m.legal().swaps)
+        assert swaps
+        lines = screen_text(tui.app, 80, 24)
+        ask = lines[-2]
+        assert ask.startswith((" Weak bonus (R5.3)", " Give which")) and "…" not in ask, ask
+        assert "s skips" in ask
+        assert "1" in lines[-1] and "choose" in lines[-1]
+        step, ids = m.swap_choices()
+        keys = 0
+        while not sent:
+            assert keys < 2
+            tui.press("1")
+            keys += 1
+            if not sent:  # a second step: which of ours to give
+                assert m.swap_choices()[0] == "give"
+                ask = screen_text(tui.app, 80, 24)[-2]
+                assert ask.startswith((" Give which of yours", " Type the number")), ask
+                assert "…" not in ask
+                tui.press("escape")  # back one step, and on again
+                assert m.swap_take is None
+                tui.press("1")
+        assert len(sent) == 1 and sent[0] in swaps
+        assert sent[0].take == ids[0] or step == "give"
+
+
+def test_no_swap_on_offer_without_a_weak_bonus() -> None:
+    session = position(lambda v: v.phase == "play")
+    with table(session) as (tui, _):
+        m = tui.model
+        assert not m.swapping()
+        assert "choose" not in screen_text(tui.app, 80, 24)[-1]

@@ -76,6 +76,7 @@ STYLE = Style.from_dict({
     "match.id": "#8a8a8a",
     "match.marked": "bg:#af8700 #000000 bold",
     "match.swappable": "#87ff87 bold",
+    "match.choice": "bg:#87ff87 #000000 bold",
     "card.red": "#ff5f5f bold",
     "card.black": "bold",
     "card.hidden": "#585858",
@@ -126,7 +127,8 @@ MONO = {
     "playable": "underline", "takeable": "underline", "target": "underline",
     "partner": "underline", "selected": "reverse", "label.selected": "reverse bold",
     "picked": "reverse underline", "seat.current": "reverse bold", "seat.target": "reverse",
-    "match.marked": "reverse bold", "pad.open": "reverse", "pad.new": "bold",
+    "match.marked": "reverse bold", "match.choice": "reverse bold", "pad.open": "reverse",
+    "pad.new": "bold",
 }
 MONO_STYLE = Style([*STYLE.style_rules, *MONO.items()])
 
@@ -405,11 +407,16 @@ class TuiApp:
         elif key == "enter":
             if m.area == "row":
                 self.act(m.intent_take())
+            elif m.area == "table" and m.swapping() and m.table_cursor is not None:
+                self.act(m.choose_swap(m.table_cursor[0]))
             else:
                 m.space()
         elif key == "escape":
-            m.selected = []
-            m.marked_match = None
+            if m.swap_take is not None:  # one step back in the swap's choice
+                m.swap_take = None
+            else:
+                m.selected = []
+                m.marked_match = None
             m.note = None
         elif key.isdigit() and len(key) == 1:
             self.act(m.digit(key))
@@ -475,11 +482,10 @@ class TuiApp:
         m.confirm = None
         again = m.area == "table" and m.table_cursor == (match_id, half)
         m.area, m.table_cursor = "table", (match_id, half)
-        if again:
-            if m.view.pending_bonus == "weak":
-                m.space()
-            else:
-                self.act(m.intent_upgrade())
+        if m.swapping():
+            self.act(m.choose_swap(match_id))
+        elif again:
+            self.act(m.intent_upgrade())
         self.app.invalidate()
 
     def click_seat(self, seat: int) -> None:

@@ -146,6 +146,8 @@ class TableModel:
         self.busy = False
         #: hand slot → letter index; letters stay put while a turn of ours is played
         self._letters: dict[int, int] = {}
+        #: weak bonus: the other player's match chosen to take (then: which of ours)
+        self.swap_take: int | None = None
         #: the command that brings the player back (a LAN game), else None
         self.rejoin: str | None = None
         #: the end screen offers a new game against the same players
@@ -265,6 +267,8 @@ class TableModel:
         self.clamp()
         if self.confirm is not None and not self.my_turn():
             self.confirm = None
+        if self.swap_take is not None and not (self.my_turn() and view.pending_bonus == "weak"):
+            self.swap_take = None
         new: RoundSummary | None = None
         if view.phase in ("round_over", "game_over") and (
                 not self.summaries or self.summaries[-1].round_no != view.round_no):
@@ -408,9 +412,16 @@ class TableModel:
             self.note = Note(f"no card has the letter {letter.upper()} now")
 
     def digit(self, d: str) -> Intent:
-        """A number key: names a player for the perfect bonus, else picks a row card."""
+        """A number key: names a player for the perfect bonus, picks a match in the weak
+        bonus's choice, else picks a row card."""
         if self.legal().marks:  # the perfect bonus is pending: name a player
             return BonusMark(self.seat, int(d) - 1) if d != "0" else None
+        if self.swapping():
+            _, ids = self.swap_choices()
+            i = int(d) - 1
+            if 0 <= i < len(ids):
+                return self.choose_swap(ids[i])
+            return Note(f"type 1–{len(ids)} (the numbers shown), or s to skip")
         now = time.monotonic()
         text = d
         if self._digits and now - self._digits_at < 1.5 and int(self._digits + d) <= len(
@@ -552,6 +563,81 @@ class TableModel:
         return Note("several swaps are possible: mark your match with Space, put the cursor "
                     "on the one to take (Tab, ←→), then w")
 
+    # -- the weak bonus: a guided choice -----------------------------------------
+    def swapping(self) -> bool:
+        """The weak bonus is ours to take (R5.3; the engine offers it only when a swap is
+        possible, R5.4)."""
+        return self.my_turn() and self.view.pending_bonus == "weak" and bool(
+            self.legal().swaps)
+
+    def swap_choices(self) -> tuple[Literal["take", "give"], list[int]]:
+        """The step of the swap and the match ids to choose from, in screen order: first
+        the other player's match to take, then (if more than one fits) ours to give."""
+        swaps = self.legal().swaps
+        screen = {m.id: i for i, m in enumerate(self.table_order())}
+        takes = sorted({x.take for x in swaps}, key=screen.__getitem__)
+        take = self.swap_take if self.swap_take in takes else (
+            takes[0] if len(takes) == 1 else None)
+        if take is not None:
+            gives = sorted({x.give for x in swaps if x.take == take}, key=screen.__getitem__)
+            if len(gives) > 1:
+                return "give", gives
+        return "take", takes
+
+    def choose_swap(self, match_id: int) -> Intent:
+        step, ids = self.swap_choices()
+        if match_id not in ids:
+            what = "to take" if step == "take" else "of yours to give"
+            return Note(f"match #{match_id} is not one {what} (the numbers shown)")
+        swaps = self.legal().swaps
+        if step == "give":
+            take = self.swap_take if self.swap_take is not None else swaps[0].take
+            return BonusSwap(self.seat, match_id, take)
+        gives = sorted({x.give for x in swaps if x.take == match_id})
+        if len(gives) == 1:
+            return BonusSwap(self.seat, gives[0], match_id)
+        self.swap_take = match_id
+        return None
+
+    def _match_words(self, mid: int, owner: bool) -> tuple[str, str]:
+        """A match for the swap's choice: long (``Bo's #5 9♠9♦``) and short (``Bo #5``)."""
+        m = self.view.match_by_id(mid)
+        if m is None:
+            return f"#{mid}", f"#{mid}"
+        who = f"{self.players[m.owner]}'s " if owner else ""
+        cards = "".join(self.card(s) for s in m.top)
+        return f"{who}#{mid} {cards}", (f"{self.players[m.owner]} " if owner else "") + f"#{mid}"
+
+    def swap_instruction(self, room: int = 78) -> str:
+        step, ids = self.swap_choices()
+        if step == "take":
+            head = "Weak bonus (R5.3): take which match?"
+            tail = " · s skips"
+        else:
+            take = self.swap_take if self.swap_take is not None else self.legal().swaps[0].take
+            head = f"Give which of yours for {self._match_words(take, True)[1]}?"
+            tail = " · Esc back" if self.swap_take is not None else " · s skips"
+        forms = [self._match_words(mid, step == "take") for mid in ids]
+        if len(ids) <= 9:
+            for k in (0, 1):
+                text = head + " " + "  ".join(f"{i + 1} {f[k]}" for i, f in enumerate(forms))
+                if len(text + tail) <= room:
+                    return text + tail
+            if step == "take":
+                return (f"Weak bonus (R5.3): type the number (1–{len(ids)}) of the match to "
+                        f"take{tail}")
+            return f"Type the number (1–{len(ids)}) of your match to give{tail}"
+        return f"{head} Cursor on a green # (←→), Enter{tail}"
+
+    def swap_number(self, match_id: int) -> int | None:
+        """The number to type for this match in the swap's choice (1–9), if it is one."""
+        if not self.swapping():
+            return None
+        _, ids = self.swap_choices()
+        if len(ids) > 9 or match_id not in ids:
+            return None
+        return ids.index(match_id) + 1
+
     # ------------------------------------------------------------------ outcomes
     def after_move(self, action: Action) -> None:
         """A move was accepted: tidy the selection for what comes next."""
@@ -679,7 +765,7 @@ class TableModel:
                 return f"Perfect! Who marks a negative box (R5.1)? {who}"
             if kind == "strong":
                 return "Strong match! d draws the top card of the pile (R5.2), s skips."
-            return "Weak match! w swaps your Space-marked match for the one at [ ] (R5.3), s skips."
+            return self.swap_instruction()
         if phase == "late_lays":
             end = view.last_end
             who = self.name(end.seat) if end else "A player"
@@ -707,8 +793,12 @@ class TableModel:
                     hints.append((f"{lo}-{hi}" if hi > lo else f"{lo}", "name player"))
                 if legal.bonus_draw:
                     hints.append(("d", "draw"))
-                if view.pending_bonus == "weak":
-                    hints.append(("w", "swap"))
+                if self.swapping():
+                    _, ids = self.swap_choices()
+                    if len(ids) <= 9:
+                        hints.append(("1" if len(ids) == 1 else f"1-{len(ids)}", "choose"))
+                    if self.swap_take is not None:
+                        hints.append(("Esc", "back"))
                 if legal.skip:
                     hints.append(("s", "skip"))
             elif phase == "late_lays":

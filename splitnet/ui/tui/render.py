@@ -20,7 +20,7 @@ from splitnet.cards import is_red, pretty
 from splitnet.rules import Game, Match, Pad
 from splitnet.rules.scoring import live, pad_points, projected_marks, signed
 from splitnet.rules.settings import ROWS
-from splitnet.ui.tui.model import KIND_LETTER, LABELS, TableModel
+from splitnet.ui.tui.model import KIND_LETTER, TableModel
 
 Line = StyleAndTextTuples
 ROW_NAMES = {"perfect": "Perfect", "strong": "Strong", "weak": "Weak", "negative": "Negative"}
@@ -373,7 +373,7 @@ class Painter:
         m, view = self.m, self.m.view
         legal = m.legal()
         covers = legal.covers(m.focus_slot()) if view.actor == m.seat else frozenset()
-        swap_ids = {x.take for x in legal.swaps} | {x.give for x in legal.swaps}
+        swap_ids = set(m.swap_choices()[1]) if m.swapping() else set()
         id_style = "class:match.id"
         if mt.id == m.marked_match:
             id_style = "class:match.marked"
@@ -382,14 +382,20 @@ class Painter:
         first = on_click(partial(self.ui.click_half, mt.id, 0))
         letter = KIND_LETTER[mt.kind]
         kind_style = f"class:kind.{mt.kind}"
+        # In the weak bonus's choice a match shows the number to type instead of its id.
+        choice = m.swap_number(mt.id)
+        ident = f"#{mt.id}" if choice is None else f"{choice}▸"
+        if choice is not None:
+            id_style = "class:match.choice"
         line: Line
         if form == "wide":
-            line = [(id_style, f"#{mt.id}".rjust(3), first), (kind_style, f" {letter}", first)]
+            line = [(id_style, ident.rjust(3), first), (kind_style, f" {letter}", first)]
         elif form == "narrow":
-            line = [(id_style, f"{mt.id}", first), (kind_style, f" {letter} ", first)]
+            line = [(id_style, ident.lstrip("#"), first), (kind_style, f" {letter} ", first)]
         else:
-            pad = " " * max(0, 2 - len(str(mt.id)))
-            line = [("", pad), (id_style, f"{mt.id}", first), (kind_style, letter, first)]
+            ident = ident.lstrip("#")
+            pad = " " * max(0, 2 - len(ident))
+            line = [("", pad), (id_style, ident, first), (kind_style, letter, first)]
         for h in (0, 1):
             slot = mt.top[h]
             focus = m.table_cursor == (mt.id, h) and m.area == "table"
@@ -457,7 +463,8 @@ class Painter:
             partners = legal.partners(m.selected[0])
         picked = view.picked if view.phase == "must_play" else None
         hint = f" · {m.playable_word()} = can be played now" if playable else ""
-        head: Line = [(head_style, f" Your hand {len(order)} · sorted by rank{hint}")]
+        how = "letters kept this turn" if m.letters_frozen() else "sorted by rank"
+        head: Line = [(head_style, f" Your hand {len(order)} · {how}{hint}")]
         sel = f"selected: {' '.join(m.card(s) for s in m.selected)} " if m.selected else ""
         lines = [right(head, [(head_style, sel)], width, head_style)]
         if not order:
@@ -470,7 +477,7 @@ class Painter:
                 slot = order[i]
                 click = on_click(partial(self.ui.click_hand, i))
                 selected = slot in m.selected
-                label = LABELS[i] if i < len(LABELS) else "·"
+                label = m.letter(slot)
                 lstyle = ("class:label.selected" if selected else
                           "class:label.play" if slot in playable else "class:label")
                 labels += [("", "  ", click), (lstyle, label, click), ("", "  ", click)]
