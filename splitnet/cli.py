@@ -72,9 +72,13 @@ def cmd_play(args: argparse.Namespace) -> int:
     from splitnet.ui.tui import run_tui
 
     async def tui() -> int:
-        session = human_session(args.name, names, args.seed, settings, bot_delay=args.pace,
-                                shuffle_proofs=not args.no_proofs)
-        await run_tui(session, title="splitnet")
+        # At the end screen n starts a new game against the same players (a rematch).
+        for game_no in range(10_000):
+            session = human_session(args.name, names, args.seed, settings,
+                                    bot_delay=args.pace, shuffle_proofs=not args.no_proofs,
+                                    game_no=game_no)
+            if await run_tui(session, title="splitnet", rematch=True) != "rematch":
+                break
         return 0
 
     return asyncio.run(tui())

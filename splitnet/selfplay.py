@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from splitnet.bots import make_bot
+from splitnet.bots import Bot, make_bot
 from splitnet.frontend import HumanAgent
 from splitnet.game.local import FairSession
 from splitnet.localplay import LocalTable, SeededShuffle
@@ -82,17 +82,26 @@ def run_selfplay(n: int, bot_names: Sequence[str], seed: int, settings: Settings
 
 def human_session(name: str, bot_names: Sequence[str], seed: int | None,
                   settings: Settings, *, bot_delay: float = 0.0,
-                  shuffle_proofs: bool = True) -> FairSession:
-    """You at seat 0 against bots on this machine, every deal by the fair-deck protocol.
+                  shuffle_proofs: bool = True, game_no: int = 0) -> FairSession:
+    """You against bots on this machine, every deal by the fair-deck protocol.
 
     With ``seed`` the bots and every peer's secrets are reproducible (testing); without,
-    the secrets come from the operating system's random source.
+    the secrets come from the operating system's random source. ``game_no`` counts the
+    games played in a row against the same players (a rematch): each one is seated one
+    place further round the table, so the next player deals its first round (seat 0
+    deals round 1, R3.2) while the order of play stays the same; with ``seed`` each
+    game has its own deal.
     """
     from splitnet.game.local import LocalGame, RandomSecrets, SelfplaySecrets
 
     rng = random.Random(seed if seed is not None else secrets.randbits(64))
     bots = [make_bot(b, rng.randrange(2**31)) for b in bot_names]
     names = [name] + [n if n != name else f"{n}2" for n in BOT_NAMES[:len(bots)]]
-    source = SelfplaySecrets(seed) if seed is not None else RandomSecrets()
+    agents: list[Bot | None] = [None, *bots]
+    k = game_no % len(names)
+    names, agents = names[k:] + names[:k], agents[k:] + agents[:k]
+    seat = (len(names) - k) % len(names)
+    game_seed = None if seed is None else seed + game_no
+    source = SelfplaySecrets(game_seed) if game_seed is not None else RandomSecrets()
     game = LocalGame(names, settings, source, shuffle_proofs=shuffle_proofs)
-    return FairSession(game, 0, [None, *bots], HumanAgent(), bot_delay=bot_delay)
+    return FairSession(game, seat, agents, HumanAgent(), bot_delay=bot_delay)

@@ -373,3 +373,60 @@ def test_no_swap_on_offer_without_a_weak_bonus() -> None:
         m = tui.model
         assert not m.swapping()
         assert "choose" not in screen_text(tui.app, 80, 24)[-1]
+
+
+# ---------------------------------------------------------------------- the end and a rematch
+def finished_game(rematch: bool = True) -> tuple[TuiApp, Any]:
+    session = make_local_session(3, seed=2, bot_delay=0.0)
+    tui = TuiApp(session, rematch=rematch)
+    advance(session, 100_000)  # the table follows every move (it is subscribed)
+    session.finished = True
+    tui._changed()
+    return tui, session
+
+
+def test_end_screen_shows_winner_every_pad_and_the_story() -> None:
+    with create_pipe_input() as inp, create_app_session(input=inp, output=DummyOutput()):
+        tui, session = finished_game()
+        view = session.view
+        assert view.phase == "game_over" and tui.model.overlay == "final"
+        text = "\n".join("".join(f[1] for f in ln) for ln in tui._overlay_lines(80))
+    win = view.winners()
+    assert f"GAME OVER — {tui.model.name(win[0])}" in text
+    for r in (1, 2, 3):
+        assert f"Round {r}: " in text and f"round {r}" in text
+    assert text.count("Perfect ") == view.n and text.count("Negative ") == view.n
+    for s in range(view.n):
+        assert f"{tui.model.name(s)} — " in text  # every pad, in points
+        assert f"total {view.score(s)}".replace("-", "−") in text
+    assert "n new game with the same players (Ana deals first)" in text
+    assert all(len(ln) <= 80 for ln in text.splitlines())
+
+
+def test_n_at_the_end_asks_for_a_rematch_only_when_offered() -> None:
+    with create_pipe_input() as inp, create_app_session(input=inp, output=DummyOutput()):
+        tui, _ = finished_game(rematch=False)
+        tui.press("n")
+        assert tui.outcome == "quit"
+        assert "new game" not in "\n".join(screen_text(tui.app, 80, 24))
+        tui, _ = finished_game(rematch=True)
+        tui.close_overlay()
+        assert "n plays again" in "\n".join(screen_text(tui.app, 100, 24))
+        tui.press("n")
+        assert tui.outcome == "rematch"
+
+
+def test_a_rematch_seats_the_next_player_as_first_dealer() -> None:
+    from splitnet.rules import Settings
+    from splitnet.selfplay import human_session
+
+    names = ["heuristic"] * 3
+    first = human_session("You", names, 5, Settings(), shuffle_proofs=False)
+    assert first.players == ["You", "Ana", "Bo", "Cy"] and first.seat == 0
+    again = human_session("You", names, 5, Settings(), shuffle_proofs=False, game_no=1)
+    # the order of play is the same, Ana sits at seat 0 and so deals round 1 (R3.2)
+    assert again.players == ["Ana", "Bo", "Cy", "You"] and again.seat == 3
+    assert again.view.dealer == 0
+    third = human_session("You", names, 5, Settings(), shuffle_proofs=False, game_no=2)
+    assert third.players[0] == "Bo" and third.players[third.seat] == "You"
+    assert first.game.cores[0].game_id != again.game.cores[0].game_id  # a new game

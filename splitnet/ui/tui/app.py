@@ -35,7 +35,7 @@ from splitnet.ui.tui.help import help_lines
 from splitnet.ui.tui.keys import build_key_bindings
 from splitnet.ui.tui.model import Confirm, Hinter, Intent, Note, TableModel
 from splitnet.ui.tui.render import Line, Painter, fit
-from splitnet.ui.tui.results import summary_lines
+from splitnet.ui.tui.results import final_lines, summary_lines
 
 #: seconds a lone ESC byte waits for the rest of an escape sequence (an arrow key's bytes
 #: arrive together; a person's Esc should answer at once)
@@ -234,6 +234,7 @@ class TuiApp:
         root = FloatContainer(body, floats=[
             overlay("help", "Help — ? or Esc closes, ↑↓ scroll"),
             overlay("summary", "Results — Esc/Enter closes, ↑↓ scroll"),
+            overlay("final", "The end — ↑↓ scroll, Esc the table"),
         ])
         return Layout(root, focused_element=self._main)
 
@@ -249,6 +250,9 @@ class TuiApp:
             return help_lines(width, m.view.settings.pad)
         if m.overlay == "summary" and m.summaries:
             return summary_lines(m.summaries[m.summary_index], width)
+        if m.overlay == "final" and m.summaries:
+            nxt = m.name(1 % m.view.n) if m.rematch_offered else None
+            return final_lines(m.summaries, width, nxt)
         return []
 
     def _overlay_render(self, width: int, height: int | None) -> list[Line]:
@@ -291,7 +295,7 @@ class TuiApp:
             m.note = Note("no round has ended yet")
             return
         m.summary_index = len(m.summaries) - 1
-        m.overlay = "summary"
+        m.overlay = "final" if m.summaries[-1].game_over else "summary"
         m.scroll = 0
 
     # ------------------------------------------------------------------ moves
@@ -497,11 +501,21 @@ class TuiApp:
         self.app.invalidate()
 
     def other_round(self, step: int) -> None:
+        """← →: the results of the other rounds; after the last, the end screen."""
         m = self.model
-        if m.overlay == "summary" and m.summaries:
-            m.summary_index = max(0, min(len(m.summaries) - 1, m.summary_index + step))
-            m.scroll = 0
-            self.app.invalidate()
+        if not m.summaries:
+            return
+        end = m.summaries[-1].game_over
+        if m.overlay == "final":
+            if step < 0:
+                m.overlay, m.summary_index = "summary", len(m.summaries) - 1
+        elif m.overlay == "summary":
+            i = m.summary_index + step
+            if i >= len(m.summaries) and end:
+                m.overlay = "final"
+            m.summary_index = max(0, min(len(m.summaries) - 1, i))
+        m.scroll = 0
+        self.app.invalidate()
 
     def close_overlay(self) -> None:
         self.model.overlay = None

@@ -135,7 +135,7 @@ class TableModel:
         self.selected: list[int] = []  # hand slots, in the order chosen
         self.marked_match: int | None = None  # one of your matches, to give in a swap
         self.note: Note | None = None
-        self.overlay: Literal["help", "summary"] | None = None
+        self.overlay: Literal["help", "summary", "final"] | None = None
         self.scroll = 0
         self.log_back = 0  # how many of the newest log entries are scrolled out of view
         self.summaries: list[RoundSummary] = []
@@ -146,6 +146,7 @@ class TableModel:
         self.busy = False
         #: hand slot → letter index; letters stay put while a turn of ours is played
         self._letters: dict[int, int] = {}
+        self._dealers: dict[int, int] = {}  # round number → its dealer
         #: weak bonus: the other player's match chosen to take (then: which of ours)
         self.swap_take: int | None = None
         #: the command that brings the player back (a LAN game), else None
@@ -265,6 +266,8 @@ class TableModel:
             if m is None or m.owner != self.seat:
                 self.marked_match = None
         self.clamp()
+        if view.phase not in ("round_over", "game_over"):
+            self._dealers[view.round_no] = view.dealer
         if self.confirm is not None and not self.my_turn():
             self.confirm = None
         if self.swap_take is not None and not (self.my_turn() and view.pending_bonus == "weak"):
@@ -274,6 +277,7 @@ class TableModel:
                 not self.summaries or self.summaries[-1].round_no != view.round_no):
             new = RoundSummary.capture(view, self.players, self.seat, self.session.verdict)
             if new is not None:
+                new.dealer = self._dealers.get(view.round_no)
                 self.summaries.append(new)
                 self.summary_index = len(self.summaries) - 1
                 self.selected = []
@@ -731,7 +735,8 @@ class TableModel:
         view = self.view
         legal = self.legal()
         if view.phase == "game_over" or self.session.finished:
-            return "Game over — r shows the results and every pad, q quits."
+            again = ", n plays again" if self.rematch_offered else ""
+            return f"Game over — r shows the end screen and every pad{again}, q quits."
         if view.phase == "round_over":
             status = f" ({self.session.status})" if self.session.status else ""
             if view.round_no == 0:
@@ -804,6 +809,10 @@ class TableModel:
             elif phase == "late_lays":
                 hints += [("l", "lay"), ("e", "end")]
         if view.phase == "game_over" or self.session.finished:
-            hints.append(("r", "results"))
+            hints.append(("r", "the end"))
+            if self.rematch_offered:
+                hints.append(("n", "new game"))
+        elif self.my_turn():
+            hints.append(("h", "hint"))
         hints += [("←→↑↓", "move"), ("Space", "select"), ("?", "help"), ("q", "quit")]
         return hints
