@@ -21,7 +21,7 @@ from splitnet.rules import Action, Game, Lay, TakeRow
 from splitnet.ui.tui import TuiApp, make_local_session, run_lobby
 from splitnet.ui.tui.model import KIND_LETTER
 from splitnet.ui.tui.snapshot import screen_text
-from tests.test_tui_support import drained, running_tui, send, wait_for
+from tests.test_tui_support import LEFT, drained, running_tui, send, wait_for
 
 
 def state(session: LocalSession) -> tuple[Any, ...]:
@@ -418,7 +418,10 @@ async def test_late_lays_after_a_first_turn_go_out() -> None:
         assert m.note is None, m.note
         assert session.view.matches[-1].owner == 0
         await send(tui, inp, "e")
-        assert await wait_for(lambda: session.finished and m.overlay == "summary")
+        assert await wait_for(lambda: session.finished and m.overlay == "final")
+        assert "GAME OVER" in "\n".join(screen_text(tui.app, 80, 24))
+        await send(tui, inp, LEFT)  # the last round's results
+        assert m.overlay == "summary"
         text = "\n".join(screen_text(tui.app, 80, 24))
         assert "You laid a late strong match: 9♣ 9♠" in text
         assert "GAME OVER" in text
