@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -430,3 +431,50 @@ def test_a_rematch_seats_the_next_player_as_first_dealer() -> None:
     third = human_session("You", names, 5, Settings(), shuffle_proofs=False, game_no=2)
     assert third.players[0] == "Bo" and third.players[third.seat] == "You"
     assert first.game.cores[0].game_id != again.game.cores[0].game_id  # a new game
+
+
+# ---------------------------------------------------------------------- LAN: bell, way back
+def test_lan_leaving_says_the_same_command_gets_back_in(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from types import SimpleNamespace
+
+    from splitnet.net import run
+
+    assert run._again_command(["join", "10.0.0.5:7420", "--new", "--name", "Al Bo"]) == (
+        "splitnet join 10.0.0.5:7420 --name 'Al Bo'")
+    left = SimpleNamespace(core=SimpleNamespace(finished=False, verdict=None), verdict=None)
+    assert run._print_result(left, rejoin="splitnet join 10.0.0.5:7420") == 1  # type: ignore[arg-type]
+    err = capsys.readouterr().err
+    assert "You left before the end" in err and "\n  splitnet join 10.0.0.5:7420\n" in err
+    stopped = SimpleNamespace(core=SimpleNamespace(finished=False, verdict="x"),
+                              verdict="game stopped: timeout")
+    assert run._print_result(stopped, rejoin="splitnet host") == 1  # type: ignore[arg-type]
+    assert "game stopped: timeout" in capsys.readouterr().err
+
+
+async def test_lan_table_rings_unless_told_not_to(monkeypatch: pytest.MonkeyPatch) -> None:
+    import argparse
+    from types import SimpleNamespace
+
+    import splitnet.ui.tui as tui_pkg
+    from splitnet.net import run
+
+    seen: dict[str, Any] = {}
+
+    async def fake_run_tui(session: Any, **kw: Any) -> str:
+        seen.update(kw)
+        return "quit"
+
+    monkeypatch.setattr(tui_pkg, "run_tui", fake_run_tui)
+    monkeypatch.setattr(run, "_print_result", lambda session, rejoin=None: 0)
+    monkeypatch.delenv("SPLITNET_NO_BELL", raising=False)
+    monkeypatch.setattr("sys.argv", ["splitnet", "join", "h:1", "--new"])
+    parser = argparse.ArgumentParser()
+    run.add_parsers(parser.add_subparsers())
+    args = parser.parse_args(["join", "h:1"])
+    assert run._bell_wanted(args)
+    await run._front_end(SimpleNamespace(), False, Path("."), run._bell_wanted(args))  # type: ignore[arg-type]
+    assert seen == {"bell": True, "rejoin": "splitnet join h:1"}
+    assert not run._bell_wanted(parser.parse_args(["host", "--no-bell"]))
+    monkeypatch.setenv("SPLITNET_NO_BELL", "1")
+    assert not run._bell_wanted(args)
