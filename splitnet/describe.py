@@ -1,7 +1,6 @@
 """Moves and events in words, from one seat's point of view (R8: hidden cards stay hidden).
 
 >>> from splitnet.rules import Game
-from splitnet.rules.scoring import pad_points, points_text, signed
 >>> g = Game(2); g.start_round(list(range(104)))
 >>> describe_event({"type": "lay", "match_id": 0, "cards": [0, 2], "match": "strong"},
 ...                g, ["Ana", "Bo"], actor=1, viewer=0)
