@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from splitnet.bots import Bot, make_bot
+from splitnet.cards import card_id, pretty
 from splitnet.frontend import HumanAgent
 from splitnet.game.local import FairSession
 from splitnet.localplay import LocalTable, SeededShuffle
@@ -28,7 +29,7 @@ def summary(record: dict[str, Any]) -> str:
         lines.append(f"Round {rnd['number']} (dealer {players[rnd['dealer']]}): "
                      f"{players[end['seat']]} {how} after {len(rnd['turns'])} turns")
         for s, m in end["marks"].items():
-            left = " ".join(end["hands_left"][s]) or "-"
+            left = " ".join(pretty(card_id(c)) for c in end["hands_left"][s]) or "-"
             lines.append(f"  {players[int(s)]:14} +P{m['perfect']} +S{m['strong']} "
                          f"+W{m['weak']} +N{m['negative']}   left: {left}")
     lines.append("Totals:")

@@ -30,6 +30,7 @@ from splitnet.rules import (
     TakeRow,
     Upgrade,
 )
+from splitnet.rules.scoring import live, points_text, signed, standing_now
 
 HELP = """\
 Commands (cards are written rank+suit: 7H, 10S, QC, AD; row positions and matches by number):
@@ -38,8 +39,8 @@ Commands (cards are written rank+suit: 7H, 10S, QC, AD; row positions and matche
   l 7H 7D          lay a match of two halves from your hand      (R4.3a)
   u 7H M [a|b]     upgrade match M with 7H (a/b: which half to cover, if both work)
   x QS             discard QS; ends your turn                    (R4.4)
-  m P              perfect bonus: player P (number or name) marks a negative box (R5.1)
-  b                strong bonus: draw from the pile              (R5.2)
+  m P              perfect bonus: player P (number shown or name) marks a negative box (R5.1)
+  b (or d)         strong bonus: draw from the pile              (R5.2)
   w MINE THEIRS    weak bonus: swap your match MINE for match THEIRS (R5.3)
   s                skip the strong or weak bonus
   e                done laying late matches                      (R6.2)
@@ -63,10 +64,17 @@ def render_table(view: Game, players: list[str], seat: int) -> str:
     for s in range(view.n):
         marker = ">" if s == view.actor else " "
         you = " (you)" if s == seat else ""
-        lines.append(f"{marker} {s}. {players[s]}{you}: {len(view.hands[s])} cards in hand, "
-                     f"score {view.score(s)}  [P{view.marks[s]['perfect']} "
-                     f"S{view.marks[s]['strong']} W{view.marks[s]['weak']} "
-                     f"N{view.marks[s]['negative']}]")
+        marks = view.marks[s]
+        # this round's bonus marks (a perfect bonus's negative box) show at once
+        bonus = view.round_marks[s] if live(view) else {}
+        boxes = " ".join(f"{r[0].upper()}{marks[r]}" + (f"+{bonus[r]}" if bonus.get(r) else "")
+                         for r in ("perfect", "strong", "weak", "negative"))
+        n_cards = len(view.hands[s])
+        now = (f", {signed(standing_now(view, s))} if the round ended now" if live(view)
+               else "")
+        lines.append(f"{marker} {s + 1}. {players[s]}{you}: {n_cards} "
+                     f"card{'s' if n_cards != 1 else ''} in hand, score {signed(view.score(s))}"
+                     f"{now}  [{boxes}]")
         for m in view.matches:
             if m.owner == s:
                 halves = " ".join(pretty(f) for t in m.top if (f := view.faces[t]) is not None)
@@ -138,12 +146,13 @@ def _find_in_hand(view: Game, seat: int, text: str, exclude: tuple[int, ...] = (
 
 
 def _player(players: list[str], text: str) -> int:
-    if text.isdigit() and int(text) < len(players):
-        return int(text)
+    """A player by the number the table shows (1…n, as on the full screen) or by name."""
+    if text.isdigit() and 1 <= int(text) <= len(players):
+        return int(text) - 1
     for i, p in enumerate(players):
         if p.lower() == text.lower():
             return i
-    raise CommandError(f"no player {text!r}: use a seat number 0–{len(players) - 1} or a name")
+    raise CommandError(f"no player {text!r}: use a number 1–{len(players)} or a name")
 
 
 def parse_command(line: str, view: Game, seat: int, players: list[str],
@@ -157,8 +166,8 @@ def parse_command(line: str, view: Game, seat: int, players: list[str],
             if not 1 <= k <= len(numbered):
                 raise CommandError("type 'moves' first, then a number from that list")
             return numbered[k - 1]
-        if cmd in ("d", "draw"):
-            return DrawPile(seat)
+        if cmd in ("d", "draw"):  # d also takes the strong bonus draw, as on the full screen
+            return BonusDraw(seat) if view.pending_bonus == "strong" else DrawPile(seat)
         if cmd in ("t", "take"):
             return TakeRow(seat, int(args[0]) - 1)
         if cmd in ("l", "lay"):
@@ -281,9 +290,7 @@ async def run_plain(session: TableSession, *, inp: TextIO | None = None,
     say("=== Game over ===")
     order = sorted(range(view.n), key=lambda s: (-view.score(s), view.marks[s]["negative"]))
     for s in order:
-        m = view.marks[s]
-        say(f"  {session.players[s]:12} {view.score(s):5}   perfect {m['perfect']}, strong "
-            f"{m['strong']}, weak {m['weak']}, negative {m['negative']}")
+        say(f"  {session.players[s]:12} {points_text(view.settings.pad, view.marks[s])}")
     winners = view.winners()
     say("Winner: " + " and ".join(session.players[w] for w in winners))
     if session.verdict:
