@@ -22,7 +22,7 @@ from splitnet.rules import Action, Discard, DrawPile, Game, Lay, Upgrade
 from splitnet.rules.scoring import standing_now
 from splitnet.ui.tui import TuiApp, make_local_session
 from splitnet.ui.tui.advice import default_hinter, heuristic_hint
-from splitnet.ui.tui.model import LABELS
+from splitnet.ui.tui.model import LABELS, Note
 from splitnet.ui.tui.snapshot import screen_text
 from tests.test_tui import advance
 from tests.test_tui_support import running_tui, send, wait_for
@@ -478,3 +478,16 @@ async def test_lan_table_rings_unless_told_not_to(monkeypatch: pytest.MonkeyPatc
     assert not run._bell_wanted(parser.parse_args(["host", "--no-bell"]))
     monkeypatch.setenv("SPLITNET_NO_BELL", "1")
     assert not run._bell_wanted(args)
+
+
+def test_a_long_hint_takes_two_lines_instead_of_being_cut() -> None:
+    session = position(lambda v: v.phase == "play")
+    with table(session) as (tui, _):
+        reason = ("a perfect match: another player marks a negative box, and it becomes "
+                  "yours (+25 if the round ended now)")
+        tui.model.note = Note(f"Hint: put 7♥ on Bo's match #3 (u) — {reason}", "info")
+        last = screen_text(tui.app, 80, 24)[-2:]
+        assert "…" not in "".join(last)
+        assert " ".join(x.strip() for x in last).endswith(reason)
+        tui.model.note = None
+        assert "quit" in screen_text(tui.app, 80, 24)[-1]  # the keys are back

@@ -29,7 +29,7 @@ from prompt_toolkit.styles import Style
 from prompt_toolkit.widgets import Frame
 
 from splitnet.frontend import TableSession
-from splitnet.rules import Action, IllegalMove
+from splitnet.rules import Action, Game, IllegalMove
 from splitnet.ui.tui.controls import SizedControl
 from splitnet.ui.tui.help import help_lines
 from splitnet.ui.tui.keys import build_key_bindings
@@ -330,13 +330,21 @@ class TuiApp:
         assert hint is not None
         view = self.session.view.clone()  # the adviser works on a copy, off the loop
         seat = self.session.seat
+
+        def moment(g: Game) -> tuple[int, str, int, int | None]:
+            return (g.round_no, g.phase, len(g.events), g.actor)
+
+        asked = moment(view)
         try:
             advice = await asyncio.to_thread(hint, view, seat)
         except Exception as e:  # shown, never raised into the event loop
             m.note = Note(f"✗ no hint: {e}", "error")
         else:
-            if advice is None or self.session.view.actor != seat:
-                m.note = None
+            if moment(self.session.view) != asked:  # the game moved on meanwhile
+                if m.note is not None and m.note.text == "thinking…":
+                    m.note = None
+            elif advice is None:
+                m.note = Note("no hint for this moment")
             else:
                 action, reason = advice
                 m.note = Note(f"Hint: {m.describe(action)} — {reason}", "info")

@@ -523,20 +523,26 @@ class Painter:
     def status(self, width: int, height: int | None) -> list[Line]:
         m = self.m
         note = m.note
-        first: Line
         if m.confirm_quit:
             back = (" (the same command brings you back)" if m.rejoin else "")
-            first = [("class:note.error", f" Leave the game{back}? q or Ctrl-C again quits, "
-                      "any other key stays.")]
+            text = f"Leave the game{back}? q or Ctrl-C again quits, any other key stays."
+            style = "class:note.error"
         elif m.confirm is not None:
-            first = words(" " + m.confirm.text, "class:note.error")
+            text, style = m.confirm.text, "class:note.error"
         elif note is not None:
-            first = words(" " + note.text, f"class:note.{note.kind}")
+            text, style = note.text, f"class:note.{note.kind}"
         else:
             style = "class:ask.you" if m.my_turn() else "class:ask"
-            first = words(" " + m.instruction(), style)
+            text = m.instruction()
         keys: Line = []
         for key, what in m.key_hints():
             click = on_click(partial(self.ui.press, key))
             keys += [("", " "), ("class:key", key, click), ("class:key.what", f" {what} ", click)]
-        return [fit(first, width), fit(keys, width)]
+        if get_cwidth(text) + 1 > width and (note is not None or m.confirm is not None):
+            # A long message (a hint, a refusal) takes the keys' line for a moment.
+            two = wrap(text, width - 1, width - 3)
+            if len(two) > 1:
+                rest = " ".join(two[1:])
+                return [fit(words(" " + two[0], style), width),
+                        fit(words("   " + rest, style), width)]
+        return [fit(words(" " + text, style), width), fit(keys, width)]
