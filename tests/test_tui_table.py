@@ -51,6 +51,7 @@ def test_seat_totals_are_the_standing_if_the_round_ended_now() -> None:
     assert all(view.score(s) == 0 for s in range(view.n))
     assert any(standing_now(view, s) > 0 for s in range(view.n))
     assert "-" not in text.split("Discard row")[0]  # one minus sign: −
+    assert "totals: if the round ended now" in table_text(session, 120, 30).splitlines()[0]
 
 
 def test_one_card_is_not_cards() -> None:

@@ -276,6 +276,10 @@ class Painter:
         if m.busy:
             tail = [("class:title", " … "), *tail]
         room = width - width_of(tail) - len(info) - 2
+        say = " · totals: if the round ended now"
+        if info and live(view) and room >= len(say) + len(self.title) + 3:
+            info += say  # what "now" beside each total means
+            room -= len(say)
         title = f" {self.title} ·" if room >= len(self.title) + 3 else ""
         return [right([("class:title", f"{title} {info}")], tail, width, "class:title")]
 
