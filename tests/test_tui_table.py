@@ -492,3 +492,22 @@ def test_a_long_hint_takes_two_lines_instead_of_being_cut() -> None:
         assert " ".join(x.strip() for x in last).endswith(reason)
         tui.model.note = None
         assert "quit" in screen_text(tui.app, 80, 24)[-1]  # the keys are back
+
+
+def test_l_on_the_card_under_the_cursor_asks_for_a_second_l() -> None:
+    def one_partner(v: Game) -> bool:
+        lays = [m for m in v.legal_moves(0) if isinstance(m, Lay)]
+        return v.phase == "play" and any(
+            sum(1 for x in lays if s in (x.a, x.b)) == 1 for x in lays for s in (x.a, x.b))
+    session = position(one_partner)
+    with table(session) as (tui, sent):
+        m = tui.model
+        lays = m.legal().lays
+        slot = next(s for x in lays for s in (x.a, x.b)
+                    if sum(1 for y in lays if s in (y.a, y.b)) == 1)
+        m.set_area("hand")
+        m.hand_cursor = m.hand_order().index(slot)
+        tui.press("l")
+        assert sent == [] and m.confirm is not None and m.confirm.text.startswith("l again lays")
+        tui.press("l")
+        assert len(sent) == 1 and slot in (sent[0].a, sent[0].b)  # type: ignore[union-attr]
