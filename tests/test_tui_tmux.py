@@ -148,8 +148,8 @@ def test_a_whole_game_and_a_rematch_in_tmux(tmp_path: Path) -> None:
             elif "Lay (l), upgrade (u) or discard (x)" in ask:
                 if not hinted:  # the hint names a move and its reason; Esc clears it
                     pane.keys("h")
-                    hint = pane.wait(lambda s: "Hint:" in s, 10, "the hint")
-                    assert " — " in _ask_line(hint)
+                    hint = pane.wait(lambda s: "(key " in s, 10, "the hint")
+                    assert "Hint: " in hint and ": " in hint.split("Hint: ")[1]
                     pane.keys("Escape")
                     pane.wait(lambda s: "Lay (l)" in _ask_line(s), 5, "the question again")
                     hinted = True

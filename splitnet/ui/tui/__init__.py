@@ -29,7 +29,7 @@ async def run_tui(session: TableSession, *, title: str = "splitnet", drive: bool
     :func:`~splitnet.ui.tui.advice.default_hinter`); ``bell`` rings when a turn of ours
     begins; ``rejoin`` says how to come back (LAN).
     """
-    app = TuiApp(session, title=title, hint=hint or default_hinter(), bell=bell,
+    app = TuiApp(session, title=title, hint=hint or default_hinter(session.players), bell=bell,
                  rejoin=rejoin, rematch=rematch)
     await app.run(drive=drive)
     return app.outcome

@@ -346,8 +346,9 @@ class TuiApp:
             elif advice is None:
                 m.note = Note("no hint for this moment")
             else:
-                action, reason = advice
-                m.note = Note(f"Hint: {m.describe(action)} — {reason}", "info")
+                action, words = advice
+                key = m.key_for(action)
+                m.note = Note(f"Hint: {words}" + (f" (key {key})" if key else ""), "info")
         self.app.invalidate()
 
     def submit(self, action: Action) -> None:

@@ -691,39 +691,16 @@ class TableModel:
         return text
 
     # ------------------------------------------------------------------ words for the player
-    def describe(self, action: Action) -> str:
-        """A move of this seat in words, with the key that plays it."""
-        v = self.view
-        if isinstance(action, DrawPile):
-            return "draw from the pile (d)"
-        if isinstance(action, TakeRow):
-            after = len(v.row) - action.index - 1
-            also = f" and the {after} after it" if after > 1 else (
-                " and the one after it" if after == 1 else "")
-            card = self.card(v.row[action.index]) if action.index < len(v.row) else "?"
-            return f"take row card {action.index + 1}, {card}{also} (t)"
-        if isinstance(action, Lay | LateLay):
-            return f"lay {self.card(action.a)} {self.card(action.b)} (l)"
-        if isinstance(action, Upgrade):
-            m = v.match_by_id(action.match_id)
-            whose = "" if m is None else (
-                "your " if m.owner == self.seat else f"{self.players[m.owner]}'s ")
-            return f"put {self.card(action.slot)} on {whose}match #{action.match_id} (u)"
-        if isinstance(action, Discard):
-            return f"discard {self.card(action.slot)} (x)"
+    def key_for(self, action: Action) -> str | None:
+        """The key that plays ``action`` at this table (after selecting its cards)."""
         if isinstance(action, BonusMark):
-            return f"name {self.players[action.target]} ({action.target + 1})"
-        if isinstance(action, BonusDraw):
-            return "take the bonus draw (d)"
-        if isinstance(action, SkipBonus):
-            return "skip the bonus (s)"
+            return str(action.target + 1)
         if isinstance(action, BonusSwap):
-            t = v.match_by_id(action.take)
-            whose = f"{self.players[t.owner]}'s " if t is not None else ""
-            return f"swap your match #{action.give} for {whose}#{action.take} (w)"
-        if isinstance(action, EndLateLays):
-            return "end your late lays (e)"
-        return str(action)
+            return str(self.swap_number(action.take) or "w")
+        keys: dict[type, str] = {DrawPile: "d", BonusDraw: "d", TakeRow: "t", Lay: "l",
+                                 LateLay: "l", Upgrade: "u", Discard: "x", SkipBonus: "s",
+                                 EndLateLays: "e"}
+        return keys.get(type(action))
 
     def playable_word(self) -> str:
         """How the screen marks a card that can be played now: in colour green, without
