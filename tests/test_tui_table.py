@@ -514,3 +514,27 @@ def test_l_on_the_card_under_the_cursor_asks_for_a_second_l() -> None:
         assert sent == [] and m.confirm is not None and m.confirm.text.startswith("l again lays")
         tui.press("l")
         assert len(sent) == 1 and slot in (sent[0].a, sent[0].b)  # type: ignore[union-attr]
+
+
+def test_default_hint_uses_the_strong_bots_suggest_when_the_bots_have_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+    import types
+
+    calls: list[tuple[int, Any]] = []
+
+    def suggest(game: Game, seat: int, *, names: Any = None) -> tuple[Action, str]:
+        calls.append((seat, names))
+        if game.actor != seat:
+            raise ValueError("no move to make now")
+        return DrawPile(seat), "draw from the pile: simulations agree"
+
+    fake = types.ModuleType("splitnet.bots.search")
+    fake.suggest = suggest  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "splitnet.bots.search", fake)
+    session = position(lambda v: v.phase == "draw")
+    hinter = default_hinter(session.players)
+    assert hinter(session.view, session.seat) == (DrawPile(session.seat),
+                                                  "draw from the pile: simulations agree")
+    assert hinter(session.view, (session.seat + 1) % session.view.n) is None
+    assert calls[0] == (session.seat, session.players)
