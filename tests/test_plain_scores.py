@@ -24,7 +24,7 @@ def test_a_perfect_bonus_mark_shows_at_once_with_the_standing_now() -> None:
     k = view.round_marks[s]["negative"]
     line = next(ln for ln in text.splitlines() if f" {s + 1}. {session.players[s]}" in ln)
     assert f"N{view.marks[s]['negative']}+{k}]" in line
-    now = str(standing_now(view, s)).replace("-", "−")
+    now = str(standing_now(view)[s]).replace("-", "−")
     assert f", {now} if the round ended now" in line
     assert re.search(r"^[> ] 1\. You \(you\): ", text, re.M)
     assert " 0. " not in text  # the numbers are the full screen's: 1…n

@@ -8,7 +8,7 @@ import random
 import splitnet.rules.scoring as scoring
 from splitnet.bots import make_bot
 from splitnet.rules import BonusMark, Discard, DrawPile, Game, Lay, Pad
-from splitnet.rules.scoring import points_text, projected_marks, signed, standing_now
+from splitnet.rules.scoring import marks_now, points_text, signed, standing_now
 from tests.rules_helpers import game_with, slot_of
 
 
@@ -26,12 +26,12 @@ def test_R6_3_four_perfect_matches_on_the_table_count_before_the_round_ends() ->
         g.apply(Lay(1, slot_of(g, 1, card, 0), slot_of(g, 1, card, 1)))
         g.apply(BonusMark(1, 0))  # each perfect bonus: seat 0 marks a negative box (R5.1)
     assert g.score(0) == 0 and g.round_marks[0]["negative"] == 4
-    assert projected_marks(g, 1) == {"perfect": 4, "strong": 0, "weak": 0, "negative": 2}
-    assert standing_now(g, 1) == 30 - 5  # perfect 4 → 30, negative 2 → −5
+    assert marks_now(g, 1) == {"perfect": 4, "strong": 0, "weak": 0, "negative": 2}
+    assert standing_now(g)[1] == 30 - 5  # perfect 4 → 30, negative 2 → −5
     # seat 0: four bonus marks and nine cards in hand
-    assert standing_now(g, 0) == -Pad().value("negative", 13)
+    assert standing_now(g)[0] == -Pad().value("negative", 13)
     g.apply(Discard(1, slot_of(g, 1, "2S")))
-    assert standing_now(g, 1) == 30 - 2
+    assert standing_now(g)[1] == 30 - 2
 
 
 def _end_now(g: Game) -> Game:
@@ -57,13 +57,13 @@ def test_standing_now_equals_the_score_if_the_round_ended_at_any_moment() -> Non
                 ended = _end_now(g)
                 if ended.phase in ("round_over", "game_over"):
                     for s in range(n):
-                        assert standing_now(g, s) == ended.score(s)
+                        assert standing_now(g)[s] == ended.score(s)
                     checked += 1
             actor = g.actor
             if actor is not None:
                 g.apply(bots[actor].choose(g, actor))
         for s in range(n):  # between rounds and at the end: the pad's own total
-            assert standing_now(g, s) == g.score(s)
+            assert standing_now(g)[s] == g.score(s)
     assert checked > 100
 
 

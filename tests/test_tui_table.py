@@ -44,12 +44,12 @@ def test_seat_totals_are_the_standing_if_the_round_ended_now() -> None:
     assert any(m.kind == "perfect" for m in view.matches)
     text = table_text(session)
     for s in range(view.n):
-        now = standing_now(view, s)
+        now = standing_now(view)[s]
         shown = f"now {now}".replace("-", "−")
         assert shown in text, (shown, text)
     # round 1: every pad is still empty, yet the matches on the table count already
     assert all(view.score(s) == 0 for s in range(view.n))
-    assert any(standing_now(view, s) > 0 for s in range(view.n))
+    assert any(standing_now(view)[s] > 0 for s in range(view.n))
     assert "-" not in text.split("Discard row")[0]  # one minus sign: −
     assert "totals: if the round ended now" in table_text(session, 120, 30).splitlines()[0]
 

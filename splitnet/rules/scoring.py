@@ -6,10 +6,10 @@ what every seat knows — the matches on the table and how many cards each hand 
 
 >>> from splitnet.rules import Game
 >>> g = Game(2); g.start_round(list(range(104)))
->>> projected_marks(g, 0)["negative"]   # nine cards in hand: nine negative boxes
+>>> marks_now(g, 0)["negative"]   # nine cards in hand: nine negative boxes
 9
->>> standing_now(g, 0)
--54
+>>> standing_now(g)
+[-54, -54]
 >>> points_text(Pad(), {"perfect": 3, "strong": 4, "weak": 0, "negative": 5})
 'perfect 3 → 21, strong 4 → 22, negative 5 → −20: total 23'
 """
@@ -34,7 +34,7 @@ def live(game: Game) -> bool:
     return game.phase not in ("round_over", "game_over") and len(game.round_marks) == game.n
 
 
-def projected_marks(game: Game, seat: int) -> dict[str, int]:
+def marks_now(game: Game, seat: int) -> dict[str, int]:
     """``seat``'s marks per pad row if the round ended now (R6.3): the marks of earlier
     rounds, this round's bonus marks, a box per match in front of the seat, a negative
     box per card in its hand. Between rounds: the marks on the pad."""
@@ -57,10 +57,10 @@ def pad_points(pad: Pad, marks: dict[str, int]) -> int:
     return v["perfect"] + v["strong"] + v["weak"] - v["negative"]
 
 
-def standing_now(game: Game, seat: int) -> int:
-    """``seat``'s total as it would score if the round ended now (equals
-    :meth:`Game.score` between rounds)."""
-    return pad_points(game.settings.pad, projected_marks(game, seat))
+def standing_now(game: Game) -> list[int]:
+    """Every seat's total as it would score if the round ended now, in seat order
+    (equals :meth:`Game.score` between rounds)."""
+    return [pad_points(game.settings.pad, marks_now(game, s)) for s in range(game.n)]
 
 
 def points_text(pad: Pad, marks: dict[str, int]) -> str:

@@ -70,7 +70,7 @@ def render_table(view: Game, players: list[str], seat: int) -> str:
         boxes = " ".join(f"{r[0].upper()}{marks[r]}" + (f"+{bonus[r]}" if bonus.get(r) else "")
                          for r in ("perfect", "strong", "weak", "negative"))
         n_cards = len(view.hands[s])
-        now = (f", {signed(standing_now(view, s))} if the round ended now" if live(view)
+        now = (f", {signed(standing_now(view)[s])} if the round ended now" if live(view)
                else "")
         lines.append(f"{marker} {s + 1}. {players[s]}{you}: {n_cards} "
                      f"card{'s' if n_cards != 1 else ''} in hand, score {signed(view.score(s))}"

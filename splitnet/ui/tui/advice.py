@@ -122,7 +122,7 @@ def _reason(game: Game, seat: int, action: Action) -> str:
     if isinstance(action, Lay | LateLay | Upgrade) and after is not None:
         m = after.matches[-1] if isinstance(action, Lay | LateLay) else after.matches[
             action.match_id]
-        gain = standing_now(after, seat) - standing_now(game, seat)
+        gain = standing_now(after)[seat] - standing_now(game)[seat]
         what = {"perfect": "a perfect match, so another player marks a negative box",
                 "strong": "a strong match, so you may draw a card",
                 "weak": "a weak match, so you may swap matches"}[m.kind]
@@ -134,7 +134,8 @@ def _reason(game: Game, seat: int, action: Action) -> str:
         return "of your cards it is the one the next players can use least"
     if isinstance(action, BonusMark):
         others = [s for s in range(game.n) if s != seat]
-        if standing_now(game, action.target) == max(standing_now(game, s) for s in others):
+        now = standing_now(game)
+        if now[action.target] == max(now[s] for s in others):
             return "they lead if the round ended now"
         return "they lead on the pads of the finished rounds"
     if isinstance(action, BonusDraw):

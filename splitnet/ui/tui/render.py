@@ -18,7 +18,7 @@ from prompt_toolkit.utils import get_cwidth
 
 from splitnet.cards import is_red, pretty
 from splitnet.rules import Game, Match, Pad
-from splitnet.rules.scoring import live, pad_points, projected_marks, signed
+from splitnet.rules.scoring import live, marks_now, pad_points, signed
 from splitnet.rules.settings import ROWS
 from splitnet.ui.tui.model import KIND_LETTER, TableModel
 
@@ -164,7 +164,7 @@ def pad_marks(view: Game, seat: int) -> dict[str, tuple[int, int]]:
     its hand (rules.scoring); once the round is scored the marks are all on the pad.
     """
     done = view.marks[seat]
-    now = projected_marks(view, seat)
+    now = marks_now(view, seat)
     return {r: (done[r], now[r] - done[r]) for r in ROWS}
 
 
