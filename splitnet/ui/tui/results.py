@@ -36,8 +36,7 @@ def summary_lines(s: RoundSummary, width: int) -> list[Line]:
     for i, t in enumerate(wrap(f"Shuffle: {verdict}", width - 2)):
         lines.append([(style, (" " if i == 0 else "   ") + t)])
     order = sorted(range(len(s.players)),
-                   key=lambda p: (-s.totals[p], s.marks_before[p]["negative"]
-                                  + s.round_marks[p].get("negative", 0), p))
+                   key=lambda p: (-s.totals[p], _neg(s, p), p))
     stand = "  ".join(f"{i + 1}. {name(p)} {signed(s.totals[p])}"
                       for i, p in enumerate(order))
     for i, t in enumerate(wrap(f"Standings: {stand}", width - 2)):
@@ -153,4 +152,6 @@ def final_lines(rounds: list[RoundSummary], width: int, next_dealer: str | None)
 
 
 def _neg(s: RoundSummary, p: int) -> int:
-    return s.marks_before[p]["negative"] + s.round_marks[p].get("negative", 0)
+    """Negative boxes, for the tie-break (R7.3: boxes — a full row takes no more)."""
+    marks = s.marks_before[p]["negative"] + s.round_marks[p].get("negative", 0)
+    return min(marks, s.pad.boxes("negative"))
