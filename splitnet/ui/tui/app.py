@@ -575,6 +575,9 @@ class TuiApp:
             await self.app.run_async()
         finally:
             self._closed = True
+            if self.bell and self._turn_seen:  # leave no "your turn" title behind
+                self.app.output.clear_title()
+                self.app.output.flush()
             if runner is not None and not runner.done():
                 runner.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
