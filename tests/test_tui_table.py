@@ -538,3 +538,16 @@ def test_default_hint_uses_the_strong_bots_suggest_when_the_bots_have_it(
                                                   "draw from the pile: simulations agree")
     assert hinter(session.view, (session.seat + 1) % session.view.n) is None
     assert calls[0] == (session.seat, session.players)
+
+
+def test_rounds_looked_back_at_after_the_game_lead_on_to_the_end_screen() -> None:
+    with create_pipe_input() as inp, create_app_session(input=inp, output=DummyOutput()):
+        tui, _ = finished_game()
+        for _ in range(5):
+            tui.other_round(-1)
+        assert tui.model.overlay == "summary" and tui.model.summary_index == 0
+        text = "\n".join("".join(f[1] for f in ln) for ln in tui._overlay_lines(80))
+        assert "later rounds and the end screen" in text and "under way" not in text
+        for _ in range(3):
+            tui.other_round(1)
+        assert tui.model.overlay == "final"

@@ -249,7 +249,8 @@ class TuiApp:
         if m.overlay == "help":
             return help_lines(width, m.view.settings.pad)
         if m.overlay == "summary" and m.summaries:
-            return summary_lines(m.summaries[m.summary_index], width)
+            return summary_lines(m.summaries[m.summary_index], width,
+                                 after_game=self.session.finished)
         if m.overlay == "final" and m.summaries:
             nxt = m.name(1 % m.view.n) if m.rematch_offered else None
             return final_lines(m.summaries, width, nxt)

@@ -9,7 +9,8 @@ from splitnet.ui.tui.render import Line, card_frags, paper_pad, words, wrap
 from splitnet.ui.tui.summary import RoundSummary
 
 
-def summary_lines(s: RoundSummary, width: int) -> list[Line]:
+def summary_lines(s: RoundSummary, width: int, after_game: bool = False) -> list[Line]:
+    """One round's results; ``after_game``: looked back at once the game is over."""
     def name(seat: int) -> str:
         return "You" if seat == s.you else s.players[seat]
 
@@ -69,7 +70,10 @@ def summary_lines(s: RoundSummary, width: int) -> list[Line]:
         lines.append(left)
     lines.append([])
     rounds = " · ← earlier rounds" if s.round_no > 1 else ""
-    if s.game_over:
+    if after_game and not s.game_over:
+        lines.append(words(f" → later rounds and the end screen · ↑↓ scroll{rounds} · Esc the "
+                           "table", "class:dim"))
+    elif s.game_over:
         lines.append(words(f" → the end screen · q quits · ↑↓ PgUp PgDn scroll{rounds} · Esc "
                            "the table", "class:dim"))
     else:
