@@ -381,9 +381,9 @@ def test_no_swap_on_offer_without_a_weak_bonus() -> None:
 
 
 # ---------------------------------------------------------------------- the end and a rematch
-def finished_game(rematch: bool = True) -> tuple[TuiApp, Any]:
+def finished_game(rematch: bool = True, rejoin: str | None = None) -> tuple[TuiApp, Any]:
     session = make_local_session(3, seed=2, bot_delay=0.0)
-    tui = TuiApp(session, rematch=rematch)
+    tui = TuiApp(session, rematch=rematch, rejoin=rejoin)
     advance(session, 100_000)  # the table follows every move (it is subscribed)
     session.finished = True
     tui._changed()
@@ -551,3 +551,11 @@ def test_rounds_looked_back_at_after_the_game_lead_on_to_the_end_screen() -> Non
         for _ in range(3):
             tui.other_round(1)
         assert tui.model.overlay == "final"
+
+
+def test_a_lan_end_screen_says_how_to_play_another_game() -> None:
+    with create_pipe_input() as inp, create_app_session(input=inp, output=DummyOutput()):
+        tui, _ = finished_game(rematch=False, rejoin="splitnet join 10.0.0.5:7420")
+        text = " ".join("".join(f[1] for f in ln).strip() for ln in tui._overlay_lines(80))
+    assert "another game: quit and run `splitnet join 10.0.0.5:7420` again" in text
+    assert "n new game" not in text

@@ -253,7 +253,7 @@ class TuiApp:
                                  after_game=self.session.finished)
         if m.overlay == "final" and m.summaries:
             nxt = m.name(1 % m.view.n) if m.rematch_offered else None
-            return final_lines(m.summaries, width, nxt)
+            return final_lines(m.summaries, width, nxt, again=m.rejoin)
         return []
 
     def _overlay_render(self, width: int, height: int | None) -> list[Line]:

@@ -87,10 +87,12 @@ def _bad(verdict: str) -> bool:
     return any(w in low for w in ("cheat", "fail", "mismatch", "invalid", "wrong"))
 
 
-def final_lines(rounds: list[RoundSummary], width: int, next_dealer: str | None) -> list[Line]:
+def final_lines(rounds: list[RoundSummary], width: int, next_dealer: str | None,
+                again: str | None = None) -> list[Line]:
     """The end of the game: the winner, the standings, the round-by-round story (points
     per round, running totals), every pad as printed, and what comes next (a new game
-    against the same players when ``next_dealer`` names who deals its first round)."""
+    against the same players when ``next_dealer`` names who deals its first round; on a
+    LAN, ``again`` is the command that opens or joins another game)."""
     last = rounds[-1]
 
     def name(seat: int) -> str:
@@ -114,6 +116,8 @@ def final_lines(rounds: list[RoundSummary], width: int, next_dealer: str | None)
     keys = "← the last round's results · ↑↓ scroll · Esc the table · q quits"
     if next_dealer is not None:
         keys = f"n new game with the same players ({next_dealer} deals first) · " + keys
+    elif again is not None:
+        keys += f" · another game: quit and run `{again}` again (the host shows a new code)"
     lines += [words((" " if i == 0 else "   ") + t, "class:ask.you")
               for i, t in enumerate(wrap(keys, width - 2, width - 4))]
     # The story: one line per round, then a table of points won per round.
