@@ -144,18 +144,34 @@ def cmd_play(args: argparse.Namespace) -> int:
         finally:
             _after_play(session)
         return rc
+    from splitnet.game import saved
+    from splitnet.selfplay import place_in_run, rematch_session
     from splitnet.ui.tui import run_tui
 
-    session = _play_session(args, args.pace)
+    data_dir = _data_dir(args)
+    played = [_play_session(args, args.pace)]
 
     async def tui() -> int:
-        await run_tui(session, title="splitnet")
+        # At the end screen n starts a new game against the same players (a rematch),
+        # saved like the first; a resumed game's run goes on from the seat it gave you.
+        game_no = place_in_run(played[-1])
+        for _ in range(10_000):
+            if await run_tui(played[-1], title="splitnet", rematch=True) != "rematch":
+                break
+            game_no += 1
+            try:
+                played.append(rematch_session(played[-1], game_no, args.seed,
+                                              bot_delay=args.pace, data_dir=data_dir))
+            except (saved.SavedGameError, OSError) as e:
+                raise SystemExit(f"splitnet: cannot save the game in {data_dir}: {e}"
+                                 ) from None
         return 0
 
     try:
         return asyncio.run(tui())
     finally:
-        _after_play(session)
+        for session in played:
+            _after_play(session)
 
 
 def cmd_bench(args: argparse.Namespace) -> int:

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from splitnet.cards import pretty
 from splitnet.rules import Game
+from splitnet.rules.scoring import pad_points, points_text, signed
 
 
 def card_text(game: Game, slot: int) -> str:
@@ -41,7 +42,8 @@ def describe_event(ev: dict[str, Any], game: Game, players: Sequence[str], actor
         m = game.matches[ev["match_id"]]
         cards = " ".join(card_text(game, s) for s in m.top)
         owner = ev["owner_before"]
-        whose = "their own" if owner == actor else (
+        own = "your own" if actor == viewer else "their own"
+        whose = own if owner == actor else (
             "your" if owner == viewer else f"{players[owner]}'s")
         return (f"{who} upgraded {whose} match to {ev['match']} {cards} "
                 f"(covering {card_text(game, ev['covers'])})")
@@ -70,9 +72,12 @@ def describe_round_end(game: Game, players: Sequence[str], viewer: int | None) -
     for ll in end.late_lays:
         cards = " ".join(card_text(game, s) for s in ll["cards"])
         lines.append(f"  {players[ll['seat']]} laid a late {ll['match']} match {cards}")
+    pad = game.settings.pad
     for s, m in enumerate(end.marks):
-        lines.append(f"  {players[s]}: +{m['perfect']} perfect, +{m['strong']} strong, "
-                     f"+{m['weak']} weak, +{m['negative']} negative → {game.score(s)}")
+        before = {r: game.marks[s][r] - m.get(r, 0) for r in game.marks[s]}
+        gain = game.score(s) - pad_points(pad, before)
+        lines.append(f"  {players[s]}: {points_text(pad, game.marks[s])} "
+                     f"({signed(gain, plus=True)} this round)")
     return lines
 
 

@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from splitnet.bots import make_bot
-from splitnet.cards import parse_face, pretty
+from splitnet.bots import Bot, make_bot
+from splitnet.cards import card_id, pretty
 from splitnet.frontend import HumanAgent
 from splitnet.game.local import FairSession
 from splitnet.localplay import LocalTable, SeededShuffle
@@ -29,7 +29,7 @@ def summary(record: dict[str, Any]) -> str:
         lines.append(f"Round {rnd['number']} (dealer {players[rnd['dealer']]}): "
                      f"{players[end['seat']]} {how} after {len(rnd['turns'])} turns")
         for s, m in end["marks"].items():
-            left = " ".join(pretty(parse_face(c) * 2) for c in end["hands_left"][s]) or "-"
+            left = " ".join(pretty(card_id(c)) for c in end["hands_left"][s]) or "-"
             lines.append(f"  {players[int(s)]:14} +P{m['perfect']} +S{m['strong']} "
                          f"+W{m['weak']} +N{m['negative']}   left: {left}")
     lines.append("Totals:")
@@ -83,13 +83,18 @@ def run_selfplay(n: int, bot_names: Sequence[str], seed: int, settings: Settings
 
 def human_session(name: str, bot_names: Sequence[str], seed: int | None,
                   settings: Settings, *, bot_delay: float = 0.0,
-                  shuffle_proofs: bool = True, data_dir: Path | None = None) -> FairSession:
-    """You at seat 0 against bots on this machine, every deal by the fair-deck protocol.
+                  shuffle_proofs: bool = True, data_dir: Path | None = None,
+                  game_no: int = 0) -> FairSession:
+    """You against bots on this machine, every deal by the fair-deck protocol.
 
     With ``seed`` the bots and every peer's secrets are reproducible (testing); without,
     the secrets come from the operating system's random source. With ``data_dir`` the
     game is saved there as it is played (:mod:`splitnet.game.saved`) so that
-    :func:`resume_session` can take it up again.
+    :func:`resume_session` can take it up again. ``game_no`` counts the games played in
+    a row against the same players (a rematch): each one is seated one place further
+    round the table, so the next player deals its first round (seat 0 deals round 1,
+    R3.2) while the order of play stays the same; with ``seed`` each game has its own
+    deal. The save records the seat this gives you and every seat's bot kind and seed.
     """
     from splitnet.game import saved
     from splitnet.game.local import LocalGame, RandomSecrets, SelfplaySecrets
@@ -99,22 +104,28 @@ def human_session(name: str, bot_names: Sequence[str], seed: int | None,
     bot_seeds = [0] + [rng.randrange(2**31) for _ in bot_names]
     bots = [make_bot(b, bot_seeds[i + 1]) for i, b in enumerate(bot_names)]
     names = [name] + [n if n != name else f"{n}2" for n in BOT_NAMES[:len(bots)]]
-    source: Any = SelfplaySecrets(seed) if seed is not None else RandomSecrets()
+    agents: list[Bot | None] = [None, *bots]
+    kinds: list[str | None] = [None, *bot_names]
+    k = game_no % len(names)
+    names, agents = names[k:] + names[:k], agents[k:] + agents[:k]
+    kinds, bot_seeds = kinds[k:] + kinds[:k], bot_seeds[k:] + bot_seeds[:k]
+    seat = (len(names) - k) % len(names)
+    game_seed = None if seed is None else seed + game_no
+    source: Any = SelfplaySecrets(game_seed) if game_seed is not None else RandomSecrets()
     path = None
     if data_dir is not None:
-        kinds: list[str | None] = [None, *bot_names]
         if isinstance(source, SelfplaySecrets):
             seeded = source
-            source = saved.create(data_dir, seeded.game_id(), name, 0, kinds, bot_seeds,
+            source = saved.create(data_dir, seeded.game_id(), name, seat, kinds, bot_seeds,
                                   keys=[seeded.identity_seed(s) for s in range(len(kinds))],
                                   make=seeded.round_seeds)
         else:
-            source = saved.create(data_dir, source.game_id(), name, 0, kinds, bot_seeds)
+            source = saved.create(data_dir, source.game_id(), name, seat, kinds, bot_seeds)
         path = source.files.transcript
     game = LocalGame(names, settings, source, shuffle_proofs=shuffle_proofs, transcript=path)
     if data_dir is not None:
         _finish_when_over(game, data_dir)
-    return FairSession(game, 0, [None, *bots], HumanAgent(), bot_delay=bot_delay)
+    return FairSession(game, seat, agents, HumanAgent(), bot_delay=bot_delay)
 
 
 def _finish_when_over(game: Any, data_dir: Path) -> None:
@@ -152,6 +163,9 @@ def resume_session(data_dir: Path, meta: Any, *, bot_delay: float = 0.0) -> Fair
                 p.key != source.identity(p.seat).public_key_bytes() for p in h.players):
             raise saved.SavedGameError(f"{writer.path}: the transcript's players are not "
                                        "the saved game's seats")
+        if [k is None for k in source.bots] != [s == meta.seat for s in range(len(names))]:
+            raise saved.SavedGameError(f"{writer.path}: the saved seats do not give you seat "
+                                       f"{meta.seat + 1} and a bot every other seat")
         game = LocalGame(names, settings, source, shuffle_proofs=proofs, writer=writer)
         bots = [make_bot(k, source.bot_seeds[s]) if k is not None else None
                 for s, k in enumerate(source.bots)]
@@ -167,3 +181,31 @@ def resume_session(data_dir: Path, meta: Any, *, bot_delay: float = 0.0) -> Fair
     if game.finished:  # it ended before the last save: nothing left to play
         game.close()
     return session
+
+
+def place_in_run(session: FairSession) -> int:
+    """Which game of a run against the same players ``session`` is (the ``game_no`` of
+    :func:`human_session`), as far as its seats tell: the person at seat ``(n - k) % n``
+    plays game ``k`` (modulo the number of players ``n``; all a resumed game knows)."""
+    n = len(session.players)
+    return (n - session.seat) % n
+
+
+def rematch_session(prev: FairSession, game_no: int, seed: int | None, *,
+                    bot_delay: float = 0.0, data_dir: Path | None = None) -> FairSession:
+    """Game ``game_no`` of the run ``prev`` belongs to (a rematch; ``prev`` may be new or
+    resumed from its save): the same person, bot kinds and rules, seated as
+    :func:`human_session` seats that game, and saved in ``data_dir`` like any game."""
+    from splitnet.verify import settings_from_header
+
+    n = len(prev.players)
+    back = n - place_in_run(prev)
+    kinds = [b.name if b is not None else None for b in prev.bots]
+    kinds = kinds[back:] + kinds[:back]  # the first game's order: the person at seat 0
+    bot_kinds = [k for k in kinds[1:] if k is not None]
+    if kinds[0] is not None or len(bot_kinds) != n - 1:
+        raise ValueError("a rematch needs one person and a bot at every other seat")
+    settings, proofs = settings_from_header(prev.game.log.header.settings)
+    return human_session(prev.players[prev.seat], bot_kinds, seed, settings,
+                         bot_delay=bot_delay, shuffle_proofs=proofs, data_dir=data_dir,
+                         game_no=game_no)

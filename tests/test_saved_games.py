@@ -17,7 +17,7 @@ from splitnet.bots import make_bot
 from splitnet.game import saved
 from splitnet.net.store import GameFiles
 from splitnet.rules import Settings
-from splitnet.selfplay import human_session, resume_session
+from splitnet.selfplay import human_session, place_in_run, rematch_session, resume_session
 
 SPLITNET = [sys.executable, "-m", "splitnet.cli"]
 #: a scripted player: list the legal moves, play the first — always legal, so it ends
@@ -196,3 +196,69 @@ def test_quit_leaves_the_game_saved(tmp_path: Path) -> None:
     r = run(["play", "--plain", "--no-proofs", "--data-dir", str(data)], stdin="d\nquit\n")
     assert "The game is saved" in r.stdout
     assert len(saved.unfinished(data)) == 1
+
+
+def test_a_rematch_is_saved_with_its_seat_and_resumes_there(tmp_path: Path) -> None:
+    """A rematch (the end screen's n) seats everyone one place on (R3.2): its save must
+    record the person's real seat and the rotated bot kinds and seeds, and resuming it
+    must put the person back in that seat against the same bots."""
+    data = tmp_path / "data"
+    kinds = ["random", "heuristic"]
+    first = human_session("You", kinds, 5, Settings(), shuffle_proofs=False, data_dir=data)
+    first.game.run_bots([make_bot("heuristic", 9), *first.bots[1:]])  # to the end
+    first.game.close()
+    assert saved.unfinished(data) == [] and place_in_run(first) == 0
+    first_src = saved.load(data, GameFiles(data, first.game.log.game_id).load_meta())
+
+    again = rematch_session(first, 1, 5, data_dir=data)
+    # the same game as human_session's game 1 of the run
+    ref = human_session("You", kinds, 5, Settings(), shuffle_proofs=False, game_no=1)
+    assert again.players == ref.players == ["Ana", "Bo", "You"] and again.seat == 2
+    assert again.game.log.game_id == ref.game.log.game_id != first.game.log.game_id
+    ref.game.close()
+    (meta,) = saved.unfinished(data)
+    assert meta.seat == 2 and meta.name == "You"
+    src = saved.load(data, meta)
+    assert src.bots == ["random", "heuristic", None]
+    assert src.bot_seeds == [*first_src.bot_seeds[1:], 0]
+    header = again.game.log.header
+    assert [p.name for p in header.players] == ["Ana", "Bo", "You"] and header.host == 0
+
+    me = make_bot("heuristic", 3)
+    g = again.game
+    for _ in range(200):  # part of round 1, then the program stops
+        if g.pump():
+            continue
+        seat = g.mover()
+        assert seat is not None
+        g.play_move(seat, (me if seat == 2 else again.bots[seat]).choose(
+            g.cores[seat].engine, seat))
+        if len(g.cores[2].engine.events) > 8:
+            break
+    assert g.cores[2].engine.round_no == 1 and not g.finished
+    live = list(again.log)
+    g.close()
+
+    r = resume_session(data, meta)
+    assert r.seat == 2 and r.players == ["Ana", "Bo", "You"] and r.view.dealer == 0
+    assert [b.name if b is not None else None for b in r.bots] == src.bots
+    assert r.log[:len(live)] == live and r.view.events == g.cores[2].engine.events
+    assert r.core is r.game.cores[2]
+    # and the run goes on from the resumed game: game 2 seats the person at seat 1
+    assert place_in_run(r) == 1
+    r.game.run_bots([r.bots[0], r.bots[1], make_bot("heuristic", 4)])
+    r.game.close()
+    assert saved.unfinished(data) == []
+    third = rematch_session(r, 2, None, data_dir=data)
+    assert third.players == ["Bo", "You", "Ana"] and third.seat == 1
+    (meta3,) = saved.unfinished(data)
+    assert meta3.seat == 1 and saved.load(data, meta3).bots == ["heuristic", None, "random"]
+    third.game.close()
+    # a save whose seats do not put the person where its meta says is refused
+    files = GameFiles(data, meta3.gid)
+    bad = saved.load(data, meta3)
+    bad.bots = [None, "heuristic", "random"]
+    bad.save()
+    with pytest.raises(saved.SavedGameError, match="do not give you seat 2"):
+        resume_session(data, meta3)
+    assert saved.unfinished(data) == [files.load_meta()]

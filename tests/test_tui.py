@@ -21,7 +21,7 @@ from splitnet.rules import Action, Game, Lay, TakeRow
 from splitnet.ui.tui import TuiApp, make_local_session, run_lobby
 from splitnet.ui.tui.model import KIND_LETTER
 from splitnet.ui.tui.snapshot import screen_text
-from tests.test_tui_support import drained, running_tui, send, wait_for
+from tests.test_tui_support import LEFT, drained, running_tui, send, wait_for
 
 
 def state(session: LocalSession) -> tuple[Any, ...]:
@@ -162,23 +162,32 @@ def test_every_region_visible_at_80x24(bots: int, steps: int, seed: int) -> None
     assert lines[-2].strip()
 
 
-def test_bigger_terminal_uses_the_room() -> None:
+@pytest.mark.parametrize("steps", [3, 45])
+def test_bigger_terminal_uses_the_room(steps: int) -> None:
     session = make_local_session(3, seed=1, bot_delay=0.0)
-    advance(session, 45)
+    advance(session, steps)
     with create_pipe_input() as inp, create_app_session(input=inp, output=DummyOutput()):
         tui = TuiApp(session)
         tui.model.sync()
         small = screen_text(tui.app, 80, 24)
         big = screen_text(tui.app, 140, 45)
+        huge = screen_text(tui.app, 160, 50)
     log_small = len(small) - next(i for i, ln in enumerate(small) if ln.startswith(" Log"))
-    log_big = len(big) - next(i for i, ln in enumerate(big) if ln.startswith(" Log"))
-    assert log_big > log_small + 10
-    assert max(len(ln) for ln in big) > 100
-    # wide columns show the whole perfect row of the pad (13 boxes)
-    assert any(re.search(r"Perf +[■▣□]{13}", ln) for ln in big)
+    for screen in (big, huge):
+        log_big = len(screen) - next(i for i, ln in enumerate(screen) if ln.startswith(" Log"))
+        assert log_big >= log_small
+        assert max(len(ln) for ln in screen) > 100
+        top = "\n".join(screen[:next(i for i, ln in enumerate(screen) if "Discard row" in ln)])
+        # the pads as printed: every box with its value, the last ones too (138, 324)
+        assert top.count(" 138") == 4 and top.count(" 324") == 4, top
+        # the room is used: no empty lines but the log's (short early in a round)
+        log_at = next(i for i, ln in enumerate(screen) if ln.startswith(" Log"))
+        blank = sum(1 for ln in screen[:log_at] if not ln.strip())
+        assert blank <= 2, "\n".join(screen)
+        if len(session.log) >= 40:
+            assert all(ln.strip() for ln in screen[log_at:])
 
 
-# ---------------------------------------------------------------------- no rules in the view
 def test_highlights_follow_the_engines_legal_moves(monkeypatch: pytest.MonkeyPatch) -> None:
     session = make_local_session(3, seed=4, bot_delay=0.0)
     advance(session, 0)
@@ -409,7 +418,10 @@ async def test_late_lays_after_a_first_turn_go_out() -> None:
         assert m.note is None, m.note
         assert session.view.matches[-1].owner == 0
         await send(tui, inp, "e")
-        assert await wait_for(lambda: session.finished and m.overlay == "summary")
+        assert await wait_for(lambda: session.finished and m.overlay == "final")
+        assert "GAME OVER" in "\n".join(screen_text(tui.app, 80, 24))
+        await send(tui, inp, LEFT)  # the last round's results
+        assert m.overlay == "summary"
         text = "\n".join(screen_text(tui.app, 80, 24))
         assert "You laid a late strong match: 9♣ 9♠" in text
         assert "GAME OVER" in text

@@ -19,8 +19,8 @@ async def test_whole_game_by_keys() -> None:
             assert time.monotonic() - started < 60, "game took too long"
             await wait_for(lambda: session.finished or m.overlay is not None or (
                 session.view.actor == session.seat and not m.busy), timeout=5)
-            if m.overlay == "summary" and session.finished:
-                text = "\n".join(screen_text(tui.app, 80, 24))
+            if m.overlay == "final" and session.finished:
+                text = "\n".join(screen_text(tui.app, 80, 60))  # the end screen
                 assert "GAME OVER" in text and "Shuffle: " in text
                 assert (session.verdict or "")[:40] in text.replace("\n│   ", " ")
                 assert "Standings: 1." in text

@@ -54,7 +54,7 @@ def test_a_killed_full_screen_game_is_offered_and_resumed(tmp_path: Path) -> Non
                   "the log so far")
         assert "1 You" in screen
         pane.keys("q")
-        pane.wait(lambda s: "Press q again" in s, 5, "the quit question")
+        pane.wait(lambda s: "Leave the game?" in s, 5, "the quit question")
         pane.keys("q")
         assert _gone(pane, "second"), "the table did not quit"
         assert len(saved.unfinished(data)) == 1  # still there for next time

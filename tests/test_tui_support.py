@@ -17,7 +17,7 @@ from prompt_toolkit.output import DummyOutput
 from splitnet.localplay import LocalSession
 from splitnet.rules import BonusSwap, LateLay, Lay, Upgrade
 from splitnet.ui.tui import TuiApp
-from splitnet.ui.tui.model import LABELS, TableModel
+from splitnet.ui.tui.model import TableModel
 
 UP, DOWN, RIGHT, LEFT = "\x1b[A", "\x1b[B", "\x1b[C", "\x1b[D"
 
@@ -73,7 +73,7 @@ def signature(tui: TuiApp) -> tuple[object, ...]:
 
 
 def label(m: TableModel, slot: int) -> str:
-    return LABELS[m.hand_order().index(slot)]
+    return m.letter(slot)
 
 
 def clear_selection(m: TableModel) -> str:
@@ -117,7 +117,7 @@ def player_keys(tui: TuiApp, take_row: bool) -> str:
             return (clear_selection(m) + label(m, up.slot) + goto_half(m, up.match_id, up.covers,
                                                                    "hand") + "u")
         hand = m.hand_order()
-        return clear_selection(m) + LABELS[len(hand) - 1] + "x"
+        return clear_selection(m) + label(m, hand[-1]) + "x"
     if phase == "bonus":
         if legal.marks:
             return str(legal.marks[0] + 1)

@@ -15,6 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from splitnet.game import saved
+from splitnet.net.store import GameFiles
+
 TMUX = shutil.which("tmux")
 pytestmark = pytest.mark.skipif(TMUX is None, reason="tmux is not installed")
 ROOT = Path(__file__).resolve().parent.parent
@@ -80,7 +83,7 @@ def test_play_a_turn_in_tmux() -> None:
         pane.keys("Escape")
         pane.wait(lambda s: "Your hand" in s, 5, "the table again")
         pane.keys("q")
-        pane.wait(lambda s: "Press q again" in s, 5, "the quit question")
+        pane.wait(lambda s: "q or Ctrl-C again quits" in s, 5, "the quit question")
         pane.keys("q")
         end = time.monotonic() + 10
         while time.monotonic() < end:
@@ -91,5 +94,94 @@ def test_play_a_turn_in_tmux() -> None:
             time.sleep(0.2)
         else:
             raise AssertionError("the table did not quit")
+    finally:
+        subprocess.run([*pane.base, "kill-server"], capture_output=True, timeout=10)
+
+
+def _alive(pane: Pane, name: str) -> bool:
+    return subprocess.run([*pane.base, "has-session", "-t", name],
+                          capture_output=True).returncode == 0
+
+
+def _ask_line(screen: str) -> str:
+    """The line that says what the table asks (the last but one of the screen)."""
+    lines = [ln for ln in screen.splitlines() if ln.strip()]
+    return lines[-2] if len(lines) >= 2 else ""
+
+
+def test_a_whole_game_and_a_rematch_in_tmux(tmp_path: Path) -> None:
+    """``splitnet play`` to the end screen by keys read off the screen, then n for a new
+    game against the same players (the next player deals first), played to the end too,
+    then q. Two-round games without shuffle proofs keep it short."""
+    settings = tmp_path / "short.json"
+    settings.write_text('{"rounds": 2}')
+    socket = f"splitnet-test-{os.getpid()}-game"
+    name = "game"
+    data = tmp_path / "data"
+    cmd = (f"cd {ROOT} && exec {sys.executable} -m splitnet.cli play --seed 3 --pace 0 "
+           f"--no-proofs --settings {settings} --data-dir {data}")
+    pane = Pane(socket, name)
+    pane.run("new-session", "-d", "-s", name, "-x", "100", "-y", "30", cmd)
+    try:
+        pane.wait(lambda s: "Round 1/2 · Dealer You" in s, 30, "the first deal")
+        finals = 0
+        hinted = False
+        end = time.monotonic() + 180
+        while time.monotonic() < end:
+            screen = pane.screen()
+            ask = _ask_line(screen)
+            if "The end —" in screen:
+                assert "GAME OVER" in screen and "Round by round" in screen
+                assert "Standings: 1." in screen
+                finals += 1
+                if finals == 1:
+                    assert "n new game with the same players (Ana deals first)" in screen
+                    pane.keys("n")
+                    screen = pane.wait(lambda s: "Round 1/2 · Dealer Ana" in s, 30,
+                                       "the new game, dealt by Ana")
+                    assert "The end" not in screen
+                    # the rematch is saved as it is played, with you at its last seat
+                    (meta,) = saved.unfinished(data)
+                    assert meta.seat == 3 and meta.name == "You"
+                    assert saved.load(data, meta).bots == ["heuristic"] * 3 + [None]
+                    continue
+                pane.keys("q")
+                break
+            if "Results —" in screen:
+                pane.keys("Enter")
+                pane.wait(lambda s: "Results —" not in s, 10, "the table after the results")
+                continue
+            elif "Your turn: d draws" in ask:
+                pane.keys("d")
+            elif "Lay (l), upgrade (u) or discard (x)" in ask:
+                if not hinted:  # the hint names a move and its reason; Esc clears it
+                    pane.keys("h")
+                    hint = pane.wait(lambda s: "(key " in s, 10, "the hint")
+                    assert "Hint: " in hint and ": " in hint.split("Hint: ")[1]
+                    pane.keys("Escape")
+                    pane.wait(lambda s: "Lay (l)" in _ask_line(s), 5, "the question again")
+                    hinted = True
+                assert "selected:" not in screen
+                pane.keys("A")  # select the first card (letters stay put this turn) …
+                pane.wait(lambda s: "selected:" in s, 5, "the selection")
+                pane.keys("x")  # … and discard it: an explicit selection needs one x
+            elif "went out at once" in ask:
+                pane.keys("e")
+            else:
+                time.sleep(0.1)
+                continue
+            pane.wait(lambda s, a=ask: _ask_line(s) != a or "Results —" in s
+                      or "The end —" in s, 20, f"an answer to {ask.strip()!r}")
+            assert "again discards" not in pane.screen()
+        else:
+            raise AssertionError(f"the games did not end; screen:\n{pane.screen()}")
+        assert finals == 2 and hinted
+        end = time.monotonic() + 10
+        while time.monotonic() < end and _alive(pane, name):
+            time.sleep(0.2)
+        assert not _alive(pane, name), "the table did not quit"
+        finished = [GameFiles(data, bytes.fromhex(p.stem)).load_meta()
+                    for p in (data / "games").glob("*.meta")]
+        assert sorted(m.seat for m in finished) == [0, 3] and all(m.finished for m in finished)
     finally:
         subprocess.run([*pane.base, "kill-server"], capture_output=True, timeout=10)

@@ -212,7 +212,23 @@ def _find_game(data_dir: Path, prefix: str, role: str) -> GameMeta:
     return metas[0]
 
 
-def _print_result(session: NetSession) -> int:
+def _again_command(argv: list[str] | None = None) -> str:
+    """The command that brings a player back to the game they left: the same one (an
+    unfinished game is resumed), without ``--new``."""
+    import shlex
+
+    args = [a for a in (sys.argv[1:] if argv is None else argv) if a != "--new"]
+    return shlex.join(["splitnet", *args])
+
+
+def _bell_wanted(args: argparse.Namespace) -> bool:
+    """The turn bell (full-screen table): on unless ``--no-bell`` or SPLITNET_NO_BELL."""
+    import os
+
+    return not (getattr(args, "no_bell", False) or os.environ.get("SPLITNET_NO_BELL"))
+
+
+def _print_result(session: NetSession, rejoin: str | None = None) -> int:
     from splitnet.selfplay import summary
 
     core = session.core
@@ -224,6 +240,11 @@ def _print_result(session: NetSession) -> int:
                   file=sys.stderr, flush=True)
         print(f"transcript: {session.table.files.transcript}", flush=True)
         return 0
+    if session.verdict is None and rejoin is not None:
+        print("You left before the end; the game is saved here and your seat is kept. "
+              f"To get back in, run the same command again:\n  {rejoin}",
+              file=sys.stderr, flush=True)
+        return 1
     print(session.verdict or "the game did not finish", file=sys.stderr, flush=True)
     return 1
 
@@ -251,15 +272,17 @@ def _follow(session: NetSession, verbose: bool) -> None:
     session.subscribe(show)
 
 
-async def _front_end(session: NetSession, plain: bool, data_dir: Path) -> int:
+async def _front_end(session: NetSession, plain: bool, data_dir: Path,
+                     bell: bool = True) -> int:
     if plain:
         from splitnet.ui.plain import run_plain
 
         return await run_plain(session)
     from splitnet.ui.tui import run_tui
 
-    await run_tui(session)
-    return _print_result(session)
+    again = _again_command()
+    await run_tui(session, bell=bell, rejoin=again)
+    return _print_result(session, rejoin=again)
 
 
 async def _plain_lobby(lobby: Any, started: asyncio.Event, stop: asyncio.Future[Any],
@@ -561,7 +584,7 @@ async def host_main(args: argparse.Namespace) -> int:
             _bench_out(session, args.bench_out)
         else:
             session = NetSession(node, node_task, human=HumanAgent())
-            rc = await _front_end(session, args.plain, data_dir)
+            rc = await _front_end(session, args.plain, data_dir, _bell_wanted(args))
         for t in bot_tasks:
             with contextlib.suppress(asyncio.TimeoutError, Exception):
                 await asyncio.wait_for(t, net.final_wait)
@@ -749,7 +772,7 @@ async def _join_game(node: PeerNode, task: asyncio.Future[Any], args: argparse.N
     assert node.table is not None
     _remember_players(known, node.table)
     session = NetSession(node, task, human=HumanAgent())
-    return await _front_end(session, args.plain, data_dir)
+    return await _front_end(session, args.plain, data_dir, _bell_wanted(args))
 
 
 async def bot_main(args: argparse.Namespace) -> int:
@@ -822,6 +845,8 @@ def add_parsers(sub: Any) -> None:
         p.add_argument("--verbose", "-v", action="store_true",
                        help="print every move (bots)")
 
+    bell_help = ("no terminal bell (and title) when your turn begins; also "
+                 "SPLITNET_NO_BELL=1")
     code_help = ("the join code the host shows, e.g. 7-lunar-anchor (asked for when "
                  "missing; kept with the game, so a restart reconnects without it)")
 
@@ -845,6 +870,7 @@ def add_parsers(sub: Any) -> None:
     h.add_argument("--resume", metavar="GAME_ID", help="resume this unfinished game (id or "
                    "its first hex digits); an unfinished game is resumed anyway unless --new")
     h.add_argument("--plain", action="store_true", help="line-based front end")
+    h.add_argument("--no-bell", action="store_true", help=bell_help)
     h.add_argument("--no-proofs", action="store_true",
                    help="skip the zero-knowledge shuffle proofs (tests/benchmarks; the header "
                         "records it and every hop is still checked at each round's audit)")
@@ -870,6 +896,7 @@ def add_parsers(sub: Any) -> None:
                    help="without an address: look only on the interface with this "
                         "address (repeatable; e.g. 127.0.0.1)")
     j.add_argument("--plain", action="store_true", help="line-based front end")
+    j.add_argument("--no-bell", action="store_true", help=bell_help)
     common(j)
     j.set_defaults(func=lambda a: _run(join_main(a)))
 

@@ -30,6 +30,7 @@ from splitnet.rules import (
     TakeRow,
     Upgrade,
 )
+from splitnet.rules.scoring import live, points_text, signed, standing_now
 
 HELP = """\
 Commands — the full screen's keys where a line can say the same (cards are written
@@ -65,10 +66,17 @@ def render_table(view: Game, players: list[str], seat: int) -> str:
     for s in range(view.n):
         marker = ">" if s == view.actor else " "
         you = " (you)" if s == seat else ""
-        lines.append(f"{marker} {s + 1}. {players[s]}{you}: {len(view.hands[s])} cards in hand, "
-                     f"score {view.score(s)}  [P{view.marks[s]['perfect']} "
-                     f"S{view.marks[s]['strong']} W{view.marks[s]['weak']} "
-                     f"N{view.marks[s]['negative']}]")
+        marks = view.marks[s]
+        # this round's bonus marks (a perfect bonus's negative box) show at once
+        bonus = view.round_marks[s] if live(view) else {}
+        boxes = " ".join(f"{r[0].upper()}{marks[r]}" + (f"+{bonus[r]}" if bonus.get(r) else "")
+                         for r in ("perfect", "strong", "weak", "negative"))
+        n_cards = len(view.hands[s])
+        now = (f", {signed(standing_now(view)[s])} if the round ended now" if live(view)
+               else "")
+        lines.append(f"{marker} {s + 1}. {players[s]}{you}: {n_cards} "
+                     f"card{'s' if n_cards != 1 else ''} in hand, score {signed(view.score(s))}"
+                     f"{now}  [{boxes}]")
         for m in view.matches:
             if m.owner == s:
                 halves = " ".join(pretty(f) for t in m.top if (f := view.faces[t]) is not None)
@@ -298,9 +306,7 @@ async def run_plain(session: TableSession, *, inp: TextIO | None = None,
     say("=== Game over ===")
     order = sorted(range(view.n), key=lambda s: (-view.score(s), view.marks[s]["negative"]))
     for s in order:
-        m = view.marks[s]
-        say(f"  {session.players[s]:12} {view.score(s):5}   perfect {m['perfect']}, strong "
-            f"{m['strong']}, weak {m['weak']}, negative {m['negative']}")
+        say(f"  {session.players[s]:12} {points_text(view.settings.pad, view.marks[s])}")
     winners = view.winners()
     say("Winner: " + " and ".join(session.players[w] for w in winners))
     if session.verdict:

@@ -9,19 +9,30 @@ moves through ``session.submit``; ``play_tui()`` is ``splitnet play``: you again
 from __future__ import annotations
 
 from splitnet.frontend import TableSession
+from splitnet.ui.tui.advice import default_hinter
 from splitnet.ui.tui.app import TuiApp
 from splitnet.ui.tui.lobby import LobbyModel, LobbyScreen, run_lobby
 from splitnet.ui.tui.local import make_local_session, play_tui
+from splitnet.ui.tui.model import Hinter
 
 
-async def run_tui(session: TableSession, *, title: str = "splitnet", drive: bool = True) -> None:
+async def run_tui(session: TableSession, *, title: str = "splitnet", drive: bool = True,
+                  hint: Hinter | None = None, bell: bool = False, rejoin: str | None = None,
+                  rematch: bool = False) -> str:
     """Run the full-screen table beside ``session.run()`` in this asyncio loop.
 
-    Returns when the player quits (q twice during a game, q once after it ends). With
-    ``drive`` (the default) the table starts ``session.run()`` itself and cancels it when
-    the player leaves early; pass ``drive=False`` when the caller runs the session.
+    Returns when the player leaves (q or Ctrl-C twice during a game, once after it ends):
+    ``"rematch"`` if they asked for a new game at the end screen (offered with
+    ``rematch``), else ``"quit"``. With ``drive`` (the default) the table starts
+    ``session.run()`` itself and cancels it when the player leaves early; pass
+    ``drive=False`` when the caller runs the session. ``hint`` advises the h key (default:
+    :func:`~splitnet.ui.tui.advice.default_hinter`); ``bell`` rings when a turn of ours
+    begins; ``rejoin`` says how to come back (LAN).
     """
-    await TuiApp(session, title=title).run(drive=drive)
+    app = TuiApp(session, title=title, hint=hint or default_hinter(session.players), bell=bell,
+                 rejoin=rejoin, rematch=rematch)
+    await app.run(drive=drive)
+    return app.outcome
 
 
 __all__ = ["LobbyModel", "LobbyScreen", "TuiApp", "make_local_session", "play_tui",

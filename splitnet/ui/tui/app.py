@@ -29,13 +29,17 @@ from prompt_toolkit.styles import Style
 from prompt_toolkit.widgets import Frame
 
 from splitnet.frontend import TableSession
-from splitnet.rules import Action, IllegalMove
+from splitnet.rules import Action, Game, IllegalMove
 from splitnet.ui.tui.controls import SizedControl
 from splitnet.ui.tui.help import help_lines
 from splitnet.ui.tui.keys import build_key_bindings
-from splitnet.ui.tui.model import Intent, Note, TableModel
+from splitnet.ui.tui.model import Confirm, Hinter, Intent, Note, TableModel
 from splitnet.ui.tui.render import Line, Painter, fit
-from splitnet.ui.tui.results import summary_lines
+from splitnet.ui.tui.results import final_lines, summary_lines
+
+#: seconds a lone ESC byte waits for the rest of an escape sequence (an arrow key's bytes
+#: arrive together; a person's Esc should answer at once)
+ESC_WAIT = 0.03
 
 STYLE = Style.from_dict({
     "title": "bg:#005f87 #ffffff bold",
@@ -72,6 +76,7 @@ STYLE = Style.from_dict({
     "match.id": "#8a8a8a",
     "match.marked": "bg:#af8700 #000000 bold",
     "match.swappable": "#87ff87 bold",
+    "match.choice": "bg:#87ff87 #000000 bold",
     "card.red": "#ff5f5f bold",
     "card.black": "bold",
     "card.hidden": "#585858",
@@ -116,6 +121,18 @@ STYLE = Style.from_dict({
 })
 
 
+#: Without colours (NO_COLOR) the highlights that were only a background colour are
+#: drawn with attributes every terminal shows.
+MONO = {
+    "playable": "underline", "takeable": "underline", "target": "underline",
+    "partner": "underline", "selected": "reverse", "label.selected": "reverse bold",
+    "picked": "reverse underline", "seat.current": "reverse bold", "seat.target": "reverse",
+    "match.marked": "reverse bold", "match.choice": "reverse bold", "pad.open": "reverse",
+    "pad.new": "bold",
+}
+MONO_STYLE = Style([*STYLE.style_rules, *MONO.items()])
+
+
 class _SeatsWindow(Window):
     """The seats region: before measuring itself it learns how many lines the rest of the
     screen leaves it, so the matches can switch to two a line instead of being cut."""
@@ -134,15 +151,32 @@ class TuiApp:
     """One player's full-screen table over a :class:`TableSession`."""
 
     def __init__(self, session: TableSession, *, title: str = "splitnet",
-                 input: Input | None = None, output: Output | None = None) -> None:
+                 input: Input | None = None, output: Output | None = None,
+                 hint: Hinter | None = None, bell: bool = False,
+                 rejoin: str | None = None, rematch: bool = False) -> None:
         self.session = session
         self.model = TableModel(session)
+        #: the hint key's adviser: (this seat's view, seat) → (move, reason); None: no h
+        self.hint = hint
+        #: ring the bell and set the terminal title when a turn of ours begins (LAN)
+        self.bell = bell
+        #: the command that brings the player back to this game (LAN), said on leaving
+        self.rejoin = rejoin
+        self.model.rejoin = rejoin
+        #: offer a new game against the same players at the end (``splitnet play``)
+        self.model.rematch_offered = rematch
+        #: what the player chose at the end: "rematch" or "quit"
+        self.outcome = "quit"
+        self._title = title
+        self._turn_seen = False
+        self._hint_task: asyncio.Future[None] | None = None
         self.painter = Painter(self.model, self, title)
         self.error: BaseException | None = None
         self._closed = False
         self.chat_buffer = Buffer(multiline=False, accept_handler=self._send_chat)
         self.app: Application[None] = Application(
-            layout=self._layout(), key_bindings=build_key_bindings(self), style=STYLE,
+            layout=self._layout(), key_bindings=build_key_bindings(self),
+            style=MONO_STYLE if self.model.mono else STYLE,
             full_screen=True, mouse_support=True, input=input, output=output)
         # Legal moves are worked out once per drawing of the screen (many parts use them).
         self._frame = 0
@@ -156,6 +190,10 @@ class TuiApp:
 
         self.app.before_render += before
         self.app.after_render += after
+        # Esc answers at once: a lone ESC byte is taken as the Esc key after 30 ms (not
+        # prompt_toolkit's 0.5 s), and no binding waits for a longer key sequence.
+        self.app.ttimeoutlen = ESC_WAIT
+        self.app.timeoutlen = ESC_WAIT
         session.subscribe(self._changed)
 
     # ------------------------------------------------------------------ layout
@@ -196,6 +234,7 @@ class TuiApp:
         root = FloatContainer(body, floats=[
             overlay("help", "Help — ? or Esc closes, ↑↓ scroll"),
             overlay("summary", "Results — Esc/Enter closes, ↑↓ scroll"),
+            overlay("final", "The end — ↑↓ scroll, Esc the table"),
         ])
         return Layout(root, focused_element=self._main)
 
@@ -210,7 +249,11 @@ class TuiApp:
         if m.overlay == "help":
             return help_lines(width, m.view.settings.pad)
         if m.overlay == "summary" and m.summaries:
-            return summary_lines(m.summaries[m.summary_index], width)
+            return summary_lines(m.summaries[m.summary_index], width,
+                                 after_game=self.session.finished)
+        if m.overlay == "final" and m.summaries:
+            nxt = m.name(1 % m.view.n) if m.rematch_offered else None
+            return final_lines(m.summaries, width, nxt, again=m.rejoin)
         return []
 
     def _overlay_render(self, width: int, height: int | None) -> list[Line]:
@@ -227,7 +270,25 @@ class TuiApp:
             return
         if self.model.sync() is not None:
             self.open_summary()
+        self._turn_signal()
         self.app.invalidate()
+
+    def _turn_signal(self) -> None:
+        """With ``bell``: ring once and retitle the terminal when a turn of ours begins
+        (the terminal may be in the background while the others play)."""
+        mine = self.model.my_turn() and not self.session.finished
+        if mine == self._turn_seen:
+            return
+        self._turn_seen = mine
+        if not self.bell:
+            return
+        out = self.app.output
+        if mine:
+            out.bell()
+            out.set_title(f"{self._title} — your turn")
+        else:
+            out.set_title(self._title)
+        out.flush()
 
     def open_summary(self) -> None:
         m = self.model
@@ -235,7 +296,7 @@ class TuiApp:
             m.note = Note("no round has ended yet")
             return
         m.summary_index = len(m.summaries) - 1
-        m.overlay = "summary"
+        m.overlay = "final" if m.summaries[-1].game_over else "summary"
         m.scroll = 0
 
     # ------------------------------------------------------------------ moves
@@ -245,7 +306,51 @@ class TuiApp:
         if isinstance(intent, Note):
             self.model.note = intent
             return
+        if isinstance(intent, Confirm):
+            self.model.confirm = intent
+            return
         self.submit(intent)
+
+    # ------------------------------------------------------------------ the hint
+    def ask_hint(self) -> None:
+        m = self.model
+        if self.hint is None:
+            m.note = Note("no hint here")
+            return
+        if not m.my_turn() or self.session.finished:
+            m.note = Note("a hint is for your own move: wait for your turn")
+            return
+        if self._hint_task is not None and not self._hint_task.done():
+            return
+        m.note = Note("thinking…", "info")
+        self._hint_task = self.app.create_background_task(self._hint())
+
+    async def _hint(self) -> None:
+        m = self.model
+        hint = self.hint
+        assert hint is not None
+        view = self.session.view.clone()  # the adviser works on a copy, off the loop
+        seat = self.session.seat
+
+        def moment(g: Game) -> tuple[int, str, int, int | None]:
+            return (g.round_no, g.phase, len(g.events), g.actor)
+
+        asked = moment(view)
+        try:
+            advice = await asyncio.to_thread(hint, view, seat)
+        except Exception as e:  # shown, never raised into the event loop
+            m.note = Note(f"✗ no hint: {e}", "error")
+        else:
+            if moment(self.session.view) != asked:  # the game moved on meanwhile
+                if m.note is not None and m.note.text == "thinking…":
+                    m.note = None
+            elif advice is None:
+                m.note = Note("no hint for this moment")
+            else:
+                action, words = advice
+                key = m.key_for(action)
+                m.note = Note(f"Hint: {words}" + (f" (key {key})" if key else ""), "info")
+        self.app.invalidate()
 
     def submit(self, action: Action) -> None:
         m = self.model
@@ -285,6 +390,11 @@ class TuiApp:
         m = self.model
         if key != "q":
             m.confirm_quit = False
+        pending, m.confirm = m.confirm, None
+        if pending is not None and key == pending.key:
+            self.submit(pending.action)
+            self.app.invalidate()
+            return
         simple = {
             "d": m.intent_draw, "t": m.intent_take, "l": m.intent_lay, "u": m.intent_upgrade,
             "x": m.intent_discard, "s": m.intent_skip, "e": m.intent_end_late,
@@ -311,11 +421,16 @@ class TuiApp:
         elif key == "enter":
             if m.area == "row":
                 self.act(m.intent_take())
+            elif m.area == "table" and m.swapping() and m.table_cursor is not None:
+                self.act(m.choose_swap(m.table_cursor[0]))
             else:
                 m.space()
         elif key == "escape":
-            m.selected = []
-            m.marked_match = None
+            if m.swap_take is not None:  # one step back in the swap's choice
+                m.swap_take = None
+            else:
+                m.selected = []
+                m.marked_match = None
             m.note = None
         elif key.isdigit() and len(key) == 1:
             self.act(m.digit(key))
@@ -327,6 +442,11 @@ class TuiApp:
             m.overlay, m.scroll = "help", 0
         elif key == "r":
             self.open_summary()
+        elif key == "h":
+            self.ask_hint()
+        elif key == "n" and self.session.finished and m.rematch_offered:
+            self.outcome = "rematch"
+            self.quit()
         elif key == "q":
             if self.session.finished or m.confirm_quit:
                 self.quit()
@@ -339,9 +459,21 @@ class TuiApp:
             m.note = Note("arrows move the cursor; ↑↓ and Tab switch between table, row, hand")
         self.app.invalidate()
 
+    def leave(self) -> None:
+        """Ctrl-C: the same as q — during a game it asks first (from any screen), after
+        the game it quits."""
+        m = self.model
+        m.confirm = None
+        if self.app.layout.has_focus(self.chat_buffer):
+            self.cancel_chat()
+        if not (self.session.finished or m.confirm_quit):
+            m.overlay = None
+        self.press("q")
+
     def click_hand(self, index: int) -> None:
         m = self.model
         m.confirm_quit = False
+        m.confirm = None
         order = m.hand_order()
         if 0 <= index < len(order):
             m.area, m.hand_cursor = "hand", index
@@ -351,6 +483,7 @@ class TuiApp:
     def click_row(self, index: int) -> None:
         m = self.model
         m.confirm_quit = False
+        m.confirm = None
         if m.area == "row" and m.row_cursor == index:
             self.act(m.intent_take())
         else:
@@ -360,13 +493,13 @@ class TuiApp:
     def click_half(self, match_id: int, half: int) -> None:
         m = self.model
         m.confirm_quit = False
+        m.confirm = None
         again = m.area == "table" and m.table_cursor == (match_id, half)
         m.area, m.table_cursor = "table", (match_id, half)
-        if again:
-            if m.view.pending_bonus == "weak":
-                m.space()
-            else:
-                self.act(m.intent_upgrade())
+        if m.swapping():
+            self.act(m.choose_swap(match_id))
+        elif again:
+            self.act(m.intent_upgrade())
         self.app.invalidate()
 
     def click_seat(self, seat: int) -> None:
@@ -378,11 +511,21 @@ class TuiApp:
         self.app.invalidate()
 
     def other_round(self, step: int) -> None:
+        """← →: the results of the other rounds; after the last, the end screen."""
         m = self.model
-        if m.overlay == "summary" and m.summaries:
-            m.summary_index = max(0, min(len(m.summaries) - 1, m.summary_index + step))
-            m.scroll = 0
-            self.app.invalidate()
+        if not m.summaries:
+            return
+        end = m.summaries[-1].game_over
+        if m.overlay == "final":
+            if step < 0:
+                m.overlay, m.summary_index = "summary", len(m.summaries) - 1
+        elif m.overlay == "summary":
+            i = m.summary_index + step
+            if i >= len(m.summaries) and end:
+                m.overlay = "final"
+            m.summary_index = max(0, min(len(m.summaries) - 1, i))
+        m.scroll = 0
+        self.app.invalidate()
 
     def close_overlay(self) -> None:
         self.model.overlay = None
@@ -433,6 +576,9 @@ class TuiApp:
             await self.app.run_async()
         finally:
             self._closed = True
+            if self.bell and self._turn_seen:  # leave no "your turn" title behind
+                self.app.output.clear_title()
+                self.app.output.flush()
             if runner is not None and not runner.done():
                 runner.cancel()
                 with contextlib.suppress(asyncio.CancelledError):

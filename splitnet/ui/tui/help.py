@@ -31,7 +31,8 @@ Play passes left: to the next seat, the next column to the right.
   Perfect   name another player: they mark a negative box now (their number key).
   Strong    you may draw the top card of the pile (d), or skip (s).
   Weak      you may swap one of your matches for another player's match of the same \
-type (mark yours with Space, put the cursor on theirs, w), or skip (s).
+type: type the number shown beside the match to take (then, if several of yours fit, \
+the number of yours to give; Esc steps back), or skip (s).
 
 # End of a round (R6) and the pad (R7)
 A round ends when someone goes out, or when a draw takes the last card of the pile. If \
@@ -47,28 +48,39 @@ previous/next match of the same player
   Tab         next area (Shift+Tab: previous)
   Space       select the card under the cursor / mark your match for a swap
   Enter       the same; in the discard row: take the card under the cursor
-  A–Z         (Shift+letter) select a hand card by its letter
+  A–Z         (Shift+letter) select a hand card by its letter; during your turn the \
+letters stay put (a new card gets the next letter), between turns the hand is sorted again
   1–9         aim at a row card by its number (type two digits quickly for 10+); \
-in a perfect bonus: name the player with that number
+in a perfect bonus: name the player with that number; in a weak bonus: the match shown \
+with that number (or the cursor on it and Enter, or w)
   d           draw from the pile (also: the strong bonus draw)
   t           take the row card under the cursor and every card after it
   l           lay the two selected halves (late lays too)
   u           upgrade: the selected half onto the match under the table cursor
-  x           discard the selected card (or the one under the hand cursor)
-  w  s  e     swap (weak bonus), skip a bonus, end late lays
+  x           discard the selected card
+  l u x       with nothing selected they act on the card under the cursor only when \
+pressed twice (the first press says what the second would do)
+  s, e        skip a bonus, end late lays
+  h           hint: the move a bot would make now, and why (it plays nothing)
   c           chat: type, Enter sends, Esc cancels
-  r           results of the last round (every pad, hands left, shuffle verdict)
+  r           results of the last round (every pad, hands left, shuffle verdict); after \
+the game the end screen
+  n           after the game: a new game against the same players
   PgUp PgDn   scroll the log
-  Esc         clear the selection and the message
-  ?  q        this help; quit (twice during a game)
+  Esc         clear the selection and the message (answers at once)
+  ?           this help
+  q, Ctrl-C   quit; during a game either asks first: press it again to leave
 Mouse: click a card to select it (a row card: once to aim, again to take), a match half to \
 aim at it, a player's number to name them, the pile count to draw, a key below to press it.
 
 # On the screen
-Green cards can be played now (the engine's legal moves). ✚ marks row cards you may \
-take. [ ] is the cursor. Pads: ■ marked, ▣ marked this round, □ open; the highlighted box \
-is the row's first open box, its value is shown on the right. ▶ is the player to move, \
-D the dealer. #n is a match's number, P/S/W its type.
+Green cards can be played now (the engine's legal moves; underlined without colours, \
+NO_COLOR). ✚ marks row cards you may take. [ ] is the cursor. Pads: ■ marked in \
+earlier rounds, ▣ this round as it stands now (a box per match in front of the player, \
+a negative box per card in hand, the bonus marks), □ open; the highlighted box is the \
+row's first open box, its value is shown on the right. "now 23" is the total if the \
+round ended now (R6.3). ▶ is the player to move, D the dealer. #n is a match's number, \
+P/S/W its type.
 """
 
 

@@ -14,7 +14,7 @@ from splitnet.ui.tui.model import LABELS
 if TYPE_CHECKING:
     from splitnet.ui.tui.app import TuiApp
 
-TABLE_KEYS = "dtluxsewcr?q"
+TABLE_KEYS = "dtluxsewcrhn?q"
 NAMED = {
     "left": "left", "right": "right", "up": "up", "down": "down", "tab": "tab",
     "s-tab": "s-tab", "home": "home", "end": "end", "space": "space", "enter": "enter",
@@ -29,7 +29,7 @@ def build_key_bindings(t: TuiApp) -> KeyBindings:
     table = ~chatting & ~overlay
 
     def bind(key: str, name: str) -> None:
-        @kb.add(key, filter=table)
+        @kb.add(key, filter=table, eager=key == "escape")
         def _(event: KeyPressEvent) -> None:
             t.press(name)
 
@@ -43,8 +43,8 @@ def build_key_bindings(t: TuiApp) -> KeyBindings:
         bind(k, name)
 
     @kb.add("c-c")
-    def _quit_now(event: KeyPressEvent) -> None:
-        t.quit()
+    def _leave(event: KeyPressEvent) -> None:
+        t.leave()  # like q: asks first during a game
 
     # -- overlays: scroll and close ----------------------------------------
     def scroll(key: str, delta: int) -> None:
@@ -57,16 +57,21 @@ def build_key_bindings(t: TuiApp) -> KeyBindings:
         scroll(key, delta)
 
     for key in ("escape", "enter", "space", "?"):
-        @kb.add(key, filter=overlay)
+        @kb.add(key, filter=overlay, eager=key == "escape")
         def _close(event: KeyPressEvent) -> None:
             t.close_overlay()
 
     @kb.add("q", filter=overlay)
     def _q(event: KeyPressEvent) -> None:
-        if t.model.overlay == "summary" and t.session.finished:
+        if t.model.overlay in ("summary", "final") and t.session.finished:
             t.quit()
         else:
             t.close_overlay()
+
+    @kb.add("n", filter=overlay)
+    def _n(event: KeyPressEvent) -> None:
+        if t.session.finished and t.model.rematch_offered:
+            t.press("n")
 
     @kb.add("left", filter=overlay)
     def _earlier(event: KeyPressEvent) -> None:

@@ -13,8 +13,11 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
+
+from prompt_toolkit.output import ColorDepth
 
 from splitnet.cards import card_id, pretty, rank, suit
 from splitnet.frontend import TableSession
@@ -102,7 +105,22 @@ class Legal:
                          if slot is None or u.slot == slot)
 
 
-Intent = Action | Note | None
+#: the hint key's adviser: (this seat's view, seat) → (the move, its reason in words),
+#: or None when it has nothing to say. It runs on a copy of the view, in a thread.
+Hinter = Callable[[Game, int], tuple[Action, str] | None]
+
+
+@dataclass(frozen=True)
+class Confirm:
+    """A move that cannot be taken back and that the player did not spell out (a card
+    under the cursor, not selected): it is played only when ``key`` is pressed again."""
+
+    key: str
+    action: Action
+    text: str
+
+
+Intent = Action | Note | Confirm | None
 
 
 class TableModel:
@@ -117,13 +135,24 @@ class TableModel:
         self.selected: list[int] = []  # hand slots, in the order chosen
         self.marked_match: int | None = None  # one of your matches, to give in a swap
         self.note: Note | None = None
-        self.overlay: Literal["help", "summary"] | None = None
+        self.overlay: Literal["help", "summary", "final"] | None = None
         self.scroll = 0
         self.log_back = 0  # how many of the newest log entries are scrolled out of view
         self.summaries: list[RoundSummary] = []
         self.summary_index = -1
         self.confirm_quit = False
+        #: a move waiting for its key to be pressed a second time (see Confirm)
+        self.confirm: Confirm | None = None
         self.busy = False
+        #: hand slot → letter index; letters stay put while a turn of ours is played
+        self._letters: dict[int, int] = {}
+        self._dealers: dict[int, int] = {}  # round number → its dealer
+        #: weak bonus: the other player's match chosen to take (then: which of ours)
+        self.swap_take: int | None = None
+        #: the command that brings the player back (a LAN game), else None
+        self.rejoin: str | None = None
+        #: the end screen offers a new game against the same players
+        self.rematch_offered = False
         #: a render pass number; legal moves are computed once per pass (None: every call)
         self.stamp: int | None = None
         self._legal: tuple[int, Legal] | None = None
@@ -131,6 +160,8 @@ class TableModel:
         self._digits_at = 0.0
         self._my_draw = False
         self._verdict = session.verdict
+        #: no colours (NO_COLOR): highlights are underlined / reversed instead
+        self.mono = ColorDepth.from_env() == ColorDepth.DEPTH_1_BIT
 
     # ------------------------------------------------------------------ reading
     @property
@@ -160,15 +191,42 @@ class TableModel:
             self._legal = (self.stamp, legal)
         return legal
 
-    def hand_order(self) -> list[int]:
-        """The seat's hand sorted by rank, then suit (♣ ♦ ♥ ♠); unknown faces last."""
+    def _rank_order(self, slots: list[int]) -> list[int]:
         faces = self.view.faces
 
         def key(slot: int) -> tuple[int, int, int]:
             f = faces[slot]
             return (99, 0, slot) if f is None else (rank(f), suit(f), slot)
 
-        return sorted(self.view.hands[self.seat], key=key)
+        return sorted(slots, key=key)
+
+    def letters_frozen(self) -> bool:
+        """During our own turn (after the draw) the hand's letters do not move: a card
+        played leaves a gap, a card drawn or taken gets the next free letter. Between our
+        turns the hand is sorted again."""
+        return self.my_turn() and self.view.phase in ("must_play", "play", "bonus",
+                                                       "late_lays")
+
+    def hand_order(self) -> list[int]:
+        """The seat's hand in screen order: sorted by rank, then suit (♣ ♦ ♥ ♠), unknown
+        faces last — except that during our turn new cards are added at the end."""
+        hand = self.view.hands[self.seat]
+        if not self.letters_frozen():
+            self._letters = {s: i for i, s in enumerate(self._rank_order(hand))}
+        else:
+            letters = {s: i for s, i in self._letters.items() if s in hand}
+            if len(letters) != len(hand):
+                nxt = max(letters.values(), default=-1) + 1
+                for s in self._rank_order([s for s in hand if s not in letters]):
+                    letters[s], nxt = nxt, nxt + 1
+            self._letters = letters
+        return sorted(hand, key=self._letters.__getitem__)
+
+    def letter(self, slot: int) -> str:
+        """The letter of a hand card ("·" past Z)."""
+        self.hand_order()
+        i = self._letters.get(slot, len(LABELS))
+        return LABELS[i] if i < len(LABELS) else "·"
 
     def card(self, slot: int) -> str:
         f = self.view.faces[slot]
@@ -208,11 +266,18 @@ class TableModel:
             if m is None or m.owner != self.seat:
                 self.marked_match = None
         self.clamp()
+        if view.phase not in ("round_over", "game_over"):
+            self._dealers[view.round_no] = view.dealer
+        if self.confirm is not None and not self.my_turn():
+            self.confirm = None
+        if self.swap_take is not None and not (self.my_turn() and view.pending_bonus == "weak"):
+            self.swap_take = None
         new: RoundSummary | None = None
         if view.phase in ("round_over", "game_over") and (
                 not self.summaries or self.summaries[-1].round_no != view.round_no):
             new = RoundSummary.capture(view, self.players, self.seat, self.session.verdict)
             if new is not None:
+                new.dealer = self._dealers.get(view.round_no)
                 self.summaries.append(new)
                 self.summary_index = len(self.summaries) - 1
                 self.selected = []
@@ -342,16 +407,25 @@ class TableModel:
 
     def select_label(self, letter: str) -> None:
         hand = self.hand_order()
-        i = LABELS.find(letter.upper())
-        if 0 <= i < len(hand):
-            self.hand_cursor = i
+        slot = next((s for s in hand if self.letter(s) == letter.upper()), None)
+        if slot is not None:
+            self.hand_cursor = hand.index(slot)
             self.area = "hand"
-            self.toggle(hand[i])
+            self.toggle(slot)
+        elif letter.upper() in LABELS:
+            self.note = Note(f"no card has the letter {letter.upper()} now")
 
     def digit(self, d: str) -> Intent:
-        """A number key: names a player for the perfect bonus, else picks a row card."""
+        """A number key: names a player for the perfect bonus, picks a match in the weak
+        bonus's choice, else picks a row card."""
         if self.legal().marks:  # the perfect bonus is pending: name a player
             return BonusMark(self.seat, int(d) - 1) if d != "0" else None
+        if self.swapping():
+            _, ids = self.swap_choices()
+            i = int(d) - 1
+            if 0 <= i < len(ids):
+                return self.choose_swap(ids[i])
+            return Note(f"type 1–{len(ids)} (the numbers shown), or s to skip")
         now = time.monotonic()
         text = d
         if self._digits and now - self._digits_at < 1.5 and int(self._digits + d) <= len(
@@ -391,12 +465,31 @@ class TableModel:
             return Note("select two halves of one rank first (Space or their letters)")
         options = [m for m in self.legal().lays if one in (m.a, m.b)]
         if len(options) == 1:
+            if not sel:  # nothing selected: the card under the cursor, so ask
+                a, b = options[0].a, options[0].b
+                return Confirm("l", options[0], f"l again lays {self.card(a)} {self.card(b)} "
+                               "· any other key keeps them")
             return options[0]
         if len(options) > 1:
             return Note(f"{self.card(one)} can go with several halves — select its partner too")
         return Note(f"select a partner for {self.card(one)} as well (two halves of one rank)")
 
     def intent_upgrade(self) -> Intent:
+        intent = self._upgrade()
+        if self.selected or not isinstance(intent, Upgrade) or intent not in (
+                self.legal().upgrades):
+            return intent
+        # Nothing selected: the half is the one under the cursor (or the only one that
+        # fits) — an upgrade cannot be taken back, so it waits for a second u.
+        m = self.view.match_by_id(intent.match_id)
+        if m is None:
+            return intent
+        who = "your " if m.owner == self.seat else f"{self.players[m.owner]}'s "
+        return Confirm("u", intent, f"u again puts {self.card(intent.slot)} on {who}match "
+                       f"#{m.id} over {self.card(m.top[intent.covers])} · any other key "
+                       "keeps it")
+
+    def _upgrade(self) -> Intent:
         sel = self.selected
         if len(sel) > 1:
             return Note("select just the one half to put on a match")
@@ -433,7 +526,13 @@ class TableModel:
         slot = sel[0] if sel else self.hand_cursor_slot() if self.area == "hand" else None
         if slot is None:
             return Note("select the card to discard (Space or its letter)")
-        return Discard(self.seat, slot)
+        action = Discard(self.seat, slot)
+        if not sel and slot in self.legal().discards:
+            # Nothing selected: the card under the cursor — a discard ends the turn and
+            # cannot be taken back, so it waits for a second x.
+            return Confirm("x", action, f"x again discards {self.card(slot)} and ends your "
+                           "turn · any other key keeps it")
+        return action
 
     def intent_skip(self) -> Intent:
         return SkipBonus(self.seat)
@@ -467,6 +566,81 @@ class TableModel:
             return Note("there are no matches on the table")
         return Note("several swaps are possible: mark your match with Space, put the cursor "
                     "on the one to take (Tab, ←→), then w")
+
+    # -- the weak bonus: a guided choice -----------------------------------------
+    def swapping(self) -> bool:
+        """The weak bonus is ours to take (R5.3; the engine offers it only when a swap is
+        possible, R5.4)."""
+        return self.my_turn() and self.view.pending_bonus == "weak" and bool(
+            self.legal().swaps)
+
+    def swap_choices(self) -> tuple[Literal["take", "give"], list[int]]:
+        """The step of the swap and the match ids to choose from, in screen order: first
+        the other player's match to take, then (if more than one fits) ours to give."""
+        swaps = self.legal().swaps
+        screen = {m.id: i for i, m in enumerate(self.table_order())}
+        takes = sorted({x.take for x in swaps}, key=screen.__getitem__)
+        take = self.swap_take if self.swap_take in takes else (
+            takes[0] if len(takes) == 1 else None)
+        if take is not None:
+            gives = sorted({x.give for x in swaps if x.take == take}, key=screen.__getitem__)
+            if len(gives) > 1:
+                return "give", gives
+        return "take", takes
+
+    def choose_swap(self, match_id: int) -> Intent:
+        step, ids = self.swap_choices()
+        if match_id not in ids:
+            what = "to take" if step == "take" else "of yours to give"
+            return Note(f"match #{match_id} is not one {what} (the numbers shown)")
+        swaps = self.legal().swaps
+        if step == "give":
+            take = self.swap_take if self.swap_take is not None else swaps[0].take
+            return BonusSwap(self.seat, match_id, take)
+        gives = sorted({x.give for x in swaps if x.take == match_id})
+        if len(gives) == 1:
+            return BonusSwap(self.seat, gives[0], match_id)
+        self.swap_take = match_id
+        return None
+
+    def _match_words(self, mid: int, owner: bool) -> tuple[str, str]:
+        """A match for the swap's choice: long (``Bo's #5 9♠9♦``) and short (``Bo #5``)."""
+        m = self.view.match_by_id(mid)
+        if m is None:
+            return f"#{mid}", f"#{mid}"
+        who = f"{self.players[m.owner]}'s " if owner else ""
+        cards = "".join(self.card(s) for s in m.top)
+        return f"{who}#{mid} {cards}", (f"{self.players[m.owner]} " if owner else "") + f"#{mid}"
+
+    def swap_instruction(self, room: int = 78) -> str:
+        step, ids = self.swap_choices()
+        if step == "take":
+            head = "Weak bonus (R5.3): take which match?"
+            tail = " · s skips"
+        else:
+            take = self.swap_take if self.swap_take is not None else self.legal().swaps[0].take
+            head = f"Give which of yours for {self._match_words(take, True)[1]}?"
+            tail = " · Esc back" if self.swap_take is not None else " · s skips"
+        forms = [self._match_words(mid, step == "take") for mid in ids]
+        if len(ids) <= 9:
+            for k in (0, 1):
+                text = head + " " + "  ".join(f"{i + 1} {f[k]}" for i, f in enumerate(forms))
+                if len(text + tail) <= room:
+                    return text + tail
+            if step == "take":
+                return (f"Weak bonus (R5.3): type the number (1–{len(ids)}) of the match to "
+                        f"take{tail}")
+            return f"Type the number (1–{len(ids)}) of your match to give{tail}"
+        return f"{head} Cursor on a green # (←→), Enter{tail}"
+
+    def swap_number(self, match_id: int) -> int | None:
+        """The number to type for this match in the swap's choice (1–9), if it is one."""
+        if not self.swapping():
+            return None
+        _, ids = self.swap_choices()
+        if len(ids) > 9 or match_id not in ids:
+            return None
+        return ids.index(match_id) + 1
 
     # ------------------------------------------------------------------ outcomes
     def after_move(self, action: Action) -> None:
@@ -517,12 +691,29 @@ class TableModel:
         return text
 
     # ------------------------------------------------------------------ words for the player
+    def key_for(self, action: Action) -> str | None:
+        """The key that plays ``action`` at this table (after selecting its cards)."""
+        if isinstance(action, BonusMark):
+            return str(action.target + 1)
+        if isinstance(action, BonusSwap):
+            return str(self.swap_number(action.take) or "w")
+        keys: dict[type, str] = {DrawPile: "d", BonusDraw: "d", TakeRow: "t", Lay: "l",
+                                 LateLay: "l", Upgrade: "u", Discard: "x", SkipBonus: "s",
+                                 EndLateLays: "e"}
+        return keys.get(type(action))
+
+    def playable_word(self) -> str:
+        """How the screen marks a card that can be played now: in colour green, without
+        colour (NO_COLOR) underlined."""
+        return "underlined" if self.mono else "green"
+
     def instruction(self) -> str:
         """What the player is asked to do now, in one line."""
         view = self.view
         legal = self.legal()
         if view.phase == "game_over" or self.session.finished:
-            return "Game over — r shows the results and every pad, q quits."
+            again = ", n plays again" if self.rematch_offered else ""
+            return f"Game over — r shows the end screen and every pad{again}, q quits."
         if view.phase == "round_over":
             status = f" ({self.session.status})" if self.session.status else ""
             if view.round_no == 0:
@@ -547,7 +738,8 @@ class TableModel:
             return f"Play the {card} you took (R4.1b): select a partner + l, or u onto a match."
         if phase == "play":
             n = len(legal.playable)
-            return f"Lay (l), upgrade (u) or discard (x) to end the turn · {n} playable (green)."
+            return (f"Lay (l), upgrade (u) or discard (x) to end the turn · {n} playable "
+                    f"({self.playable_word()}).")
         if phase == "bonus":
             kind = view.pending_bonus
             if kind == "perfect":
@@ -555,7 +747,7 @@ class TableModel:
                 return f"Perfect! Who marks a negative box (R5.1)? {who}"
             if kind == "strong":
                 return "Strong match! d draws the top card of the pile (R5.2), s skips."
-            return "Weak match! w swaps your Space-marked match for the one at [ ] (R5.3), s skips."
+            return self.swap_instruction()
         if phase == "late_lays":
             end = view.last_end
             who = self.name(end.seat) if end else "A player"
@@ -583,13 +775,21 @@ class TableModel:
                     hints.append((f"{lo}-{hi}" if hi > lo else f"{lo}", "name player"))
                 if legal.bonus_draw:
                     hints.append(("d", "draw"))
-                if view.pending_bonus == "weak":
-                    hints.append(("w", "swap"))
+                if self.swapping():
+                    _, ids = self.swap_choices()
+                    if len(ids) <= 9:
+                        hints.append(("1" if len(ids) == 1 else f"1-{len(ids)}", "choose"))
+                    if self.swap_take is not None:
+                        hints.append(("Esc", "back"))
                 if legal.skip:
                     hints.append(("s", "skip"))
             elif phase == "late_lays":
                 hints += [("l", "lay"), ("e", "end")]
         if view.phase == "game_over" or self.session.finished:
-            hints.append(("r", "results"))
+            hints.append(("r", "the end"))
+            if self.rematch_offered:
+                hints.append(("n", "new game"))
+        elif self.my_turn():
+            hints.append(("h", "hint"))
         hints += [("←→↑↓", "move"), ("Space", "select"), ("?", "help"), ("q", "quit")]
         return hints

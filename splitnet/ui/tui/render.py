@@ -18,8 +18,9 @@ from prompt_toolkit.utils import get_cwidth
 
 from splitnet.cards import is_red, pretty
 from splitnet.rules import Game, Match, Pad
+from splitnet.rules.scoring import live, marks_now, pad_points, signed
 from splitnet.rules.settings import ROWS
-from splitnet.ui.tui.model import KIND_LETTER, LABELS, TableModel
+from splitnet.ui.tui.model import KIND_LETTER, TableModel
 
 Line = StyleAndTextTuples
 ROW_NAMES = {"perfect": "Perfect", "strong": "Strong", "weak": "Weak", "negative": "Negative"}
@@ -156,22 +157,20 @@ def wrap(text: str, width: int, rest: int | None = None) -> list[str]:
 
 # ---------------------------------------------------------------------- pad drawing
 def pad_marks(view: Game, seat: int) -> dict[str, tuple[int, int]]:
-    """Per pad row: (marks from finished rounds, marks this round so far).
+    """Per pad row: (marks from finished rounds, marks this round as it stands now).
 
-    During a round the engine keeps this round's marks apart (``round_marks``); once the
-    round is scored they are part of ``marks`` and ``round_marks`` only remembers them.
+    During a round "this round" is what R6.3 would mark if the round ended now: the
+    bonus marks so far, a box per match in front of the seat, a negative box per card in
+    its hand (rules.scoring); once the round is scored the marks are all on the pad.
     """
     done = view.marks[seat]
-    live = view.phase not in ("round_over", "game_over") and seat < len(view.round_marks)
-    now = view.round_marks[seat] if live else {}
-    return {r: (done[r], now.get(r, 0)) for r in ROWS}
+    now = marks_now(view, seat)
+    return {r: (done[r], now[r] - done[r]) for r in ROWS}
 
 
 def pad_total(pad: Pad, marks: dict[str, tuple[int, int]]) -> int:
-    """The pad's running total as written on it: P + S + W − N, each row's first open box
-    (with this round's marks so far; equals Game.score once the round is scored)."""
-    v = {r: pad.value(r, a + b) for r, (a, b) in marks.items()}
-    return v["perfect"] + v["strong"] + v["weak"] - v["negative"]
+    """The pad's total as written on it: P + S + W − N, each row's first open box."""
+    return pad_points(pad, {r: a + b for r, (a, b) in marks.items()})
 
 
 def pad_boxes(pad: Pad, row: str, done: int, now: int, cells: int) -> Line:
@@ -229,11 +228,12 @@ def mini_pad(pad: Pad, marks: dict[str, tuple[int, int]], width: int) -> list[Li
     return lines
 
 
-def paper_pad(pad: Pad, before: dict[str, int], now: dict[str, int], width: int) -> list[Line]:
+def paper_pad(pad: Pad, before: dict[str, int], now: dict[str, int], width: int,
+              names: dict[str, str] = ROW_NAMES) -> list[Line]:
     """The pad as printed: every box with its value; crossed boxes are marked (this
     round's in a second colour); the first open box is framed. Wraps long rows."""
     lines: list[Line] = []
-    lw = 10
+    lw = max(len(x) for x in names.values()) + 1 if names is not ROW_NAMES else 10
     for r in ROWS:
         values = pad.row(r)
         marked = before[r] + now[r]
@@ -250,7 +250,7 @@ def paper_pad(pad: Pad, before: dict[str, int], now: dict[str, int], width: int)
                 cells.append(("class:pad.box", f"{v}".rjust(4) + " "))
         per = max(1, (width - lw) // 5)
         for j in range(0, len(cells), per):
-            label = ROW_NAMES[r] if j == 0 else ""
+            label = names[r] if j == 0 else ""
             lines.append([(f"class:pad.label.{r}", label.ljust(lw)), *cells[j:j + per]])
     return lines
 
@@ -276,6 +276,10 @@ class Painter:
         if m.busy:
             tail = [("class:title", " … "), *tail]
         room = width - width_of(tail) - len(info) - 2
+        say = " · totals: if the round ended now"
+        if info and live(view) and room >= len(say) + len(self.title) + 3:
+            info += say  # what "now" beside each total means
+            room -= len(say)
         title = f" {self.title} ·" if room >= len(self.title) + 3 else ""
         return [right([("class:title", f"{title} {info}")], tail, width, "class:title")]
 
@@ -286,7 +290,10 @@ class Painter:
         w = max(8, (width - (n - 1)) // n)
         room = height if height is not None else self.seat_room
         body = None if room is None else max(0, room - 6)
-        cols = [self.seat_column(s, w, body) for s in range(n)]
+        # Room to spare (a tall terminal): every pad as printed, each box with its value.
+        own = max((sum(1 for mt in view.matches if mt.owner == s) for s in range(n)), default=0)
+        paper = w >= 30 and room is not None and room >= 2 + self._paper_lines(w) + own
+        cols = [self.seat_column(s, w, body, paper) for s in range(n)]
         rows = max(len(c) for c in cols)
         lines: list[Line] = []
         for i in range(rows):
@@ -298,7 +305,11 @@ class Painter:
             lines.append(fit(line, width))
         return lines
 
-    def seat_column(self, s: int, w: int, body: int | None) -> list[Line]:
+    def _paper_lines(self, w: int) -> int:
+        zero = dict.fromkeys(ROWS, 0)
+        return len(paper_pad(self.m.view.settings.pad, zero, zero, w - 1, MID_ROW))
+
+    def seat_column(self, s: int, w: int, body: int | None, paper: bool = False) -> list[Line]:
         m, view = self.m, self.m.view
         legal = m.legal()
         current = view.actor == s
@@ -316,10 +327,19 @@ class Painter:
         marks = pad_marks(view, s)
         total = pad_total(view.settings.pad, marks)
         cards = len(view.hands[s])
-        noun = " cards" if w >= 15 else "c"
+        noun = (" card" if cards == 1 else " cards") if w >= 15 else "c"
+        # The total as the round would score if it ended now ("now"), else the pad's.
+        now = "now " if live(view) and w >= 17 else "= "
         lines.append(right([("class:seat.info", f" {cards}{noun}")],
-                           [("class:seat.total", f"= {total} ".replace("-", "−"))], w))
-        lines += [[("", " "), *ln] for ln in mini_pad(view.settings.pad, marks, w - 2)]
+                           [("class:seat.total", f"{now}{signed(total)} ")], w))
+        if paper:
+            before = {r: marks[r][0] for r in ROWS}
+            this = {r: marks[r][1] for r in ROWS}
+            lines += [[("", " "), *ln] for ln in paper_pad(view.settings.pad, before, this,
+                                                           w - 1, MID_ROW)]
+            body = None
+        else:
+            lines += [[("", " "), *ln] for ln in mini_pad(view.settings.pad, marks, w - 2)]
         own = [mt for mt in m.table_order() if mt.owner == s]
         cur = m.table_cursor
         at = next((i for i, mt in enumerate(own) if cur and mt.id == cur[0]), 0)
@@ -357,7 +377,7 @@ class Painter:
         m, view = self.m, self.m.view
         legal = m.legal()
         covers = legal.covers(m.focus_slot()) if view.actor == m.seat else frozenset()
-        swap_ids = {x.take for x in legal.swaps} | {x.give for x in legal.swaps}
+        swap_ids = set(m.swap_choices()[1]) if m.swapping() else set()
         id_style = "class:match.id"
         if mt.id == m.marked_match:
             id_style = "class:match.marked"
@@ -366,14 +386,20 @@ class Painter:
         first = on_click(partial(self.ui.click_half, mt.id, 0))
         letter = KIND_LETTER[mt.kind]
         kind_style = f"class:kind.{mt.kind}"
+        # In the weak bonus's choice a match shows the number to type instead of its id.
+        choice = m.swap_number(mt.id)
+        ident = f"#{mt.id}" if choice is None else f"{choice}▸"
+        if choice is not None:
+            id_style = "class:match.choice"
         line: Line
         if form == "wide":
-            line = [(id_style, f"#{mt.id}".rjust(3), first), (kind_style, f" {letter}", first)]
+            line = [(id_style, ident.rjust(3), first), (kind_style, f" {letter}", first)]
         elif form == "narrow":
-            line = [(id_style, f"{mt.id}", first), (kind_style, f" {letter} ", first)]
+            line = [(id_style, ident.lstrip("#"), first), (kind_style, f" {letter} ", first)]
         else:
-            pad = " " * max(0, 2 - len(str(mt.id)))
-            line = [("", pad), (id_style, f"{mt.id}", first), (kind_style, letter, first)]
+            ident = ident.lstrip("#")
+            pad = " " * max(0, 2 - len(ident))
+            line = [("", pad), (id_style, ident, first), (kind_style, letter, first)]
         for h in (0, 1):
             slot = mt.top[h]
             focus = m.table_cursor == (mt.id, h) and m.area == "table"
@@ -440,8 +466,9 @@ class Painter:
         if mine and len(m.selected) == 1:
             partners = legal.partners(m.selected[0])
         picked = view.picked if view.phase == "must_play" else None
-        hint = " · green = can be played now" if playable else ""
-        head: Line = [(head_style, f" Your hand {len(order)} · sorted by rank{hint}")]
+        hint = f" · {m.playable_word()} = can be played now" if playable else ""
+        how = "letters kept this turn" if m.letters_frozen() else "sorted by rank"
+        head: Line = [(head_style, f" Your hand {len(order)} · {how}{hint}")]
         sel = f"selected: {' '.join(m.card(s) for s in m.selected)} " if m.selected else ""
         lines = [right(head, [(head_style, sel)], width, head_style)]
         if not order:
@@ -454,7 +481,7 @@ class Painter:
                 slot = order[i]
                 click = on_click(partial(self.ui.click_hand, i))
                 selected = slot in m.selected
-                label = LABELS[i] if i < len(LABELS) else "·"
+                label = m.letter(slot)
                 lstyle = ("class:label.selected" if selected else
                           "class:label.play" if slot in playable else "class:label")
                 labels += [("", "  ", click), (lstyle, label, click), ("", "  ", click)]
@@ -500,17 +527,26 @@ class Painter:
     def status(self, width: int, height: int | None) -> list[Line]:
         m = self.m
         note = m.note
-        first: Line
         if m.confirm_quit:
-            first = [("class:note.error", " Leave the game? Press q again to quit, any "
-                      "other key to stay.")]
+            back = (" (the same command brings you back)" if m.rejoin else "")
+            text = f"Leave the game{back}? q or Ctrl-C again quits, any other key stays."
+            style = "class:note.error"
+        elif m.confirm is not None:
+            text, style = m.confirm.text, "class:note.error"
         elif note is not None:
-            first = words(" " + note.text, f"class:note.{note.kind}")
+            text, style = note.text, f"class:note.{note.kind}"
         else:
             style = "class:ask.you" if m.my_turn() else "class:ask"
-            first = words(" " + m.instruction(), style)
+            text = m.instruction()
         keys: Line = []
         for key, what in m.key_hints():
             click = on_click(partial(self.ui.press, key))
             keys += [("", " "), ("class:key", key, click), ("class:key.what", f" {what} ", click)]
-        return [fit(first, width), fit(keys, width)]
+        if get_cwidth(text) + 1 > width and (note is not None or m.confirm is not None):
+            # A long message (a hint, a refusal) takes the keys' line for a moment.
+            two = wrap(text, width - 1, width - 3)
+            if len(two) > 1:
+                rest = " ".join(two[1:])
+                return [fit(words(" " + two[0], style), width),
+                        fit(words("   " + rest, style), width)]
+        return [fit(words(" " + text, style), width), fit(keys, width)]

@@ -3,12 +3,14 @@ hands left, and the session's shuffle verdict."""
 
 from __future__ import annotations
 
+from splitnet.rules.scoring import pad_points, points_text, signed
 from splitnet.rules.settings import ROWS
-from splitnet.ui.tui.render import Line, card_frags, pad_total, paper_pad, words, wrap
+from splitnet.ui.tui.render import Line, card_frags, paper_pad, words, wrap
 from splitnet.ui.tui.summary import RoundSummary
 
 
-def summary_lines(s: RoundSummary, width: int) -> list[Line]:
+def summary_lines(s: RoundSummary, width: int, after_game: bool = False) -> list[Line]:
+    """One round's results; ``after_game``: looked back at once the game is over."""
     def name(seat: int) -> str:
         return "You" if seat == s.you else s.players[seat]
 
@@ -21,7 +23,7 @@ def summary_lines(s: RoundSummary, width: int) -> list[Line]:
         if len(win) == 1:
             best = s.totals[win[0]]
             verb = "win" if win[0] == s.you else "wins"
-            head += f"  GAME OVER: {name(win[0])} {verb} with {best}!"
+            head += f"  GAME OVER: {name(win[0])} {verb} with {signed(best)}!"
         else:
             head += "  GAME OVER: " + " and ".join(name(w) for w in win) + " share the win."
     lines.append([("class:results.head", f" {head} ")])
@@ -35,23 +37,24 @@ def summary_lines(s: RoundSummary, width: int) -> list[Line]:
     for i, t in enumerate(wrap(f"Shuffle: {verdict}", width - 2)):
         lines.append([(style, (" " if i == 0 else "   ") + t)])
     order = sorted(range(len(s.players)),
-                   key=lambda p: (-s.totals[p], s.marks_before[p]["negative"]
-                                  + s.round_marks[p].get("negative", 0), p))
-    stand = "  ".join(f"{i + 1}. {name(p)} {s.totals[p]}".replace("-", "−")
+                   key=lambda p: (-s.totals[p], _neg(s, p), p))
+    stand = "  ".join(f"{i + 1}. {name(p)} {signed(s.totals[p])}"
                       for i, p in enumerate(order))
     for i, t in enumerate(wrap(f"Standings: {stand}", width - 2)):
         lines.append([("class:results.stand", (" " if i == 0 else "   ") + t)])
     for p in order:
         lines.append([])
-        before = {r: (s.marks_before[p][r], 0) for r in ROWS}
-        gain = s.totals[p] - pad_total(s.pad, before)
+        before = {r: s.marks_before[p][r] for r in ROWS}
         this = {r: s.round_marks[p].get(r, 0) for r in ROWS}
-        got = ", ".join(f"+{this[r]} {r}" for r in ROWS if this[r])
-        got = f": {got}" if got else ""
-        title = f" {name(p)} — total {s.totals[p]} ({gain:+d} this round{got}) ".replace(
-            "-", "−")
+        gain = s.totals[p] - pad_points(s.pad, before)
+        after = {r: before[r] + this[r] for r in ROWS}
+        got = ", ".join(f"+{this[r]} {r}" for r in ROWS if this[r]) or "no boxes"
+        title = f"{name(p)} — {points_text(s.pad, after)}"
+        sub = f"   this round {signed(gain, plus=True)} points ({got})"
         style = "class:results.you" if p == s.you else "class:results.player"
-        lines.append([(style, title)])
+        for i, t in enumerate(wrap(title, width - 2, width - 4)):
+            lines.append([(style, (" " if i == 0 else "   ") + t + " ")])
+        lines.append([("class:dim", sub)])
         lines += [[("", " "), *ln] for ln in paper_pad(s.pad, s.marks_before[p], this,
                                                        width - 1)]
         hand = s.hands_left[p]
@@ -66,10 +69,13 @@ def summary_lines(s: RoundSummary, width: int) -> list[Line]:
             left.append(("class:dim", f" {hidden} hidden card{'s' if hidden != 1 else ''}"))
         lines.append(left)
     lines.append([])
-    rounds = " · ←→ other rounds" if s.round_no > 1 else ""
-    if s.game_over:
-        lines.append(words(f" q quits · ↑↓ PgUp PgDn scroll{rounds} · Esc back to the table",
-                           "class:dim"))
+    rounds = " · ← earlier rounds" if s.round_no > 1 else ""
+    if after_game and not s.game_over:
+        lines.append(words(f" → later rounds and the end screen · ↑↓ scroll{rounds} · Esc the "
+                           "table", "class:dim"))
+    elif s.game_over:
+        lines.append(words(f" → the end screen · q quits · ↑↓ PgUp PgDn scroll{rounds} · Esc "
+                           "the table", "class:dim"))
     else:
         lines.append(words(" Enter/Esc back to the table (the next round is under way) · "
                            f"↑↓ scroll{rounds}", "class:dim"))
@@ -79,3 +85,81 @@ def summary_lines(s: RoundSummary, width: int) -> list[Line]:
 def _bad(verdict: str) -> bool:
     low = verdict.lower()
     return any(w in low for w in ("cheat", "fail", "mismatch", "invalid", "wrong"))
+
+
+def final_lines(rounds: list[RoundSummary], width: int, next_dealer: str | None,
+                again: str | None = None) -> list[Line]:
+    """The end of the game: the winner, the standings, the round-by-round story (points
+    per round, running totals), every pad as printed, and what comes next (a new game
+    against the same players when ``next_dealer`` names who deals its first round; on a
+    LAN, ``again`` is the command that opens or joins another game)."""
+    last = rounds[-1]
+
+    def name(seat: int) -> str:
+        return "You" if seat == last.you else last.players[seat]
+
+    n = len(last.players)
+    win = last.winners
+    if len(win) == 1:
+        verb = "win" if win[0] == last.you else "wins"
+        head = f"GAME OVER — {name(win[0])} {verb} with {signed(last.totals[win[0]])}"
+    else:
+        head = "GAME OVER — " + " and ".join(name(w) for w in win) + \
+            f" share the win with {signed(last.totals[win[0]])}"
+    lines: list[Line] = [[("class:results.head", f" {head} ")], []]
+    order = sorted(range(n), key=lambda p: (-last.totals[p], _neg(last, p), p))
+    stand = "  ".join(f"{i + 1}. {name(p)} {signed(last.totals[p])}"
+                      for i, p in enumerate(order))
+    for i, t in enumerate(wrap(f"Standings: {stand}", width - 2)):
+        lines.append([("class:results.stand", (" " if i == 0 else "   ") + t)])
+    # What comes next, near the top where it is seen.
+    keys = "← the last round's results · ↑↓ scroll · Esc the table · q quits"
+    if next_dealer is not None:
+        keys = f"n new game with the same players ({next_dealer} deals first) · " + keys
+    elif again is not None:
+        keys += f" · another game: quit and run `{again}` again (the host shows a new code)"
+    lines += [words((" " if i == 0 else "   ") + t, "class:ask.you")
+              for i, t in enumerate(wrap(keys, width - 2, width - 4))]
+    # The story: one line per round, then a table of points won per round.
+    lines += [[], [("class:help.head", " Round by round ")]]
+    for s in rounds:
+        dealt = f"{name(s.dealer)} dealt; " if s.dealer is not None else ""
+        how = "went out" if s.reason == "out" else "drew the last card of the pile"
+        story = f"Round {s.round_no}: {dealt}{name(s.seat)} {how}."
+        if s.late_lays:
+            story += f" {len(s.late_lays)} late match{'es' if len(s.late_lays) != 1 else ''}."
+        for i, t in enumerate(wrap(story, width - 2, width - 4)):
+            lines.append(words((" " if i == 0 else "   ") + t))
+    col = max(6, min(10, (width - 12) // max(1, n)))
+    head_cells = "".join(name(p)[:col - 1].rjust(col) for p in range(n))
+    lines.append([("class:dim", " " + "points".ljust(10)), ("class:results.stand", head_cells)])
+    for s in rounds:
+        gains = [s.totals[p] - pad_points(s.pad, s.marks_before[p]) for p in range(n)]
+        cells = "".join(signed(g, plus=True).rjust(col) for g in gains)
+        lines.append([("", " " + f"round {s.round_no}".ljust(10) + cells)])
+    total = "".join(signed(last.totals[p]).rjust(col) for p in range(n))
+    lines.append([("class:results.stand", " " + "total".ljust(10) + total)])
+    verdicts = [s.verdict for s in rounds if s.verdict]
+    if verdicts:
+        style = "class:verdict.bad" if any(_bad(v) for v in verdicts) else "class:verdict"
+        text = verdicts[-1] if len(set(verdicts)) == 1 or _bad(verdicts[-1]) else "; ".join(
+            dict.fromkeys(verdicts))
+        for i, t in enumerate(wrap(f"Shuffle: {text}", width - 2)):
+            lines.append([(style, (" " if i == 0 else "   ") + t)])
+    # Every pad, as printed at the end.
+    lines += [[], [("class:help.head", " The pads ")]]
+    for p in order:
+        marks = {r: last.marks_before[p][r] + last.round_marks[p].get(r, 0) for r in ROWS}
+        style = "class:results.you" if p == last.you else "class:results.player"
+        text = f"{name(p)} — {points_text(last.pad, marks)}"
+        for i, t in enumerate(wrap(text, width - 2, width - 4)):
+            lines.append([(style, (" " if i == 0 else "   ") + t + " ")])
+        lines += [[("", " "), *ln] for ln in paper_pad(last.pad, marks, dict.fromkeys(ROWS, 0),
+                                                       width - 1)]
+    return lines
+
+
+def _neg(s: RoundSummary, p: int) -> int:
+    """Negative boxes, for the tie-break (R7.3: boxes — a full row takes no more)."""
+    marks = s.marks_before[p]["negative"] + s.round_marks[p].get("negative", 0)
+    return min(marks, s.pad.boxes("negative"))

@@ -30,6 +30,8 @@ class RoundSummary:
     game_over: bool
     winners: list[int] = field(default_factory=list)
     verdict: str | None = None
+    #: who dealt the round (None if the table did not see it dealt, e.g. after a resume)
+    dealer: int | None = None
 
     @classmethod
     def capture(cls, view: Game, players: list[str], you: int,
