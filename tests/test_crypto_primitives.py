@@ -34,17 +34,48 @@ def test_doctests(module: object) -> None:
 # ----------------------------------------------------------------------------- seeds
 
 
+D_IN = bytes(32)  # an input deck's digest
+
+
 @FAST
-@given(seed=st.binary(min_size=32, max_size=32), rnd=st.integers(1, 3), seat=st.integers(0, 5))
+@given(seed=st.binary(min_size=32, max_size=32), rnd=st.integers(1, 3), seat=st.integers(0, 5),
+       d_in=st.binary(min_size=32, max_size=32))
 def test_r3_3_permutation_is_a_permutation_bound_to_its_context(
-    seed: bytes, rnd: int, seat: int
+    seed: bytes, rnd: int, seat: int, d_in: bytes
 ) -> None:
-    perm = derive_permutation(GID, rnd, seat, seed)
+    perm = derive_permutation(GID, rnd, seat, seed, d_in)
     assert sorted(perm) == list(range(N_CARDS))
-    assert perm == derive_permutation(GID, rnd, seat, seed)
-    assert perm != derive_permutation(GID, rnd, seat + 1, seed)
-    assert perm != derive_permutation(GID, rnd + 1, seat, seed)
-    assert perm != derive_permutation(bytes(16), rnd, seat, seed)
+    assert perm == derive_permutation(GID, rnd, seat, seed, d_in)
+    assert perm != derive_permutation(GID, rnd, seat + 1, seed, d_in)
+    assert perm != derive_permutation(GID, rnd + 1, seat, seed, d_in)
+    assert perm != derive_permutation(bytes(16), rnd, seat, seed, d_in)
+    other = bytes([d_in[0] ^ 1]) + d_in[1:]
+    assert perm != derive_permutation(GID, rnd, seat, seed, other)
+
+
+def test_r8_1_everything_a_hop_derives_is_bound_to_its_input_deck() -> None:
+    """splitnet/2: permutation, re-masks and the proof's nonce seed all change with the
+    digest of the deck the hop takes, so two hops by one seat on two inputs are unrelated
+    (comparing them tells nothing about either permutation); a digest that is not 32
+    bytes is refused."""
+    seed, d2 = bytes(32), bytes([1]) * 32
+    assert derive_permutation(GID, 1, 0, seed, D_IN) != derive_permutation(GID, 1, 0, seed, d2)
+    r1, r2 = derive_remasks(GID, 1, 0, seed, D_IN), derive_remasks(GID, 1, 0, seed, d2)
+    assert not set(r1) & set(r2)
+    n1 = seeds.derive_shuffle_nonce_seed(GID, 1, 0, seed, D_IN)
+    assert len(n1) == 32 and n1 != seeds.derive_shuffle_nonce_seed(GID, 1, 0, seed, d2)
+    assert n1 != seeds.derive_shuffle_nonce_seed(GID, 1, 1, seed, D_IN)
+    deck = elgamal.initial_deck(GID)
+    y = group.base_mul(5)
+    d = seeds.deck_digest(GID, 1, y, deck)
+    assert len(d) == 32 and d != seeds.deck_digest(GID, 2, y, deck)
+    assert d != seeds.deck_digest(GID, 1, group.base_mul(6), deck)
+    assert d != seeds.deck_digest(GID, 1, y, deck[::-1])
+    for bad in (b"", bytes(31), bytes(33)):
+        with pytest.raises(ValueError, match="32 bytes"):
+            derive_permutation(GID, 1, 0, seed, bad)
+        with pytest.raises(ValueError, match="32 bytes"):
+            derive_remasks(GID, 1, 0, seed, bad)
 
 
 def test_r3_3_fisher_yates_is_unbiased_on_small_decks() -> None:
@@ -76,7 +107,7 @@ def test_uniform_below_rejects_the_biased_tail() -> None:
 
 def test_key_and_remasks_are_non_zero_and_distinct() -> None:
     x = derive_key(GID, 1, 0, bytes(32))
-    rhos = derive_remasks(GID, 1, 0, bytes(32))
+    rhos = derive_remasks(GID, 1, 0, bytes(32), D_IN)
     assert 0 < x < group.L and len(set(rhos)) == N_CARDS and all(0 < r < group.L for r in rhos)
     assert x != derive_key(GID, 1, 1, bytes(32))
 
@@ -105,7 +136,7 @@ def test_remask_keeps_the_card(x: int, rho: int, rho2: int, k: int) -> None:
 def test_shuffle_hop_permutes_and_remasks() -> None:
     x = 31337
     y = group.base_mul(x)
-    perm = derive_permutation(GID, 1, 0, bytes(32))
+    perm = derive_permutation(GID, 1, 0, bytes(32), D_IN)
     rhos = list(range(1, N_CARDS + 1))
     out = elgamal.shuffle_hop(elgamal.initial_deck(GID), perm, rhos, y)
     table = elgamal.card_table(GID)

@@ -13,7 +13,7 @@ from splitnet.crypto.deck import DeckRound, Message, shuffle_context
 from splitnet.crypto.elgamal import deck_bytes
 from splitnet.crypto.errors import CheatDetected
 from splitnet.crypto.proofs import prove_key
-from splitnet.crypto.seeds import commitment
+from splitnet.crypto.seeds import commitment, derive_shuffle_nonce_seed
 from tests.test_deck_helpers import GID, Table, seed_for, snapshot
 
 
@@ -445,7 +445,8 @@ def test_open_duplicate_and_early() -> None:
 # ---------------------------------------------------------------- shuffle-proof seam
 
 
-def _fake_prover(ctx: bytes, pk: bytes, inputs: Any, outputs: Any, perm: Any, rhos: Any) -> bytes:
+def _fake_prover(ctx: bytes, pk: bytes, inputs: Any, outputs: Any, perm: Any, rhos: Any,
+                 nonce_seed: bytes) -> bytes:
     return hashlib.sha256(ctx + pk + deck_bytes(inputs) + deck_bytes(outputs)).digest()
 
 
@@ -455,15 +456,23 @@ def _fake_verifier(ctx: bytes, pk: bytes, inputs: Any, outputs: Any, proof: byte
 
 
 def test_shuffle_proof_seam() -> None:
-    """The prover/verifier pair plugs in; the context binds game, round and seat."""
-    seen: list[bytes] = []
+    """The prover/verifier pair plugs in; the context binds game, round, seat and the
+    digest of the hop's input deck, and the nonce seed is the one derived from the seat's
+    seed and that digest (DECK.md §4, §10)."""
+    seen: list[tuple[bytes, bytes]] = []
 
     def prover(*a: Any) -> bytes:
-        seen.append(a[0])
+        seen.append((a[0], a[6]))
         return _fake_prover(*a)
 
     t = Table(3, shuffle_prover=prover, shuffle_verifier=_fake_verifier).setup()
-    assert seen == [shuffle_context(GID, 1, i) for i in range(3)]
+    digests = [t.peers[0].input_digest(i) for i in range(3)]
+    assert len(set(digests)) == 3 and all(d is not None and len(d) == 32 for d in digests)
+    assert seen == [
+        (shuffle_context(GID, 1, i, d), derive_shuffle_nonce_seed(GID, 1, i, seed_for(i), d))
+        for i, d in enumerate(digests)
+        if d is not None
+    ]
     assert all(p.shuffled for p in t.everyone)
     # a wrong and a missing proof are refused, naming the shuffler
     u = Table(2, shuffle_prover=_fake_prover, shuffle_verifier=_fake_verifier)
@@ -485,8 +494,7 @@ def test_real_shuffle_proof_round() -> None:
     """With splitnet.crypto.shuffle_proof plugged in, a tampered hop is refused at once."""
     sp = pytest.importorskip("splitnet.crypto.shuffle_proof")
 
-    def prove(ctx: bytes, pk: bytes, i: Any, o: Any, perm: Any, rhos: Any) -> bytes:
-        nonce = hashlib.sha256(b"test-nonce" + ctx).digest()
+    def prove(ctx: bytes, pk: bytes, i: Any, o: Any, perm: Any, rhos: Any, nonce: bytes) -> bytes:
         return sp.prove_shuffle(ctx, pk, i, o, perm, rhos, nonce_seed=nonce)  # type: ignore[no-any-return]
 
     t = Table(2, shuffle_prover=prove, shuffle_verifier=sp.verify_shuffle)

@@ -1,4 +1,4 @@
-"""Fair-deck test vectors, checked byte for byte (protocol/DECK.md §9; R3.3, R8.4).
+"""Fair-deck test vectors, checked byte for byte (protocol/DECK.md §11; R3.3, R8.4).
 
 Regenerate (only when the protocol version changes!) with
 ``.venv/bin/python -m tests.test_deck_vectors --write``.
@@ -13,7 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from splitnet.crypto import elgamal, group
-from splitnet.crypto.seeds import derive_key, derive_permutation, derive_remasks, u64
+from splitnet.crypto.deck import shuffle_context
+from splitnet.crypto.seeds import (
+    derive_key,
+    derive_permutation,
+    derive_remasks,
+    derive_shuffle_nonce_seed,
+    u64,
+)
 from tests.test_deck_helpers import GID, Table, seed_for
 
 PATH = Path(__file__).parent / "vectors" / "deck_v1.json"
@@ -32,6 +39,7 @@ def compute_vectors() -> dict[str, Any]:
     assert isinstance(hop0, list)
     final = t.peers[0].deck
     assert final is not None
+    d_in = [t.peers[0].input_digest(i) or b"" for i in range(N)]
     draw = t.peers[1].shares_message([0], "draw")
     deal = t.peers[0].shares_message([1, 4, 7], "deal")
     t.send("shares", 1, draw, "draw")
@@ -40,9 +48,9 @@ def compute_vectors() -> dict[str, Any]:
     t.open_all()
     audit = t.peers[0].audit()
     return {
-        "description": "splitnet fair deck v1: game_id = bytes(range(16)), round 1, 3 seats, "
-        "seed_i = SHA-256(b'seat' || u64(i)); scalars little-endian, points canonical "
-        "ristretto255, all hex",
+        "description": "splitnet fair deck (protocol splitnet/2): game_id = bytes(range(16)), "
+        "round 1, 3 seats, seed_i = SHA-256(b'seat' || u64(i)), no shuffle proofs; scalars "
+        "little-endian, points canonical ristretto255, all hex",
         "game_id": GID.hex(),
         "round": 1,
         "n_players": N,
@@ -53,8 +61,15 @@ def compute_vectors() -> dict[str, Any]:
                 "x": group.scalar_bytes(derive_key(GID, 1, i, seed_for(i))).hex(),
                 "commit": c["commit"].hex(),
                 "key": c["key"].hex(),
-                "perm_first_8": derive_permutation(GID, 1, i, seed_for(i))[:8],
-                "rho_0": group.scalar_bytes(derive_remasks(GID, 1, i, seed_for(i))[0]).hex(),
+                "input_digest": d_in[i].hex(),
+                "perm_first_8": derive_permutation(GID, 1, i, seed_for(i), d_in[i])[:8],
+                "rho_0": group.scalar_bytes(
+                    derive_remasks(GID, 1, i, seed_for(i), d_in[i])[0]
+                ).hex(),
+                "shuffle_context": shuffle_context(GID, 1, i, d_in[i]).hex(),
+                "shuffle_nonce_seed": derive_shuffle_nonce_seed(
+                    GID, 1, i, seed_for(i), d_in[i]
+                ).hex(),
             }
             for i, c in enumerate(commits)
         ],
@@ -65,6 +80,7 @@ def compute_vectors() -> dict[str, Any]:
             "sha256": hashlib.sha256(b"".join(a + b for a, b in hop0)).hexdigest(),
         },
         "final_deck_sha256": hashlib.sha256(elgamal.deck_bytes(final)).hexdigest(),
+        "final_deck_digest": (t.peers[0].final_digest or b"").hex(),
         "draw_share_seat_1_slot_0": {
             "purpose": "draw",
             "slots": draw["slots"],
@@ -135,3 +151,35 @@ def test_vectors_follow_the_written_layouts() -> None:
     # the joint key is the sum of the three keys
     keys = [bytes.fromhex(s["key"]) for s in v["seats"]]
     assert group.add(group.add(keys[0], keys[1]), keys[2]).hex() == v["joint_key"]
+    # seat 0's input digest: the initial deck (IDENTITY, M_k) under the joint key
+    y = bytes.fromhex(v["joint_key"])
+    initial = b"".join(bytes(32) + group.hash_to_point(b"splitnet/v1/card", gid, u64(k))
+                       for k in range(104))
+    d_in = hashlib.sha256(
+        _frame(b"splitnet/v2/deck", gid, one, y, (104).to_bytes(8, "big"), initial)
+    ).digest()
+    assert d_in.hex() == v["seats"][0]["input_digest"]
+    # seat 0's first re-mask, its permutation's first swap, its proof context and nonce seed
+    rho0 = (
+        int.from_bytes(
+            hashlib.sha512(
+                _frame(b"splitnet/v2/remask", gid, one, zero, seed0, d_in, zero, zero)
+            ).digest(),
+            "little",
+        )
+        % group.L
+    )
+    assert rho0.to_bytes(32, "little").hex() == v["seats"][0]["rho_0"]
+    stream = hashlib.shake_256(_frame(b"splitnet/v2/perm", gid, one, zero, seed0, d_in))
+    first = int.from_bytes(stream.digest(4), "big")
+    assert first < 2**32 - (2**32 % 104)  # (no rejection for this vector)
+    perm = list(range(104))
+    t = first % 104
+    perm[103], perm[t] = perm[t], perm[103]
+    assert perm[103] == derive_permutation(gid, 1, 0, seed0, d_in)[103]
+    ctx = _frame(b"splitnet/v2/shuffle", gid, one, zero, d_in)
+    assert ctx.hex() == v["seats"][0]["shuffle_context"]
+    nonce = hashlib.sha256(
+        _frame(b"splitnet/v2/shuffle-proof-nonce", gid, one, zero, seed0, d_in)
+    ).digest()
+    assert nonce.hex() == v["seats"][0]["shuffle_nonce_seed"]

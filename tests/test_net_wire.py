@@ -103,13 +103,16 @@ def test_parse_addr() -> None:
 def test_seed_store_is_private_durable_and_stable(tmp_path: Path) -> None:
     path = tmp_path / "g.secrets"
     gid = os.urandom(16)
-    s = SeedStore(path, gid, 2)
+    head = os.urandom(32)
+    s = SeedStore(path, gid, 2, head)
     a = s.seed(1)
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
-    assert SeedStore(path, gid, 2).seed(1) == a  # a restart reads the same seed back
-    assert SeedStore(path, gid, 2).seed(2) != a
+    assert SeedStore(path, gid, 2, head).seed(1) == a  # a restart reads the same seed back
+    assert SeedStore(path, gid, 2, head).seed(2) != a
     with pytest.raises(ValueError):
-        SeedStore(path, os.urandom(16), 2)  # another game's secrets are refused
+        SeedStore(path, os.urandom(16), 2, head)  # another game's secrets are refused
+    with pytest.raises(ValueError, match="another game header"):
+        SeedStore(path, gid, 2, os.urandom(32))  # so are another header's (same game id)
 
 
 def test_transcript_write_then_sync_reopen(tmp_path: Path) -> None:

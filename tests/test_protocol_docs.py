@@ -372,11 +372,14 @@ def test_the_shuffle_proof_uses_the_game_id_as_generator_context() -> None:
     hop = next(e for e in entries if e.kind == "shuffle")
     assert hop.author == 0 and hop.body["round"] == 1
     pk = group.sum_points(keys)
-    ctx = group.frame(b"splitnet/v1/shuffle", game_id, (1).to_bytes(8, "big"),
-                      (0).to_bytes(8, "big"))
-    assert len(ctx) == 83
-    outputs = [tuple(c) for c in hop.body["deck"]]
     inputs = list(initial_deck(game_id))
+    one, zero = (1).to_bytes(8, "big"), (0).to_bytes(8, "big")
+    d_in = hashlib.sha256(group.frame(  # DECK.md §4: the digest of the hop's input deck
+        b"splitnet/v2/deck", game_id, one, pk, (104).to_bytes(8, "big"),
+        b"".join(c1 + c2 for c1, c2 in inputs))).digest()
+    ctx = group.frame(b"splitnet/v2/shuffle", game_id, one, zero, d_in)
+    assert len(ctx) == 123
+    outputs = [tuple(c) for c in hop.body["deck"]]
     verify_shuffle(ctx, pk, inputs, outputs, hop.body["proof"], context_game=game_id)
     for other in (b"", bytes(16)):
         with pytest.raises(ShuffleProofError, match="does not fit this statement"):
@@ -385,9 +388,10 @@ def test_the_shuffle_proof_uses_the_game_id_as_generator_context() -> None:
     seeds = g.cores[0].seeds
     assert seeds is not None
     seed = seeds(1)
-    nonce = hashlib.sha256(b"splitnet/v1/shuffle-proof-nonce" + seed + ctx).digest()
-    perm = derive_permutation(game_id, 1, 0, seed)
-    rhos = derive_remasks(game_id, 1, 0, seed)
+    nonce = hashlib.sha256(group.frame(b"splitnet/v2/shuffle-proof-nonce", game_id, one,
+                                       zero, seed, d_in)).digest()
+    perm = derive_permutation(game_id, 1, 0, seed, d_in)
+    rhos = derive_remasks(game_id, 1, 0, seed, d_in)
     assert prove_shuffle(ctx, pk, inputs, outputs, perm, rhos, nonce_seed=nonce,
                          context_game=game_id) == hop.body["proof"]
 

@@ -72,19 +72,30 @@ from splitnet.crypto.seeds import (
     GAME_ID_BYTES,
     SEED_BYTES,
     commitment,
+    deck_digest,
     derive_key,
     derive_permutation,
     derive_remasks,
+    derive_shuffle_nonce_seed,
     u64,
 )
 
 #: A protocol message: a msgpack-ready map (values are bytes/int/str/list/dict/None).
 Message: TypeAlias = dict[str, object]
 
-#: prove_shuffle(context, joint_key, inputs, outputs, perm, rhos) -> proof bytes, where
-#: outputs[i] = inputs[perm[i]] + (rhos[i]·G, rhos[i]·Y).
+#: prove_shuffle(context, joint_key, inputs, outputs, perm, rhos, nonce_seed) -> proof
+#: bytes, where outputs[i] = inputs[perm[i]] + (rhos[i]·G, rhos[i]·Y) and nonce_seed is
+#: the secret the proof's nonces derive from (seeds.derive_shuffle_nonce_seed).
 ShuffleProver: TypeAlias = Callable[
-    [bytes, bytes, Sequence[Ciphertext], Sequence[Ciphertext], Sequence[int], Sequence[int]],
+    [
+        bytes,
+        bytes,
+        Sequence[Ciphertext],
+        Sequence[Ciphertext],
+        Sequence[int],
+        Sequence[int],
+        bytes,
+    ],
     bytes,
 ]
 #: verify_shuffle(context, joint_key, inputs, outputs, proof) -> None, raising ValueError
@@ -93,14 +104,15 @@ ShuffleVerifier: TypeAlias = Callable[
     [bytes, bytes, Sequence[Ciphertext], Sequence[Ciphertext], bytes], None
 ]
 
-DOMAIN_SHUFFLE: Final = b"splitnet/v1/shuffle"
+DOMAIN_SHUFFLE: Final = b"splitnet/v2/shuffle"
 MIN_PLAYERS: Final = 2
 MAX_PLAYERS: Final = 6
 
 
-def shuffle_context(game_id: bytes, round_no: int, seat: int) -> bytes:
-    """The context a shuffle proof binds: frame("splitnet/v1/shuffle", game_id, round, seat)."""
-    return group.frame(DOMAIN_SHUFFLE, game_id, u64(round_no), u64(seat))
+def shuffle_context(game_id: bytes, round_no: int, seat: int, input_digest: bytes) -> bytes:
+    """The context a shuffle proof binds: frame("splitnet/v2/shuffle", game_id, u64(round),
+    u64(seat), input_digest) — the hop's position and the digest of the deck it takes."""
+    return group.frame(DOMAIN_SHUFFLE, game_id, u64(round_no), u64(seat), input_digest)
 
 
 class DeckRound:
@@ -201,6 +213,25 @@ class DeckRound:
     def deck(self) -> Deck | None:
         """The final deck (slot s = position s), or None before the last hop."""
         return self._decks[-1] if self.shuffled else None
+
+    def input_digest(self, seat: int) -> bytes | None:
+        """:func:`~splitnet.crypto.seeds.deck_digest` of the deck ``seat``'s hop takes (the
+        initial deck for seat 0, seat−1's output otherwise), once every seat has committed
+        and that deck is in; else None. Everything the seat's hop derives from its seed
+        is bound to it (DECK.md §4)."""
+        self._check_seat(seat)
+        if self._joint is None or seat >= len(self._decks):
+            return None
+        return deck_digest(self.game_id, self.round_no, self._joint, self._decks[seat])
+
+    @property
+    def final_digest(self) -> bytes | None:
+        """:func:`~splitnet.crypto.seeds.deck_digest` of the final deck (the deck every
+        share is of), or None before the last hop."""
+        if not self.shuffled:
+            return None
+        assert self._joint is not None
+        return deck_digest(self.game_id, self.round_no, self._joint, self._decks[-1])
 
     def next_shuffler(self) -> int | None:
         """The seat whose SHUFFLE is expected now (None before all commits / when done)."""
@@ -311,14 +342,16 @@ class DeckRound:
             raise DeckUsageError(f"it is not seat {seat}'s turn to shuffle")
         if self._sent_hop is None:
             assert self._joint is not None
-            perm = derive_permutation(self.game_id, self.round_no, seat, seed)
-            rhos = derive_remasks(self.game_id, self.round_no, seat, seed)
             inputs = self._decks[-1]
+            d_in = deck_digest(self.game_id, self.round_no, self._joint, inputs)
+            perm = derive_permutation(self.game_id, self.round_no, seat, seed, d_in)
+            rhos = derive_remasks(self.game_id, self.round_no, seat, seed, d_in)
             out = shuffle_hop(inputs, perm, rhos, self._joint)
             proof = None
             if self._prover is not None:
-                ctx = shuffle_context(self.game_id, self.round_no, seat)
-                proof = self._prover(ctx, self._joint, inputs, out, perm, rhos)
+                ctx = shuffle_context(self.game_id, self.round_no, seat, d_in)
+                nonce = derive_shuffle_nonce_seed(self.game_id, self.round_no, seat, seed, d_in)
+                proof = self._prover(ctx, self._joint, inputs, out, perm, rhos, nonce)
             self._sent_hop = (out, proof)
         out, proof = self._sent_hop
         return {"deck": [[c1, c2] for c1, c2 in out], "proof": proof}
@@ -348,7 +381,8 @@ class DeckRound:
                 if proof is None:
                     raise CheatDetected(seat, step, "the shuffle proof is missing")
                 assert self._joint is not None
-                ctx = shuffle_context(self.game_id, self.round_no, seat)
+                d_in = deck_digest(self.game_id, self.round_no, self._joint, self._decks[-1])
+                ctx = shuffle_context(self.game_id, self.round_no, seat, d_in)
                 try:
                     self._verifier(ctx, self._joint, self._decks[-1], out, proof)
                 except ValueError as e:
@@ -506,10 +540,11 @@ class DeckRound:
             raise CheatDetected(seat, step, "the seed does not give the committed key")
         if not (own and self._own_hop_trusted):
             assert self._joint is not None
+            d_in = deck_digest(self.game_id, self.round_no, self._joint, self._decks[seat])
             expect = shuffle_hop(
                 self._decks[seat],
-                derive_permutation(self.game_id, self.round_no, seat, seed),
-                derive_remasks(self.game_id, self.round_no, seat, seed),
+                derive_permutation(self.game_id, self.round_no, seat, seed, d_in),
+                derive_remasks(self.game_id, self.round_no, seat, seed, d_in),
                 self._joint,
             )
             if expect != self._decks[seat + 1]:

@@ -4,19 +4,25 @@ A seat's whole contribution to a round — its key share, its permutation and it
 re-mask scalars — is derived from one secret ``seed`` so that opening the seed after the
 round (R8.4) lets anyone recompute and audit it.  Each derivation uses its own domain
 string and binds ``game_id``, the round number and the seat, so one seed can never be
-reused across games, rounds or seats by accident.
+reused across games, rounds or seats by accident.  The permutation, the re-masks and the
+shuffle proof's nonce seed also bind the digest of the exact deck the hop is applied to
+(:func:`deck_digest`, protocol ``splitnet/2``): a seat made to shuffle again on another
+input makes an unrelated hop, so comparing two hops tells nothing about its permutation.
 
 Integers inside hashes are 8-byte big-endian (:func:`u64`); all hashing goes through
 :func:`splitnet.crypto.group.frame`.  See ``protocol/DECK.md`` for the exact layouts.
 
 >>> gid = bytes(range(16))
 >>> seed = bytes(32)
->>> perm = derive_permutation(gid, 1, 0, seed)
+>>> d_in = bytes(32)                                 # the digest of the input deck
+>>> perm = derive_permutation(gid, 1, 0, seed, d_in)
 >>> sorted(perm) == list(range(104))
 True
->>> derive_permutation(gid, 1, 0, seed) == perm      # deterministic
+>>> derive_permutation(gid, 1, 0, seed, d_in) == perm      # deterministic
 True
->>> derive_permutation(gid, 2, 0, seed) == perm      # bound to the round
+>>> derive_permutation(gid, 2, 0, seed, d_in) == perm      # bound to the round
+False
+>>> derive_permutation(gid, 1, 0, seed, bytes([1]) * 32) == perm   # and to the input
 False
 >>> 0 < derive_key(gid, 1, 0, seed) < group.L
 True
@@ -26,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Sequence
 from typing import Final
 
 from splitnet.cards import N_CARDS
@@ -36,8 +43,11 @@ GAME_ID_BYTES: Final = 16
 
 DOMAIN_COMMIT: Final = b"splitnet/v1/commit"
 DOMAIN_KEY: Final = b"splitnet/v1/key"
-DOMAIN_PERM: Final = b"splitnet/v1/perm"
-DOMAIN_REMASK: Final = b"splitnet/v1/remask"
+DOMAIN_PERM: Final = b"splitnet/v2/perm"
+DOMAIN_REMASK: Final = b"splitnet/v2/remask"
+DOMAIN_DECK_DIGEST: Final = b"splitnet/v2/deck"
+DOMAIN_SHUFFLE_NONCE: Final = b"splitnet/v2/shuffle-proof-nonce"
+DIGEST_BYTES: Final = 32
 DOMAIN_SELFPLAY: Final = b"splitnet/v1/selfplay-seed"
 
 
@@ -100,9 +110,32 @@ def derive_key(game_id: bytes, round_no: int, seat: int, seed: bytes) -> int:
     return nonzero_scalar(DOMAIN_KEY, game_id, u64(round_no), u64(seat), seed)
 
 
-def derive_remasks(game_id: bytes, round_no: int, seat: int, seed: bytes) -> list[int]:
-    """ρ_0 … ρ_103: the scalar added to output position k of the seat's shuffle hop."""
-    base = (game_id, u64(round_no), u64(seat), seed)
+def deck_digest(
+    game_id: bytes, round_no: int, joint_key: bytes, deck: Sequence[tuple[bytes, bytes]]
+) -> bytes:
+    """SHA-256(frame("splitnet/v2/deck", game_id, u64(round), Y, u64(n), c1_0 ‖ c2_0 ‖ …)).
+
+    Names one deck of one round exactly: the input of a hop (what the hop's secrets are
+    derived from) or the final deck (what a seat's shares are of).
+    """
+    body = b"".join(c1 + c2 for c1, c2 in deck)
+    return hashlib.sha256(
+        group.frame(DOMAIN_DECK_DIGEST, game_id, u64(round_no), joint_key, u64(len(deck)), body)
+    ).digest()
+
+
+def _check_digest(d: bytes) -> None:
+    if not isinstance(d, bytes) or len(d) != DIGEST_BYTES:
+        raise ValueError(f"the input digest must be {DIGEST_BYTES} bytes")
+
+
+def derive_remasks(
+    game_id: bytes, round_no: int, seat: int, seed: bytes, input_digest: bytes
+) -> list[int]:
+    """ρ_0 … ρ_103: the scalar added to output position k of the seat's shuffle hop on
+    the input deck whose :func:`deck_digest` is ``input_digest``."""
+    _check_digest(input_digest)
+    base = (game_id, u64(round_no), u64(seat), seed, input_digest)
     # ρ_k = nonzero_scalar(DOMAIN_REMASK, *base, u64(k)), i.e. counter 0 unless that
     # gives zero (probability 2^-252), in which case the general loop takes over.
     fast = hash_to_scalars(DOMAIN_REMASK, base, [(u64(k), u64(0)) for k in range(N_CARDS)])
@@ -147,8 +180,24 @@ def permutation_from_stream(data: bytes, n: int = N_CARDS) -> list[int]:
     return perm
 
 
-def derive_permutation(game_id: bytes, round_no: int, seat: int, seed: bytes) -> list[int]:
-    """π_i as a list: output position k of the seat's hop takes input position perm[k]."""
+def derive_permutation(
+    game_id: bytes, round_no: int, seat: int, seed: bytes, input_digest: bytes
+) -> list[int]:
+    """π_i as a list: output position k of the seat's hop takes input position perm[k]
+    (for the input deck whose :func:`deck_digest` is ``input_digest``)."""
+    _check_digest(input_digest)
     return permutation_from_stream(
-        group.frame(DOMAIN_PERM, game_id, u64(round_no), u64(seat), seed)
+        group.frame(DOMAIN_PERM, game_id, u64(round_no), u64(seat), seed, input_digest)
     )
+
+
+def derive_shuffle_nonce_seed(
+    game_id: bytes, round_no: int, seat: int, seed: bytes, input_digest: bytes
+) -> bytes:
+    """The secret ``nonce_seed`` of the seat's shuffle proof on that input (32 bytes):
+    SHA-256(frame("splitnet/v2/shuffle-proof-nonce", game_id, u64(round), u64(seat), seed,
+    input_digest))."""
+    _check_digest(input_digest)
+    return hashlib.sha256(
+        group.frame(DOMAIN_SHUFFLE_NONCE, game_id, u64(round_no), u64(seat), seed, input_digest)
+    ).digest()

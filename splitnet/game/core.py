@@ -14,6 +14,15 @@ Per round (protocol/GAME.md)::
     shares   every other seat, "draw", after a draw from the pile: the drawn slot
     open     every seat           the round seed → audit, full replay, record
 
+Every message this seat derives from its round seed *on a deck* — its hop (on the deck it
+takes) and its shares (of the final deck) — is first **pledged**: the deck's digest goes to
+the seat's :class:`PledgeBook`, which the node makes durable before the message can leave
+(the core owns no I/O). A different deck at the same position later — a restart that lost
+the transcript's unsynced tail, then a host serving another hop — is refused with
+:class:`PledgeRefused` and nothing is sent: a second hop on another input, or shares of a
+second final deck, would give the seat's permutation or cards away (protocol/GAME.md,
+"Pledges"; R8.1).
+
 A message that breaks the protocol or the rules raises :class:`GameError` naming the seat
 at fault; the core is then unchanged. A valid entry that *completes* a check convicting a
 seat — the deal's combined share proofs naming an earlier dealer, a false alarm or a move
@@ -26,7 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from splitnet.crypto.deck import DeckRound
 from splitnet.crypto.errors import CheatDetected, DeckUsageError
@@ -57,6 +66,59 @@ class GameError(ValueError):
         super().__init__(f"{who} at {step}: {reason}")
 
 
+class PledgeRefused(GameError):
+    """This seat refuses to send a message derived from its seed on a deck other than the
+    one it already pledged at that position (round, step). A local refusal, not a verdict
+    of the log: the seat stops and sends nothing more. ``seat`` is the host, which served
+    the log (a fork of it, or another hop it ordered after a restart)."""
+
+    def __init__(self, host: int, round_no: int, step: str, reason: str) -> None:
+        self.round_no = round_no
+        super().__init__(host, step, reason)
+        ValueError.__init__(self, f"refused to send our {step} of round {round_no}: {reason} "
+                            f"[host seat {host} at fault]")
+
+
+#: The steps at which a seat pledges a deck: "shuffle" — the deck its hop takes;
+#: "shares" — the final deck, which its deal, draw and reveal shares are of.
+PLEDGE_STEPS = ("shuffle", "shares")
+
+
+@dataclass(frozen=True)
+class Pledge:
+    """What must be durable before this seat sends anything derived from its seed on a
+    deck: in round ``round_no`` at ``step`` (PLEDGE_STEPS), the deck with
+    ``seeds.deck_digest`` ``digest`` (32 bytes)."""
+
+    round_no: int
+    step: str
+    digest: bytes
+
+
+class PledgeBook(Protocol):
+    """Where a seat's pledges are kept (the node layer: next to its seeds, fsynced)."""
+
+    def pledged(self, round_no: int, step: str) -> bytes | None:
+        """The digest pledged at (round, step), or None."""
+
+    def pledge(self, p: Pledge) -> None:
+        """Record ``p`` durably; return only once it would survive a power loss."""
+
+
+class MemoryPledges:
+    """A :class:`PledgeBook` in memory: for in-process sessions, where the seat's state
+    cannot outlive the process anyway (and for tests, which keep it to "restart")."""
+
+    def __init__(self) -> None:
+        self.book: dict[tuple[int, str], bytes] = {}
+
+    def pledged(self, round_no: int, step: str) -> bytes | None:
+        return self.book.get((round_no, step))
+
+    def pledge(self, p: Pledge) -> None:
+        self.book[(p.round_no, p.step)] = p.digest
+
+
 @dataclass
 class RoundState:
     number: int
@@ -84,7 +146,8 @@ SeedSource = Callable[[int], bytes]  # round number → this seat's 32-byte roun
 class GameCore:
     def __init__(self, game_id: bytes, players: Sequence[str], settings: Settings,
                  seat: int | None, seeds: SeedSource | None = None, *,
-                 shuffle_proofs: bool = True, host: int = 0) -> None:
+                 shuffle_proofs: bool = True, host: int = 0,
+                 pledges: PledgeBook | None = None) -> None:
         self.game_id = game_id
         self.players = list(players)
         self.n = len(players)
@@ -94,6 +157,11 @@ class GameCore:
         self.seeds = seeds
         self.shuffle_proofs = shuffle_proofs
         self.host = host  # the seat that orders the log: only it may declare a timeout
+        #: where this seat's pledges are made durable (the node's); in memory by default
+        self.pledges: PledgeBook = pledges if pledges is not None else MemoryPledges()
+        #: set when this seat refused to send on another deck (PledgeRefused): it sends
+        #: nothing more
+        self.refused: PledgeRefused | None = None
         self.engine = Game(self.n, settings)  # this seat's view (observer: public only)
         self.recorder = Recorder(Game(self.n, settings), players)
         self.round: RoundState | None = None
@@ -174,13 +242,17 @@ class GameCore:
     def can_move(self) -> bool:
         r = self.round
         return (r is not None and not self.finished and r.stage == "play" and r.draw is None
-                and self.seat is not None and self.engine.actor == self.seat)
+                and self.seat is not None and self.engine.actor == self.seat
+                and self.refused is None)
 
     # ------------------------------------------------------------------ producing
     def outbox(self) -> list[tuple[str, dict[str, Any]]]:
-        """Protocol messages this seat owes now (never moves: those come from a player)."""
+        """Protocol messages this seat owes now (never moves: those come from a player).
+
+        A hop or shares are pledged first (:meth:`_pledge`): raises :class:`PledgeRefused`
+        (once; then nothing more is produced) if the deck is not the one pledged before."""
         r, seat = self.round, self.seat
-        if r is None or seat is None or self.finished:
+        if r is None or seat is None or self.finished or self.refused is not None:
             return []
         out: list[tuple[str, dict[str, Any]]] = []
 
@@ -194,15 +266,24 @@ class GameCore:
         elif r.stage == "commit" and seat not in r.committed:
             once(("commit", r.number), "commit", r.deck.commit_message)
         elif r.stage == "shuffle" and r.deck.next_shuffler() == seat:
-            once(("shuffle", r.number), "shuffle", r.deck.shuffle_message)
+            def hop() -> dict[str, Any]:
+                self._pledge(r, "shuffle", r.deck.input_digest(seat))
+                return r.deck.shuffle_message()
+            once(("shuffle", r.number), "shuffle", hop)
         elif r.stage == "deal" and seat not in r.dealt_by:
             slots = self.deal_slots(seat)
-            once(("deal", r.number), "shares",
-                 lambda: {"purpose": "deal", **r.deck.shares_message(slots, "deal")})
+
+            def deal() -> dict[str, Any]:
+                self._pledge(r, "shares", r.deck.final_digest)
+                return {"purpose": "deal", **r.deck.shares_message(slots, "deal")}
+            once(("deal", r.number), "shares", deal)
         elif r.stage == "play" and r.draw is not None and seat in r.draw[2]:
             slot = r.draw[1]
-            once(("draw", r.number, slot), "shares",
-                 lambda: {"purpose": "draw", **r.deck.shares_message([slot], "draw")})
+
+            def draw() -> dict[str, Any]:
+                self._pledge(r, "shares", r.deck.final_digest)
+                return {"purpose": "draw", **r.deck.shares_message([slot], "draw")}
+            once(("draw", r.number, slot), "shares", draw)
         elif r.stage == "open" and seat not in r.opened:
             once(("open", r.number), "open", r.deck.open_message)
         return out
@@ -217,8 +298,34 @@ class GameCore:
             raise IllegalMove("R3.4", "a move must be for your own seat")
         self.engine.check(action)
         hidden = sorted(s for s in played_slots(action) if s not in r.public)
-        reveal = r.deck.shares_message(hidden, "reveal") if hidden else None
+        reveal = None
+        if hidden:
+            self._pledge(r, "shares", r.deck.final_digest)
+            reveal = r.deck.shares_message(hidden, "reveal")
         return {"round": r.number, "move": action_to_dict(action), "reveal": reveal}
+
+    def _pledge(self, r: RoundState, step: str, digest: bytes | None) -> None:
+        """Before a message derived from our seed on a deck is made: pledge the deck's
+        digest (the book makes it durable before returning), or — when another deck was
+        pledged at (round, step) — refuse for good (:class:`PledgeRefused`)."""
+        assert digest is not None and step in PLEDGE_STEPS
+        have = self.pledges.pledged(r.number, step)
+        if have is None:
+            self.pledges.pledge(Pledge(r.number, step, digest))
+            return
+        if have == digest:
+            return
+        if step == "shuffle":
+            why = ("R8.1: the deck our hop takes is not the one we already shuffled at this "
+                   "position (the log before it changed: a host serving another hop or "
+                   "commit after our transcript lost its tail); a second hop on another "
+                   "input would give our permutation away")
+        else:
+            why = ("R8.1: the final deck is not the one we already sent shares of (the log "
+                   "changed under us); shares of a second deck would decrypt our cards "
+                   "for the others")
+        self.refused = PledgeRefused(self.host, r.number, step, why)
+        raise self.refused
 
     # ------------------------------------------------------------------ consuming
     def apply(self, author: int, kind: str, body: dict[str, Any]) -> None:
@@ -542,10 +649,9 @@ class GameCore:
 
 
 def _proof_functions(game_id: bytes, seed: bytes | None) -> tuple[Any, Any]:
-    """The shuffle proof bound to this game's generators; the prover's nonces derive
-    from the round seed (so transcripts are reproducible and nonces never repeat)."""
-    import hashlib
-
+    """The shuffle proof bound to this game's generators (a prover only for a seat with a
+    seed). The prover's nonce seed comes from the deck: derived from the round seed and
+    the hop's input (DECK.md §4), so transcripts are reproducible and nonces never repeat."""
     from splitnet.crypto.shuffle_proof import prove_shuffle, verify_shuffle
 
     def verify(ctx: bytes, pk: bytes, inputs: Any, outputs: Any, proof: bytes) -> None:
@@ -553,11 +659,10 @@ def _proof_functions(game_id: bytes, seed: bytes | None) -> tuple[Any, Any]:
 
     if seed is None:
         return None, verify
-    secret = seed
 
-    def prove(ctx: bytes, pk: bytes, inputs: Any, outputs: Any, perm: Any, rhos: Any) -> bytes:
-        nonce = hashlib.sha256(b"splitnet/v1/shuffle-proof-nonce" + secret + ctx).digest()
-        return prove_shuffle(ctx, pk, inputs, outputs, perm, rhos, nonce_seed=nonce,
+    def prove(ctx: bytes, pk: bytes, inputs: Any, outputs: Any, perm: Any, rhos: Any,
+              nonce_seed: bytes) -> bytes:
+        return prove_shuffle(ctx, pk, inputs, outputs, perm, rhos, nonce_seed=nonce_seed,
                              context_game=game_id)
 
     return prove, verify

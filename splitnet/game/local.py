@@ -18,7 +18,7 @@ from typing import Any
 from splitnet import describe
 from splitnet.bots import Bot
 from splitnet.frontend import HumanAgent, SessionBase
-from splitnet.game.core import GameCore, GameError
+from splitnet.game.core import GameCore, GameError, MemoryPledges, PledgeBook
 from splitnet.rules import Action, Settings
 from splitnet.session.identity import Identity
 from splitnet.session.log import Author, Log, Player, parse_message
@@ -109,8 +109,17 @@ class LocalGame:
                 self.writer.append(self.log.records()[0])
         self.authors = [Author(ids[s], game_id, s, self.log.next_counter(s))
                         for s in range(self.n)]
+        # A saved game's seeds (and pledges) are bound to its header (NETWORK.md §9).
+        attach = getattr(source, "attach", None)
+        if attach is not None:
+            attach(self.log.header_hash)
+        #: each seat's pledges (GAME.md "Pledges"): its saved store, else in memory
+        book = getattr(source, "pledges", None)
+        self.pledges: list[PledgeBook] = [book(s) if book is not None else MemoryPledges()
+                                          for s in range(self.n)]
         self.cores = [GameCore(game_id, names, settings, s, source.round_seeds(s),
-                               shuffle_proofs=shuffle_proofs) for s in range(self.n)]
+                               shuffle_proofs=shuffle_proofs, pledges=self.pledges[s])
+                      for s in range(self.n)]
         if writer is None:
             self._accept_all()
 

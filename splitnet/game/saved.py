@@ -6,16 +6,17 @@ A local game keeps the files a LAN game keeps (:mod:`splitnet.net.store`), under
 
     GAME_ID.splitlog      the transcript (protocol/TRANSCRIPT.md), each record appended
                           and fsynced as it is ordered, before any peer applies it
-    GAME_ID.secrets       the player's seat's round seeds (0600, :class:`SeedStore`)
-    GAME_ID.botN.secrets  bot seat N's round seeds (0600, :class:`SeedStore`)
+    GAME_ID.secrets       the player's seat's round seeds and pledges (0600, :class:`SeedStore`)
+    GAME_ID.botN.secrets  bot seat N's round seeds and pledges (0600, :class:`SeedStore`)
     GAME_ID.meta          JSON (0600): role ``local``, the player's seat and name,
                           created, finished
     GAME_ID.local         the seats' identity keys and bot kinds (0600; below)
 
 Every seed is made and written durably by :class:`~splitnet.net.store.SeedStore` before
-the commitment it determines is built, and is only ever read back for the same game,
-round and seat (the store refuses another game's or seat's file), so a resumed seat
-reproduces exactly the messages it may already have sent. ``GAME_ID.local`` is a
+the commitment it determines is built, and is only ever read back for the same game
+header, round and seat (the store refuses another header's or seat's file), so a resumed
+seat reproduces exactly the messages it may already have sent; each seat's pledges
+(protocol/GAME.md "Pledges") are kept in the same file. ``GAME_ID.local`` is a
 canonical msgpack map ``{"game_id": 16 bytes, "seat": int, "keys": [32-byte Ed25519
 private keys, one per seat], "bots": [kind or nil, one per seat], "bot_seeds": [int]}``
 written once, before the transcript's header, and read back only for the game it names.
@@ -80,8 +81,9 @@ def seat_secrets_path(files: GameFiles, seat: int, own_seat: int) -> Path:
 @dataclass
 class LocalSecrets:
     """The secrets source of a saved local game (what :class:`LocalGame` asks for):
-    identities from the ``.local`` file, round seeds from each seat's
-    :class:`SeedStore` — made on first use and durable before they are returned."""
+    identities from the ``.local`` file, round seeds and pledges from each seat's
+    :class:`SeedStore` — made on first use and durable before they are returned. The
+    stores are opened by :meth:`attach`, once the game's header exists."""
 
     files: GameFiles
     seat: int
@@ -92,9 +94,14 @@ class LocalSecrets:
     make: Callable[[int], Callable[[int], bytes]] | None = None
 
     def __post_init__(self) -> None:
+        self.stores: list[SeedStore] = []
+
+    def attach(self, header_hash: bytes) -> None:
+        """Open every seat's store for the game with this header hash (raises ValueError
+        for a file of another game, header or seat)."""
         gid = self.files.game_id
         self.stores = [SeedStore(seat_secrets_path(self.files, s, self.seat), gid, s,
-                                 self.make(s) if self.make else None)
+                                 header_hash, self.make(s) if self.make else None)
                        for s in range(len(self.keys))]
 
     def game_id(self) -> bytes:
@@ -104,7 +111,15 @@ class LocalSecrets:
         return Identity.from_seed(self.keys[seat])
 
     def round_seeds(self, seat: int) -> Callable[[int], bytes]:
-        return self.stores[seat].seed
+        return self._store(seat).seed
+
+    def pledges(self, seat: int) -> SeedStore:
+        return self._store(seat)
+
+    def _store(self, seat: int) -> SeedStore:
+        if not self.stores:
+            raise RuntimeError("LocalSecrets.attach(header_hash) first")
+        return self.stores[seat]
 
     def save(self) -> None:
         obj = {"game_id": self.files.game_id, "seat": self.seat, "keys": list(self.keys),

@@ -21,6 +21,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
+from splitnet.game.core import PledgeRefused
 from splitnet.net.config import EvidenceBudget, NetSettings
 from splitnet.net.framing import FrameTooLarge
 from splitnet.net.store import GameFiles, GameMeta, meta_now
@@ -648,7 +649,14 @@ class HostNode:
         self._pumping = True
         try:
             for _ in range(10_000):
-                out = table.core.outbox()
+                try:
+                    out = table.core.outbox()
+                except PledgeRefused as e:  # GAME.md "Pledges": nothing was made or sent
+                    self.fatal = str(e)
+                    _log.error("%s", self.fatal)
+                    self.done.set()
+                    self._changed()
+                    return
                 if not out:
                     break
                 for kind, body in out:

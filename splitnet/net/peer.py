@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from splitnet.game.core import GameError
+from splitnet.game.core import GameError, PledgeRefused
 from splitnet.net.config import EvidenceBudget, NetSettings
 from splitnet.net.framing import FrameTooLarge
 from splitnet.net.store import GameFiles, GameMeta, meta_now
@@ -509,7 +509,11 @@ class PeerNode:
         table = self.table
         if table is None or not self.ready or not table.started:
             return
-        for kind, body in table.core.outbox():
+        try:
+            out = table.core.outbox()
+        except PledgeRefused as e:  # GAME.md "Pledges": nothing was made or sent
+            raise PeerFatal(str(e)) from None
+        for kind, body in out:
             if not self.send_game(kind, body):
                 return
 

@@ -1,8 +1,11 @@
 """What a LAN peer keeps on disk for each game, under ``DATA_DIR/games/``::
 
     GAME_ID.splitlog   the transcript (protocol/TRANSCRIPT.md), appended as records arrive
-    GAME_ID.secrets    this seat's round seeds (0600), each fsynced before its commitment
-                       is sent: without it the seat could not open the round it committed
+    GAME_ID.secrets    this seat's round seeds and pledges (0600), bound to the game's
+                       header hash: each seed fsynced before its commitment is sent
+                       (without it the seat could not open the round it committed), each
+                       pledge — the digest of the deck its hop or shares are on — before
+                       that message is (GAME.md "Pledges")
     GAME_ID.meta       JSON (0600): role, seat, host address, port, name, finished, and
                        the join code, so that a restart reconnects without asking for it
 
@@ -27,6 +30,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from splitnet.game.core import PLEDGE_STEPS, Pledge
 from splitnet.session.codec import Bytes, DecodeError, Int, Map, check, decode, encode
 from splitnet.session.transcript import TranscriptWriter
 
@@ -122,25 +126,39 @@ def _atomic_write(path: Path, data: bytes, mode: int) -> None:
     _fsync_dir(path.parent)
 
 
+HEADER_HASH_LEN = 32
 _SECRETS = Map({"game_id": Bytes(exact=16), "seat": Int(0, 15),
-                "seeds": Map({}, extra=True)})
+                "header": Bytes(exact=HEADER_HASH_LEN),
+                "seeds": Map({}, extra=True), "pledges": Map({}, extra=True)})
 
 
 class SeedStore:
-    """This seat's round seeds for one game, persisted (0600, fsync) before use.
+    """This seat's round seeds and pledges for one game, persisted (0600, fsync) before use.
+
+    The file is bound to the game's **header hash** (not only its id and the seat): a new
+    header under an old game id — another game — is refused instead of being handed the
+    old game's seeds, which were opened at the end of their rounds (R8.4).
 
     ``seed(round)`` returns the stored seed, or makes one (``secrets.token_bytes(32)``,
     or ``make`` — a test hook), writes the file durably and only then returns it: the
     game core asks for the seed before it builds the round's commitment.
+
+    It is also the seat's :class:`~splitnet.game.core.PledgeBook`: ``pledge`` writes the
+    digest of the deck a hop or shares are on durably before the core makes the message;
+    ``pledged`` reads it back after a restart, so the core refuses another deck there.
     """
 
-    def __init__(self, path: Path, game_id: bytes, seat: int,
+    def __init__(self, path: Path, game_id: bytes, seat: int, header_hash: bytes,
                  make: Callable[[int], bytes] | None = None) -> None:
+        if type(header_hash) is not bytes or len(header_hash) != HEADER_HASH_LEN:
+            raise ValueError(f"the header hash must be {HEADER_HASH_LEN} bytes")
         self.path = path
         self.game_id = game_id
         self.seat = seat
+        self.header_hash = header_hash
         self.make = make
         self.seeds: dict[int, bytes] = {}
+        self.pledges: dict[tuple[int, str], bytes] = {}
         if path.exists():
             self._load()
 
@@ -153,10 +171,32 @@ class SeedStore:
         assert isinstance(obj, dict)
         if obj["game_id"] != self.game_id or obj["seat"] != self.seat:
             raise ValueError(f"{self.path}: secrets of another game or seat")
+        if obj["header"] != self.header_hash:
+            raise ValueError(f"{self.path}: secrets of another game header with the same "
+                             f"game id: refusing to reuse its seeds (they may have been "
+                             f"opened already); the game id was used twice")
         for k, v in obj["seeds"].items():
             if not k.isdigit() or type(v) is not bytes or len(v) != SEED_LEN:
                 raise ValueError(f"{self.path}: bad seed entry {k!r}")
             self.seeds[int(k)] = v
+        for k, v in obj["pledges"].items():
+            rnd, _, step = k.partition(":")
+            if (not rnd.isdigit() or step not in PLEDGE_STEPS or type(v) is not bytes
+                    or len(v) != 32):
+                raise ValueError(f"{self.path}: bad pledge entry {k!r}")
+            self.pledges[(int(rnd), step)] = v
+
+    def pledged(self, round_no: int, step: str) -> bytes | None:
+        return self.pledges.get((round_no, step))
+
+    def pledge(self, p: Pledge) -> None:
+        """Write the pledge durably (refusing to replace another one at its position)."""
+        have = self.pledges.get((p.round_no, p.step))
+        if have is not None and have != p.digest:
+            raise ValueError(f"round {p.round_no}, {p.step}: another deck is pledged already")
+        if have is None:
+            self.pledges[(p.round_no, p.step)] = p.digest
+            self._save()
 
     def seed(self, round_no: int) -> bytes:
         s = self.seeds.get(round_no)
@@ -167,8 +207,9 @@ class SeedStore:
         return s
 
     def _save(self) -> None:
-        obj = {"game_id": self.game_id, "seat": self.seat,
-               "seeds": {str(k): v for k, v in sorted(self.seeds.items())}}
+        obj = {"game_id": self.game_id, "seat": self.seat, "header": self.header_hash,
+               "seeds": {str(k): v for k, v in sorted(self.seeds.items())},
+               "pledges": {f"{r}:{step}": d for (r, step), d in sorted(self.pledges.items())}}
         _atomic_write(self.path, encode(obj), 0o600)
 
 

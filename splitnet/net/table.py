@@ -75,7 +75,7 @@ class Table:
         self.settings = settings
         self.proofs = proofs
         self.core = GameCore(h.game_id, self.names, settings, seat, seeds.seed,
-                             shuffle_proofs=proofs, host=h.host)
+                             shuffle_proofs=proofs, host=h.host, pledges=seeds)
         self.author = Author(identity, h.game_id, seat, log.next_counter(seat))
         self.listeners: list[Callable[[Entry], None]] = []
         #: the saved log in words, told as a restart re-applies it (:meth:`load`), so a
@@ -98,7 +98,7 @@ class Table:
             raise ValueError(f"{files.transcript} already holds a game")
         transcript.write(log.records()[0])
         transcript.sync()
-        seeds = SeedStore(files.secrets, game_id, 0,
+        seeds = SeedStore(files.secrets, game_id, 0, log.header_hash,
                           seed_maker(game_id, 0) if seed_maker else None)
         return cls(identity, log, 0, files, transcript, seeds)
 
@@ -119,6 +119,11 @@ class Table:
             raise WireError("started", "the game started without this player", fatal=True)
         seat = seats[0]
         files = GameFiles(data_dir, log.game_id)
+        try:  # before any file is made: secrets of another header are refused
+            seeds = SeedStore(files.secrets, log.game_id, seat, log.header_hash,
+                              seed_maker(log.game_id, seat) if seed_maker else None)
+        except ValueError as e:
+            raise WireError("protocol", str(e), fatal=True) from None
         transcript = Transcript(files.transcript)
         if transcript.records and transcript.records[0] != header:
             transcript.close()
@@ -127,8 +132,6 @@ class Table:
             transcript.write(header)
             transcript.sync()
             transcript.records = [header]
-        seeds = SeedStore(files.secrets, log.game_id, seat,
-                          seed_maker(log.game_id, seat) if seed_maker else None)
         table = cls(identity, log, seat, files, transcript, seeds)
         for rec in transcript.records[1:]:  # a restart inside the accept phase
             table._replay(rec)
@@ -154,8 +157,12 @@ class Table:
             transcript.close()
             raise ValueError(f"{files.transcript}: this identity has no seat in that game")
         seat = seats[0]
-        seeds = SeedStore(files.secrets, log.game_id, seat,
-                          seed_maker(log.game_id, seat) if seed_maker else None)
+        try:
+            seeds = SeedStore(files.secrets, log.game_id, seat, log.header_hash,
+                              seed_maker(log.game_id, seat) if seed_maker else None)
+        except ValueError:
+            transcript.close()
+            raise
         table = cls(identity, log, seat, files, transcript, seeds)
         for rec in recs[1:]:
             table._replay(rec)
