@@ -20,6 +20,7 @@ import pytest
 from splitnet.bots import make_bot
 from splitnet.crypto import group
 from splitnet.crypto.elgamal import card_points
+from splitnet.crypto.errors import DeckUsageError
 from splitnet.crypto.proofs import prove_key
 from splitnet.crypto.seeds import derive_key
 from splitnet.game.core import GameCore, GameError
@@ -389,6 +390,76 @@ def test_a_false_alarm_stops_the_game_at_the_last_opening_whoever_sends_it() -> 
     stopped(g, 1, "alarm", "false alarm")
     with pytest.raises(GameError, match="false alarm"):
         g.run_bots([make_bot("random", 0), make_bot("random", 1)])
+
+
+def test_an_alarm_with_shuffle_proofs_on_is_refused_naming_the_alarmist_and_nobody_opens(
+) -> None:
+    """With every hop proved no card can decrypt wrongly, so an alarm can only be a
+    ploy: it would make every honest seat open its seed at once — its key share too —
+    and the alarmist would read all 104 slots before being convicted. An honest host
+    refuses it; ordered by a blind host, every peer refuses it naming the alarmist. Nobody
+    opens, play stays where it was (R8.1, R8.4; GAME.md "alarm and open")."""
+    g = new_game(2, proofs=True)
+    until(g, "play")
+    body = {"round": 1, "reason": "slot 5 decrypts to no card"}
+    host_refuses(g, 1, "alarm", body, "alarm", 1)
+    seq = order_blind(g, 1, "alarm", body)
+    caught_by_all(g, seq, 1, "alarm", "an alarm is refused")
+    for core in g.cores:
+        r = core.round
+        assert r is not None and r.stage == "play" and r.aborted is None and not r.opened
+        assert all(kind != "open" for kind, _ in core.outbox())
+
+
+def test_the_last_dealer_reads_its_own_hand_first_and_can_only_abort() -> None:
+    """What the last seat to send its deal shares can see before it acts: every other
+    seat's shares are in the log, so (reading ahead of the protocol, which applies the
+    deal only once it is complete) it can read its own hand and the first discard —
+    nothing else: every other slot still lacks another seat's share. The seats that dealt
+    before it can read nothing yet (each lacks the last dealer's shares of its own hand).
+    Its only response is to abort: the host's ``timeout`` stops the game naming it at
+    ``shares`` (SECURITY.md §4; R8.1)."""
+    g = new_game(3)
+    until(g, "deal")
+    for seat in (0, 1):
+        for kind, body in g.cores[seat].outbox():
+            g.send(seat, kind, body)
+    dealt = g.settings.hand_size * 3
+    for seat, core in enumerate(g.cores):
+        r = core.round
+        assert r is not None and r.stage == "deal"
+        ahead = r.deck.fork()
+        ahead.on_shares_batch(r.deal_buffer, "deal")  # a node reading ahead
+        own = set(range(dealt)) - set(core.deal_slots(seat))
+        assert ahead.known_slots() == (own | {dealt} if seat == 2 else set())
+    g.send(0, "timeout", {"round": 1, "seat": 2, "waited": 120})
+    stopped(g, 2, "shares", "did not answer for 120 s")
+
+
+def test_the_last_opener_reads_every_card_first_and_can_only_abort() -> None:
+    """What the last seat to open its seed can see before it acts: every other seed is
+    open, so with its own it reads all 104 slots — the unplayed hands and the rest of the
+    pile. The round is over (its play is fixed in the log, the next round has fresh
+    seeds), so this changes nothing; the seats that opened before it can read nothing
+    more than before (the audit needs its seed). Its only response is to abort: the
+    host's ``timeout`` stops the game naming it at ``open`` (SECURITY.md §4; R8.4)."""
+    g = new_game(3)
+    until(g, "open")
+    for seat in (0, 1):
+        for kind, body in g.cores[seat].outbox():
+            g.send(seat, kind, body)
+    r2 = g.cores[2].round
+    assert r2 is not None
+    ahead = r2.deck.fork()
+    ahead.on_open(2, r2.deck.open_message())
+    assert sorted(ahead.audit()) == list(range(104))
+    for seat in (0, 1):
+        r = g.cores[seat].round
+        assert r is not None
+        with pytest.raises(DeckUsageError, match="missing seats \\[2\\]"):
+            r.deck.fork().audit()
+    g.send(0, "timeout", {"round": 1, "seat": 2, "waited": 120})
+    stopped(g, 2, "open", "did not answer for 120 s")
 
 
 def test_refusing_to_open_ends_in_a_timeout_naming_the_seat() -> None:

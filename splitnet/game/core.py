@@ -353,6 +353,10 @@ class GameCore:
                             f"round {r.number}")
         payload = {k: v for k, v in body.items() if k not in ("round", "purpose")}
         if kind == "alarm":
+            if self.shuffle_proofs:
+                raise GameError(author, "alarm", "with shuffle proofs every hop is proved, so "
+                                "no card can decrypt wrongly: an alarm is refused and nobody "
+                                "opens early (R8.4)")
             if r.aborted is not None or r.stage not in ("deal", "play"):
                 raise GameError(author, "alarm", "no alarm can be raised now")
             reason = body.get("reason")
@@ -389,8 +393,12 @@ class GameCore:
                     self._audit(r)
         except CheatDetected as e:
             if e.seat is None and e.step == "decrypt" and r.deck.shuffled:
-                # A card that decrypts to nothing or twice: some shuffle was dishonest and
-                # only the seeds can tell whose. Raise the alarm: every seat then opens.
+                if self.shuffle_proofs:  # pragma: no cover - every hop was proved
+                    raise GameError(None, "decrypt", f"{e.reason}, although every hop was "
+                                    "proved (a broken proof or a bug): nobody opens") from e
+                # Without proofs: a card that decrypts to nothing or twice means some
+                # shuffle was dishonest and only the seeds can tell whose. Raise the
+                # alarm: every seat then opens.
                 r.alarm = e.reason
                 return
             raise GameError(e.seat if e.seat is not None else author, e.step, e.reason) from e
