@@ -272,3 +272,46 @@ def test_two_hops_of_one_seat_on_two_inputs_are_unrelated() -> None:
     assert [where[group.sub(v1[i][0], first[i][0])] for i in range(104)] == perm
     # splitnet/2: nothing to read
     assert not any(group.sub(second[i][0], first[i][0]) in where for i in range(104))
+
+
+def test_a_seat_that_opened_its_seed_refuses_to_play_on_in_that_round() -> None:
+    """The opening is a pledge too. Seat 1 opens its round seed at the end of the round;
+    after a restart the host serves a log in which the round is still in play (the end
+    seat 1 saw was lost with its transcript's tail; here: the log cut before the last
+    moves) and seat 1 is to move. With its seed public its cards are known to everyone:
+    it refuses to move or send anything in that round (R8.1). The honest restart — the
+    round over, its opening not yet ordered — sends the same opening again."""
+    from splitnet.bots import make_bot
+    from splitnet.game.core import GameCore
+    from splitnet.game.local import LocalGame, SelfplaySecrets
+    from splitnet.rules import Settings
+    from tests.test_game_fair import until
+
+    src = SelfplaySecrets(4)
+    g = LocalGame(["p0", "p1"], Settings(rounds=2, hand_size=3), src, shuffle_proofs=False)
+    until(g, "open")
+    (kind, body), = g.cores[1].outbox()
+    g.send(1, kind, body)
+    entries = [e for e in g.log.entries if e.seq > 0 and e.kind != "accept"]
+
+    def restarted(upto: int) -> GameCore:
+        core = GameCore(g.log.game_id, g.names, g.settings, 1, src.round_seeds(1),
+                        shuffle_proofs=False, pledges=g.pledges[1])
+        for e in entries[:upto]:
+            core.apply(e.author, e.kind, dict(e.body))
+        return core
+
+    probe, last_turn = restarted(0), 0
+    for k, e in enumerate(entries):  # the last point where seat 1 was to move
+        if probe.can_move():
+            last_turn = k
+        probe.apply(e.author, e.kind, dict(e.body))
+    core = restarted(last_turn)
+    assert core.can_move()
+    action = make_bot("random", 1).choose(core.engine, 1)
+    with pytest.raises(PledgeRefused, match="already opened our seed") as e:
+        core.move_message(action)
+    assert e.value.step == "move" and core.outbox() == [] and not core.can_move()
+    honest = restarted(len(entries) - 1)  # everything but our opening
+    (kind2, body2), = honest.outbox()
+    assert (kind2, body2) == (kind, body)

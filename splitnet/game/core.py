@@ -14,14 +14,14 @@ Per round (protocol/GAME.md)::
     shares   every other seat, "draw", after a draw from the pile: the drawn slot
     open     every seat           the round seed → audit, full replay, record
 
-Every message this seat derives from its round seed *on a deck* — its hop (on the deck it
-takes) and its shares (of the final deck) — is first **pledged**: the deck's digest goes to
-the seat's :class:`PledgeBook`, which the node makes durable before the message can leave
-(the core owns no I/O). A different deck at the same position later — a restart that lost
-the transcript's unsynced tail, then a host serving another hop — is refused with
-:class:`PledgeRefused` and nothing is sent: a second hop on another input, or shares of a
-second final deck, would give the seat's permutation or cards away (protocol/GAME.md,
-"Pledges"; R8.1).
+Every message this seat derives from its round seed *on a deck* — its hop (on the deck
+it takes), its shares (of the final deck) and its opening — is first **pledged**: the
+deck's digest goes to the seat's :class:`PledgeBook`, which the node makes durable before
+the message can leave (the core owns no I/O). A different deck at the same position later
+— a restart that lost the transcript's unsynced tail, then a host serving another hop —
+is refused with :class:`PledgeRefused` and nothing is sent: a second hop on another
+input, or shares of a second final deck, would give the seat's permutation or cards away;
+so would more play in a round whose seed it opened (protocol/GAME.md, "Pledges"; R8.1).
 
 A message that breaks the protocol or the rules raises :class:`GameError` naming the seat
 at fault; the core is then unchanged. A valid entry that *completes* a check convicting a
@@ -80,8 +80,9 @@ class PledgeRefused(GameError):
 
 
 #: The steps at which a seat pledges a deck: "shuffle" — the deck its hop takes;
-#: "shares" — the final deck, which its deal, draw and reveal shares are of.
-PLEDGE_STEPS = ("shuffle", "shares")
+#: "shares" — the final deck, which its deal, draw and reveal shares are of; "open" —
+#: the final deck of the round whose seed it opens (after that it plays no more in it).
+PLEDGE_STEPS = ("shuffle", "shares", "open")
 
 
 @dataclass(frozen=True)
@@ -285,7 +286,10 @@ class GameCore:
                 return {"purpose": "draw", **r.deck.shares_message([slot], "draw")}
             once(("draw", r.number, slot), "shares", draw)
         elif r.stage == "open" and seat not in r.opened:
-            once(("open", r.number), "open", r.deck.open_message)
+            def opening() -> dict[str, Any]:
+                self._pledge(r, "open", r.deck.final_digest)
+                return r.deck.open_message()
+            once(("open", r.number), "open", opening)
         return out
 
     def move_message(self, action: Action) -> dict[str, Any]:
@@ -297,6 +301,7 @@ class GameCore:
         if action.seat != self.seat:
             raise IllegalMove("R3.4", "a move must be for your own seat")
         self.engine.check(action)
+        self._not_opened(r, "move")
         hidden = sorted(s for s in played_slots(action) if s not in r.public)
         reveal = None
         if hidden:
@@ -309,6 +314,8 @@ class GameCore:
         digest (the book makes it durable before returning), or — when another deck was
         pledged at (round, step) — refuse for good (:class:`PledgeRefused`)."""
         assert digest is not None and step in PLEDGE_STEPS
+        if step == "shares":
+            self._not_opened(r, step)
         have = self.pledges.pledged(r.number, step)
         if have is None:
             self.pledges.pledge(Pledge(r.number, step, digest))
@@ -325,6 +332,18 @@ class GameCore:
                    "changed under us); shares of a second deck would decrypt our cards "
                    "for the others")
         self.refused = PledgeRefused(self.host, r.number, step, why)
+        raise self.refused
+
+    def _not_opened(self, r: RoundState, step: str) -> None:
+        """Refuse for good to play on in a round whose seed we already opened: a log that
+        has the round still in play (the end we saw lost with our transcript's tail, and
+        another continuation served) would have us play with our cards known to all."""
+        if self.pledges.pledged(r.number, "open") is None:
+            return
+        self.refused = PledgeRefused(
+            self.host, r.number, step, "R8.1: we already opened our seed for this round, yet "
+            "the log has the round still in play (another end than the one we saw); with "
+            "our cards known to everyone we play no further")
         raise self.refused
 
     # ------------------------------------------------------------------ consuming

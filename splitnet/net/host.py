@@ -651,6 +651,8 @@ class HostNode:
             for _ in range(10_000):
                 try:
                     out = table.core.outbox()
+                    if table.core.refused is not None:  # (refused to make a move)
+                        raise table.core.refused
                 except PledgeRefused as e:  # GAME.md "Pledges": nothing was made or sent
                     self.fatal = str(e)
                     _log.error("%s", self.fatal)

@@ -513,6 +513,8 @@ class PeerNode:
             out = table.core.outbox()
         except PledgeRefused as e:  # GAME.md "Pledges": nothing was made or sent
             raise PeerFatal(str(e)) from None
+        if table.core.refused is not None:  # (refused to make a move)
+            raise PeerFatal(str(table.core.refused))
         for kind, body in out:
             if not self.send_game(kind, body):
                 return
