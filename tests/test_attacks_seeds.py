@@ -309,9 +309,36 @@ def test_a_seat_that_opened_its_seed_refuses_to_play_on_in_that_round() -> None:
     core = restarted(last_turn)
     assert core.can_move()
     action = make_bot("random", 1).choose(core.engine, 1)
-    with pytest.raises(PledgeRefused, match="already opened our seed") as e:
+    with pytest.raises(PledgeRefused, match="already opened our seed") as refused:
         core.move_message(action)
-    assert e.value.step == "move" and core.outbox() == [] and not core.can_move()
+    assert refused.value.step == "move" and core.outbox() == [] and not core.can_move()
     honest = restarted(len(entries) - 1)  # everything but our opening
     (kind2, body2), = honest.outbox()
     assert (kind2, body2) == (kind, body)
+
+
+def test_a_saved_local_game_keeps_every_seats_pledges_in_its_secrets_file(
+        tmp_path: Path) -> None:
+    """``splitnet play`` saves local games: each seat's pledges go to its own secrets
+    file, bound to the header, before its hop and deal shares are made — so a resumed
+    local game is held to the same decks as a LAN seat."""
+    from splitnet.game.saved import seat_secrets_path
+    from splitnet.rules import Settings
+    from splitnet.selfplay import human_session
+
+    s = human_session("You", ["heuristic"], 5, Settings(), shuffle_proofs=False,
+                      data_dir=tmp_path)
+    g = s.game
+    for _ in range(20):
+        r = g.cores[0].round
+        if r is not None and r.stage == "play":
+            break
+        g.pump()
+    files = GameFiles(tmp_path, g.log.game_id)
+    for seat in (0, 1):
+        store = SeedStore(seat_secrets_path(files, seat, 0), g.log.game_id, seat,
+                          g.log.header_hash)
+        deck = g.cores[seat].rounds[0].deck
+        assert store.pledged(1, "shuffle") == deck.input_digest(seat)
+        assert store.pledged(1, "shares") == deck.final_digest
+    g.close()
