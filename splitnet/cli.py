@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from splitnet.bots import BOTS
-from splitnet.rules import Settings, SettingsError
+from splitnet.rules import Settings
 
 DESCRIPTION = """\
 splitnet — the card game Split, peer to peer, with a deck nobody can stack.
@@ -42,10 +42,12 @@ def _bots_arg(text: str, n: int) -> list[str]:
 def _settings(path: str | None) -> Settings:
     if path is None:
         return Settings()
+    from splitnet.localfiles import LocalFileError, load_settings
+
     try:
-        return Settings.load(Path(path))
-    except SettingsError as e:
-        raise SystemExit(f"splitnet: {e}") from None
+        return load_settings(Path(path))
+    except LocalFileError as e:
+        raise SystemExit(f"splitnet: --settings {e}") from None
 
 
 def cmd_selfplay(args: argparse.Namespace) -> int:
