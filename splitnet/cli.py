@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from splitnet.bots import BOTS
-from splitnet.rules import Settings
+from splitnet.rules import Settings, SettingsError
+from splitnet.text import shown
 
 DESCRIPTION = """\
 splitnet — the card game Split, peer to peer, with a deck nobody can stack.
@@ -51,9 +52,16 @@ def _settings(path: str | None) -> Settings:
 
 
 def cmd_selfplay(args: argparse.Namespace) -> int:
+    from splitnet.localfiles import LocalFileError, check_output
     from splitnet.selfplay import run_selfplay
 
     names = _bots_arg(args.bots, args.players)
+    try:
+        for out, what in ((args.record, "record"), (args.transcript, "transcript")):
+            if out is not None:
+                check_output(Path(out), what=what)
+    except LocalFileError as e:
+        raise SystemExit(f"splitnet: {e}") from None
     return run_selfplay(args.players, names, args.seed, _settings(args.settings),
                         record=args.record, transcript=args.transcript,
                         local_shuffle=args.local_shuffle, shuffle_proofs=not args.no_proofs)
@@ -324,6 +332,12 @@ def main(argv: list[str] | None = None) -> int:
         rc: int = args.func(args)
     except KeyboardInterrupt:
         return 130
+    except SettingsError as e:  # the settings and the player count do not fit (R3.1, R3.3)
+        print(f"splitnet: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:  # writing an output file the user named
+        print(f"splitnet: {shown(str(e))}", file=sys.stderr)
+        return 1
     return rc
 
 

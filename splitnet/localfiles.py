@@ -83,6 +83,24 @@ def read_local(path: Path, *, limit: int, what: str = "file") -> bytes:
     return b"".join(chunks)
 
 
+def check_output(path: Path, *, what: str) -> None:
+    """Refuse, before any work is done, an output path that cannot be written as a
+    regular file: a directory, a FIFO or device, a missing parent directory."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        parent = path.parent
+        if not parent.is_dir():
+            raise LocalFileError(path, f"no directory {parent} to write the {what} in") from None
+        return
+    except (OSError, ValueError) as e:
+        raise LocalFileError(path, _why(e)) from None
+    if stat.S_ISDIR(st.st_mode):
+        raise LocalFileError(path, f"is a directory: cannot write the {what} there")
+    if not stat.S_ISREG(st.st_mode):
+        raise LocalFileError(path, f"is not a regular file: cannot write the {what} there")
+
+
 def _why(e: Exception) -> str:
     if isinstance(e, OSError) and e.strerror:
         return e.strerror

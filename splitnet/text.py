@@ -22,6 +22,7 @@ paragraph separators become U+FFFD; other spaces (no-break, em, …) a plain spa
 
 from __future__ import annotations
 
+import logging
 import unicodedata
 from typing import Final
 
@@ -53,3 +54,12 @@ def shown(text: object, *, limit: int = MAX_SHOWN) -> str:
         return s
     return "".join(c if c.isprintable() else _stand_in(c) for c in s)
 
+
+
+class ShownLog(logging.Filter):
+    """A log handler's filter: each record's message (which may quote a peer's reason)
+    through :func:`shown` before it is written to a terminal or a log file."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.msg, record.args = shown(record.getMessage()), None
+        return True

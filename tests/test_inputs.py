@@ -237,6 +237,31 @@ def test_lobby_models_show_peer_text_harmlessly() -> None:
     assert "verification ␛]0;pwned" in hl.notes[1]
 
 
+def test_a_hosts_reasons_on_a_joiners_console_are_shown(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A host's refusal of the join code, its error reasons as logged and as the joiner's
+    last word: shown, never obeyed."""
+    import logging
+
+    from splitnet.net import run as netrun
+    from splitnet.net.secure import R_WRONG_CODE, _decode_refuse, encode_refuse
+
+    err = _decode_refuse(encode_refuse(R_WRONG_CODE, EVIL[:60]))
+    no_controls(str(err))
+    assert "␛]0;pwned" in str(err)
+    netrun._setup_logging("join")
+    try:
+        logging.getLogger("splitnet.net").warning("the host refused our move: %s", EVIL)
+        netrun._logs_on_stderr = False
+        netrun._report_fatal(SimpleNamespace(  # type: ignore[arg-type]
+            fatal="the host stopped the game: " + EVIL, fatal_cause=None))
+    finally:
+        logging.getLogger("splitnet").handlers.clear()
+    text = capsys.readouterr().err
+    assert text.count("␛]0;pwned␇") == 2 and len(text.splitlines()) == 2
+    no_controls(text.replace("\n", ""))
+
+
 def test_names_and_reasons_from_files_are_shown_by_replay_and_verify(tmp_path: Path) -> None:
     """A record whose player names carry escapes (replay), a transcript whose header
     settings carry them (verify's reason): nothing raw reaches the terminal."""
@@ -463,4 +488,18 @@ def test_oversize_and_special_settings_paths_get_one_line(tmp_path: Path) -> Non
     for path, why in ((big, "larger than"), (tmp_path, "directory"),
                       (tmp_path / "none.json", "no such settings file")):
         line = one_line_error(run(["selfplay", "--local-shuffle", "--settings", str(path)]))
+        assert why in line, line
+
+
+def test_bad_output_paths_and_player_counts_get_one_line(tmp_path: Path) -> None:
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    for args, why in (
+        (["--local-shuffle", "--record", str(tmp_path / "no" / "r.json")], "no directory"),
+        (["--local-shuffle", "--record", str(tmp_path)], "is a directory"),
+        (["--local-shuffle", "--record", str(fifo)], "not a regular file"),
+        (["--no-proofs", "--transcript", str(tmp_path)], "is a directory"),
+        (["--players", "7"], "2 to 6 players (R3.1)"),
+    ):
+        line = one_line_error(run(["selfplay", "-n", "2", *args]))
         assert why in line, line
