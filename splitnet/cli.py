@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -334,6 +336,10 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except SettingsError as e:  # the settings and the player count do not fit (R3.1, R3.3)
         print(f"splitnet: {e}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:  # whoever read our output stopped (`| head`): stop quietly
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
     except OSError as e:  # writing an output file the user named
         print(f"splitnet: {shown(str(e))}", file=sys.stderr)
