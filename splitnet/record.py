@@ -178,8 +178,8 @@ def validate_record(data: object) -> dict[str, Any]:
     winners = v.lst("winners", top["winners"], 1, v.n)
     for i, w in enumerate(winners):
         v.seat(f"winners[{i}]", w)
-    if len(set(winners)) != len(winners):
-        raise RecordError("winners: a seat is listed twice")
+    if winners != sorted(set(winners)):
+        raise RecordError("winners: expected distinct seats in increasing order")
     return top
 
 
