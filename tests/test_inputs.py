@@ -215,6 +215,31 @@ async def test_a_peers_chat_with_escapes_reaches_the_full_screen_table_shown() -
     no_controls(text.replace("\n", ""))
 
 
+async def test_a_chat_with_escapes_over_the_lan_reaches_the_other_seats_shown(
+        tmp_path: Path) -> None:
+    """A host and two joiners over 127.0.0.1: Bo signs a chat full of escape sequences;
+    the host orders it; Ana's session (what her front end reads) shows it harmlessly,
+    while every transcript keeps exactly what Bo signed."""
+    from splitnet.bots import make_bot
+    from splitnet.net.session import NetSession
+    from tests.test_attacks_net import Lan, until
+
+    lan = await Lan.start(tmp_path)
+    ana, bo = lan.peers
+    try:
+        ana_task = lan.tasks[0]
+        session = NetSession(ana, ana_task, bot=make_bot("random", 1))
+        await until(lambda: bo.ready, "Bo connected")
+        assert bo.send_game("chat", {"text": EVIL})
+        await until(lambda: any("pwned" in ln for ln in session.log), "the chat at Ana")
+        line = next(ln for ln in session.log if "pwned" in ln)
+        assert line.startswith("Bo: ␛]0;pwned␇␛[2J")
+        no_controls(line)
+        assert ana.table is not None and (2, EVIL) in ana.table.core.chat  # as signed
+    finally:
+        await lan.close()
+
+
 def test_lobby_models_show_peer_text_harmlessly() -> None:
     """What the lobby screens read (the players, notes and the status a host's refusal
     set) is shown, never obeyed."""
