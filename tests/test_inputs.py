@@ -294,10 +294,11 @@ def test_names_and_reasons_from_files_are_shown_by_replay_and_verify(tmp_path: P
     rec["players"][1]["name"] = EVIL[:32]
     f = tmp_path / "evil.json"
     f.write_text(json.dumps(rec))
-    r = run(["replay", str(f)])
-    assert r.returncode == 0, r.stderr
-    assert "␛]0;pwned␇" in r.stdout
-    no_controls(r.stdout.replace("\n", ""))
+    for args in (["--all"], ["--step"]):  # the pages; the steps with the table at each
+        r = run(["replay", str(f), *args])  # (stdin at its end: the first step, then quit)
+        assert r.returncode == 0, r.stderr
+        assert "␛]0;pwned␇" in r.stdout
+        no_controls(r.stdout.replace("\n", ""))
     header = header_with(Settings().to_dict(), **{EVIL: 1})
     r = run(["verify", str(transcript_of([header], tmp_path / "e.splitlog"))])
     line = one_line_error(r)
