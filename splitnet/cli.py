@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
 from splitnet.bots import BOTS
 from splitnet.rules import Settings, SettingsError
+from splitnet.text import shown
 
 DESCRIPTION = """\
 splitnet — the card game Split, peer to peer, with a deck nobody can stack.
@@ -42,16 +45,25 @@ def _bots_arg(text: str, n: int) -> list[str]:
 def _settings(path: str | None) -> Settings:
     if path is None:
         return Settings()
+    from splitnet.localfiles import LocalFileError, load_settings
+
     try:
-        return Settings.load(Path(path))
-    except SettingsError as e:
-        raise SystemExit(f"splitnet: {e}") from None
+        return load_settings(Path(path))
+    except LocalFileError as e:
+        raise SystemExit(f"splitnet: --settings {e}") from None
 
 
 def cmd_selfplay(args: argparse.Namespace) -> int:
+    from splitnet.localfiles import LocalFileError, check_output
     from splitnet.selfplay import run_selfplay
 
     names = _bots_arg(args.bots, args.players)
+    try:
+        for out, what in ((args.record, "record"), (args.transcript, "transcript")):
+            if out is not None:
+                check_output(Path(out), what=what)
+    except LocalFileError as e:
+        raise SystemExit(f"splitnet: {e}") from None
     return run_selfplay(args.players, names, args.seed, _settings(args.settings),
                         record=args.record, transcript=args.transcript,
                         local_shuffle=args.local_shuffle, shuffle_proofs=not args.no_proofs)
@@ -322,6 +334,16 @@ def main(argv: list[str] | None = None) -> int:
         rc: int = args.func(args)
     except KeyboardInterrupt:
         return 130
+    except SettingsError as e:  # the settings and the player count do not fit (R3.1, R3.3)
+        print(f"splitnet: {e}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:  # whoever read our output stopped (`| head`): stop quietly
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except OSError as e:  # writing an output file the user named
+        print(f"splitnet: {shown(str(e))}", file=sys.stderr)
+        return 1
     return rc
 
 

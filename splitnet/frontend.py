@@ -9,11 +9,12 @@ all provide this same interface, so front ends hold no rules and no networking.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol, Self, SupportsIndex, overload
 
 from splitnet.rules import Action, Game, IllegalMove
+from splitnet.text import shown
 
 
 class TableSession(Protocol):
@@ -43,18 +44,79 @@ class TableSession(Protocol):
         """Drive the game to its end."""
 
 
+class ShownLines(list[str]):
+    """A session's log: every line is passed through :func:`splitnet.text.shown` as it is
+    added, so no character another peer chose (in a name, chat, a reason, a note) reaches
+    a front end to be obeyed rather than shown; a line stays one line."""
+
+    def __init__(self, lines: Iterable[str] = ()) -> None:
+        super().__init__(shown(x) for x in lines)
+
+    def append(self, line: str) -> None:
+        super().append(shown(line))
+
+    def extend(self, lines: Iterable[str]) -> None:
+        super().extend(shown(x) for x in lines)
+
+    def insert(self, index: SupportsIndex, line: str) -> None:
+        super().insert(index, shown(line))
+
+    def __iadd__(self, lines: Iterable[str]) -> Self:  # type: ignore[override,misc]
+        self.extend(lines)
+        return self
+
+    @overload
+    def __setitem__(self, index: SupportsIndex, line: str) -> None: ...
+    @overload
+    def __setitem__(self, index: slice, line: Iterable[str]) -> None: ...
+    def __setitem__(self, index: SupportsIndex | slice, line: Any) -> None:
+        if isinstance(index, slice):
+            super().__setitem__(index, [shown(x) for x in line])
+        else:
+            super().__setitem__(index, shown(line))
+
+
 class SessionBase:
     """The state and notification every :class:`TableSession` shares: the narrated log,
-    the status line, the verdict, and the callbacks run after each change."""
+    the status line, the verdict, and the callbacks run after each change.
+
+    This is where text reaches the table front ends (plain and full screen): the players'
+    names, every log line, the status and the verdict all pass through
+    :func:`splitnet.text.shown` here — whatever a session puts in them, from whichever peer
+    — so a front end can print them as they are."""
 
     def __init__(self, players: list[str], seat: int) -> None:
-        self.players = players
+        self.players = [shown(p, limit=64) for p in players]
         self.seat = seat
-        self.log: list[str] = []
-        self.status = "starting"
-        self.verdict: str | None = None
+        self._log = ShownLines()
+        self._status = "starting"
+        self._verdict: str | None = None
         self.finished = False
         self._subs: list[Callable[[], None]] = []
+
+    @property
+    def log(self) -> list[str]:
+        return self._log
+
+    @log.setter
+    def log(self, lines: Iterable[str]) -> None:
+        self._log = ShownLines(lines)
+
+    @property
+    def status(self) -> str:
+        return self._status
+
+    @status.setter
+    def status(self, text: str) -> None:
+        self._status = shown(text)
+
+    @property
+    def verdict(self) -> str | None:
+        return self._verdict
+
+    @verdict.setter
+    def verdict(self, text: str | None) -> None:
+        self._verdict = None if text is None else shown(text)
 
     def subscribe(self, callback: Callable[[], None]) -> None:
         self._subs.append(callback)

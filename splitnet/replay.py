@@ -1,10 +1,11 @@
 """``splitnet replay FILE``: step through a finished game with every card open.
 
 FILE is a transcript (``.splitlog``, verified first) or a game record (JSON,
-protocol/RECORD.md). At a terminal (or with ``--step``) it steps through the game one
-turn at a time, forwards and backwards, showing the whole table after each step and a
-prompt (:data:`STEP_HELP`); into a pipe (or with ``--all``) it prints each round's deal,
-then each turn in words, and exits.
+protocol/RECORD.md, checked strictly; anything else is refused in one line). At a
+terminal (or with ``--step``) it steps through the game one turn at a time, forwards and
+backwards, showing the whole table after each step and a prompt (:data:`STEP_HELP`);
+into a pipe (or with ``--all``) it prints each round's deal, then each turn in words, and
+exits.
 
 The table at each step is kept from the record's own events (who drew, took, laid,
 upgraded, swapped, discarded what): a display of what the record says happened, not a
@@ -13,7 +14,6 @@ second rules engine.
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,7 +21,17 @@ from pathlib import Path
 from typing import Any
 
 from splitnet.cards import parse_face, pretty
+from splitnet.localfiles import (
+    MAX_RECORD_BYTES,
+    MAX_TRANSCRIPT_BYTES,
+    LocalFileError,
+    parse_json,
+    read_local,
+)
+from splitnet.record import RecordError, validate_record
 from splitnet.rules import Settings
+from splitnet.session.transcript import MAGIC, TranscriptError, records_from_bytes
+from splitnet.text import shown
 
 
 def _c(text: str) -> str:
@@ -61,8 +71,9 @@ def describe_turn(turn: dict[str, Any], names: list[str]) -> list[str]:
 
 
 def replay_lines(record: dict[str, Any]) -> list[list[str]]:
-    """The game as pages of lines: one page per round header and one per turn."""
-    names = [p["name"] for p in record["players"]]
+    """The game as pages of lines: one page per round header and one per turn. The
+    players' names are someone else's text: shown, never obeyed (splitnet.text)."""
+    names = [shown(p["name"]) for p in record["players"]]
     pages: list[list[str]] = []
     for rnd in record["rounds"]:
         head = [f"=== Round {rnd['number']} · dealer {names[rnd['dealer']]} · first discard "
@@ -92,19 +103,29 @@ def replay_lines(record: dict[str, Any]) -> list[list[str]]:
 
 
 def load_record(path: Path) -> dict[str, Any]:
-    data = path.read_bytes()
-    if data.startswith(b"SPLITLOG"):
-        from splitnet.session.transcript import read_transcript
+    """The game record in *path* — a transcript (verified first) or a JSON record —
+    checked strictly against RECORD.md; raises :class:`LocalFileError` (one line)."""
+    data = read_local(path, limit=MAX_TRANSCRIPT_BYTES, what="transcript or game record")
+    if data.startswith(MAGIC[:8]):  # b"SPLITLOG": a transcript, of any version
         from splitnet.verify import verify_records
 
-        v = verify_records(read_transcript(path))
+        try:
+            records = records_from_bytes(data, path)
+        except TranscriptError as e:
+            raise LocalFileError(path, e.args[0].removeprefix(f"{path}: ")) from None
+        v = verify_records(records)
         if not v.ok or v.record is None:
-            raise ValueError(f"the transcript does not verify: {v.summary}")
-        return v.record
-    rec = json.loads(data)
-    if not isinstance(rec, dict) or rec.get("format") != "splitnet-game-record/1":
-        raise ValueError("not a splitnet transcript or game record")
-    return rec
+            raise LocalFileError(path, f"the transcript does not verify: {v.summary}")
+        rec: object = v.record
+    else:
+        if len(data) > MAX_RECORD_BYTES:
+            raise LocalFileError(path, f"is larger than {MAX_RECORD_BYTES} bytes: not a game "
+                                 "record")
+        rec = parse_json(data, path, what="splitnet transcript or game record")
+    try:
+        return validate_record(rec)
+    except RecordError as e:
+        raise LocalFileError(path, f"not a valid game record (protocol/RECORD.md): {e}") from None
 
 
 STEP_HELP = """\
@@ -245,7 +266,7 @@ class Step:
 
 def replay_steps(record: dict[str, Any]) -> list[Step]:
     """The pages of :func:`replay_lines`, each with the table after it."""
-    names = [p["name"] for p in record["players"]]
+    names = [shown(p["name"]) for p in record["players"]]  # someone else's text
     pages = replay_lines(record)
     state = TableState(names, Settings.from_dict(record["settings"]))
     steps: list[Step] = []
@@ -337,8 +358,8 @@ def run_replay(path: Path, step: bool = False,
     through it with the table; otherwise the pages are printed one after another."""
     try:
         record = load_record(path)
-    except (OSError, ValueError) as e:
-        print(f"splitnet replay: {path}: {e}", file=sys.stderr)
+    except LocalFileError as e:
+        print(f"splitnet replay: {e}", file=sys.stderr)
         return 1
     if interactive is None:
         interactive = sys.stdin.isatty() and sys.stdout.isatty()

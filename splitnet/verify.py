@@ -20,10 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from splitnet.game.core import GameCore, GameError
+from splitnet.localfiles import MAX_TRANSCRIPT_BYTES, LocalFileError, read_local
 from splitnet.record import dumps
 from splitnet.rules import Settings, SettingsError
 from splitnet.session.log import Log, LogError
-from splitnet.session.transcript import TornTail, TranscriptError, read_transcript
+from splitnet.session.transcript import TornTail, TranscriptError, records_from_bytes
+from splitnet.text import shown
 
 PROTOCOL = "splitnet/1"
 #: Exit statuses of ``splitnet verify`` (protocol/TRANSCRIPT.md §10).
@@ -42,16 +44,30 @@ class Verdict:
     incomplete: bool = False
 
 
+HEADER_SETTINGS_KEYS = ("protocol", "rules", "shuffle_proofs")
+
+
 def settings_from_header(raw: object) -> tuple[Settings, bool]:
+    """The rules and the proof option of a header's settings map (GAME.md, SETTINGS.md):
+    every key present, none unknown, the pad inline — nothing filled in, nothing opened."""
     if not isinstance(raw, dict):
         raise SettingsError("header.settings: expected a map")
+    for key in raw:
+        if key not in HEADER_SETTINGS_KEYS:
+            raise SettingsError(f"header.settings: unknown key {shown(repr(key), limit=40)}")
+    missing = [k for k in HEADER_SETTINGS_KEYS if k not in raw]
+    if missing:
+        raise SettingsError(f"header.settings: missing {', '.join(missing)}")
     if raw.get("protocol") != PROTOCOL:
         raise SettingsError(f"header.settings.protocol: expected {PROTOCOL!r}, "
-                            f"got {raw.get('protocol')!r}")
+                            f"got {shown(repr(raw.get('protocol')), limit=40)}")
     proofs = raw.get("shuffle_proofs")
     if not isinstance(proofs, bool):
         raise SettingsError("header.settings.shuffle_proofs: expected true or false")
-    return Settings.from_dict(raw.get("rules")), proofs
+    try:
+        return Settings.from_dict(raw["rules"]), proofs
+    except SettingsError as e:
+        raise SettingsError(f"header.settings.rules: {e}") from None
 
 
 def verify_records(records: list[bytes]) -> Verdict:
@@ -96,6 +112,7 @@ def verify_records(records: list[bytes]) -> Verdict:
                        f"{len(records) - 1} verified", record=core.record,
                        reason="the game did not finish", incomplete=True)
     game = core.record
+    names = [shown(n) for n in names]  # the host's text: shown, never obeyed
     lines = [f"game {log.game_id.hex()} — {len(names)} players: {', '.join(names)}",
              f"{len(records)} entries, signatures and hash chain: ok"]
     for rnd in game["rounds"]:
@@ -114,6 +131,7 @@ def verify_records(records: list[bytes]) -> Verdict:
 
 def _fail(seq: int, seat: int | None, reason: str) -> Verdict:
     who = f"seat {seat}" if seat is not None else "seat unknown"
+    reason = shown(reason)  # it may quote what a peer sent
     return Verdict(False, f"FAILED at entry {seq} ({who}): {reason}", seq=seq, seat=seat,
                    reason=reason)
 
@@ -122,23 +140,25 @@ def run_verify(path: Path, as_json: bool = False) -> int:
     """``splitnet verify``: the summary on stdout and 0, or what failed on stderr and 1,
     or "incomplete: …" on stderr and 3 (protocol/TRANSCRIPT.md §10)."""
     try:
-        records = read_transcript(path)
+        data = read_local(path, limit=MAX_TRANSCRIPT_BYTES, what="transcript")
+    except LocalFileError as e:  # missing, a directory, a FIFO, too big: one line
+        print(f"splitnet verify: {e}", file=sys.stderr)
+        return EXIT_FAILED
+    try:
+        records = records_from_bytes(data, path)
     except TornTail as e:
         # A crash mid-write: the complete records before it are still a log to verify.
-        print(f"splitnet verify: {e} — a torn tail (a crash while writing); verifying the "
-              f"{e.index} complete record{'s' if e.index != 1 else ''} before it",
+        print(shown(f"splitnet verify: {e} — a torn tail (a crash while writing); verifying "
+                    f"the {e.index} complete record{'s' if e.index != 1 else ''} before it"),
               file=sys.stderr)
         records = e.records
     except TranscriptError as e:
-        print(f"splitnet verify: {e}", file=sys.stderr)
-        return EXIT_FAILED
-    except OSError as e:
-        print(f"splitnet verify: {path}: {e.strerror or e}", file=sys.stderr)
+        print(f"splitnet verify: {shown(str(e))}", file=sys.stderr)
         return EXIT_FAILED
     v = verify_records(records)
     if as_json and v.ok and v.record is not None:
         sys.stdout.write(dumps(v.record))
-    else:
+    else:  # every line ours; names and reasons in it were shown() where they came in
         print(v.summary, file=sys.stdout if v.ok else sys.stderr)
     if v.ok:
         return EXIT_OK

@@ -99,14 +99,14 @@ def test_hostile_announcements_are_cleaned_or_skipped() -> None:
             b"game": b"\x1b[2J\x1b]0;pwned\x07Evil" + b"x" * 200}
     ad = _parse(f"x.{SERVICE_TYPE}", _info(base))
     assert ad is not None and "\x1b" not in ad.game and "\x07" not in ad.game
-    assert len(ad.game) <= discovery.MAX_TEXT and ad.game.startswith("?[2J?]0;pwned?Evil")
+    assert len(ad.game) <= discovery.MAX_TEXT and ad.game.startswith("␛[2J␛]0;pwned␇Evil")
     assert _parse("x", _info({**base, b"txtvers": b"2"})) is None
     assert _parse("x", _info({**base, b"free": b"many"})) is None
     assert _parse("x", _info({**base, b"free": b"-1"})) is None
     assert _parse("x", _info({**base, b"free": b"99"})) is None
     assert _parse("x", _info({**base, b"seats": b"x"})) is None
     assert _parse("x", _info({**base, b"game": b"\xff\xfe"})) is not None  # bad UTF-8: shown
-    assert clean_text("a\u202eb\u200bc") == "a?b?c"  # bidi override, zero-width space
+    assert clean_text("a\u202eb\u200bc") == "a\ufffdb\ufffdc"  # bidi override, zero-width space
 
 
 def test_instance_label_fits_a_dns_label() -> None:

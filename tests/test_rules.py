@@ -379,16 +379,31 @@ def test_R7_3_total_and_tie_break_by_fewer_negatives() -> None:
 
 def test_R7_4_the_default_pad_and_custom_pad_files(tmp_path: Any) -> None:
     assert Settings().pad.row("strong")[:4] == (0, 4, 9, 15)
+    from splitnet.localfiles import LocalFileError, load_settings
+
     f = tmp_path / "s.json"
     f.write_text('{"rounds": 2, "pad": {"weak": [0, 1, 2]}}')
-    s = Settings.load(f)
+    s = load_settings(f)
     assert s.rounds == 2 and s.pad.value("weak", 5) == 2
+    (tmp_path / "pad.json").write_text('{"strong": [0, 3, 7]}')  # a local file may name one
+    f.write_text('{"pad": "pad.json"}')
+    assert load_settings(f).pad.row("strong") == (0, 3, 7)
     f.write_text('{"pad": {"weak": [1, 2]}}')
-    with pytest.raises(SettingsError, match="first box shows 0"):
-        Settings.load(f)
+    with pytest.raises(LocalFileError, match="first box shows 0"):
+        load_settings(f)
     f.write_text('{"colour": 1}')
-    with pytest.raises(SettingsError, match="unknown key"):
-        Settings.load(f)
+    with pytest.raises(LocalFileError, match="unknown key"):
+        load_settings(f)
+    # settings received from others are complete and inline: nothing is filled in
+    full = Settings().to_dict()
+    assert Settings.from_dict(full) == Settings()
+    for key in full:
+        with pytest.raises(SettingsError, match=f"missing {key}"):
+            Settings.from_dict({k: v for k, v in full.items() if k != key})
+    with pytest.raises(SettingsError, match="missing weak"):
+        Settings.from_dict({**full, "pad": {r: v for r, v in full["pad"].items() if r != "weak"}})
+    with pytest.raises(SettingsError, match="inline"):
+        Settings.from_dict({**full, "pad": "pad.json"})
 
 
 def test_R3_1_two_to_six_players() -> None:

@@ -17,7 +17,6 @@ import contextlib
 import secrets
 import socket
 import sys
-import unicodedata
 from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass
 from types import TracebackType
@@ -26,6 +25,8 @@ from typing import Final, Literal, TextIO
 import ifaddr
 from zeroconf import InterfaceChoice, IPVersion, ServiceStateChange, Zeroconf
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
+
+from splitnet.text import shown
 
 __all__ = [
     "DEFAULT_PROTOCOL",
@@ -57,9 +58,8 @@ MAX_SEATS: Final = 16
 
 def clean_text(value: str, limit: int = MAX_TEXT) -> str:
     """Printable text of at most *limit* characters: control and format characters (and
-    so terminal escape sequences) become ``?``."""
-    out = "".join("?" if unicodedata.category(c)[0] == "C" else c for c in value)
-    return out.strip()[:limit]
+    so terminal escape sequences) are shown, not obeyed (:func:`splitnet.text.shown`)."""
+    return shown(value[:limit * 2]).strip()[:limit]
 
 
 def _instance_label(game: str, host: str) -> str:

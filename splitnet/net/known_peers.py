@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Final
 
 from splitnet.session.identity import default_data_dir, fingerprint
+from splitnet.text import shown
 
 __all__ = ["FORMAT", "KNOWN_PEERS_FILE", "KnownPeer", "KnownPeers", "KnownPeersError"]
 
@@ -57,7 +58,7 @@ def _now() -> str:
 
 
 def _clean(name: str) -> str:
-    return "".join(c if c.isprintable() else "?" for c in name)[:32]
+    return shown(name[:32])
 
 
 class KnownPeers:

@@ -34,6 +34,7 @@ from splitnet.net.store import GameFiles, GameMeta, games_dir, read_meta, unfini
 from splitnet.net.table import SeedMaker, Table
 from splitnet.net.wire import NET_PROTOCOL, Channel, ChannelClosed, ChannelWrap, WireError
 from splitnet.session.identity import Identity, IdentityError, default_data_dir
+from splitnet.text import ShownLog, shown
 
 _log = logging.getLogger("splitnet.net")
 
@@ -144,7 +145,7 @@ def _report_fatal(node: PeerNode) -> None:
     if not fatal:
         return
     if not _logs_on_stderr:
-        print(f"splitnet: {fatal}", file=sys.stderr, flush=True)
+        print(f"splitnet: {shown(fatal)}", file=sys.stderr, flush=True)
     if isinstance(node.fatal_cause, WrongCode):
         print("Check the join code with the host's screen and run the command again.",
               file=sys.stderr, flush=True)
@@ -198,6 +199,7 @@ def _setup_logging(role: str, to_file: Path | None = None, verbose: bool = False
     else:
         handler = logging.StreamHandler(sys.stderr)
         handler.setFormatter(logging.Formatter("splitnet " + role + ": %(message)s"))
+    handler.addFilter(ShownLog())  # log lines quote peers' reasons: shown, not obeyed
     logger.addHandler(handler)
     logger.propagate = False
 

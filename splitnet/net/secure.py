@@ -63,6 +63,7 @@ from spake2 import SPAKE2_A, SPAKE2_B
 from splitnet.net.framing import MAX_FRAME, FrameTooLarge, encode_frame, read_frame
 from splitnet.net.joincode import JoinCode, parse_code, word_list
 from splitnet.session.identity import Identity, verify
+from splitnet.text import shown
 
 __all__ = [
     "MAX_PLAINTEXT",
@@ -472,7 +473,7 @@ def _decode_refuse(msg: bytes) -> SecureError:
         wait = float(int.from_bytes(rest[:4], "big")) or None
         rest = rest[4:]
     text = rest[:MAX_REASON].decode("utf-8", "replace")
-    text = "".join(c if c.isprintable() else "?" for c in text)
+    text = shown(text)  # the host's words: shown, never obeyed
     if code == R_WRONG_CODE:
         return WrongCode(f"wrong code: the host did not accept it ({text})" if text
                          else "wrong code: the host did not accept it")

@@ -1,6 +1,8 @@
 """What the front ends talk to in a LAN game: :class:`NetSession`, a
 :class:`~splitnet.frontend.TableSession` over a host or joiner node, and the lobby models
-(:class:`HostLobby`, :class:`JoinLobby`) the lobby screens show.
+(:class:`HostLobby`, :class:`JoinLobby`) the lobby screens show. Every text a front end
+reads from them passes through :func:`splitnet.text.shown` (as
+:class:`~splitnet.frontend.SessionBase` does for the table).
 
 The session drives one seat — a person through a :class:`~splitnet.frontend.HumanAgent`,
 or a bot — and turns the log into lines (via :mod:`splitnet.describe`, as
@@ -23,6 +25,7 @@ from splitnet.net.table import Table
 from splitnet.net.wire import WireError
 from splitnet.rules import Action, BonusDraw, DrawPile, Game, IllegalMove
 from splitnet.session.log import Entry
+from splitnet.text import shown
 
 
 class Node(Protocol):
@@ -298,7 +301,7 @@ class HostLobby:
 
     def _sync(self) -> None:
         node = self.node
-        self.players = list(node.lobby_names)
+        self.players = [shown(n, limit=64) for n in node.lobby_names]
         self.can_start = bool(node.can_start)
         self.started = node.table is not None
         self.info = [f"Host key fingerprint: {node.identity.fingerprint()}"]
@@ -314,7 +317,7 @@ class HostLobby:
                 parts.append(f"verification {words}")
             if self.known is not None:
                 parts.append(self.known.describe(m.key, m.name))
-            notes.append("\n".join(parts))
+            notes.append("\n".join(shown(p) for p in parts))
         self.notes = notes
 
     def changed(self) -> None:
@@ -372,7 +375,7 @@ class JoinLobby:
         if key and self.announced_fp and self.announced_fp != fingerprint(key):
             self.info.append(f"WARNING: the game's announcement gave another fingerprint "
                              f"({self.announced_fp}): ask the host which is theirs")
-        self.players = list(node.lobby_players)
+        self.players = [shown(n, limit=64) for n in node.lobby_players]
         keys = list(getattr(node, "lobby_keys", []))
         notes = []
         for i, name in enumerate(self.players):
@@ -383,8 +386,8 @@ class JoinLobby:
                 notes.append(self.known.describe(k, name))
             else:
                 notes.append("")
-        self.notes = notes
-        self.status = node.net_status or "in the lobby — waiting for the host to start"
+        self.notes = [shown(n) for n in notes]
+        self.status = shown(node.net_status or "in the lobby — waiting for the host to start")
         self.started = node.table is not None
 
     def changed(self) -> None:

@@ -1,12 +1,14 @@
 """The agreed settings of a game: rounds, hand size, house rules and the score pad (R7).
 
-Settings are data. The file format is JSON (documented in ``protocol/SETTINGS.md``)::
+Settings are data, documented in ``protocol/SETTINGS.md``::
 
     {"rounds": 3, "hand_size": 9, "upgrade_takes_match": true,
      "pad": {"perfect": [0, 6, ...], "strong": [...], "weak": [...], "negative": [...]}}
 
-Every key is optional; a missing key takes the default of docs/RULES.md. ``"pad"`` may also be
-the path of a JSON file holding only the pad.
+:meth:`Settings.from_dict` reads them from a header, a transcript or a record: every key
+present, the pad inline, nothing filled in and nothing opened (pure; no I/O). The local
+``--settings FILE``, with its defaults (docs/RULES.md) and pad file, is read by
+:mod:`splitnet.localfiles`.
 
 >>> Settings().pad.value("perfect", 2)
 13
@@ -17,12 +19,14 @@ the path of a JSON file holding only the pad.
 from __future__ import annotations
 
 import itertools
-import json
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Final
 
 ROWS: Final = ("perfect", "strong", "weak", "negative")
+KEYS: Final = ("rounds", "hand_size", "upgrade_takes_match", "pad")
+#: a pad row has at most this many boxes, and no box shows more than MAX_VALUE
+MAX_BOXES: Final = 200
+MAX_VALUE: Final = 10**6
 
 #: R7.4: the value of a row's first open box after k marks, k = 0, 1, 2, …
 DEFAULT_PAD_ROWS: Final[dict[str, tuple[int, ...]]] = {
@@ -69,24 +73,26 @@ class Pad:
 
     @classmethod
     def from_dict(cls, data: object) -> Pad:
+        """A pad with every row given (R7.4); a missing or unknown row is refused."""
         if not isinstance(data, dict):
             raise SettingsError("pad: expected an object with rows perfect, strong, weak, negative")
+        _exact_keys("pad", data, ROWS)
         rows: dict[str, tuple[int, ...]] = {}
-        for key in data:
-            if key not in ROWS:
-                raise SettingsError(f"pad: unknown row {key!r} (rows are {', '.join(ROWS)})")
         for r in ROWS:
-            values = data.get(r, list(DEFAULT_PAD_ROWS[r]))
+            values = data[r]
             if (
                 not isinstance(values, list)
-                or len(values) < 2
+                or not 2 <= len(values) <= MAX_BOXES + 1
                 or not all(isinstance(v, int) and not isinstance(v, bool) for v in values)
             ):
-                raise SettingsError(f"pad.{r}: expected a list of at least two integers")
+                raise SettingsError(f"pad.{r}: expected a list of 2…{MAX_BOXES + 1} integers")
             if values[0] != 0:
-                raise SettingsError(f"pad.{r}: the first box shows 0 (R7.2), got {values[0]}")
+                raise SettingsError(f"pad.{r}: the first box shows 0 (R7.2), "
+                                    f"got {_short(values[0])}")
             if any(b < a for a, b in itertools.pairwise(values)):
                 raise SettingsError(f"pad.{r}: values must not decrease")
+            if values[-1] > MAX_VALUE:
+                raise SettingsError(f"pad.{r}: values are at most {MAX_VALUE}")
             rows[r] = tuple(values)
         return cls(**rows)
 
@@ -115,39 +121,42 @@ class Settings:
         }
 
     @classmethod
-    def from_dict(cls, data: object, base_dir: Path | None = None) -> Settings:
+    def from_dict(cls, data: object) -> Settings:
+        """The settings of a header, transcript or record: every key present, the pad
+        inline (protocol/SETTINGS.md). Nothing is filled in from defaults, so the rules in
+        force never depend on the reader's version, and nothing names a file."""
         if not isinstance(data, dict):
             raise SettingsError("settings: expected a JSON object")
-        known = {"rounds", "hand_size", "upgrade_takes_match", "pad"}
-        for key in data:
-            if key not in known:
-                raise SettingsError(f"settings: unknown key {key!r} (known: {sorted(known)})")
-        rounds = data.get("rounds", 3)
-        hand = data.get("hand_size", 9)
-        takes = data.get("upgrade_takes_match", True)
+        _exact_keys("settings", data, KEYS)
+        rounds, hand, takes = data["rounds"], data["hand_size"], data["upgrade_takes_match"]
         for key, val, lo, hi in (("rounds", rounds, 1, 20), ("hand_size", hand, 2, 17)):
             if not isinstance(val, int) or isinstance(val, bool) or not lo <= val <= hi:
-                raise SettingsError(f"settings.{key}: expected an integer {lo}…{hi}, got {val!r}")
+                raise SettingsError(f"settings.{key}: expected an integer {lo}…{hi}, "
+                                    f"got {_short(val)}")
         if not isinstance(takes, bool):
             raise SettingsError("settings.upgrade_takes_match: expected true or false")
-        pad_data = data.get("pad", {})
-        if isinstance(pad_data, str):
-            path = Path(pad_data)
-            if base_dir is not None and not path.is_absolute():
-                path = base_dir / path
-            pad_data = _read_json(path)
+        if not isinstance(data["pad"], dict):
+            raise SettingsError("settings.pad: expected an object holding the pad's rows "
+                                "(a pad is always given inline)")
         return cls(rounds=rounds, hand_size=hand, upgrade_takes_match=takes,
-                   pad=Pad.from_dict(pad_data))
-
-    @classmethod
-    def load(cls, path: Path) -> Settings:
-        return cls.from_dict(_read_json(path), base_dir=path.parent)
+                   pad=Pad.from_dict(data["pad"]))
 
 
-def _read_json(path: Path) -> object:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise SettingsError(f"{path}: {e.strerror or e}") from e
-    except json.JSONDecodeError as e:
-        raise SettingsError(f"{path}: not valid JSON ({e})") from e
+def _exact_keys(where: str, data: dict[Any, Any], keys: tuple[str, ...]) -> None:
+    for key in data:
+        if key not in keys:
+            raise SettingsError(f"{where}: unknown key {_short(key)} (keys are {', '.join(keys)})")
+    missing = [k for k in keys if k not in data]
+    if missing:
+        raise SettingsError(f"{where}: missing {', '.join(missing)} (every key is required; "
+                            "nothing is filled in from defaults)")
+
+
+def _short(value: object) -> str:
+    """*value* for an error message, short (a huge integer is not even converted)."""
+    if isinstance(value, int) and not -10**40 < value < 10**40:
+        return f"an integer of {value.bit_length()} bits"
+    if isinstance(value, dict | list) and len(value) > 8:
+        return f"a {type(value).__name__} of {len(value)} items"
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "…"

@@ -151,7 +151,13 @@ def read_transcript(path: Path, *, repair: bool = False) -> list[bytes]:
     out of the result (the file itself is never modified here; see
     :meth:`TranscriptWriter.open_existing`).
     """
-    records, _, tail = _scan(Path(path).read_bytes(), Path(path))
+    return records_from_bytes(Path(path).read_bytes(), Path(path), repair=repair)
+
+
+def records_from_bytes(data: bytes, path: Path, *, repair: bool = False) -> list[bytes]:
+    """The records of a transcript's bytes *data* (read from *path*), as
+    :func:`read_transcript`."""
+    records, _, tail = _scan(data, Path(path))
     if tail is not None and not repair:
         raise tail
     return records
