@@ -1,0 +1,1 @@
+"""Splito (docs/SPLITO.md): pure, deterministic rules, objective cards, record, bots."""
