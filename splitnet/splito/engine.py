@@ -283,6 +283,11 @@ class Game:
 
     # ------------------------------------------------------------------ queries
     @property
+    def over(self) -> bool:
+        """S10.1: the last turn's plays are revealed; the scores are final."""
+        return self.phase is Phase.OVER
+
+    @property
     def turns(self) -> int:
         return self.settings.turns
 
