@@ -182,11 +182,6 @@ class SplitoSettings:
                                   "dealer": data["dealer"], "objective_set": oset}
         if not record:
             kwargs.update({k: data[k] for k in TABLE_KEYS})
-        for key in ("central_objectives", "dealer", "turn_timeout_s"):
-            v = kwargs.get(key)
-            if key in kwargs and v is not None and (not isinstance(v, int)
-                                                    or isinstance(v, bool)):
-                raise SettingsError(f"settings.{key}: expected an integer, got {v!r} (S13)")
         return cls(**kwargs)
 
 
