@@ -283,6 +283,9 @@ def _replay(turns: object, game: Game, faults: list[str]) -> None:
             if slot is None:
                 raise _Stop(f"{where}: seat {seat} plays {card!r}, not a card of the deck "
                             "(S1.3)")
+            if any(slot in z for z in game.zones):
+                raise _Stop(f"{where}: seat {seat} plays {card}, which was played before "
+                            "(S5.2, S6.1)")
             if slot not in game.hands[seat]:
                 raise _Stop(f"{where}: seat {seat} plays {card}, which is not in the hand it "
                             "holds after the passes (S5.2, S5.4)")

@@ -175,8 +175,10 @@ class SplitoSettings:
         for key, (want, rule) in fixed.items():
             got = data[key]
             if type(got) is not type(want) or got != want:
-                raise SettingsError(f"settings.{key}: must be {want!r} with {players} "
-                                    f"players ({rule}), got {got!r}")
+                per = (f" with {players} players" if key in ("variant", "hand_size", "turns")
+                       else "")
+                raise SettingsError(f"settings.{key}: must be {want!r}{per} ({rule}), "
+                                    f"got {got!r}")
         kwargs: dict[str, Any] = {"players": players,
                                   "central_objectives": data["central_objectives"],
                                   "dealer": data["dealer"], "objective_set": oset}

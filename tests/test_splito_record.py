@@ -1,0 +1,185 @@
+"""The Splito record (docs/SPLITO.md S12) and the referee's re-check (S12.4)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from splitnet.splito.bots import make_bot
+from splitnet.splito.local import play_local
+from splitnet.splito.record import (
+    DEAL_KEYS,
+    SCORE_KEYS,
+    TOP_KEYS,
+    build_record,
+    check_record,
+    check_text,
+    dumps,
+)
+from splitnet.splito.settings import RECORD_KEYS, SplitoSettings
+
+Record = dict[str, Any]
+
+
+def a_record(n: int = 4, seed: int = 5) -> Record:
+    bots = [make_bot("heuristic" if i % 2 else "random", seed + i) for i in range(n)]
+    return play_local(SplitoSettings.standard(n), bots, seed).record
+
+
+REC4 = a_record()
+REC2 = a_record(2, 8)
+
+
+def test_S12_keys_and_their_order() -> None:
+    r = REC4
+    assert tuple(r) == TOP_KEYS and r["format"] == "splito-record/1"
+    assert tuple(r["settings"]) == RECORD_KEYS
+    assert r["settings"] == {
+        "players": 4, "variant": "standard", "hand_size": 13, "turns": 13,
+        "central_objectives": 2, "pass": "left", "dealer": 0,
+        "tie_break": "fewest_cards_then_shared", "objective_set": "splito-objectives/1",
+        "objective_set_sha256": "0235bf0e8939daef7f8b4937880bc339795375c7509c6eb82b063ec4aa0fe82b",
+        "commit": "sha256(game_id|turn|seat|card|side|nonce)"}
+    assert tuple(r["deal"]) == DEAL_KEYS
+    assert r["deal"]["central"] == r["deal"]["objective_order"][:2]  # S12.1
+    assert [tuple(t) for t in r["turns"]] == [("turn", "hands", "plays")] * 13
+    assert all(tuple(p) == ("seat", "card", "side", "commit", "nonce")
+               for t in r["turns"] for p in t["plays"])
+    assert [t["turn"] for t in r["turns"]] == list(range(1, 14))
+    assert [tuple(z) for z in r["zones"]] == [("zone", "seats", "cards")] * 4
+    assert [z["seats"] for z in r["zones"]] == [[0, 1], [1, 2], [2, 3], [3, 0]]
+    assert all(tuple(o) == ("zone", "objective", "source", "fulfilled", "points")
+               for o in r["objective_results"])
+    assert all(tuple(s) == SCORE_KEYS for s in r["scores"])
+    assert len(r["game_id"]) == 32 and all(len(p["nonce"]) == 32 and len(p["commit"]) == 64
+                                           for t in r["turns"] for p in t["plays"])
+
+
+def test_S12_objective_results_one_per_zone_objective_and_per_zone_and_central() -> None:
+    r = REC4
+    in_zones = sum(1 for z in r["zones"] for c in z["cards"] if c.startswith("OBJ"))
+    assert len(r["objective_results"]) == in_zones + 4 * 2
+    assert sum(1 for o in r["objective_results"] if o["source"] == "central") == 8
+
+
+def test_S12_3_two_player_record() -> None:
+    r = REC2
+    assert r["settings"]["variant"] == "two_player" and r["settings"]["turns"] == 26
+    assert [z["seats"] for z in r["zones"]] == [[0], [0], [1], [1]]
+    assert [(s["left_zone"], s["right_zone"]) for s in r["scores"]] == [(0, 1), (2, 3)]
+    assert len(r["deal"]["set_aside"]) == 55
+    assert check_record(r).ok
+
+
+def test_S12_the_text_is_deterministic_and_ascii() -> None:
+    text = dumps(REC4)
+    assert text == dumps(a_record()) and text.isascii() and text.endswith("}\n")
+    assert json.loads(text) == REC4
+
+
+def test_S12_1_deck_and_objective_order_are_optional() -> None:
+    r = copy.deepcopy(REC4)
+    del r["deal"]["deck"], r["deal"]["objective_order"]
+    assert check_record(r).ok
+    r2 = copy.deepcopy(REC4)
+    del r2["deal"]["objective_order"]
+    assert not check_record(r2).ok  # opened together with the audit (S7.5)
+
+
+def test_S12_2_turn_hands_are_optional_and_compared_when_present() -> None:
+    r = copy.deepcopy(REC4)
+    for t in r["turns"]:
+        del t["hands"]
+    assert check_record(r).ok
+    r = copy.deepcopy(REC4)
+    r["turns"][3]["hands"][0], r["turns"][3]["hands"][1] = (r["turns"][3]["hands"][1],
+                                                            r["turns"][3]["hands"][0])
+    assert any("S12.2" in f for f in check_record(r).faults)
+
+
+def test_S12_record_needs_a_finished_fully_known_game() -> None:
+    result = play_local(SplitoSettings.standard(3), [make_bot("random", i) for i in range(3)], 1)
+    with pytest.raises(ValueError, match="S7.5"):
+        build_record(result.public, ["a", "b", "c"])
+
+
+# ---------------------------------------------------------------- S12.4 every fault found
+def set_card(r: Record) -> None:
+    r["zones"][0]["cards"][0] = "P6b" if r["zones"][0]["cards"][0] != "P6b" else "P6a"
+
+
+def swap_plays(r: Record) -> None:
+    p = r["turns"][2]["plays"]
+    p[0]["card"], p[1]["card"] = p[1]["card"], p[0]["card"]
+
+
+def replay_card(r: Record) -> None:  # a card played twice
+    r["turns"][5]["plays"][0]["card"] = r["turns"][0]["plays"][0]["card"]
+
+
+def other_hand_card(r: Record) -> None:  # a card of another seat's hand, with a fresh commit
+    from splitnet.splito.engine import commitment
+
+    p = r["turns"][0]["plays"][0]
+    p["card"] = r["turns"][0]["plays"][1]["card"]
+    p["commit"] = commitment(r["game_id"], 1, 0, p["card"], p["side"], p["nonce"])
+
+
+TAMPER: list[tuple[str, Callable[[Record], None], str]] = [
+    ("zone card", set_card, "S5.3"),
+    ("score", lambda r: r["scores"][1].update(score=r["scores"][1]["score"] + 1), "S11.1"),
+    ("cards in zones", lambda r: r["scores"][0].update(cards_in_zones=1), "S11.3"),
+    ("winners", lambda r: r.update(winners=[0, 1, 2, 3]), "S11.2"),
+    ("zone points", lambda r: r["zone_points"].__setitem__(0, 99), "S10.3"),
+    ("result", lambda r: r["objective_results"][0].update(points=9), "S10.2"),
+    ("nonce", lambda r: r["turns"][4]["plays"][2].update(nonce="0" * 32), "S7.3"),
+    ("side", lambda r: r["turns"][4]["plays"][2].update(
+        side="right" if r["turns"][4]["plays"][2]["side"] == "left" else "left"), "S7.3"),
+    ("swapped plays", swap_plays, "S5.2"),
+    ("card played twice", replay_card, "played before"),
+    ("another seat's card", other_hand_card, "S5.2"),
+    ("missing play", lambda r: r["turns"][1]["plays"].pop(), "S5.1"),
+    ("missing turn", lambda r: r["turns"].pop(), "S5.1"),
+    ("settings", lambda r: r["settings"].update(hand_size=12), "S4.3"),
+    ("objective hash", lambda r: r["settings"].update(objective_set_sha256="0" * 64), "S9.6"),
+    ("unknown key", lambda r: r.update(extra=1), "S12"),
+    ("deal partition", lambda r: r["deal"]["set_aside"].pop(), "S12.4"),
+    ("deck order", lambda r: r["deal"]["deck"].reverse(), "S12.1"),
+    ("central not on top", lambda r: r["deal"]["objective_order"].reverse(), "S12.1"),
+    ("seats", lambda r: r["seats"].pop(), "S12"),
+    ("format", lambda r: r.update(format="splito-record/2"), "S12"),
+    ("game id", lambda r: r.update(game_id="XYZ"), "S12"),
+]
+
+
+@pytest.mark.parametrize(("what", "change", "rule"), TAMPER, ids=[t[0] for t in TAMPER])
+def test_S12_4_the_referee_finds_every_difference(what: str, change: Callable[[Record], None],
+                                                  rule: str) -> None:
+    r = copy.deepcopy(REC4)
+    change(r)
+    verdict = check_record(r)
+    assert verdict.code == 1 and verdict.faults, what
+    assert any(rule in f for f in verdict.faults), verdict.faults
+
+
+def test_S12_4_not_json_is_exit_2_and_junk_never_raises() -> None:
+    assert check_text("{not json").code == 2
+    assert check_text(dumps(REC4)).code == 0
+    for junk in ([], 1, "x", {}, {"format": "splito-record/1"},
+                 {**REC4, "turns": [1, 2]}, {**REC4, "deal": []},
+                 {**REC4, "zones": None, "scores": None, "objective_results": 3},
+                 {**REC4, "settings": {**REC4["settings"], "players": "4"}}):
+        assert check_record(junk).code == 1
+
+
+def test_S12_4_zones_and_results_are_compared_as_multisets() -> None:
+    r = copy.deepcopy(REC4)
+    r["zones"].reverse()
+    for z in r["zones"]:
+        z["cards"].reverse()
+    r["objective_results"].reverse()
+    assert check_record(r).ok
