@@ -103,7 +103,7 @@ def test_S12_2_turn_hands_are_optional_and_compared_when_present() -> None:
 
 def test_S12_record_needs_a_finished_fully_known_game() -> None:
     result = play_local(SplitoSettings.standard(3), [make_bot("random", i) for i in range(3)], 1)
-    with pytest.raises(ValueError, match="S7.5"):
+    with pytest.raises(ValueError, match=r"S7\.5"):
         build_record(result.public, ["a", "b", "c"])
 
 

@@ -352,3 +352,26 @@ def _freeze(v: object) -> object:
     if isinstance(v, list | dict):
         return json.dumps(v, sort_keys=True)
     return v
+
+
+def summary(record: dict[str, Any]) -> str:
+    """The end of a game in words: each zone's points and fulfilled objectives, each
+    player's score (left × right, S11.1) and the winners (S11.2–S11.3)."""
+    names = [s["name"] for s in record["seats"]]
+    fulfilled: dict[int, list[str]] = {}
+    for r in record["objective_results"]:
+        if r["fulfilled"]:
+            tag = r["objective"] + ("*" if r["source"] == "central" else "")
+            fulfilled.setdefault(r["zone"], []).append(tag)
+    lines = [f"Central objectives: {' '.join(record['deal']['central']) or '-'}"]
+    for z in record["zones"]:
+        who = " | ".join(names[s] for s in z["seats"])
+        got = " ".join(fulfilled.get(z["zone"], [])) or "-"
+        lines.append(f"  zone {z['zone']} ({who}): {record['zone_points'][z['zone']]:3} points"
+                     f", {len(z['cards'])} cards; fulfilled: {got}")
+    lines.append("Scores (left zone × right zone):")
+    for s in sorted(record["scores"], key=lambda s: (-s["score"], s["seat"])):
+        lines.append(f"  {names[s['seat']]:14} {s['score']:5} = {s['left_points']} × "
+                     f"{s['right_points']}   ({s['cards_in_zones']} cards in its zones)")
+    lines.append("Winner: " + " and ".join(names[w] for w in record["winners"]))
+    return "\n".join(lines)
