@@ -183,3 +183,40 @@ def test_S12_4_zones_and_results_are_compared_as_multisets() -> None:
         z["cards"].reverse()
     r["objective_results"].reverse()
     assert check_record(r).ok
+
+
+# ---------------------------------------------------------------- protocol/SPLITO_RECORD.md
+def test_protocol_splito_record_doc_states_what_the_code_does() -> None:
+    import hashlib
+    import re
+    from pathlib import Path
+
+    from splitnet.splito.cards import card_order
+    from splitnet.splito.engine import commitment
+
+    doc = (Path(__file__).resolve().parent.parent / "protocol" / "SPLITO_RECORD.md").read_text(
+        encoding="utf-8")
+    assert '"two_player"' in doc and REC2["settings"]["variant"] == "two_player"
+    assert tuple(REC4["settings"]) == RECORD_KEYS and "chat_during_play" not in REC4["settings"]
+    m = re.search(r'SHA-256\("([^"]+)"\)\n  = ([0-9a-f]{64})', doc)
+    assert m is not None
+    assert hashlib.sha256(m[1].encode()).hexdigest() == m[2]
+    gid, turn, seat, card, side, nonce = m[1].split("|")
+    assert commitment(gid, int(turn), int(seat), card, side, nonce) == m[2]
+    for t in REC4["turns"]:
+        assert [p["seat"] for p in t["plays"]] == [0, 1, 2, 3]
+        for p in t["plays"]:
+            assert p["commit"] == commitment(REC4["game_id"], t["turn"], p["seat"], p["card"],
+                                             p["side"], p["nonce"])
+            assert re.fullmatch("[0-9a-f]{32}", p["nonce"])
+    res = REC4["objective_results"]
+    assert [r["zone"] for r in res] == sorted(r["zone"] for r in res)
+    for z in range(4):
+        sources = [r["source"] for r in res if r["zone"] == z]
+        assert sources == sorted(sources, key=lambda s: s != "zone")
+        assert [r["objective"] for r in res if r["zone"] == z and r["source"] == "central"] \
+            == REC4["deal"]["central"]
+    assert sorted(["OBJ01", "P6b", "O1a", "R6b"], key=card_order) == ["R6b", "O1a", "P6b",
+                                                                       "OBJ01"]
+    text = dumps(REC4)
+    assert text.startswith('{\n "format": "splito-record/1",\n') and text.endswith("\n}\n")

@@ -304,6 +304,15 @@ def test_phases_are_an_enum_with_one_transition_table() -> None:
     assert g.legal_plays(0) == []
 
 
+def test_illegal_transitions_are_refused() -> None:
+    from splitnet.splito.engine import Event
+
+    g = new_game(3)
+    for event in (Event.DEAL, Event.TURN_DONE, Event.LAST_TURN_DONE):
+        refused(g, lambda e=event: g._transition(e), "S5", "no transition")  # type: ignore[misc]
+    assert g.phase is Phase.COMMIT
+
+
 def test_S10_1_winners_only_when_the_game_is_over() -> None:
     g = new_game(3)
     refused(g, g.winners, "S10.1", "not over")
