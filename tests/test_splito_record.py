@@ -220,3 +220,47 @@ def test_protocol_splito_record_doc_states_what_the_code_does() -> None:
                                                                        "OBJ01"]
     text = dumps(REC4)
     assert text.startswith('{\n "format": "splito-record/1",\n') and text.endswith("\n}\n")
+
+
+# ---------------------------------------------------------------- junk never crashes
+def _paths(obj: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    out = [prefix]
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            out += _paths(v, (*prefix, k))
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj[:3]):
+            out += _paths(v, (*prefix, i))
+    return out
+
+
+PATHS = [p for p in _paths(REC4) if p]
+JUNK = [None, True, False, 0, 1, -1, 10**9, 1.5, "", "x", "OBJ01", "R1a", "left", [], {}, [1],
+        {"a": 1}, ["R1a"], "0" * 64]
+
+
+def test_S12_4_any_changed_field_is_a_fault_line_never_a_crash() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    @settings(max_examples=400, deadline=None)
+    @given(st.sampled_from(PATHS), st.sampled_from(JUNK), st.booleans())
+    def run(path: tuple[Any, ...], value: object, delete: bool) -> None:
+        r = copy.deepcopy(REC4)
+        node: Any = r
+        for k in path[:-1]:
+            node = node[k]
+        if json.dumps(node[path[-1]]) == json.dumps(value):
+            return
+        if delete and isinstance(node, dict):
+            del node[path[-1]]
+        else:
+            node[path[-1]] = value
+        verdict = check_record(r)
+        assert all(isinstance(f, str) and "\n" not in f for f in verdict.faults)
+        # a removed optional field may leave a valid record; anything else is a fault
+        if verdict.ok:
+            assert (delete and path[-1] in ("hands", "deck", "objective_order")) or (
+                path[-1] == "name" and isinstance(value, str))
+
+    run()

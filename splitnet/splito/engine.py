@@ -423,7 +423,7 @@ class Game:
         return Play(seat, slot, "left")
 
     def _check_seat(self, seat: int) -> None:
-        if not isinstance(seat, int) or not 0 <= seat < self.n:
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < self.n:
             raise IllegalMove("S2.2", f"there is no seat {seat!r}")
 
     def _check_card_and_side(self, seat: int, slot: int, side: str) -> None:

@@ -140,6 +140,11 @@ def _is_int(v: object) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
+def _same(a: object, b: object) -> bool:
+    """Equal as JSON values (so ``true`` is not ``1``, nor ``1.0`` ``1``)."""
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
 def _str_list(v: object, where: str) -> list[str]:
     if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
         raise _Stop(f"{where}: expected a list of card ids (S1.3)")
@@ -172,7 +177,8 @@ def _check(data: object, oset: ObjectiveSet, faults: list[str]) -> Game:
         raise _Stop(f"record.{e}") from None
     seats = data["seats"]
     if (not isinstance(seats, list) or len(seats) != n
-            or any(not isinstance(s, dict) or set(s) != {"seat", "name"} or s["seat"] != i
+            or any(not isinstance(s, dict) or set(s) != {"seat", "name"}
+                   or not _same(s["seat"], i)
                    or not isinstance(s["name"], str) for i, s in enumerate(seats))):
         faults.append(f"seats: expected {n} entries {{seat: i, name}} in seat order (S12)")
     _check_deal(data["deal"], game, oset, faults)
@@ -249,7 +255,8 @@ def _replay(turns: object, game: Game, faults: list[str]) -> None:
                       "card is played)")
     for t, entry in enumerate(turns[:total], start=1):
         where = f"turns[{t - 1}]"
-        if not isinstance(entry, dict) or "plays" not in entry or entry.get("turn") != t:
+        if (not isinstance(entry, dict) or "plays" not in entry
+                or not _same(entry.get("turn"), t)):
             raise _Stop(f"{where}: expected {{turn: {t}, plays, hands?}} (S12)")
         unknown = sorted(set(entry) - {"turn", "hands", "plays"})
         if unknown:
@@ -317,11 +324,12 @@ def _check_results(data: dict[str, Any], game: Game, faults: list[str]) -> None:
                 continue
             seen.add(z)
             seats, cards = derived_zones[z]
-            if zd["seats"] != seats:
+            if not _same(zd["seats"], seats):
                 faults.append(f"zone {z}: seats {zd['seats']!r}, derived {seats} (S3.1, S12.3)")
             if not isinstance(zd["cards"], list) or Counter(map(str, zd["cards"])) != cards:
                 faults.append(f"zone {z}: cards differ from the plays (S5.3, S6.1)")
-    results = [(r.zone, r.objective, r.source, r.fulfilled, r.points)
+    results = [tuple(_freeze(x) for x in (r.zone, r.objective, r.source, r.fulfilled,
+                                          r.points))
                for z in range(n_z) for r in game.zone_results(z)]
     shown = data["objective_results"]
     keys = ("zone", "objective", "source", "fulfilled", "points")
@@ -331,27 +339,25 @@ def _check_results(data: dict[str, Any], game: Game, faults: list[str]) -> None:
                       "fulfilled, points} (S12)")
     else:
         got = Counter(tuple(_freeze(r[k]) for k in keys) for r in shown)
-        want: Counter[tuple[object, ...]] = Counter(results)
+        want: Counter[tuple[str, ...]] = Counter(results)
         if got != want:
             wrong = sorted(map(str, (want - got).keys()))[:3]
             faults.append(f"objective_results: differ from the derived ones (S10.2), e.g. "
                           f"derived {', '.join(wrong) or '-'} not shown")
-    if data["zone_points"] != game.zone_points():
+    if not _same(data["zone_points"], game.zone_points()):
         faults.append(f"zone_points: {data['zone_points']!r}, derived {game.zone_points()} "
                       "(S10.3)")
     scores = [{k: getattr(s, k) for k in SCORE_KEYS} for s in game.scores()]
-    if data["scores"] != scores:
+    if not _same(data["scores"], scores):
         faults.append(f"scores: differ from the derived {[s['score'] for s in scores]} "
                       "(S11.1, S11.3)")
     winners = game.winners()
-    if data["winners"] != winners:
+    if not _same(data["winners"], winners):
         faults.append(f"winners: {data['winners']!r}, derived {winners} (S11.2, S11.3)")
 
 
-def _freeze(v: object) -> object:
-    if isinstance(v, list | dict):
-        return json.dumps(v, sort_keys=True)
-    return v
+def _freeze(v: object) -> str:
+    return json.dumps(v, sort_keys=True)
 
 
 def summary(record: dict[str, Any]) -> str:
