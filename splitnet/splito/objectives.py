@@ -386,6 +386,20 @@ class Objective:
         """Does a zone holding these number cards fulfil this objective (S9.2)?"""
         return holds(self.cond, zone)
 
+    def describe(self) -> str:
+        """The card in words and in the seed's notation (S1.4, S9.4), for help screens.
+
+        >>> print(default_objective_set().by_id["OBJ19"].describe())
+        OBJ19 Red pair, 1 point  [R] [R]  At least two red cards.
+        """
+        points = f"{self.points} point{'s' if self.points != 1 else ''}"
+        parts = [f"{self.id} {self.name}".strip() + f", {points}"]
+        if self.face:
+            parts.append(self.face)
+        if self.text:
+            parts.append(self.text)
+        return "  ".join(parts)
+
 
 @dataclass(frozen=True)
 class ObjectiveSet:
