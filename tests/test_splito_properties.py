@@ -113,6 +113,7 @@ def check_step(step: str, views: list[Game], public: Game, full: Game) -> None:
         assert all(v.faces[i] == full.faces[i] for i in known)
         assert v.zones == full.zones and v.hands == full.hands and v.turn == full.turn
         assert all(full.may_know(s, i) for i in known)
+        assert v.faces == full.view_of(s).faces
     assert {i for i, f in enumerate(public.faces) if f is not None} == pub
     assert all(len(h) == len(full.hands[0]) for h in full.hands)  # S7.4: always equal
     assert len(full.hands) == n

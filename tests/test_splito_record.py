@@ -264,3 +264,22 @@ def test_S12_4_any_changed_field_is_a_fault_line_never_a_crash() -> None:
                 path[-1] == "name" and isinstance(value, str))
 
     run()
+
+
+def test_S13_the_referee_checks_against_the_objective_set_it_is_given() -> None:
+    """S9.6, S13: another set of 37 cards is another ruleset, named by its hash."""
+    from pathlib import Path
+
+    from splitnet.splito.objectives import parse_objective_set
+
+    data = json.loads((Path(__file__).resolve().parent.parent / "splitnet" / "splito"
+                       / "objectives.json").read_text("utf-8"))
+    for o in data["objectives"]:
+        o["points"] = 5 - o["points"]  # a house set: the hard cards are worth little
+    house = parse_objective_set(data)
+    s = SplitoSettings.standard(3, objective_set=house)
+    rec = play_local(s, [make_bot("heuristic", i) for i in range(3)], 2).record
+    assert rec["settings"]["objective_set_sha256"] == house.sha256
+    assert check_record(rec, house).ok
+    faults = check_record(rec).faults
+    assert any("objective_set_sha256" in f and "S9.6" in f for f in faults)

@@ -341,6 +341,14 @@ class Game:
         (After the game, S7.5 opens everything for the audit.)"""
         return slot in self.held[viewer] or slot in self.public_slots()
 
+    def view_of(self, viewer: int) -> Game:
+        """A copy knowing only what seat ``viewer`` may know now (S7): what its own
+        engine holds on its peer. For tests and for the knowledge property."""
+        g = self.clone()
+        g.faces = [f if self.may_know(viewer, i) else None for i, f in enumerate(self.faces)]
+        g._slot_of = {f: i for i, f in enumerate(g.faces) if f is not None}
+        return g
+
     def zone_cards(self, zone: int) -> list[str]:
         """The ids of the cards lying in a zone, by turn then seat (S5.3, S6.1)."""
         return [self.face(s) for s in self.zones[zone]]
