@@ -64,6 +64,12 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
                 check_output(Path(out), what=what)
     except LocalFileError as e:
         raise SystemExit(f"splitnet: {e}") from None
+    if args.game == "splito":
+        from splitnet.splito_selfplay import run_splito_selfplay
+
+        return run_splito_selfplay(args.players, names, args.seed, args.settings,
+                                   record=args.record, local_shuffle=args.local_shuffle,
+                                   transcript=args.transcript)
     return run_selfplay(args.players, names, args.seed, _settings(args.settings),
                         record=args.record, transcript=args.transcript,
                         local_shuffle=args.local_shuffle, shuffle_proofs=not args.no_proofs)
@@ -231,7 +237,11 @@ def build_parser() -> argparse.ArgumentParser:
                         description="Bots play a whole game among separate in-memory peers "
                                     "through the fair-deck protocol; prints the summary. The "
                                     "same arguments always give the same transcript and record.")
-    sp.add_argument("--players", "-n", type=int, default=4, help="2–6 (default 4)")
+    sp.add_argument("--game", choices=("split", "splito"), default="split",
+                    help="split (default) or splito (docs/SPLITO.md; so far only with "
+                         "--local-shuffle)")
+    sp.add_argument("--players", "-n", type=int, default=4,
+                    help="2–6 for Split, 2–8 for Splito (default 4)")
     sp.add_argument("--seed", "-s", type=int, default=0,
                     help="derives every peer's secrets: same seed, same game")
     sp.add_argument("--bots", default="heuristic",

@@ -1,0 +1,58 @@
+"""``splitnet selfplay --game splito --local-shuffle``: the local test entry point."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from splitnet.cli import main
+from splitnet.splito.record import check_text
+from splitnet.splito.settings import SplitoSettings
+
+
+def test_selfplay_splito_writes_a_record_the_referee_accepts(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "a.json"
+    again = tmp_path / "b.json"
+    args = ["selfplay", "--game", "splito", "-n", "7", "-s", "4", "--local-shuffle",
+            "--bots", "heuristic,random,random,heuristic,random,random,random"]
+    assert main([*args, "--record", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "Scores (left zone × right zone)" in text and "Winner: " in text
+    assert main([*args, "--record", str(again)]) == 0
+    assert out.read_text() == again.read_text()  # same arguments, same record
+    assert check_text(out.read_text()).ok
+    assert json.loads(out.read_text())["settings"]["players"] == 7
+
+
+def test_selfplay_splito_two_players_and_a_settings_file(tmp_path: Path) -> None:
+    cfg = tmp_path / "s.json"
+    cfg.write_text(json.dumps(SplitoSettings.standard(2, central_objectives=3).to_dict()))
+    out = tmp_path / "r.json"
+    assert main(["selfplay", "--game", "splito", "-n", "2", "--local-shuffle", "--settings",
+                 str(cfg), "--record", str(out)]) == 0
+    rec = json.loads(out.read_text())
+    assert rec["settings"]["variant"] == "two_player" and len(rec["deal"]["central"]) == 3
+
+
+@pytest.mark.parametrize(("argv", "error"), [
+    (["-n", "4"], "--local-shuffle"),
+    (["-n", "9", "--local-shuffle"], "S2.1"),
+    (["-n", "4", "--local-shuffle", "--transcript", "t"], "no transcript"),
+    (["-n", "4", "--local-shuffle", "--settings", "/nonexistent/s.json"], "no such settings file"),
+])
+def test_selfplay_splito_refuses_bad_arguments(argv: list[str], error: str) -> None:
+    with pytest.raises(SystemExit, match=error):
+        main(["selfplay", "--game", "splito", *argv])
+
+
+def test_selfplay_splito_settings_must_name_every_key(tmp_path: Path) -> None:
+    cfg = tmp_path / "s.json"
+    d = SplitoSettings.standard(4).to_dict()
+    del d["show_passed_hands"]
+    cfg.write_text(json.dumps(d))
+    with pytest.raises(SystemExit, match="missing key"):
+        main(["selfplay", "--game", "splito", "-n", "4", "--local-shuffle", "--settings",
+              str(cfg)])
