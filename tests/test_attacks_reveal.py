@@ -139,7 +139,9 @@ def test_a_curious_host_holds_no_share_of_any_played_card_before_the_move_is_ord
         seen += spy.seen
         tried += spy.tried
     assert all(seen[t] for t in PLAYS), seen
-    assert seen["draw_pile"] and tried > 50, (seen, tried)
+    assert seen["draw_pile"] and seen["take_row"] and tried > 50, (seen, tried)
+    assert all(seen[t] for t in ("bonus_mark", "bonus_draw", "bonus_swap", "skip_bonus",
+                                 "end_late_lays")), seen
 
 
 def test_a_refused_move_shows_the_host_nothing_and_owes_no_reveal() -> None:
@@ -394,6 +396,41 @@ async def test_a_lan_host_that_refuses_a_legal_move_is_named_by_every_peer(
         recs = lan.records(2)
         assert parse_message(_msg_of(recs[-1])).kind == "accuse"
         stopped_at_last(recs, 0, "accuse")
+    finally:
+        for t in runs:
+            t.cancel()
+        await lan.close()
+
+
+async def test_a_lan_seat_that_withholds_its_reveal_is_timed_out_at_reveal(
+        tmp_path: Path) -> None:
+    """Over 127.0.0.1: Bo (seat 2) makes its move but never sends the reveal. Nothing
+    else is accepted meanwhile; after ``answer_timeout`` the host orders a ``timeout``
+    naming seat 2 at step ``reveal``, and every peer stops with that verdict."""
+    host = HostNode(Identity.generate(), tmp_path / "p0", "Host", net(), seats=3,
+                    proofs=False)
+    lan = await Lan.start(tmp_path, host)
+    bo = lan.peers[1]
+    assert bo.table is not None
+    real = bo.table.core.outbox
+    bo.table.core.outbox = lambda: [  # type: ignore[method-assign]
+        (k, b) for k, b in real() if k != "reveal"]
+    host_task = asyncio.ensure_future(host.done.wait())
+    sessions = [NetSession(host, host_task, bot=make_bot("random", 0)),
+                *(NetSession(p, t, bot=make_bot("random", i + 1))
+                  for i, (p, t) in enumerate(zip(lan.peers, lan.tasks, strict=True)))]
+    runs = [asyncio.ensure_future(s.run()) for s in sessions]
+    try:
+        await asyncio.wait_for(host.done.wait(), LIMIT)
+        for node in (host, *lan.peers):
+            assert node.table is not None
+            v = node.table.core.verdict
+            assert v is not None and (v.seat, v.step) == (2, "reveal"), v
+        recs = lan.records(1)
+        assert parse_message(_msg_of(recs[-1])).kind == "timeout"
+        assert parse_message(_msg_of(recs[-2])).kind == "move"
+        assert parse_message(_msg_of(recs[-2])).author == 2
+        stopped_at_last(recs, 2, "reveal")
     finally:
         for t in runs:
             t.cancel()
