@@ -609,7 +609,7 @@ class GameCore:
             self.engine.reveal(s, f)
         try:
             self.engine.apply(p.action)
-        except IllegalMove as e:
+        except (IllegalMove, ValueError) as e:
             self._stop(GameError(author, "move", f"its move {action_to_dict(p.action)}, "
                                  f"ordered and now revealed, breaks the rules: {e}"))
             return
@@ -670,7 +670,7 @@ class GameCore:
             raise false(f"the move was rightly refused ({e})") from None
         self._stop(GameError(self.host, "accuse", f"the host refused {self.players[author]}'s "
                              f"legal move {action_to_dict(action)} at entry {refusal.seq} "
-                             f"(its signed refusal said: {refusal.code}: {refusal.reason})"))
+                             f"(its signed refusal said {refusal.code!r}: {refusal.reason!r})"))
 
     def _audit(self, r: RoundState) -> None:
         # The last opening is a valid entry; what the audit finds convicts someone else

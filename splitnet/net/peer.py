@@ -411,7 +411,8 @@ class PeerNode:
         table.author.counter = f["counter"]  # the refused move never took its counter
         self.send_game("accuse", {"round": body["round"], "refusal": raw, "msg": msg,
                                   "sig": sig})
-        raise PeerFatal(f"the host refused our legal move ({ref.code}: {ref.reason[:120]}) "
+        # (the code and reason are the host's text: quoted, control characters escaped)
+        raise PeerFatal(f"the host refused our legal move ({ref.code!r}: {ref.reason[:120]!r}) "
                         f"at entry {ref.seq}: we accuse it, evidence kept in {path} "
                         f"[host seat {host} at fault]")
 
