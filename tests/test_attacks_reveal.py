@@ -162,8 +162,9 @@ def test_a_refused_move_shows_the_host_nothing_and_owes_no_reveal() -> None:
     assert slot not in before
 
 
-def _a_joiners_turn_after_drawing(g: LocalGame) -> int:
-    """Advance to a non-host seat's play phase (it has drawn from the pile)."""
+def _a_joiners_turn_after_drawing(g: LocalGame, matches: int = 0) -> int:
+    """Advance to a non-host seat's play phase (it has drawn from the pile), with at
+    least ``matches`` matches on the table."""
     bots = [make_bot("random", i) for i in range(g.n)]
     for _ in range(10_000):
         if g.pump():
@@ -171,7 +172,7 @@ def _a_joiners_turn_after_drawing(g: LocalGame) -> int:
         seat = g.mover()
         assert seat is not None
         e = g.cores[seat].engine
-        if seat != 0 and e.phase == "draw":
+        if seat != 0 and e.phase == "draw" and len(e.matches) >= matches:
             g.play_move(seat, DrawPile(seat))
             g.pump()
             return seat
@@ -179,29 +180,39 @@ def _a_joiners_turn_after_drawing(g: LocalGame) -> int:
     raise AssertionError("no joiner's turn")
 
 
-def _bad_lay(core: GameCore, seat: int) -> Action | None:
-    """Two cards of this seat's hand of different ranks (a lay the rules refuse)."""
+def _bad_play(core: GameCore, seat: int, how: str) -> Action | None:
+    """A play of this seat's own cards that only their faces show to break R2.1: a lay
+    of two ranks, or an upgrade of a match with a card of another rank."""
     from splitnet.cards import rank
 
     e = core.engine
     hand = [s for s in e.hands[seat] if e.faces[s] is not None]
-    for a in hand:
-        for b in hand:
-            if a < b and rank(e.face(a)) != rank(e.face(b)):
-                return Lay(seat, a, b)
+    if how == "lay":
+        for a in hand:
+            for b in hand:
+                if a < b and rank(e.face(a)) != rank(e.face(b)):
+                    return Lay(seat, a, b)
+        return None
+    for m in e.matches:
+        if m.kind != "perfect":
+            for s in hand:
+                if rank(e.face(s)) != rank(e.face(m.top[0])):
+                    return Upgrade(seat, s, m.id, 0)
     return None
 
 
-def test_a_move_found_illegal_once_revealed_convicts_the_mover() -> None:
-    """A lay of two halves of different ranks passes every check the host can make
-    without the faces (the turn, the cards in the hand): it is ordered. Its reveal then
-    shows it breaks R2.1; that reveal is applied and every peer — and ``verify`` — stops
-    with a verdict naming the mover (GAME.md, Verdicts). An honest client never sends
-    it: its own engine refuses it first."""
+@pytest.mark.parametrize("how", ["lay", "upgrade"])
+def test_a_move_found_illegal_once_revealed_convicts_the_mover(how: str) -> None:
+    """A lay of two halves of different ranks, or an upgrade with a half of another rank,
+    passes every check the host can make without the faces (the turn, the cards in the
+    hand, the match exists): it is ordered. Its reveal then shows it breaks R2.1; that
+    reveal is applied and every peer — and ``verify`` — stops with a verdict naming the
+    mover (GAME.md, Verdicts). An honest client never sends it: its own engine refuses
+    it first."""
     g = new_game(5, 9)
-    seat = _a_joiners_turn_after_drawing(g)
+    seat = _a_joiners_turn_after_drawing(g, matches=1 if how == "upgrade" else 0)
     core = g.cores[seat]
-    bad = _bad_lay(core, seat)
+    bad = _bad_play(core, seat, how)
     assert bad is not None
     with pytest.raises(Exception, match=r"R2\.1"):
         core.move_message(bad)  # the honest path refuses it
