@@ -144,6 +144,37 @@ def test_a_curious_host_holds_no_share_of_any_played_card_before_the_move_is_ord
                                  "end_late_lays")), seen
 
 
+def test_the_host_refuses_no_legal_move() -> None:
+    """The other side of check_blind: every move a seat's own engine (which knows its
+    cards) finds legal passes the host's check (which does not), at every turn of whole
+    games — so an honest player's move is always ordered, and a refusal of one is proof
+    against the host."""
+    checked = 0
+    for seed, hand in ((143, 2), (4, 6), (9, 9)):
+        g = new_game(seed, hand)
+        bots = [make_bot("random", i) for i in range(g.n)]
+        for _ in range(50_000):
+            if g.finished:
+                break
+            if g.pump():
+                continue
+            seat = g.mover()
+            assert seat is not None
+            own, host = g.cores[seat], g.cores[0]
+            if seat != 0:
+                r = host.round
+                assert r is not None
+                for a in own.engine.legal_moves(seat):
+                    if any(s not in r.public for s in played_slots(a)):
+                        host.engine.check_blind(a)
+                    else:
+                        host.engine.check(a)
+                    checked += 1
+            g.play_move(seat, bots[seat].choose(own.engine, seat))
+        assert g.finished and g.verdict is None
+    assert checked > 400, checked
+
+
 def test_a_refused_move_shows_the_host_nothing_and_owes_no_reveal() -> None:
     """The splitnet/1 attack: the host reads a move's cards and refuses it. The move
     holds no share to read, and the mover's reveal is made only from the log: a move the
