@@ -296,6 +296,15 @@ def test_nothing_happens_before_the_reveal_and_a_missing_reveal_is_timed_out() -
 
 
 # ------------------------------------------------------------------ refusing a legal move
+def _refusal(g: LocalGame, seat: int, msg: bytes, sig: bytes, code: str = "illegal",
+             reason: str = "R2.1: halves of different ranks never match",
+             host: Identity | None = None) -> bytes:
+    """The host's signed refusal, at its log head, of (msg, sig) received on ``seat``'s
+    connection."""
+    return make_refusal(host or g.host, g.log.game_id, len(g.log), g.log.head(), seat, msg,
+                        sig, code, reason)
+
+
 def _refused(g: LocalGame, seat: int, action: Action) -> tuple[bytes, bytes, bytes,
                                                                 dict[str, Any]]:
     """The host receives ``seat``'s move and refuses it: its signed refusal at its log
@@ -304,9 +313,7 @@ def _refused(g: LocalGame, seat: int, action: Action) -> tuple[bytes, bytes, byt
     author = g.authors[seat]
     msg, sig = author.message("move", body)
     author.counter -= 1
-    refusal = make_refusal(g.host, g.log.game_id, len(g.log), g.log.head(), msg, "illegal",
-                           "R2.1: halves of different ranks never match")
-    return refusal, msg, sig, body
+    return _refusal(g, seat, msg, sig), msg, sig, body
 
 
 def test_a_host_that_refuses_a_legal_move_is_accused_and_the_game_stops_naming_it() -> None:
@@ -333,46 +340,47 @@ def test_a_host_that_refuses_a_legal_move_is_accused_and_the_game_stops_naming_i
 
 
 @pytest.mark.parametrize("how", ["out of turn", "old head", "forged", "another message",
-                                 "not the mover's"])
+                                 "bad signature", "another connection", "not the mover's"])
 def test_a_false_accusation_is_refused_naming_the_accuser(how: str) -> None:
-    """An accusation counts only for a refusal signed by the host, of that very move, at
-    a log head where the game stood as it does now, of a move that passes every check a
-    host can make. Anything else is refused, naming the accuser; the game goes on."""
+    """An accusation counts only for a refusal signed by the host, of that very signed
+    move received on the mover's own connection, at a log head where the game stood as
+    it does now, of a move that passes every check a host can make — what an honest host
+    never refuses. Anything else is refused, naming the accuser; the game goes on. (A
+    refusal for a bad signature, or of the move relayed by a colluder on another seat's
+    connection, would otherwise let two seats frame an honest host.)"""
     g = new_game(8, 9)
     seat = _a_joiners_turn_after_drawing(g)
     core = g.cores[seat]
     author = seat
     slot = core.engine.hands[seat][0]
     refusal, msg, sig, body = _refused(g, seat, Discard(seat, slot))
+    other = next(s for s in range(1, g.n) if s != seat)
     if how == "out of turn":  # a move refused rightly: another seat's turn
-        other = next(s for s in range(1, g.n) if s != seat)
         a = g.authors[other]
         body = {"round": body["round"], "move": action_to_dict(DrawPile(other))}
         msg, sig = a.message("move", body)
         a.counter -= 1
-        refusal = make_refusal(g.host, g.log.game_id, len(g.log), g.log.head(), msg,
-                               "out-of-turn", "out of turn")
+        refusal = _refusal(g, other, msg, sig, "out-of-turn", "out of turn")
         author = other
     elif how == "old head":  # the game moved on since the refusal
         g.play_move(seat, Discard(seat, slot))
-        g.pump()
-        seat2 = g.mover()
-        assert seat2 is not None
-        g.play_move(seat2, DrawPile(seat2))
-        g.pump()
-        if seat2 != seat:  # the refused move is moot now; accuse anyway
-            pass
+        for _ in range(3):
+            g.pump()
     elif how == "forged":
-        refusal = make_refusal(Identity.generate(), g.log.game_id, len(g.log), g.log.head(),
-                               msg, "illegal", "made up")
+        refusal = _refusal(g, seat, msg, sig, host=Identity.generate())
     elif how == "another message":
         other_body = core.move_message(Discard(seat, core.engine.hands[seat][1]))
-        other_msg, _ = g.authors[seat].message("move", other_body)
+        other_msg, other_sig = g.authors[seat].message("move", other_body)
         g.authors[seat].counter -= 1
-        refusal = make_refusal(g.host, g.log.game_id, len(g.log), g.log.head(), other_msg,
-                               "illegal", "refused")
+        refusal = _refusal(g, seat, other_msg, other_sig)
+    elif how == "bad signature":  # rightly refused (author-sig), then accused correctly signed
+        refusal = _refusal(g, seat, msg, bytes([sig[0] ^ 1]) + sig[1:], "author-sig",
+                           "signature does not verify")
+    elif how == "another connection":  # a colluder sent it (not-your-seat)
+        refusal = _refusal(g, other, msg, sig, "not-your-seat",
+                           f"this connection speaks for seat {other}")
     elif how == "not the mover's":  # a third seat relays the mover's refused move
-        author = next(s for s in range(1, g.n) if s != seat)
+        author = other
     accuse = {"round": body["round"], "refusal": refusal, "msg": msg, "sig": sig}
     with pytest.raises(GameError) as info:
         g.send(author, "accuse", accuse)
@@ -399,8 +407,8 @@ class RefusingHost(HostNode):
                 and played_slots(action_from_dict(m.body["move"]))):
             self.refused += 1
             e = WireError("illegal", "R2.1: halves of different ranks never match")
-            refusal = make_refusal(self.identity, table.game_id, len(table.log), table.log.head(),
-                           msg, e.code, e.reason)
+            refusal = make_refusal(self.identity, table.game_id, len(table.log),
+                                   table.log.head(), 1, msg, sig, e.code, e.reason)
             self._refuse(conn, e, m.kind, m.counter, refusal)
             return
         super()._on_msg(conn, msg, sig)

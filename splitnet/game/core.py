@@ -646,8 +646,10 @@ class GameCore:
             m = parse_message(msg)
         except (LogError, DecodeError) as e:
             raise false(str(e)) from None
-        if refusal.msg_hash != message_hash(msg):
+        if refusal.msg_hash != message_hash(msg, sig):
             raise false("the refusal names another message")
+        if refusal.seat != author:
+            raise false(f"the host refused it on seat {refusal.seat}'s connection")
         if (m.game_id != self.game_id or m.author != author or m.kind != "move"
                 or not verify(self.keys[author], msg, sig)):
             raise false("msg is not a move signed by the accuser in this game")

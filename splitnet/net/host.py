@@ -540,7 +540,7 @@ class HostNode:
             # finds legal at that head is the host's signed word against itself (GAME.md
             # "accuse"; SECURITY.md).
             refusal = make_refusal(self.identity, table.game_id, len(table.log),
-                                   table.log.head(), msg, e.code, e.reason)
+                                   table.log.head(), conn.seat, msg, sig, e.code, e.reason)
             self._refuse(conn, e, kind, counter, refusal)
             if e.code == "cheat":
                 self._publish_evidence(conn.seat, msg, sig, e)

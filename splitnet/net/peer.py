@@ -400,7 +400,8 @@ class PeerNode:
         except LogError as e:
             _log.warning("the host's refusal of our move is not valid: %s", e)
             return
-        if (ref.msg_hash != message_hash(msg) or ref.seq != len(table.log)
+        if (ref.msg_hash != message_hash(msg, sig) or ref.seat != table.seat
+                or ref.seq != len(table.log)
                 or ref.head != table.log.head()
                 or f["counter"] != table.log.next_counter(table.seat)
                 or not table.core.move_is_legal(body)):

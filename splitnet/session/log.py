@@ -133,7 +133,7 @@ _HEADER = Map(
 )
 _ACCEPT = Map({"header": Bytes(exact=HASH_LEN)})
 _ACK = Tuple((Bytes(), Bytes(exact=GAME_ID_LEN), _SEAT, _U63, Bytes(exact=HASH_LEN)))
-_REFUSAL = Tuple((Bytes(), Bytes(exact=GAME_ID_LEN), _U63, Bytes(exact=HASH_LEN),
+_REFUSAL = Tuple((Bytes(), Bytes(exact=GAME_ID_LEN), _U63, Bytes(exact=HASH_LEN), _SEAT,
                   Bytes(exact=HASH_LEN), Str(32, 1), Str(MAX_REFUSAL_REASON)))
 #: Largest signed refusal: the body (< 400 bytes with a maximal reason in UTF-8 ≤ 800) + sig.
 MAX_REFUSAL: Final = 1024
@@ -761,29 +761,34 @@ def prove_equivocation(record_a: bytes, record_b: bytes, host_key: bytes) -> int
 # --------------------------------------------------------------------------- refusals
 
 
-def message_hash(msg_bytes: bytes) -> bytes:
-    """SHA-256(b"splitnet/v1/msg-hash" || msg_bytes): names an author message."""
-    return hashlib.sha256(TAG_MSG_HASH + msg_bytes).digest()
+def message_hash(msg_bytes: bytes, sig: bytes) -> bytes:
+    """SHA-256(b"splitnet/v1/msg-hash" || encode([msg_bytes, sig])): names an author
+    message as it was received — with its signature, so that a refusal of a message with
+    a bad signature is no refusal of the same message correctly signed."""
+    return hashlib.sha256(TAG_MSG_HASH + encode([msg_bytes, sig])).digest()
 
 
 @dataclass(frozen=True, slots=True)
 class Refusal:
     """A verified statement by the host: "at log position *seq*, after head *head*, I
-    refused the message with hash *msg_hash* (*code*: *reason*)"."""
+    refused the message with hash *msg_hash*, received on *seat*'s connection (*code*:
+    *reason*)"."""
 
     seq: int
     head: bytes
+    seat: int
     msg_hash: bytes
     code: str
     reason: str
     raw: bytes
 
 
-def make_refusal(host: Identity, game_id: bytes, seq: int, head: bytes, msg_bytes: bytes,
-                 code: str, reason: str) -> bytes:
-    """``encode([encode([b"splitnet/v1/refusal", game_id, seq, head, message_hash(msg),
-    code, reason]), sig])`` — the host's signed refusal of an author message."""
-    body = encode([TAG_REFUSAL, game_id, seq, head, message_hash(msg_bytes), code,
+def make_refusal(host: Identity, game_id: bytes, seq: int, head: bytes, seat: int,
+                 msg_bytes: bytes, sig: bytes, code: str, reason: str) -> bytes:
+    """``encode([encode([b"splitnet/v1/refusal", game_id, seq, head, seat,
+    message_hash(msg, sig), code, reason]), host_sig])`` — the host's signed refusal of
+    an author message received on ``seat``'s connection."""
+    body = encode([TAG_REFUSAL, game_id, seq, head, seat, message_hash(msg_bytes, sig), code,
                    reason[:MAX_REFUSAL_REASON]])
     check(decode(body, max_len=MAX_REFUSAL), _REFUSAL, "refusal")
     return encode([body, host.sign(body)])
@@ -797,7 +802,7 @@ def check_refusal(raw: bytes, *, game_id: bytes, host_key: bytes) -> Refusal:
         body, sig = cast(list[bytes], outer)
         inner = decode(body, max_len=MAX_REFUSAL)
         check(inner, _REFUSAL, "refusal")
-        tag, gid, seq, head, msg_hash, code, reason = cast(list[object], inner)
+        tag, gid, seq, head, seat, msg_hash, code, reason = cast(list[object], inner)
         if tag != TAG_REFUSAL:
             raise DecodeError(f"refusal[0]: expected tag {TAG_REFUSAL!r}")
     except DecodeError as e:
@@ -808,5 +813,5 @@ def check_refusal(raw: bytes, *, game_id: bytes, host_key: bytes) -> Refusal:
     if gid != game_id:
         raise LogError("a refusal from another game", seat=None, code="refusal")
     assert isinstance(seq, int) and isinstance(head, bytes) and isinstance(msg_hash, bytes)
-    assert isinstance(code, str) and isinstance(reason, str)
-    return Refusal(seq, head, msg_hash, code, reason, raw)
+    assert isinstance(seat, int) and isinstance(code, str) and isinstance(reason, str)
+    return Refusal(seq, head, seat, msg_hash, code, reason, raw)
