@@ -320,14 +320,13 @@ def test_a_host_that_refuses_a_legal_move_is_accused_and_the_game_stops_naming_i
     """The host refuses a legal discard (it cannot know the face, and refusing reads
     nothing now). The mover's own engine finds the move legal on the same head, so it
     relays the host's signed refusal through the log: once ordered, every peer — and
-    ``verify`` — stops with a verdict naming the host. A chat in between changes nothing."""
+    ``verify`` — stops with a verdict naming the host."""
     g = new_game(7, 9)
     seat = _a_joiners_turn_after_drawing(g)
     core = g.cores[seat]
     slot = core.engine.hands[seat][0]
     refusal, msg, sig, body = _refused(g, seat, Discard(seat, slot))
     assert core.move_is_legal(body)
-    g.send(2 if seat == 1 else 1, "chat", {"text": "still there?"})
     accuse = {"round": body["round"], "refusal": refusal, "msg": msg, "sig": sig}
     g.send(seat, "accuse", accuse)
     for c in g.cores:
@@ -339,15 +338,17 @@ def test_a_host_that_refuses_a_legal_move_is_accused_and_the_game_stops_naming_i
     assert "at accuse:" in res.reason
 
 
-@pytest.mark.parametrize("how", ["out of turn", "old head", "forged", "another message",
+@pytest.mark.parametrize("how", ["out of turn", "old head", "a chat in between",
+                                 "a skipped counter", "forged", "another message",
                                  "bad signature", "another connection", "not the mover's"])
 def test_a_false_accusation_is_refused_naming_the_accuser(how: str) -> None:
     """An accusation counts only for a refusal signed by the host, of that very signed
     move received on the mover's own connection, at a log head where the game stood as
-    it does now, of a move that passes every check a host can make — what an honest host
-    never refuses. Anything else is refused, naming the accuser; the game goes on. (A
-    refusal for a bad signature, or of the move relayed by a colluder on another seat's
-    connection, would otherwise let two seats frame an honest host.)"""
+    this entry follows (nothing in between, not even chat), of a move that passes every
+    check a host can make — what an honest host never refuses. Anything else is refused,
+    naming the accuser; the game goes on. (A refusal for a bad signature or a skipped
+    counter, or of the move relayed by a colluder on another seat's connection, would
+    otherwise let a seat or two frame an honest host.)"""
     g = new_game(8, 9)
     seat = _a_joiners_turn_after_drawing(g)
     core = g.cores[seat]
@@ -366,6 +367,15 @@ def test_a_false_accusation_is_refused_naming_the_accuser(how: str) -> None:
         g.play_move(seat, Discard(seat, slot))
         for _ in range(3):
             g.pump()
+    elif how == "a chat in between":
+        g.send(other, "chat", {"text": "still there?"})
+    elif how == "a skipped counter":  # rightly refused (counter), a chat fills the gap
+        author_ = g.authors[seat]
+        author_.counter += 1
+        msg, sig = author_.message("move", body)
+        author_.counter -= 2
+        refusal = _refusal(g, seat, msg, sig, "counter", "counter skipped")
+        g.send(seat, "chat", {"text": "oops"})  # now the accusation's counter is msg's
     elif how == "forged":
         refusal = _refusal(g, seat, msg, sig, host=Identity.generate())
     elif how == "another message":

@@ -52,8 +52,6 @@ from splitnet.session.log import LogError, check_refusal, message_hash, parse_me
 
 KINDS = ("commit", "shuffle", "shares", "move", "reveal", "alarm", "open", "chat", "timeout",
          "accuse")
-#: how many log heads with an unchanged game state an accusation may name (chat between)
-MAX_SAME_HEADS = 64
 
 
 @dataclass(frozen=True)
@@ -128,8 +126,6 @@ class GameCore:
         self.host = host  # the seat that orders the log: only it may declare a timeout
         #: every seat's identity key (the header's): to check an ``accuse`` entry
         self.keys = list(keys) if keys is not None else None
-        #: log heads at which the game state was what it is now (only chat since)
-        self._same_heads: list[bytes] = []
         self.engine = Game(self.n, settings)  # this seat's view (observer: public only)
         self.recorder = Recorder(Game(self.n, settings), players)
         self.round: RoundState | None = None
@@ -283,9 +279,6 @@ class GameCore:
               at: Position | None = None) -> None:
         """Apply one ordered entry (``at``: where it stands in the log; needed for an
         ``accuse``). GameError (seat at fault) leaves the core unchanged."""
-        if at is not None and at.prev not in self._same_heads:
-            # the head before this entry shows the game state as it is now
-            self._same_heads = [*self._same_heads[-(MAX_SAME_HEADS - 1):], at.prev]
         if self.finished:
             raise GameError(author, kind, "the game is over" if self.verdict is None
                             else f"the game stopped ({self.verdict})")
@@ -300,11 +293,6 @@ class GameCore:
                 raise GameError(author, "chat", "chat text must be a string of ≤ 500 characters")
             self.chat.append((author, text))
             return
-        self._apply_game(author, kind, body, at)
-        self._same_heads = []  # the game state changed
-
-    def _apply_game(self, author: int, kind: str, body: dict[str, Any],
-                    at: Position | None) -> None:
         r = self.round
         assert r is not None
         if kind not in KINDS:
@@ -624,11 +612,11 @@ class GameCore:
 
     def _apply_accuse(self, r: RoundState, author: int, body: dict[str, Any],
                       at: Position | None) -> None:
-        """``author`` shows the host's signed refusal of its move, made at a log head
-        whose game state is the current one, and the move: if that move passes every
-        check a host can make (the turn, the cards in the hand, the structure — Game.
-        check_blind), the host refused a legal move and the game stops naming the host.
-        Anything less is a false accusation, refused naming its author."""
+        """``author`` shows the host's signed refusal of its move, made at the log head
+        this entry follows, and the move: if that move passes every check a host can
+        make (its signature and counter, the turn, the cards in the hand, the structure —
+        Game.check_blind), the host refused a legal move and the game stops naming the
+        host. Anything less is a false accusation, refused naming its author."""
         def false(why: str) -> GameError:
             return GameError(author, "accuse", f"not an accusation of the host: {why}")
 
@@ -656,8 +644,11 @@ class GameCore:
         if m.counter != at.counter:
             raise false(f"the refused move has counter {m.counter}, not the accuser's next "
                         f"({at.counter})")
-        if refusal.head not in self._same_heads:
-            raise false("the refusal was made at a log head where the game stood otherwise")
+        if (refusal.seq, refusal.head) != (at.seq, at.prev):
+            # Nothing in between, not even chat: then the game and the accuser's counter
+            # are what they were when the host refused the move.
+            raise false(f"the refusal was made at entry {refusal.seq}, not right before "
+                        f"this one ({at.seq})")
         try:
             if m.body.get("round") != r.number:
                 raise GameError(author, "move", f"a move for round {m.body.get('round')!r}")
