@@ -409,6 +409,7 @@ class RefusingHost(HostNode):
     including Ana's accusation."""
 
     refused = 0
+    fatal = False
 
     def _on_msg(self, conn: Conn, msg: bytes, sig: bytes) -> None:
         table = self.table
@@ -416,7 +417,8 @@ class RefusingHost(HostNode):
         if (table is not None and conn.seat == 1 and m.kind == "move" and not self.refused
                 and played_slots(action_from_dict(m.body["move"]))):
             self.refused += 1
-            e = WireError("illegal", "R2.1: halves of different ranks never match")
+            e = WireError("illegal", "R2.1: halves of different ranks never match",
+                          fatal=self.fatal)
             refusal = make_refusal(self.identity, table.game_id, len(table.log),
                                    table.log.head(), 1, msg, sig, e.code, e.reason)
             self._refuse(conn, e, m.kind, m.counter, refusal)
@@ -424,15 +426,19 @@ class RefusingHost(HostNode):
         super()._on_msg(conn, msg, sig)
 
 
+@pytest.mark.parametrize("fatal", [False, True], ids=["then-orders-it", "and-hangs-up"])
 async def test_a_lan_host_that_refuses_a_legal_move_is_named_by_every_peer(
-        tmp_path: Path) -> None:
+        tmp_path: Path, fatal: bool) -> None:
     """Over 127.0.0.1: the host refuses Ana's legal move. Ana's peer checks the signed
     refusal against its own log head and engine, stops with a one-line accusation naming
     the host and keeps the evidence; the accusation it sent is ordered (this host orders
     everything else honestly), and Bo and the host's own core stop with a verdict naming
-    the host. Bo's transcript verifies up to that entry, which names seat 0."""
+    the host. Bo's transcript verifies up to that entry, which names seat 0. A host that
+    makes its refusal fatal (closing the connection) keeps the accusation from the log —
+    but Ana still stops naming it."""
     host = RefusingHost(Identity.generate(), tmp_path / "p0", "Host", net(), seats=3,
                         proofs=False)
+    host.fatal = fatal
     lan = await Lan.start(tmp_path, host)
     ana, bo = lan.peers
     host_task = asyncio.ensure_future(host.done.wait())
@@ -446,6 +452,10 @@ async def test_a_lan_host_that_refuses_a_legal_move_is_named_by_every_peer(
         assert "refused our legal move" in why and "host seat 0 at fault" in why, why
         assert "\n" not in why
         assert list((tmp_path / "p1" / "games").glob("*.accusation"))
+        if fatal:
+            assert "only this peer can accuse it" in why, why
+            return
+        assert "we accuse it through the log" in why, why
         await until(lambda: bo.table is not None and bo.table.core.finished, "Bo stops")
         assert bo.table is not None
         v = bo.table.core.verdict

@@ -367,13 +367,15 @@ class PeerNode:
             hook(f)
         _log.warning("the host refused %s: %s: %s", f["kind"] or "a frame", f["code"],
                      f["reason"])
+        ours = f["counter"] is not None and f["counter"] in self._inflight
+        if ours:
+            self._accuse_if_legal(f)  # first: a fatal refusal must not hide one
         if f["fatal"]:
             if f["code"] in ("replaced", "slow", "too-many-errors", "too-big", "shutdown"):
                 raise ChannelClosed(f"closed by the host: {f['code']}")
             raise WireError(f["code"], f"the host refused us: {f['reason']}", fatal=True)
         self._changed()
-        if f["counter"] is not None and f["counter"] in self._inflight:
-            self._accuse_if_legal(f)
+        if ours:
             # One of our own messages was refused: every later one in flight is doomed
             # (counters must be consecutive). Start over from the log: reconnect, catch
             # up, forget what was never logged.
@@ -410,11 +412,13 @@ class PeerNode:
         with contextlib.suppress(OSError), open(path, "ab") as out:
             out.write(encode({"refusal": raw, "msg": msg, "sig": sig}))
         table.author.counter = f["counter"]  # the refused move never took its counter
-        self.send_game("accuse", {"round": body["round"], "refusal": raw, "msg": msg,
-                                  "sig": sig})
+        relayed = (not f["fatal"] and self.send_game(
+            "accuse", {"round": body["round"], "refusal": raw, "msg": msg, "sig": sig}))
+        how = ("we accuse it through the log" if relayed
+               else "it closed the connection, so only this peer can accuse it")
         # (the code and reason are the host's text: quoted, control characters escaped)
         raise PeerFatal(f"the host refused our legal move ({ref.code!r}: {ref.reason[:120]!r}) "
-                        f"at entry {ref.seq}: we accuse it, evidence kept in {path} "
+                        f"at entry {ref.seq}: {how}; evidence kept in {path} "
                         f"[host seat {host} at fault]")
 
     def _on_evidence(self, f: dict[str, Any]) -> None:
