@@ -156,7 +156,8 @@ class Narrator:
         r = core.round
         own_draw_pending = r is not None and r.draw is not None and r.draw[0] == self.viewer
         # our own draw is told once its shares are in and we can read the card
-        actor = self.mover if kind in ("move", "shares") and not own_draw_pending else None
+        actor = (self.mover if kind in ("move", "reveal", "shares") and not own_draw_pending
+                 else None)
         lines.extend(self.after_change(core.engine, actor))
         verdict = self.audit([rd.number for rd in core.rounds if rd.faces is not None])
         if verdict is not None:

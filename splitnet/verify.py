@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from splitnet.game.core import GameCore, GameError
+from splitnet.game.core import GameCore, GameError, Position
 from splitnet.localfiles import MAX_TRANSCRIPT_BYTES, LocalFileError, read_local
 from splitnet.record import dumps
 from splitnet.rules import Settings, SettingsError
@@ -27,7 +27,7 @@ from splitnet.session.log import Log, LogError
 from splitnet.session.transcript import TornTail, TranscriptError, records_from_bytes
 from splitnet.text import shown
 
-PROTOCOL = "splitnet/1"
+PROTOCOL = "splitnet/2"
 #: Exit statuses of ``splitnet verify`` (protocol/TRANSCRIPT.md §10).
 EXIT_OK, EXIT_FAILED, EXIT_INCOMPLETE = 0, 1, 3
 
@@ -83,10 +83,15 @@ def verify_records(records: list[bytes]) -> Verdict:
         if entry.seq == 0:
             h = log.header
             names = [p.name for p in h.players]
+            other = h.settings.get("protocol")
+            if isinstance(other, str) and other != PROTOCOL and other.startswith("splitnet/"):
+                why = (f"the transcript is of protocol {other[:40]!r}; this splitnet verifies "
+                       f"{PROTOCOL} only")
+                return Verdict(False, f"unsupported protocol: {why}", seq=0, reason=why)
             try:
                 settings, proofs = settings_from_header(h.settings)
                 core = GameCore(h.game_id, names, settings, None, shuffle_proofs=proofs,
-                                host=h.host)
+                                host=h.host, keys=[p.key for p in h.players])
             except (SettingsError, ValueError) as e:
                 return _fail(0, h.host, f"header: {e}")
             continue
@@ -97,7 +102,8 @@ def verify_records(records: list[bytes]) -> Verdict:
             return _fail(entry.seq, entry.author, "game message before every player accepted "
                          "the header")
         try:
-            core.apply(entry.author, entry.kind, entry.body)
+            core.apply(entry.author, entry.kind, entry.body,
+                       at=Position(entry.seq, entry.prev, entry.counter))
         except GameError as e:
             return _fail(entry.seq, e.seat, str(e))
         if core.verdict is not None:  # a valid entry that ends the game with a verdict

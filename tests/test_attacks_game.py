@@ -308,7 +308,7 @@ def test_a_bad_move_ordered_by_a_blind_host_is_pinned_on_the_mover(how: str) -> 
     assert actor is not None
     if how == "out of turn":
         seat = (actor + 1) % 3
-        body = {"round": 1, "move": action_to_dict(DrawPile(seat)), "reveal": None}
+        body = {"round": 1, "move": action_to_dict(DrawPile(seat))}
         reason = "out of turn"
     else:
         g.play_move(actor, DrawPile(actor))
@@ -316,7 +316,7 @@ def test_a_bad_move_ordered_by_a_blind_host_is_pinned_on_the_mover(how: str) -> 
         seat = actor
         other = (actor + 1) % 3
         a, b = g.cores[other].engine.hands[other][:2]
-        body = {"round": 1, "move": action_to_dict(Lay(actor, a, b)), "reveal": None}
+        body = {"round": 1, "move": action_to_dict(Lay(actor, a, b))}
         reason = "does not hold"
     host_refuses(g, seat, "move", body, "move", seat)
     seq = order_blind(g, seat, "move", body)

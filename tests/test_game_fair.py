@@ -92,7 +92,7 @@ def test_R8_each_peer_reads_exactly_public_cards_and_its_own(n: int) -> None:
     checks = [0]
 
     def check(author: int, kind: str, body: dict[str, Any]) -> None:
-        if kind not in ("move", "shares"):
+        if kind not in ("move", "reveal", "shares"):
             return
         for s, core in enumerate(g.cores):
             r = core.round
@@ -161,7 +161,7 @@ def test_out_of_turn_move_is_refused_naming_the_seat() -> None:
     until(g, "play")
     actor = g.cores[0].engine.actor
     other = (actor + 1) % 3
-    body = {"round": 1, "move": action_to_dict(DrawPile(other)), "reveal": None}
+    body = {"round": 1, "move": action_to_dict(DrawPile(other))}
     e = expect_refused(g, other, "move", body, "move", other, host_checks=True)
     assert "out of turn" in e.reason
 
@@ -174,7 +174,6 @@ def test_illegal_move_is_refused_with_its_rule() -> None:
     slot = g.cores[actor].engine.hands[actor][0]
     body = g.cores[actor].move_message(DrawPile(actor))
     body["move"] = action_to_dict(Discard(actor, slot))  # discard before drawing
-    body["reveal"] = g.cores[actor].round.deck.shares_message([slot], "reveal")  # type: ignore
     e = expect_refused(g, actor, "move", body, "move", actor, host_checks=True)
     assert "R4.3" in e.reason or "R4.1" in e.reason
 
@@ -188,9 +187,27 @@ def test_claiming_a_card_one_does_not_hold_is_refused() -> None:
     g.pump()
     other = (actor + 1) % 3
     a, b = g.cores[other].engine.hands[other][:2]
-    body = {"round": 1, "move": action_to_dict(Lay(actor, a, b)), "reveal": None}
+    body = {"round": 1, "move": action_to_dict(Lay(actor, a, b))}
     e = expect_refused(g, actor, "move", body, "move", actor)
     assert "does not hold" in e.reason
+
+
+def test_a_v1_move_carrying_its_reveal_shares_is_refused() -> None:
+    """splitnet/1 sent the mover's shares with the move (the host could read the cards
+    and refuse it); a move now carries none, and one that does is refused (R8.1)."""
+    g = new_game(3)
+    until(g, "play")
+    actor = g.cores[0].engine.actor
+    assert actor is not None
+    g.play_move(actor, DrawPile(actor))
+    g.pump()
+    core = g.cores[actor]
+    slot = core.engine.hands[actor][0]
+    body = core.move_message(Discard(actor, slot))
+    assert set(body) == {"round", "move"}
+    body["reveal"] = core.round.deck.shares_message([slot], "reveal")  # type: ignore
+    e = expect_refused(g, actor, "move", body, "move", actor, host_checks=True)
+    assert "carries no shares" in e.reason
 
 
 def test_a_wrong_reveal_share_is_caught_by_every_peer() -> None:
@@ -202,10 +219,12 @@ def test_a_wrong_reveal_share_is_caught_by_every_peer() -> None:
     g.pump()
     core = g.cores[actor]
     slot = next(s for s in core.engine.hands[actor] if s < 27)
-    body = core.move_message(Discard(actor, slot))
+    g.play_move(actor, Discard(actor, slot))  # ordered; its reveal is due now
+    (kind, body), = core.outbox()
+    assert kind == "reveal" and body["slots"] == [slot]
     other_share = g.cores[(actor + 1) % 3].round.deck._own_share(slot)  # type: ignore
-    body["reveal"] = dict(body["reveal"], shares=[other_share])
-    e = expect_refused(g, actor, "move", body, "shares", actor)
+    body["shares"] = [other_share]
+    e = expect_refused(g, actor, "reveal", body, "shares", actor)
     assert "proof" in e.reason
 
 

@@ -72,7 +72,7 @@ class Evil:
     def draw_body(self, round_no: int | None = None) -> dict[str, Any]:
         r = self.table.core.round
         return {"round": round_no if round_no is not None else r.number,
-                "move": action_to_dict(DrawPile(self.table.seat)), "reveal": None}
+                "move": action_to_dict(DrawPile(self.table.seat))}
 
     async def at_our_turn(self) -> None:
         t = self.table
@@ -111,8 +111,7 @@ class Evil:
         await self.expect("out-of-turn", "a commitment during play")
         # illegal: discard a card we do not hold, in the draw phase
         not_mine = next(s for s in range(104) if s not in t.core.engine.hands[seat])
-        body = {"round": t.core.round.number, "reveal": None,
-                "move": action_to_dict(Discard(seat, not_mine))}
+        body = {"round": t.core.round.number, "move": action_to_dict(Discard(seat, not_mine))}
         self.send_msg(*self.author().message("move", body))
         await self.expect("illegal", "an illegal move")
         # acks: undecodable, and of a head the host never had

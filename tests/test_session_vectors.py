@@ -16,7 +16,15 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from splitnet.session.codec import decode, encode
 from splitnet.session.identity import Identity
-from splitnet.session.log import Author, Log, Player, make_ack
+from splitnet.session.log import (
+    Author,
+    Log,
+    Player,
+    check_refusal,
+    make_ack,
+    make_refusal,
+    message_hash,
+)
 from splitnet.session.transcript import MAGIC, load_log
 
 PATH = Path(__file__).parent / "vectors" / "session_v1.json"
@@ -69,6 +77,11 @@ def compute_vectors() -> dict[str, Any]:
         "entries": entries,
         "head": log.head().hex(),
         "ack_by_seat_2": make_ack(ids[2], GAME_ID, 3, log.head(), seat=2).hex(),
+        "msg_hash_of_entry_3": message_hash(log.entries[3].msg_bytes,
+                                            log.entries[3].sig).hex(),
+        "refusal_at_seq_4": make_refusal(ids[0], GAME_ID, 4, log.head(), 1,
+                                         log.entries[3].msg_bytes, log.entries[3].sig,
+                                         "replay", "counter 1 was used").hex(),
         "transcript_file": transcript.hex(),
         "codec": {
             name: encode(value).hex()
@@ -129,6 +142,21 @@ def test_vectors_follow_the_written_layouts() -> None:
     assert ack[3 : 3 + len(ack_bytes)] == ack_bytes
     assert ack[3 + len(ack_bytes) : 5 + len(ack_bytes)] == b"\xc4\x40"
     Ed25519PublicKey.from_public_bytes(keys[2]).verify(ack[5 + len(ack_bytes):], ack_bytes)
+    # the refusal (§7a): [refusal_bytes, sig], refusal_bytes = [tag, game_id, seq, head,
+    # seat, msg_hash, code, reason]; msg_hash over [msg_bytes, sig]
+    chat_sig = bytes.fromhex(chat["sig"])
+    signed = b"\x92\xc4" + bytes([len(want)]) + want + b"\xc4\x40" + chat_sig
+    msg_hash = hashlib.sha256(b"splitnet/v1/msg-hash" + signed).digest()
+    assert v["msg_hash_of_entry_3"] == msg_hash.hex()
+    reason = b"counter 1 was used"
+    ref_bytes = (b"\x98\xc4\x13splitnet/v1/refusal\xc4\x10" + bytes(range(16)) + b"\x04"
+                 + b"\xc4\x20" + prev + b"\x01" + b"\xc4\x20" + msg_hash + b"\xa6replay"
+                 + bytes([0xA0 + len(reason)]) + reason)
+    ref = bytes.fromhex(v["refusal_at_seq_4"])
+    assert ref[:3] == b"\x92\xc4" + bytes([len(ref_bytes)])
+    assert ref[3 : 3 + len(ref_bytes)] == ref_bytes
+    assert ref[3 + len(ref_bytes) : 5 + len(ref_bytes)] == b"\xc4\x40"
+    Ed25519PublicKey.from_public_bytes(keys[0]).verify(ref[5 + len(ref_bytes):], ref_bytes)
     # the file: magic, then u32be length ‖ record
     f = bytes.fromhex(v["transcript_file"])
     assert f == b"SPLITLOG/1\n" + b"".join(
@@ -145,6 +173,10 @@ def test_vector_transcript_loads(tmp_path: Path) -> None:
     log = load_log(p)
     assert log.head().hex() == v["head"] and log.all_accepted
     assert log.check_ack(bytes.fromhex(v["ack_by_seat_2"])).seq == 3
+    ref = check_refusal(bytes.fromhex(v["refusal_at_seq_4"]), game_id=log.game_id,
+                        host_key=log.header.key(0))
+    assert (ref.seq, ref.head, ref.seat, ref.code) == (4, log.head(), 1, "replay")
+    assert ref.msg_hash.hex() == v["msg_hash_of_entry_3"]
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -10,9 +10,12 @@ Per round (protocol/GAME.md)::
     commit   every seat           deck COMMIT
     shuffle  seats 0 … N−1        deck SHUFFLE (with its proof)
     shares   every seat, "deal"   shares for every dealt slot but its own + the first discard
-    move     the seat to act      {"move": …, "reveal": shares of the played cards or None}
+    move     the seat to act      {"move": …} — no shares (R8.1: the host learns no card)
+    reveal   the mover, next      its shares of the played cards not yet public, only once
+                                  the move is in the log; nothing else is accepted before
     shares   every other seat, "draw", after a draw from the pile: the drawn slot
     open     every seat           the round seed → audit, full replay, record
+    accuse   the mover            the host's signed refusal of a move that was legal
 
 Every message this seat derives from its round seed *on a deck* — its hop (on the deck
 it takes), its shares (of the final deck) and its opening — is first **pledged**: the
@@ -25,9 +28,10 @@ so would more play in a round whose seed it opened (protocol/GAME.md, "Pledges";
 
 A message that breaks the protocol or the rules raises :class:`GameError` naming the seat
 at fault; the core is then unchanged. A valid entry that *completes* a check convicting a
-seat — the deal's combined share proofs naming an earlier dealer, a false alarm or a move
-found illegal at the audit — or the host's ``timeout`` of a seat that owes a message is
-applied, and the game stops with that verdict (:attr:`GameCore.verdict`): every peer
+seat — the deal's combined share proofs naming an earlier dealer, a false alarm, a reveal
+showing that its move breaks the rules, a move found illegal at the audit, an accusation
+proving the host refused a legal move — or the host's ``timeout`` of a seat that owes a
+message is applied, and the game stops with that verdict (:attr:`GameCore.verdict`): every peer
 reaches the same verdict from the same log.
 """
 
@@ -51,8 +55,22 @@ from splitnet.rules import (
     action_to_dict,
     played_slots,
 )
+from splitnet.session.codec import DecodeError
+from splitnet.session.identity import verify
+from splitnet.session.log import LogError, check_refusal, message_hash, parse_message
 
-KINDS = ("commit", "shuffle", "shares", "move", "alarm", "open", "chat", "timeout")
+KINDS = ("commit", "shuffle", "shares", "move", "reveal", "alarm", "open", "chat", "timeout",
+         "accuse")
+
+
+@dataclass(frozen=True)
+class Position:
+    """Where an entry stands (or will stand) in the log: its ``seq``, the log head
+    ``prev`` before it and its author's ``counter``. Only an ``accuse`` needs it."""
+
+    seq: int
+    prev: bytes
+    counter: int
 
 
 class GameError(ValueError):
@@ -130,6 +148,8 @@ class RoundState:
     deal_buffer: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     #: (drawer, slot, seats whose draw share is still due)
     draw: tuple[int, int, set[int]] | None = None
+    #: an ordered move whose cards are not public yet: the mover owes its reveal
+    pending: Pending | None = None
     opened: set[int] = field(default_factory=set)
     actions: list[Action] = field(default_factory=list)
     public: set[int] = field(default_factory=set)  # slots revealed to everyone
@@ -141,6 +161,15 @@ class RoundState:
     alarm: str | None = None
 
 
+@dataclass(frozen=True)
+class Pending:
+    """A move in the log that waits for its mover's ``reveal`` of ``slots``."""
+
+    seat: int
+    action: Action
+    slots: list[int]
+
+
 SeedSource = Callable[[int], bytes]  # round number → this seat's 32-byte round seed
 
 
@@ -148,7 +177,8 @@ class GameCore:
     def __init__(self, game_id: bytes, players: Sequence[str], settings: Settings,
                  seat: int | None, seeds: SeedSource | None = None, *,
                  shuffle_proofs: bool = True, host: int = 0,
-                 pledges: PledgeBook | None = None) -> None:
+                 pledges: PledgeBook | None = None,
+                 keys: Sequence[bytes] | None = None) -> None:
         self.game_id = game_id
         self.players = list(players)
         self.n = len(players)
@@ -163,6 +193,8 @@ class GameCore:
         #: set when this seat refused to send on another deck (PledgeRefused): it sends
         #: nothing more
         self.refused: PledgeRefused | None = None
+        #: every seat's identity key (the header's): to check an ``accuse`` entry
+        self.keys = list(keys) if keys is not None else None
         self.engine = Game(self.n, settings)  # this seat's view (observer: public only)
         self.recorder = Recorder(Game(self.n, settings), players)
         self.round: RoundState | None = None
@@ -209,6 +241,8 @@ class GameCore:
         if r.stage == "deal":
             return [s for s in range(self.n) if s not in r.dealt_by]
         if r.stage == "play":
+            if r.pending is not None:
+                return [r.pending.seat]
             if r.draw is not None:
                 return sorted(r.draw[2])
             a = self.engine.actor
@@ -227,6 +261,8 @@ class GameCore:
         label = {"commit": "committing", "shuffle": "shuffling", "deal": "dealing",
                  "open": "opening the round for audit"}.get(r.stage)
         if label is None:
+            if r.pending is not None:
+                return f"{self.players[r.pending.seat]} reveals the played cards"
             if r.draw is not None:
                 return f"{self.players[r.draw[0]]} draws: waiting for " + ", ".join(
                     self.players[s] for s in sorted(r.draw[2]))
@@ -243,8 +279,8 @@ class GameCore:
     def can_move(self) -> bool:
         r = self.round
         return (r is not None and not self.finished and r.stage == "play" and r.draw is None
-                and self.seat is not None and self.engine.actor == self.seat
-                and self.refused is None)
+                and r.pending is None and self.seat is not None
+                and self.engine.actor == self.seat and self.refused is None)
 
     # ------------------------------------------------------------------ producing
     def outbox(self) -> list[tuple[str, dict[str, Any]]]:
@@ -278,6 +314,15 @@ class GameCore:
                 self._pledge(r, "shares", r.deck.final_digest)
                 return {"purpose": "deal", **r.deck.shares_message(slots, "deal")}
             once(("deal", r.number), "shares", deal)
+        elif r.stage == "play" and r.pending is not None and r.pending.seat == seat:
+            # R8.1: our share of a played card leaves this seat only now, once the move
+            # is in the log — never with the move, which the host could refuse.
+            hidden = r.pending.slots
+
+            def reveal() -> dict[str, Any]:
+                self._pledge(r, "shares", r.deck.final_digest)
+                return r.deck.shares_message(hidden, "reveal")
+            once(("reveal", r.number, hidden[0]), "reveal", reveal)
         elif r.stage == "play" and r.draw is not None and seat in r.draw[2]:
             slot = r.draw[1]
 
@@ -294,7 +339,9 @@ class GameCore:
 
     def move_message(self, action: Action) -> dict[str, Any]:
         """The body of this seat's move; raises IllegalMove (nothing changes) if the
-        rules refuse it. Played cards not yet public are revealed with our shares."""
+        rules refuse it (checked with our own cards' faces). It carries no share: the
+        played cards are revealed by the ``reveal`` that :meth:`outbox` makes once the
+        move is in the log (R8.1)."""
         r = self.round
         if not self.can_move() or r is None:
             raise IllegalMove("R3.4", "it is not your turn to move")
@@ -302,12 +349,19 @@ class GameCore:
             raise IllegalMove("R3.4", "a move must be for your own seat")
         self.engine.check(action)
         self._not_opened(r, "move")
-        hidden = sorted(s for s in played_slots(action) if s not in r.public)
-        reveal = None
-        if hidden:
-            self._pledge(r, "shares", r.deck.final_digest)
-            reveal = r.deck.shares_message(hidden, "reveal")
-        return {"round": r.number, "move": action_to_dict(action), "reveal": reveal}
+        return {"round": r.number, "move": action_to_dict(action)}
+
+    def move_is_legal(self, body: object) -> bool:
+        """Would this seat make this move body now? (Its own full check, with its own
+        cards' faces: a host that refuses such a move refuses a legal move.)"""
+        r = self.round
+        if not isinstance(body, dict) or r is None or set(body) != {"round", "move"}:
+            return False
+        try:
+            action = action_from_dict(body.get("move"))
+            return body.get("round") == r.number and self.move_message(action) == body
+        except (ValueError, IllegalMove):
+            return False
 
     def _pledge(self, r: RoundState, step: str, digest: bytes | None) -> None:
         """Before a message derived from our seed on a deck is made: pledge the deck's
@@ -347,8 +401,10 @@ class GameCore:
         raise self.refused
 
     # ------------------------------------------------------------------ consuming
-    def apply(self, author: int, kind: str, body: dict[str, Any]) -> None:
-        """Apply one ordered entry. GameError (seat at fault) leaves the core unchanged."""
+    def apply(self, author: int, kind: str, body: dict[str, Any], *,
+              at: Position | None = None) -> None:
+        """Apply one ordered entry (``at``: where it stands in the log; needed for an
+        ``accuse``). GameError (seat at fault) leaves the core unchanged."""
         if self.finished:
             raise GameError(author, kind, "the game is over" if self.verdict is None
                             else f"the game stopped ({self.verdict})")
@@ -385,7 +441,10 @@ class GameCore:
         if kind == "timeout":
             self._apply_timeout(author, body)
             return
-        if r.alarm is not None and r.aborted is None and kind in ("shares", "move"):
+        if kind == "accuse":
+            self._apply_accuse(r, author, body, at)
+            return
+        if r.alarm is not None and r.aborted is None and kind in ("shares", "move", "reveal"):
             return  # this peer already knows the round is void; the alarm is on its way
         try:
             if kind == "commit":
@@ -404,6 +463,8 @@ class GameCore:
                 self._apply_shares(r, author, body.get("purpose"), payload)
             elif kind == "move":
                 self._apply_move(r, author, body)
+            elif kind == "reveal":
+                self._apply_reveal(r, author, body)
             elif kind == "open":
                 self._expect(r.stage == "open", author, kind, "the round is not over")
                 r.deck.on_open(author, payload)
@@ -431,11 +492,12 @@ class GameCore:
         seat makes? Every protocol message (commit, hop, deal and draw shares, opening)
         is a function of our round seed and the log, so anything else in our name is an
         old message of ours replayed by the host (a game id used twice) or a stolen key.
-        Moves, reveals, alarms and chat are choices: True. So is anything we could not make
-        now (the ordinary checks refuse it)."""
+        So is a reveal (our shares of the cards of the move just ordered). Moves, alarms,
+        accusations and chat are choices: True. So is anything we could not make now (the
+        ordinary checks refuse it)."""
         r = self.round
         if (self.seat is None or self.seeds is None or r is None or self.finished
-                or kind not in ("commit", "shuffle", "shares", "open")):
+                or kind not in ("commit", "shuffle", "shares", "open", "reveal")):
             return True
         payload = {k: v for k, v in body.items() if k not in ("round", "purpose")}
         purpose, slots = body.get("purpose"), payload.get("slots")
@@ -446,6 +508,8 @@ class GameCore:
                 want = r.deck.shuffle_message()
             elif kind == "open":
                 want = r.deck.open_message()
+            elif kind == "reveal" and isinstance(slots, list) and slots:
+                want = r.deck.shares_message(list(slots), "reveal")
             elif purpose in ("deal", "draw") and isinstance(slots, list):
                 want = r.deck.shares_message(list(slots), str(purpose))
             else:
@@ -464,10 +528,12 @@ class GameCore:
             self._logged.add((kind, r.number))
         elif kind == "shares" and body.get("purpose") == "deal":
             self._logged.add(("deal", r.number))
-        elif kind == "shares" and body.get("purpose") == "draw":
+        elif kind in ("shares", "reveal") and (kind == "reveal"
+                                               or body.get("purpose") == "draw"):
             slots = body.get("slots")
             if isinstance(slots, list) and slots:
-                self._logged.add(("draw", r.number, slots[0]))
+                self._logged.add(("draw" if kind == "shares" else "reveal", r.number,
+                                  slots[0]))
 
     def owed_step(self, seat: int) -> str:
         """The step a seat the game waits for owes a message at (a timeout's verdict)."""
@@ -475,6 +541,8 @@ class GameCore:
         assert r is not None
         if r.stage == "deal" or (r.stage == "play" and r.draw is not None):
             return "shares"
+        if r.stage == "play" and r.pending is not None:
+            return "reveal"
         return "move" if r.stage == "play" else r.stage
 
     def _apply_timeout(self, author: int, body: dict[str, Any]) -> None:
@@ -582,10 +650,38 @@ class GameCore:
         r.stage = "play"
 
     def _apply_move(self, r: RoundState, author: int, body: dict[str, Any]) -> None:
+        """A move carries no share (R8.1). What needs no hidden face is checked now: the
+        turn, the slots in the mover's hand, the move's structure (Game.check_blind). A
+        move that plays a card not yet public then waits for its mover's ``reveal``."""
         self._expect(r.stage == "play", author, "move", "no move is expected now")
+        if r.pending is not None:
+            raise GameError(author, "move", f"out of turn: {self.players[r.pending.seat]}'s "
+                            f"reveal of slots {r.pending.slots} is still due")
         if r.draw is not None:
             raise GameError(author, "move", "out of turn: draw shares are still due from "
                             + ", ".join(self.players[s] for s in sorted(r.draw[2])))
+        action = self._parse_move(author, body)
+        hidden = sorted({s for s in played_slots(action) if s not in r.public})
+        if hidden:
+            try:
+                self.engine.check_blind(action)
+            except IllegalMove as e:
+                raise GameError(author, "move", str(e)) from e
+            r.pending = Pending(author, action, hidden)
+            return
+        drawn = self.engine.pile_top if isinstance(action, DrawPile | BonusDraw) else None
+        try:
+            self.engine.apply(action)
+        except (IllegalMove, ValueError) as e:
+            raise GameError(author, "move", str(e)) from e
+        self._moved(r, author, action, drawn)
+
+    def _parse_move(self, author: int, body: dict[str, Any]) -> Action:
+        extra = set(body) - {"round", "move"}
+        if extra:
+            why = (" (since splitnet/2 a move carries no shares: its cards are revealed by "
+                   "a reveal once it is in the log)" if "reveal" in extra else "")
+            raise GameError(author, "move", f"unexpected field(s) {sorted(extra)}{why}")
         try:
             action = action_from_dict(body.get("move"))
         except ValueError as e:
@@ -595,48 +691,113 @@ class GameCore:
                             f"{author}")
         if author != self.engine.actor:
             raise GameError(author, "move", f"out of turn: it is seat {self.engine.actor}'s turn")
-        extra = set(body) - {"round", "move", "reveal"}
-        if extra:
-            raise GameError(author, "move", f"unexpected field(s) {sorted(extra)}")
         hand = set(self.engine.hands[author])
         for s in played_slots(action):
             if s not in hand:
                 raise GameError(author, "move", f"R4.3: slot {s} is not in seat {author}'s hand "
                                 "(a card it does not hold)")
-        hidden = sorted({s for s in played_slots(action) if s not in r.public})
-        reveal = body.get("reveal")
-        if hidden:
-            if not isinstance(reveal, dict) or reveal.get("slots") != hidden:
-                raise GameError(author, "move", f"the move must reveal slots {hidden} with the "
-                                "holder's shares")
-            trial = r.deck.fork()
-            trial.on_shares(author, reveal, "reveal")
-            faces = {s: f for s in hidden if (f := trial.card(s)) is not None}
-            if len(faces) != len(hidden):  # pragma: no cover - every other share is in
-                raise GameError(author, "move", "the revealed cards cannot be read")
-        elif reveal is not None:
-            raise GameError(author, "move", "nothing to reveal for this move")
-        else:
-            faces = {}
-        drawn = self.engine.pile_top if isinstance(action, DrawPile | BonusDraw) else None
-        # Apply on the engine with the revealed faces; undo them if the rules refuse.
-        before = {s: self.engine.faces[s] for s in faces}
+        return action
+
+    def _apply_reveal(self, r: RoundState, author: int, body: dict[str, Any]) -> None:
+        """The mover's shares of its ordered move's cards: now every peer reads them and
+        applies the move. If the open cards break the rules, the mover signed a cheat:
+        the reveal is applied and the game stops naming it (GAME.md, Verdicts)."""
+        p = r.pending
+        if r.stage != "play" or p is None:
+            raise GameError(author, "reveal", "out of turn: no reveal is due")
+        if author != p.seat:
+            raise GameError(author, "reveal", f"out of turn: the reveal is "
+                            f"{self.players[p.seat]}'s")
+        extra = set(body) - {"round", "slots", "shares", "proof"}
+        if extra:
+            raise GameError(author, "reveal", f"unexpected field(s) {sorted(extra)}")
+        payload = {k: v for k, v in body.items() if k != "round"}
+        if payload.get("slots") != p.slots:
+            raise GameError(author, "reveal", f"the reveal must be of slots {p.slots}, the "
+                            "played cards not yet public, in increasing order")
+        trial = r.deck.fork()
+        trial.on_shares(author, payload, "reveal")
+        faces = {s: f for s in p.slots if (f := trial.card(s)) is not None}
+        if len(faces) != len(p.slots):  # pragma: no cover - every other share is in
+            raise GameError(author, "reveal", "the revealed cards cannot be read")
+        for s, f in faces.items():
+            known = self.engine.faces[s]
+            if known is not None and known != f:  # pragma: no cover - one deck, one face
+                raise GameError(None, "decrypt", f"slot {s} reads as card {f}, known as {known}")
+        r.deck = trial
+        r.pending = None
+        r.public.update(p.slots)
+        for s, f in faces.items():
+            self.engine.reveal(s, f)
         try:
-            for s, f in faces.items():
-                self.engine.reveal(s, f)
-            self.engine.apply(action)
+            self.engine.apply(p.action)
         except (IllegalMove, ValueError) as e:
-            for s, f0 in before.items():
-                self.engine.faces[s] = f0
-            raise GameError(author, "move", str(e)) from e
-        if hidden:
-            r.deck = trial
-        r.public.update(hidden)
+            self._stop(GameError(author, "move", f"its move {action_to_dict(p.action)}, "
+                                 f"ordered and now revealed, breaks the rules: {e}"))
+            return
+        self._moved(r, author, p.action, None)
+
+    def _moved(self, r: RoundState, author: int, action: Action, drawn: int | None) -> None:
         r.actions.append(action)
         if drawn is not None and self.engine.phase not in ("round_over", "game_over"):
             r.draw = (author, drawn, set(range(self.n)) - {author})
         if self.engine.phase in ("round_over", "game_over"):
             r.stage = "open"
+
+    def _apply_accuse(self, r: RoundState, author: int, body: dict[str, Any],
+                      at: Position | None) -> None:
+        """``author`` shows the host's signed refusal of its move, made at the log head
+        this entry follows, and the move: if that move passes every check a host can
+        make (its signature and counter, the turn, the cards in the hand, the structure —
+        Game.check_blind), the host refused a legal move and the game stops naming the
+        host. Anything less is a false accusation, refused naming its author."""
+        def false(why: str) -> GameError:
+            return GameError(author, "accuse", f"not an accusation of the host: {why}")
+
+        if author == self.host:
+            raise false("the host cannot accuse itself")
+        if self.keys is None or at is None:
+            raise false("this peer cannot check it (no keys or log position)")
+        if set(body) != {"round", "refusal", "msg", "sig"}:
+            raise false("an accusation has exactly round, refusal, msg and sig")
+        raw, msg, sig = body.get("refusal"), body.get("msg"), body.get("sig")
+        if not (isinstance(raw, bytes) and isinstance(msg, bytes) and isinstance(sig, bytes)):
+            raise false("refusal, msg and sig are bytes")
+        try:
+            refusal = check_refusal(raw, game_id=self.game_id, host_key=self.keys[self.host])
+            m = parse_message(msg)
+        except (LogError, DecodeError) as e:
+            raise false(str(e)) from None
+        if refusal.msg_hash != message_hash(msg, sig):
+            raise false("the refusal names another message")
+        if refusal.seat != author:
+            raise false(f"the host refused it on seat {refusal.seat}'s connection")
+        if (m.game_id != self.game_id or m.author != author or m.kind != "move"
+                or not verify(self.keys[author], msg, sig)):
+            raise false("msg is not a move signed by the accuser in this game")
+        if m.counter != at.counter:
+            raise false(f"the refused move has counter {m.counter}, not the accuser's next "
+                        f"({at.counter})")
+        if (refusal.seq, refusal.head) != (at.seq, at.prev):
+            # Nothing in between, not even chat: then the game and the accuser's counter
+            # are what they were when the host refused the move.
+            raise false(f"the refusal was made at entry {refusal.seq}, not right before "
+                        f"this one ({at.seq})")
+        try:
+            if m.body.get("round") != r.number:
+                raise GameError(author, "move", f"a move for round {m.body.get('round')!r}")
+            self._expect(r.stage == "play" and r.pending is None and r.draw is None, author,
+                         "move", "no move was expected")
+            action = self._parse_move(author, dict(m.body))
+            if any(s not in r.public for s in played_slots(action)):
+                self.engine.check_blind(action)
+            else:
+                self.engine.check(action)  # every card public: the host could check it all
+        except (GameError, IllegalMove) as e:
+            raise false(f"the move was rightly refused ({e})") from None
+        self._stop(GameError(self.host, "accuse", f"the host refused {self.players[author]}'s "
+                             f"legal move {action_to_dict(action)} at entry {refusal.seq} "
+                             f"(its signed refusal said {refusal.code!r}: {refusal.reason!r})"))
 
     def _audit(self, r: RoundState) -> None:
         # The last opening is a valid entry; what the audit finds convicts someone else

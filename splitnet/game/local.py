@@ -18,13 +18,13 @@ from typing import Any
 from splitnet import describe
 from splitnet.bots import Bot
 from splitnet.frontend import HumanAgent, SessionBase
-from splitnet.game.core import GameCore, GameError, MemoryPledges, PledgeBook
+from splitnet.game.core import GameCore, GameError, MemoryPledges, PledgeBook, Position
 from splitnet.rules import Action, Settings
 from splitnet.session.identity import Identity
 from splitnet.session.log import Author, Log, Player, parse_message
 from splitnet.session.transcript import TranscriptWriter
 
-PROTOCOL = "splitnet/1"
+PROTOCOL = "splitnet/2"
 
 
 def game_settings(settings: Settings, shuffle_proofs: bool) -> dict[str, Any]:
@@ -117,8 +117,10 @@ class LocalGame:
         book = getattr(source, "pledges", None)
         self.pledges: list[PledgeBook] = [book(s) if book is not None else MemoryPledges()
                                           for s in range(self.n)]
+        keys = [p.key for p in self.log.header.players]
         self.cores = [GameCore(game_id, names, settings, s, source.round_seeds(s),
-                               shuffle_proofs=shuffle_proofs, pledges=self.pledges[s])
+                               shuffle_proofs=shuffle_proofs, pledges=self.pledges[s],
+                               keys=keys)
                       for s in range(self.n)]
         if writer is None:
             self._accept_all()
@@ -144,7 +146,8 @@ class LocalGame:
                 raise GameError(entry.author, entry.kind, "a game message before every "
                                 "player accepted the header")
             for core in self.cores:
-                core.apply(entry.author, entry.kind, dict(entry.body))
+                core.apply(entry.author, entry.kind, dict(entry.body),
+                           at=Position(entry.seq, entry.prev, entry.counter))
             for cb in self.listeners:
                 cb(entry.author, entry.kind, dict(entry.body))
         for s, a in enumerate(self.authors):
@@ -170,7 +173,8 @@ class LocalGame:
         m = parse_message(msg)
         if host_checks:
             try:
-                self.cores[0].apply(m.author, m.kind, m.body)
+                self.cores[0].apply(m.author, m.kind, m.body,
+                                    at=Position(len(self.log), self.log.head(), m.counter))
             except GameError:
                 author.counter -= 1
                 raise
@@ -179,7 +183,8 @@ class LocalGame:
         entry = self.log.entries[-1]
         for i, core in enumerate(self.cores):
             if not (host_checks and i == 0):
-                core.apply(entry.author, entry.kind, entry.body)
+                core.apply(entry.author, entry.kind, entry.body,
+                           at=Position(entry.seq, entry.prev, entry.counter))
         for cb in self.listeners:
             cb(entry.author, entry.kind, entry.body)
 

@@ -42,7 +42,14 @@ from splitnet.net.wire import (
 )
 from splitnet.session.codec import DecodeError
 from splitnet.session.identity import Identity
-from splitnet.session.log import Entry, LogError, Player, new_game_id, parse_message
+from splitnet.session.log import (
+    Entry,
+    LogError,
+    Player,
+    make_refusal,
+    new_game_id,
+    parse_message,
+)
 
 _log = logging.getLogger("splitnet.net")
 
@@ -374,14 +381,14 @@ class HostNode:
                     raise ChannelClosed("closed after errors") from None
 
     def _refuse(self, conn: Conn, e: WireError, kind: str | None = None,
-                counter: int | None = None) -> None:
+                counter: int | None = None, refusal: bytes | None = None) -> None:
         conn.errors += 1
         fatal = e.fatal or conn.errors > self.net.max_errors
         _log.warning("refused from %s: %s: %s%s", conn.who(), e.code, e.reason,
                      " (closing)" if fatal else "")
         conn.send("error", code=e.code if conn.errors <= self.net.max_errors
                   else "too-many-errors", reason=e.reason[:500], fatal=fatal, kind=kind,
-                  counter=counter)
+                  counter=counter, refusal=refusal)
         if fatal:
             conn.close()
 
@@ -530,7 +537,12 @@ class HostNode:
             table.check(msg, sig, conn.seat)
         except WireError as e:
             kind, counter = _kind_counter(msg)
-            self._refuse(conn, e, kind, counter)
+            # Signed, naming the message and the log head: a refusal of a move the mover
+            # finds legal at that head is the host's signed word against itself (GAME.md
+            # "accuse"; SECURITY.md).
+            refusal = make_refusal(self.identity, table.game_id, len(table.log),
+                                   table.log.head(), conn.seat, msg, sig, e.code, e.reason)
+            self._refuse(conn, e, kind, counter, refusal)
             if e.code == "cheat":
                 self._publish_evidence(conn.seat, msg, sig, e)
             return

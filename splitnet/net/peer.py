@@ -33,13 +33,15 @@ from splitnet.net.wire import (
     sign_hello,
     verify_challenge,
 )
-from splitnet.session.codec import DecodeError
+from splitnet.session.codec import DecodeError, encode
 from splitnet.session.identity import Identity, verify
 from splitnet.session.log import (
     Ack,
     LogError,
+    check_refusal,
     detect_fork,
     make_ack,
+    message_hash,
     parse_message,
     prove_equivocation,
 )
@@ -102,6 +104,8 @@ class PeerNode:
         self.fatal_cause: BaseException | None = None
         self.done = False
         self._inflight: set[int] = set()  # counters sent on this connection, not logged
+        #: our moves among them: counter → (msg bytes, sig, body), to check a refusal
+        self._moves_inflight: dict[int, tuple[bytes, bytes, dict[str, Any]]] = {}
         #: when the oldest of our messages not yet in the log was sent (this connection)
         self._sent_at: float | None = None
         #: since when the game waits for the host's own seat
@@ -163,6 +167,8 @@ class PeerNode:
             table.author.counter = counter
             return False
         self._inflight.add(counter)
+        if kind == "move":
+            self._moves_inflight[counter] = (msg, sig, body)
         if self._sent_at is None:
             self._sent_at = time.monotonic()
         return True
@@ -217,6 +223,7 @@ class PeerNode:
                     self.ch = None
                     self.synced = False
                     self._inflight.clear()
+                    self._moves_inflight.clear()
                     self._sent_at = self._host_owes_since = None
                     if self.table is not None and self.table.core.finished:
                         self.done = True  # nothing left to fetch: the game is over here
@@ -360,17 +367,59 @@ class PeerNode:
             hook(f)
         _log.warning("the host refused %s: %s: %s", f["kind"] or "a frame", f["code"],
                      f["reason"])
+        ours = f["counter"] is not None and f["counter"] in self._inflight
+        if ours:
+            self._accuse_if_legal(f)  # first: a fatal refusal must not hide one
         if f["fatal"]:
             if f["code"] in ("replaced", "slow", "too-many-errors", "too-big", "shutdown"):
                 raise ChannelClosed(f"closed by the host: {f['code']}")
             raise WireError(f["code"], f"the host refused us: {f['reason']}", fatal=True)
         self._changed()
-        if f["counter"] is not None and f["counter"] in self._inflight:
+        if ours:
             # One of our own messages was refused: every later one in flight is doomed
             # (counters must be consecutive). Start over from the log: reconnect, catch
             # up, forget what was never logged.
             raise ChannelClosed(f"the host refused our message {f['counter']} "
                                 f"({f['code']}); resynchronising")
+
+    def _accuse_if_legal(self, f: dict[str, Any]) -> None:
+        """The host refused our move. If its signed refusal names that move and our log
+        head, and our own engine finds the move legal there (with our own cards' faces),
+        the host refused a legal move: keep the evidence, send the accusation through
+        the log (the other peers stop naming the host if it orders it) and stop
+        (PeerFatal). Otherwise — the log moved on, or an earlier message of ours was
+        refused first — the refusal may be right: resynchronise as usual."""
+        table = self.table
+        sent = self._moves_inflight.get(f["counter"])
+        raw = f["refusal"]
+        if table is None or sent is None or raw is None or f["kind"] != "move":
+            return
+        msg, sig, body = sent
+        host = table.host_seat
+        try:
+            ref = check_refusal(raw, game_id=table.game_id,
+                                host_key=table.log.header.key(host))
+        except LogError as e:
+            _log.warning("the host's refusal of our move is not valid: %s", e)
+            return
+        if (ref.msg_hash != message_hash(msg, sig) or ref.seat != table.seat
+                or ref.seq != len(table.log)
+                or ref.head != table.log.head()
+                or f["counter"] != table.log.next_counter(table.seat)
+                or not table.core.move_is_legal(body)):
+            return
+        path = table.files.transcript.with_suffix(".accusation")
+        with contextlib.suppress(OSError), open(path, "ab") as out:
+            out.write(encode({"refusal": raw, "msg": msg, "sig": sig}))
+        table.author.counter = f["counter"]  # the refused move never took its counter
+        relayed = (not f["fatal"] and self.send_game(
+            "accuse", {"round": body["round"], "refusal": raw, "msg": msg, "sig": sig}))
+        how = ("we accuse it through the log" if relayed
+               else "it closed the connection, so only this peer can accuse it")
+        # (the code and reason are the host's text: quoted, control characters escaped)
+        raise PeerFatal(f"the host refused our legal move ({ref.code!r}: {ref.reason[:120]!r}) "
+                        f"at entry {ref.seq}: {how}; evidence kept in {path} "
+                        f"[host seat {host} at fault]")
 
     def _on_evidence(self, f: dict[str, Any]) -> None:
         """The host refused another seat's message for a failed proof and shows it: it

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from splitnet import describe
 from splitnet.crypto.errors import CheatDetected
-from splitnet.game.core import GameCore, GameError
+from splitnet.game.core import GameCore, GameError, Position
 from splitnet.game.local import game_settings
 from splitnet.net.store import GameFiles, SeedStore, Transcript
 from splitnet.net.wire import WireError
@@ -28,7 +28,8 @@ from splitnet.verify import settings_from_header
 
 _log = logging.getLogger("splitnet.net")
 
-GAME_KINDS = ("commit", "shuffle", "shares", "move", "open", "chat")
+GAME_KINDS = ("commit", "shuffle", "shares", "move", "reveal", "alarm", "open", "chat",
+              "timeout", "accuse")
 SeedMaker = Callable[[bytes, int], Callable[[int], bytes]]  # (game_id, seat) → round → seed
 
 
@@ -75,7 +76,8 @@ class Table:
         self.settings = settings
         self.proofs = proofs
         self.core = GameCore(h.game_id, self.names, settings, seat, seeds.seed,
-                             shuffle_proofs=proofs, host=h.host, pledges=seeds)
+                             shuffle_proofs=proofs, host=h.host, pledges=seeds,
+                             keys=[p.key for p in h.players])
         self.author = Author(identity, h.game_id, seat, log.next_counter(seat))
         self.listeners: list[Callable[[Entry], None]] = []
         #: the saved log in words, told as a restart re-applies it (:meth:`load`), so a
@@ -218,7 +220,8 @@ class Table:
             raise WireError("not-started", "game messages wait until every player accepted "
                             "the header")
         try:
-            self.core.apply(m.author, m.kind, m.body)
+            self.core.apply(m.author, m.kind, m.body,
+                            at=Position(len(self.log), self.log.head(), m.counter))
         except GameError as e:
             raise WireError(game_error_code(e), str(e)) from None
 
@@ -236,7 +239,8 @@ class Table:
         if not self.log.all_accepted:
             raise GameError(entry.author, entry.kind, "a game message before every player "
                             "accepted the header")
-        self.core.apply(entry.author, entry.kind, dict(entry.body))
+        self.core.apply(entry.author, entry.kind, dict(entry.body),
+                        at=Position(entry.seq, entry.prev, entry.counter))
 
     def _notify(self, entry: Entry) -> None:
         for cb in list(self.listeners):

@@ -36,7 +36,14 @@ from splitnet.session.codec import (
     encode,
 )
 from splitnet.session.identity import Identity, verify
-from splitnet.session.log import GAME_ID_LEN, HASH_LEN, MAX_MSG, MAX_RECORD, MAX_SEATS
+from splitnet.session.log import (
+    GAME_ID_LEN,
+    HASH_LEN,
+    MAX_MSG,
+    MAX_RECORD,
+    MAX_REFUSAL,
+    MAX_SEATS,
+)
 
 __all__ = [
     "ERROR_CODES",
@@ -106,7 +113,8 @@ SCHEMAS: Final[dict[str, tuple[Schema, bool, bool]]] = {
     "ping": (Map({"t": _T, "n": _U31}), True, True),
     "pong": (Map({"t": _T, "n": _U31}), True, True),
     "error": (Map({"t": _T, "code": Str(32, 1), "reason": Str(500), "fatal": Bool(),
-                   "kind": Opt(Str(32, 1)), "counter": Opt(Int(0, 2**63 - 1))}),
+                   "kind": Opt(Str(32, 1)), "counter": Opt(Int(0, 2**63 - 1)),
+                   "refusal": Opt(Bytes(max_len=MAX_REFUSAL))}),
               False, True),
     "bye": (Map({"t": _T, "reason": Str(200)}), True, True),
     "evidence": (Map({"t": _T, "msg": Bytes(max_len=MAX_MSG), "sig": Bytes(exact=64),

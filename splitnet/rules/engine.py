@@ -176,6 +176,48 @@ class Game:
         """Raise IllegalMove if ``action`` is refused now; never changes this game."""
         self.clone().apply(action)
 
+    def check_blind(self, action: Action) -> None:
+        """Raise IllegalMove if ``action`` is refused whatever the faces of the cards it
+        plays: the part of :meth:`check` that reads no played card's face (R8.1). A host
+        checks this much of a move before ordering it; the cards are revealed only after
+        (protocol/GAME.md, "move and reveal"). A move that passes may still break the
+        rules once its cards are open — that is the mover's cheat. Moves that play no
+        card get the full :meth:`check`. Never changes this game."""
+        if not isinstance(action, Lay | Upgrade | Discard | LateLay):
+            self.check(action)
+            return
+        self._check_actor(action.seat)
+        seat = action.seat
+        hand = self.hands[seat]
+        if isinstance(action, Lay | LateLay):
+            if isinstance(action, Lay):
+                self._check_phase("play", "must_play", what="lay a match")
+            else:
+                self._check_phase("late_lays", what="lay a late match")
+            if action.a == action.b:
+                raise IllegalMove("R4.3a", "a match needs two different halves")
+            played: tuple[int, ...] = (action.a, action.b)
+        elif isinstance(action, Upgrade):
+            self._check_phase("play", "must_play", what="upgrade")
+            played = (action.slot,)
+        else:
+            self._check_phase("play", what="discard")
+            played = (action.slot,)
+        for s in played:
+            if s not in hand:
+                raise IllegalMove("R4.3", f"slot {s} is not in seat {seat}'s hand")
+        if isinstance(action, Upgrade):
+            m = self.match_by_id(action.match_id)
+            if m is None:
+                raise IllegalMove("R4.3b", f"there is no match {action.match_id} on the table")
+            if action.covers not in (0, 1):
+                raise IllegalMove("R4.3b", "covers must name half 0 or half 1 of the match")
+            if STRENGTH[m.kind] == max(STRENGTH.values()):
+                raise IllegalMove("R4.3b", f"nothing is stronger than the {m.kind} match")
+        if isinstance(action, Lay | Upgrade):
+            self._check_uses_pick(played)
+            self._check_not_emptying(seat, len(played))
+
     def reveal(self, slot: int, face: int) -> None:
         """Record that slot holds card ``face`` (a public reveal or a private draw)."""
         if not 0 <= slot < N_SLOTS or not 0 <= face < N_SLOTS:

@@ -55,11 +55,14 @@ __all__ = [
     "HASH_LEN",
     "MAX_MSG",
     "MAX_RECORD",
+    "MAX_REFUSAL",
     "MAX_SEATS",
     "TAG_ACK",
     "TAG_ENTRY",
     "TAG_HASH",
     "TAG_MSG",
+    "TAG_MSG_HASH",
+    "TAG_REFUSAL",
     "ZERO_HASH",
     "Ack",
     "Author",
@@ -70,13 +73,17 @@ __all__ = [
     "LogError",
     "Message",
     "Player",
+    "Refusal",
     "accept_body",
     "check_ack",
+    "check_refusal",
     "detect_fork",
     "entry_hash",
     "header_body",
     "make_ack",
+    "make_refusal",
     "message_bytes",
+    "message_hash",
     "new_game_id",
     "parse_message",
     "prove_equivocation",
@@ -86,6 +93,10 @@ TAG_MSG: Final = b"splitnet/v1/msg"
 TAG_ENTRY: Final = b"splitnet/v1/entry"
 TAG_HASH: Final = b"splitnet/v1/entry-hash"
 TAG_ACK: Final = b"splitnet/v1/ack"
+TAG_MSG_HASH: Final = b"splitnet/v1/msg-hash"
+TAG_REFUSAL: Final = b"splitnet/v1/refusal"
+#: Longest refusal reason kept in a signed refusal (characters).
+MAX_REFUSAL_REASON: Final = 200
 
 GAME_ID_LEN: Final = 16
 HASH_LEN: Final = 32
@@ -122,6 +133,10 @@ _HEADER = Map(
 )
 _ACCEPT = Map({"header": Bytes(exact=HASH_LEN)})
 _ACK = Tuple((Bytes(), Bytes(exact=GAME_ID_LEN), _SEAT, _U63, Bytes(exact=HASH_LEN)))
+_REFUSAL = Tuple((Bytes(), Bytes(exact=GAME_ID_LEN), _U63, Bytes(exact=HASH_LEN), _SEAT,
+                  Bytes(exact=HASH_LEN), Str(32, 1), Str(MAX_REFUSAL_REASON)))
+#: Largest signed refusal: the body (< 400 bytes with a maximal reason in UTF-8 ≤ 800) + sig.
+MAX_REFUSAL: Final = 1024
 
 
 class LogError(ValueError):
@@ -741,3 +756,62 @@ def prove_equivocation(record_a: bytes, record_b: bytes, host_key: bytes) -> int
     except DecodeError:
         return None
     return seq_a if seq_a == seq_b else None
+
+
+# --------------------------------------------------------------------------- refusals
+
+
+def message_hash(msg_bytes: bytes, sig: bytes) -> bytes:
+    """SHA-256(b"splitnet/v1/msg-hash" || encode([msg_bytes, sig])): names an author
+    message as it was received — with its signature, so that a refusal of a message with
+    a bad signature is no refusal of the same message correctly signed."""
+    return hashlib.sha256(TAG_MSG_HASH + encode([msg_bytes, sig])).digest()
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """A verified statement by the host: "at log position *seq*, after head *head*, I
+    refused the message with hash *msg_hash*, received on *seat*'s connection (*code*:
+    *reason*)"."""
+
+    seq: int
+    head: bytes
+    seat: int
+    msg_hash: bytes
+    code: str
+    reason: str
+    raw: bytes
+
+
+def make_refusal(host: Identity, game_id: bytes, seq: int, head: bytes, seat: int,
+                 msg_bytes: bytes, sig: bytes, code: str, reason: str) -> bytes:
+    """``encode([encode([b"splitnet/v1/refusal", game_id, seq, head, seat,
+    message_hash(msg, sig), code, reason]), host_sig])`` — the host's signed refusal of
+    an author message received on ``seat``'s connection."""
+    body = encode([TAG_REFUSAL, game_id, seq, head, seat, message_hash(msg_bytes, sig), code,
+                   reason[:MAX_REFUSAL_REASON]])
+    check(decode(body, max_len=MAX_REFUSAL), _REFUSAL, "refusal")
+    return encode([body, host.sign(body)])
+
+
+def check_refusal(raw: bytes, *, game_id: bytes, host_key: bytes) -> Refusal:
+    """Verify a host's signed refusal (raises LogError code ``refusal``)."""
+    try:
+        outer = decode(raw, max_len=MAX_REFUSAL)
+        check(outer, Tuple((Bytes(max_len=MAX_REFUSAL), Bytes(exact=SIG_LEN))), "refusal")
+        body, sig = cast(list[bytes], outer)
+        inner = decode(body, max_len=MAX_REFUSAL)
+        check(inner, _REFUSAL, "refusal")
+        tag, gid, seq, head, seat, msg_hash, code, reason = cast(list[object], inner)
+        if tag != TAG_REFUSAL:
+            raise DecodeError(f"refusal[0]: expected tag {TAG_REFUSAL!r}")
+    except DecodeError as e:
+        raise LogError(f"undecodable refusal: {e}", seat=None, code="refusal") from None
+    if not verify(host_key, body, sig):
+        raise LogError("the refusal's host signature does not verify", seat=None,
+                       code="refusal")
+    if gid != game_id:
+        raise LogError("a refusal from another game", seat=None, code="refusal")
+    assert isinstance(seq, int) and isinstance(head, bytes) and isinstance(msg_hash, bytes)
+    assert isinstance(seat, int) and isinstance(code, str) and isinstance(reason, str)
+    return Refusal(seq, head, seat, msg_hash, code, reason, raw)
