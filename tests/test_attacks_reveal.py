@@ -130,7 +130,7 @@ def test_a_curious_host_holds_no_share_of_any_played_card_before_the_move_is_ord
     no entry of the game can it read a card held in another seat's hand."""
     seen: collections.Counter[str] = collections.Counter()
     tried = 0
-    for seed, hand in ((143, 2), (2, 5), (3, 9)):
+    for seed, hand in ((19, 2), (2, 5), (3, 9)):
         g = new_game(seed, hand)
         spy = CuriousHost(g)
         play(g)
