@@ -11,12 +11,11 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Protocol
 
-from splitnet.cards import STRENGTH, match_kind, rank
+from splitnet.cards import STRENGTH, match_kind
 from splitnet.rules import (
     Action,
     BonusDraw,
     BonusMark,
-    BonusSwap,
     Discard,
     DrawPile,
     EndLateLays,
@@ -26,6 +25,7 @@ from splitnet.rules import (
     SkipBonus,
     TakeRow,
     Upgrade,
+    leaders_now,
 )
 
 
@@ -90,58 +90,128 @@ class HeuristicBot:
         return 0.0
 
     def _best_play(self, game: Game, seat: int) -> Action | None:
-        plays = [m for m in game.iter_legal_moves(seat) if isinstance(m, Lay | Upgrade)]
-        if not plays:
+        """The most valuable lay or upgrade (:meth:`_play_value`), the first of equals in
+        the engine's order (:meth:`Game.play_moves`). Scored in place: only the chosen
+        play becomes a move object (this runs at every step of the strong bot's search)."""
+        if game.phase not in ("play", "must_play") or game.actor != seat:
             return None
-        # Keep a weak pair back when a strong/perfect partner for it may still come?
-        # Simpler and better in practice: play the most valuable play now.
-        return max(plays, key=lambda m: self._play_value(game, seat, m))
+        hand = game.hands[seat]
+        faces = game.faces
+        must = game.picked if game.phase == "must_play" else None
+        best: tuple[float, int, int, int, int] | None = None  # value, kind, a, b, c
+        if len(hand) >= 3:
+            # Halves by rank, in hand order; the engine lists pairs (i, j) by hand
+            # position, so the first best lay is the smallest (i, j) of the best value.
+            groups: dict[int, list[tuple[int, int, int]]] = {}
+            for i, a in enumerate(hand):
+                fa = faces[a]
+                if fa is not None:
+                    groups.setdefault(fa >> 3, []).append((i, a, fa))
+            best_pos = (len(hand), len(hand))
+            for group in groups.values():
+                if len(group) < 2:
+                    continue
+                for x, (i, a, fa) in enumerate(group):
+                    for j, b, fb in group[x + 1:]:
+                        if must is not None and must != a and must != b:
+                            continue
+                        k = match_kind(fa, fb)
+                        assert k is not None
+                        v = _KIND_VALUE[k] + 2.0
+                        if best is None or v > best[0] or (v == best[0] and (i, j) < best_pos):
+                            best, best_pos = (v, 0, a, b, 0), (i, j)
+        if len(hand) >= 2 and game.matches:
+            takes = game.settings.upgrade_takes_match
+            by_rank: dict[int, list[tuple[int, int, int, int, float]]] = {}
+            for m in game.matches:
+                if m.kind == "perfect":
+                    continue
+                t0, t1 = faces[m.top[0]], faces[m.top[1]]
+                assert t0 is not None and t1 is not None
+                if m.owner == seat:
+                    adj = -_KIND_VALUE[m.kind]
+                else:
+                    adj = _KIND_VALUE[m.kind] * 0.8 if takes else 0.0
+                by_rank.setdefault(t0 >> 3, []).append((m.id, t0, t1, STRENGTH[m.kind], adj))
+            if by_rank:
+                for s in hand if must is None else [must]:
+                    f = faces[s]
+                    if f is None:
+                        continue
+                    for mid, t0, t1, need, adj in by_rank.get(f >> 3, ()):
+                        for covers, other in ((0, t1), (1, t0)):
+                            k = match_kind(f, other)
+                            if k is not None and STRENGTH[k] > need:
+                                v = _KIND_VALUE[k] + 1.0 + adj
+                                if best is None or v > best[0]:
+                                    best = (v, 1, s, mid, covers)
+        if best is None:
+            return None
+        _, kind, a, b, c = best
+        return Lay(seat, a, b) if kind == 0 else Upgrade(seat, a, b, c)
 
     def _greedy_gain(self, game: Game, hand: list[int], must: int | None) -> float:
         """Value of the plays a hand allows (a quick estimate for row picks)."""
-        faces = [self._f(game, s) for s in hand]
-        by_rank = Counter(rank(f) for f in faces)
-        pairs = sum(c // 2 for c in by_rank.values())
+        faces = game.faces
+        counts = [0] * 13
+        for s in hand:
+            counts[self._f(game, s) >> 3] += 1
+        pairs = sum(c >> 1 for c in counts)
+        singles = sum(c & 1 for c in counts)
         gain = pairs * (_KIND_VALUE["strong"] + 2.0)
         if must is not None:
             fm = self._f(game, must)
-            if by_rank[rank(fm)] < 2:
+            if counts[fm >> 3] < 2:
                 best_up = 0.0
                 for m in game.matches:
                     for covers in (0, 1):
-                        f2 = game.faces[m.top[1 - covers]]
+                        f2 = faces[m.top[1 - covers]]
                         assert f2 is not None
                         k = match_kind(fm, f2)
                         if k is not None and STRENGTH[k] > STRENGTH[m.kind]:
                             best_up = max(best_up, _KIND_VALUE[k] + 1.0)
                 gain += best_up
-        singles = sum(c % 2 for c in by_rank.values())
         return gain - singles * _NEG_VALUE * 0.5
 
     def _discard_choice(self, game: Game, seat: int, hand: list[int]) -> Action:
-        faces = {s: self._f(game, s) for s in hand}
-        counts = Counter(rank(f) for f in faces.values())
+        faces = game.faces
+        counts = [0] * 13
+        for s in hand:
+            counts[self._f(game, s) >> 3] += 1
+        # Upgrade chances a discard would offer (could the next player take it?), by the
+        # other half's face and the match's strength, computed once for the whole hand.
+        exposed: list[tuple[int, int, float]] = []
+        for m in game.matches:
+            if m.kind == "perfect":
+                continue
+            weight = 3.0 if m.owner == seat else 1.5
+            for covers in (0, 1):
+                f2 = faces[m.top[1 - covers]]
+                if f2 is not None:
+                    exposed.append((f2, STRENGTH[m.kind], weight))
+        row_ranks = Counter(f >> 3 for f in (faces[r] for r in game.row) if f is not None)
+        rng = self.rng
 
         def danger(s: int) -> float:
-            f = faces[s]
-            score = 0.0
-            if counts[rank(f)] >= 2:
-                score += 4.0  # keep pairs
-            for m in game.matches:  # could the next player take it to upgrade?
-                for covers in (0, 1):
-                    f2 = game.faces[m.top[1 - covers]]
-                    if f2 is None:
-                        continue
+            f = self._f(game, s)
+            r = f >> 3
+            score = 4.0 if counts[r] >= 2 else 0.0  # keep pairs
+            for f2, need, weight in exposed:
+                if f2 >> 3 == r:
                     k = match_kind(f, f2)
-                    if k is not None and STRENGTH[k] > STRENGTH[m.kind]:
-                        score += 3.0 if m.owner == seat else 1.5
-            for r in game.row:  # matches a visible row card: a gift to the next player
-                fr = game.faces[r]
-                if fr is not None and rank(fr) == rank(f):
-                    score += 1.0
-            return score + self.rng.random() * 0.01
+                    if k is not None and STRENGTH[k] > need:
+                        score += weight
+            score += row_ranks[r]  # matches a visible row card: a gift to the next player
+            return score + rng.random() * 0.01
 
         return Discard(seat, min(hand, key=danger))
+
+    def perfect_target(self, game: Game, seat: int) -> int:
+        """R5.1: the leader among the others as if the round ended now (this round's
+        marks and matches count, :func:`~splitnet.rules.standing_now`); a tie is broken
+        by this bot's own seeded randomness, never by seat order."""
+        leaders = leaders_now(game, [s for s in range(game.n) if s != seat])
+        return leaders[0] if len(leaders) == 1 else self.rng.choice(leaders)
 
     # -- the decision ----------------------------------------------------------
     def choose(self, game: Game, seat: int) -> Action:
@@ -151,13 +221,12 @@ class HeuristicBot:
             base = self._greedy_gain(game, hand, None)
             best: Action = DrawPile(seat)
             best_gain = 0.5 if game.pile_count > 1 else -1.0
-            for move in game.iter_legal_moves(seat):
-                if isinstance(move, TakeRow):
-                    taken = game.row[move.index:]
-                    gain = self._greedy_gain(game, hand + taken, taken[0]) - base
-                    gain -= 0.4 * (len(taken) - 1)
-                    if gain > best_gain:
-                        best, best_gain = move, gain
+            for index in game.row_picks(seat):
+                taken = game.row[index:]
+                gain = self._greedy_gain(game, hand + taken, taken[0]) - base
+                gain -= 0.4 * (len(taken) - 1)
+                if gain > best_gain:
+                    best, best_gain = TakeRow(seat, index), gain
             if isinstance(best, DrawPile) and game.pile_count == 0:
                 return next(iter(game.iter_legal_moves(seat)))
             return best
@@ -168,23 +237,15 @@ class HeuristicBot:
             return self._discard_choice(game, seat, hand)
         if phase == "bonus":
             if game.pending_bonus == "perfect":
-                others = [s for s in range(game.n) if s != seat]
-                return BonusMark(seat, max(others, key=lambda s: (game.score(s), -s)))
+                return BonusMark(seat, self.perfect_target(game, seat))
             if game.pending_bonus == "strong":
                 # Draw unless the pile is nearly out (drawing the last card ends the round
                 # with our hand still full).
                 if game.pile_count > 2 or len(hand) <= 2:
                     return BonusDraw(seat)
                 return SkipBonus(seat)
-            swaps = [m for m in game.iter_legal_moves(seat) if isinstance(m, BonusSwap)]
-            # Give away the match most exposed to upgrades, take the least exposed.
-            if swaps:
-                def exposure(mid: int) -> int:
-                    m = game.matches[mid]
-                    return 2 - STRENGTH[m.kind]
-                best_swap = max(swaps, key=lambda s: exposure(s.give) - exposure(s.take))
-                if exposure(best_swap.give) > exposure(best_swap.take):
-                    return best_swap
+            # R5.3: a swap is of one type, and the match types are all this bot weighs, so
+            # it never sees a gain in swapping (the strong level searches the swaps).
             return SkipBonus(seat)
         if phase == "late_lays":
             lays = [m for m in game.iter_legal_moves(seat) if isinstance(m, LateLay)]

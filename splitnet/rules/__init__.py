@@ -19,10 +19,11 @@ from splitnet.rules.actions import (
 )
 from splitnet.rules.engine import Game, IllegalMove, Match, RoundEnd, UnknownFace
 from splitnet.rules.settings import Pad, Settings, SettingsError
+from splitnet.rules.standing import leaders_now, marks_now, pad_total, standing_now
 
 __all__ = [
     "Action", "BonusDraw", "BonusMark", "BonusSwap", "Discard", "DrawPile", "EndLateLays",
     "Game", "IllegalMove", "LateLay", "Lay", "Match", "Pad", "RoundEnd", "Settings",
     "SettingsError", "SkipBonus", "TakeRow", "UnknownFace", "Upgrade", "action_from_dict",
-    "action_to_dict", "played_slots",
+    "action_to_dict", "leaders_now", "marks_now", "pad_total", "played_slots", "standing_now",
 ]
