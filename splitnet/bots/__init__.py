@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Protocol
 
-from splitnet.cards import STRENGTH, match_kind
+from splitnet.cards import _KIND_TABLE, STRENGTH, match_kind
 from splitnet.rules import (
     Action,
     BonusDraw,
@@ -66,6 +66,14 @@ class RandomBot:
 # Value of a match on the pad, roughly (marginal box values early in a game).
 _KIND_VALUE = {"perfect": 7.0, "strong": 5.0, "weak": 3.0}
 _NEG_VALUE = 3.0
+_LAY_VALUE = {k: v + 2.0 for k, v in _KIND_VALUE.items()}  # a lay: two cards fewer in hand
+
+
+def _before(hand: list[int], slot: int, match_id: int, best: Upgrade) -> bool:
+    """Whether upgrade (slot, match) comes before ``best`` in the engine's order (by the
+    hand card's position, then the match)."""
+    i, j = hand.index(slot), hand.index(best.slot)
+    return i < j or (i == j and match_id < best.match_id)
 
 
 class HeuristicBot:
@@ -106,62 +114,69 @@ class HeuristicBot:
         """The most valuable lay or upgrade (:meth:`_play_value`), the first of equals in
         the engine's order (:meth:`Game.play_moves`). Scored in place: only the chosen
         play becomes a move object (this runs at every step of the strong bot's search)."""
-        if game.phase not in ("play", "must_play") or game.actor != seat:
+        if game.actor != seat:
+            return None
+        phase = game.phase
+        if phase == "play":
+            must = None
+        elif phase == "must_play":
+            must = game.picked
+        else:
             return None
         hand = game.hands[seat]
         faces = game.faces
-        must = game.picked if game.phase == "must_play" else None
-        best: tuple[float, int, int, int, int] | None = None  # value, kind, a, b, c
-        if len(hand) >= 3:
-            # Halves by rank, in hand order; the engine lists pairs (i, j) by hand
-            # position, so the first best lay is the smallest (i, j) of the best value.
-            groups: dict[int, list[tuple[int, int, int]]] = {}
-            for i, a in enumerate(hand):
-                fa = faces[a]
-                if fa is not None:
-                    groups.setdefault(fa >> 3, []).append((i, a, fa))
-            best_pos = (len(hand), len(hand))
-            for group in groups.values():
-                if len(group) < 2:
+        n = len(hand)
+        ranks = [-1 if f is None else f >> 3 for f in (faces[s] for s in hand)]
+        best_v = -1e9
+        best: Action | None = None
+        if n >= 3:
+            counts = [0] * 14
+            for r in ranks:
+                counts[r] += 1  # an unknown face (-1) lands in the spare last cell
+            for i in range(n - 1):
+                r = ranks[i]
+                if r < 0 or counts[r] < 2:
                     continue
-                for x, (i, a, fa) in enumerate(group):
-                    for j, b, fb in group[x + 1:]:
-                        if must is not None and must != a and must != b:
-                            continue
-                        k = match_kind(fa, fb)
-                        assert k is not None
-                        v = _KIND_VALUE[k] + 2.0
-                        if best is None or v > best[0] or (v == best[0] and (i, j) < best_pos):
-                            best, best_pos = (v, 0, a, b, 0), (i, j)
-        if len(hand) >= 2 and game.matches:
+                a = hand[i]
+                for j in range(i + 1, n):
+                    if ranks[j] != r:
+                        continue
+                    b = hand[j]
+                    if must is not None and must != a and must != b:
+                        continue
+                    v = _LAY_VALUE[_KIND_TABLE[faces[a] * 104 + faces[b]]]  # type: ignore[operator]
+                    if v > best_v:
+                        best_v, best = v, Lay(seat, a, b)
+        if n >= 2 and game.matches:
+            in_hand = set(ranks) if must is None else {ranks[hand.index(must)]}
             takes = game.settings.upgrade_takes_match
-            by_rank: dict[int, list[tuple[int, int, int, int, float]]] = {}
             for m in game.matches:
-                if m.kind == "perfect":
+                kind = m.kind
+                if kind == "perfect":
                     continue
                 t0, t1 = faces[m.top[0]], faces[m.top[1]]
                 assert t0 is not None and t1 is not None
+                r = t0 >> 3
+                if r not in in_hand:
+                    continue
                 if m.owner == seat:
-                    adj = -_KIND_VALUE[m.kind]
+                    adj = 1.0 - _KIND_VALUE[kind]
                 else:
-                    adj = _KIND_VALUE[m.kind] * 0.8 if takes else 0.0
-                by_rank.setdefault(t0 >> 3, []).append((m.id, t0, t1, STRENGTH[m.kind], adj))
-            if by_rank:
-                for s in hand if must is None else [must]:
-                    f = faces[s]
-                    if f is None:
+                    adj = 1.0 + (_KIND_VALUE[kind] * 0.8 if takes else 0.0)
+                need = STRENGTH[kind]
+                for i, s in enumerate(hand):
+                    if ranks[i] != r or (must is not None and s != must):
                         continue
-                    for mid, t0, t1, need, adj in by_rank.get(f >> 3, ()):
-                        for covers, other in ((0, t1), (1, t0)):
-                            k = match_kind(f, other)
-                            if k is not None and STRENGTH[k] > need:
-                                v = _KIND_VALUE[k] + 1.0 + adj
-                                if best is None or v > best[0]:
-                                    best = (v, 1, s, mid, covers)
-        if best is None:
-            return None
-        _, kind, a, b, c = best
-        return Lay(seat, a, b) if kind == 0 else Upgrade(seat, a, b, c)
+                    f = faces[s]
+                    assert f is not None
+                    for covers, other in ((0, t1), (1, t0)):
+                        k = _KIND_TABLE[f * 104 + other]
+                        if k is not None and STRENGTH[k] > need:
+                            v = _KIND_VALUE[k] + adj
+                            if v > best_v or (v == best_v and isinstance(best, Upgrade)
+                                              and _before(hand, s, m.id, best)):
+                                best_v, best = v, Upgrade(seat, s, m.id, covers)
+        return best
 
     def _greedy_gain(self, game: Game, hand: list[int], must: int | None) -> float:
         """Value of the plays a hand allows (a quick estimate for row picks)."""
@@ -185,6 +200,66 @@ class HeuristicBot:
                             best_up = max(best_up, _KIND_VALUE[k] + 1.0)
                 gain += best_up
         return gain - singles * _NEG_VALUE * 0.5
+
+    def _draw_choice(self, game: Game, seat: int, hand: list[int]) -> Action:
+        """R4.1: take from the row when the plays it allows (:meth:`_greedy_gain` of the
+        hand after taking, less 0.4 a card carried along) beat drawing blind.
+
+        The same figures as calling :meth:`_greedy_gain` per row index, counted in one
+        pass from the newest card back; ties go to the oldest index."""
+        picks = game.row_picks(seat)
+        threshold = 0.5 if game.pile_count > 1 else -1.0
+        best_i, best_gain = -1, threshold
+        if picks:
+            faces = game.faces
+            counts = [0] * 13
+            for s in hand:
+                counts[self._f(game, s) >> 3] += 1
+            pairs = sum(c >> 1 for c in counts)
+            singles = sum(c & 1 for c in counts)
+            base = pairs * (_KIND_VALUE["strong"] + 2.0) - singles * _NEG_VALUE * 0.5
+            row = game.row
+            allowed = set(picks)
+            found: list[tuple[float, int]] = []
+            for i in range(len(row) - 1, picks[0] - 1, -1):
+                f = faces[row[i]]
+                assert f is not None
+                r = f >> 3
+                if counts[r] & 1:
+                    pairs, singles = pairs + 1, singles - 1
+                else:
+                    singles += 1
+                counts[r] += 1
+                if i not in allowed:
+                    continue
+                gain = pairs * (_KIND_VALUE["strong"] + 2.0)
+                if counts[r] < 2:
+                    gain += self._best_upgrade_value(game, f)
+                gain = gain - singles * _NEG_VALUE * 0.5 - base
+                gain -= 0.4 * (len(row) - i - 1)
+                found.append((gain, i))
+            for gain, i in found:  # newest first: >= leaves the oldest of equals
+                if gain > threshold and gain >= best_gain:
+                    best_i, best_gain = i, gain
+        if best_i >= 0:
+            return TakeRow(seat, best_i)
+        if game.pile_count == 0:
+            return next(iter(game.iter_legal_moves(seat)))
+        return DrawPile(seat)
+
+    @staticmethod
+    def _best_upgrade_value(game: Game, fm: int) -> float:
+        faces = game.faces
+        best_up = 0.0
+        for m in game.matches:
+            need = STRENGTH[m.kind]
+            for covers in (0, 1):
+                f2 = faces[m.top[1 - covers]]
+                assert f2 is not None
+                k = match_kind(fm, f2)
+                if k is not None and STRENGTH[k] > need:
+                    best_up = max(best_up, _KIND_VALUE[k] + 1.0)
+        return best_up
 
     def _discard_choice(self, game: Game, seat: int, hand: list[int]) -> Action:
         return Discard(seat, min(hand, key=self._danger(game, seat, hand)))
@@ -212,7 +287,11 @@ class HeuristicBot:
                 f2 = faces[m.top[1 - covers]]
                 if f2 is not None:
                     exposed.append((f2, STRENGTH[m.kind], weight))
-        row_ranks = Counter(f >> 3 for f in (faces[r] for r in game.row) if f is not None)
+        row_ranks = [0] * 13
+        for slot in game.row:
+            fr = faces[slot]
+            if fr is not None:
+                row_ranks[fr >> 3] += 1
         rng = self.rng
 
         def danger(s: int) -> float:
@@ -241,18 +320,7 @@ class HeuristicBot:
         phase = game.phase
         hand = game.hands[seat]
         if phase == "draw":
-            base = self._greedy_gain(game, hand, None)
-            best: Action = DrawPile(seat)
-            best_gain = 0.5 if game.pile_count > 1 else -1.0
-            for index in game.row_picks(seat):
-                taken = game.row[index:]
-                gain = self._greedy_gain(game, hand + taken, taken[0]) - base
-                gain -= 0.4 * (len(taken) - 1)
-                if gain > best_gain:
-                    best, best_gain = TakeRow(seat, index), gain
-            if isinstance(best, DrawPile) and game.pile_count == 0:
-                return next(iter(game.iter_legal_moves(seat)))
-            return best
+            return self._draw_choice(game, seat, hand)
         if phase in ("play", "must_play"):
             play = self._best_play(game, seat)
             if play is not None:

@@ -61,25 +61,27 @@ def standing_now(game: Game) -> list[int]:
     if game.phase in ("round_over", "game_over"):
         return [pad_total(game, game.marks[s]) for s in range(n)]
     # One pass over the table with plain lists (bots call this for every perfect bonus).
-    counts = [[0, 0, 0] for _ in range(n)]
+    cp, cs, cw = [0] * n, [0] * n, [0] * n
     for m in game.matches:
-        counts[m.owner][_KIND_INDEX[m.kind]] += 1
+        kind = m.kind
+        if kind == "perfect":
+            cp[m.owner] += 1
+        elif kind == "strong":
+            cs[m.owner] += 1
+        else:
+            cw[m.owner] += 1
     pad = game.settings.pad
-    rows = (pad.perfect, pad.strong, pad.weak)
-    neg = pad.negative
+    vp, vs, vw, vn = pad.perfect, pad.strong, pad.weak, pad.negative
+    lp, ls, lw, ln = len(vp) - 1, len(vs) - 1, len(vw) - 1, len(vn) - 1
     out = []
+    marks, now, hands = game.marks, game.round_marks, game.hands
     for s in range(n):
-        done, now, c = game.marks[s], game.round_marks[s], counts[s]
-        total = 0
-        for i, r in enumerate(ROWS[:3]):
-            values = rows[i]
-            total += values[min(done[r] + now[r] + c[i], len(values) - 1)]
-        k = done["negative"] + now["negative"] + len(game.hands[s])
-        out.append(total - neg[min(k, len(neg) - 1)])
+        d, r = marks[s], now[s]
+        out.append(vp[min(d["perfect"] + r["perfect"] + cp[s], lp)]
+                   + vs[min(d["strong"] + r["strong"] + cs[s], ls)]
+                   + vw[min(d["weak"] + r["weak"] + cw[s], lw)]
+                   - vn[min(d["negative"] + r["negative"] + len(hands[s]), ln)])
     return out
-
-
-_KIND_INDEX = {"perfect": 0, "strong": 1, "weak": 2}
 
 
 def leaders_now(game: Game, among: list[int] | None = None) -> list[int]:
