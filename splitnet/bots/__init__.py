@@ -144,7 +144,9 @@ class HeuristicBot:
                     b = hand[j]
                     if must is not None and must != a and must != b:
                         continue
-                    v = _LAY_VALUE[_KIND_TABLE[faces[a] * 104 + faces[b]]]  # type: ignore[operator]
+                    k = _KIND_TABLE[faces[a] * 104 + faces[b]]  # type: ignore[operator]
+                    assert k is not None  # same rank: a match (R2.1)
+                    v = _LAY_VALUE[k]
                     if v > best_v:
                         best_v, best = v, Lay(seat, a, b)
         if n >= 2 and game.matches:
