@@ -16,12 +16,13 @@ splitnet — the card game Split, peer to peer, with a deck nobody can stack.
 
   splitnet play                 you against 3 bots, full screen (--plain: line-based);
                                 saved as you play: an unfinished game is offered again
+                                (--bot easy|normal|strong: the bots' level)
   splitnet selfplay -n 4 -s 7   bots play a whole game; prints the summary
   splitnet verify FILE          audit a finished game's transcript
   splitnet replay FILE          step through a finished game, every card open (n/p/q)
   splitnet host                 open a game on the LAN (prints the address and join code)
   splitnet join [ADDR[:PORT]]   join a LAN game (asks for the code; no address: browse)
-  splitnet bot ADDR --code C    add a bot to a LAN game
+  splitnet bot ADDR --code C    add a bot to a LAN game (--level easy|normal|strong)
   splitnet browse [--timeout S] list the games announced on the LAN
   splitnet bench engine|bots|deck|net  measure speed (bots: strength too)
 """

@@ -24,6 +24,7 @@ from splitnet.bots import (
 from splitnet.bots.search import (
     SearchConfig,
     StrongBot,
+    describe_move,
     determinize,
     knowable_slots,
     suggest,
@@ -243,7 +244,11 @@ def test_suggest_gives_a_legal_move_and_its_reason_in_words() -> None:
         action, reason = suggest(view, seat, samples=4, names=["A", "B", "C", "D"])
         assert action in view.legal_moves(seat)
         assert reason and "\n" not in reason
-        assert "simulated endings" in reason or "only sensible move" in reason
+        assert reason.startswith(describe_move(view, action, ["A", "B", "C", "D"]) + ": ")
+        assert "deals tried" in reason or view.phase == "late_lays"
+    view, seat, _ = _decisions(8, 1)[0]
+    with pytest.raises(ValueError, match="has no move to make now"):
+        suggest(view, (seat + 1) % 4, samples=1)
 
 
 def test_choose_off_loop_thinks_on_a_copy_and_gives_the_same_move() -> None:

@@ -25,6 +25,8 @@ benchmarks).
 The API for front ends (the hint key) is :func:`suggest`::
 
     action, reason = suggest(view, seat)   # view: that seat's engine; reason: words
+
+and for the standing it aims at, :func:`splitnet.rules.standing_now`.
 """
 
 from __future__ import annotations
@@ -318,7 +320,8 @@ def describe_move(game: Game, action: Action, names: list[str] | None = None) ->
         return "draw from the pile"
     if isinstance(action, TakeRow):
         taken = game.row[action.index:]
-        extra = f" and the {len(taken) - 1} after it" if len(taken) > 1 else ""
+        k = len(taken) - 1
+        extra = "" if k == 0 else " and the card after it" if k == 1 else f" and the {k} after it"
         return f"take {card(taken[0])}{extra} from the row"
     if isinstance(action, Lay):
         from splitnet.cards import match_kind
@@ -347,26 +350,78 @@ def describe_move(game: Game, action: Action, names: list[str] | None = None) ->
         "lay a late match")
 
 
+def _why(game: Game, action: Action, names: list[str] | None) -> str:
+    """The plain reason a move is good, by the rules it uses."""
+    from splitnet.cards import match_kind
+    from splitnet.rules import standing_now
+
+    def who(s: int) -> str:
+        return names[s] if names is not None and 0 <= s < len(names) else f"seat {s}"
+
+    seat = action.seat
+    if isinstance(action, Lay):
+        fa, fb = game.faces[action.a], game.faces[action.b]
+        kind = match_kind(fa, fb) if fa is not None and fb is not None else None
+        return {"perfect": "a perfect match scores most and gives someone a negative "
+                           "mark (R5.1)",
+                "strong": "a strong match, and you may draw a card (R5.2)",
+                "weak": "two cards out of your hand; a weak match may be swapped (R5.3)",
+                }.get(kind or "", "a match")
+    if isinstance(action, Upgrade):
+        m = game.matches[action.match_id]
+        if m.owner != seat and game.settings.upgrade_takes_match:
+            return f"it takes {who(m.owner)}'s match and makes it stronger (R4.3b)"
+        return "it makes the match stronger (R4.3b)"
+    if isinstance(action, BonusMark):
+        totals = standing_now(game)
+        return (f"{who(action.target)} stands best of the others if the round ended now "
+                f"({str(totals[action.target]).replace('-', '−')})")
+    if isinstance(action, BonusDraw):
+        return "one more card to match from"
+    if isinstance(action, SkipBonus):
+        if game.pending_bonus == "strong":
+            return ("the pile is nearly out: drawing its last card would end the round "
+                    "with your hand still full (R4.2)")
+        return "no swap gains anything"
+    if isinstance(action, TakeRow):
+        n = len(game.row) - action.index
+        carry = f", carrying {n - 1} more card{'s' if n > 2 else ''}" if n > 1 else ""
+        return f"you can play it at once (R4.1b){carry}"
+    if isinstance(action, DrawPile):
+        return "no row card is worth what you would have to carry"
+    if isinstance(action, Discard):
+        return "the card you and the next players can use least"
+    if isinstance(action, BonusSwap):
+        return "a match less exposed to upgrades"
+    return "nothing more to lay"
+
+
 def suggest(game: Game, seat: int, *, budget: float = 0.3, samples: int | None = None,
             seed: int = 0, names: list[str] | None = None) -> Suggestion:
     """The strong bot's move for ``seat`` on ``game`` — that seat's own view (it reads
     nothing else, R8) — and the reason in one line of words, e.g.
-    ``lay 7♥ 7♦ (strong): the usual choice; nothing was clearly better (62% ahead, 40
-    simulated endings)``. ``budget`` seconds (or exactly ``samples`` samples)."""
+    ``lay 7♥ 7♦ (strong): a strong match, and you may draw a card (R5.2); simulations
+    agree: 62% chance of finishing ahead (40 deals tried)``. ``budget`` seconds (or
+    exactly ``samples`` samples).
+
+    It blocks for the budget: a front end calls it off its event loop on a copy, e.g.
+    ``await asyncio.to_thread(suggest, view.clone(), seat)``. ValueError when ``seat``
+    has no decision to make now. ``names`` (by seat) make the reason name players."""
+    if game.actor != seat or not game.legal_moves(seat):
+        raise ValueError(f"seat {seat} has no move to make now")
     bot = StrongBot(seed, SearchConfig(budget=budget, samples=samples))
     d = bot.decide(game, seat)
     what = describe_move(game, d.action, names)
+    why = _why(game, d.action, names)
     if not d.searched:
-        return Suggestion(d.action, f"{what}: the only sensible move here")
+        return Suggestion(d.action, f"{what}: {why}")
     values = dict(d.values)
     mine = values[d.action]
     if d.action == d.anchor:
-        runner = max((v for a, v in d.values if a != d.action), default=mine)
-        why = ("the usual choice; nothing else was clearly better" if runner <= mine + 0.005
-               else "the usual choice; the alternatives were not clearly better")
+        sim = (f"simulations found nothing clearly better: {round(100 * mine)}% chance of "
+               "finishing ahead")
     else:
         base = values[d.anchor]
-        why = (f"better than {describe_move(game, d.anchor, names)} "
-               f"({round(100 * (mine - base))} points more chance of finishing ahead)")
-    return Suggestion(d.action, f"{what}: {why} ({round(100 * mine)}% ahead over "
-                                f"{d.samples} simulated endings)")
+        sim = (f"simulations prefer it to {describe_move(game, d.anchor, names)}: "
+               f"{round(100 * mine)}% against {round(100 * base)}% chance of finishing ahead")
+    return Suggestion(d.action, f"{what}: {why}; {sim} ({d.samples} deals tried)")
