@@ -277,14 +277,18 @@ def bench_bots(games: int = 40, budget: float = 0.3, samples: int | None = None,
     lo, hi = wilson(wins, n)
     searched = sum(b.searched for b in strong_bots)
     per = sum(b.search_time for b in strong_bots) / searched if searched else 0.0
+    cpu = sum(b.search_cpu for b in strong_bots) / searched if searched else 0.0
     mode = f"{samples} samples/decision" if samples is not None else f"budget {budget:g} s"
     lines.append(f"  1 strong ({mode}) vs 3 normal: won {wins:g} of {n} = {wins / n:.1%} "
                  f"(95% CI {lo:.1%}–{hi:.1%}); goal ≥ 40% → ratio {wins / n / 0.40:.2f}")
-    lines.append(f"    {searched} searched decisions, {per * 1e3:.0f} ms each on average "
-                 f"(limit 300 ms → ratio {per / 0.3:.2f}); {dt:.0f} s for {n} games")
+    lines.append(f"    {searched} searched decisions ({searched / max(1, n):.0f} a game), "
+                 f"{per * 1e3:.0f} ms each on average, {cpu * 1e3:.0f} ms of CPU "
+                 f"(limit 300 ms → ratio {cpu / 0.3:.2f}); {dt:.0f} s for {n} games")
     if n:
-        lines.append(f"    at this rate 1000 games take ≈ {dt / n * 1000 / 3600:.1f} h on one "
-                     "core")
+        goal_h = 1000 * (searched / n * 0.3 + max(0.0, dt - per * searched) / n) / 3600
+        lines.append(f"    this run's setting for 1000 games: ≈ {dt / n * 1000 / 3600:.1f} h; "
+                     f"the goal's run (1000 games at 0.3 s a decision) ≈ {goal_h:.1f} h on "
+                     "one core")
     if levels:
         lv_games = max(games, 100)
         w_n, n_n = seat_rotated_games(lambda s: make_bot("easy", s),

@@ -171,6 +171,7 @@ class StrongBot:
         #: searched decisions and the time they took (wall clock, seconds)
         self.searched = 0
         self.search_time = 0.0
+        self.search_cpu = 0.0  # this thread's CPU time: other load on the machine aside
         self.last: Decision | None = None
 
     def choose(self, game: Game, seat: int) -> Action:
@@ -260,7 +261,7 @@ class StrongBot:
         cfg = self.config
         if len(self._rollout_bots) != game.n:
             self._rollout_bots = [HeuristicBot(i) for i in range(game.n)]
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.thread_time()
         known = knowable_slots(game, seat)
         # The samples depend on this bot's seed and the public history only.
         rng = random.Random(f"splitnet/strong/{self.seed}/{game.round_no}/"
@@ -288,6 +289,7 @@ class StrongBot:
                 break
         self.searched += 1
         self.search_time += time.perf_counter() - t0
+        self.search_cpu += time.thread_time() - c0
         best_i, best_gain = 0, 0.0
         for i in range(1, len(cands)):
             d = diffs[i]
