@@ -279,16 +279,20 @@ class HeuristicBot:
         for s in hand:
             counts[self._f(game, s) >> 3] += 1
         # Upgrade chances a discard would offer (could the next player take it?), by the
-        # other half's face and the match's strength, computed once for the whole hand.
+        # other half's face and the match's strength — only for ranks in the hand.
         exposed: list[tuple[int, int, float]] = []
         for m in game.matches:
             if m.kind == "perfect":
                 continue
+            t0 = faces[m.top[0]]
+            if t0 is None or not counts[t0 >> 3]:
+                continue
             weight = 3.0 if m.owner == seat else 1.5
+            need = STRENGTH[m.kind]
             for covers in (0, 1):
                 f2 = faces[m.top[1 - covers]]
                 if f2 is not None:
-                    exposed.append((f2, STRENGTH[m.kind], weight))
+                    exposed.append((f2, need, weight))
         row_ranks = [0] * 13
         for slot in game.row:
             fr = faces[slot]
@@ -302,7 +306,7 @@ class HeuristicBot:
             score = 4.0 if counts[r] >= 2 else 0.0  # keep pairs
             for f2, need, weight in exposed:
                 if f2 >> 3 == r:
-                    k = match_kind(f, f2)
+                    k = _KIND_TABLE[f * 104 + f2]
                     if k is not None and STRENGTH[k] > need:
                         score += weight
             score += row_ranks[r]  # matches a visible row card: a gift to the next player
