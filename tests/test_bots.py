@@ -7,6 +7,8 @@ import asyncio
 import copy
 import json
 import random
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -271,3 +273,26 @@ def test_selfplay_with_strong_bots_same_arguments_same_record(tmp_path: Path) ->
     assert recs[0] == recs[1]
     players = [p["name"] for p in json.loads(recs[0])["players"]]
     assert players == ["Ana (strong)", "Bo (normal)", "Cy (easy)"]
+
+
+@pytest.mark.slow
+async def test_lan_levels_host_bots_and_names(tmp_path: Path) -> None:
+    """``host --play-as-bot strong --think S --bots 1 --bot-level easy`` on loopback: the
+    levels and the naming scheme of the LAN commands, played to the end."""
+    from tests.test_net_game import TIMEOUT, Proc
+
+    host = Proc(tmp_path, "host", "host", "--port", "0", "--bind", "127.0.0.1",
+                "--play-as-bot", "strong", "--think", "0.02", "--name", "Ana (strong)",
+                "--seats", "2", "--bots", "1", "--bot-level", "easy", "--no-announce",
+                "--no-proofs", "--data-dir", str(tmp_path / "p0"))
+    try:
+        assert await asyncio.to_thread(host.wait, TIMEOUT) == 0, host.stderr()[-2000:]
+        out = host.stdout()
+        assert "Ana (easy): verification " in out and "Winner:" in out
+    finally:
+        if host.p.poll() is None:
+            host.p.kill()
+    bad = subprocess.run([sys.executable, "-m", "splitnet.cli", "bot", "127.0.0.1:1",
+                          "--level", "genius"], capture_output=True, text=True, timeout=60,
+                         check=False)
+    assert bad.returncode == 2 and "unknown bot level 'genius'" in bad.stderr
