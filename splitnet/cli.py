@@ -270,7 +270,7 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--name", default="You", help="your name at the table")
     pl.add_argument("--seed", type=int, default=None,
                     help="fix the bots and deal (testing; replaces a finished game with "
-                         "the same seed)")
+                         "the same seed; strong bots still think by the clock)")
     pl.add_argument("--settings", metavar="FILE", help="settings JSON (protocol/SETTINGS.md)")
     pl.add_argument("--pace", type=float, default=0.4, metavar="SECONDS",
                     help="pause before each bot move so you can follow it (default 0.4)")

@@ -126,7 +126,11 @@ class HeuristicBot:
         hand = game.hands[seat]
         faces = game.faces
         n = len(hand)
-        ranks = [-1 if f is None else f >> 3 for f in (faces[s] for s in hand)]
+        hand_faces = [faces[s] for s in hand]
+        if None in hand_faces:  # never in a seat's own view (R8.3); stay exact anyway
+            ranks = [-1 if f is None else f >> 3 for f in hand_faces]
+        else:
+            ranks = [f >> 3 for f in hand_faces]  # type: ignore[operator]
         best_v = -1e9
         best: Action | None = None
         if n >= 3:
