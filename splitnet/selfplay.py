@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from splitnet.bots import Bot, bot_player_name, make_bot
+from splitnet.bots import Bot, bot_label, bot_player_name, make_bot
 from splitnet.cards import card_id, pretty
 from splitnet.frontend import HumanAgent
 from splitnet.game.local import FairSession
@@ -49,7 +49,7 @@ def run_selfplay(n: int, bot_names: Sequence[str], seed: int, settings: Settings
     ``samples`` per decision (no clock), so the same arguments give the same game."""
     settings.check_players(n)
     bots = [make_bot(b, seed * 100 + i, samples=samples) for i, b in enumerate(bot_names)]
-    names = [bot_player_name(i, b) for i, b in enumerate(bot_names)]
+    names = [bot_player_name(i) for i in range(len(bot_names))]
     if local_shuffle:
         if transcript:
             raise SystemExit("splitnet: --local-shuffle makes no transcript")
@@ -73,6 +73,8 @@ def run_selfplay(n: int, bot_names: Sequence[str], seed: int, settings: Settings
                   file=sys.stderr)
             return 1
         rec = verdict.record
+    print("Bots: " + ", ".join(bot_label(nm, b) for nm, b in zip(names, bot_names,
+                                                                 strict=True)))
     print(summary(rec))
     if record:
         from splitnet.record import dumps
@@ -104,8 +106,7 @@ def human_session(name: str, bot_names: Sequence[str], seed: int | None,
     rng = random.Random(seed if seed is not None else secrets.randbits(64))
     bot_seeds = [0] + [rng.randrange(2**31) for _ in bot_names]
     bots = [make_bot(b, bot_seeds[i + 1], budget=think) for i, b in enumerate(bot_names)]
-    names = [name] + [bot_player_name(i, b) for i, b in enumerate(bot_names)]
-    names = [nm if nm not in names[:i] else f"{nm}2" for i, nm in enumerate(names)]
+    names = [name] + [bot_player_name(i, taken=[name]) for i in range(len(bots))]
     agents: list[Bot | None] = [None, *bots]
     kinds: list[str | None] = [None, *bot_names]
     k = game_no % len(names)

@@ -18,6 +18,7 @@ from splitnet.bots import (
     LEVELS,
     EasyBot,
     HeuristicBot,
+    bot_label,
     bot_player_name,
     choose_off_loop,
     make_bot,
@@ -120,8 +121,10 @@ def test_levels_names_and_aliases() -> None:
     assert parse_level("random") == "random"
     with pytest.raises(ValueError, match="unknown bot level 'genius'; choose from easy"):
         parse_level("genius")
-    assert bot_player_name(0, "strong") == "Ana (strong)"
-    assert bot_player_name(2, "heuristic") == "Cy (normal)"
+    assert [bot_player_name(i) for i in range(3)] == ["Ana", "Bo", "Cy"]
+    assert bot_player_name(0, taken=["Ana"]) == "Bo"
+    assert bot_player_name(12) == "Ana2"
+    assert bot_label("Ana", "heuristic") == "Ana (normal)"
     assert isinstance(make_bot("easy", 1), EasyBot)
     assert isinstance(make_bot("normal", 1), HeuristicBot)
     strong = make_bot("strong", 1, budget=0.05)
@@ -131,7 +134,7 @@ def test_levels_names_and_aliases() -> None:
 def _table_game(levels: list[str], seed: int, samples: int = 2) -> LocalTable:
     agents: list[Any] = [make_bot(lv, seed * 8 + s, samples=samples)
                          for s, lv in enumerate(levels)]
-    names = [bot_player_name(s, lv) for s, lv in enumerate(levels)]
+    names = [bot_player_name(s) for s in range(len(levels))]
     table = LocalTable(names, agents, SeededShuffle(seed), Settings())
     table.run()  # every move goes through each seat's checked apply on its own view
     return table
@@ -141,7 +144,7 @@ def _table_game(levels: list[str], seed: int, samples: int = 2) -> LocalTable:
 def test_every_level_plays_whole_games_on_its_own_view(seed: int) -> None:
     table = _table_game(["easy", "strong", "normal", "random"], seed)
     assert table.referee.phase == "game_over"
-    assert table.players[1] == "Bo (strong)"
+    assert table.players[1] == "Bo"
 
 
 def test_easy_is_beatable_but_not_random() -> None:
@@ -261,7 +264,8 @@ def test_choose_off_loop_thinks_on_a_copy_and_gives_the_same_move() -> None:
     assert off == direct and view.__dict__ == before
 
 
-def test_selfplay_with_strong_bots_same_arguments_same_record(tmp_path: Path) -> None:
+def test_selfplay_with_strong_bots_same_arguments_same_record(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from splitnet.selfplay import run_selfplay
 
     recs = []
@@ -272,7 +276,8 @@ def test_selfplay_with_strong_bots_same_arguments_same_record(tmp_path: Path) ->
         recs.append(path.read_bytes())
     assert recs[0] == recs[1]
     players = [p["name"] for p in json.loads(recs[0])["players"]]
-    assert players == ["Ana (strong)", "Bo (normal)", "Cy (easy)"]
+    assert players == ["Ana", "Bo", "Cy"]
+    assert "Bots: Ana (strong), Bo (normal), Cy (easy)" in capsys.readouterr().out
 
 
 @pytest.mark.slow
@@ -282,13 +287,14 @@ async def test_lan_levels_host_bots_and_names(tmp_path: Path) -> None:
     from tests.test_net_game import TIMEOUT, Proc
 
     host = Proc(tmp_path, "host", "host", "--port", "0", "--bind", "127.0.0.1",
-                "--play-as-bot", "strong", "--think", "0.02", "--name", "Ana (strong)",
+                "--play-as-bot", "strong", "--think", "0.02", "--name", "Ana",
                 "--seats", "2", "--bots", "1", "--bot-level", "easy", "--no-announce",
                 "--no-proofs", "--data-dir", str(tmp_path / "p0"))
     try:
         assert await asyncio.to_thread(host.wait, TIMEOUT) == 0, host.stderr()[-2000:]
         out = host.stdout()
-        assert "Ana (easy): verification " in out and "Winner:" in out
+        assert "Bots here: Bo (easy)" in out  # the host is Ana: its bots skip the name
+        assert "Bo: verification " in out and "Winner:" in out
     finally:
         if host.p.poll() is None:
             host.p.kill()

@@ -4,7 +4,8 @@ of the engine's legal moves; it never decides a rule itself.
 Levels (:data:`LEVELS`): ``easy`` (:class:`EasyBot`, a beatable human-like player),
 ``normal`` (:class:`HeuristicBot`) and ``strong`` (:class:`~splitnet.bots.search.StrongBot`,
 a search over the heuristic; its hint API is :func:`splitnet.bots.search.suggest`).
-``make_bot(level, seed)`` builds one; :func:`bot_player_name` names bot players.
+``make_bot(level, seed)`` builds one; :func:`bot_player_name` names bot players and
+:func:`bot_label` shows one with its level.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import random
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from splitnet.cards import _KIND_TABLE, STRENGTH, match_kind
@@ -419,7 +420,7 @@ LEVELS: tuple[str, ...] = ("easy", "normal", "strong")
 #: Accepted but not offered: "random" (uniform over legal moves: a test opponent, it wins
 #: about 1 game in 1200 against the heuristic) and "heuristic", the old name of normal.
 HIDDEN_LEVELS: dict[str, str] = {"random": "random", "heuristic": "normal"}
-#: The friendly names bot players get, one per seat, followed by their level.
+#: The friendly names bot players get, one per seat (:func:`bot_player_name`).
 FRIENDLY_NAMES: tuple[str, ...] = ("Ana", "Bo", "Cy", "Dee", "Eli", "Fay", "Gus", "Hal",
                                    "Ivy", "Jo", "Kit", "Lu")
 
@@ -434,10 +435,21 @@ def parse_level(text: str) -> str:
     raise ValueError(f"unknown bot level {text!r}; choose from {', '.join(LEVELS)}")
 
 
-def bot_player_name(index: int, level: str) -> str:
-    """The one naming scheme for bot players in every command: a friendly name and the
-    level, e.g. ``bot_player_name(0, "strong") == "Ana (strong)"``."""
-    return f"{FRIENDLY_NAMES[index % len(FRIENDLY_NAMES)]} ({parse_level(level)})"
+def bot_player_name(index: int, taken: Sequence[str] = ()) -> str:
+    """The one naming scheme for bot players in every command: the ``index``-th friendly
+    name (Ana, Bo, Cy, …), skipping names in ``taken``. A plain name reads well in every
+    message ("it is Ana's turn"); where bots are listed, :func:`bot_label` adds the level.
+    """
+    free = [nm for nm in FRIENDLY_NAMES if nm not in taken] or list(FRIENDLY_NAMES)
+    name = free[index % len(free)]
+    if index >= len(free):
+        name += str(index // len(free) + 1)
+    return name
+
+
+def bot_label(name: str, level: str) -> str:
+    """A bot as lists show it (lobby, selfplay, the bot's console): ``Ana (strong)``."""
+    return f"{name} ({parse_level(level)})"
 
 
 def make_bot(level: str, seed: int = 0, *, budget: float | None = None,

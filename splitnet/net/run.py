@@ -14,7 +14,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from splitnet.bots import FRIENDLY_NAMES, bot_player_name, make_bot, parse_level
+from splitnet.bots import FRIENDLY_NAMES, bot_label, bot_player_name, make_bot, parse_level
 from splitnet.frontend import HumanAgent
 from splitnet.net.addrs import join_addresses, parse_addr
 from splitnet.net.config import DEFAULT_PORT, NetSettings
@@ -549,18 +549,24 @@ async def host_main(args: argparse.Namespace) -> int:
     node_task = asyncio.ensure_future(node.done.wait())
     bot_tasks = []
     level = args.bot_level
-    for i in range(args.bots):
+    bot_names = [bot_player_name(i, taken=[args.name]) for i in range(args.bots)]
+    bots_line = ("Bots here: " + ", ".join(bot_label(nm, level) for nm in bot_names)
+                 if bot_names else None)
+    if bots_line:
+        print(bots_line, flush=True)
+    for i, bot_name in enumerate(bot_names):
         bdir = data_dir / "bots" / f"bot{i + 1}"
         bot_addr = "127.0.0.1" if bind in _WILDCARD else bind
         bot_tasks.append(asyncio.ensure_future(_run_bot_client(
-            bdir, bot_player_name(i, level), level, bot_addr, port, net, seed_maker,
+            bdir, bot_name, level, bot_addr, port, net, seed_maker,
             args.test_seed, code, args.think)))
     rc = 1
     try:
         if not node.started.is_set():
             ann = announcer
             lobby = HostLobby(node, addrs[0], code=str(code), limiter=limiter, known=known,
-                              extra=lambda: [ann.status] if ann and ann.status else [])
+                              extra=lambda: ([bots_line] if bots_line else [])
+                              + ([ann.status] if ann and ann.status else []))
             if announcer is not None:
                 announcer.on_change = lobby.changed
             if args.play_as_bot or args.plain or args.seats is not None:
@@ -788,7 +794,8 @@ async def bot_main(args: argparse.Namespace) -> int:
     if args.name is None:  # a friendly name at random (two bots rarely share one)
         args.name = bot_player_name(
             random.Random(args.test_seed if args.test_seed is not None
-                          else _random_seed()).randrange(len(FRIENDLY_NAMES)), args.level)
+                          else _random_seed()).randrange(len(FRIENDLY_NAMES)))
+    print(f"Playing as {bot_label(args.name, args.level)}", flush=True)
     known = _known_peers(data_dir)
     for tries in range(1, MAX_CODE_PROMPTS + 1):
         node, typed = _peer_node(args, data_dir, identity, net, seed_maker, show_words=True,
@@ -925,8 +932,7 @@ def add_parsers(sub: Any) -> None:
     b.add_argument("--think", type=float, default=0.3, metavar="SECONDS",
                    help="strong level: time per decision (default 0.3)")
     b.add_argument("--name", default=None,
-                   help="the bot's name at the table (default: a friendly name and the "
-                        "level, e.g. 'Ana (normal)')")
+                   help="the bot's name at the table (default: a friendly name, e.g. Ana)")
     b.add_argument("--delay", type=float, default=0.0, help="seconds to wait before a move")
     common(b)
     b.set_defaults(func=lambda a: _run(bot_main(a)))

@@ -25,7 +25,7 @@ def make_local_session(n_bots: int = 3, bot: str = "normal", seed: int | None = 
     seed = seed if seed is not None else secrets.randbits(32)
     rng = random.Random(seed)
     bots = [make_bot(bot, rng.randrange(2**31)) for _ in range(n_bots)]
-    names = [name] + [bot_player_name(i, bot) for i in range(n_bots)]
+    names = [name] + [bot_player_name(i, taken=[name]) for i in range(n_bots)]
     table = LocalTable(names, [None, *bots], SeededShuffle(seed), settings)
     return LocalSession(table, 0, HumanAgent(), bot_delay=bot_delay)
 
