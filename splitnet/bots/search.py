@@ -164,7 +164,6 @@ class StrongBot:
     def __init__(self, seed: int = 0, config: SearchConfig | None = None) -> None:
         self.seed = seed
         self.config = config or SearchConfig()
-        self.rng = random.Random(seed)
         self.anchor_bot = HeuristicBot(seed)
         self._rollout_bots: list[HeuristicBot] = []
         self.decisions = 0
@@ -250,8 +249,7 @@ class StrongBot:
     def decide(self, game: Game, seat: int) -> Decision:
         self.decisions += 1
         anchor = self.anchor_bot.choose(game, seat)
-        if game.phase in ("late_lays",) or game.phase not in (
-                "draw", "play", "must_play", "bonus"):
+        if game.phase not in ("draw", "play", "must_play", "bonus"):  # late lays: R6.2
             self.last = Decision(anchor, anchor)
             return self.last
         cands = self._candidates(game, seat, anchor)
