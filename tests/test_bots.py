@@ -41,6 +41,7 @@ from splitnet.rules import (
     Settings,
     leaders_now,
     marks_now,
+    pad_points,
     standing_now,
 )
 from tests.rules_helpers import game_with, slot_of
@@ -65,10 +66,12 @@ def test_R6_3_standing_now_counts_this_rounds_marks_matches_and_hands() -> None:
     assert leaders_now(g) == [1] and leaders_now(g, [0, 2]) == [0]
 
 
-def test_R7_standing_now_equals_the_pads_between_rounds() -> None:
-    g = Game(4)
-    bots = [HeuristicBot(s) for s in range(4)]
-    rng = random.Random(3)
+@pytest.mark.parametrize("n", [2, 4, 6])
+def test_R7_standing_now_is_the_pad_of_marks_now_and_the_pads_between_rounds(n: int) -> None:
+    g = Game(n)
+    bots = [HeuristicBot(s) for s in range(n)]
+    rng = random.Random(3 + n)
+    pad = g.settings.pad
     for _ in range(3):
         faces = list(range(104))
         rng.shuffle(faces)
@@ -76,10 +79,9 @@ def test_R7_standing_now_equals_the_pads_between_rounds() -> None:
         while g.phase not in ("round_over", "game_over"):
             seat = g.actor
             assert seat is not None
-            before = standing_now(g)
+            assert standing_now(g) == [pad_points(pad, marks_now(g, s)) for s in range(n)]
             g.apply(bots[seat].choose(g, seat))
-            assert len(before) == 4
-        assert standing_now(g) == [g.score(s) for s in range(4)]
+        assert standing_now(g) == [g.score(s) for s in range(n)]
 
 
 def test_R5_1_the_bonus_mark_goes_to_the_leader_as_if_the_round_ended_now() -> None:
