@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+import math
 import random
 import statistics
 import time
+from collections.abc import Callable
 
-from splitnet.bots import make_bot
-from splitnet.rules import Game
+from splitnet.bots import Bot, make_bot
+from splitnet.rules import BonusMark, Game
 
 
 def _engine_game(bot: str, seed: int, n: int = 4) -> int:
@@ -28,18 +30,68 @@ def _engine_game(bot: str, seed: int, n: int = 4) -> int:
     return actions
 
 
+def _positions(count: int, seed: int = 1) -> list[Game]:
+    """Mid-round 4-player positions (0–40 heuristic moves into a round)."""
+    rng = random.Random(seed)
+    out: list[Game] = []
+    while len(out) < count:
+        g = Game(4)
+        faces = list(range(104))
+        rng.shuffle(faces)
+        g.start_round(faces)
+        bots = [make_bot("normal", len(out) * 4 + s) for s in range(4)]
+        for _ in range(rng.randrange(0, 40)):
+            if g.phase in ("round_over", "game_over"):
+                break
+            seat = g.actor
+            assert seat is not None
+            g.apply(bots[seat].choose(g, seat))
+        if g.phase not in ("round_over", "game_over"):
+            out.append(g)
+    return out
+
+
+def _rollouts(positions: list[Game], trusted: bool) -> tuple[int, float]:
+    """Clone each position and play it to the round's end with the heuristic at every
+    seat, as the strong bot's search does. Returns (moves, CPU seconds)."""
+    bots = [make_bot("normal", s) for s in range(4)]
+    moves = 0
+    t0 = time.thread_time()
+    for p in positions:
+        g = p.clone()
+        while g.phase not in ("round_over", "game_over"):
+            seat = g.actor
+            assert seat is not None
+            move = bots[seat].choose(g, seat)
+            if trusted:
+                g.apply_trusted(move)
+            else:
+                g.apply(move)
+            moves += 1
+    return moves, time.thread_time() - t0
+
+
 def bench_engine(games: int = 200) -> str:
-    """Whole 3-round 4-player games per second on one core, one engine, by bot kind."""
-    lines = ["engine: full 3-round 4-player games, one engine, one core"]
+    """Whole 3-round 4-player games per second on one core, one engine, by bot kind, and
+    the strong bot's rollout speed (CPU time of this thread: other load hardly counts)."""
+    lines = ["engine: full 3-round 4-player games, one engine, one core (CPU time)"]
     for bot in ("random", "heuristic"):
-        t0 = time.perf_counter()
+        t0 = time.thread_time()
         actions = sum(_engine_game(bot, s) for s in range(games))
-        dt = time.perf_counter() - t0
+        dt = time.thread_time() - t0
         rate = games / dt
         lines.append(f"  {bot:9}: {rate:7.1f} games/s  ({actions / games:.0f} moves/game, "
                      f"{dt / actions * 1e6:.1f} µs/move incl. legal-move generation)"
-                     + (f"  goal ≥ 100 games/s → ratio {rate / 100:.2f}" if bot == "random"
-                        else ""))
+                     f"  goal ≥ 100 games/s → ratio {rate / 100:.2f}")
+    positions = _positions(max(20, games // 2))
+    _rollouts(positions[:5], True)  # warm up
+    m_t, dt_t = _rollouts(positions, True)
+    m_c, dt_c = _rollouts(positions, False)
+    rate_t, rate_c = m_t / dt_t, m_c / dt_c
+    lines.append(f"  rollouts (heuristic to the round's end, clone + trusted apply): "
+                 f"{rate_t / 1000:.1f}k moves/s  goal ≥ 150k → ratio {rate_t / 150_000:.2f}")
+    lines.append(f"    the same with the checked apply: {rate_c / 1000:.1f}k moves/s "
+                 f"(trusted ÷ checked {rate_t / rate_c:.2f})")
     return "\n".join(lines)
 
 
@@ -142,4 +194,109 @@ def bench_deck_proofs(players: list[int]) -> str:
                      f"{'met' if crit <= 1.5 else 'NOT met'}")
     lines.append("reference: a LibTMCG-based poker prototype needs ~30 s for 52 cards and "
                  "6 players")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------- bots
+def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson score interval of a win rate (ties count as shared wins)."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = wins / n
+    den = 1 + z * z / n
+    mid = (p + z * z / (2 * n)) / den
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    return (max(0.0, mid - half), min(1.0, mid + half))
+
+
+def seat_rotated_games(hero: Callable[[int], Bot], others: Callable[[int], Bot],
+                       games: int, seed: int = 0, n: int = 4) -> tuple[float, int]:
+    """``games`` games of 1 hero against n−1 others, the hero's seat rotating with the
+    game number, deals fixed by ``seed`` + game number. Every bot plays on its own seat's
+    view (R8) through the local table. Returns (wins, games); a shared win counts 1/k."""
+    from splitnet.localplay import LocalTable, SeededShuffle
+
+    wins = 0.0
+    for i in range(games):
+        hero_seat = i % n
+        game_seed = seed * 100_003 + i
+        agents = [hero(game_seed * 8 + s) if s == hero_seat else others(game_seed * 8 + s)
+                  for s in range(n)]
+        table = LocalTable([f"p{s}" for s in range(n)], agents, SeededShuffle(game_seed))
+        table.run()
+        winners = table.referee.winners()
+        if hero_seat in winners:
+            wins += 1 / len(winners)
+    return wins, games
+
+
+def round1_targets(level: str, games: int, seed: int = 0, n: int = 4) -> list[int]:
+    """Whom the perfect bonus's mark (R5.1) hits in round 1, by seat, over seeded games of
+    ``level`` bots at every seat."""
+    hits = [0] * n
+    for i in range(games):
+        rng = random.Random(seed * 7919 + i)
+        g = Game(n)
+        bots = [make_bot(level, (seed * 7919 + i) * 8 + s, samples=4) for s in range(n)]
+        faces = list(range(104))
+        rng.shuffle(faces)
+        g.start_round(faces)
+        while g.phase not in ("round_over", "game_over"):
+            seat = g.actor
+            assert seat is not None
+            move = bots[seat].choose(g, seat)
+            if isinstance(move, BonusMark):
+                hits[move.target] += 1
+            g.apply(move)
+    return hits
+
+
+def bench_bots(games: int = 40, budget: float = 0.3, samples: int | None = None,
+               seed: int = 0, spread_games: int = 30, levels: bool = True) -> str:
+    """The bots' benchmark: 1 strong vs 3 normal (seat-rotated, fixed seeds) with a 95%
+    interval and the time per searched decision; the round-1 perfect-bonus targets by
+    seat; easy against normal and against random."""
+    from splitnet.bots.search import SearchConfig, StrongBot
+
+    lines = ["bots: 4-player games, seat-rotated, fixed seeds; a shared win counts 1/k"]
+    spread = round1_targets("normal", spread_games, seed)
+    total = sum(spread) or 1
+    lines.append(f"  round-1 perfect-bonus targets by seat, {spread_games} games of 4 normal "
+                 f"bots: {' / '.join(map(str, spread))}  (largest share "
+                 f"{max(spread) / total:.0%}; 25% is even)")
+    strong_bots: list[StrongBot] = []
+
+    def strong(s: int) -> Bot:
+        b = StrongBot(s, SearchConfig(budget=budget, samples=samples))
+        strong_bots.append(b)
+        return b
+
+    t0 = time.perf_counter()
+    wins, n = seat_rotated_games(strong, lambda s: make_bot("normal", s), games, seed)
+    dt = time.perf_counter() - t0
+    lo, hi = wilson(wins, n)
+    searched = sum(b.searched for b in strong_bots)
+    per = sum(b.search_time for b in strong_bots) / searched if searched else 0.0
+    cpu = sum(b.search_cpu for b in strong_bots) / searched if searched else 0.0
+    mode = f"{samples} samples/decision" if samples is not None else f"budget {budget:g} s"
+    lines.append(f"  1 strong ({mode}) vs 3 normal: won {wins:g} of {n} = {wins / n:.1%} "
+                 f"(95% CI {lo:.1%}–{hi:.1%}); goal ≥ 40% → ratio {wins / n / 0.40:.2f}")
+    lines.append(f"    {searched} searched decisions ({searched / max(1, n):.0f} a game), "
+                 f"{per * 1e3:.0f} ms each on average, {cpu * 1e3:.0f} ms of CPU "
+                 f"(limit 300 ms → ratio {cpu / 0.3:.2f}); {dt:.0f} s for {n} games")
+    if n:
+        goal_h = 1000 * (searched / n * 0.3 + max(0.0, dt - per * searched) / n) / 3600
+        lines.append(f"    this run's setting for 1000 games: ≈ {dt / n * 1000 / 3600:.1f} h; "
+                     f"the goal's run (1000 games at 0.3 s a decision) ≈ {goal_h:.1f} h on "
+                     "one core")
+    if levels:
+        lv_games = max(games, 100)
+        w_n, n_n = seat_rotated_games(lambda s: make_bot("easy", s),
+                                      lambda s: make_bot("normal", s), lv_games, seed + 1)
+        w_r, n_r = seat_rotated_games(lambda s: make_bot("easy", s),
+                                      lambda s: make_bot("random", s), lv_games, seed + 2)
+        for label, w, k in (("3 normal", w_n, n_n), ("3 random", w_r, n_r)):
+            a, b = wilson(w, k)
+            lines.append(f"  1 easy vs {label}: won {w:g} of {k} = {w / k:.1%} "
+                         f"(95% CI {a:.1%}–{b:.1%})")
     return "\n".join(lines)

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from splitnet.bots import BOTS
+from splitnet.bots import LEVELS, parse_level
 from splitnet.rules import Settings, SettingsError
 from splitnet.text import shown
 
@@ -19,27 +19,36 @@ splitnet — the card game Split, peer to peer, with a deck nobody can stack.
 
   splitnet play                 you against 3 bots, full screen (--plain: line-based);
                                 saved as you play: an unfinished game is offered again
+                                (--bot easy|normal|strong: the bots' level)
   splitnet selfplay -n 4 -s 7   bots play a whole game; prints the summary
   splitnet verify FILE          audit a finished game's transcript
   splitnet replay FILE          step through a finished game, every card open (n/p/q)
   splitnet host                 open a game on the LAN (prints the address and join code)
   splitnet join [ADDR[:PORT]]   join a LAN game (asks for the code; no address: browse)
-  splitnet bot ADDR --code C    add a bot to a LAN game
+  splitnet bot ADDR --code C    add a bot to a LAN game (--level easy|normal|strong)
   splitnet browse [--timeout S] list the games announced on the LAN
-  splitnet bench engine|deck|net  measure speed
+  splitnet bench engine|bots|deck|net  measure speed (bots: strength too)
 """
 
 
 def _bots_arg(text: str, n: int) -> list[str]:
-    names = [t.strip() for t in text.split(",") if t.strip()]
-    for nm in names:
-        if nm not in BOTS:
-            raise SystemExit(f"splitnet: unknown bot {nm!r}; choose from {', '.join(BOTS)}")
+    try:
+        names = [parse_level(t) for t in text.split(",") if t.strip()]
+    except ValueError as e:
+        raise SystemExit(f"splitnet: {e}") from None
+    if not names:
+        raise SystemExit(f"splitnet: name a bot level ({', '.join(LEVELS)})")
     if len(names) == 1:
         return names * n
     if len(names) != n:
         raise SystemExit(f"splitnet: --bots names {len(names)} bots for {n} players")
     return names
+
+
+def _think(seconds: float) -> float:
+    if not 0.01 <= seconds <= 60:
+        raise SystemExit("splitnet: --think must be 0.01–60 seconds")
+    return seconds
 
 
 def _settings(path: str | None) -> Settings:
@@ -58,6 +67,8 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
     from splitnet.selfplay import run_selfplay
 
     names = _bots_arg(args.bots, args.players)
+    if args.samples < 1:
+        raise SystemExit("splitnet: --samples must be at least 1")
     try:
         for out, what in ((args.record, "record"), (args.transcript, "transcript")):
             if out is not None:
@@ -71,7 +82,7 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
                                    record=args.record, local_shuffle=args.local_shuffle,
                                    transcript=args.transcript)
     return run_selfplay(args.players, names, args.seed, _settings(args.settings),
-                        record=args.record, transcript=args.transcript,
+                        record=args.record, transcript=args.transcript, samples=args.samples,
                         local_shuffle=args.local_shuffle, shuffle_proofs=not args.no_proofs)
 
 
@@ -110,6 +121,7 @@ def _play_session(args: argparse.Namespace, pace: float) -> Any:
     from splitnet.selfplay import human_session, resume_session
 
     data_dir = _data_dir(args)
+    think = _think(args.think)
     meta = None
     try:
         if args.resume is not None:
@@ -121,7 +133,7 @@ def _play_session(args: argparse.Namespace, pace: float) -> Any:
         if meta is not None:
             print(f"Resuming the game from {saved.when(meta)} ({meta.game_id[:12]}): "
                   "checking its log…", file=sys.stderr, flush=True)
-            return resume_session(data_dir, meta, bot_delay=pace)
+            return resume_session(data_dir, meta, bot_delay=pace, think=think)
     except saved.SavedGameError as e:
         raise SystemExit(f"splitnet: cannot resume: {e} (start another game with --new)"
                          ) from None
@@ -129,7 +141,7 @@ def _play_session(args: argparse.Namespace, pace: float) -> Any:
     try:
         return human_session(args.name, names, args.seed, _settings(args.settings),
                              bot_delay=pace, shuffle_proofs=not args.no_proofs,
-                             data_dir=data_dir)
+                             data_dir=data_dir, think=think)
     except (saved.SavedGameError, OSError) as e:
         raise SystemExit(f"splitnet: cannot save the game in {data_dir}: {e}") from None
 
@@ -197,7 +209,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     players = [int(x) for x in args.players.split(",")]
     if args.what == "engine":
-        print(bench.bench_engine(args.games))
+        print(bench.bench_engine(args.games or 200))
+    elif args.what == "bots":
+        if args.samples is not None and args.samples < 1:
+            raise SystemExit("splitnet: --samples must be at least 1")
+        print(bench.bench_bots(args.games or 40, budget=_think(args.think),
+                               samples=args.samples, seed=args.seed,
+                               spread_games=args.spread_games, levels=not args.no_levels))
     elif args.what == "deck":
         print(bench.bench_deck(players, proofs=not args.no_proofs))
     elif args.what == "net":
@@ -244,9 +262,12 @@ def build_parser() -> argparse.ArgumentParser:
                     help="2–6 for Split, 2–8 for Splito (default 4)")
     sp.add_argument("--seed", "-s", type=int, default=0,
                     help="derives every peer's secrets: same seed, same game")
-    sp.add_argument("--bots", default="heuristic",
-                    help="one bot for every seat, or a comma list per seat "
-                         f"({', '.join(BOTS)}; default heuristic)")
+    sp.add_argument("--bots", default="normal",
+                    help="one bot level for every seat, or a comma list per seat "
+                         f"({', '.join(LEVELS)}; default normal)")
+    sp.add_argument("--samples", type=int, default=48, metavar="N",
+                    help="strong bots: samples per decision (a fixed count, not a time, so "
+                         "the same seed gives the same game; default 48)")
     sp.add_argument("--record", metavar="FILE", help="write the game record (JSON)")
     sp.add_argument("--transcript", metavar="FILE", help="write the signed transcript")
     sp.add_argument("--settings", metavar="FILE", help="settings JSON (protocol/SETTINGS.md)")
@@ -263,11 +284,15 @@ def build_parser() -> argparse.ArgumentParser:
                                     "(--plain: line based). Press ? in the game for the keys.")
     pl.add_argument("--plain", action="store_true", help="line-based front end")
     pl.add_argument("--bots", type=int, default=3, help="number of bots, 1–5 (default 3)")
-    pl.add_argument("--bot", default="heuristic", help=f"bot kind ({', '.join(BOTS)})")
+    pl.add_argument("--bot", default="normal", metavar="LEVEL",
+                    help=f"the bots' level: {', '.join(LEVELS)} (default normal); or a "
+                         "comma list, one per bot")
+    pl.add_argument("--think", type=float, default=0.3, metavar="SECONDS",
+                    help="strong bots: time per decision (default 0.3)")
     pl.add_argument("--name", default="You", help="your name at the table")
     pl.add_argument("--seed", type=int, default=None,
                     help="fix the bots and deal (testing; replaces a finished game with "
-                         "the same seed)")
+                         "the same seed; strong bots still think by the clock)")
     pl.add_argument("--settings", metavar="FILE", help="settings JSON (protocol/SETTINGS.md)")
     pl.add_argument("--pace", type=float, default=0.4, metavar="SECONDS",
                     help="pause before each bot move so you can follow it (default 0.4)")
@@ -307,16 +332,28 @@ def build_parser() -> argparse.ArgumentParser:
                     help="print the whole game at once, as into a pipe")
     rp.set_defaults(func=cmd_replay)
 
-    bn = sub.add_parser("bench", help="benchmarks: engine, deck, net",
-                        description="Measure speed: rules-engine games per second, the "
+    bn = sub.add_parser("bench", help="benchmarks: engine, bots, deck, net",
+                        description="Measure speed: rules-engine games and rollouts per "
+                                    "second, the bots' strength and time per decision, the "
                                     "fair-deck protocol's costs, or a LAN game on loopback "
                                     "beside the same game in one process.")
-    bn.add_argument("what", choices=["engine", "deck", "net"])
+    bn.add_argument("what", choices=["engine", "bots", "deck", "net"])
     bn.add_argument("--players", default="2,4,6", help="player counts (deck, net)")
     bn.add_argument("--no-proofs", action="store_true",
                     help="net: games without shuffle proofs; deck: skip the section with "
                          "shuffle proofs")
-    bn.add_argument("--games", type=int, default=200, help="games per bot kind (engine)")
+    bn.add_argument("--games", type=int, default=None,
+                    help="engine: games per bot kind (default 200); bots: games of 1 strong "
+                         "vs 3 normal (default 40; the goal's figure needs ≥ 1000)")
+    bn.add_argument("--think", type=float, default=0.3, metavar="SECONDS",
+                    help="bots: the strong bot's time per decision (default 0.3)")
+    bn.add_argument("--samples", type=int, default=None, metavar="N",
+                    help="bots: N samples per decision instead of a time (deterministic)")
+    bn.add_argument("--seed", type=int, default=0, help="bots: the games' base seed")
+    bn.add_argument("--spread-games", type=int, default=30, metavar="N",
+                    help="bots: games for the round-1 target spread (default 30)")
+    bn.add_argument("--no-levels", action="store_true",
+                    help="bots: skip the easy-vs-normal/random games")
     bn.set_defaults(func=cmd_bench)
 
     br = sub.add_parser("browse", help="list the games announced on the LAN",

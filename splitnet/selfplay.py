@@ -9,14 +9,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from splitnet.bots import Bot, make_bot
+from splitnet.bots import Bot, bot_label, bot_player_name, make_bot
 from splitnet.cards import card_id, pretty
 from splitnet.frontend import HumanAgent
 from splitnet.game.local import FairSession
 from splitnet.localplay import LocalTable, SeededShuffle
 from splitnet.rules import Settings
-
-BOT_NAMES = ("Ana", "Bo", "Cy", "Dee", "Eli")
 
 
 def summary(record: dict[str, Any]) -> str:
@@ -43,13 +41,15 @@ def summary(record: dict[str, Any]) -> str:
 
 def run_selfplay(n: int, bot_names: Sequence[str], seed: int, settings: Settings, *,
                  record: str | None = None, transcript: str | None = None,
-                 local_shuffle: bool = False, shuffle_proofs: bool = True) -> int:
+                 local_shuffle: bool = False, shuffle_proofs: bool = True,
+                 samples: int = 48) -> int:
     """Bots play a whole game. By default every deal goes through the fair-deck protocol
     among separate in-memory peers whose secrets all derive from ``seed``; the record is
-    the one ``verify`` derives from the transcript."""
+    the one ``verify`` derives from the transcript. Strong bots search a fixed number of
+    ``samples`` per decision (no clock), so the same arguments give the same game."""
     settings.check_players(n)
-    bots = [make_bot(b, seed * 100 + i) for i, b in enumerate(bot_names)]
-    names = [f"{b}-{i}" for i, b in enumerate(bot_names)]
+    bots = [make_bot(b, seed * 100 + i, samples=samples) for i, b in enumerate(bot_names)]
+    names = [bot_player_name(i) for i in range(len(bot_names))]
     if local_shuffle:
         if transcript:
             raise SystemExit("splitnet: --local-shuffle makes no transcript")
@@ -73,6 +73,8 @@ def run_selfplay(n: int, bot_names: Sequence[str], seed: int, settings: Settings
                   file=sys.stderr)
             return 1
         rec = verdict.record
+    print("Bots: " + ", ".join(bot_label(nm, b) for nm, b in zip(names, bot_names,
+                                                                 strict=True)))
     print(summary(rec))
     if record:
         from splitnet.record import dumps
@@ -84,7 +86,7 @@ def run_selfplay(n: int, bot_names: Sequence[str], seed: int, settings: Settings
 def human_session(name: str, bot_names: Sequence[str], seed: int | None,
                   settings: Settings, *, bot_delay: float = 0.0,
                   shuffle_proofs: bool = True, data_dir: Path | None = None,
-                  game_no: int = 0) -> FairSession:
+                  game_no: int = 0, think: float | None = None) -> FairSession:
     """You against bots on this machine, every deal by the fair-deck protocol.
 
     With ``seed`` the bots and every peer's secrets are reproducible (testing); without,
@@ -95,6 +97,7 @@ def human_session(name: str, bot_names: Sequence[str], seed: int | None,
     round the table, so the next player deals its first round (seat 0 deals round 1,
     R3.2) while the order of play stays the same; with ``seed`` each game has its own
     deal. The save records the seat this gives you and every seat's bot kind and seed.
+    ``think``: the strong bots' seconds per decision (default 0.3).
     """
     from splitnet.game import saved
     from splitnet.game.local import LocalGame, RandomSecrets, SelfplaySecrets
@@ -102,8 +105,8 @@ def human_session(name: str, bot_names: Sequence[str], seed: int | None,
     settings.check_players(len(bot_names) + 1)
     rng = random.Random(seed if seed is not None else secrets.randbits(64))
     bot_seeds = [0] + [rng.randrange(2**31) for _ in bot_names]
-    bots = [make_bot(b, bot_seeds[i + 1]) for i, b in enumerate(bot_names)]
-    names = [name] + [n if n != name else f"{n}2" for n in BOT_NAMES[:len(bots)]]
+    bots = [make_bot(b, bot_seeds[i + 1], budget=think) for i, b in enumerate(bot_names)]
+    names = [name] + [bot_player_name(i, taken=[name]) for i in range(len(bots))]
     agents: list[Bot | None] = [None, *bots]
     kinds: list[str | None] = [None, *bot_names]
     k = game_no % len(names)
@@ -138,7 +141,8 @@ def _finish_when_over(game: Any, data_dir: Path) -> None:
     game.on_close.append(close)
 
 
-def resume_session(data_dir: Path, meta: Any, *, bot_delay: float = 0.0) -> FairSession:
+def resume_session(data_dir: Path, meta: Any, *, bot_delay: float = 0.0,
+                   think: float | None = None) -> FairSession:
     """Take up a saved local game where it stopped: the transcript is reopened (a torn
     tail from a crash is cut), every entry re-verified and re-applied to every seat with
     the seeds each seat saved, and the log narrated again. Raises
@@ -167,7 +171,7 @@ def resume_session(data_dir: Path, meta: Any, *, bot_delay: float = 0.0) -> Fair
             raise saved.SavedGameError(f"{writer.path}: the saved seats do not give you seat "
                                        f"{meta.seat + 1} and a bot every other seat")
         game = LocalGame(names, settings, source, shuffle_proofs=proofs, writer=writer)
-        bots = [make_bot(k, source.bot_seeds[s]) if k is not None else None
+        bots = [make_bot(k, source.bot_seeds[s], budget=think) if k is not None else None
                 for s, k in enumerate(source.bots)]
         session = FairSession(game, meta.seat, bots, HumanAgent(), bot_delay=bot_delay)
         replayed = game.replay_saved()
@@ -205,7 +209,10 @@ def rematch_session(prev: FairSession, game_no: int, seed: int | None, *,
     bot_kinds = [k for k in kinds[1:] if k is not None]
     if kinds[0] is not None or len(bot_kinds) != n - 1:
         raise ValueError("a rematch needs one person and a bot at every other seat")
+    from splitnet.bots.search import StrongBot
+
     settings, proofs = settings_from_header(prev.game.log.header.settings)
+    think = next((b.config.budget for b in prev.bots if isinstance(b, StrongBot)), None)
     return human_session(prev.players[prev.seat], bot_kinds, seed, settings,
                          bot_delay=bot_delay, shuffle_proofs=proofs, data_dir=data_dir,
-                         game_no=game_no)
+                         game_no=game_no, think=think)

@@ -47,7 +47,10 @@ def run_splito_selfplay(players: int, bot_names: Sequence[str], seed: int,
     if not 2 <= players <= 8:
         raise SystemExit(f"splitnet: Splito is for 2 to 8 players (S2.1), not {players}")
     settings = load_settings(settings_path, players)
-    bots = [make_bot(b, seed * 100 + i) for i, b in enumerate(bot_names)]
+    try:
+        bots = [make_bot(b, seed * 100 + i) for i, b in enumerate(bot_names)]
+    except ValueError as e:
+        raise SystemExit(f"splitnet: {e}") from None
     names = [f"{b}-{i}" for i, b in enumerate(bot_names)]
     rec = play_local(settings, bots, seed, names=names).record
     verdict = check_record(rec)

@@ -14,3 +14,12 @@ def test_bench_deck_with_proofs_reports_prove_verify_and_setup() -> None:
     out = bench_deck_proofs([2])
     row = [ln for ln in out.splitlines() if ln.strip().startswith("2 ")]
     assert row and "ms" in row[0] and ("met" in row[0])
+
+
+def test_bench_bots_reports_the_rate_with_its_interval_time_and_target_spread() -> None:
+    from splitnet.bench import bench_bots
+
+    out = bench_bots(games=2, samples=2, spread_games=2, levels=False)
+    assert "1 strong (2 samples/decision) vs 3 normal" in out and "95% CI" in out
+    assert "ms each" in out and "round-1 perfect-bonus targets by seat" in out
+    assert "ratio" in out and "1000 games at 0.3 s a decision" in out and "CPU" in out

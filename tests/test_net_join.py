@@ -264,7 +264,7 @@ async def test_in_process_bots_get_the_code(tmp_path: Path) -> None:
                 "--data-dir", str(tmp_path / "p0"))
     try:
         assert await asyncio.to_thread(host.wait, TIMEOUT) == 0, host.stderr()[-2000:]
-        assert "Heuristic1: verification " in host.stdout() and "Winner:" in host.stdout()
+        assert "Ana: verification " in host.stdout() and "Winner:" in host.stdout()
     finally:
         if host.p.poll() is None:
             host.p.kill()

@@ -187,3 +187,71 @@ def test_R8_each_seat_view_holds_only_what_it_may_know() -> None:
     table.observers.append(observe)
     table.run()
     assert checks > 1000
+
+
+def _state(g: Game) -> dict[str, Any]:
+    return copy.deepcopy(g.__dict__)
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(2, 6), seed=st.integers(0, 2**32), heuristic=st.booleans())
+def test_trusted_apply_equals_checked_apply_on_generated_moves(n: int, seed: int,
+                                                                 heuristic: bool) -> None:
+    """The search bots' fast path (``apply_trusted``) leaves exactly the state the checked
+    ``apply`` leaves, for every kind of generated move (R4–R6), over whole games."""
+    rng = random.Random(seed)
+    checked, trusted = Game(n), Game(n)
+    bots: list[Any] = [(HeuristicBot if heuristic else RandomBot)(seed + i) for i in range(n)]
+    chooser = random.Random(seed ^ 0x5EED)
+    for _ in range(3):
+        faces = list(range(104))
+        rng.shuffle(faces)
+        checked.start_round(faces)
+        trusted.start_round(faces)
+        for _step in range(5000):
+            if checked.phase in ("round_over", "game_over"):
+                break
+            seat = checked.actor
+            assert seat is not None
+            legal = checked.legal_moves(seat)
+            # mostly the bot's move, sometimes any generated one (swaps, odd picks …)
+            move = chooser.choice(legal) if chooser.random() < 0.3 else bots[seat].choose(
+                checked, seat)
+            assert move in legal
+            checked.apply(move)
+            trusted.apply_trusted(move)
+            assert _state(trusted) == _state(checked), move
+        assert checked.phase in ("round_over", "game_over")
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(2, 6), seed=st.integers(0, 2**32))
+def test_kind_specific_generators_match_the_rules(n: int, seed: int) -> None:
+    """``row_picks`` (one incremental pass) gives exactly the indices R4.1b allows as the
+    checked apply judges them, and ``play_moves`` + ``discard_moves`` are the plays and
+    discards of ``legal_moves``."""
+    rng = random.Random(seed)
+    g = Game(n)
+    bots = [RandomBot(seed + i) for i in range(n)]
+    for _ in range(3):
+        faces = list(range(104))
+        rng.shuffle(faces)
+        g.start_round(faces)
+        while g.phase not in ("round_over", "game_over"):
+            seat = g.actor
+            assert seat is not None
+            if g.phase == "draw":
+                accepted = []
+                for i in range(len(g.row)):
+                    try:
+                        g.check(TakeRow(seat, i))
+                    except IllegalMove:
+                        continue
+                    accepted.append(i)
+                assert g.row_picks(seat) == accepted
+                assert g.row_picks((seat + 1) % n) == []
+            if g.phase in ("play", "must_play"):
+                legal = g.legal_moves(seat)
+                assert [m for m in legal if isinstance(m, Lay | Upgrade)] == g.play_moves(seat)
+                assert [m for m in legal if isinstance(m, Discard)] == g.discard_moves(seat)
+            g.apply(bots[seat].choose(g, seat))

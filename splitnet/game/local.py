@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from splitnet import describe
-from splitnet.bots import Bot
+from splitnet.bots import Bot, choose_off_loop
 from splitnet.frontend import HumanAgent, SessionBase
 from splitnet.game.core import GameCore, GameError, MemoryPledges, PledgeBook, Position
 from splitnet.rules import Action, Settings
@@ -307,7 +307,7 @@ class FairSession(SessionBase):
                     await asyncio.sleep(self.bot_delay)
                     bot = self.bots[seat]
                     assert bot is not None
-                    g.play_move(seat, bot.choose(g.cores[seat].engine, seat))
+                    g.play_move(seat, await choose_off_loop(bot, g.cores[seat].engine, seat))
         except GameError as e:
             self.verdict = f"game stopped: {e}"
             self.log.append(self.verdict)

@@ -7,13 +7,14 @@ import asyncio
 import contextlib
 import errno
 import logging
+import random
 import sys
 from collections.abc import Callable, Collection
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from splitnet.bots import make_bot
+from splitnet.bots import FRIENDLY_NAMES, bot_label, bot_player_name, make_bot, parse_level
 from splitnet.frontend import HumanAgent
 from splitnet.net.addrs import join_addresses, parse_addr
 from splitnet.net.config import DEFAULT_PORT, NetSettings
@@ -351,7 +352,8 @@ async def _plain_lobby(lobby: Any, started: asyncio.Event, stop: asyncio.Future[
 
 async def _run_bot_client(data_dir: Path, name: str, level: str, addr: str, port: int,
                           net: NetSettings, seed_maker: SeedMaker | None,
-                          test_seed: int | None, code: JoinCode) -> None:
+                          test_seed: int | None, code: JoinCode,
+                          think: float | None = None) -> None:
     """An in-process bot peer: the same code as ``splitnet bot``, over (loopback) TCP,
     through the same join-code handshake (it is handed the code)."""
     identity = _identity(data_dir)
@@ -367,7 +369,7 @@ async def _run_bot_client(data_dir: Path, name: str, level: str, addr: str, port
         await task
         return
     seed = test_seed * 100 + node.table.seat if test_seed is not None else None
-    bot = make_bot(level, seed if seed is not None else _random_seed())
+    bot = make_bot(level, seed if seed is not None else _random_seed(), budget=think)
     session = NetSession(node, task, bot=bot)
     await session.run()
 
@@ -549,18 +551,24 @@ async def host_main(args: argparse.Namespace) -> int:
     node_task = asyncio.ensure_future(node.done.wait())
     bot_tasks = []
     level = args.bot_level
-    for i in range(args.bots):
+    bot_names = [bot_player_name(i, taken=[args.name]) for i in range(args.bots)]
+    bots_line = ("Bots here: " + ", ".join(bot_label(nm, level) for nm in bot_names)
+                 if bot_names else None)
+    if bots_line:
+        print(bots_line, flush=True)
+    for i, bot_name in enumerate(bot_names):
         bdir = data_dir / "bots" / f"bot{i + 1}"
         bot_addr = "127.0.0.1" if bind in _WILDCARD else bind
         bot_tasks.append(asyncio.ensure_future(_run_bot_client(
-            bdir, f"{level.title()}{i + 1}", level, bot_addr, port, net, seed_maker,
-            args.test_seed, code)))
+            bdir, bot_name, level, bot_addr, port, net, seed_maker,
+            args.test_seed, code, args.think)))
     rc = 1
     try:
         if not node.started.is_set():
             ann = announcer
             lobby = HostLobby(node, addrs[0], code=str(code), limiter=limiter, known=known,
-                              extra=lambda: [ann.status] if ann and ann.status else [])
+                              extra=lambda: ([bots_line] if bots_line else [])
+                              + ([ann.status] if ann and ann.status else []))
             if announcer is not None:
                 announcer.on_change = lobby.changed
             if args.play_as_bot or args.plain or args.seats is not None:
@@ -579,7 +587,8 @@ async def host_main(args: argparse.Namespace) -> int:
         if args.play_as_bot:
             seed = (args.test_seed * 100 + table.seat if args.test_seed is not None
                     else _random_seed())
-            session = NetSession(node, node_task, bot=make_bot(args.play_as_bot, seed))
+            session = NetSession(node, node_task, bot=make_bot(args.play_as_bot, seed,
+                                                               budget=args.think))
             _follow(session, args.verbose)
             await session.run()
             rc = _print_result(session)
@@ -784,8 +793,11 @@ async def bot_main(args: argparse.Namespace) -> int:
     net = _net_settings(args.net_timing)
     seed_maker, _ = _test_secrets(args.test_seed)
     _setup_logging("bot")
-    if args.name is None:
-        args.name = f"{args.level.title()}Bot"
+    if args.name is None:  # a friendly name at random (two bots rarely share one)
+        args.name = bot_player_name(
+            random.Random(args.test_seed if args.test_seed is not None
+                          else _random_seed()).randrange(len(FRIENDLY_NAMES)))
+    print(f"Playing as {bot_label(args.name, args.level)}", flush=True)
     known = _known_peers(data_dir)
     for tries in range(1, MAX_CODE_PROMPTS + 1):
         node, typed = _peer_node(args, data_dir, identity, net, seed_maker, show_words=True,
@@ -802,7 +814,7 @@ async def bot_main(args: argparse.Namespace) -> int:
         _remember_players(known, table)
         seed = (args.test_seed * 100 + table.seat if args.test_seed is not None
                 else _random_seed())
-        session = NetSession(node, task, bot=make_bot(args.level, seed),
+        session = NetSession(node, task, bot=make_bot(args.level, seed, budget=args.think),
                              bot_delay=args.delay)
         _follow(session, args.verbose)
         await session.run()
@@ -833,7 +845,15 @@ def _run(main: Any) -> int:
 
 def add_parsers(sub: Any) -> None:
     """Add ``host``, ``join`` and ``bot`` to the ``splitnet`` command."""
-    from splitnet.bots import BOTS
+    from splitnet.bots import LEVELS
+
+    def level(text: str) -> str:
+        try:
+            return parse_level(text)
+        except ValueError as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
+
+    levels = ", ".join(LEVELS)
 
     def common(p: argparse.ArgumentParser) -> None:
         p.add_argument("--data-dir", metavar="DIR",
@@ -865,10 +885,12 @@ def add_parsers(sub: Any) -> None:
     h.add_argument("--seats", type=int, default=None,
                    help="start automatically when this many players (2–6) are in")
     h.add_argument("--bots", type=int, default=0, help="add K bot players (run here)")
-    h.add_argument("--bot-level", default="heuristic", choices=sorted(BOTS),
-                   help="kind of the --bots players")
-    h.add_argument("--play-as-bot", metavar="LEVEL", choices=sorted(BOTS), default=None,
-                   help="a bot plays the host's seat (no screen)")
+    h.add_argument("--bot-level", "--level", default="normal", type=level, metavar="LEVEL",
+                   help=f"level of the --bots players: {levels} (default normal)")
+    h.add_argument("--play-as-bot", metavar="LEVEL", type=level, default=None,
+                   help="a bot of this level plays the host's seat (no screen)")
+    h.add_argument("--think", type=float, default=0.3, metavar="SECONDS",
+                   help="strong bots: time per decision (default 0.3)")
     h.add_argument("--resume", metavar="GAME_ID", help="resume this unfinished game (id or "
                    "its first hex digits); an unfinished game is resumed anyway unless --new")
     h.add_argument("--plain", action="store_true", help="line-based front end")
@@ -907,8 +929,12 @@ def add_parsers(sub: Any) -> None:
                                    "and join code.")
     b.add_argument("addr", metavar="ADDR[:PORT]")
     b.add_argument("--code", help=code_help)
-    b.add_argument("--level", default="heuristic", choices=sorted(BOTS))
-    b.add_argument("--name", default=None, help="the bot's name at the table")
+    b.add_argument("--level", default="normal", type=level, metavar="LEVEL",
+                   help=f"{levels} (default normal)")
+    b.add_argument("--think", type=float, default=0.3, metavar="SECONDS",
+                   help="strong level: time per decision (default 0.3)")
+    b.add_argument("--name", default=None,
+                   help="the bot's name at the table (default: a friendly name, e.g. Ana)")
     b.add_argument("--delay", type=float, default=0.0, help="seconds to wait before a move")
     common(b)
     b.set_defaults(func=lambda a: _run(bot_main(a)))

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from splitnet import describe
-from splitnet.bots import Bot
+from splitnet.bots import Bot, choose_off_loop
 from splitnet.frontend import HumanAgent, SessionBase
 from splitnet.net.table import Table
 from splitnet.net.wire import WireError
@@ -217,7 +217,8 @@ class NetSession(SessionBase):
                         if self.bot_delay:
                             await asyncio.sleep(self.bot_delay)
                         if self._my_turn():
-                            action = self.bot.choose(self.core.engine, self.seat)
+                            action = await choose_off_loop(self.bot, self.core.engine,
+                                                           self.seat)
                             try:
                                 self._send_move(action)
                             except IllegalMove:

@@ -21,11 +21,11 @@ splitnet.rules.engine.IllegalMove: R3.4: it is seat 1's turn, not seat 0's
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from splitnet.cards import STRENGTH, MatchKind, match_kind, rank
+from splitnet.cards import _KIND_TABLE, STRENGTH, MatchKind, match_kind, rank
 from splitnet.rules.actions import (
     Action,
     BonusDraw,
@@ -59,7 +59,7 @@ class UnknownFace(IllegalMove):
     """The move names a slot whose face this peer does not know (it must be revealed)."""
 
 
-@dataclass
+@dataclass(slots=True)
 class Match:
     """A match on the table (R2, R4.3): two visible halves, possibly covered halves."""
 
@@ -151,21 +151,24 @@ class Game:
         self.phase = "draw"
 
     def clone(self) -> Game:
-        """An independent copy (cheaper than deepcopy): for trying a move."""
-        import copy
+        """An independent copy (cheaper than deepcopy): for trying a move.
 
-        g = copy.copy(self)
-        g.faces = list(self.faces)
-        g.hands = [list(h) for h in self.hands]
-        g.row = list(self.row)
-        g.matches = [Match(m.id, m.owner, list(m.top), list(m.under), m.kind)
-                     for m in self.matches]
-        g.turns_started = list(self.turns_started)
-        g.round_marks = [dict(m) for m in self.round_marks]
-        g.marks = [dict(m) for m in self.marks]
-        g.late_queue = list(self.late_queue)
-        g.events = list(self.events)
-        g.ends = list(self.ends)
+        Events, finished rounds and their dicts are never changed in place once
+        appended, so the copy shares them; everything a move mutates is copied.
+        """
+        g = Game.__new__(Game)
+        d = g.__dict__
+        d.update(self.__dict__)
+        g.faces = self.faces[:]
+        g.hands = [h[:] for h in self.hands]
+        g.row = self.row[:]
+        g.matches = [Match(m.id, m.owner, m.top[:], m.under[:], m.kind) for m in self.matches]
+        g.turns_started = self.turns_started[:]
+        g.round_marks = [m.copy() for m in self.round_marks]
+        g.marks = [m.copy() for m in self.marks]
+        g.late_queue = self.late_queue[:]
+        g.events = self.events[:]
+        g.ends = self.ends[:]
         if self.last_end is not None:
             e = self.last_end
             g.last_end = RoundEnd(e.reason, e.seat, list(e.late_lays), list(e.marks),
@@ -361,14 +364,10 @@ class Game:
             self._check_bonus("perfect", "name a player to mark a negative box")
             if action.target == seat or not 0 <= action.target < self.n:
                 raise IllegalMove("R5.1", "the perfect bonus must name another player")
-            self.round_marks[action.target]["negative"] += 1
-            self.events.append({"type": "bonus_mark", "target": action.target})
-            self._bonus_done()
+            self._mark(action)
         elif isinstance(action, BonusDraw):
             self._check_bonus("strong", "draw from the pile")
-            self.pending_bonus = None
-            self.phase = "play"
-            self._draw_pile(seat, "bonus_draw")
+            self._bonus_draw(action)
         elif isinstance(action, BonusSwap):
             self._check_bonus("weak", "swap matches")
             give, take = self.match_by_id(action.give), self.match_by_id(action.take)
@@ -381,11 +380,7 @@ class Game:
             if give.kind != take.kind:
                 raise IllegalMove("R5.3", f"a swap is of one type: {give.kind} for "
                                   f"{give.kind}, not {take.kind}")
-            other = take.owner
-            give.owner, take.owner = other, seat
-            self.events.append({"type": "bonus_swap", "give": give.id, "take": take.id,
-                                "with_seat": other})
-            self._bonus_done()
+            self._swap(action)
         elif isinstance(action, SkipBonus):
             if self.phase != "bonus":
                 raise IllegalMove(_PHASE_RULE[self.phase], "there is no bonus to skip")
@@ -394,21 +389,86 @@ class Game:
             self._bonus_done()
         elif isinstance(action, LateLay):
             self._check_phase("late_lays", what="lay a late match")
-            kind = self._pair_kind(seat, action.a, action.b)
-            self.hands[seat].remove(action.a)
-            self.hands[seat].remove(action.b)
-            m = Match(len(self.matches), seat, [action.a, action.b], [], kind)
-            self.matches.append(m)
-            assert self.last_end is not None
-            self.last_end.late_lays.append({"seat": seat, "match_id": m.id,
-                                            "cards": [action.a, action.b], "match": kind})
+            self._late_lay(seat, action.a, action.b, self._pair_kind(seat, action.a, action.b))
         elif isinstance(action, EndLateLays):
             self._check_phase("late_lays", what="end late lays")
-            self.late_queue.pop(0)
-            if not self.late_queue:
-                self._score_round()
+            self._end_late_lays(action)
         else:  # pragma: no cover - exhaustive
             raise IllegalMove("R4", f"unknown move {action!r}")
+
+    # ------------------------------------------------------------------ trusted apply
+    def apply_trusted(self, action: Action) -> None:
+        """Apply a move that this engine's own generators produced for this very state
+        (:meth:`iter_legal_moves`, :meth:`play_moves`, :meth:`row_picks` …), skipping
+        the checks :meth:`apply` makes: the search bots' fast path.
+
+        Never use it on a move from anywhere else (a peer, a user, a file): an illegal
+        move here corrupts the state. The game core and the verifier use :meth:`apply`.
+        On a generated move both give the same state (tests/test_rules_properties.py).
+        """
+        _TRUSTED[type(action)](self, action)
+
+    def _t_draw_pile(self, a: DrawPile) -> None:
+        self._draw_pile(a.seat, "draw_pile")
+
+    def _t_take_row(self, a: TakeRow) -> None:
+        self._take(a.seat, a.index)
+
+    def _t_lay(self, a: Lay) -> None:
+        f = self.faces
+        kind = match_kind(f[a.a], f[a.b])  # type: ignore[arg-type]
+        assert kind is not None
+        self._lay(a.seat, a.a, a.b, kind)
+
+    def _t_upgrade(self, a: Upgrade) -> None:
+        f = self.faces
+        kind = match_kind(f[a.slot], f[self.matches[a.match_id].top[1 - a.covers]])  # type: ignore[arg-type]
+        assert kind is not None
+        self._upgrade(a.seat, a.slot, a.match_id, a.covers, kind)
+
+    def _t_discard(self, a: Discard) -> None:
+        self._discard(a.seat, a.slot)
+
+    def _t_late_lay(self, a: LateLay) -> None:
+        f = self.faces
+        kind = match_kind(f[a.a], f[a.b])  # type: ignore[arg-type]
+        assert kind is not None
+        self._late_lay(a.seat, a.a, a.b, kind)
+
+    def _t_skip(self, a: SkipBonus) -> None:
+        self._bonus_done()
+
+    def _mark(self, a: BonusMark) -> None:
+        self.round_marks[a.target]["negative"] += 1
+        self.events.append({"type": "bonus_mark", "target": a.target})
+        self._bonus_done()
+
+    def _bonus_draw(self, a: BonusDraw) -> None:
+        self.pending_bonus = None
+        self.phase = "play"
+        self._draw_pile(a.seat, "bonus_draw")
+
+    def _swap(self, a: BonusSwap) -> None:
+        give, take = self.matches[a.give], self.matches[a.take]
+        other = take.owner
+        give.owner, take.owner = other, a.seat
+        self.events.append({"type": "bonus_swap", "give": give.id, "take": take.id,
+                            "with_seat": other})
+        self._bonus_done()
+
+    def _late_lay(self, seat: int, a: int, b: int, kind: MatchKind) -> None:
+        self.hands[seat].remove(a)
+        self.hands[seat].remove(b)
+        m = Match(len(self.matches), seat, [a, b], [], kind)
+        self.matches.append(m)
+        assert self.last_end is not None
+        self.last_end.late_lays.append({"seat": seat, "match_id": m.id,
+                                        "cards": [a, b], "match": kind})
+
+    def _end_late_lays(self, a: EndLateLays) -> None:
+        self.late_queue.pop(0)
+        if not self.late_queue:
+            self._score_round()
 
     def _check_bonus(self, kind: str, what: str) -> None:
         if self.phase != "bonus" or self.pending_bonus != kind:
@@ -442,6 +502,11 @@ class Game:
             if not self._pick_playable(hand_after, picked):
                 raise IllegalMove("R4.1b", "you may only take a row card that you can play "
                                   "this turn (a match or an upgrade with it)")
+        self._take(seat, index)
+
+    def _take(self, seat: int, index: int) -> None:
+        taken = self.row[index:]
+        picked = taken[0]
         del self.row[index:]
         self.hands[seat].extend(taken)
         self.picked = picked
@@ -561,21 +626,15 @@ class Game:
         phase = self.phase
         hand = self.hands[seat]
         if phase == "draw":
-            if self.pile_count > 0:
+            if self.pile_next < N_SLOTS:
                 yield DrawPile(seat)
-            for i in range(len(self.row)):
-                after = hand + self.row[i:]
-                if all(self.faces[s] is not None for s in after) and self._pick_playable(
-                        after, self.row[i]):
-                    yield TakeRow(seat, i)
+            for i in self.row_picks(seat):
+                yield TakeRow(seat, i)
             return
         if phase in ("play", "must_play"):
-            must = self.picked if phase == "must_play" else None
-            yield from self._play_moves(seat, hand, must)
+            yield from self.play_moves(seat)
             if phase == "play":
-                for s in hand:
-                    if self.faces[s] is not None:
-                        yield Discard(seat, s)
+                yield from self.discard_moves(seat)
             return
         if phase == "bonus":
             kind = self.pending_bonus
@@ -599,6 +658,75 @@ class Game:
             for a, b in self._pairs(hand, None):
                 yield LateLay(seat, a, b)
 
+    def row_picks(self, seat: int) -> list[int]:
+        """The row indices ``seat`` may take now (R4.1b), oldest first; [] outside its
+        draw. One pass from the newest card back, counting ranks as cards are added,
+        instead of rebuilding ``hand + row[i:]`` for every index."""
+        if seat != self.actor or self.phase != "draw":
+            return []
+        faces = self.faces
+        counts = [0] * 13
+        for s in self.hands[seat]:
+            f = faces[s]
+            if f is None:
+                return []  # R4.1b is checked only on a fully known hand
+            counts[f >> 3] += 1
+        size = len(self.hands[seat])
+        up_ranks, up_faces = self._upgradable_faces()
+        out: list[int] = []
+        row = self.row
+        for i in range(len(row) - 1, -1, -1):
+            f = faces[row[i]]
+            if f is None:
+                break  # every smaller index takes this card too
+            r = f >> 3
+            counts[r] += 1
+            size += 1
+            if (size >= 3 and counts[r] >= 2) or r in up_ranks or f >> 1 in up_faces:
+                out.append(i)
+        out.reverse()
+        return out
+
+    def _upgradable_faces(self) -> tuple[set[int], set[int]]:
+        """What could upgrade some match on the table now (R4.3b), as (ranks, faces):
+        a card upgrades when its rank is in ``ranks`` or its face (id // 2) in ``faces``.
+
+        By R2 a weak match's two tops differ in colour, so any half of its rank shares
+        a colour with one of them and makes a strong or perfect match: the whole rank
+        upgrades it. A strong match (same colour, two suits) is upgraded only to perfect,
+        by the face of one of its tops. Perfect matches cannot be upgraded.
+        """
+        ranks: set[int] = set()
+        faces_ok: set[int] = set()
+        faces = self.faces
+        for m in self.matches:
+            kind = m.kind
+            if kind == "weak":
+                f = faces[m.top[0]]
+                assert f is not None
+                ranks.add(f >> 3)
+            elif kind == "strong":
+                for s in m.top:
+                    f = faces[s]
+                    assert f is not None
+                    faces_ok.add(f >> 1)
+        return ranks, faces_ok
+
+    def play_moves(self, seat: int) -> list[Lay | Upgrade]:
+        """The lays and upgrades ``seat`` may make now (R4.3a/b; after a row pick only
+        those using the picked card, R4.1b) — no discards."""
+        if seat != self.actor or self.phase not in ("play", "must_play"):
+            return []
+        must = self.picked if self.phase == "must_play" else None
+        return list(self._play_moves(seat, self.hands[seat], must))
+
+    def discard_moves(self, seat: int) -> list[Discard]:
+        """The discards ``seat`` may make now (R4.4)."""
+        if seat != self.actor or self.phase != "play":
+            return []
+        faces = self.faces
+        return [Discard(seat, s) for s in self.hands[seat] if faces[s] is not None]
+
     def _pairs(self, hand: list[int], must: int | None) -> Iterator[tuple[int, int]]:
         faces = self.faces
         for i, a in enumerate(hand):
@@ -611,30 +739,51 @@ class Game:
                 if fb is not None and fb // 8 == ra and (must is None or must in (a, b)):
                     yield a, b
 
-    def _play_moves(self, seat: int, hand: list[int], must: int | None) -> Iterator[Action]:
+    def _play_moves(self, seat: int, hand: list[int], must: int | None) -> Iterator[Lay | Upgrade]:
         if len(hand) >= 3:
             for a, b in self._pairs(hand, must):
                 yield Lay(seat, a, b)
         if len(hand) >= 2 and self.matches:
             faces = self.faces
+            targets = []
+            for m in self.matches:
+                if m.kind == "perfect":
+                    continue
+                t0, t1 = faces[m.top[0]], faces[m.top[1]]
+                assert t0 is not None and t1 is not None
+                targets.append((t0 >> 3, m.id, t0, t1, STRENGTH[m.kind]))
+            if not targets:
+                return
             for s in hand if must is None else [must]:
                 f = faces[s]
                 if f is None:
                     continue
-                r = f // 8
-                for m in self.matches:
-                    if m.kind == "perfect":
+                r = f >> 3
+                row = f * N_SLOTS
+                for tr, mid, t0, t1, need in targets:
+                    if tr != r:
                         continue
-                    t0, t1 = faces[m.top[0]], faces[m.top[1]]
-                    assert t0 is not None and t1 is not None
-                    if t0 // 8 != r:
-                        continue
-                    need = STRENGTH[m.kind]
-                    for covers, o in ((0, t1), (1, t0)):
-                        k = match_kind(f, o)
-                        if k is not None and STRENGTH[k] > need:
-                            yield Upgrade(seat, s, m.id, covers)
+                    k = _KIND_TABLE[row + t1]
+                    if k is not None and STRENGTH[k] > need:
+                        yield Upgrade(seat, s, mid, 0)
+                    k = _KIND_TABLE[row + t0]
+                    if k is not None and STRENGTH[k] > need:
+                        yield Upgrade(seat, s, mid, 1)
 
+
+_TRUSTED: Final[dict[type[Any], Callable[[Game, Any], None]]] = {
+    DrawPile: Game._t_draw_pile,
+    TakeRow: Game._t_take_row,
+    Lay: Game._t_lay,
+    Upgrade: Game._t_upgrade,
+    Discard: Game._t_discard,
+    BonusMark: Game._mark,
+    BonusDraw: Game._bonus_draw,
+    BonusSwap: Game._swap,
+    SkipBonus: Game._t_skip,
+    LateLay: Game._t_late_lay,
+    EndLateLays: Game._end_late_lays,
+}
 
 _PHASE_ASK: Final = {
     "draw": "you must first draw (from the pile or the row)",

@@ -3,6 +3,7 @@ pad's points row by row.
 
 Pure functions of a :class:`~splitnet.rules.engine.Game` (any seat's view: they use only
 what every seat knows — the matches on the table and how many cards each hand holds).
+The bots judge who leads with the same :func:`standing_now` the front ends show.
 
 >>> from splitnet.rules import Game
 >>> g = Game(2); g.start_round(list(range(104)))
@@ -59,8 +60,43 @@ def pad_points(pad: Pad, marks: dict[str, int]) -> int:
 
 def standing_now(game: Game) -> list[int]:
     """Every seat's total as it would score if the round ended now, in seat order
-    (equals :meth:`Game.score` between rounds)."""
-    return [pad_points(game.settings.pad, marks_now(game, s)) for s in range(game.n)]
+    (equals :meth:`Game.score` between rounds): :func:`pad_points` of :func:`marks_now`
+    for every seat, in one pass over the table — bots call it for every perfect bonus
+    (R5.1), thousands of times a decision in the strong level's search."""
+    n = game.n
+    pad = game.settings.pad
+    if not live(game):
+        return [pad_points(pad, game.marks[s]) for s in range(n)]
+    cp, cs, cw = [0] * n, [0] * n, [0] * n
+    for m in game.matches:
+        kind = m.kind
+        if kind == "perfect":
+            cp[m.owner] += 1
+        elif kind == "strong":
+            cs[m.owner] += 1
+        else:
+            cw[m.owner] += 1
+    vp, vs, vw, vn = pad.perfect, pad.strong, pad.weak, pad.negative
+    lp, ls, lw, ln = len(vp) - 1, len(vs) - 1, len(vw) - 1, len(vn) - 1
+    out = []
+    marks, now, hands = game.marks, game.round_marks, game.hands
+    for s in range(n):
+        d, r = marks[s], now[s]  # a full row keeps its last value (R7.2)
+        out.append(vp[min(d["perfect"] + r["perfect"] + cp[s], lp)]
+                   + vs[min(d["strong"] + r["strong"] + cs[s], ls)]
+                   + vw[min(d["weak"] + r["weak"] + cw[s], lw)]
+                   - vn[min(d["negative"] + r["negative"] + len(hands[s]), ln)])
+    return out
+
+
+def leaders_now(game: Game, among: list[int] | None = None) -> list[int]:
+    """The seats (of ``among``, default all) with the highest :func:`standing_now`;
+    more than one on a tie — the caller breaks it (a bot with its own randomness, never
+    by seat order)."""
+    seats = list(range(game.n)) if among is None else among
+    totals = standing_now(game)
+    best = max(totals[s] for s in seats)
+    return [s for s in seats if totals[s] == best]
 
 
 def points_text(pad: Pad, marks: dict[str, int]) -> str:

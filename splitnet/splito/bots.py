@@ -107,10 +107,14 @@ def _estimate(faces: Sequence[Face], objectives: Sequence[Objective], pool: Coun
 
 
 BOTS: dict[str, Callable[[int], Bot]] = {"random": RandomBot, "heuristic": HeuristicBot}
+#: the level names every command offers (docs/PLAYING.md) → Splito's bots; Splito has no
+#: easy or strong level yet
+LEVEL_ALIASES: dict[str, str] = {"normal": "heuristic"}
 
 
 def make_bot(name: str, seed: int = 0) -> Bot:
     try:
-        return BOTS[name](seed)
+        return BOTS[LEVEL_ALIASES.get(name, name)](seed)
     except KeyError:
-        raise ValueError(f"unknown bot {name!r}; choose from {', '.join(BOTS)}") from None
+        raise ValueError(f"Splito has no {name!r} bot; choose from normal (the heuristic) "
+                         "or random") from None

@@ -7,15 +7,13 @@ import random
 import secrets
 import sys
 
-from splitnet.bots import make_bot
+from splitnet.bots import bot_player_name, make_bot
 from splitnet.frontend import HumanAgent
 from splitnet.localplay import LocalSession, LocalTable, SeededShuffle
 from splitnet.rules import Settings, SettingsError
 
-BOT_NAMES = ("Ana", "Bo", "Cy", "Dee", "Eli")
 
-
-def make_local_session(n_bots: int = 3, bot: str = "heuristic", seed: int | None = None,
+def make_local_session(n_bots: int = 3, bot: str = "normal", seed: int | None = None,
                        name: str = "You", *, bot_delay: float = 0.4,
                        settings: Settings | None = None) -> LocalSession:
     """A :class:`LocalSession` with the human at seat 0 and ``n_bots`` seed-fixed bots.
@@ -27,12 +25,12 @@ def make_local_session(n_bots: int = 3, bot: str = "heuristic", seed: int | None
     seed = seed if seed is not None else secrets.randbits(32)
     rng = random.Random(seed)
     bots = [make_bot(bot, rng.randrange(2**31)) for _ in range(n_bots)]
-    names = [name] + [n if n != name else f"{n}2" for n in BOT_NAMES[:n_bots]]
+    names = [name] + [bot_player_name(i, taken=[name]) for i in range(n_bots)]
     table = LocalTable(names, [None, *bots], SeededShuffle(seed), settings)
     return LocalSession(table, 0, HumanAgent(), bot_delay=bot_delay)
 
 
-def play_tui(n_bots: int = 3, bot: str = "heuristic", seed: int | None = None,
+def play_tui(n_bots: int = 3, bot: str = "normal", seed: int | None = None,
              name: str = "You", *, settings: Settings | None = None) -> int:
     """Play one game against bots at the full-screen table; returns an exit status."""
     from splitnet.ui.tui import run_tui
