@@ -23,7 +23,7 @@ from tests.splito_helpers import new_game
 def test_make_bot_names() -> None:
     assert isinstance(make_bot("random"), RandomBot)
     assert isinstance(make_bot("heuristic", 3), HeuristicBot)
-    with pytest.raises(ValueError, match="unknown bot"):
+    with pytest.raises(ValueError, match="Splito has no 'oracle' bot"):
         make_bot("oracle")
 
 
