@@ -13,6 +13,7 @@ loopback, never announced (``--no-announce``).
 
 from __future__ import annotations
 
+import asyncio
 import signal
 import socket
 import time
@@ -20,8 +21,14 @@ from pathlib import Path
 
 import pytest
 
+from splitnet.bots import make_bot
+from splitnet.net.host import HostNode
 from splitnet.net.joincode import new_code
-from splitnet.net.store import read_meta
+from splitnet.net.session import NetSession
+from splitnet.net.store import GameFiles, read_meta, unfinished_games
+from splitnet.session.identity import Identity
+from splitnet.verify import verify_records
+from tests.test_attacks_net import LIMIT, Lan, net, until
 from tests.test_net_game import TIMEOUT, Proc, host_port_and_code, wait_until
 from tests.test_net_join import PipedProc
 
@@ -111,3 +118,72 @@ def test_a_host_killed_in_its_lobby_opens_the_same_lobby_again(tmp_path: Path) -
         for p in procs:
             if p.p.poll() is None:
                 p.kill()
+
+
+# ---------------------------------------------------------------------- after the last record
+def crash(host: HostNode) -> None:
+    """The host process dies (kill -9) right after ordering the last record: what it
+    sent is on the wire, nothing more goes out — no relayed ack, no bye."""
+    host._finishing = True  # the process is gone before its end could run
+    assert host.server is not None
+    host.server.close()
+    for c in list(host.all_conns):
+        c.ch.close()
+    for t in list(host._tasks):
+        t.cancel()
+    assert host.table is not None
+    host.table.close()
+
+
+async def test_a_host_killed_after_the_last_record_finishes_at_once_on_restart(
+        tmp_path: Path) -> None:
+    """Issue 11: the restarted host waited ``final_wait`` for the final acks of bots that
+    had already left, and every joiner warned that the others "never confirmed the final
+    log" though all transcripts were identical. Now a joiner whose log is finished keeps
+    reconnecting (within ``final_wait``) until the others' final acks are relayed to it;
+    the restarted host relays the acks it has to every seat that comes back and ends as
+    soon as every seat has acked — long before its ``final_wait``."""
+    patient = net(final_wait=600.0)  # what the host and joiners wait at most
+    host = HostNode(Identity.generate(), tmp_path / "p0", "Host", patient, seats=3,
+                    proofs=False)
+    lan = await Lan.start(tmp_path, host, peer_net=patient)
+    loop = asyncio.get_running_loop()
+    restarted: list[HostNode] = []
+    hosting: asyncio.Future[None] | None = None
+    try:
+        assert host.table is not None
+        table = host.table
+        host.on_entry_hooks.append(
+            lambda e: loop.call_soon(crash, host) if table.core.finished else None)
+        sessions = [NetSession(host, asyncio.ensure_future(host.done.wait()),
+                               bot=make_bot("heuristic", 0))]
+        sessions += [NetSession(p, t, bot=make_bot("heuristic", i + 1))
+                     for i, (p, t) in enumerate(zip(lan.peers, lan.tasks, strict=True))]
+        runs = [asyncio.ensure_future(s.run()) for s in sessions[1:]]
+        hosting = asyncio.ensure_future(sessions[0].run())  # dies with the host
+        await until(lambda: table.core.finished and host.server is not None
+                    and not host.server.is_serving(), "the host to die at the end")
+        assert not host.done.is_set()
+        port = host.port
+        meta = unfinished_games(tmp_path / "p0", "host")[0]
+        again = HostNode.resume(host.identity, tmp_path / "p0", meta, patient)
+        restarted.append(again)
+        await again.listen("127.0.0.1", port)
+        await asyncio.wait_for(again.done.wait(), LIMIT)  # not final_wait (600 s)
+        await asyncio.wait(lan.tasks, timeout=LIMIT)
+        await asyncio.wait(runs, timeout=LIMIT)
+        for p in lan.peers:
+            assert p.done and p.fatal is None, p.fatal
+            assert p.unconfirmed() == [], p.unconfirmed()
+        recs = [lan.records(s) for s in range(3)]
+        assert recs[0] == recs[1] == recs[2]
+        assert verify_records(recs[0]).ok
+        assert read_meta(GameFiles(tmp_path / "p0", table.game_id).meta).finished
+    finally:
+        for h in restarted:
+            await h.close()
+        if hosting is not None:
+            hosting.cancel()
+        for t in lan.tasks:
+            t.cancel()
+        await asyncio.gather(*lan.tasks, return_exceptions=True)

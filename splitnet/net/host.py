@@ -145,6 +145,7 @@ class HostNode:
         self._held: list[tuple[Conn, bytes, bytes]] = []
         self.states: dict[int, tuple[str, int]] = {}  # seat → (ok|silent|gone, quiet s)
         self.acked: dict[int, int] = {}  # seat → highest acked seq
+        self._last_ack: dict[int, bytes] = {}  # seat → that ack, signed (to relay again)
         self.listeners: list[Callable[[], None]] = []
         self.server: asyncio.Server | None = None
         self.port = 0
@@ -521,6 +522,10 @@ class HostNode:
         else:
             for e in table.log.entries[have:]:
                 conn.send("rec", seq=e.seq, record=e.record)
+        # the other seats' acks so far: a seat that was away still compares them (§6)
+        acks = [raw for s, raw in sorted(self._last_ack.items()) if s != seat]
+        if acks:
+            conn.send("acks", acks=acks)
         _log.info("%s is back (seat %d, had %d of %d records)", conn.who(), seat, have, count)
         self._set_state(seat, "ok", 0)
         self._check_ready()
@@ -627,7 +632,9 @@ class HostNode:
             self._refuse(conn, WireError("fork", f"your ack of seq {ack.seq} does not match "
                                          "the host's log"))
             return
-        self.acked[ack.seat] = max(self.acked.get(ack.seat, -1), ack.seq)
+        if ack.seq > self.acked.get(ack.seat, -1):
+            self.acked[ack.seat] = ack.seq
+            self._last_ack[ack.seat] = raw
         for seat, c in self.conns.items():
             if seat != ack.seat:
                 c.send("acks", acks=[raw])

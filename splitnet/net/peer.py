@@ -159,9 +159,23 @@ class PeerNode:
     def _finished_here(self) -> bool:
         return self.table is not None and self.table.core.finished
 
+    def _ended(self) -> bool:
+        """Is there nothing more to wait for from the host? Our log is finished and every
+        seat's final ack was relayed to us, or ``final_wait`` has passed since the end
+        (a host that crashed after the last record may come back to relay them: until
+        then we keep reconnecting, so that our own final ack reaches it too)."""
+        if not self._finished_here:
+            return False
+        if not self.unconfirmed():
+            return True
+        return (self._finished_at is None
+                or time.monotonic() - self._finished_at > self.net.final_wait)
+
     def _attach(self) -> None:
         assert self.table is not None
         self.table.listeners.append(lambda entry: self._changed())
+        if self.table.core.finished and self._finished_at is None:
+            self._finished_at = time.monotonic()  # resumed on a finished log
         self.started_evt.set()
 
     def seat_states(self) -> dict[int, tuple[str, int]]:
@@ -208,11 +222,14 @@ class PeerNode:
                         reader, writer = await asyncio.open_connection(
                             self.host, self.port, limit=1 << 20)
                 except (OSError, TimeoutError) as e:
-                    if self._finished_here:
+                    if self._ended():
                         self._over()  # our copy is complete; the host has left
                         break
                     why = _reason(e)
                     wait = retry.failed()
+                    if wait is None and self._finished_here:
+                        self._over()  # complete; its confirmations will not come
+                        break
                     if wait is None:
                         if retry.reached:
                             raise HostGone(f"cannot reach the host at {where} again ({why}) "
@@ -257,7 +274,7 @@ class PeerNode:
                     self._sent_at = self._host_owes_since = None
                     raw.close()
                     self.epoch += 1
-                    if self._finished_here and not self.session.final:
+                    if self._ended() and not self.session.final:
                         self._over()  # nothing left to fetch: the game is over here
                     if not self.session.final:
                         if self.session.state is JoinState.LOBBY:
@@ -271,6 +288,9 @@ class PeerNode:
                 if self.session.final:
                     break
                 wait = retry.failed()
+                if wait is None and self._finished_here:
+                    self._over()
+                    break
                 if wait is None:
                     if refused is not None:
                         raise HostGone(f"the host at {where} kept sending us away for "
@@ -349,6 +369,7 @@ class PeerNode:
         self.ch = ch
         self.session.fire(JoinEvent.LOBBY if table is None and f["seat"] is None
                           else JoinEvent.PLAY)
+        self._acked = -1  # a restarted host knows none of our acks: send ours again
         self.net_status = None if f["ready"] else self._resuming
         self.target = f["count"]
         if table is not None and len(table.log) >= self.target:
