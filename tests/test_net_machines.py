@@ -7,13 +7,16 @@ than it was opened for, and heartbeats that ping a connection still in its hands
 
 from __future__ import annotations
 
+import doctest
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from splitnet.net import conn_state, game_state, join_state, lobby_state, machine
 from splitnet.net.config import NetSettings
 from splitnet.net.conn_state import ConnEvent, ConnMachine, ConnState
+from splitnet.net.game_state import GameEvent, GameMachine, GameState
 from splitnet.net.host import Conn, HostNode
 from splitnet.net.join_state import JoinEvent, JoinMachine, JoinState, Retry
 from splitnet.net.lobby_state import LobbyEvent, LobbyMachine, LobbyState
@@ -210,3 +213,28 @@ async def test_a_host_that_closes_its_lobby_says_so(tmp_path: Path) -> None:
     await node.close()
     assert ch.sent[-1] == {"t": "bye", "reason": "the host closed the game"}
     assert node.lobby.state is LobbyState.CLOSED and closed == [True]
+
+
+def test_the_host_game_machine_orders_only_when_every_seat_is_back() -> None:
+    m = GameMachine(resuming=True)
+    assert not m.ready
+    with pytest.raises(IllegalTransition):
+        m.fire(GameEvent.BYE)  # no end before the log is finished
+    m.fire(GameEvent.ALL_BACK)
+    assert m.ready and m.state is GameState.ORDERING
+    m.fire(GameEvent.FINISH)
+    with pytest.raises(IllegalTransition):
+        m.fire(GameEvent.FINISH)  # one end only
+    m.fire(GameEvent.BYE)
+    assert m.final
+    fresh = GameMachine()
+    assert fresh.state is GameState.LOBBY and fresh.ready
+    with pytest.raises(IllegalTransition):
+        fresh.fire(GameEvent.ALL_BACK)  # only a restarted host waits for its seats
+
+
+@pytest.mark.parametrize("module", [machine, lobby_state, conn_state, join_state,
+                                    game_state])
+def test_the_machines_doctests(module: Any) -> None:
+    failed, tried = doctest.testmod(module)
+    assert tried > 0 and failed == 0

@@ -24,6 +24,7 @@ from splitnet.game.core import PledgeRefused
 from splitnet.net.config import EvidenceBudget, NetSettings
 from splitnet.net.conn_state import ConnEvent, ConnMachine, ConnState
 from splitnet.net.framing import FrameTooLarge
+from splitnet.net.game_state import GameEvent, GameMachine, GameState
 from splitnet.net.lobby_state import MAX_PLAYERS, LobbyEvent, LobbyMachine, LobbyState
 from splitnet.net.machine import IllegalTransition
 from splitnet.net.store import GameFiles, GameMeta, meta_now
@@ -141,7 +142,8 @@ class HostNode:
         self.table: Table | None = None
         self.conns: dict[int, Conn] = {}
         self.all_conns: set[Conn] = set()
-        self.ready = True  # False after a restart until every seat is back
+        #: lobby → ordering → finishing → done; resuming after a restart (game_state.py)
+        self.game = GameMachine()
         self._held: list[tuple[Conn, bytes, bytes]] = []
         self.states: dict[int, tuple[str, int]] = {}  # seat → (ok|silent|gone, quiet s)
         self.acked: dict[int, int] = {}  # seat → highest acked seq
@@ -156,7 +158,6 @@ class HostNode:
         self.done = asyncio.Event()
         self.started = asyncio.Event()
         self._pumping = False
-        self._finishing = False
         self._tasks: set[asyncio.Task[Any]] = set()
         self._serving: set[asyncio.Task[Any]] = set()
         self.on_entry_hooks: list[Callable[[Entry], None]] = []
@@ -191,13 +192,21 @@ class HostNode:
         node = cls(identity, data_dir, meta.name, net, proofs=table.proofs,
                    seed_maker=seed_maker, wrap=wrap, busy=busy)
         node.lobby = LobbyMachine(None, started=True)
+        node.game = GameMachine(resuming=True)
         node._adopt(table)
-        node.ready = table.n == 1
         node.states = {s: ("gone", 0) for s in range(1, table.n)}
         node.started.set()
         if table.core.finished:
+            node.game.fire(GameEvent.FINISH)
             node._spawn(node._finish())
+        elif table.n == 1:
+            node.game.fire(GameEvent.ALL_BACK)
         return node
+
+    @property
+    def ready(self) -> bool:
+        """False while a restarted host waits for every seat (it orders nothing)."""
+        return self.game.ready
 
     def _adopt(self, table: Table) -> None:
         self.table = table
@@ -314,6 +323,7 @@ class HostNode:
                                        bind=self.bind, code=self.code))
         self._adopt(table)
         self.lobby.fire(LobbyEvent.STARTED)
+        self.game.fire(GameEvent.START)
         self.states = {}
         header = table.log.entries[0]
         for i, m in enumerate(self.members):
@@ -638,7 +648,7 @@ class HostNode:
         for seat, c in self.conns.items():
             if seat != ack.seat:
                 c.send("acks", acks=[raw])
-        if self._finishing:
+        if self.game.state is GameState.FINISHING:
             self._changed()
 
     def _on_returned(self, conn: Conn, seq: int, record: bytes) -> None:
@@ -681,7 +691,8 @@ class HostNode:
         for hook in self.on_entry_hooks:
             hook(entry)
         self._track_owed(None if entry.kind == "chat" else entry.author)
-        if table.core.finished and not self._finishing:
+        if table.core.finished and self.game.can(GameEvent.FINISH):
+            self.game.fire(GameEvent.FINISH)
             self._spawn(self._finish())
         self._changed()
 
@@ -728,6 +739,7 @@ class HostNode:
                         table.author.counter = table.log.next_counter(table.seat)
                         self.fatal = f"the host's own {kind} was refused: {e}"
                         _log.error("%s", self.fatal)
+                        self.game.fire(GameEvent.FAIL)
                         self.done.set()
                         self._changed()
                         return
@@ -737,13 +749,13 @@ class HostNode:
 
     def _check_ready(self) -> None:
         table = self.table
-        if self.ready or table is None:
+        if self.game.state is not GameState.RESUMING or table is None:
             return
         back = all(s in self.conns for s in range(table.n) if s != table.host_seat)
         owed = any(c.want_from is not None for c in self.conns.values())
         if not back or owed:
             return
-        self.ready = True
+        self.game.fire(GameEvent.ALL_BACK)
         self._owed_since.clear()  # every seat's clock starts now
         # records handed back may hold our own messages: continue after them
         table.author.counter = table.log.next_counter(table.seat)
@@ -847,7 +859,6 @@ class HostNode:
         then say bye."""
         table = self.table
         assert table is not None
-        self._finishing = True
         last = len(table.log) - 1
         deadline = time.monotonic() + self.net.final_wait
         others = [s for s in range(table.n) if s != table.host_seat]
@@ -862,6 +873,7 @@ class HostNode:
         meta = table.files.load_meta()
         meta.finished = True
         table.files.save_meta(meta)
+        self.game.fire(GameEvent.BYE)
         for c in list(self.conns.values()):
             c.send("bye", reason="game over")
         for c in list(self.conns.values()):
