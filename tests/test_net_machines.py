@@ -81,7 +81,9 @@ def test_join_machine_says_lobby_only_after_a_welcome() -> None:
     m.fire(JoinEvent.LOST)
     assert m.state is JoinState.CONNECTING
     m.fire(JoinEvent.PLAY)
-    assert m.in_game
+    assert m.in_game and m.state is JoinState.CATCHING_UP
+    m.fire(JoinEvent.SYNCED)
+    assert m.state is JoinState.PLAYING
     m.fire(JoinEvent.OVER)
     assert m.final
     with pytest.raises(IllegalTransition):

@@ -3,12 +3,12 @@
 
 ::
 
-    CONNECTING ──lobby──▶ LOBBY ──play──▶ PLAYING ──over──▶ FINISHED
-      ▲  │  ▲               │               │ ▲
-      │  │  └─────lost──────┘◀────lost──────┘ │
-      │  └────────────────play────────────────┘
-      └─ fail (CONNECTING, LOBBY, PLAYING) ──▶ FAILED
-         over (CONNECTING: our copy of a finished log is complete) ──▶ FINISHED
+    CONNECTING ──lobby──▶ LOBBY ──play──▶ CATCHING_UP ──synced──▶ PLAYING ──over──▶ FINISHED
+      ▲  │  ▲               │                │  ▲                   │
+      │  │  └─────lost──────┘◀─────lost──────┘  │ ◀──────lost───────┘
+      │  └─────────────────────play─────────────┘
+      └─ fail (CONNECTING, LOBBY, CATCHING_UP, PLAYING) ──▶ FAILED
+         over (CONNECTING, CATCHING_UP: our copy of a finished log is complete) ──▶ FINISHED
 
 ``LOBBY`` is reached only on the host's ``welcome``: before it nothing says "joined".
 A ``bye`` in the lobby is the host closing its game: ``FAILED`` at once, with "the host
@@ -36,7 +36,9 @@ from splitnet.net.machine import Machine
 class JoinState(Enum):
     CONNECTING = "connecting"  #: no welcome on this connection (yet)
     LOBBY = "lobby"  #: welcomed into the host's lobby
-    PLAYING = "playing"  #: the game has started (welcomed back to our seat, or its header)
+    CATCHING_UP = "catching-up"  #: in the game (its header, or welcomed back to our
+    #: seat), receiving the records we miss; we send nothing yet
+    PLAYING = "playing"  #: caught up with the host's log: we send what we owe
     FINISHED = "finished"  #: our copy of the log is complete (final)
     FAILED = "failed"  #: stopped: unreachable, closed by the host, refused, a fault (final)
 
@@ -44,6 +46,7 @@ class JoinState(Enum):
 class JoinEvent(Enum):
     LOBBY = "lobby"  #: the host's welcome into its lobby
     PLAY = "play"  #: the game's header, or a welcome back to our seat
+    SYNCED = "synced"  #: we hold every record the host had when it welcomed us
     LOST = "lost"  #: the connection ended
     OVER = "over"  #: the log is finished
     FAIL = "fail"  #: give up
@@ -53,17 +56,21 @@ _S = JoinState
 _E = JoinEvent
 TABLE: dict[tuple[JoinState, JoinEvent], JoinState] = {
     (_S.CONNECTING, _E.LOBBY): _S.LOBBY,
-    (_S.CONNECTING, _E.PLAY): _S.PLAYING,
-    (_S.LOBBY, _E.PLAY): _S.PLAYING,
+    (_S.CONNECTING, _E.PLAY): _S.CATCHING_UP,
+    (_S.LOBBY, _E.PLAY): _S.CATCHING_UP,
+    (_S.CATCHING_UP, _E.SYNCED): _S.PLAYING,
     (_S.LOBBY, _E.LOST): _S.CONNECTING,
+    (_S.CATCHING_UP, _E.LOST): _S.CONNECTING,
     (_S.PLAYING, _E.LOST): _S.CONNECTING,
     (_S.CONNECTING, _E.LOST): _S.CONNECTING,  # an attempt that got no welcome
     (_S.PLAYING, _E.OVER): _S.FINISHED,
+    (_S.CATCHING_UP, _E.OVER): _S.FINISHED,
     (_S.CONNECTING, _E.OVER): _S.FINISHED,
     (_S.FINISHED, _E.OVER): _S.FINISHED,
     (_S.FINISHED, _E.LOST): _S.FINISHED,  # the host left after the end: nothing changes
     (_S.CONNECTING, _E.FAIL): _S.FAILED,
     (_S.LOBBY, _E.FAIL): _S.FAILED,
+    (_S.CATCHING_UP, _E.FAIL): _S.FAILED,
     (_S.PLAYING, _E.FAIL): _S.FAILED,
     (_S.FAILED, _E.FAIL): _S.FAILED,
 }
@@ -82,7 +89,7 @@ class JoinMachine(Machine[JoinState, JoinEvent]):
 
     def fire(self, event: JoinEvent) -> JoinState:
         new = super().fire(event)
-        if new is JoinState.PLAYING:
+        if new is JoinState.CATCHING_UP:
             self.in_game = True
         return new
 

@@ -89,7 +89,6 @@ class PeerNode:
         self.lobby_seats: int | None = None
         self.host_key: bytes | None = None
         self.ch: Channel | None = None
-        self.synced = False
         self.target = 0
         self.epoch = 0
         self.states: dict[int, tuple[str, int]] = {}
@@ -145,6 +144,11 @@ class PeerNode:
     @property
     def ready(self) -> bool:
         return self.synced and self.ch is not None
+
+    @property
+    def synced(self) -> bool:
+        """Caught up with the host on this connection (the session is PLAYING)."""
+        return self.session.state is JoinState.PLAYING
 
     @property
     def done(self) -> bool:
@@ -268,7 +272,6 @@ class PeerNode:
                     elif refused is not None:
                         turned_away += 1
                     self.ch = None
-                    self.synced = False
                     self._inflight.clear()
                     self._moves_inflight.clear()
                     self._sent_at = self._host_owes_since = None
@@ -608,7 +611,7 @@ class PeerNode:
         host never got them), accept the header if we have not yet, send what we owe."""
         table = self.table
         assert table is not None
-        self.synced = True
+        self.session.fire(JoinEvent.SYNCED)
         if self.net_status != self._resuming:
             self.net_status = None
         table.author.counter = table.log.next_counter(table.seat)

@@ -337,7 +337,7 @@ class HostLobby:
 
 
 #: a joiner's session states in which the host has welcomed it
-_JOINED = (JoinState.LOBBY, JoinState.PLAYING, JoinState.FINISHED)
+_JOINED = (JoinState.LOBBY, JoinState.CATCHING_UP, JoinState.PLAYING, JoinState.FINISHED)
 
 
 class JoinLobby:
