@@ -21,6 +21,8 @@ from splitnet.net.host import Conn, HostNode
 from splitnet.net.join_state import JoinEvent, JoinMachine, JoinState, Retry
 from splitnet.net.lobby_state import LobbyEvent, LobbyMachine, LobbyState
 from splitnet.net.machine import IllegalTransition
+from splitnet.net.peer import PeerNode
+from splitnet.net.session import JoinLobby
 from splitnet.net.wire import decode_frame
 from splitnet.session.identity import Identity
 
@@ -240,3 +242,19 @@ def test_the_host_game_machine_orders_only_when_every_seat_is_back() -> None:
 def test_the_machines_doctests(module: Any) -> None:
     failed, tried = doctest.testmod(module)
     assert tried > 0 and failed == 0
+
+
+def test_a_joiner_says_joined_only_once_the_host_welcomed_it(tmp_path: Path) -> None:
+    """Issue 11: a joiner with nobody at its address showed "Joined the game hosted at
+    …" and "waiting for the host to start"."""
+    node = PeerNode(Identity.generate(), tmp_path / "j", "Ana", "127.0.0.1", 7499)
+    lobby = JoinLobby(node)
+    assert lobby.address_label == "Connecting to:" and lobby.status == "connecting…"
+    node.net_status = "cannot reach 127.0.0.1:7499 — is the game still open? — retrying (1)"
+    lobby.changed()
+    assert lobby.status.startswith("cannot reach 127.0.0.1:7499")
+    node.net_status = None
+    node.session.fire(JoinEvent.LOBBY)  # what the host's welcome does
+    lobby.changed()
+    assert lobby.address_label == "Joined the game hosted at:"
+    assert lobby.status == "in the lobby — waiting for the host to start"
