@@ -483,6 +483,10 @@ def _keep_lobby(node: HostNode, data_dir: Path, gid: bytes, port: int, bind: str
     to be opened again by the same command)."""
     files = GameFiles(data_dir, gid)
     try:
+        for old in unfinished_games(data_dir, "host"):
+            if old.lobby and old.gid != gid:  # --new: an older lobby is closed for good
+                old.finished = True
+                GameFiles(data_dir, old.gid).save_meta(old)
         files.save_meta(meta_now(game_id=gid.hex(), role="host", seat=0, name=node.name,
                                  host="", port=port, bind=bind, code=code, lobby=True))
     except OSError as e:
