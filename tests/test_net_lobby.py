@@ -186,3 +186,39 @@ async def test_a_host_killed_after_the_last_record_finishes_at_once_on_restart(
         for t in lan.tasks:
             t.cancel()
         await asyncio.gather(*lan.tasks, return_exceptions=True)
+
+
+async def test_a_host_that_hangs_up_at_the_end_leaves_its_seats_unconfirmed(
+        tmp_path: Path) -> None:
+    """The other side (SECURITY.md §4): a host that hangs up after the last record and
+    never comes back relays no final ack. Each joiner reconnects for at most
+    ``final_wait``, then ends its finished game, naming the seats that never confirmed
+    its final log — hanging up hides nothing that withholding would."""
+    short = net(final_wait=1.0)
+    host = HostNode(Identity.generate(), tmp_path / "p0", "Host", short, seats=3,
+                    proofs=False)
+    lan = await Lan.start(tmp_path, host, peer_net=short)
+    loop = asyncio.get_running_loop()
+    hosting: asyncio.Future[None] | None = None
+    try:
+        assert host.table is not None
+        table = host.table
+        host.on_entry_hooks.append(
+            lambda e: loop.call_soon(crash, host) if table.core.finished else None)
+        hosting = asyncio.ensure_future(NetSession(
+            host, asyncio.ensure_future(host.done.wait()), bot=make_bot("heuristic", 0)).run())
+        runs = [asyncio.ensure_future(NetSession(p, t, bot=make_bot("heuristic", i + 1)).run())
+                for i, (p, t) in enumerate(zip(lan.peers, lan.tasks, strict=True))]
+        await asyncio.wait(lan.tasks, timeout=LIMIT)
+        await asyncio.wait(runs, timeout=LIMIT)
+        ana, bo = lan.peers
+        for p in lan.peers:
+            assert p.done and p.fatal is None, p.fatal
+        assert (ana.unconfirmed(), bo.unconfirmed()) == ([2], [1])
+        assert lan.records(1) == lan.records(2)
+    finally:
+        if hosting is not None:
+            hosting.cancel()
+        for t in lan.tasks:
+            t.cancel()
+        await asyncio.gather(*lan.tasks, return_exceptions=True)
