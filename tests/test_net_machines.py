@@ -258,3 +258,19 @@ def test_a_joiner_says_joined_only_once_the_host_welcomed_it(tmp_path: Path) -> 
     lobby.changed()
     assert lobby.address_label == "Joined the game hosted at:"
     assert lobby.status == "in the lobby — waiting for the host to start"
+
+
+def test_a_new_lobby_closes_an_older_one_left_by_a_crash(tmp_path: Path) -> None:
+    """The lobby is kept on disk before its code is shown (a crashed host opens it
+    again); ``host --new`` opens another and the old one is not resumed later."""
+    from splitnet.net.run import _keep_lobby
+    from splitnet.net.store import unfinished_games
+
+    data = tmp_path / "host"
+    first, second = bytes(16), bytes([1]) * 16
+    _keep_lobby(host(tmp_path, 3), data, first, 7420, "0.0.0.0", "7-lunar-anchor")
+    (kept,) = unfinished_games(data, "host")
+    assert (kept.gid, kept.lobby, kept.code, kept.port) == (first, True, "7-lunar-anchor",
+                                                           7420)
+    _keep_lobby(host(tmp_path, 3), data, second, 7420, "0.0.0.0", "8-other-code")
+    assert [m.gid for m in unfinished_games(data, "host")] == [second]
