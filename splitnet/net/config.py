@@ -30,6 +30,8 @@ class NetSettings:
     retry_max: float = 2.0
     #: … for at most this long after the last good connection, then give up
     retry_total: float = 180.0
+    #: a joiner that has never reached the host gives up after this long
+    first_contact: float = 20.0
     #: a joiner acks its (durable) head at most this often
     ack_interval: float = 1.0
     #: at the end the host waits this long for every seat's final ack

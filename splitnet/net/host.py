@@ -17,13 +17,16 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from enum import Enum
 from pathlib import Path
 from typing import Any
 
 from splitnet.game.core import PledgeRefused
 from splitnet.net.config import EvidenceBudget, NetSettings
+from splitnet.net.conn_state import ConnEvent, ConnMachine, ConnState
 from splitnet.net.framing import FrameTooLarge
+from splitnet.net.game_state import GameEvent, GameMachine, GameState
+from splitnet.net.lobby_state import MAX_PLAYERS, LobbyEvent, LobbyMachine, LobbyState
+from splitnet.net.machine import IllegalTransition
 from splitnet.net.store import GameFiles, GameMeta, meta_now
 from splitnet.net.table import SeedMaker, Table
 from splitnet.net.wire import (
@@ -53,30 +56,23 @@ from splitnet.session.log import (
 
 _log = logging.getLogger("splitnet.net")
 
-MAX_PLAYERS = 6
-
-
-class Phase(Enum):
-    """Where an accepted connection is, after the join-code handshake (during it, the
-    host keeps it in ``HostNode._securing``, oldest first)."""
-
-    GREETING = "greeting"  #: challenge sent, its hello not yet accepted
-    MEMBER = "member"  #: in the lobby, or back in its seat
+__all__ = ["MAX_PLAYERS", "Conn", "HostNode", "Member"]
 
 
 @dataclass(eq=False)
 class Conn:
-    """One accepted connection."""
+    """One accepted connection; where it is in its life is its :class:`ConnMachine`
+    (handshaking → member → seated → gone; during the join-code handshake the host
+    keeps the raw channel in ``HostNode._securing``, oldest first)."""
 
     ch: Channel
     peer: str
-    phase: Phase = Phase.GREETING
+    m: ConnMachine = field(default_factory=ConnMachine)
     key: bytes | None = None
     name: str = "?"
     seat: int | None = None
     last_heard: float = field(default_factory=time.monotonic)
     errors: int = 0
-    closed: bool = False
     #: a restarted host asked this peer for records [want_from, want_to)
     want_from: int | None = None
     want_to: int = 0
@@ -85,9 +81,15 @@ class Conn:
     def who(self) -> str:
         return f"{self.name} ({self.peer})" if self.key else self.peer
 
+    @property
+    def closed(self) -> bool:
+        return self.m.gone
+
     def send(self, t: str, **fields: Any) -> None:
         if self.closed:
             return
+        if t == "ping" and not self.m.may_ping:
+            raise IllegalTransition(f"connection: no ping while {self.m.state.value}")
         try:
             self.ch.send(encode_msg(t, **fields))
         except WireError as e:
@@ -97,7 +99,7 @@ class Conn:
             self.close()
 
     def close(self) -> None:
-        self.closed = True
+        self.m.fire(ConnEvent.DROP)
         self.ch.close()
 
 
@@ -135,13 +137,17 @@ class HostNode:
         #: the join code, kept in the game's meta file so a restarted host reuses it
         self.code = code
         self.members: list[Member] = []  # joiners in join order (the host is seat 0)
+        #: open → full → starting → started, or closed (lobby_state.py)
+        self.lobby = LobbyMachine(seats)
         self.table: Table | None = None
         self.conns: dict[int, Conn] = {}
         self.all_conns: set[Conn] = set()
-        self.ready = True  # False after a restart until every seat is back
+        #: lobby → ordering → finishing → done; resuming after a restart (game_state.py)
+        self.game = GameMachine()
         self._held: list[tuple[Conn, bytes, bytes]] = []
         self.states: dict[int, tuple[str, int]] = {}  # seat → (ok|silent|gone, quiet s)
         self.acked: dict[int, int] = {}  # seat → highest acked seq
+        self._last_ack: dict[int, bytes] = {}  # seat → that ack, signed (to relay again)
         self.listeners: list[Callable[[], None]] = []
         self.server: asyncio.Server | None = None
         self.port = 0
@@ -152,10 +158,11 @@ class HostNode:
         self.done = asyncio.Event()
         self.started = asyncio.Event()
         self._pumping = False
-        self._finishing = False
         self._tasks: set[asyncio.Task[Any]] = set()
         self._serving: set[asyncio.Task[Any]] = set()
         self.on_entry_hooks: list[Callable[[Entry], None]] = []
+        #: called when the host closes its lobby (e.g. to mark its saved lobby closed)
+        self.on_close: list[Callable[[], None]] = []
         #: refused messages with a failed proof: (seat, kind, reason), the first
         #: ``net.max_evidence`` of each seat within ``net.max_evidence_bytes``
         self.evidence: list[tuple[int, str, str]] = []
@@ -184,13 +191,22 @@ class HostNode:
         table = Table.load(identity, files, seed_maker)
         node = cls(identity, data_dir, meta.name, net, proofs=table.proofs,
                    seed_maker=seed_maker, wrap=wrap, busy=busy)
+        node.lobby = LobbyMachine(None, started=True)
+        node.game = GameMachine(resuming=True)
         node._adopt(table)
-        node.ready = table.n == 1
         node.states = {s: ("gone", 0) for s in range(1, table.n)}
         node.started.set()
         if table.core.finished:
+            node.game.fire(GameEvent.FINISH)
             node._spawn(node._finish())
+        elif table.n == 1:
+            node.game.fire(GameEvent.ALL_BACK)
         return node
+
+    @property
+    def ready(self) -> bool:
+        """False while a restarted host waits for every seat (it orders nothing)."""
+        return self.game.ready
 
     def _adopt(self, table: Table) -> None:
         self.table = table
@@ -207,7 +223,20 @@ class HostNode:
         under them), stop the timers, close the transcript."""
         if self.server is not None:
             self.server.close()
-        if not self.done.is_set():
+        if self.lobby.can(LobbyEvent.CLOSE):
+            # stopping the host in its lobby closes the game: its members stop at once
+            # (a host that crashes sends nothing; its players wait for it to come back)
+            self.lobby.fire(LobbyEvent.CLOSE)
+            for m in self.members:
+                if m.conn is not None:
+                    m.conn.send("bye", reason="the host closed the game")
+            for m in self.members:
+                if m.conn is not None:
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait_for(m.conn.ch.drain(), 1.0)
+            for cb in list(self.on_close):
+                cb()
+        elif not self.done.is_set():
             for c in list(self.conns.values()):
                 c.send("bye", reason="the host is shutting down; it may resume the game")
             for c in list(self.conns.values()):
@@ -248,7 +277,13 @@ class HostNode:
 
     @property
     def can_start(self) -> bool:
-        return self.table is None and 2 <= 1 + len(self.members) <= MAX_PLAYERS
+        return self.lobby.can_begin()
+
+    def _count(self) -> None:
+        """Tell the lobby machine how many players are in; a full one starts now."""
+        self.lobby.players(1 + len(self.members))
+        if self.lobby.auto_start():
+            self._start_now(auto=True)
 
     def _lobby_frame(self) -> None:
         players = [{"name": self.name, "key": self.key}] + [
@@ -259,13 +294,25 @@ class HostNode:
         self._changed()
 
     async def start(self) -> None:
-        """Start the game with the players in the lobby (host seat 0, joiners in join
-        order): the header goes to everyone, who each sign their accept."""
-        if self.table is not None:
-            return
-        if not self.can_start:
-            raise ValueError(f"Split needs 2 to {MAX_PLAYERS} players (R3.1); "
-                             f"{1 + len(self.members)} in the lobby")
+        """The host's explicit choice: start the game with the players in the lobby now
+        (host seat 0, joiners in join order); the header goes to everyone, who each sign
+        their accept. (A ``--seats`` lobby starts by itself when it is full.)"""
+        if self.lobby.state is not LobbyState.OPEN and self.lobby.state is not LobbyState.FULL:
+            return  # started (or closed) already
+        self._start_now(auto=False)
+
+    def _start_now(self, *, auto: bool) -> None:
+        # members whose connection ended but whose handler has not yet noticed leave
+        # first: nobody gets a seat they cannot take, and a full lobby is full again
+        gone = [m for m in self.members if m.conn is None or m.conn.closed]
+        if gone:
+            for m in gone:
+                self.members.remove(m)
+            self.lobby.players(1 + len(self.members))
+            self._lobby_frame()
+            if auto and not self.lobby.auto_start():
+                return  # not full any more: wait for the seats it was opened for
+        self.lobby.begin()  # ValueError: not 2–6 players (R3.1)
         players = [Player(0, self.name, self.key)] + [
             Player(i + 1, m.name, m.key) for i, m in enumerate(self.members)]
         game_id = self.game_id_maker() if self.game_id_maker else new_game_id()
@@ -275,13 +322,14 @@ class HostNode:
                                        name=self.name, host="", port=self.port,
                                        bind=self.bind, code=self.code))
         self._adopt(table)
+        self.lobby.fire(LobbyEvent.STARTED)
+        self.game.fire(GameEvent.START)
         self.states = {}
         header = table.log.entries[0]
         for i, m in enumerate(self.members):
             seat = i + 1
-            if m.conn is None or m.conn.closed:
-                self.states[seat] = ("gone", 0)
-                continue
+            assert m.conn is not None
+            m.conn.m.fire(ConnEvent.SEAT)
             m.conn.seat = seat
             self.conns[seat] = m.conn
             self.states[seat] = ("ok", 0)
@@ -344,7 +392,7 @@ class HostNode:
         player's handshake takes one round trip, so someone holding every slot cannot
         keep it out; only when every slot is past the handshake (invited) is the new
         connection itself told "busy" (NETWORK.md §3, §8)."""
-        greeting = sum(1 for c in self.all_conns if c.phase is Phase.GREETING)
+        greeting = sum(1 for c in self.all_conns if c.m.state is ConnState.HANDSHAKING)
         if len(self._securing) + greeting < self.net.max_conns:
             return True
         if self._securing:
@@ -425,6 +473,8 @@ class HostNode:
             raise WireError("unknown-game", f"no game {hello['game'].hex()} here (this host "
                             "is in its lobby)", fatal=True)
         assert conn.key is not None
+        if self.lobby.state is LobbyState.CLOSED:
+            raise WireError("closed", "the host closed the game", fatal=True)
         for m in self.members:
             if m.key == conn.key:  # the same player reconnecting to the lobby
                 if m.conn is not None and m.conn is not conn:
@@ -434,9 +484,9 @@ class HostNode:
                 m.name = conn.name
                 break
         else:
-            limit = self.seats or MAX_PLAYERS
-            if 1 + len(self.members) >= limit:
-                raise WireError("full", f"the table is full ({limit} players)", fatal=True)
+            if not self.lobby.accepting:
+                raise WireError("full", f"the table is full ({self.lobby.limit} players)",
+                                fatal=True)
             taken = {x.lower() for x in self.lobby_names}
             name, k = conn.name, 2
             while name.lower() in taken:
@@ -444,12 +494,11 @@ class HostNode:
                 k += 1
             conn.name = name
             self.members.append(Member(name, conn.key, conn))
-        conn.phase = Phase.MEMBER
+        conn.m.fire(ConnEvent.ADMIT)
         _log.info("%s joined the lobby", conn.who())
         conn.send("welcome", seat=None, game=None, count=0, ready=True)
         self._lobby_frame()
-        if self.seats is not None and 1 + len(self.members) == self.seats:
-            self._spawn(self.start())
+        self._count()  # full: the game starts now, with exactly these seats
 
     def _rejoin(self, conn: Conn, hello: dict[str, Any]) -> None:
         table = self.table
@@ -473,7 +522,7 @@ class HostNode:
             self._refuse(old, WireError("replaced", "a newer connection for this seat took "
                                         "over", fatal=True))
         conn.seat = seat
-        conn.phase = Phase.MEMBER
+        conn.m.fire(ConnEvent.SEAT)
         self.conns[seat] = conn
         self.epoch += 1
         conn.send("welcome", seat=seat, game=table.game_id, count=count, ready=self.ready)
@@ -483,18 +532,24 @@ class HostNode:
         else:
             for e in table.log.entries[have:]:
                 conn.send("rec", seq=e.seq, record=e.record)
+        # the other seats' acks so far: a seat that was away still compares them (§6)
+        acks = [raw for s, raw in sorted(self._last_ack.items()) if s != seat]
+        if acks:
+            conn.send("acks", acks=acks)
         _log.info("%s is back (seat %d, had %d of %d records)", conn.who(), seat, have, count)
         self._set_state(seat, "ok", 0)
         self._check_ready()
 
     def _dropped(self, conn: Conn) -> None:
-        conn.closed = True
+        conn.m.fire(ConnEvent.DROP)
         self.all_conns.discard(conn)
         if self.table is None:
             for m in self.members:
                 if m.conn is conn:
                     self.members.remove(m)
                     _log.info("%s left the lobby", conn.who())
+                    if self.lobby.state in (LobbyState.OPEN, LobbyState.FULL):
+                        self.lobby.players(1 + len(self.members))
                     self._lobby_frame()
                     break
             return
@@ -587,11 +642,13 @@ class HostNode:
             self._refuse(conn, WireError("fork", f"your ack of seq {ack.seq} does not match "
                                          "the host's log"))
             return
-        self.acked[ack.seat] = max(self.acked.get(ack.seat, -1), ack.seq)
+        if ack.seq > self.acked.get(ack.seat, -1):
+            self.acked[ack.seat] = ack.seq
+            self._last_ack[ack.seat] = raw
         for seat, c in self.conns.items():
             if seat != ack.seat:
                 c.send("acks", acks=[raw])
-        if self._finishing:
+        if self.game.state is GameState.FINISHING:
             self._changed()
 
     def _on_returned(self, conn: Conn, seq: int, record: bytes) -> None:
@@ -634,7 +691,8 @@ class HostNode:
         for hook in self.on_entry_hooks:
             hook(entry)
         self._track_owed(None if entry.kind == "chat" else entry.author)
-        if table.core.finished and not self._finishing:
+        if table.core.finished and self.game.can(GameEvent.FINISH):
+            self.game.fire(GameEvent.FINISH)
             self._spawn(self._finish())
         self._changed()
 
@@ -681,6 +739,7 @@ class HostNode:
                         table.author.counter = table.log.next_counter(table.seat)
                         self.fatal = f"the host's own {kind} was refused: {e}"
                         _log.error("%s", self.fatal)
+                        self.game.fire(GameEvent.FAIL)
                         self.done.set()
                         self._changed()
                         return
@@ -690,13 +749,13 @@ class HostNode:
 
     def _check_ready(self) -> None:
         table = self.table
-        if self.ready or table is None:
+        if self.game.state is not GameState.RESUMING or table is None:
             return
         back = all(s in self.conns for s in range(table.n) if s != table.host_seat)
         owed = any(c.want_from is not None for c in self.conns.values())
         if not back or owed:
             return
-        self.ready = True
+        self.game.fire(GameEvent.ALL_BACK)
         self._owed_since.clear()  # every seat's clock starts now
         # records handed back may hold our own messages: continue after them
         table.author.counter = table.log.next_counter(table.seat)
@@ -715,23 +774,29 @@ class HostNode:
     async def _heartbeat(self) -> None:
         while True:
             await asyncio.sleep(self.net.ping_interval)
-            now = time.monotonic()
-            for c in list(self.all_conns):
+            self._beat(time.monotonic())
+
+    def _beat(self, now: float) -> None:
+        """One heartbeat at time ``now``: ping every connection past its hello, drop the
+        ones quiet too long, update the seats' states and the game's timeouts."""
+        for c in list(self.all_conns):
+            if not c.m.may_ping:
+                continue  # still in its handshake (bounded by handshake_timeout)
+            quiet = now - c.last_heard
+            if quiet > self.net.drop_after:
+                self._refuse(c, WireError("slow", f"nothing heard for {quiet:.0f} s",
+                                          fatal=True))
+                continue
+            c.ping_n = (c.ping_n + 1) % (2**31)
+            c.send("ping", n=c.ping_n)
+        if self.table is not None:
+            for seat, c in list(self.conns.items()):
                 quiet = now - c.last_heard
-                if quiet > self.net.drop_after:
-                    self._refuse(c, WireError("slow", f"nothing heard for {quiet:.0f} s",
-                                              fatal=True))
-                    continue
-                c.ping_n = (c.ping_n + 1) % (2**31)
-                c.send("ping", n=c.ping_n)
-            if self.table is not None:
-                for seat, c in list(self.conns.items()):
-                    quiet = now - c.last_heard
-                    if quiet > self.net.silent_after:
-                        self._set_state(seat, "silent", int(quiet))
-                    else:
-                        self._set_state(seat, "ok", 0)
-                self._check_timeouts()
+                if quiet > self.net.silent_after:
+                    self._set_state(seat, "silent", int(quiet))
+                else:
+                    self._set_state(seat, "ok", 0)
+            self._check_timeouts()
 
     # ------------------------------------------------------------------ timeouts
     def _track_owed(self, answered: int | None = None) -> None:
@@ -794,7 +859,6 @@ class HostNode:
         then say bye."""
         table = self.table
         assert table is not None
-        self._finishing = True
         last = len(table.log) - 1
         deadline = time.monotonic() + self.net.final_wait
         others = [s for s in range(table.n) if s != table.host_seat]
@@ -809,6 +873,7 @@ class HostNode:
         meta = table.files.load_meta()
         meta.finished = True
         table.files.save_meta(meta)
+        self.game.fire(GameEvent.BYE)
         for c in list(self.conns.values()):
             c.send("bye", reason="game over")
         for c in list(self.conns.values()):

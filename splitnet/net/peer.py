@@ -17,6 +17,7 @@ from typing import Any
 from splitnet.game.core import GameError, PledgeRefused
 from splitnet.net.config import EvidenceBudget, NetSettings
 from splitnet.net.framing import FrameTooLarge
+from splitnet.net.join_state import JoinEvent, JoinMachine, JoinState, Retry
 from splitnet.net.store import GameFiles, GameMeta, meta_now
 from splitnet.net.table import SeedMaker, Table
 from splitnet.net.wire import (
@@ -54,7 +55,11 @@ class PeerFatal(Exception):
 
 
 class HostGone(PeerFatal):
-    """The host could not be reached again within the retry bound."""
+    """The host could not be reached (again) within the retry bound."""
+
+
+class HostClosed(PeerFatal):
+    """The host closed its lobby: there is no game to wait for."""
 
 
 class PeerNode:
@@ -84,7 +89,6 @@ class PeerNode:
         self.lobby_seats: int | None = None
         self.host_key: bytes | None = None
         self.ch: Channel | None = None
-        self.synced = False
         self.target = 0
         self.epoch = 0
         self.states: dict[int, tuple[str, int]] = {}
@@ -102,7 +106,8 @@ class PeerNode:
         #: the exception behind a fatal refusal of the connection (e.g. the join-code
         #: layer's WrongCode), for a caller that may ask the user again
         self.fatal_cause: BaseException | None = None
-        self.done = False
+        #: connecting → lobby → playing → finished, or failed (join_state.py)
+        self.session = JoinMachine(resumed=self.table is not None)
         self._inflight: set[int] = set()  # counters sent on this connection, not logged
         #: our moves among them: counter → (msg bytes, sig, body), to check a refusal
         self._moves_inflight: dict[int, tuple[bytes, bytes, dict[str, Any]]] = {}
@@ -140,9 +145,41 @@ class PeerNode:
     def ready(self) -> bool:
         return self.synced and self.ch is not None
 
+    @property
+    def synced(self) -> bool:
+        """Caught up with the host on this connection (the session is PLAYING)."""
+        return self.session.state is JoinState.PLAYING
+
+    @property
+    def done(self) -> bool:
+        """Our copy of the game's log is complete (the session is FINISHED)."""
+        return self.session.state is JoinState.FINISHED
+
+    def _over(self) -> None:
+        """The game is over here: nothing left to fetch."""
+        self.session.fire(JoinEvent.OVER)
+
+    @property
+    def _finished_here(self) -> bool:
+        return self.table is not None and self.table.core.finished
+
+    def _ended(self) -> bool:
+        """Is there nothing more to wait for from the host? Our log is finished and every
+        seat's final ack was relayed to us, or ``final_wait`` has passed since the end
+        (a host that crashed after the last record may come back to relay them: until
+        then we keep reconnecting, so that our own final ack reaches it too)."""
+        if not self._finished_here:
+            return False
+        if not self.unconfirmed():
+            return True
+        return (self._finished_at is None
+                or time.monotonic() - self._finished_at > self.net.final_wait)
+
     def _attach(self) -> None:
         assert self.table is not None
         self.table.listeners.append(lambda entry: self._changed())
+        if self.table.core.finished and self._finished_at is None:
+            self._finished_at = time.monotonic()  # resumed on a finished log
         self.started_evt.set()
 
     def seat_states(self) -> dict[int, tuple[str, int]]:
@@ -175,35 +212,49 @@ class PeerNode:
 
     # ------------------------------------------------------------------ connecting
     async def run(self) -> None:
-        last_good = time.monotonic()
-        fails = 0
+        net = self.net
+        retry = Retry(time.monotonic, first=net.retry_first, most=net.retry_max,
+                      never_reached=net.first_contact, total=net.retry_total)
+        if self.table is not None:
+            retry.good()  # we were in this game: the long bound counts from now
+        where = f"{self.host}:{self.port}"
+        turned_away = 0  # times in a row the host sent us away before its welcome
         try:
-            while not self.done:
+            while not self.session.final:
                 try:
-                    async with asyncio.timeout(self.net.connect_timeout):
+                    async with asyncio.timeout(net.connect_timeout):
                         reader, writer = await asyncio.open_connection(
                             self.host, self.port, limit=1 << 20)
                 except (OSError, TimeoutError) as e:
-                    fails += 1
-                    if self.table is not None and self.table.core.finished:
-                        self.done = True  # our copy is complete; the host has left
+                    if self._ended():
+                        self._over()  # our copy is complete; the host has left
                         break
-                    if time.monotonic() - last_good > self.net.retry_total:
-                        raise HostGone(f"cannot reach the host at {self.host}:{self.port} "
-                                       f"({e})") from None
-                    self.net_status = (f"cannot reach the host at {self.host}:{self.port} — "
-                                       f"retrying ({fails})")
+                    why = _reason(e)
+                    wait = retry.failed()
+                    if wait is None and self._finished_here:
+                        self._over()  # complete; its confirmations will not come
+                        break
+                    if wait is None:
+                        if retry.reached:
+                            raise HostGone(f"cannot reach the host at {where} again ({why}) "
+                                           f"for {net.retry_total:g} s: giving up") from None
+                        raise HostGone(f"cannot reach {where} — is the game still open? "
+                                       f"({why}; tried for {net.first_contact:g} s)") from None
+                    self.net_status = (f"cannot reach {where} — is the game still open? "
+                                       f"({why}) — retrying ({retry.fails})"
+                                       if not retry.reached else
+                                       f"cannot reach the host at {where} — retrying "
+                                       f"({retry.fails})")
                     self._changed()
-                    await asyncio.sleep(min(self.net.retry_max,
-                                            self.net.retry_first * 2 ** min(fails, 10)))
+                    await asyncio.sleep(wait)
                     continue
-                raw = StreamChannel(reader, writer, max_buffer=self.net.max_send_buffer)
+                raw = StreamChannel(reader, writer, max_buffer=net.max_send_buffer)
                 refused: str | None = None  # why the host sent us away, to try again
                 try:
                     await self._session(raw)
                 except (ChannelClosed, ConnectionError, TimeoutError,
                         asyncio.IncompleteReadError) as e:
-                    if not self.done:
+                    if not self.session.final:
                         _log.info("connection to the host lost (%s); reconnecting",
                                   type(e).__name__)
                 except WireError as e:
@@ -213,35 +264,46 @@ class PeerNode:
                     _log.warning("host connection: %s", e)
                     refused = e.reason
                 finally:
-                    if self.ch is not None and self.synced:
-                        last_good = time.monotonic()
-                    # back off while the host sends us away before the welcome (busy,
-                    # or a handshake that failed without a verdict)
-                    if self.ch is not None:
-                        refused = None  # it did let us in: a new attempt starts afresh
-                    fails = fails + 1 if refused is not None else 1
+                    welcomed = self.ch is not None
+                    if welcomed:
+                        retry.good()  # it did let us in: the bound counts from now
+                        refused = None  # and a new attempt starts afresh
+                        turned_away = 0
+                    elif refused is not None:
+                        turned_away += 1
                     self.ch = None
-                    self.synced = False
                     self._inflight.clear()
                     self._moves_inflight.clear()
                     self._sent_at = self._host_owes_since = None
-                    if self.table is not None and self.table.core.finished:
-                        self.done = True  # nothing left to fetch: the game is over here
                     raw.close()
                     self.epoch += 1
-                    if not self.done and not (self.net_status or "").startswith("the host left"):
-                        self.net_status = "connection to the host lost — reconnecting…"
-                    if refused is not None and not self.done:
-                        self.net_status = f"{refused} — retrying ({fails - 1})"
+                    if self._ended() and not self.session.final:
+                        self._over()  # nothing left to fetch: the game is over here
+                    if not self.session.final:
+                        if self.session.state is JoinState.LOBBY:
+                            self.lobby_players, self.lobby_keys = [], []
+                        self.session.fire(JoinEvent.LOST)
+                        if not (self.net_status or "").startswith("the host left"):
+                            self.net_status = "connection to the host lost — reconnecting…"
+                        if refused is not None:
+                            self.net_status = f"{refused} — retrying ({turned_away})"
                     self._changed()
-                if refused is not None and time.monotonic() - last_good > self.net.retry_total:
-                    raise HostGone(f"the host at {self.host}:{self.port} kept sending us "
-                                   f"away for {self.net.retry_total:g} s: {refused}")
-                if not self.done:
-                    await asyncio.sleep(min(self.net.retry_max,
-                                            self.net.retry_first * 2 ** min(fails - 1, 10)))
+                if self.session.final:
+                    break
+                wait = retry.failed()
+                if wait is None and self._finished_here:
+                    self._over()
+                    break
+                if wait is None:
+                    if refused is not None:
+                        raise HostGone(f"the host at {where} kept sending us away for "
+                                       f"{net.retry_total:g} s: {refused}")
+                    raise HostGone(f"lost the host at {where} and could not get back in "
+                                   f"for {net.retry_total:g} s")
+                await asyncio.sleep(wait)
         except PeerFatal as e:
-            self.fatal = str(e)
+            self.fatal = self.net_status = str(e)
+            self.session.fire(JoinEvent.FAIL)
             _log.error("%s", e)
             self._changed()
             raise
@@ -308,6 +370,9 @@ class PeerNode:
         if f["t"] != "welcome":
             raise WireError("protocol", f"expected welcome, got {f['t']!r}")
         self.ch = ch
+        self.session.fire(JoinEvent.LOBBY if table is None and f["seat"] is None
+                          else JoinEvent.PLAY)
+        self._acked = -1  # a restarted host knows none of our acks: send ours again
         self.net_status = None if f["ready"] else self._resuming
         self.target = f["count"]
         if table is not None and len(table.log) >= self.target:
@@ -320,7 +385,7 @@ class PeerNode:
             if self._finished_at is not None:
                 timeout = self._finished_at + self.net.final_wait - time.monotonic()
                 if timeout <= 0:
-                    self.done = True  # the host never said bye; our copy is complete
+                    self._over()  # the host never said bye; our copy is complete
                     return
             f = await self._recv(ch, timeout)
             self._handle(ch, f)
@@ -349,8 +414,11 @@ class PeerNode:
         elif t == "error":
             self._on_error(f)
         elif t == "bye":
-            if self.table is not None and self.table.core.finished:
-                self.done = True
+            if self._finished_here:
+                self._over()
+            elif self.session.state is JoinState.LOBBY:
+                # the host stopped its lobby: no game will start (NETWORK.md §4)
+                raise HostClosed("the host closed the game")
             else:  # keep trying: a host that shut down may resume the game
                 self.net_status = f"the host left ({f['reason']}) — retrying"
                 raise ChannelClosed(f"the host said bye: {f['reason']}")
@@ -534,6 +602,7 @@ class PeerNode:
         _log.info("game %s started: seat %d of %s", table.game_id.hex(), table.seat,
                   ", ".join(table.names))
         self._attach()
+        self.session.fire(JoinEvent.PLAY)
         self.target = 1
         self._synced()
 
@@ -542,7 +611,7 @@ class PeerNode:
         host never got them), accept the header if we have not yet, send what we owe."""
         table = self.table
         assert table is not None
-        self.synced = True
+        self.session.fire(JoinEvent.SYNCED)
         if self.net_status != self._resuming:
             self.net_status = None
         table.author.counter = table.log.next_counter(table.seat)
@@ -657,4 +726,13 @@ class PeerNode:
 
     def _fork(self, why: str) -> None:
         raise PeerFatal(f"fork: {why}")
+
+
+def _reason(e: BaseException) -> str:
+    """A failed connect in words ("connection refused", "timed out")."""
+    if isinstance(e, TimeoutError):
+        return "no answer"
+    if isinstance(e, OSError) and e.strerror:
+        return e.strerror.lower()
+    return type(e).__name__
 

@@ -31,10 +31,18 @@ from splitnet.net.secure import (
     secure_wrap,
 )
 from splitnet.net.session import HostLobby, JoinLobby, NetSession
-from splitnet.net.store import GameFiles, GameMeta, games_dir, read_meta, unfinished_games
+from splitnet.net.store import (
+    GameFiles,
+    GameMeta,
+    games_dir,
+    meta_now,
+    read_meta,
+    unfinished_games,
+)
 from splitnet.net.table import SeedMaker, Table
 from splitnet.net.wire import NET_PROTOCOL, Channel, ChannelClosed, ChannelWrap, WireError
 from splitnet.session.identity import Identity, IdentityError, default_data_dir
+from splitnet.session.log import new_game_id
 from splitnet.text import ShownLog, shown
 
 _log = logging.getLogger("splitnet.net")
@@ -468,6 +476,33 @@ class _Announcer:
                 task.cancel()
 
 
+def _keep_lobby(node: HostNode, data_dir: Path, gid: bytes, port: int, bind: str,
+                code: str) -> None:
+    """Save the lobby's game id, code, port and address durably before they are printed
+    (``lobby`` true); mark it finished when the host closes its lobby (a crash leaves it
+    to be opened again by the same command)."""
+    files = GameFiles(data_dir, gid)
+    try:
+        for old in unfinished_games(data_dir, "host"):
+            if old.lobby and old.gid != gid:  # --new: an older lobby is closed for good
+                old.finished = True
+                GameFiles(data_dir, old.gid).save_meta(old)
+        files.save_meta(meta_now(game_id=gid.hex(), role="host", seat=0, name=node.name,
+                                 host="", port=port, bind=bind, code=code, lobby=True))
+    except OSError as e:
+        raise SystemExit(f"splitnet: cannot save the game in {files.meta.parent}: "
+                         f"{e.strerror or e}") from None
+
+    def closed() -> None:
+        with contextlib.suppress(OSError, ValueError):
+            meta = files.load_meta()
+            if meta.lobby:
+                meta.finished = True
+                files.save_meta(meta)
+
+    node.on_close.append(closed)
+
+
 async def host_main(args: argparse.Namespace) -> int:
     _stop_on_sigterm()
     data_dir = _data_dir(args)
@@ -487,7 +522,8 @@ async def host_main(args: argparse.Namespace) -> int:
         open_games = unfinished_games(data_dir, "host")
         if open_games:
             meta = open_games[0]
-            print(f"Resuming unfinished game {meta.game_id} (use --new to start another).",
+            what = "the lobby of game" if meta.lobby else "unfinished game"
+            print(f"Resuming {what} {meta.game_id} (use --new to start another).",
                   flush=True)
     # one join code per game: a restarted host reuses it, so its players reconnect
     code_text = args.code or (meta.code if meta is not None else "")
@@ -503,12 +539,13 @@ async def host_main(args: argparse.Namespace) -> int:
     nodes: list[HostNode] = []
     wrap = _wrap(code, net, limiter=limiter, on_refused=refused,
                  seats=lambda: nodes[0].player_keys() if nodes else set())
-    if meta is not None:
-        if meta.finished:
-            raise SystemExit(f"splitnet: game {meta.game_id} is already over")
-        if meta.code != str(code):
-            meta.code = str(code)
-            GameFiles(data_dir, meta.gid).save_meta(meta)
+    if meta is not None and meta.finished:
+        raise SystemExit(f"splitnet: game {meta.game_id} is already over")
+    if meta is not None and meta.code != str(code):
+        meta.code = str(code)
+        GameFiles(data_dir, meta.gid).save_meta(meta)
+    if meta is not None and not meta.lobby:
+        gid = meta.gid
         try:
             node = HostNode.resume(identity, data_dir, meta, net, seed_maker=seed_maker,
                                    wrap=wrap, busy=_secure_busy)
@@ -517,12 +554,20 @@ async def host_main(args: argparse.Namespace) -> int:
         port = args.port if args.port else meta.port  # "--port 0" again: the same port
         bind = args.bind or meta.bind or "0.0.0.0"
     else:
+        # the game id is drawn now and kept with the code from the moment they are
+        # printed: a host restarted in its lobby opens the same lobby (NETWORK.md §9)
+        gid = (meta.gid if meta is not None else
+               game_id_maker() if game_id_maker is not None else new_game_id())
         node = HostNode(identity, data_dir, args.name, net, seats=args.seats,
                         proofs=not args.no_proofs, seed_maker=seed_maker,
-                        game_id_maker=game_id_maker, wrap=wrap, code=str(code),
+                        game_id_maker=lambda: gid, wrap=wrap, code=str(code),
                         busy=_secure_busy)
-        port = args.port if args.port is not None else DEFAULT_PORT
-        bind = args.bind or "0.0.0.0"
+        if meta is not None:
+            port = args.port if args.port else meta.port  # "--port 0" again: the same
+            bind = args.bind or meta.bind or "0.0.0.0"
+        else:
+            port = args.port if args.port is not None else DEFAULT_PORT
+            bind = args.bind or "0.0.0.0"
     nodes.append(node)
     try:
         port = await node.listen(bind, port)
@@ -533,6 +578,8 @@ async def host_main(args: argparse.Namespace) -> int:
                     "another with --port N, or --port 0 for any free one")
         raise SystemExit(f"splitnet: cannot listen on {bind}:{port}: {e.strerror or e}"
                          f"{hint}") from None
+    if node.table is None:
+        _keep_lobby(node, data_dir, gid, port, bind, str(code))
     addrs = join_addresses(bind, port)
     print("Players join with:", flush=True)
     for a in addrs:

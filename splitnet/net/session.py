@@ -21,6 +21,7 @@ from typing import Any, Protocol
 from splitnet import describe
 from splitnet.bots import Bot, choose_off_loop
 from splitnet.frontend import HumanAgent, SessionBase
+from splitnet.net.join_state import JoinState
 from splitnet.net.table import Table
 from splitnet.net.wire import WireError
 from splitnet.rules import Action, BonusDraw, DrawPile, Game, IllegalMove
@@ -335,6 +336,10 @@ class HostLobby:
         self._subs.append(callback)
 
 
+#: a joiner's session states in which the host has welcomed it
+_JOINED = (JoinState.LOBBY, JoinState.CATCHING_UP, JoinState.PLAYING, JoinState.FINISHED)
+
+
 class JoinLobby:
     """A joiner's lobby (splitnet.ui.tui.LobbyModel): the verification words of the
     connection (to compare with the host's screen), the host's key fingerprint, and
@@ -388,7 +393,12 @@ class JoinLobby:
             else:
                 notes.append("")
         self.notes = [shown(n) for n in notes]
-        self.status = shown(node.net_status or "in the lobby — waiting for the host to start")
+        # say only what is true: "joined" once the host welcomed us (join_state.py)
+        machine = getattr(node, "session", None)  # (a stand-in node may have none)
+        joined = machine is None or machine.state in _JOINED
+        self.address_label = "Joined the game hosted at:" if joined else "Connecting to:"
+        self.status = shown(node.net_status or ("in the lobby — waiting for the host to "
+                                                "start" if joined else "connecting…"))
         self.started = node.table is not None
 
     def changed(self) -> None:

@@ -7,7 +7,8 @@
                        pledge — the digest of the deck its hop or shares are on — before
                        that message is (GAME.md "Pledges")
     GAME_ID.meta       JSON (0600): role, seat, host address, port, name, finished, and
-                       the join code, so that a restart reconnects without asking for it
+                       the join code, so that a restart reconnects without asking for it;
+                       a host writes it (``lobby`` true) as soon as its lobby is open
 
 **Durability.** A record is written (one ``write`` on the ``O_APPEND`` file, so it is in
 the file as soon as the call returns and survives the process being killed) as soon as
@@ -54,6 +55,9 @@ class GameMeta:
     created: float = 0.0
     #: the game's join code (protocol/SECURE.md): a secret, hence the file's mode 0600
     code: str = ""
+    #: a host's lobby, not yet started (no transcript yet): a restarted host opens it
+    #: again with the same game id and code, so its players get back in by themselves
+    lobby: bool = False
 
     @property
     def gid(self) -> bytes:

@@ -1,0 +1,124 @@
+"""A joiner's session, as a state machine with a bounded retry (protocol/NETWORK.md
+§11.3).
+
+::
+
+    CONNECTING ──lobby──▶ LOBBY ──play──▶ CATCHING_UP ──synced──▶ PLAYING ──over──▶ FINISHED
+      ▲  │  ▲               │                │  ▲                   │
+      │  │  └─────lost──────┘◀─────lost──────┘  │ ◀──────lost───────┘
+      │  └─────────────────────play─────────────┘
+      └─ fail (CONNECTING, LOBBY, CATCHING_UP, PLAYING) ──▶ FAILED
+         over (CONNECTING, CATCHING_UP: our copy of a finished log is complete) ──▶ FINISHED
+
+``LOBBY`` is reached only on the host's ``welcome``: before it nothing says "joined".
+A ``bye`` in the lobby is the host closing its game: ``FAILED`` at once, with "the host
+closed the game". While ``CONNECTING``, :class:`Retry` bounds the attempts: a host never
+reached gives up after ``first_contact``, one that was reached after ``retry_total``
+since the last good connection. The clock is injected.
+
+>>> t = [0.0]
+>>> r = Retry(lambda: t[0], first=1.0, most=2.0, never_reached=5.0, total=60.0)
+>>> [r.failed() for _ in range(3)]
+[1.0, 2.0, 2.0]
+>>> t[0] = 6.0
+>>> r.failed() is None  # never reached, past first_contact: give up
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from enum import Enum
+
+from splitnet.net.machine import Machine
+
+
+class JoinState(Enum):
+    CONNECTING = "connecting"  #: no welcome on this connection (yet)
+    LOBBY = "lobby"  #: welcomed into the host's lobby
+    CATCHING_UP = "catching-up"  #: in the game (its header, or welcomed back to our
+    #: seat), receiving the records we miss; we send nothing yet
+    PLAYING = "playing"  #: caught up with the host's log: we send what we owe
+    FINISHED = "finished"  #: our copy of the log is complete (final)
+    FAILED = "failed"  #: stopped: unreachable, closed by the host, refused, a fault (final)
+
+
+class JoinEvent(Enum):
+    LOBBY = "lobby"  #: the host's welcome into its lobby
+    PLAY = "play"  #: the game's header, or a welcome back to our seat
+    SYNCED = "synced"  #: we hold every record the host had when it welcomed us
+    LOST = "lost"  #: the connection ended
+    OVER = "over"  #: the log is finished
+    FAIL = "fail"  #: give up
+
+
+_S = JoinState
+_E = JoinEvent
+TABLE: dict[tuple[JoinState, JoinEvent], JoinState] = {
+    (_S.CONNECTING, _E.LOBBY): _S.LOBBY,
+    (_S.CONNECTING, _E.PLAY): _S.CATCHING_UP,
+    (_S.LOBBY, _E.PLAY): _S.CATCHING_UP,
+    (_S.CATCHING_UP, _E.SYNCED): _S.PLAYING,
+    (_S.LOBBY, _E.LOST): _S.CONNECTING,
+    (_S.CATCHING_UP, _E.LOST): _S.CONNECTING,
+    (_S.PLAYING, _E.LOST): _S.CONNECTING,
+    (_S.CONNECTING, _E.LOST): _S.CONNECTING,  # an attempt that got no welcome
+    (_S.PLAYING, _E.OVER): _S.FINISHED,
+    (_S.CATCHING_UP, _E.OVER): _S.FINISHED,
+    (_S.CONNECTING, _E.OVER): _S.FINISHED,
+    (_S.FINISHED, _E.OVER): _S.FINISHED,
+    (_S.FINISHED, _E.LOST): _S.FINISHED,  # the host left after the end: nothing changes
+    (_S.CONNECTING, _E.FAIL): _S.FAILED,
+    (_S.LOBBY, _E.FAIL): _S.FAILED,
+    (_S.CATCHING_UP, _E.FAIL): _S.FAILED,
+    (_S.PLAYING, _E.FAIL): _S.FAILED,
+    (_S.FAILED, _E.FAIL): _S.FAILED,
+}
+
+
+class JoinMachine(Machine[JoinState, JoinEvent]):
+    def __init__(self, *, resumed: bool = False) -> None:
+        super().__init__("join", JoinState.CONNECTING, TABLE)
+        #: a game of ours exists (resumed from disk, or started here): a lost connection
+        #: goes back to CONNECTING and then PLAYING, never to the lobby
+        self.in_game = resumed
+
+    @property
+    def final(self) -> bool:
+        return self.state in (JoinState.FINISHED, JoinState.FAILED)
+
+    def fire(self, event: JoinEvent) -> JoinState:
+        new = super().fire(event)
+        if new is JoinState.CATCHING_UP:
+            self.in_game = True
+        return new
+
+
+class Retry:
+    """Reconnect back-off (``first`` doubling to ``most``) within a bound: a host never
+    reached is given up after ``never_reached`` s; one reached before, ``total`` s after
+    the last good connection. ``failed()`` returns the wait before the next attempt, or
+    None to give up; ``good()`` records a good connection."""
+
+    def __init__(self, clock: Callable[[], float], *, first: float, most: float,
+                 never_reached: float, total: float) -> None:
+        self.clock = clock
+        self.first = first
+        self.most = most
+        self.never_reached = never_reached
+        self.total = total
+        self.since = clock()
+        self.reached = False
+        self.fails = 0
+
+    def good(self) -> None:
+        self.reached = True
+        self.since = self.clock()
+        self.fails = 0
+
+    def failed(self) -> float | None:
+        bound = self.total if self.reached else self.never_reached
+        if self.clock() - self.since > bound:
+            return None
+        self.fails += 1
+        return float(min(self.most, self.first * 2 ** min(self.fails - 1, 10)))

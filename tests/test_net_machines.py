@@ -1,0 +1,276 @@
+"""The node's state machines (protocol/NETWORK.md §11), each alone with an injected
+clock, and wired into the host over in-memory channels (no sockets, no wall clock).
+
+Reproduces issue 11's lobby failures: a ``--seats`` lobby that starts with fewer seats
+than it was opened for, and heartbeats that ping a connection still in its handshake.
+"""
+
+from __future__ import annotations
+
+import doctest
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from splitnet.net import conn_state, game_state, join_state, lobby_state, machine
+from splitnet.net.config import NetSettings
+from splitnet.net.conn_state import ConnEvent, ConnMachine, ConnState
+from splitnet.net.game_state import GameEvent, GameMachine, GameState
+from splitnet.net.host import Conn, HostNode
+from splitnet.net.join_state import JoinEvent, JoinMachine, JoinState, Retry
+from splitnet.net.lobby_state import LobbyEvent, LobbyMachine, LobbyState
+from splitnet.net.machine import IllegalTransition
+from splitnet.net.peer import PeerNode
+from splitnet.net.session import JoinLobby
+from splitnet.net.wire import decode_frame
+from splitnet.session.identity import Identity
+
+
+# ---------------------------------------------------------------------- the machines alone
+def test_lobby_starts_by_itself_only_when_full() -> None:
+    m = LobbyMachine(seats=6)
+    for n in range(1, 6):
+        assert m.players(n) is LobbyState.OPEN and not m.auto_start()
+    assert m.players(6) is LobbyState.FULL and m.auto_start()
+    assert m.players(4) is LobbyState.OPEN and not m.auto_start()  # two left: no start
+    assert m.can_begin()  # … unless the host chooses to (R3.1: 2–6)
+    m.begin()
+    assert m.state is LobbyState.STARTING
+    with pytest.raises(IllegalTransition):
+        m.begin()  # one start only
+    m.fire(LobbyEvent.STARTED)
+    with pytest.raises(IllegalTransition):
+        m.fire(LobbyEvent.CLOSE)  # a started game is not a lobby to close
+
+
+def test_lobby_without_seats_waits_for_the_host_and_refuses_one_player() -> None:
+    m = LobbyMachine(seats=None)
+    assert m.players(6) is LobbyState.OPEN and not m.auto_start() and not m.accepting
+    m.players(1)
+    assert not m.can_begin()
+    with pytest.raises(ValueError, match=r"R3\.1"):
+        m.begin()
+    assert m.state is LobbyState.OPEN  # refused: nothing changed
+    m.fire(LobbyEvent.CLOSE)
+    assert not m.can_begin() and not m.accepting
+
+
+def test_a_connection_is_pinged_only_past_its_hello() -> None:
+    m = ConnMachine()
+    assert m.state is ConnState.HANDSHAKING and not m.may_ping
+    m.fire(ConnEvent.ADMIT)
+    assert m.may_ping
+    m.fire(ConnEvent.SEAT)
+    assert m.state is ConnState.SEATED and m.may_ping
+    m.fire(ConnEvent.DROP)
+    assert not m.may_ping
+    for e in (ConnEvent.ADMIT, ConnEvent.SEAT):
+        with pytest.raises(IllegalTransition):
+            m.fire(e)  # gone is final
+    m.fire(ConnEvent.DROP)  # closing twice is closing once
+
+
+def test_join_machine_says_lobby_only_after_a_welcome() -> None:
+    m = JoinMachine()
+    assert m.state is JoinState.CONNECTING
+    m.fire(JoinEvent.LOBBY)
+    with pytest.raises(IllegalTransition):
+        m.fire(JoinEvent.LOBBY)  # welcomed once per connection
+    with pytest.raises(IllegalTransition):
+        m.fire(JoinEvent.OVER)  # a lobby has no log to finish
+    assert m.state is JoinState.LOBBY
+    m.fire(JoinEvent.LOST)
+    assert m.state is JoinState.CONNECTING
+    m.fire(JoinEvent.PLAY)
+    assert m.in_game and m.state is JoinState.CATCHING_UP
+    m.fire(JoinEvent.SYNCED)
+    assert m.state is JoinState.PLAYING
+    m.fire(JoinEvent.OVER)
+    assert m.final
+    with pytest.raises(IllegalTransition):
+        m.fire(JoinEvent.PLAY)
+
+
+def test_retry_is_bounded_and_shorter_for_a_host_never_reached() -> None:
+    t = [0.0]
+    r = Retry(lambda: t[0], first=0.1, most=2.0, never_reached=20.0, total=180.0)
+    waits = []
+    while (w := r.failed()) is not None:
+        waits.append(w)
+        t[0] += w
+        assert len(waits) < 1000
+    assert 19.0 < t[0] <= 22.0 and max(waits) == 2.0  # gave up after ~first_contact
+    r.good()  # reached once: now the long bound counts from the last good connection
+    start = t[0]
+    while (w := r.failed()) is not None:
+        t[0] += w
+    assert 180.0 < t[0] - start <= 182.0
+
+
+# ---------------------------------------------------------------------- wired into the host
+class MemChannel:
+    """One in-memory end of a connection: what the host sends is kept, in order."""
+
+    def __init__(self, peer: str) -> None:
+        self.peer = peer
+        self.sent: list[dict[str, Any]] = []
+        self.closed = False
+
+    def send(self, payload: bytes) -> None:
+        self.sent.append(decode_frame(payload, from_host=True))
+
+    async def recv(self) -> bytes:  # pragma: no cover - the tests drive the host directly
+        raise AssertionError("not used")
+
+    async def drain(self) -> None:
+        return None
+
+    def close(self) -> None:
+        self.closed = True
+
+    async def wait_closed(self) -> None:
+        return None
+
+    def types(self) -> list[str]:
+        return [f["t"] for f in self.sent]
+
+
+def host(tmp_path: Path, seats: int | None) -> HostNode:
+    return HostNode(Identity.generate(), tmp_path / "host", "Host", NetSettings(),
+                    seats=seats, proofs=False)
+
+
+def member(node: HostNode, name: str) -> tuple[Conn, MemChannel]:
+    """A joiner whose hello the host accepts now (the signature checks are
+    test_net_wire's; this is about the lobby's life)."""
+    ch = MemChannel(f"10.0.0.{len(node.all_conns) + 2}:5000")
+    conn = Conn(ch, ch.peer)
+    node.all_conns.add(conn)
+    conn.key = Identity.generate().public_key_bytes()
+    conn.name = name
+    node._join_lobby(conn, {"game": None})
+    return conn, ch
+
+
+def test_a_full_lobby_starts_with_every_seat_it_was_opened_for(tmp_path: Path) -> None:
+    """Issue 11: the start used to be scheduled when the lobby filled and run later with
+    whoever was left. Now it starts as it fills, with exactly ``--seats`` seats."""
+    node = host(tmp_path, seats=3)
+    a, _ = member(node, "Ana")
+    assert node.table is None and node.lobby.state is LobbyState.OPEN
+    _, bch = member(node, "Bo")
+    a.close()
+    node._dropped(a)  # Ana drops right after the lobby filled
+    table = node.table
+    assert table is not None and table.n == 3, "a --seats 3 game started without 3 seats"
+    assert node.lobby.state is LobbyState.STARTED
+    assert table.names == ["Host", "Ana", "Bo"]  # Ana holds her seat: she may come back
+    assert node.seat_states()[1][0] == "gone" and node.seat_states()[2][0] == "ok"
+    assert bch.types()[:2] == ["welcome", "lobby"] and "rec" in bch.types()
+
+
+def test_a_member_gone_before_the_lobby_fills_does_not_count(tmp_path: Path) -> None:
+    """A member whose connection ended (its handler not yet aware) when the last player
+    arrives: the lobby is not full, nothing starts, and it fills again later."""
+    node = host(tmp_path, seats=3)
+    a, _ = member(node, "Ana")
+    a.close()  # closed, not yet _dropped
+    member(node, "Bo")
+    assert node.table is None and node.lobby.state is LobbyState.OPEN
+    assert node.lobby_names == ["Host", "Bo"]
+    member(node, "Cy")
+    assert node.table is not None and node.table.names == ["Host", "Bo", "Cy"]
+
+
+async def test_the_host_can_still_start_a_smaller_table_by_choice(tmp_path: Path) -> None:
+    node = host(tmp_path, seats=6)
+    member(node, "Ana")
+    member(node, "Bo")
+    assert node.can_start and node.table is None
+    await node.start()
+    assert node.table is not None and node.table.n == 3
+    await node.start()  # again: nothing happens
+    assert node.table.n == 3
+
+
+def test_the_heartbeat_never_pings_a_connection_in_its_handshake(tmp_path: Path) -> None:
+    """Issue 11: a joiner that got ``ping`` where it waited for ``welcome`` dropped and
+    reconnected. A connection is pinged only in a state that allows it."""
+    node = host(tmp_path, seats=None)
+    ch = MemChannel("10.0.0.9:5000")
+    greeting = Conn(ch, ch.peer)
+    node.all_conns.add(greeting)
+    _, mch = member(node, "Ana")
+    for k in range(1, 4):
+        node._beat(greeting.last_heard + k)
+    assert ch.types() == [] and mch.types().count("ping") == 3
+    with pytest.raises(IllegalTransition):
+        greeting.send("ping", n=1)  # impossible by construction, not by care
+
+
+async def test_a_host_that_closes_its_lobby_says_so(tmp_path: Path) -> None:
+    node = host(tmp_path, seats=None)
+    _, ch = member(node, "Ana")
+    closed: list[bool] = []
+    node.on_close.append(lambda: closed.append(True))
+    await node.close()
+    assert ch.sent[-1] == {"t": "bye", "reason": "the host closed the game"}
+    assert node.lobby.state is LobbyState.CLOSED and closed == [True]
+
+
+def test_the_host_game_machine_orders_only_when_every_seat_is_back() -> None:
+    m = GameMachine(resuming=True)
+    assert not m.ready
+    with pytest.raises(IllegalTransition):
+        m.fire(GameEvent.BYE)  # no end before the log is finished
+    m.fire(GameEvent.ALL_BACK)
+    assert m.ready and m.state is GameState.ORDERING
+    m.fire(GameEvent.FINISH)
+    with pytest.raises(IllegalTransition):
+        m.fire(GameEvent.FINISH)  # one end only
+    m.fire(GameEvent.BYE)
+    assert m.final
+    fresh = GameMachine()
+    assert fresh.state is GameState.LOBBY and fresh.ready
+    with pytest.raises(IllegalTransition):
+        fresh.fire(GameEvent.ALL_BACK)  # only a restarted host waits for its seats
+
+
+@pytest.mark.parametrize("module", [machine, lobby_state, conn_state, join_state,
+                                    game_state])
+def test_the_machines_doctests(module: Any) -> None:
+    failed, tried = doctest.testmod(module)
+    assert tried > 0 and failed == 0
+
+
+def test_a_joiner_says_joined_only_once_the_host_welcomed_it(tmp_path: Path) -> None:
+    """Issue 11: a joiner with nobody at its address showed "Joined the game hosted at
+    …" and "waiting for the host to start"."""
+    node = PeerNode(Identity.generate(), tmp_path / "j", "Ana", "127.0.0.1", 7499)
+    lobby = JoinLobby(node)
+    assert lobby.address_label == "Connecting to:" and lobby.status == "connecting…"
+    node.net_status = "cannot reach 127.0.0.1:7499 — is the game still open? — retrying (1)"
+    lobby.changed()
+    assert lobby.status.startswith("cannot reach 127.0.0.1:7499")
+    node.net_status = None
+    node.session.fire(JoinEvent.LOBBY)  # what the host's welcome does
+    lobby.changed()
+    assert lobby.address_label == "Joined the game hosted at:"
+    assert lobby.status == "in the lobby — waiting for the host to start"
+
+
+def test_a_new_lobby_closes_an_older_one_left_by_a_crash(tmp_path: Path) -> None:
+    """The lobby is kept on disk before its code is shown (a crashed host opens it
+    again); ``host --new`` opens another and the old one is not resumed later."""
+    from splitnet.net.run import _keep_lobby
+    from splitnet.net.store import unfinished_games
+
+    data = tmp_path / "host"
+    first, second = bytes(16), bytes([1]) * 16
+    _keep_lobby(host(tmp_path, 3), data, first, 7420, "0.0.0.0", "7-lunar-anchor")
+    (kept,) = unfinished_games(data, "host")
+    assert (kept.gid, kept.lobby, kept.code, kept.port) == (first, True, "7-lunar-anchor",
+                                                           7420)
+    _keep_lobby(host(tmp_path, 3), data, second, 7420, "0.0.0.0", "8-other-code")
+    assert [m.gid for m in unfinished_games(data, "host")] == [second]
