@@ -24,6 +24,7 @@ from splitnet.crypto.elgamal import shuffle_hop
 from splitnet.crypto.seeds import deck_digest, derive_permutation
 from splitnet.crypto.shuffle_proof import prove_shuffle
 from splitnet.game.core import PledgeRefused
+from splitnet.net.join_state import JoinEvent
 from splitnet.net.peer import PeerFatal, PeerNode
 from splitnet.net.store import GameFiles, SeedStore
 from splitnet.net.table import Table
@@ -150,7 +151,9 @@ def test_a_seat_made_to_use_its_seed_on_another_deck_after_a_power_loss_refuses(
         victim.add_record(g.forged_hop(shuffler, at))  # verifies: a valid proof
         # the joiner's node, synced with the host, pumps what it owes: it stops instead
         node = PeerNode(g.ids[1], tmp_path / "p1", "p1", "127.0.0.1", 9)
-        node.table, node.synced, node.ch = victim, True, object()  # type: ignore[assignment]
+        node.table, node.ch = victim, object()  # type: ignore[assignment]
+        node.session.fire(JoinEvent.PLAY)  # welcomed back to its seat …
+        node.session.fire(JoinEvent.SYNCED)  # … and caught up: it sends what it owes
         with pytest.raises(PeerFatal, match=r"R8\.1: .*host seat 0 at fault") as fatal:
             node._pump()
         assert "\n" not in str(fatal.value)
