@@ -341,7 +341,12 @@ class HostNode:
 
     # ------------------------------------------------------------------ connections
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        raw = StreamChannel(reader, writer, max_buffer=self.net.max_send_buffer)
+        await self.serve_channel(StreamChannel(reader, writer,
+                                               max_buffer=self.net.max_send_buffer))
+
+    async def serve_channel(self, raw: Channel) -> None:
+        """Serve one fresh connection from any transport (TCP here, a wormhole
+        subchannel from :mod:`splitnet.net.wormhole`) until it ends."""
         me = asyncio.current_task()
         if me is not None:
             self._serving.add(me)
@@ -357,7 +362,7 @@ class HostNode:
                     ch = await self.wrap(raw, "host")
             finally:
                 self._securing.pop(raw, None)
-            if raw.closed:  # evicted (busy) as the handshake finished
+            if getattr(raw, "closed", False):  # evicted (busy) as the handshake finished
                 return
             conn = Conn(ch, raw.peer)
             self.all_conns.add(conn)

@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -68,7 +68,8 @@ class PeerNode:
     def __init__(self, identity: Identity, data_dir: Path, name: str, host: str, port: int,
                  net: NetSettings | None = None, *, seed_maker: SeedMaker | None = None,
                  wrap: ChannelWrap = plain, resume: GameMeta | None = None,
-                 code: str = "") -> None:
+                 code: str = "",
+                 connect: Callable[[], Awaitable[Channel]] | None = None) -> None:
         self.identity = identity
         self.key = identity.public_key_bytes()
         self.data_dir = data_dir
@@ -78,6 +79,9 @@ class PeerNode:
         self.net = net or NetSettings()
         self.seed_maker = seed_maker
         self.wrap = wrap
+        #: opens a fresh connection to the host (default: TCP to host:port); e.g. a
+        #: wormhole subchannel (:class:`splitnet.net.wormhole.WormholeConnector`)
+        self.connect = connect
         #: the join code, kept in the game's meta file so a restart reconnects by itself
         self.code = code
         self.table: Table | None = None
@@ -221,10 +225,15 @@ class PeerNode:
         turned_away = 0  # times in a row the host sent us away before its welcome
         try:
             while not self.session.final:
+                raw: Channel
                 try:
-                    async with asyncio.timeout(net.connect_timeout):
-                        reader, writer = await asyncio.open_connection(
-                            self.host, self.port, limit=1 << 20)
+                    if self.connect is not None:
+                        raw = await self.connect()  # keeps its own clock
+                    else:
+                        async with asyncio.timeout(net.connect_timeout):
+                            reader, writer = await asyncio.open_connection(
+                                self.host, self.port, limit=1 << 20)
+                        raw = StreamChannel(reader, writer, max_buffer=net.max_send_buffer)
                 except (OSError, TimeoutError) as e:
                     if self._ended():
                         self._over()  # our copy is complete; the host has left
@@ -248,7 +257,6 @@ class PeerNode:
                     self._changed()
                     await asyncio.sleep(wait)
                     continue
-                raw = StreamChannel(reader, writer, max_buffer=net.max_send_buffer)
                 refused: str | None = None  # why the host sent us away, to try again
                 try:
                     await self._session(raw)
@@ -331,7 +339,7 @@ class PeerNode:
                 hook(f)
             return f
 
-    async def _session(self, raw: StreamChannel) -> None:
+    async def _session(self, raw: Channel) -> None:
         async with asyncio.timeout(self.net.handshake_timeout):
             ch = await self.wrap(raw, "client")
         f = await self._recv(ch, self.net.handshake_timeout)

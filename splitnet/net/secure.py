@@ -513,7 +513,11 @@ def _finish_pake(pake: object, msg: bytes, who: str) -> bytes:
     return key
 
 
-def _password(code: JoinCode | str) -> bytes:
+def _password(code: JoinCode | str | bytes) -> bytes:
+    """The SPAKE2 password: a join code's canonical form, or bytes as they are (the key a
+    wormhole's own PAKE agreed, NETWORK.md §10)."""
+    if isinstance(code, bytes):
+        return code
     return parse_code(code).secret()
 
 
@@ -541,7 +545,7 @@ class HostHandshake:
     (b'hi', True)
     """
 
-    def __init__(self, code: JoinCode | str, *, game_id: bytes | None = None,
+    def __init__(self, code: JoinCode | str | bytes, *, game_id: bytes | None = None,
                  nonce: bytes | None = None, entropy: Entropy | None = None) -> None:
         self.game_id = secrets.token_bytes(GAME_ID_LEN) if game_id is None else game_id
         self.nonce = secrets.token_bytes(NONCE_LEN) if nonce is None else nonce
@@ -633,7 +637,7 @@ class JoinHandshake:
     :class:`SecureSession` or an error (:class:`WrongCode`, :class:`TooManyAttempts`,
     :class:`HandshakeError`)."""
 
-    def __init__(self, code: JoinCode | str, *, entropy: Entropy | None = None,
+    def __init__(self, code: JoinCode | str | bytes, *, entropy: Entropy | None = None,
                  identity: Identity | None = None) -> None:
         self._password = _password(code)
         self._entropy = entropy
@@ -980,7 +984,7 @@ class SecureLink(_SecureBase):
             raise self._closed_exc(str(e)) from e
 
 
-async def _host_side(link: FrameLink, code: JoinCode | str, game_id: bytes | None,
+async def _host_side(link: FrameLink, code: JoinCode | str | bytes, game_id: bytes | None,
                      limiter: AttemptLimiter | None, entropy: Entropy | None,
                      seats: Callable[[], Collection[bytes]] | None = None) -> SecureSession:
     address = link_address(link)
@@ -998,7 +1002,7 @@ async def _host_side(link: FrameLink, code: JoinCode | str, game_id: bytes | Non
     return step.session
 
 
-async def _join_side(link: FrameLink, code: JoinCode | str, entropy: Entropy | None,
+async def _join_side(link: FrameLink, code: JoinCode | str | bytes, entropy: Entropy | None,
                      identity: Identity | None = None,
                      timeout: float | None = None) -> SecureSession:
     hs = JoinHandshake(code, entropy=entropy, identity=identity)
@@ -1062,7 +1066,7 @@ async def secure_client_handshake(
 
 
 def secure_wrap(
-    code: JoinCode | str, *, game_id: bytes | None = None,
+    code: JoinCode | str | bytes, *, game_id: bytes | None = None,
     limiter: AttemptLimiter | None = None, timeout: float | None = 10.0,
     closed_exc: Callable[[str], BaseException] | None = None,
     error_exc: Callable[[SecureError], BaseException] | None = None,
@@ -1090,7 +1094,7 @@ def secure_wrap(
     caller's own exception (e.g. a fatal wire error); ``on_refused(peer, error)`` sees each
     failed handshake first (e.g. to log it or count it in the lobby); ``on_secure`` sees
     each new channel (e.g. to show its verification words)."""
-    parsed = parse_code(code)
+    parsed = code if isinstance(code, bytes) else parse_code(code)
     unanswered = 0
 
     async def wrap(channel: FrameLink, role: str) -> SecureLink:
