@@ -16,6 +16,7 @@ from typing import Any
 
 from splitnet.bots import FRIENDLY_NAMES, bot_label, bot_player_name, make_bot, parse_level
 from splitnet.frontend import HumanAgent
+from splitnet.net import wormhole
 from splitnet.net.addrs import join_addresses, parse_addr
 from splitnet.net.config import DEFAULT_PORT, NetSettings
 from splitnet.net.host import MAX_PLAYERS, HostNode
@@ -40,7 +41,14 @@ from splitnet.net.store import (
     unfinished_games,
 )
 from splitnet.net.table import SeedMaker, Table
-from splitnet.net.wire import NET_PROTOCOL, Channel, ChannelClosed, ChannelWrap, WireError
+from splitnet.net.wire import (
+    NET_PROTOCOL,
+    Channel,
+    ChannelClosed,
+    ChannelWrap,
+    WireError,
+    plain,
+)
 from splitnet.session.identity import Identity, IdentityError, default_data_dir
 from splitnet.session.log import new_game_id
 from splitnet.text import ShownLog, shown
@@ -76,7 +84,7 @@ def _as_wire(e: SecureError) -> WireError:
     return WireError(code, str(e), fatal=e.code not in _RETRY)
 
 
-def _wrap(code: JoinCode, net: NetSettings, *, limiter: AttemptLimiter | None = None,
+def _wrap(code: JoinCode | bytes, net: NetSettings, *, limiter: AttemptLimiter | None = None,
           on_secure: Callable[[SecureLink], None] | None = None,
           on_refused: Callable[[str, SecureError], None] | None = None,
           identity: Identity | None = None,
@@ -539,6 +547,11 @@ async def host_main(args: argparse.Namespace) -> int:
     nodes: list[HostNode] = []
     wrap = _wrap(code, net, limiter=limiter, on_refused=refused,
                  seats=lambda: nodes[0].player_keys() if nodes else set())
+    if args.internet:  # a wormhole's channel: its agreed key is the password (NETWORK.md §10)
+        wrap = wormhole.per_channel_wrap(
+            lambda pw: _wrap(pw, net, limiter=limiter, on_refused=refused,
+                             seats=lambda: nodes[0].player_keys() if nodes else set()),
+            wrap)
     if meta is not None and meta.finished:
         raise SystemExit(f"splitnet: game {meta.game_id} is already over")
     if meta is not None and meta.code != str(code):
@@ -591,6 +604,7 @@ async def host_main(args: argparse.Namespace) -> int:
     print(f"Host key fingerprint: {identity.fingerprint()}", flush=True)
     print(f"listening on port {port}", flush=True)
     known = _known_peers(data_dir)
+    invites = _invitations(args, node, net, lambda: lobby) if args.internet else None
     announcer: _Announcer | None = None
     if not args.no_announce and not node.started.is_set():
         announcer = _Announcer(node, node.name, port, bind, identity.fingerprint())
@@ -615,7 +629,8 @@ async def host_main(args: argparse.Namespace) -> int:
             ann = announcer
             lobby = HostLobby(node, addrs[0], code=str(code), limiter=limiter, known=known,
                               extra=lambda: ([bots_line] if bots_line else [])
-                              + ([ann.status] if ann and ann.status else []))
+                              + ([ann.status] if ann and ann.status else [])
+                              + _invitation_lines(invites))
             if announcer is not None:
                 announcer.on_change = lobby.changed
             if args.play_as_bot or args.plain or args.seats is not None:
@@ -653,6 +668,9 @@ async def host_main(args: argparse.Namespace) -> int:
         for t in bot_tasks:
             t.cancel()
         await node.close()
+        if invites is not None:
+            await invites.close()
+            wormhole.stop_twisted()
 
 
 # ---------------------------------------------------------------------- join / bot
@@ -664,6 +682,9 @@ def _peer_node(args: argparse.Namespace, data_dir: Path, identity: Identity,
     """The joiner's node: resumes the unfinished game with this host if there is one
     (with the join code kept from the first time), else asks for the code. Also: was
     the code typed at the prompt (then a wrong one may be asked for again)?"""
+    if wormhole.is_wormhole_code(args.addr):
+        return _wormhole_peer(args, data_dir, identity, net, seed_maker,
+                              show_words=show_words), False
     try:
         host, port = parse_addr(args.addr)
     except ValueError as e:
@@ -765,6 +786,89 @@ async def _choose_game(timeout: float, interfaces: list[str] | None) -> Any:
                   flush=True)
             continue
         return ad
+
+
+def _wormhole_settings(args: argparse.Namespace) -> wormhole.WormholeSettings:
+    return wormhole.WormholeSettings(mailbox=args.mailbox or wormhole.PUBLIC_MAILBOX,
+                                     relay=args.relay or wormhole.PUBLIC_RELAY,
+                                     no_listen=args.relay_only)
+
+
+def _wormhole_peer(args: argparse.Namespace, data_dir: Path, identity: Identity,
+                   net: NetSettings, seed_maker: SeedMaker | None, *,
+                   show_words: bool) -> PeerNode:
+    """A joiner through the wormhole ``args.addr`` (a code the host printed). It resumes
+    this player's latest unfinished game joined through a wormhole (the host then proves
+    it is that game's host, the guest its seat, by their keys), unless ``--new``."""
+    meta = None
+    if not args.new:
+        for m in unfinished_games(data_dir, "peer"):
+            if m.host == _WORMHOLE_HOST:
+                meta = m
+                print(f"Resuming game {m.game_id} through the wormhole (seat {m.seat}).",
+                      flush=True)
+                break
+    shown = False
+
+    def secure(link: SecureLink) -> None:
+        nonlocal shown
+        if show_words and not shown:
+            shown = True
+            print(f"Verification: {link.verification} — compare with the host's screen",
+                  flush=True)
+
+    connector = wormhole.WormholeConnector(args.addr, _wormhole_settings(args),
+                                           max_buffer=net.max_send_buffer)
+    wrap = wormhole.per_channel_wrap(
+        lambda pw: _wrap(pw, net, on_secure=secure, identity=identity), plain)
+    host, port = _WORMHOLE_HOST.split(":")
+    try:
+        return PeerNode(identity, data_dir, args.name, host, int(port), net,
+                        seed_maker=seed_maker, resume=meta, wrap=wrap, connect=connector)
+    except (OSError, ValueError) as e:
+        raise SystemExit(f"splitnet: cannot resume: {e}") from None
+
+
+#: what a joiner through a wormhole keeps as its host's address (the game's meta file)
+_WORMHOLE_HOST = "wormhole:0"
+
+
+def _invitations(args: argparse.Namespace, node: HostNode, net: NetSettings,
+                 lobby: Callable[[], HostLobby | None]) -> wormhole.Invitations:
+    """``host --internet``: one wormhole waiting per free seat in the lobby (a fresh one
+    as each is claimed), one while a seat is away during the game (its player's rejoin)."""
+    seats: int = (args.seats or MAX_PLAYERS) - 1 - args.bots
+
+    def wanted() -> int:
+        if node.done.is_set():
+            return 0
+        if not node.started.is_set():
+            return max(0, seats - len(invites.claimed))
+        return 1 if any(st != "ok" for st, _ in node.seat_states().values()) else 0
+
+    def show(code: str) -> None:
+        if args.plain or args.play_as_bot or node.started.is_set():
+            print(f"Invitation: splitnet join {code}", flush=True)
+        _log.info("wormhole invitation %s", code)
+        lb = lobby()
+        if lb is not None:
+            lb.changed()
+
+    invites = wormhole.Invitations(_wormhole_settings(args), node.serve_channel, show,
+                                   wanted, max_buffer=net.max_send_buffer,
+                                   on_failed=lambda why: print(f"splitnet: {why}",
+                                                               file=sys.stderr, flush=True))
+    node.subscribe(invites.refresh)
+    invites.refresh()
+    return invites
+
+
+def _invitation_lines(invites: wormhole.Invitations | None) -> list[str]:
+    if invites is None:
+        return []
+    codes = [i.code for i in invites.open if i.code]
+    return [f"Invite (one player each): splitnet join {c}" for c in codes] or [
+        "Opening a wormhole invitation…"]
 
 
 async def join_main(args: argparse.Namespace) -> int:
@@ -886,6 +990,8 @@ def _run(main: Any) -> int:
     except (KeyboardInterrupt, asyncio.CancelledError):
         print("splitnet: stopped", file=sys.stderr)
         return 130
+    finally:
+        wormhole.stop_twisted()  # internet play: its thread pool would keep us alive
     return rc
 
 
@@ -903,6 +1009,13 @@ def add_parsers(sub: Any) -> None:
     levels = ", ".join(LEVELS)
 
     def common(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--mailbox", metavar="URL", default=None,
+                       help="the wormhole rendezvous (mailbox) server for internet play "
+                            f"(default: the public {wormhole.PUBLIC_MAILBOX})")
+        p.add_argument("--relay", metavar="tcp:HOST:PORT", default=None,
+                       help="the wormhole transit relay for internet play "
+                            f"(default: the public {wormhole.PUBLIC_RELAY})")
+        p.add_argument("--relay-only", action="store_true", help=argparse.SUPPRESS)
         p.add_argument("--data-dir", metavar="DIR",
                        help="identity key and saved games (default: "
                             "$XDG_DATA_HOME/splitnet or ~/.local/share/splitnet)")
@@ -948,6 +1061,10 @@ def add_parsers(sub: Any) -> None:
     h.add_argument("--no-announce", action="store_true",
                    help="do not announce the game on the LAN (players join by address)")
     h.add_argument("--code", help=argparse.SUPPRESS)  # a fixed join code: tests, scripts
+    h.add_argument("--internet", action="store_true",
+                   help="also invite players anywhere through magic-wormhole: prints an "
+                        "invitation (splitnet join 7-crossover-clockwork) for each free "
+                        "seat, a fresh one as each is claimed")
     common(h)
     h.set_defaults(func=lambda a: _run(host_main(a)))
 
@@ -957,8 +1074,10 @@ def add_parsers(sub: Any) -> None:
                     "Without an address, lists the games announced on the LAN to pick "
                     "one. Then shows four verification words: the host's screen shows the "
                     "same four for you unless someone sits in between.")
-    j.add_argument("addr", metavar="ADDR[:PORT]", nargs="?", default=None,
-                   help="the host's address (default: look for games on the LAN)")
+    j.add_argument("addr", metavar="ADDR[:PORT] | CODE", nargs="?", default=None,
+                   help="the host's address (default: look for games on the LAN), or the "
+                        "invitation code of a host --internet (e.g. 7-crossover-clockwork: "
+                        "joins through magic-wormhole, no join code needed)")
     j.add_argument("--code", help=code_help)
     j.add_argument("--name", default="Player", help="your name at the table")
     j.add_argument("--browse-timeout", type=float, default=3.0, metavar="S",
@@ -974,7 +1093,8 @@ def add_parsers(sub: Any) -> None:
     b = sub.add_parser("bot", help="join a game on the LAN as a bot",
                        description="A bot joins a game on the LAN, with the host's address "
                                    "and join code.")
-    b.add_argument("addr", metavar="ADDR[:PORT]")
+    b.add_argument("addr", metavar="ADDR[:PORT] | CODE",
+                   help="the host's address, or the invitation code of a host --internet")
     b.add_argument("--code", help=code_help)
     b.add_argument("--level", default="normal", type=level, metavar="LEVEL",
                    help=f"{levels} (default normal)")
