@@ -1,4 +1,4 @@
-"""Internet play through magic-wormhole (splitnet/net/wormhole.py, NETWORK.md §10), on
+"""Internet play through magic-wormhole (splitnet/net/wormhole.py, NETWORK.md §12), on
 loopback: the mailbox server and the transit relay run as processes on free 127.0.0.1
 ports (the mailbox's database in tmp_path), every side uses ``--relay-only`` (no direct
 connection is offered, so every byte goes through the relay), and the relay sits behind a
@@ -26,8 +26,8 @@ pytest.importorskip("wormhole_mailbox_server", reason="magic-wormhole-mailbox-se
 pytest.importorskip("wormhole_transit_relay", reason="magic-wormhole-transit-relay is not "
                     "installed (pip install -e '.[dev]')")
 
-from splitnet.verify import verify_records  # noqa: E402
-from tests.test_net_game import TIMEOUT, Proc, game_file, n_records, wait_until  # noqa: E402
+from splitnet.verify import verify_records
+from tests.test_net_game import TIMEOUT, Proc, game_file, n_records, wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -112,7 +112,7 @@ class Forwarder:
 class Servers:
     def __init__(self, tmp: Path) -> None:
         self.mailbox_port, relay_port = free_port(), free_port()
-        log = open(tmp / "servers.log", "a")  # noqa: SIM115 - closed in close()
+        log = open(tmp / "servers.log", "a")
         self.log = log
         self.procs = [
             subprocess.Popen([TWIST, "wormhole-mailbox",

@@ -547,7 +547,7 @@ async def host_main(args: argparse.Namespace) -> int:
     nodes: list[HostNode] = []
     wrap = _wrap(code, net, limiter=limiter, on_refused=refused,
                  seats=lambda: nodes[0].player_keys() if nodes else set())
-    if args.internet:  # a wormhole's channel: its agreed key is the password (NETWORK.md §10)
+    if args.internet:  # a wormhole's channel: its agreed key is the password (NETWORK.md §12)
         wrap = wormhole.per_channel_wrap(
             lambda pw: _wrap(pw, net, limiter=limiter, on_refused=refused,
                              seats=lambda: nodes[0].player_keys() if nodes else set()),

@@ -515,7 +515,7 @@ def _finish_pake(pake: object, msg: bytes, who: str) -> bytes:
 
 def _password(code: JoinCode | str | bytes) -> bytes:
     """The SPAKE2 password: a join code's canonical form, or bytes as they are (the key a
-    wormhole's own PAKE agreed, NETWORK.md §10)."""
+    wormhole's own PAKE agreed, NETWORK.md §12)."""
     if isinstance(code, bytes):
         return code
     return parse_code(code).secret()

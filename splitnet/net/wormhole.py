@@ -1,5 +1,5 @@
 """Games across the internet: a :class:`~splitnet.net.wire.Channel` through magic-wormhole
-(protocol/NETWORK.md §10, SECURITY.md "Internet play").
+(protocol/NETWORK.md §12, SECURITY.md §1, §2).
 
 A wormhole has exactly two sides: the host opens one per free seat (:class:`Invitations`)
 and prints its code; the guest opens the wormhole with that code (:class:`WormholeConnector`).
