@@ -236,3 +236,43 @@ async def test_channel_round_trip_and_wrong_code(servers: Servers) -> None:
     finally:
         await inv.close()
         wh.stop_twisted()
+
+
+def test_guest_killed_and_rejoined_with_a_fresh_invitation(servers: Servers,
+                                                           tmp_path: Path) -> None:
+    """A guest killed (-9) mid-game: the host shows a fresh invitation for the away seat;
+    the same command with that code resumes the game in its seat (proven by its key,
+    NETWORK.md §7, §11) and the game finishes with identical, verified transcripts."""
+    n = 2
+    host = Proc(tmp_path, "host", "host", "--internet", *servers.args, "--port", "0",
+                "--bind", "127.0.0.1", "--play-as-bot", "heuristic", "--seats", str(n),
+                "--no-announce", "--no-proofs", "--name", "heuristic-0",
+                "--data-dir", str(tmp_path / "p0"), "--test-seed", "16")
+    procs = [host]
+    try:
+        wait_until(lambda: len(invitations(host)) >= 1, 60, "the invitation")
+        bot = Proc(tmp_path, "bot1", "bot", invitations(host)[0], *servers.args, "--name",
+                   "heuristic-1", "--data-dir", str(tmp_path / "p1"), "--test-seed", "16")
+        procs.append(bot)
+        wait_until(lambda: n_records(tmp_path / "p1") >= 20, 90, "the game to be under way")
+        assert len(invitations(host)) == 1  # the only seat is taken: nothing more offered
+        bot.kill()
+        wait_until(lambda: len(invitations(host)) >= 2, 60, "a fresh invitation")
+        bot.args = ("bot", invitations(host)[1], *bot.args[2:])
+        bot.start()
+        for p in procs:
+            rc = p.wait(TIMEOUT)
+            assert rc == 0, f"{p.label} exited {rc}\n{p.stderr()[-3000:]}"
+            assert "Winner:" in p.stdout(), p.stdout()[-2000:]
+        assert "Resuming game" in bot.stdout()
+        files = [game_file(tmp_path / f"p{i}") for i in range(n)]
+        data = [f.read_bytes() for f in files if f]
+        assert len(data) == n and data[0] == data[1], "transcripts differ"
+        from splitnet.session.transcript import read_transcript
+
+        v = verify_records(read_transcript(files[0]))  # type: ignore[arg-type]
+        assert v.ok, v.summary
+    finally:
+        for p in procs:
+            if p.p.poll() is None:
+                p.p.kill()
