@@ -26,8 +26,10 @@ splitnet — the card game Split, peer to peer, with a deck nobody can stack.
   splitnet host                 open a game on the LAN (prints the address and join code)
   splitnet join [ADDR[:PORT]]   join a LAN game (asks for the code; no address: browse)
   splitnet bot ADDR --code C    add a bot to a LAN game (--level easy|normal|strong)
+  splitnet host --internet      also invite players anywhere (prints splitnet join CODE)
+  splitnet join CODE            join through that invitation (bot CODE: a bot)
   splitnet browse [--timeout S] list the games announced on the LAN
-  splitnet bench engine|bots|deck|net  measure speed (bots: strength too)
+  splitnet bench engine|bots|deck|net|wormhole  measure speed (bots: strength too)
 """
 
 
@@ -222,6 +224,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from splitnet.net.bench import bench_net
 
         print(bench_net(players, proofs=not args.no_proofs))
+    elif args.what == "wormhole":
+        from splitnet.net.bench import bench_wormhole
+
+        print(bench_wormhole(players, proofs=not args.no_proofs))
     else:
         raise SystemExit(f"splitnet: unknown benchmark {args.what!r}")
     return 0
@@ -332,12 +338,13 @@ def build_parser() -> argparse.ArgumentParser:
                     help="print the whole game at once, as into a pipe")
     rp.set_defaults(func=cmd_replay)
 
-    bn = sub.add_parser("bench", help="benchmarks: engine, bots, deck, net",
+    bn = sub.add_parser("bench", help="benchmarks: engine, bots, deck, net, wormhole",
                         description="Measure speed: rules-engine games and rollouts per "
                                     "second, the bots' strength and time per decision, the "
                                     "fair-deck protocol's costs, or a LAN game on loopback "
-                                    "beside the same game in one process.")
-    bn.add_argument("what", choices=["engine", "bots", "deck", "net"])
+                                    "beside the same game in one process, or the "
+                                    "wormhole relay path beside the LAN path.")
+    bn.add_argument("what", choices=["engine", "bots", "deck", "net", "wormhole"])
     bn.add_argument("--players", default="2,4,6", help="player counts (deck, net)")
     bn.add_argument("--no-proofs", action="store_true",
                     help="net: games without shuffle proofs; deck: skip the section with "

@@ -276,3 +276,13 @@ def test_guest_killed_and_rejoined_with_a_fresh_invitation(servers: Servers,
         for p in procs:
             if p.p.poll() is None:
                 p.p.kill()
+
+
+def test_bench_wormhole_reports_the_relay_beside_the_lan() -> None:
+    """``splitnet bench wormhole`` (its own process: one Twisted reactor per process):
+    figures printed (never asserted), the same game both ways."""
+    out = subprocess.run([sys.executable, "-m", "splitnet.cli", "bench", "wormhole",
+                          "--players", "2", "--no-proofs"], capture_output=True, text=True,
+                         timeout=TIMEOUT)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "through the relay p50" in out.stdout and "same game: yes" in out.stdout, out.stdout

@@ -95,8 +95,10 @@ def _wait_for(path: Path, text: str, count: int, timeout: float) -> str:
     raise TimeoutError(f"{path}: no {count}× {text!r} within {timeout} s")
 
 
-def network(n: int, seed: int, proofs: bool, timeout: float = 300.0) -> dict[str, Any]:
-    """One game among a host and n−1 bot processes on loopback."""
+def network(n: int, seed: int, proofs: bool, timeout: float = 300.0,
+            wormhole: list[str] | None = None) -> dict[str, Any]:
+    """One game among a host and n−1 bot processes on loopback; with ``wormhole`` (the
+    ``--mailbox``/``--relay`` arguments), the bots join through wormhole invitations."""
     with tempfile.TemporaryDirectory(prefix="splitnet-bench-") as tmp:
         d = Path(tmp)
         common = ["--test-seed", str(seed), "--new"]
@@ -106,6 +108,8 @@ def network(n: int, seed: int, proofs: bool, timeout: float = 300.0) -> dict[str
                      "--no-announce", *common]
         if not proofs:
             host_args.append("--no-proofs")
+        if wormhole is not None:
+            host_args += ["--internet", *wormhole]
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         procs = []
         with open(d / "host.out", "w") as out, open(d / "host.err", "w") as err:
@@ -115,9 +119,14 @@ def network(n: int, seed: int, proofs: bool, timeout: float = 300.0) -> dict[str
         code = text.split("Join code: ")[1].split()[0]  # every connection is encrypted
         t0 = time.perf_counter()
         for i in range(1, n):
+            target = [f"127.0.0.1:{port}", "--code", code]
+            if wormhole is not None:
+                text = _wait_for(d / "host.out", "Invitation: splitnet join ", i, 60)
+                invite = text.split("Invitation: splitnet join ")[i].split()[0]
+                target = [invite, *wormhole]
             with open(d / f"p{i}.out", "w") as out, open(d / f"p{i}.err", "w") as err:
                 procs.append(subprocess.Popen(_cmd(
-                    "bot", f"127.0.0.1:{port}", "--code", code, "--name", f"heuristic-{i}",
+                    "bot", *target, "--name", f"heuristic-{i}",
                     "--data-dir",
                     str(d / f"p{i}"), "--bench-out", str(d / f"p{i}.json"), *common),
                     stdout=out, stderr=err, env=env))
@@ -163,4 +172,142 @@ def bench_net(players: list[int], *, proofs: bool = True, seed: int = 11) -> str
                      f"{net['wall']:.1f} s; {len(net['draw'])} draws")
     lines.append(f"  goals: network round set-up ≤ {GOAL_SETUP:.2f}× in-process; a draw's "
                  f"p99 + ≤ {GOAL_DRAW_MS:g} ms at 6 players")
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- wormhole
+
+
+class LoopbackServers:
+    """magic-wormhole's mailbox server and transit relay as processes on free loopback
+    ports (the mailbox's database in ``workdir``); ``args`` for the commands, relay only."""
+
+    def __init__(self, workdir: Path) -> None:
+        import socket
+
+        def free() -> int:
+            with socket.socket() as sock:
+                sock.bind(("127.0.0.1", 0))
+                return int(sock.getsockname()[1])
+
+        twist = str(Path(sys.executable).parent / "twist")
+        self.mailbox_port, self.relay_port = free(), free()
+        self.procs = [subprocess.Popen(
+            [twist, *what, f"--port=tcp:{port}:interface=127.0.0.1"], cwd=workdir,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            for what, port in ((["wormhole-mailbox"], self.mailbox_port),
+                               (["transitrelay"], self.relay_port))]
+        self.mailbox = f"ws://127.0.0.1:{self.mailbox_port}/v1"
+        self.relay = f"tcp:127.0.0.1:{self.relay_port}"
+        self.args = ["--mailbox", self.mailbox, "--relay", self.relay, "--relay-only"]
+        for port in (self.mailbox_port, self.relay_port):
+            end = time.monotonic() + 30
+            while True:
+                try:
+                    socket.create_connection(("127.0.0.1", port), 0.5).close()
+                    break
+                except OSError:
+                    if time.monotonic() > end:
+                        self.close()
+                        raise RuntimeError(f"the wormhole server on port {port} did not "
+                                           "start (are magic-wormhole-mailbox-server and "
+                                           "magic-wormhole-transit-relay installed?)") from None
+                    time.sleep(0.1)
+
+    def close(self) -> None:
+        for p in self.procs:
+            p.terminate()
+        for p in self.procs:
+            try:
+                p.wait(10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+
+
+async def _round_trips(mailbox: str, relay: str, count: int) -> tuple[list[float],
+                                                                     list[float]]:
+    """Round trips of a 100-byte frame: over a loopback TCP StreamChannel, and over a
+    WormholeChannel through the relay (no direct path offered)."""
+    import asyncio
+
+    from splitnet.net import wormhole as wh
+    from splitnet.net.wire import Channel, StreamChannel
+
+    async def echo(ch: Channel) -> None:
+        try:
+            for _ in range(count):
+                ch.send(await ch.recv())
+        except ConnectionError:
+            pass
+
+    async def measure(ch: Channel) -> list[float]:
+        out = []
+        for _ in range(count):
+            t = time.perf_counter()
+            ch.send(b"x" * 100)
+            await ch.recv()
+            out.append(time.perf_counter() - t)
+        return out
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await echo(StreamChannel(reader, writer))
+
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    direct = StreamChannel(reader, writer)
+    tcp = await measure(direct)
+    direct.close()
+    server.close()
+
+    settings = wh.WormholeSettings(mailbox=mailbox, relay=relay, no_listen=True,
+                                   connect_timeout=30)
+    codes: asyncio.Queue[str] = asyncio.Queue()
+    inv = wh.Invitations(settings, echo, codes.put_nowait, lambda: 1)
+    inv.refresh()
+    try:
+        code = await asyncio.wait_for(codes.get(), 30)
+        guest = wh.WormholeConnector(code, settings)
+        ch = await guest()
+        relayed = await measure(ch)
+        ch.close()
+        await guest.close()
+    finally:
+        await inv.close()
+        wh.stop_twisted()
+    return tcp, relayed
+
+
+def bench_wormhole(players: list[int], *, proofs: bool = False, seed: int = 11,
+                   count: int = 200) -> str:
+    """``splitnet bench wormhole``: the relay path beside the LAN path, on loopback."""
+    import asyncio
+
+    with tempfile.TemporaryDirectory(prefix="splitnet-bench-wh-") as tmp:
+        servers = LoopbackServers(Path(tmp))
+        try:
+            tcp, relayed = asyncio.run(_round_trips(servers.mailbox, servers.relay, count))
+            t50, r50 = quantile(tcp, 0.5) * 1e3, quantile(relayed, 0.5) * 1e3
+            t99, r99 = quantile(tcp, 0.99) * 1e3, quantile(relayed, 0.99) * 1e3
+            lines = [f"wormhole: magic-wormhole mailbox + transit relay on loopback, relay "
+                     f"only (no direct path); {os.cpu_count()} cores",
+                     f"  frame round trip ({count}× 100 bytes): direct TCP p50 {t50:.2f} ms "
+                     f"p99 {t99:.2f} ms; through the relay p50 {r50:.2f} ms p99 {r99:.2f} ms"
+                     f" (+{r50 - t50:.2f} ms p50, {r50 / t50:.1f}×)",
+                     "  players | round set-up (mean s)     | private draw p50 / p99 (ms)",
+                     "          | LAN      relay    ratio   | LAN              relay"]
+            for n in players:
+                lan = network(n, seed, proofs)
+                rel = network(n, seed, proofs, wormhole=servers.args)
+                ls, rs = (sum(x["setup"]) / max(1, len(x["setup"])) for x in (lan, rel))
+                l50, l99 = (quantile(lan["draw"], q) * 1e3 for q in (0.5, 0.99))
+                n50, n99 = (quantile(rel["draw"], q) * 1e3 for q in (0.5, 0.99))
+                same = rel["record"] == lan["record"] and rel["identical"]
+                lines.append(f"  {n:7} | {ls:7.3f}  {rs:7.3f}  {rs / ls:5.2f}×  | "
+                             f"{l50:6.2f} / {l99:6.2f}  {n50:6.2f} / {n99:6.2f}  "
+                             f"same game: {'yes' if same else 'NO'}")
+            lines.append(f"  goal: the relay adds a few ms per round trip (shuffle proofs "
+                         f"{'on' if proofs else 'off'}, heuristic bots, seed {seed})")
+        finally:
+            servers.close()
     return "\n".join(lines)

@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import socket
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Final
@@ -95,6 +96,9 @@ def start_twisted() -> Any:
     """Twisted's reactor on the running asyncio loop (installed once per process)."""
     global _reactor
     if _reactor is not None:
+        if getattr(_reactor, "_asyncioEventloop", None) is not asyncio.get_running_loop():
+            raise RuntimeError("Twisted's reactor was installed on another asyncio loop: "
+                               "internet play needs one event loop per process")
         return _reactor
     import sys
 
@@ -145,6 +149,18 @@ def _patch_nodelay() -> None:
         made(self)
 
     cls.connectionMade = connection_made
+    quickack = getattr(socket, "TCP_QUICKACK", None)  # Linux only
+    if quickack is not None:
+        received = cls.dataReceived
+
+        def data_received(self: Any, data: bytes) -> None:
+            # ACK at once: the relay's socket has Nagle's algorithm on, so its next small
+            # record to us waits for our ACK of the last one — up to 40 ms of delayed ACK
+            with contextlib.suppress(Exception):
+                self.transport.getHandle().setsockopt(socket.IPPROTO_TCP, quickack, 1)
+            received(self, data)
+
+        cls.dataReceived = data_received
     cls._splitnet_nodelay = True
 
 
