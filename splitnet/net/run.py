@@ -657,6 +657,9 @@ async def host_main(args: argparse.Namespace) -> int:
             _bench_out(session, args.bench_out)
         else:
             session = NetSession(node, node_task, human=HumanAgent())
+            if invites is not None:
+                session.extra_notes = lambda: [
+                    f"to rejoin: splitnet join {i.code}" for i in invites.open if i.code]
             rc = await _front_end(session, args.plain, data_dir, _bell_wanted(args))
         for t in bot_tasks:
             with contextlib.suppress(asyncio.TimeoutError, Exception):
@@ -837,22 +840,29 @@ def _invitations(args: argparse.Namespace, node: HostNode, net: NetSettings,
                  lobby: Callable[[], HostLobby | None]) -> wormhole.Invitations:
     """``host --internet``: one wormhole waiting per free seat in the lobby (a fresh one
     as each is claimed), one while a seat is away during the game (its player's rejoin)."""
-    seats: int = (args.seats or MAX_PLAYERS) - 1 - args.bots
+    guests: int = (args.seats or MAX_PLAYERS) - 1  # seats besides the host's
 
     def wanted() -> int:
         if node.done.is_set():
             return 0
         if not node.started.is_set():
-            return max(0, seats - len(invites.claimed))
+            through = {m.conn.peer for m in node.members
+                       if m.conn is not None and m.conn.peer.startswith("wormhole-")}
+            others = len(node.members) - len(through)  # by address: bots here, LAN players
+            pending = sum(1 for i in invites.claimed if i.peer not in through)
+            bots: int = args.bots
+            return max(0, guests - max(others, bots) - len(through) - pending)
         return 1 if any(st != "ok" for st, _ in node.seat_states().values()) else 0
 
     def show(code: str) -> None:
-        if args.plain or args.play_as_bot or node.started.is_set():
+        # the full-screen lobby and table show it themselves (lobby info, status line)
+        if args.plain or args.play_as_bot:
             print(f"Invitation: splitnet join {code}", flush=True)
         _log.info("wormhole invitation %s", code)
         lb = lobby()
-        if lb is not None:
+        if lb is not None and not node.started.is_set():
             lb.changed()
+        node._changed()  # the table's status line
 
     invites = wormhole.Invitations(_wormhole_settings(args), node.serve_channel, show,
                                    wanted, max_buffer=net.max_send_buffer,

@@ -67,6 +67,8 @@ class NetSession(SessionBase):
         self.bot = bot
         self.human = human
         self.bot_delay = bot_delay
+        #: more notes for the status line, e.g. the invitation for an away seat
+        self.extra_notes: Callable[[], list[str]] | None = None
         #: players whose ack of the final log a joiner never saw (PeerNode.unconfirmed)
         self.unconfirmed: list[str] = []
         self._wake = asyncio.Event()
@@ -175,6 +177,8 @@ class NetSession(SessionBase):
                 notes.append(f"waiting for {self.players[s]} ({what})")
             else:
                 notes.append(f"{self.players[s]} {what}")
+        if self.extra_notes is not None:
+            notes += self.extra_notes()
         base = core.progress()
         self.status = base + ("  — " + "; ".join(notes) if notes else "")
 

@@ -59,6 +59,8 @@ SUBPROTOCOL: Final = "splitnet-net"
 PASSWORD_PURPOSE: Final = "splitnet/v1/join-password"
 
 _counter = itertools.count(1)
+#: failures in a row to open an invitation (mailbox unreachable) before the host stops
+MAX_FAILURES: Final = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -433,6 +435,8 @@ class _Invitation:
     peer: str = ""
     task: asyncio.Task[None] | None = None
     claimed: bool = False
+    live: int = 0  # subchannels being served
+    release: asyncio.TimerHandle | None = None
 
 
 class Invitations:
@@ -440,28 +444,33 @@ class Invitations:
     each with its code shown through ``on_code(code)``; a fresh one as each is claimed.
     Every subchannel a guest opens becomes a :class:`WormholeChannel` handed to
     ``accept`` (:meth:`~splitnet.net.host.HostNode.serve_channel`). A claimed wormhole
-    whose guest never proves a seat still counts as claimed until it closes."""
+    with no connection for ``release_after`` seconds (its guest left, or never got in) is
+    closed, which frees its seat for a fresh invitation."""
 
     def __init__(self, settings: WormholeSettings, accept: Callable[[Channel], Awaitable[None]],
                  on_code: Callable[[str], None], wanted: Callable[[], int], *,
                  max_buffer: int = 16 * 1024 * 1024,
-                 on_failed: Callable[[str], None] | None = None) -> None:
+                 on_failed: Callable[[str], None] | None = None,
+                 release_after: float = 30.0) -> None:
         self.settings = settings
         self.accept = accept
         self.on_code = on_code
         self.on_failed = on_failed
         self.wanted = wanted
         self.max_buffer = max_buffer
+        self.release_after = release_after
         self.open: list[_Invitation] = []
         self.claimed: list[_Invitation] = []
         self._tasks: set[asyncio.Task[Any]] = set()
         self._closing = False
-        self._failures = 0
+        self._failures = 0  # in a row, without reaching the mailbox
+        #: stopped after MAX_FAILURES + 1 failures in a row (e.g. no mailbox server)
+        self.gave_up = False
 
     def refresh(self) -> None:
         """Open invitations until as many wait as ``wanted()`` says (call on every lobby
         or seat change)."""
-        if self._closing:
+        if self._closing or self.gave_up:
             return
         while len(self.open) < self.wanted():
             inv = _Invitation(peer=f"wormhole-{next(_counter)}:0")
@@ -476,6 +485,7 @@ class Invitations:
             inv.wormhole = w
             w.allocate_code()
             inv.code = await _to_future(w.get_code())
+            self._failures = 0
             self.on_code(inv.code)
             try:
                 password = await _agree(w)
@@ -488,8 +498,10 @@ class Invitations:
             self.refresh()
             eps = _dilate(w, self.settings)
 
+            self._idle(inv)  # the guest's first connection is due now
+
             def got(proto: _Subchannel) -> None:
-                t = asyncio.ensure_future(self._serve(proto, inv.peer, password))
+                t = asyncio.ensure_future(self._serve(inv, proto, password))
                 self._tasks.add(t)
                 t.add_done_callback(self._tasks.discard)
 
@@ -500,11 +512,14 @@ class Invitations:
         except Exception as e:
             self._failures += 1
             text = _explain(e)
+            if self._failures > MAX_FAILURES:
+                self.gave_up = True
+                text += f" — {MAX_FAILURES + 1} times in a row: no more invitations"
             _log.warning("wormhole invitation failed: %s", text)
             if self.on_failed is not None:
                 self.on_failed(text)
-            if self._failures <= 3 and not self._closing:
-                await asyncio.sleep(2.0 ** self._failures)
+            if not self.gave_up and not self._closing:
+                await asyncio.sleep(2.0 ** self._failures)  # then a fresh one
         finally:
             if inv in self.open:
                 self.open.remove(inv)
@@ -515,9 +530,34 @@ class Invitations:
             if not self._closing:
                 self.refresh()
 
-    async def _serve(self, proto: _Subchannel, peer: str, password: bytes) -> None:
-        await proto.made
-        await self.accept(WormholeChannel(proto, peer, password, max_buffer=self.max_buffer))
+    async def _serve(self, inv: _Invitation, proto: _Subchannel, password: bytes) -> None:
+        inv.live += 1
+        if inv.release is not None:
+            inv.release.cancel()
+            inv.release = None
+        try:
+            await proto.made
+            await self.accept(WormholeChannel(proto, inv.peer, password,
+                                              max_buffer=self.max_buffer))
+        finally:
+            inv.live -= 1
+            if inv.live == 0:
+                self._idle(inv)
+
+    def _idle(self, inv: _Invitation) -> None:
+        """No connection through ``inv``: close it unless one comes within
+        ``release_after`` seconds."""
+        if inv.release is not None or self._closing:
+            return
+
+        def release() -> None:
+            inv.release = None
+            if inv.live == 0 and inv.task is not None:
+                _log.info("wormhole %s: no connection for %g s; closing it", inv.peer,
+                          self.release_after)
+                inv.task.cancel()
+
+        inv.release = asyncio.get_running_loop().call_later(self.release_after, release)
 
     async def close(self) -> None:
         self._closing = True
