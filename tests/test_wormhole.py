@@ -198,7 +198,8 @@ def test_three_seats_through_the_relay_with_a_cut(servers: Servers, tmp_path: Pa
 async def test_channel_round_trip_and_wrong_code(servers: Servers) -> None:
     """In process: frames both ways over a WormholeChannel through the relay; a guest with
     a wrong code is refused by the wormhole's PAKE (one guess burns the code) and the host
-    opens a fresh invitation."""
+    opens a fresh invitation; a claimed one whose guest leaves is released and replaced.
+    (In-process tests share one Twisted reactor, hence one event loop: keep them in one.)"""
     from splitnet.net import wormhole as wh
 
     st = wh.WormholeSettings(mailbox=servers.args[1], relay=servers.args[3], no_listen=True,
@@ -213,7 +214,8 @@ async def test_channel_round_trip_and_wrong_code(servers: Servers) -> None:
             for _ in range(100):
                 ch.send(await ch.recv())
 
-    inv = wh.Invitations(st, accept, codes.put_nowait, lambda: 1)
+    inv = wh.Invitations(st, accept, codes.put_nowait, lambda: 1 - len(inv.claimed),
+                         release_after=0.5)
     inv.refresh()
     try:
         code = await asyncio.wait_for(codes.get(), 30)
@@ -231,7 +233,10 @@ async def test_channel_round_trip_and_wrong_code(servers: Servers) -> None:
             assert await asyncio.wait_for(ch.recv(), 10) == bytes([i]) * (i * 1000 + 1)
         assert len(got) == 1 and got[0].startswith("wormhole-")
         assert isinstance(ch, wh.WormholeChannel) and len(ch.password) == 32
-        ch.close()
+        assert codes.empty() and len(inv.claimed) == 1  # the one seat is taken
+        ch.close()  # the guest leaves: its wormhole is released, the seat offered again
+        again = await asyncio.wait_for(codes.get(), 30)
+        assert again not in (code, fresh) and not inv.claimed
         await good.close()
     finally:
         await inv.close()
