@@ -247,7 +247,7 @@ def test_guest_killed_and_rejoined_with_a_fresh_invitation(servers: Servers,
                                                            tmp_path: Path) -> None:
     """A guest killed (-9) mid-game: the host shows a fresh invitation for the away seat;
     the same command with that code resumes the game in its seat (proven by its key,
-    NETWORK.md §7, §11) and the game finishes with identical, verified transcripts."""
+    NETWORK.md §7, §12) and the game finishes with identical, verified transcripts."""
     n = 2
     host = Proc(tmp_path, "host", "host", "--internet", *servers.args, "--port", "0",
                 "--bind", "127.0.0.1", "--play-as-bot", "heuristic", "--seats", str(n),
