@@ -238,6 +238,14 @@ async def test_channel_round_trip_and_wrong_code(servers: Servers) -> None:
         again = await asyncio.wait_for(codes.get(), 30)
         assert again not in (code, fresh) and not inv.claimed
         await good.close()
+        # a code nobody holds (e.g. the LAN join code typed instead): a clear refusal
+        nobody = wh.WormholeConnector("99-lunar-anchor", wh.WormholeSettings(
+            mailbox=st.mailbox, relay=st.relay, no_listen=True, connect_timeout=2))
+        with pytest.raises(ConnectionError, match="nobody answered"):
+            await nobody()
+        with pytest.raises(ConnectionError, match="nobody answered"):
+            await nobody()  # it stays refused: no new wormhole per retry
+        await nobody.close()
     finally:
         await inv.close()
         wh.stop_twisted()

@@ -400,11 +400,20 @@ class WormholeConnector:
     async def __call__(self) -> Channel:
         if self.failed is not None:
             raise ConnectionError(self.failed)
-        async with asyncio.timeout(self.settings.connect_timeout):
-            if self._w is None:
-                await self._open()
-            proto: _Subchannel = await _to_future(
-                self._eps.connector_for(SUBPROTOCOL).connect(_factory()))
+        first = self._w is None
+        try:
+            async with asyncio.timeout(self.settings.connect_timeout):
+                if first:
+                    await self._open()
+                proto: _Subchannel = await _to_future(
+                    self._eps.connector_for(SUBPROTOCOL).connect(_factory()))
+        except TimeoutError:
+            if not first:
+                raise  # the dilated wormhole is reconnecting: try again
+            self.failed = (f"nobody answered on the wormhole code {self.code} within "
+                           f"{self.settings.connect_timeout:g} s: use the invitation the "
+                           f"host printed (not its LAN join code), while the host runs")
+            raise ConnectionError(self.failed) from None
         assert self._password is not None
         return WormholeChannel(proto, self.peer, self._password, max_buffer=self.max_buffer)
 
