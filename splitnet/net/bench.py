@@ -291,7 +291,8 @@ def bench_wormhole(players: list[int], *, proofs: bool = False, seed: int = 11,
             t99, r99 = quantile(tcp, 0.99) * 1e3, quantile(relayed, 0.99) * 1e3
             lines = [f"wormhole: magic-wormhole mailbox + transit relay on loopback, relay "
                      f"only (no direct path); {os.cpu_count()} cores",
-                     f"  frame round trip ({count}× 100 bytes): direct TCP p50 {t50:.2f} ms "
+                     f"  frame round trip ({count}× 100 bytes): loopback TCP, both ends in this "
+                     f"process, p50 {t50:.2f} ms "
                      f"p99 {t99:.2f} ms; through the relay p50 {r50:.2f} ms p99 {r99:.2f} ms"
                      f" (+{r50 - t50:.2f} ms p50, {r50 / t50:.1f}×)",
                      "  players | round set-up (mean s)     | private draw p50 / p99 (ms)",
