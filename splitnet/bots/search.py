@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from splitnet.bots import HeuristicBot
+from splitnet.bots.rollout import rollout
 from splitnet.cards import pretty
 from splitnet.rules import (
     Action,
@@ -84,6 +85,9 @@ class SearchConfig:
     max_candidates: int = 7
     margin: float = 0.02
     z: float = 2.0
+    #: roll out with the heuristic on the checked engine instead of the flat rollout
+    #: (:mod:`splitnet.bots.rollout`): the same values, about 3× slower; for tests
+    reference_rollouts: bool = False
 
 
 @dataclass
@@ -226,17 +230,23 @@ class StrongBot:
         raise RuntimeError("rollout did not end the round")  # pragma: no cover
 
     def _value(self, g: Game, seat: int) -> float:
-        """Chance of finishing ahead of the best opponent, from the pads after the round
-        plus an average round's marks for each round still to come (R7.2–R7.3)."""
+        """:meth:`_value_of` the pads of a game whose round is over."""
+        return self._value_of(g, [[m[r] for r in ROWS] for m in g.marks], seat)
+
+    @staticmethod
+    def _value_of(g: Game, marks: list[list[int]], seat: int) -> float:
+        """Chance of finishing ahead of the best opponent, from the pads' ``marks`` after
+        the round (per seat, in ROWS order) plus an average round's marks for each round
+        still to come (R7.2–R7.3)."""
         left = g.settings.rounds - g.round_no
         per = ROUND_MARKS.get(g.n, ROUND_MARKS[4])
         pad = g.settings.pad
         totals = []
         for s in range(g.n):
-            m = g.marks[s]
+            m = marks[s]
             t = 0.0
             for i, r in enumerate(ROWS):
-                v = _pad_value(pad.row(r), m[r] + left * per[i])
+                v = _pad_value(pad.row(r), m[i] + left * per[i])
                 t += -v if r == "negative" else v
             totals.append(t)
         mine = totals[seat]
@@ -259,6 +269,7 @@ class StrongBot:
         cfg = self.config
         if len(self._rollout_bots) != game.n:
             self._rollout_bots = [HeuristicBot(i) for i in range(game.n)]
+        rngs = [random.Random(0) for _ in range(game.n)]
         t0, c0 = time.perf_counter(), time.thread_time()
         known = knowable_slots(game, seat)
         # The samples depend on this bot's seed and the public history only.
@@ -274,8 +285,13 @@ class StrongBot:
             for c in cands:
                 g = det.clone()
                 g.apply_trusted(c)
-                self._rollout(g, roll_seed)
-                vals.append(self._value(g, seat))
+                if cfg.reference_rollouts:
+                    self._rollout(g, roll_seed)
+                    vals.append(self._value(g, seat))
+                else:
+                    for i, r in enumerate(rngs):
+                        r.seed(roll_seed * 8 + i)
+                    vals.append(self._value_of(g, rollout(g, rngs), seat))
             for i, v in enumerate(vals):
                 sums[i] += v
                 diffs[i].append(v - vals[0])
