@@ -277,7 +277,8 @@ def round1_targets(level: str, games: int, seed: int = 0, n: int = 4) -> list[in
 
 
 def bench_bots(games: int = 40, budget: float = 0.3, samples: int | None = None,
-               seed: int = 0, spread_games: int = 30, levels: bool = True) -> str:
+               seed: int = 0, spread_games: int = 30, levels: bool = True,
+               margin: float | None = None, candidates: int | None = None) -> str:
     """The bots' benchmark: 1 strong vs 3 normal (seat-rotated, fixed seeds) with a 95%
     interval and the time per searched decision; the round-1 perfect-bonus targets by
     seat; easy against normal and against random."""
@@ -292,7 +293,12 @@ def bench_bots(games: int = 40, budget: float = 0.3, samples: int | None = None,
     strong_bots: list[StrongBot] = []
 
     def strong(s: int) -> Bot:
-        b = StrongBot(s, SearchConfig(budget=budget, samples=samples))
+        cfg = SearchConfig(budget=budget, samples=samples)
+        if margin is not None:
+            cfg.margin = margin
+        if candidates is not None:
+            cfg.max_candidates = candidates
+        b = StrongBot(s, cfg)
         strong_bots.append(b)
         return b
 
@@ -304,6 +310,9 @@ def bench_bots(games: int = 40, budget: float = 0.3, samples: int | None = None,
     per = sum(b.search_time for b in strong_bots) / searched if searched else 0.0
     cpu = sum(b.search_cpu for b in strong_bots) / searched if searched else 0.0
     mode = f"{samples} samples/decision" if samples is not None else f"budget {budget:g} s"
+    probe = SearchConfig()
+    mode += (f", margin {probe.margin if margin is None else margin:g}, "
+             f"{probe.max_candidates if candidates is None else candidates} candidates")
     lines.append(f"  1 strong ({mode}) vs 3 normal: won {wins:g} of {n} = {wins / n:.1%} "
                  f"(95% CI {lo:.1%}–{hi:.1%}); goal ≥ 40% → ratio {wins / n / 0.40:.2f}")
     lines.append(f"    {searched} searched decisions ({searched / max(1, n):.0f} a game), "

@@ -10,7 +10,9 @@ For one decision the bot
    row), never from which faces its engine happens to hold, so a view with every hidden
    face filled in (or scrambled) gives the same choice (tests/test_bots.py);
 3. plays every candidate out on the same samples with the heuristic for every seat to
-   the end of the round (trusted apply, :meth:`Game.apply_trusted`), and values the end
+   the end of the round (the candidate by :meth:`Game.apply_trusted`, the rest by the
+   flat rollout of :mod:`splitnet.bots.rollout`, which plays exactly the heuristic's
+   moves, about 2.5× faster than on the engine), and values the end
    beyond the round: the pads' marks plus the marks a seat makes in an average remaining
    round, read off the pad (R7.2), turned into a chance of finishing ahead of the best
    opponent;
