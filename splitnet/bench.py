@@ -315,7 +315,9 @@ def bench_bots(games: int = 40, budget: float = 0.3, samples: int | None = None,
              f"{probe.max_candidates if candidates is None else candidates} candidates")
     lines.append(f"  1 strong ({mode}) vs 3 normal: won {wins:g} of {n} = {wins / n:.1%} "
                  f"(95% CI {lo:.1%}–{hi:.1%}); goal ≥ 40% → ratio {wins / n / 0.40:.2f}")
-    lines.append(f"    {searched} searched decisions ({searched / max(1, n):.0f} a game), "
+    sampled = sum(b.sampled for b in strong_bots)
+    lines.append(f"    {searched} searched decisions ({searched / max(1, n):.0f} a game, "
+                 f"{sampled / max(1, searched):.0f} samples each), "
                  f"{per * 1e3:.0f} ms each on average, {cpu * 1e3:.0f} ms of CPU "
                  f"(limit 300 ms → ratio {cpu / 0.3:.2f}); {dt:.0f} s for {n} games")
     if n:

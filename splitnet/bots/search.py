@@ -20,7 +20,8 @@ For one decision the bot
    margin (paired differences, a minimum gain and a z-test) — plain best-average
    selection is worse than the heuristic.
 
-The time per decision is ``budget`` seconds (default 0.3, wall clock); ``samples=N``
+The time per decision is at most ``budget`` seconds (default 0.3, wall clock: it stops
+before a sample that would overrun, after ``min_samples``); ``samples=N``
 instead evaluates exactly N samples with no clock at all (deterministic: tests,
 benchmarks).
 
@@ -74,7 +75,8 @@ _END = ("round_over", "game_over")
 class SearchConfig:
     """How hard the strong bot thinks.
 
-    ``budget``: seconds per decision (wall clock); ignored when ``samples`` is set.
+    ``budget``: seconds per decision at most (wall clock; at least ``min_samples`` are
+    taken); ignored when ``samples`` is set.
     ``samples``: evaluate exactly this many samples (deterministic, no clock).
     ``max_candidates``: moves compared per decision, the anchor included.
     ``margin``: the least gain in chance of winning a challenger needs over the anchor,
@@ -177,6 +179,7 @@ class StrongBot:
         self.searched = 0
         self.search_time = 0.0
         self.search_cpu = 0.0  # this thread's CPU time: other load on the machine aside
+        self.sampled = 0  # samples over all searched decisions
         self.last: Decision | None = None
 
     def choose(self, game: Game, seat: int) -> Action:
@@ -301,9 +304,12 @@ class StrongBot:
             if cfg.samples is not None:
                 if n >= cfg.samples:
                     break
-            elif n >= cfg.min_samples and time.perf_counter() - t0 >= cfg.budget:
-                break
+            elif n >= cfg.min_samples:
+                spent = time.perf_counter() - t0
+                if spent * (n + 1) / n > cfg.budget:  # one more sample would overrun
+                    break
         self.searched += 1
+        self.sampled += n
         self.search_time += time.perf_counter() - t0
         self.search_cpu += time.thread_time() - c0
         best_i, best_gain = 0, 0.0
