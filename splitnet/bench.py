@@ -71,6 +71,28 @@ def _rollouts(positions: list[Game], trusted: bool) -> tuple[int, float]:
     return moves, time.thread_time() - t0
 
 
+def _flat_rollouts(positions: list[Game]) -> tuple[int, float]:
+    """The same rollouts as :func:`_rollouts` with the search's flat rollout
+    (:func:`splitnet.bots.rollout.rollout`, the same moves), copying each position from
+    the engine as the search does. Returns (moves, CPU seconds)."""
+    from splitnet.bots.rollout import Step, rollout
+
+    rngs = [random.Random(s) for s in range(4)]
+    trace: list[Step] = []
+    moves = 0
+    for p in positions[:3]:  # count the moves once, outside the timing
+        rollout(p, rngs, trace)
+    t0 = time.thread_time()
+    for p in positions:
+        rollout(p, rngs)
+    dt = time.thread_time() - t0
+    for p in positions:
+        trace.clear()
+        rollout(p, rngs, trace)
+        moves += len(trace)
+    return moves, dt
+
+
 def bench_engine(games: int = 200) -> str:
     """Whole 3-round 4-player games per second on one core, one engine, by bot kind, and
     the strong bot's rollout speed (CPU time of this thread: other load hardly counts)."""
@@ -87,11 +109,14 @@ def bench_engine(games: int = 200) -> str:
     _rollouts(positions[:5], True)  # warm up
     m_t, dt_t = _rollouts(positions, True)
     m_c, dt_c = _rollouts(positions, False)
-    rate_t, rate_c = m_t / dt_t, m_c / dt_c
-    lines.append(f"  rollouts (heuristic to the round's end, clone + trusted apply): "
-                 f"{rate_t / 1000:.1f}k moves/s  goal ≥ 150k → ratio {rate_t / 150_000:.2f}")
-    lines.append(f"    the same with the checked apply: {rate_c / 1000:.1f}k moves/s "
-                 f"(trusted ÷ checked {rate_t / rate_c:.2f})")
+    m_f, dt_f = _flat_rollouts(positions)
+    rate_t, rate_c, rate_f = m_t / dt_t, m_c / dt_c, m_f / dt_f
+    lines.append(f"  rollouts (heuristic to the round's end), as the strong bot's search plays "
+                 f"them (flat state, the heuristic fused in): {rate_f / 1000:.1f}k moves/s  "
+                 f"goal ≥ 150k → ratio {rate_f / 150_000:.2f}")
+    lines.append(f"    the same rollouts on the engine (the reference): clone + trusted apply "
+                 f"{rate_t / 1000:.1f}k moves/s (flat ÷ engine {rate_f / rate_t:.2f}); "
+                 f"checked apply {rate_c / 1000:.1f}k moves/s")
     return "\n".join(lines)
 
 
@@ -252,7 +277,8 @@ def round1_targets(level: str, games: int, seed: int = 0, n: int = 4) -> list[in
 
 
 def bench_bots(games: int = 40, budget: float = 0.3, samples: int | None = None,
-               seed: int = 0, spread_games: int = 30, levels: bool = True) -> str:
+               seed: int = 0, spread_games: int = 30, levels: bool = True,
+               margin: float | None = None, candidates: int | None = None) -> str:
     """The bots' benchmark: 1 strong vs 3 normal (seat-rotated, fixed seeds) with a 95%
     interval and the time per searched decision; the round-1 perfect-bonus targets by
     seat; easy against normal and against random."""
@@ -267,7 +293,12 @@ def bench_bots(games: int = 40, budget: float = 0.3, samples: int | None = None,
     strong_bots: list[StrongBot] = []
 
     def strong(s: int) -> Bot:
-        b = StrongBot(s, SearchConfig(budget=budget, samples=samples))
+        cfg = SearchConfig(budget=budget, samples=samples)
+        if margin is not None:
+            cfg.margin = margin
+        if candidates is not None:
+            cfg.max_candidates = candidates
+        b = StrongBot(s, cfg)
         strong_bots.append(b)
         return b
 
@@ -279,9 +310,14 @@ def bench_bots(games: int = 40, budget: float = 0.3, samples: int | None = None,
     per = sum(b.search_time for b in strong_bots) / searched if searched else 0.0
     cpu = sum(b.search_cpu for b in strong_bots) / searched if searched else 0.0
     mode = f"{samples} samples/decision" if samples is not None else f"budget {budget:g} s"
+    probe = SearchConfig()
+    mode += (f", margin {probe.margin if margin is None else margin:g}, "
+             f"{probe.max_candidates if candidates is None else candidates} candidates")
     lines.append(f"  1 strong ({mode}) vs 3 normal: won {wins:g} of {n} = {wins / n:.1%} "
                  f"(95% CI {lo:.1%}–{hi:.1%}); goal ≥ 40% → ratio {wins / n / 0.40:.2f}")
-    lines.append(f"    {searched} searched decisions ({searched / max(1, n):.0f} a game), "
+    sampled = sum(b.sampled for b in strong_bots)
+    lines.append(f"    {searched} searched decisions ({searched / max(1, n):.0f} a game, "
+                 f"{sampled / max(1, searched):.0f} samples each), "
                  f"{per * 1e3:.0f} ms each on average, {cpu * 1e3:.0f} ms of CPU "
                  f"(limit 300 ms → ratio {cpu / 0.3:.2f}); {dt:.0f} s for {n} games")
     if n:

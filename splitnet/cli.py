@@ -215,9 +215,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
     elif args.what == "bots":
         if args.samples is not None and args.samples < 1:
             raise SystemExit("splitnet: --samples must be at least 1")
+        if args.candidates is not None and args.candidates < 2:
+            raise SystemExit("splitnet: --candidates must be at least 2")
+        if args.margin is not None and not 0 <= args.margin < 1:
+            raise SystemExit("splitnet: --margin is a gain in chance of winning, 0 to 1")
         print(bench.bench_bots(args.games or 40, budget=_think(args.think),
                                samples=args.samples, seed=args.seed,
-                               spread_games=args.spread_games, levels=not args.no_levels))
+                               spread_games=args.spread_games, levels=not args.no_levels,
+                               margin=args.margin, candidates=args.candidates))
     elif args.what == "deck":
         print(bench.bench_deck(players, proofs=not args.no_proofs))
     elif args.what == "net":
@@ -356,6 +361,11 @@ def build_parser() -> argparse.ArgumentParser:
                     help="bots: the strong bot's time per decision (default 0.3)")
     bn.add_argument("--samples", type=int, default=None, metavar="N",
                     help="bots: N samples per decision instead of a time (deterministic)")
+    bn.add_argument("--margin", type=float, default=None, metavar="P",
+                    help="bots: the gain in chance of winning another move needs over the "
+                         "normal bot's to be chosen (default 0.02)")
+    bn.add_argument("--candidates", type=int, default=None, metavar="K",
+                    help="bots: moves compared per decision (default 7)")
     bn.add_argument("--seed", type=int, default=0, help="bots: the games' base seed")
     bn.add_argument("--spread-games", type=int, default=30, metavar="N",
                     help="bots: games for the round-1 target spread (default 30)")

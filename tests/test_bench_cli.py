@@ -8,6 +8,8 @@ from splitnet.bench import bench_deck_proofs, bench_engine
 def test_bench_engine_reports_games_per_second_and_the_ratio_to_the_goal() -> None:
     out = bench_engine(games=2)
     assert "random" in out and "heuristic" in out and "games/s" in out and "ratio" in out
+    # the search's flat rollout beside the engine's, measured in the same run
+    assert "flat state" in out and "flat ÷ engine" in out and "goal ≥ 150k" in out
 
 
 def test_bench_deck_with_proofs_reports_prove_verify_and_setup() -> None:
@@ -19,7 +21,9 @@ def test_bench_deck_with_proofs_reports_prove_verify_and_setup() -> None:
 def test_bench_bots_reports_the_rate_with_its_interval_time_and_target_spread() -> None:
     from splitnet.bench import bench_bots
 
-    out = bench_bots(games=2, samples=2, spread_games=2, levels=False)
-    assert "1 strong (2 samples/decision) vs 3 normal" in out and "95% CI" in out
+    out = bench_bots(games=2, samples=2, spread_games=2, levels=False, margin=0.05,
+                     candidates=3)
+    assert "1 strong (2 samples/decision, margin 0.05, 3 candidates) vs 3 normal" in out
+    assert "95% CI" in out
     assert "ms each" in out and "round-1 perfect-bonus targets by seat" in out
     assert "ratio" in out and "1000 games at 0.3 s a decision" in out and "CPU" in out

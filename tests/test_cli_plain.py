@@ -35,11 +35,12 @@ def test_selfplay_rejects_bad_arguments() -> None:
 
 
 def test_plain_game_played_to_the_end_through_a_pipe() -> None:
-    script = "t 9\nx ZZ\nhelp\n" + "moves\n1\n" * 600
+    script = "hint\nt 9\nx ZZ\nhelp\n" + "moves\n1\n" * 600
     r = run(["play", "--plain", "--seed", "1", "--no-proofs"], stdin=script)
     assert r.returncode == 0, r.stderr[-2000:]
     out = r.stdout
     assert "Not allowed — R4.1b" in out  # an illegal move is explained with its rule
+    assert "Hint: " in out and "— type: " in out  # the strong bot's suggestion
     assert "not a card" in out or "is not in your hand" in out
     assert "Your hand:" in out and "Discard row" in out
     assert "=== Game over ===" in out and "Winner:" in out

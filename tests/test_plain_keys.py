@@ -5,11 +5,23 @@ and the end summary writes suits as symbols."""
 
 from __future__ import annotations
 
+import asyncio
+import random
+
 import pytest
 
-from splitnet.rules import BonusDraw, BonusMark, BonusSwap, DrawPile, Lay, Upgrade
+from splitnet.bots import HeuristicBot
+from splitnet.rules import BonusDraw, BonusMark, BonusSwap, DrawPile, Game, Lay, Upgrade
 from splitnet.selfplay import summary
-from splitnet.ui.plain import CommandError, ask_text, last_results, parse_command, render_table
+from splitnet.ui.plain import (
+    CommandError,
+    ask_text,
+    command_for,
+    hint_text,
+    last_results,
+    parse_command,
+    render_table,
+)
 from tests.rules_helpers import game_with, slot_of
 
 PLAYERS = ["Ana", "Bo", "Cy"]
@@ -77,3 +89,49 @@ def test_the_end_summary_writes_suits_as_symbols() -> None:
            "winners": [1]}
     text = summary(rec)
     assert "left: 10♥ Q♠" in text and "10H" not in text
+
+
+def _decisions(n: int, seed: int) -> list[tuple[Game, int]]:
+    """Every decision of one seeded heuristic game (the whole deck known: any seat)."""
+    rng = random.Random(seed)
+    g = Game(n)
+    bots = [HeuristicBot(seed + i) for i in range(n)]
+    out: list[tuple[Game, int]] = []
+    for _ in range(g.settings.rounds):
+        faces = list(range(104))
+        rng.shuffle(faces)
+        g.start_round(faces)
+        while g.phase not in ("round_over", "game_over"):
+            seat = g.actor
+            assert seat is not None
+            out.append((g.clone(), seat))
+            g.apply(bots[seat].choose(g, seat))
+    return out
+
+
+def test_command_for_gives_the_line_that_plays_every_legal_move() -> None:
+    """What ``hint`` tells the player to type plays the hinted move (or the same move
+    with the other copy of a card, R1.2)."""
+    kinds = set()
+    for n, seed in ((2, 1), (4, 2), (6, 3)):
+        for g, seat in _decisions(n, seed)[::3]:
+            legal = g.legal_moves(seat)
+            for m in legal:
+                line = command_for(g, m)
+                parsed = parse_command(line, g, seat, ["A", "B", "C", "D", "E", "F"][:n], [])
+                assert type(parsed) is type(m), (line, m)
+                g.check(parsed)  # legal: raises IllegalMove otherwise
+                assert command_for(g, parsed) == line
+                kinds.add(type(m).__name__)
+    assert {"DrawPile", "TakeRow", "Lay", "Upgrade", "Discard", "BonusMark", "BonusDraw",
+            "SkipBonus"} <= kinds
+
+
+def test_hint_names_the_strong_bots_move_its_reason_and_the_command() -> None:
+    g, seat = _decisions(3, 5)[20]
+    text = asyncio.run(hint_text(g, seat, PLAYERS, samples=3))
+    assert text.startswith("Hint: ") and "\n" not in text
+    line = text.rsplit("— type: ", 1)[1]
+    g.check(parse_command(line, g, seat, PLAYERS, []))
+    assert asyncio.run(hint_text(g, (seat + 1) % 3, PLAYERS, samples=3)) == (
+        "No decision is yours to make now.")

@@ -10,7 +10,9 @@ For one decision the bot
    row), never from which faces its engine happens to hold, so a view with every hidden
    face filled in (or scrambled) gives the same choice (tests/test_bots.py);
 3. plays every candidate out on the same samples with the heuristic for every seat to
-   the end of the round (trusted apply, :meth:`Game.apply_trusted`), and values the end
+   the end of the round (the candidate by :meth:`Game.apply_trusted`, the rest by the
+   flat rollout of :mod:`splitnet.bots.rollout`, which plays exactly the heuristic's
+   moves, about 2.5× faster than on the engine), and values the end
    beyond the round: the pads' marks plus the marks a seat makes in an average remaining
    round, read off the pad (R7.2), turned into a chance of finishing ahead of the best
    opponent;
@@ -18,7 +20,8 @@ For one decision the bot
    margin (paired differences, a minimum gain and a z-test) — plain best-average
    selection is worse than the heuristic.
 
-The time per decision is ``budget`` seconds (default 0.3, wall clock); ``samples=N``
+The time per decision is at most ``budget`` seconds (default 0.3, wall clock: it stops
+before a sample that would overrun, after ``min_samples``); ``samples=N``
 instead evaluates exactly N samples with no clock at all (deterministic: tests,
 benchmarks).
 
@@ -38,6 +41,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from splitnet.bots import HeuristicBot
+from splitnet.bots.rollout import rollout
 from splitnet.cards import pretty
 from splitnet.rules import (
     Action,
@@ -71,7 +75,8 @@ _END = ("round_over", "game_over")
 class SearchConfig:
     """How hard the strong bot thinks.
 
-    ``budget``: seconds per decision (wall clock); ignored when ``samples`` is set.
+    ``budget``: seconds per decision at most (wall clock; at least ``min_samples`` are
+    taken); ignored when ``samples`` is set.
     ``samples``: evaluate exactly this many samples (deterministic, no clock).
     ``max_candidates``: moves compared per decision, the anchor included.
     ``margin``: the least gain in chance of winning a challenger needs over the anchor,
@@ -84,6 +89,9 @@ class SearchConfig:
     max_candidates: int = 7
     margin: float = 0.02
     z: float = 2.0
+    #: roll out with the heuristic on the checked engine instead of the flat rollout
+    #: (:mod:`splitnet.bots.rollout`): the same values, about 3× slower; for tests
+    reference_rollouts: bool = False
 
 
 @dataclass
@@ -171,6 +179,7 @@ class StrongBot:
         self.searched = 0
         self.search_time = 0.0
         self.search_cpu = 0.0  # this thread's CPU time: other load on the machine aside
+        self.sampled = 0  # samples over all searched decisions
         self.last: Decision | None = None
 
     def choose(self, game: Game, seat: int) -> Action:
@@ -226,17 +235,23 @@ class StrongBot:
         raise RuntimeError("rollout did not end the round")  # pragma: no cover
 
     def _value(self, g: Game, seat: int) -> float:
-        """Chance of finishing ahead of the best opponent, from the pads after the round
-        plus an average round's marks for each round still to come (R7.2–R7.3)."""
+        """:meth:`_value_of` the pads of a game whose round is over."""
+        return self._value_of(g, [[m[r] for r in ROWS] for m in g.marks], seat)
+
+    @staticmethod
+    def _value_of(g: Game, marks: list[list[int]], seat: int) -> float:
+        """Chance of finishing ahead of the best opponent, from the pads' ``marks`` after
+        the round (per seat, in ROWS order) plus an average round's marks for each round
+        still to come (R7.2–R7.3)."""
         left = g.settings.rounds - g.round_no
         per = ROUND_MARKS.get(g.n, ROUND_MARKS[4])
         pad = g.settings.pad
         totals = []
         for s in range(g.n):
-            m = g.marks[s]
+            m = marks[s]
             t = 0.0
             for i, r in enumerate(ROWS):
-                v = _pad_value(pad.row(r), m[r] + left * per[i])
+                v = _pad_value(pad.row(r), m[i] + left * per[i])
                 t += -v if r == "negative" else v
             totals.append(t)
         mine = totals[seat]
@@ -259,6 +274,7 @@ class StrongBot:
         cfg = self.config
         if len(self._rollout_bots) != game.n:
             self._rollout_bots = [HeuristicBot(i) for i in range(game.n)]
+        rngs = [random.Random(0) for _ in range(game.n)]
         t0, c0 = time.perf_counter(), time.thread_time()
         known = knowable_slots(game, seat)
         # The samples depend on this bot's seed and the public history only.
@@ -274,8 +290,13 @@ class StrongBot:
             for c in cands:
                 g = det.clone()
                 g.apply_trusted(c)
-                self._rollout(g, roll_seed)
-                vals.append(self._value(g, seat))
+                if cfg.reference_rollouts:
+                    self._rollout(g, roll_seed)
+                    vals.append(self._value(g, seat))
+                else:
+                    for i, r in enumerate(rngs):
+                        r.seed(roll_seed * 8 + i)
+                    vals.append(self._value_of(g, rollout(g, rngs), seat))
             for i, v in enumerate(vals):
                 sums[i] += v
                 diffs[i].append(v - vals[0])
@@ -283,9 +304,12 @@ class StrongBot:
             if cfg.samples is not None:
                 if n >= cfg.samples:
                     break
-            elif n >= cfg.min_samples and time.perf_counter() - t0 >= cfg.budget:
-                break
+            elif n >= cfg.min_samples:
+                spent = time.perf_counter() - t0
+                if spent * (n + 1) / n > cfg.budget:  # one more sample would overrun
+                    break
         self.searched += 1
+        self.sampled += n
         self.search_time += time.perf_counter() - t0
         self.search_cpu += time.thread_time() - c0
         best_i, best_gain = 0, 0.0

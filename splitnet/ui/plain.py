@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable
 from typing import TextIO
 
-from splitnet.cards import STRENGTH, match_kind, parse_face, pretty, rank
+from splitnet.cards import STRENGTH, match_kind, name, parse_face, pretty, rank
 from splitnet.frontend import TableSession
 from splitnet.rules import (
     Action,
@@ -47,6 +47,8 @@ rank+suit: 7H, 10S, QC, AD; row cards, matches #M and players by the numbers sho
   e                done laying late matches                      (R6.2)
   r                the last round's results again
   moves            list every legal move, numbered; then a number plays it
+  hint             the strong bot's move for this decision, its reason in words and
+                   the command that plays it (it plays nothing; h is this help)
   show             show the table again      c TEXT (or say TEXT)   chat
   ? (or help)      this text                 q (or quit)   leave (the game is saved)
 Match types: weak = same rank, different colour; strong = same rank and colour;
@@ -278,6 +280,9 @@ async def run_plain(session: TableSession, *, inp: TextIO | None = None,
             if low == "show":
                 say(render_table(view, session.players, session.seat))
                 continue
+            if low == "hint":
+                say(await hint_text(view, session.seat, session.players))
+                continue
             if low == "moves":
                 numbered = view.legal_moves(session.seat)
                 for i, mv in enumerate(numbered):
@@ -312,6 +317,47 @@ async def run_plain(session: TableSession, *, inp: TextIO | None = None,
     if session.verdict:
         say(session.verdict)
     return 0
+
+
+def command_for(view: Game, move: Action) -> str:
+    """The line that plays ``move`` (what :func:`parse_command` reads back)."""
+
+    def card(slot: int) -> str:
+        f = view.faces[slot]
+        return name(f) if f is not None else "?"
+
+    if isinstance(move, DrawPile | BonusDraw):
+        return "d"
+    if isinstance(move, TakeRow):
+        return f"t {move.index + 1}"
+    if isinstance(move, Lay | LateLay):
+        return f"l {card(move.a)} {card(move.b)}"
+    if isinstance(move, Upgrade):
+        return f"u {card(move.slot)} #{move.match_id} {'ab'[move.covers]}"
+    if isinstance(move, Discard):
+        return f"x {card(move.slot)}"
+    if isinstance(move, BonusMark):
+        return str(move.target + 1)
+    if isinstance(move, BonusSwap):
+        return f"w #{move.give} #{move.take}"
+    if isinstance(move, SkipBonus):
+        return "s"
+    return "e"
+
+
+async def hint_text(view: Game, seat: int, players: list[str],
+                    samples: int | None = None) -> str:
+    """The ``hint`` command: the strong bot's suggestion for this decision with its
+    reason (:func:`splitnet.bots.search.suggest`, on a copy of this seat's own view, R8,
+    thought about off the event loop) and the command that plays it."""
+    from splitnet.bots.search import suggest
+
+    try:
+        action, reason = await asyncio.to_thread(suggest, view.clone(), seat, names=players,
+                                                 samples=samples)
+    except ValueError:
+        return "No decision is yours to make now."
+    return f"Hint: {reason} — type: {command_for(view, action)}"
 
 
 def last_results(log: list[str]) -> str:
