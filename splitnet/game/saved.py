@@ -31,11 +31,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from splitnet.durable import atomic_write
 from splitnet.net.store import (
     GameFiles,
     GameMeta,
     SeedStore,
-    _atomic_write,
     meta_now,
     unfinished_games,
 )
@@ -124,7 +124,7 @@ class LocalSecrets:
     def save(self) -> None:
         obj = {"game_id": self.files.game_id, "seat": self.seat, "keys": list(self.keys),
                "bots": list(self.bots), "bot_seeds": list(self.bot_seeds)}
-        _atomic_write(local_path(self.files), encode(obj), 0o600)
+        atomic_write(local_path(self.files), encode(obj), 0o600)
 
 
 def create(data_dir: Path, game_id: bytes, name: str, seat: int, bots: Sequence[str | None],

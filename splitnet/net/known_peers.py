@@ -19,14 +19,13 @@ impostor the way ssh's known_hosts does.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final
 
+from splitnet.durable import atomic_write
 from splitnet.session.identity import default_data_dir, fingerprint
 from splitnet.text import shown
 
@@ -147,15 +146,5 @@ class KnownPeers:
                 for p in sorted(self._peers.values(), key=lambda p: (p.name, p.key))
             ],
         }
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(doc, f, indent=1, ensure_ascii=False)
-                f.write("\n")
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, self.path)
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                tmp.unlink()
+        text = json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
+        atomic_write(self.path, text.encode("utf-8"), 0o600)

@@ -31,6 +31,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from splitnet.durable import atomic_write
 from splitnet.game.core import PLEDGE_STEPS, Pledge
 from splitnet.session.codec import Bytes, DecodeError, Int, Map, check, decode, encode
 from splitnet.session.transcript import TranscriptWriter
@@ -79,7 +80,7 @@ class GameFiles:
         return read_meta(self.meta)
 
     def save_meta(self, meta: GameMeta) -> None:
-        _atomic_write(self.meta, (json.dumps(asdict(meta), indent=1) + "\n").encode(), 0o600)
+        atomic_write(self.meta, (json.dumps(asdict(meta), indent=1) + "\n").encode(), 0o600)
 
 
 def read_meta(path: Path) -> GameMeta:
@@ -103,31 +104,6 @@ def unfinished_games(data_dir: Path, role: str) -> list[GameMeta]:
         if m.role == role and not m.finished:
             out.append(m)
     return sorted(out, key=lambda m: -m.created)
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _atomic_write(path: Path, data: bytes, mode: int) -> None:
-    """Write ``path`` whole or not at all (tmp + fsync + rename + fsync dir)."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-    try:
-        os.fchmod(fd, mode)
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
-    _fsync_dir(path.parent)
 
 
 HEADER_HASH_LEN = 32
@@ -214,7 +190,7 @@ class SeedStore:
         obj = {"game_id": self.game_id, "seat": self.seat, "header": self.header_hash,
                "seeds": {str(k): v for k, v in sorted(self.seeds.items())},
                "pledges": {f"{r}:{step}": d for (r, step), d in sorted(self.pledges.items())}}
-        _atomic_write(self.path, encode(obj), 0o600)
+        atomic_write(self.path, encode(obj), 0o600)
 
 
 class Transcript:

@@ -35,6 +35,8 @@ from cryptography.hazmat.primitives.serialization import (
     PublicFormat,
 )
 
+from splitnet.durable import create_new
+
 __all__ = [
     "KEY_FILE",
     "Identity",
@@ -217,25 +219,10 @@ class Identity:
             return cls.load(path)
         except FileNotFoundError:
             pass
-        data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         ident = cls.generate()
         seed = ident._private.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
-        tmp = data_dir / f".{KEY_FILE}.{os.getpid()}.tmp"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(seed)
-                f.flush()
-                os.fsync(f.fileno())
-            try:
-                os.link(tmp, path)  # fails if someone else created it meanwhile
-            except FileExistsError:
-                return cls.load(path)
-            except OSError:  # no hard links on this file system: best effort
-                os.replace(tmp, path)
-        finally:
-            tmp.unlink(missing_ok=True)
-        _fsync_dir(data_dir)
+        if not create_new(path, seed, 0o600):  # someone else created it meanwhile
+            return cls.load(path)
         return ident
 
     def public_key_bytes(self) -> bytes:
@@ -254,13 +241,3 @@ class Identity:
 
     def __repr__(self) -> str:
         return f"Identity({self.fingerprint()})"
-
-
-def _fsync_dir(path: Path) -> None:
-    if os.name != "posix":  # pragma: no cover
-        return
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

@@ -30,6 +30,8 @@ from typing import Final
 
 import msgpack
 
+from splitnet.durable import fsync_dir
+
 from .log import MAX_RECORD, Log, LogError
 
 __all__ = [
@@ -206,7 +208,7 @@ class TranscriptWriter:
             if created:
                 self._write_all(fd, MAGIC)
                 os.fsync(fd)
-                _fsync_dir(self.path.parent)
+                fsync_dir(self.path.parent)
             else:
                 self._open(fd, _repair)
         except BaseException:
@@ -286,13 +288,3 @@ class TranscriptWriter:
 
     def __del__(self) -> None:
         self.close()
-
-
-def _fsync_dir(path: Path) -> None:
-    if os.name != "posix":  # pragma: no cover
-        return
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
