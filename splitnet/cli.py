@@ -95,7 +95,7 @@ def _data_dir(args: argparse.Namespace) -> Path:
 
 
 def _list_saved(data_dir: Path) -> int:
-    from splitnet.game import saved
+    from splitnet.app import saved
 
     games = saved.unfinished(data_dir)
     if not games:
@@ -119,7 +119,7 @@ def _ask_resume(when: str) -> bool:
 
 def _play_session(args: argparse.Namespace, pace: float) -> Any:
     """A new saved game, or the saved one the player takes up again."""
-    from splitnet.game import saved
+    from splitnet.app import saved
     from splitnet.selfplay import human_session, resume_session
 
     data_dir = _data_dir(args)
@@ -176,7 +176,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         finally:
             _after_play(session)
         return rc
-    from splitnet.game import saved
+    from splitnet.app import saved
     from splitnet.selfplay import place_in_run, rematch_session
     from splitnet.ui.tui import run_tui
 

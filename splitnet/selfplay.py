@@ -9,10 +9,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from splitnet.app.fair import FairSession
 from splitnet.bots import Bot, bot_label, bot_player_name, make_bot
 from splitnet.cards import card_id, pretty
 from splitnet.frontend import HumanAgent
-from splitnet.game.local import FairSession
 from splitnet.localplay import LocalTable, SeededShuffle
 from splitnet.rules import Settings
 
@@ -91,7 +91,7 @@ def human_session(name: str, bot_names: Sequence[str], seed: int | None,
 
     With ``seed`` the bots and every peer's secrets are reproducible (testing); without,
     the secrets come from the operating system's random source. With ``data_dir`` the
-    game is saved there as it is played (:mod:`splitnet.game.saved`) so that
+    game is saved there as it is played (:mod:`splitnet.app.saved`) so that
     :func:`resume_session` can take it up again. ``game_no`` counts the games played in
     a row against the same players (a rematch): each one is seated one place further
     round the table, so the next player deals its first round (seat 0 deals round 1,
@@ -99,7 +99,7 @@ def human_session(name: str, bot_names: Sequence[str], seed: int | None,
     deal. The save records the seat this gives you and every seat's bot kind and seed.
     ``think``: the strong bots' seconds per decision (default 0.3).
     """
-    from splitnet.game import saved
+    from splitnet.app import saved
     from splitnet.game.local import LocalGame, RandomSecrets, SelfplaySecrets
 
     settings.check_players(len(bot_names) + 1)
@@ -132,7 +132,7 @@ def human_session(name: str, bot_names: Sequence[str], seed: int | None,
 
 
 def _finish_when_over(game: Any, data_dir: Path) -> None:
-    from splitnet.game import saved
+    from splitnet.app import saved
 
     def close(g: Any) -> None:
         if g.finished:
@@ -146,8 +146,8 @@ def resume_session(data_dir: Path, meta: Any, *, bot_delay: float = 0.0,
     """Take up a saved local game where it stopped: the transcript is reopened (a torn
     tail from a crash is cut), every entry re-verified and re-applied to every seat with
     the seeds each seat saved, and the log narrated again. Raises
-    :class:`~splitnet.game.saved.SavedGameError` (one line) if it cannot be resumed."""
-    from splitnet.game import saved
+    :class:`~splitnet.app.saved.SavedGameError` (one line) if it cannot be resumed."""
+    from splitnet.app import saved
     from splitnet.game.core import GameError
     from splitnet.game.local import LocalGame
     from splitnet.session.log import LogError

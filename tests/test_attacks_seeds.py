@@ -325,7 +325,7 @@ def test_a_saved_local_game_keeps_every_seats_pledges_in_its_secrets_file(
     """``splitnet play`` saves local games: each seat's pledges go to its own secrets
     file, bound to the header, before its hop and deal shares are made — so a resumed
     local game is held to the same decks as a LAN seat."""
-    from splitnet.game.saved import seat_secrets_path
+    from splitnet.app.saved import seat_secrets_path
     from splitnet.rules import Settings
     from splitnet.selfplay import human_session
 

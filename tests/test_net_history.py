@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from splitnet import describe
+from splitnet.app import saved
 from splitnet.bots import make_bot
-from splitnet.game import saved
 from splitnet.net.session import NetSession
 from splitnet.net.store import GameFiles
 from splitnet.net.table import Table

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from splitnet.app import saved
 from splitnet.bots import make_bot
-from splitnet.game import saved
 from splitnet.net.store import GameFiles
 from splitnet.rules import Settings
 from splitnet.selfplay import human_session, place_in_run, rematch_session, resume_session

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from splitnet.game import saved
+from splitnet.app import saved
 from tests.test_tui_tmux import ROOT, TMUX, Pane
 
 pytestmark = pytest.mark.skipif(TMUX is None, reason="tmux is not installed")

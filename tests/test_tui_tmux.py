@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from splitnet.game import saved
+from splitnet.app import saved
 from splitnet.net.store import GameFiles
 
 TMUX = shutil.which("tmux")

@@ -3,28 +3,33 @@
 Each seat is a :class:`~splitnet.game.core.GameCore` holding only its own secrets; every
 message is signed by its author, ordered by the host (seat 0) into the hash-chained log,
 optionally written to a transcript, and applied by every peer — the same path a LAN game
-takes, without sockets. Used by ``selfplay``, by ``play`` and by the tests.
+takes, without sockets. Used by ``selfplay``, by ``play`` (through
+:class:`splitnet.app.fair.FairSession`) and by the tests.
 """
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import secrets
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from splitnet import describe
-from splitnet.bots import Bot, choose_off_loop
-from splitnet.frontend import HumanAgent, SessionBase
 from splitnet.game.core import GameCore, GameError, MemoryPledges, PledgeBook, Position
-from splitnet.rules import Action, Settings
+from splitnet.rules import Action, Game, Settings
 from splitnet.session.identity import Identity
 from splitnet.session.log import Author, Log, Player, parse_message
 from splitnet.session.transcript import TranscriptWriter
 
 PROTOCOL = "splitnet/2"
+
+
+class Chooser(Protocol):
+    """Whatever picks a seat's moves in :meth:`LocalGame.run_bots` (a bot from
+    :mod:`splitnet.bots`, injected by the caller: the game layer knows no bots)."""
+
+    def choose(self, game: Game, seat: int) -> Action:
+        """A legal move for ``seat`` from its own view ``game``."""
 
 
 def game_settings(settings: Settings, shuffle_proofs: bool) -> dict[str, Any]:
@@ -224,7 +229,7 @@ class LocalGame:
         """Why the game stopped early (every peer reaches the same verdict), or None."""
         return self.cores[0].verdict
 
-    def run_bots(self, bots: Sequence[Bot | None], max_steps: int = 200_000) -> None:
+    def run_bots(self, bots: Sequence[Chooser | None], max_steps: int = 200_000) -> None:
         """Play to the end; raises GameError if a message is refused or the game stops
         with a verdict."""
         for _ in range(max_steps):
@@ -242,78 +247,3 @@ class LocalGame:
                 raise RuntimeError(f"seat {seat} has no bot")
             self.play_move(seat, bot.choose(self.cores[seat].engine, seat))
         raise RuntimeError("the game did not end within the step bound")
-
-
-class FairSession(SessionBase):
-    """A :class:`~splitnet.frontend.TableSession`: you and bots, dealt by the fair-deck
-    protocol among in-memory peers, every round audited."""
-
-    def __init__(self, game: LocalGame, seat: int, bots: Sequence[Bot | None],
-                 human: HumanAgent, bot_delay: float = 0.0) -> None:
-        super().__init__(game.names, seat)
-        self.game = game
-        self.core = game.cores[seat]
-        self.bots = bots
-        self.human = human
-        self.bot_delay = bot_delay
-        self._narrator = describe.Narrator(self.players, seat)
-        game.listeners.append(self._on_entry)
-
-    @property
-    def view(self) -> Any:
-        return self.core.engine
-
-    @property
-    def record(self) -> dict[str, Any]:
-        """The game record so far: every audited round with every card open (R8.4)."""
-        return self.core.record
-
-    def _on_entry(self, author: int, kind: str, body: dict[str, Any]) -> None:
-        news = self._narrator.after_entry(self.core, author, kind, body)
-        self.log.extend(news.lines)
-        if news.verdict is not None:
-            self.verdict = news.verdict
-        self.status = self.core.progress()
-        self._changed()
-
-    async def submit(self, action: Action) -> None:
-        await self.human.submit(action)
-
-    async def chat(self, text: str) -> None:
-        self.game.send(self.seat, "chat", {"text": text[:500]})
-
-    async def run(self) -> None:
-        g = self.game
-        try:
-            for _ in range(1_000_000):
-                if g.finished:
-                    if g.verdict is not None:
-                        raise g.verdict
-                    break
-                if g.pump():
-                    await asyncio.sleep(0)
-                    continue
-                seat = g.mover()
-                if seat is None:
-                    raise RuntimeError("the game is stuck: nobody owes a message")
-                if seat == self.seat:
-                    self.status = "your turn"
-                    self._changed()
-                    await self.human.choose_and_apply(
-                        self.core.engine, seat, lambda a: g.play_move(self.seat, a))
-                else:
-                    self.status = f"waiting for {self.players[seat]}"
-                    self._changed()
-                    await asyncio.sleep(self.bot_delay)
-                    bot = self.bots[seat]
-                    assert bot is not None
-                    g.play_move(seat, await choose_off_loop(bot, g.cores[seat].engine, seat))
-        except GameError as e:
-            self.verdict = f"game stopped: {e}"
-            self.log.append(self.verdict)
-        finally:
-            g.close()
-        self.finished = True
-        self.status = "game over"
-        self._changed()
-

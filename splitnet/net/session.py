@@ -6,7 +6,7 @@ reads from them passes through :func:`splitnet.text.shown` (as
 
 The session drives one seat — a person through a :class:`~splitnet.frontend.HumanAgent`,
 or a bot — and turns the log into lines (via :mod:`splitnet.describe`, as
-:class:`~splitnet.game.local.FairSession` does) and a status line that names whoever the
+:class:`~splitnet.app.fair.FairSession` does) and a status line that names whoever the
 table waits for, and says so when that player is silent or disconnected.
 """
 
