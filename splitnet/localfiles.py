@@ -22,6 +22,7 @@ import stat
 from pathlib import Path
 from typing import Any, Final
 
+from splitnet.errors import SplitnetError
 from splitnet.rules import Settings, SettingsError
 from splitnet.rules.settings import DEFAULT_PAD_ROWS, ROWS
 from splitnet.text import shown
@@ -36,7 +37,7 @@ MAX_DIGITS: Final = 30
 MAX_DEPTH: Final = 32
 
 
-class LocalFileError(ValueError):
+class LocalFileError(SplitnetError):
     """A local file that cannot be used; the message is one line naming it."""
 
     def __init__(self, path: Path | str, reason: str) -> None:

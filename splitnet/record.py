@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from splitnet.cards import RANKS, SUITS, name
+from splitnet.errors import SplitnetError
 from splitnet.rules import (
     Action,
     DrawPile,
@@ -119,7 +120,7 @@ class Recorder:
 
 # ------------------------------------------------------------------ reading one back
 
-class RecordError(ValueError):
+class RecordError(SplitnetError):
     """A game record that does not follow protocol/RECORD.md; the message names where."""
 
 

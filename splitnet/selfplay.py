@@ -148,9 +148,7 @@ def resume_session(data_dir: Path, meta: Any, *, bot_delay: float = 0.0,
     the seeds each seat saved, and the log narrated again. Raises
     :class:`~splitnet.app.saved.SavedGameError` (one line) if it cannot be resumed."""
     from splitnet.app import saved
-    from splitnet.game.core import GameError
     from splitnet.game.local import LocalGame
-    from splitnet.session.log import LogError
     from splitnet.verify import settings_from_header
 
     source = saved.load(data_dir, meta)
@@ -176,7 +174,7 @@ def resume_session(data_dir: Path, meta: Any, *, bot_delay: float = 0.0,
         session = FairSession(game, meta.seat, bots, HumanAgent(), bot_delay=bot_delay)
         replayed = game.replay_saved()
         session.log.append(f"Resumed the game ({replayed} saved log entries checked).")
-    except (LogError, GameError, ValueError) as e:
+    except ValueError as e:  # every SplitnetError: a Blame, a DecodeError, a bad setting
         writer.close()
         if isinstance(e, saved.SavedGameError):
             raise

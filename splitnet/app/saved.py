@@ -32,6 +32,7 @@ from datetime import datetime
 from pathlib import Path
 
 from splitnet.durable import atomic_write
+from splitnet.errors import SplitnetError
 from splitnet.net.store import (
     GameFiles,
     GameMeta,
@@ -62,7 +63,7 @@ _LOCAL = Map({"game_id": Bytes(exact=16), "seat": Int(0, 15),
               "bot_seeds": List(Int(0, 2**63 - 1), max_len=16, min_len=2)})
 
 
-class SavedGameError(ValueError):
+class SavedGameError(SplitnetError):
     """A saved local game that cannot be resumed, and why (one line)."""
 
 

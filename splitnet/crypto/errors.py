@@ -5,7 +5,8 @@ Two kinds, never mixed up:
 * :class:`CheatDetected` — something a *peer* sent is wrong (malformed, out of turn,
   a proof that does not verify, an opening that does not match).  It names the seat at
   fault when that can be known, the protocol step, and the reason in words.  The game
-  must stop.  It subclasses :class:`ValueError` (bad input), like python-chess does.
+  must stop.  It is a :class:`splitnet.errors.Blame` (so a :class:`ValueError`: bad
+  input), like the log's ``LogError`` and the game's ``GameError``.
 * :class:`DeckUsageError` — the *local caller* used the API wrongly (asked for a shuffle
   when it is not its turn, passed a slot outside 0…103, …).  A programming error, not a
   peer's fault, so it is a :class:`RuntimeError` and never a ``ValueError``.
@@ -21,22 +22,18 @@ Two kinds, never mixed up:
 
 from __future__ import annotations
 
+from splitnet.errors import Blame
 
-class CheatDetected(ValueError):
+
+class CheatDetected(Blame):
     """A peer's message breaks the protocol. ``seat`` is the seat at fault (or None)."""
 
     def __init__(self, seat: int | None, step: str, reason: str) -> None:
-        self.seat = seat
-        self.step = step
-        self.reason = reason
         if seat is None:
             text = f"cheating detected at step {step} (seat unknown): {reason}"
         else:
             text = f"seat {seat} cheated at step {step}: {reason}"
-        super().__init__(text)
-
-    def __reduce__(self) -> tuple[type[CheatDetected], tuple[int | None, str, str]]:
-        return (CheatDetected, (self.seat, self.step, self.reason))
+        super().__init__(seat, step, reason, text=text)
 
 
 class DeckUsageError(RuntimeError):

@@ -28,6 +28,8 @@ from typing import Final
 
 import rbcl
 
+from splitnet.errors import SplitnetError
+
 #: Order of the ristretto255 group (2^252 + 27742317777372353535851937790883648493).
 L: Final = 2**252 + 27742317777372353535851937790883648493
 POINT_BYTES: Final = 32
@@ -37,7 +39,7 @@ IDENTITY: Final = bytes(32)
 G: Final = rbcl.crypto_scalarmult_ristretto255_base_allow_scalar_zero((1).to_bytes(32, "little"))
 
 
-class GroupError(ValueError):
+class GroupError(SplitnetError):
     """A received group element or scalar is malformed; the message says which field."""
 
 

@@ -47,6 +47,7 @@ from functools import lru_cache
 from typing import Final, NamedTuple
 
 from splitnet.crypto import group
+from splitnet.errors import SplitnetError
 
 __all__ = [
     "MAX_N",
@@ -85,7 +86,7 @@ DOMAIN_NONCE: Final = _D + b"nonce"
 Ciphertext = tuple[bytes, bytes]
 
 
-class ShuffleProofError(ValueError):
+class ShuffleProofError(SplitnetError):
     """A shuffle proof (or its statement) is malformed or false; the message says what."""
 
 

@@ -43,6 +43,7 @@ from typing import Any, Protocol
 
 from splitnet.crypto.deck import DeckRound
 from splitnet.crypto.errors import CheatDetected, DeckUsageError
+from splitnet.errors import Blame
 from splitnet.record import Recorder
 from splitnet.rules import (
     Action,
@@ -73,15 +74,9 @@ class Position:
     counter: int
 
 
-class GameError(ValueError):
-    """A log entry breaks the game protocol or the rules: ``seat`` is at fault."""
-
-    def __init__(self, seat: int | None, step: str, reason: str) -> None:
-        self.seat = seat
-        self.step = step
-        self.reason = reason
-        who = f"seat {seat}" if seat is not None else "an unknown seat"
-        super().__init__(f"{who} at {step}: {reason}")
+class GameError(Blame):
+    """A log entry breaks the game protocol or the rules: ``seat`` is at fault
+    (``seat S at STEP: REASON``)."""
 
 
 class PledgeRefused(GameError):
@@ -92,9 +87,9 @@ class PledgeRefused(GameError):
 
     def __init__(self, host: int, round_no: int, step: str, reason: str) -> None:
         self.round_no = round_no
-        super().__init__(host, step, reason)
-        ValueError.__init__(self, f"refused to send our {step} of round {round_no}: {reason} "
-                            f"[host seat {host} at fault]")
+        super().__init__(host, step, reason,
+                         text=f"refused to send our {step} of round {round_no}: {reason} "
+                              f"[host seat {host} at fault]")
 
 
 #: The steps at which a seat pledges a deck: "shuffle" — the deck its hop takes;

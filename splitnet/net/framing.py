@@ -30,6 +30,8 @@ from __future__ import annotations
 import asyncio
 from typing import Final
 
+from splitnet.errors import SplitnetError
+
 __all__ = [
     "HEADER_LEN",
     "MAX_FRAME",
@@ -54,7 +56,7 @@ HEADER_LEN: Final = 4
 MAX_FRAME: Final = 256 * 1024
 
 
-class FrameError(ValueError):
+class FrameError(SplitnetError):
     """The byte stream is not a sequence of valid frames (close the connection)."""
 
 

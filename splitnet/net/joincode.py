@@ -35,6 +35,8 @@ from functools import cache
 from importlib import resources
 from typing import Final
 
+from splitnet.errors import SplitnetError
+
 __all__ = [
     "ENTROPY_BITS",
     "NUMBER_MAX",
@@ -56,7 +58,7 @@ _SEPARATORS = re.compile(r"[\s\-_.,/:;+\u2010-\u2015\u2212]+")
 _SPLIT_DIGITS = re.compile(r"^(\d+)([a-z].*)$")
 
 
-class JoinCodeError(ValueError):
+class JoinCodeError(SplitnetError):
     """The text is not a join code (the reason says why, in words)."""
 
 

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Final
 
 from splitnet.durable import atomic_write
+from splitnet.errors import SplitnetError
 from splitnet.session.identity import default_data_dir, fingerprint
 from splitnet.text import shown
 
@@ -36,7 +37,7 @@ FORMAT: Final = "splitnet-known-peers/1"
 MAX_PEERS: Final = 10_000
 
 
-class KnownPeersError(ValueError):
+class KnownPeersError(SplitnetError):
     """The known-peers file cannot be read (path and reason in words)."""
 
 

@@ -60,6 +60,7 @@ from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from spake2 import SPAKE2_A, SPAKE2_B
 
+from splitnet.errors import SplitnetError
 from splitnet.net.framing import MAX_FRAME, FrameTooLarge, encode_frame, read_frame
 from splitnet.net.joincode import JoinCode, parse_code, word_list
 from splitnet.session.identity import Identity, verify
@@ -173,7 +174,7 @@ Entropy = Callable[[int], bytes]
 # --------------------------------------------------------------------------- errors
 
 
-class SecureError(ValueError):
+class SecureError(SplitnetError):
     """The secure layer refused something; ``code`` is a short stable name, the message
     says what happened in words."""
 

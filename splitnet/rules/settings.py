@@ -22,6 +22,8 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from splitnet.errors import SplitnetError
+
 ROWS: Final = ("perfect", "strong", "weak", "negative")
 KEYS: Final = ("rounds", "hand_size", "upgrade_takes_match", "pad")
 #: a pad row has at most this many boxes, and no box shows more than MAX_VALUE
@@ -40,7 +42,7 @@ DEFAULT_PAD_ROWS: Final[dict[str, tuple[int, ...]]] = {
 }
 
 
-class SettingsError(ValueError):
+class SettingsError(SplitnetError):
     """A settings or pad file is not valid; the message names the field."""
 
 

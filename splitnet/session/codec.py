@@ -45,6 +45,8 @@ from typing import Final, NoReturn
 
 import msgpack
 
+from splitnet.errors import SplitnetError
+
 __all__ = [
     "MAX_DEPTH",
     "Bool",
@@ -69,7 +71,7 @@ _INT_MIN: Final = -(2**63)
 _INT_MAX: Final = 2**64 - 1
 
 
-class DecodeError(ValueError):
+class DecodeError(SplitnetError):
     """Bytes that are not one strict, canonical splitnet msgpack value (reason in words)."""
 
 

@@ -36,6 +36,7 @@ from cryptography.hazmat.primitives.serialization import (
 )
 
 from splitnet.durable import create_new
+from splitnet.errors import SplitnetError
 
 __all__ = [
     "KEY_FILE",
@@ -51,7 +52,7 @@ __all__ = [
 KEY_FILE: Final = "identity.key"
 
 
-class IdentityError(ValueError):
+class IdentityError(SplitnetError):
     """The identity key file cannot be used (reason and path in words)."""
 
 

@@ -36,6 +36,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, cast
 
+from splitnet.errors import Blame
+
 from .codec import (
     Bytes,
     DecodeError,
@@ -139,22 +141,21 @@ _REFUSAL = Tuple((Bytes(), Bytes(exact=GAME_ID_LEN), _U63, Bytes(exact=HASH_LEN)
 MAX_REFUSAL: Final = 1024
 
 
-class LogError(ValueError):
+class LogError(Blame):
     """A record (or message, or ack) that must not enter the log.
 
     ``seat`` is the seat proven at fault, or None when the bytes prove nothing about
     anyone (undecodable before any signature could be checked). ``code`` is a short
     machine-readable cause (``garbage``, ``host-sig``, ``author-sig``, ``seq``, ``prev``,
     ``replay``, ``counter``, ``game-id``, ``unknown-author``, ``header``, ``accept``,
-    ``kind``, ``ack``); ``seq`` is the position the record was offered for.
+    ``kind``, ``ack``), which is also its :attr:`step`; ``seq`` is the position the
+    record was offered for.
     """
 
     def __init__(self, reason: str, *, seat: int | None, code: str, seq: int | None = None):
         at = f"seq {seq}: " if seq is not None else ""
         who = f" [seat {seat} at fault]" if seat is not None else ""
-        super().__init__(f"{at}{reason}{who}")
-        self.reason = reason
-        self.seat = seat
+        super().__init__(seat, code, reason, text=f"{at}{reason}{who}")
         self.code = code
         self.seq = seq
 

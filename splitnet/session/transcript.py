@@ -31,6 +31,7 @@ from typing import Final
 import msgpack
 
 from splitnet.durable import fsync_dir
+from splitnet.errors import SplitnetError
 
 from .log import MAX_RECORD, Log, LogError
 
@@ -54,7 +55,7 @@ except ImportError:  # pragma: no cover
     fcntl = None  # type: ignore[assignment]
 
 
-class TranscriptError(ValueError):
+class TranscriptError(SplitnetError):
     """A transcript that cannot be read as a log: where (byte offset, record index) and why.
 
     ``seat`` is set when a record was well framed but failed log verification (the

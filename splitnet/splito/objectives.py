@@ -29,6 +29,7 @@ from functools import cache
 from importlib import resources
 from typing import Any, Final, Literal
 
+from splitnet.errors import SplitnetError
 from splitnet.splito.cards import COLOURS, NUMBER_CARDS, VALUES, number_face
 
 FORMAT: Final = "splito-objectives/1"
@@ -39,7 +40,7 @@ DEFAULT_OBJECTIVE_SET_SHA256: Final = (
 Face = tuple[int, str]  # (value, colour) of a number card
 
 
-class ObjectiveError(ValueError):
+class ObjectiveError(SplitnetError):
     """An objective set or condition is not valid (S9.3, S9.6); the message names where."""
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
+from splitnet.errors import SplitnetError
 from splitnet.splito.cards import N_CARDS, N_OBJECTIVES
 from splitnet.splito.objectives import ObjectiveSet, default_objective_set
 
@@ -42,7 +43,7 @@ PASS: Final = "left"  # S5.4: the passing direction never changes
 Variant = Literal["standard", "two_player"]
 
 
-class SettingsError(ValueError):
+class SettingsError(SplitnetError):
     """A Splito setting is not valid; the message names the key and the S-rule."""
 
 

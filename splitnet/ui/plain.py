@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 from splitnet.cards import STRENGTH, match_kind, name, parse_face, pretty, rank
+from splitnet.errors import SplitnetError
 from splitnet.frontend import TableSession
 from splitnet.rules import (
     Action,
@@ -137,7 +138,7 @@ def describe_move(view: Game, players: list[str], move: Action) -> str:
     return "end late lays"
 
 
-class CommandError(ValueError):
+class CommandError(SplitnetError):
     pass
 
 
