@@ -3,19 +3,19 @@ seat may know (R8), exactly as it will on separate peers.
 
 Faces come from a :class:`FaceSource`. :class:`SeededShuffle` is the **stand-in** for
 the fair-deck protocol: a local seeded shuffle that one process knows entirely. It is a
-test tool; real games and ``selfplay`` deal through the fair-deck protocol.
+test and measuring tool (``selfplay --local-shuffle``, ``bench bots``); real games and
+``selfplay`` deal through the fair-deck protocol. The in-process table *session* built
+on it (one human against bots without the fair deck) is a test fixture and lives under
+``tests/``.
 """
 
 from __future__ import annotations
 
-import asyncio
 import random
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from splitnet import describe
 from splitnet.bots import Bot
-from splitnet.frontend import HumanAgent, SessionBase
 from splitnet.record import Recorder
 from splitnet.rules import Action, BonusDraw, DrawPile, Game, Settings, played_slots
 
@@ -153,64 +153,3 @@ class LocalTable:
             else:
                 raise RuntimeError("round did not end within the step bound")
         return self.record
-
-
-def play_local(n: int, bots: Sequence[Bot], seed: int,
-               settings: Settings | None = None) -> LocalTable:
-    names = [f"{b.name}-{i}" for i, b in enumerate(bots)]
-    table = LocalTable(names, bots, SeededShuffle(seed), settings)
-    table.run()
-    return table
-
-
-class LocalSession(SessionBase):
-    """A :class:`~splitnet.frontend.TableSession` for one human against bots on one
-    machine, driven by asyncio so a front end can run beside it."""
-
-    def __init__(self, table: LocalTable, seat: int, human: HumanAgent,
-                 bot_delay: float = 0.0) -> None:
-        super().__init__(table.players, seat)
-        self.table = table
-        self.view = table.views[seat]
-        self.human = human
-        self.bot_delay = bot_delay
-        self._narrator = describe.Narrator(self.players, seat)
-        table.observers.append(self._on_move)
-
-    def _on_move(self, action: Action | None, table: LocalTable) -> None:
-        view = self.view
-        self.log.extend(self._narrator.after_change(view, action.seat if action else None))
-        if action is not None and view.phase in ("round_over", "game_over"):
-            self.verdict = ("shuffle not verified: local stand-in deal (no fair-deck "
-                            "protocol in this game)")
-        self._changed()
-
-    async def submit(self, action: Action) -> None:
-        await self.human.submit(action)
-
-    async def chat(self, text: str) -> None:
-        self.log.append(f"{self.players[self.seat]}: {text}")
-        self._changed()
-
-    async def run(self) -> None:
-        t, ref = self.table, self.table.referee
-        for _ in range(t.settings.rounds):
-            t.start_round()
-            while ref.phase not in ("round_over", "game_over"):
-                seat = ref.actor
-                assert seat is not None
-                if seat == self.seat:
-                    self.status = "your turn"
-                    self._changed()
-                    await self.human.choose_and_apply(self.view, seat, t.play)
-                else:
-                    self.status = f"waiting for {self.players[seat]}"
-                    self._changed()
-                    if self.bot_delay:
-                        await asyncio.sleep(self.bot_delay)
-                    else:
-                        await asyncio.sleep(0)
-                    t.step()
-        self.finished = True
-        self.status = "game over"
-        self._changed()

@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 
 from splitnet.bots import HeuristicBot, RandomBot, make_bot
 from splitnet.cards import name
-from splitnet.localplay import play_local
 from splitnet.rules import (
     BonusMark,
     Discard,
@@ -23,6 +22,7 @@ from splitnet.rules import (
     TakeRow,
     Upgrade,
 )
+from tests.stand_in import play_local
 
 
 def conservation(g: Game) -> None:

@@ -16,11 +16,11 @@ from prompt_toolkit.output import DummyOutput
 
 from splitnet.bots import make_bot
 from splitnet.cards import pretty, rank
-from splitnet.localplay import LocalSession
 from splitnet.rules import Action, Game, Lay, TakeRow
-from splitnet.ui.tui import TuiApp, make_local_session, run_lobby
+from splitnet.ui.tui import TuiApp, run_lobby
 from splitnet.ui.tui.model import KIND_LETTER
 from splitnet.ui.tui.snapshot import screen_text
+from tests.stand_in import LocalSession, make_local_session
 from tests.test_tui_support import LEFT, drained, running_tui, send, wait_for
 
 

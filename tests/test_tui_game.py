@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import time
 
-from splitnet.ui.tui import make_local_session
 from splitnet.ui.tui.snapshot import screen_text
+from tests.stand_in import make_local_session
 from tests.test_tui_support import player_keys, running_tui, send, wait_for
 
 

@@ -14,10 +14,10 @@ from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from splitnet.localplay import LocalSession
 from splitnet.rules import BonusSwap, LateLay, Lay, Upgrade
 from splitnet.ui.tui import TuiApp
 from splitnet.ui.tui.model import TableModel
+from tests.stand_in import LocalSession
 
 UP, DOWN, RIGHT, LEFT = "\x1b[A", "\x1b[B", "\x1b[C", "\x1b[D"
 

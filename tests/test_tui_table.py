@@ -17,13 +17,13 @@ from prompt_toolkit.output import DummyOutput
 
 from splitnet.bots import HeuristicBot, make_bot
 from splitnet.describe import describe_event, describe_round_end
-from splitnet.localplay import LocalSession
 from splitnet.rules import Action, Discard, DrawPile, Game, Lay, Upgrade
 from splitnet.rules.scoring import standing_now
-from splitnet.ui.tui import TuiApp, make_local_session
+from splitnet.ui.tui import TuiApp
 from splitnet.ui.tui.advice import default_hinter, heuristic_hint
 from splitnet.ui.tui.model import LABELS, Note
 from splitnet.ui.tui.snapshot import screen_text
+from tests.stand_in import LocalSession, make_local_session
 from tests.test_tui import advance
 from tests.test_tui_support import running_tui, send, wait_for
 

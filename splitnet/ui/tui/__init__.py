@@ -2,7 +2,7 @@
 
 ``run_tui(session)`` shows one player's table for any
 :class:`~splitnet.frontend.TableSession` (local, fair-deck or LAN) and plays that seat's
-moves through ``session.submit``; ``play_tui()`` is ``splitnet play``: you against bots.
+moves through ``session.submit``.
 ``run_lobby(lobby)`` is the host/join screen before a LAN game.
 """
 
@@ -12,7 +12,6 @@ from splitnet.frontend import TableSession
 from splitnet.ui.tui.advice import default_hinter
 from splitnet.ui.tui.app import TuiApp
 from splitnet.ui.tui.lobby import LobbyModel, LobbyScreen, run_lobby
-from splitnet.ui.tui.local import make_local_session, play_tui
 from splitnet.ui.tui.model import Hinter
 
 
@@ -35,5 +34,4 @@ async def run_tui(session: TableSession, *, title: str = "splitnet", drive: bool
     return app.outcome
 
 
-__all__ = ["LobbyModel", "LobbyScreen", "TuiApp", "make_local_session", "play_tui",
-           "run_lobby", "run_tui"]
+__all__ = ["LobbyModel", "LobbyScreen", "TuiApp", "run_lobby", "run_tui"]

@@ -1,6 +1,6 @@
 """What the table keeps of a finished round: a snapshot taken the moment the round ends.
 
-A session may deal the next round straight away (``LocalSession`` does), so the pads,
+A session may deal the next round straight away (an in-process session does), so the pads,
 the hands left and the way the round ended are copied out of the view when it reports
 ``round_over``/``game_over``; the summary screen then shows the copy.
 """

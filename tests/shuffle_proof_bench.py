@@ -1,7 +1,9 @@
 """Benchmark of the shuffle proof: time per hop, group operations used, and how the time
 compares with the operations' own cost measured in the same run.
 
-``python -m splitnet.crypto.shuffle_proof_bench [n] [reps]`` prints the report.
+``python -m tests.shuffle_proof_bench [n] [reps]`` (from a checkout) prints the report. A
+measuring tool, not part of the program: it lives with the tests, which check that its
+operation counts match the table in protocol/SHUFFLE_PROOF.md.
 """
 
 from __future__ import annotations
