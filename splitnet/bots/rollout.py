@@ -299,9 +299,9 @@ def rollout(g: Game, rngs: Sequence[random.Random],
                         if f2 >> 3 == r and kt[c * N_CARDS + f2] > need:
                             score += weight
                     score += row_ranks[r]
-                    d = score + rand() * 0.01
-                    if best_at < 0 or d < best_d:
-                        best_d, best_at = d, i
+                    dv = score + rand() * 0.01
+                    if best_at < 0 or dv < best_d:
+                        best_d, best_at = dv, i
                 c = hand[best_at]
                 if rec:
                     tr.append(("discard", seat, c))
