@@ -120,6 +120,11 @@ class DeckRound:
 
     ``seat``/``seed`` None: an observer (the verifier, a spectator) holding no secret;
     it checks everything and reads only the publicly revealed slots.
+
+    ``seats``: the seats that make this deck — commit a key share, shuffle (in
+    increasing seat order), send shares and open — by default all ``n_players``. A seat
+    left out (an open-handed seat, protocol/GAME.md "abandon") holds no key: a slot is
+    readable once every seat of ``seats`` has shared it. At least two seats take part.
     """
 
     def __init__(
@@ -132,6 +137,7 @@ class DeckRound:
         *,
         shuffle_prover: ShuffleProver | None = None,
         shuffle_verifier: ShuffleVerifier | None = None,
+        seats: Sequence[int] | None = None,
     ) -> None:
         if not isinstance(game_id, bytes) or len(game_id) != GAME_ID_BYTES:
             raise DeckUsageError(f"game_id must be {GAME_ID_BYTES} bytes")
@@ -143,11 +149,20 @@ class DeckRound:
             raise DeckUsageError("give both seat and seed (a player) or neither (an observer)")
         if seat is not None and not 0 <= seat < n_players:
             raise DeckUsageError(f"seat {seat} is outside 0…{n_players - 1}")
+        members = tuple(range(n_players)) if seats is None else tuple(seats)
+        if (list(members) != sorted(set(members)) or len(members) < MIN_PLAYERS
+                or not all(isinstance(i, int) and 0 <= i < n_players for i in members)):
+            raise DeckUsageError(f"seats must be ≥ {MIN_PLAYERS} distinct seats of "
+                                 f"0…{n_players - 1} in increasing order, not {seats!r}")
+        if seat is not None and seat not in members:
+            raise DeckUsageError(f"seat {seat} does not take part in this deck")
         if seed is not None and (not isinstance(seed, bytes) or len(seed) != SEED_BYTES):
             raise DeckUsageError(f"the seed must be {SEED_BYTES} bytes")
         self.game_id: Final = game_id
         self.round_no: Final = round_no
         self.n_players: Final = n_players
+        #: the seats that make the deck, in shuffle order
+        self.seats: Final = members
         self.seat: Final = seat
         self._seed = seed
         self._x: int | None = (
@@ -207,7 +222,7 @@ class DeckRound:
     @property
     def shuffled(self) -> bool:
         """True once all N hops are in: slots exist from then on."""
-        return len(self._decks) == self.n_players + 1
+        return len(self._decks) == len(self.seats) + 1
 
     @property
     def deck(self) -> Deck | None:
@@ -220,9 +235,10 @@ class DeckRound:
         and that deck is in; else None. Everything the seat's hop derives from its seed
         is bound to it (DECK.md §4)."""
         self._check_seat(seat)
-        if self._joint is None or seat >= len(self._decks):
+        k = self.seats.index(seat)
+        if self._joint is None or k >= len(self._decks):
             return None
-        return deck_digest(self.game_id, self.round_no, self._joint, self._decks[seat])
+        return deck_digest(self.game_id, self.round_no, self._joint, self._decks[k])
 
     @property
     def final_digest(self) -> bytes | None:
@@ -235,9 +251,9 @@ class DeckRound:
 
     def next_shuffler(self) -> int | None:
         """The seat whose SHUFFLE is expected now (None before all commits / when done)."""
-        if len(self._commits) < self.n_players or self.shuffled:
+        if len(self._commits) < len(self.seats) or self.shuffled:
             return None
-        return len(self._decks) - 1
+        return self.seats[len(self._decks) - 1]
 
     def known_slots(self) -> set[int]:
         """Slots this peer can read now (it holds or can compute every seat's share)."""
@@ -262,7 +278,7 @@ class DeckRound:
         have = self._shares.get(slot, {})
         parts: list[bytes] = []
         opened_x = 0
-        for i in range(self.n_players):
+        for i in self.seats:
             if i in have:
                 parts.append(have[i])
             elif i == self.seat:
@@ -323,7 +339,7 @@ class DeckRound:
                 "(a rogue key, or a commit replayed from another game, round or seat)",
             )
         joint = None
-        if len(self._commits) + 1 == self.n_players:
+        if len(self._commits) + 1 == len(self.seats):
             joint = key
             for k in (k for _, k in self._commits.values()):
                 joint = group.add(joint, k)
@@ -360,13 +376,15 @@ class DeckRound:
         """A seat's SHUFFLE: in turn, 104 canonical non-identity pairs, proof if required."""
         step = "shuffle"
         self._check_seat(seat)
-        if len(self._commits) < self.n_players:
+        if len(self._commits) < len(self.seats):
             raise CheatDetected(seat, step, "shuffle before every seat has committed")
         done = len(self._decks) - 1
-        if seat < done:
+        if self.seats.index(seat) < done:
             raise CheatDetected(seat, step, "duplicate shuffle")
-        if seat != done:
-            raise CheatDetected(seat, step, f"out of turn: seat {done} shuffles now")
+        if done >= len(self.seats) or seat != self.seats[done]:
+            raise CheatDetected(seat, step, "out of turn: seat "
+                                f"{self.seats[done] if done < len(self.seats) else '—'} "
+                                "shuffles now")
         f = _fields(seat, step, msg, ("deck", "proof"))
         proof = f["proof"]
         if proof is not None and not isinstance(proof, bytes):
@@ -540,17 +558,18 @@ class DeckRound:
             raise CheatDetected(seat, step, "the seed does not give the committed key")
         if not (own and self._own_hop_trusted):
             assert self._joint is not None
-            d_in = deck_digest(self.game_id, self.round_no, self._joint, self._decks[seat])
+            k = self.seats.index(seat)
+            d_in = deck_digest(self.game_id, self.round_no, self._joint, self._decks[k])
             expect = shuffle_hop(
-                self._decks[seat],
+                self._decks[k],
                 derive_permutation(self.game_id, self.round_no, seat, seed, d_in),
                 derive_remasks(self.game_id, self.round_no, seat, seed, d_in),
                 self._joint,
             )
-            if expect != self._decks[seat + 1]:
+            if expect != self._decks[k + 1]:
                 pos = next(
                     i
-                    for i, (a, b) in enumerate(zip(expect, self._decks[seat + 1], strict=True))
+                    for i, (a, b) in enumerate(zip(expect, self._decks[k + 1], strict=True))
                     if a != b
                 )
                 raise CheatDetected(
@@ -574,8 +593,8 @@ class DeckRound:
         Decrypts the final deck with y = Σ x_i and checks it is a permutation of all
         104 cards and agrees with every card read during play.
         """
-        if len(self._opened) < self.n_players:
-            missing = [i for i in range(self.n_players) if i not in self._opened]
+        if len(self._opened) < len(self.seats):
+            missing = [i for i in self.seats if i not in self._opened]
             raise DeckUsageError(f"audit needs every seat's opening; missing seats {missing}")
         if self._audit is None:
             y = sum(self._opened.values()) % group.L
@@ -606,6 +625,9 @@ class DeckRound:
     def _check_seat(self, seat: int) -> None:
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.n_players:
             raise DeckUsageError(f"seat {seat!r} is outside 0…{self.n_players - 1}")
+        if seat not in self.seats:
+            raise DeckUsageError(f"seat {seat} does not take part in this deck (it holds no "
+                                 "key share: an open-handed seat)")
 
     def _own_share(self, slot: int) -> bytes:
         d = self._own_shares.get(slot)
@@ -617,7 +639,7 @@ class DeckRound:
 
     def _readable(self, slot: int) -> bool:
         have = self._shares.get(slot, {})
-        return all(i in have or i == self.seat or i in self._opened for i in range(self.n_players))
+        return all(i in have or i == self.seat or i in self._opened for i in self.seats)
 
 
 # ---------------------------------------------------------------------- parsing

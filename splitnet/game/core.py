@@ -16,6 +16,14 @@ Per round (protocol/GAME.md)::
     shares   every other seat, "draw", after a draw from the pile: the drawn slot
     open     every seat           the round seed → audit, full replay, record
     accuse   the mover            the host's signed refusal of a move that was legal
+    abandon  the host             a seat the game waits for is gone for good: the deal in
+                                  progress is void (the seats present open their seeds
+                                  if the deck is shuffled) and dealt again without it;
+                                  from then on that seat is open-handed (R8.6)
+
+An open-handed seat takes no part in the deck (DeckRound ``seats``): its cards are dealt
+and drawn face up, and every peer derives its moves itself with the same deterministic
+bot on the public state (:mod:`splitnet.game.open_hand`); no entry carries them.
 
 Every message this seat derives from its round seed *on a deck* — its hop (on the deck
 it takes), its shares (of the final deck) and its opening — is first **pledged**: the
@@ -44,6 +52,7 @@ from typing import Any, Protocol
 from splitnet.crypto.deck import DeckRound
 from splitnet.crypto.errors import CheatDetected, DeckUsageError
 from splitnet.errors import Blame
+from splitnet.game.open_hand import open_hand_move, open_hand_seed
 from splitnet.record import Recorder
 from splitnet.rules import (
     Action,
@@ -61,7 +70,7 @@ from splitnet.session.identity import verify
 from splitnet.session.log import LogError, check_refusal, message_hash, parse_message
 
 KINDS = ("commit", "shuffle", "shares", "move", "reveal", "alarm", "open", "chat", "timeout",
-         "accuse")
+         "accuse", "abandon")
 
 
 @dataclass(frozen=True)
@@ -137,7 +146,7 @@ class MemoryPledges:
 class RoundState:
     number: int
     deck: DeckRound
-    stage: str = "commit"  # commit | shuffle | deal | play | open | done
+    stage: str = "commit"  # commit | shuffle | deal | play | open | done | void
     committed: set[int] = field(default_factory=set)
     dealt_by: set[int] = field(default_factory=set)
     deal_buffer: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
@@ -154,6 +163,10 @@ class RoundState:
     alarm_by: int | None = None
     #: a deck anomaly this peer saw; it raises the alarm and ignores play until then
     alarm: str | None = None
+    #: the seat(s) abandoned in this deal: it is void, opened by the seats present
+    abandoned: list[int] = field(default_factory=list)
+    #: this seat's engine before the deal was played (restored if the deal is void)
+    before: Game | None = None
 
 
 @dataclass(frozen=True)
@@ -200,16 +213,20 @@ class GameCore:
         self.verdict: GameError | None = None
         self._sent: set[tuple[Any, ...]] = set()  # produced by outbox() (maybe unlogged)
         self._logged: set[tuple[Any, ...]] = set()  # seen in the log from this seat
+        #: seats played open-handed (R8.6): abandoned by the host, out of every later deck
+        self.open_seats: set[int] = set()
         self._new_round()
 
     # ------------------------------------------------------------------ set-up
     def _new_round(self) -> None:
-        number = len(self.rounds) + 1
-        seed = self.seeds(number) if (self.seeds is not None and self.seat is not None) else None
+        number = len(self.rounds) + 1  # deals are numbered: a void deal takes a number
+        member = self.seat is not None and self.seat not in self.open_seats
+        seed = self.seeds(number) if (self.seeds is not None and member) else None
         prover, verifier = (_proof_functions(self.game_id, seed) if self.shuffle_proofs
                             else (None, None))
         deck = DeckRound(self.game_id, number, self.n, self.seat if seed else None, seed,
-                         shuffle_prover=prover, shuffle_verifier=verifier)
+                         shuffle_prover=prover, shuffle_verifier=verifier,
+                         seats=[s for s in range(self.n) if s not in self.open_seats])
         self.round = RoundState(number, deck)
         self.rounds.append(self.round)
 
@@ -217,9 +234,13 @@ class GameCore:
     def _dealt(self) -> int:
         return self.settings.hand_size * self.n
 
+    def members(self) -> list[int]:
+        """The seats that make the current deck (every seat not open-handed)."""
+        return [s for s in range(self.n) if s not in self.open_seats]
+
     def deal_slots(self, seat: int) -> list[int]:
         """The slots whose deal shares ``seat`` sends: every dealt slot not its own, and
-        the first discard."""
+        the first discard (an open seat's slots too: they are dealt face up, R8.6)."""
         dealer, n = self.engine.dealer, self.n
         return [j for j in range(self._dealt()) if (dealer + 1 + j) % n != seat] + [self._dealt()]
 
@@ -229,12 +250,12 @@ class GameCore:
         if self.finished or r is None:
             return []
         if r.stage == "commit":
-            return [s for s in range(self.n) if s not in r.committed]
+            return [s for s in self.members() if s not in r.committed]
         if r.stage == "shuffle":
             nxt = r.deck.next_shuffler()
             return [nxt] if nxt is not None else []
         if r.stage == "deal":
-            return [s for s in range(self.n) if s not in r.dealt_by]
+            return [s for s in self.members() if s not in r.dealt_by]
         if r.stage == "play":
             if r.pending is not None:
                 return [r.pending.seat]
@@ -243,7 +264,7 @@ class GameCore:
             a = self.engine.actor
             return [a] if a is not None else []
         if r.stage == "open":
-            return [s for s in range(self.n) if s not in r.opened]
+            return [s for s in self.members() if s not in r.opened]
         return []
 
     def progress(self) -> str:
@@ -266,9 +287,10 @@ class GameCore:
         waiting = set(self.waiting_for())
         if r.stage == "shuffle":
             nxt = r.deck.next_shuffler()
-            done = set(range(nxt)) if nxt is not None else set(range(self.n))
-            waiting = set(range(self.n)) - done
-        marks = [f"{p} {'…' if s in waiting else '✓'}" for s, p in enumerate(self.players)]
+            members = list(r.deck.seats)
+            waiting = set(members[members.index(nxt):]) if nxt is not None else set()
+        marks = [f"{p} {'…' if s in waiting else '✓'}" for s, p in enumerate(self.players)
+                 if s not in self.open_seats]
         return f"{label}: " + "  ".join(marks)
 
     def can_move(self) -> bool:
@@ -284,7 +306,8 @@ class GameCore:
         A hop or shares are pledged first (:meth:`_pledge`): raises :class:`PledgeRefused`
         (once; then nothing more is produced) if the deck is not the one pledged before."""
         r, seat = self.round, self.seat
-        if r is None or seat is None or self.finished or self.refused is not None:
+        if (r is None or seat is None or self.finished or self.refused is not None
+                or seat in self.open_seats):
             return []
         out: list[tuple[str, dict[str, Any]]] = []
 
@@ -418,6 +441,10 @@ class GameCore:
         assert r is not None
         if kind not in KINDS:
             raise GameError(author, kind, f"unknown message kind {kind!r}")
+        if author in self.open_seats:
+            raise GameError(author, kind, f"R8.6: {self.players[author]}'s seat is played "
+                            "open-handed: every peer derives its moves with the open-hand "
+                            "bot and it takes no part in the deck, so it sends nothing but chat")
         if body.get("round") != r.number:
             raise GameError(author, kind, f"message for round {body.get('round')!r} during "
                             f"round {r.number}")
@@ -436,6 +463,10 @@ class GameCore:
         if kind == "timeout":
             self._apply_timeout(author, body)
             return
+        if kind == "abandon":
+            self._apply_abandon(r, author, body)
+            self._auto_moves()
+            return
         if kind == "accuse":
             self._apply_accuse(r, author, body, at)
             return
@@ -446,7 +477,7 @@ class GameCore:
                 self._expect(r.stage == "commit", author, kind, "commitments are closed")
                 r.deck.on_commit(author, payload)
                 r.committed.add(author)
-                if len(r.committed) == self.n:
+                if len(r.committed) == len(r.deck.seats):
                     r.stage = "shuffle"
             elif kind == "shuffle":
                 self._expect(r.stage == "shuffle" and r.deck.next_shuffler() == author, author,
@@ -464,8 +495,11 @@ class GameCore:
                 self._expect(r.stage == "open", author, kind, "the round is not over")
                 r.deck.on_open(author, payload)
                 r.opened.add(author)
-                if len(r.opened) == self.n:
-                    self._audit(r)
+                if set(self.members()) <= r.opened:
+                    if r.abandoned:
+                        self._void(r)
+                    else:
+                        self._audit(r)
         except CheatDetected as e:
             if e.seat is None and e.step == "decrypt" and r.deck.shuffled:
                 if self.shuffle_proofs:  # pragma: no cover - every hop was proved
@@ -481,6 +515,7 @@ class GameCore:
             raise GameError(author, kind, str(e)) from e
         if author == self.seat:
             self._mark_sent(r, kind, body)
+        self._auto_moves()
 
     def made_by_us(self, kind: str, body: dict[str, Any]) -> bool:
         """For an entry in this seat's own name, before it is applied: is it what this
@@ -559,6 +594,74 @@ class GameCore:
         self._stop(GameError(seat, self.owed_step(seat), f"did not answer for {waited} s "
                              f"(timed out by the host, seat {author})"))
 
+    def _apply_abandon(self, r: RoundState, author: int, body: dict[str, Any]) -> None:
+        """R8.6: the host says ``seat`` is gone for good after ``waited`` seconds — if the
+        game really waits for it. The deal in progress is void: once its deck is shuffled
+        the seats present open their seeds (the audit as far as it goes without the
+        leaver's), then it is dealt again with ``seat`` open-handed. Anything else is a
+        false abandonment, refused naming the host."""
+        def false(why: str) -> GameError:
+            return GameError(author, "abandon", f"a false abandonment: {why}")
+
+        if author != self.host:
+            raise GameError(author, "abandon", "only the host abandons a seat")
+        if set(body) != {"round", "seat", "waited"}:
+            raise false("an abandonment has exactly round, seat and waited")
+        seat, waited = body.get("seat"), body.get("waited")
+        if (isinstance(waited, bool) or not isinstance(waited, int) or waited < 0
+                or isinstance(seat, bool) or not isinstance(seat, int)):
+            raise false("seat and waited must be integers ≥ 0")
+        if not 0 <= seat < self.n or seat == self.host:
+            raise false(f"seat {seat} is not a guest's seat")
+        if seat in self.open_seats:
+            raise false(f"seat {seat} is already played open-handed")
+        if r.aborted is not None:
+            raise false("an alarm's audit needs every seed (time the seat out instead)")
+        if seat not in self.waiting_for():
+            raise false(f"the game does not wait for seat {seat} (it waits for "
+                        f"{self.waiting_for()})")
+        if len(self.members()) - 1 < 2:
+            raise false("fewer than two seats would remain to make the deck (R8.6: the "
+                        "host may only time the seat out)")
+        self.open_seats.add(seat)
+        r.abandoned.append(seat)
+        r.pending, r.draw = None, None
+        if r.before is not None:  # the void deal's play does not count (R8.6)
+            self.engine = r.before
+            r.before = None
+        if not r.deck.shuffled:  # no card exists yet: nothing to open
+            self._void(r)
+            return
+        r.stage = "open"
+        if set(self.members()) <= r.opened:
+            self._void(r)
+
+    def _void(self, r: RoundState) -> None:
+        """The abandoned deal is over: dealt again, without the open seats' keys."""
+        r.stage = "void"
+        self._new_round()
+
+    def _auto_moves(self) -> None:
+        """R8.6: while an open seat is to move, every peer applies the open-hand bot's
+        choice on the public state (no entry carries it)."""
+        for _ in range(10_000):
+            r = self.round
+            if (self.finished or r is None or r.stage != "play" or r.pending is not None
+                    or r.draw is not None):
+                return
+            seat = self.engine.actor
+            if seat is None or seat not in self.open_seats:
+                return
+            action = open_hand_move(self.engine, r.public, seat,
+                                    open_hand_seed(self.game_id, r.number, seat,
+                                                   len(r.actions)))
+            if any(s not in r.public for s in played_slots(action)):  # pragma: no cover
+                raise GameError(None, "move", "the open-hand bot played a hidden card")
+            drawn = self.engine.pile_top if isinstance(action, DrawPile | BonusDraw) else None
+            self.engine.apply(action)
+            self._moved(r, seat, action, drawn)
+        raise AssertionError("the open-hand bot did not stop")  # pragma: no cover
+
     def _stop(self, verdict: GameError) -> None:
         """The entry just applied convicts a seat: the game is over, with this verdict."""
         self.verdict = verdict
@@ -584,7 +687,7 @@ class GameCore:
                 raise GameError(author, "shares", "deal shares: expected one share per slot")
             # The deal's proofs are checked together when the last seat's shares arrive
             # (one combined check instead of N): nobody can read a card before that anyway.
-            if len(r.dealt_by) + 1 < self.n:
+            if len(r.dealt_by) + 1 < len(r.deck.seats):
                 r.deal_buffer.append((author, payload))
                 r.dealt_by.add(author)
                 return
@@ -617,7 +720,10 @@ class GameCore:
             d[2].discard(author)
             if not d[2]:
                 r.draw = None
-                if self.seat == d[0]:
+                if d[0] in self.open_seats:  # R8.6: an open seat draws face up
+                    r.public.add(d[1])
+                    self._learn(d[1])
+                elif self.seat == d[0]:
                     self._learn(d[1])
         else:
             raise GameError(author, "shares", f"unknown purpose {purpose!r}")
@@ -636,10 +742,14 @@ class GameCore:
             raise GameError(None, "deal", "the first discard cannot be read")
         faces: list[int | None] = [None] * 104
         faces[dealt] = first
-        if self.seat is not None:
-            for slot in range(dealt):
-                if (self.engine.dealer + 1 + slot) % self.n == self.seat:
-                    faces[slot] = r.deck.card(slot)
+        for slot in range(dealt):
+            owner = (self.engine.dealer + 1 + slot) % self.n
+            if owner in self.open_seats:  # R8.6: dealt face up, every member shared it
+                faces[slot] = r.deck.card(slot)
+                r.public.add(slot)
+            elif owner == self.seat:
+                faces[slot] = r.deck.card(slot)
+        r.before = self.engine.clone()
         self.engine.start_round(faces)
         r.public.add(dealt)
         r.stage = "play"
@@ -735,7 +845,7 @@ class GameCore:
     def _moved(self, r: RoundState, author: int, action: Action, drawn: int | None) -> None:
         r.actions.append(action)
         if drawn is not None and self.engine.phase not in ("round_over", "game_over"):
-            r.draw = (author, drawn, set(range(self.n)) - {author})
+            r.draw = (author, drawn, set(r.deck.seats) - {author})
         if self.engine.phase in ("round_over", "game_over"):
             r.stage = "open"
 

@@ -98,6 +98,9 @@ class LocalGame:
         self.on_close: list[Callable[[LocalGame], None]] = []
         #: records of a reopened transcript not yet re-applied (:meth:`replay_saved`)
         self.saved: list[bytes] = []
+        #: seats that stopped answering (a player gone for good): they send nothing more
+        #: but still read the log
+        self.silent: set[int] = set()
         if writer is not None:
             self.writer: TranscriptWriter | None = writer
             self.log = Log()
@@ -197,6 +200,8 @@ class LocalGame:
         """Send every protocol message any peer owes now; True if anything was sent."""
         sent = False
         for seat, core in enumerate(self.cores):
+            if seat in self.silent:
+                continue
             for kind, body in core.outbox():
                 self.send(seat, kind, body)
                 sent = True
@@ -204,9 +209,17 @@ class LocalGame:
 
     def mover(self) -> int | None:
         for seat, core in enumerate(self.cores):
-            if core.can_move():
+            if core.can_move() and seat not in self.silent:
                 return seat
         return None
+
+    def abandon(self, seat: int, waited: int) -> None:
+        """The host abandons ``seat`` after ``waited`` seconds (GAME.md "abandon", R8.6):
+        the deal in progress is void and dealt again with the seat open-handed."""
+        r = self.cores[0].round
+        if r is None:
+            raise GameError(0, "abandon", "the game is over")
+        self.send(0, "abandon", {"round": r.number, "seat": seat, "waited": waited})
 
     def play_move(self, seat: int, action: Action) -> None:
         """Validate on the seat's own core (IllegalMove: nothing changes), then send."""
@@ -229,10 +242,16 @@ class LocalGame:
         """Why the game stopped early (every peer reaches the same verdict), or None."""
         return self.cores[0].verdict
 
-    def run_bots(self, bots: Sequence[Chooser | None], max_steps: int = 200_000) -> None:
+    def run_bots(self, bots: Sequence[Chooser | None], max_steps: int = 200_000, *,
+                 open_hand_after: int | None = None,
+                 on_step: Callable[[LocalGame], None] | None = None) -> None:
         """Play to the end; raises GameError if a message is refused or the game stops
-        with a verdict."""
+        with a verdict. With ``open_hand_after``, a :attr:`silent` seat the game waits
+        for is abandoned (as if that many seconds had passed) and played open-handed.
+        ``on_step`` is called after every step (tests check invariants there)."""
         for _ in range(max_steps):
+            if on_step is not None:
+                on_step(self)
             if self.finished:
                 if self.verdict is not None:
                     raise self.verdict
@@ -241,6 +260,11 @@ class LocalGame:
                 continue
             seat = self.mover()
             if seat is None:
+                waiting = self.cores[0].waiting_for()
+                if (open_hand_after is not None and waiting
+                        and all(s in self.silent for s in waiting)):
+                    self.abandon(waiting[0], open_hand_after)
+                    continue
                 raise RuntimeError("the game is stuck: nobody owes a message")
             bot = bots[seat]
             if bot is None:
