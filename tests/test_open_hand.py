@@ -1,0 +1,256 @@
+"""R8.6: a seat gone for good. The host abandons it when the game waits for it; the deal
+in progress is void (opened by the seats present) and dealt again without its key; from
+then on its cards are dealt face up and every peer derives its moves with the open-hand
+bot. The game ends and verifies; nobody reads more than the rules let it; a false
+abandonment and a forged open-seat move are refused (protocol/GAME.md "abandon")."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import pytest
+
+from splitnet.bots import make_bot
+from splitnet.crypto.deck import DeckRound
+from splitnet.crypto.errors import DeckUsageError
+from splitnet.game.core import GameCore, GameError
+from splitnet.game.local import LocalGame, SelfplaySecrets
+from splitnet.rules import DrawPile, Settings, action_to_dict
+from splitnet.verify import verify_records
+
+
+def new_game(n: int, proofs: bool, seed: int = 3) -> tuple[LocalGame, GameCore]:
+    g = LocalGame([f"p{i}" for i in range(n)], Settings(rounds=2), SelfplaySecrets(seed),
+                  shuffle_proofs=proofs)
+    obs = GameCore(g.log.game_id, g.names, g.settings, None, shuffle_proofs=proofs)
+    g.listeners.append(lambda a, k, b: obs.apply(a, k, dict(b)))
+    return g, obs
+
+
+def check_knowledge(g: LocalGame, obs: GameCore) -> None:
+    """R8 with R8.6, at this step: an open seat's cards are known to every peer and to
+    the observer; a present seat's card not shown publicly is read by nobody else (not
+    by the other present seats, not by the leaver reading the log)."""
+    host = g.cores[0]
+    r = host.round
+    if r is None or r.stage != "play":
+        return
+    hands = host.engine.hands
+    for t in range(g.n):
+        for slot in hands[t]:
+            if r.draw is not None and slot == r.draw[1]:
+                continue  # being drawn: read once the members' draw shares are in
+            if t in host.open_seats:
+                assert slot in r.public
+                assert obs.engine.faces[slot] is not None
+                for c in g.cores:
+                    assert c.engine.faces[slot] == obs.engine.faces[slot]
+            elif slot not in r.public:
+                assert obs.engine.faces[slot] is None
+                for s, c in enumerate(g.cores):
+                    if s != t:
+                        assert c.engine.faces[slot] is None, (s, t, slot)
+                        assert c.round is not None and c.round.deck.card(slot) is None
+
+
+def play_with_leaver(n: int, proofs: bool, leave_at: int) -> tuple[LocalGame, GameCore]:
+    g, obs = new_game(n, proofs)
+    bots = [make_bot("normal", i) for i in range(n)]
+    steps = [0]
+
+    def on_step(g: LocalGame) -> None:
+        steps[0] += 1
+        r = g.cores[0].round
+        if steps[0] >= leave_at and not g.silent and r is not None and r.stage == "play":
+            g.silent.add(n - 1)  # the last seat stops answering mid-round, for good
+        check_knowledge(g, obs)
+
+    g.run_bots(bots, open_hand_after=120, on_step=on_step)
+    return g, obs
+
+
+@pytest.mark.parametrize(("n", "proofs", "leave_at"), [(3, False, 60), (4, True, 150)])
+def test_seat_gone_for_good_is_played_open_handed_and_the_game_verifies(
+        n: int, proofs: bool, leave_at: int) -> None:
+    g, obs = play_with_leaver(n, proofs, leave_at)
+    leaver = n - 1
+    host = g.cores[0]
+    assert g.finished and g.verdict is None and host.engine.phase == "game_over"
+    assert host.open_seats == {leaver}
+    void = [r for r in host.rounds if r.stage == "void"]
+    assert len(void) == 1 and void[0].abandoned == [leaver]
+    # the void deal was opened by the seats present only, and counts for nothing
+    assert void[0].opened == set(range(n)) - {leaver}
+    assert len(host.record["rounds"]) == g.settings.rounds
+    after = host.rounds[host.rounds.index(void[0]) + 1:]
+    for r in after:  # the open seat holds no key: the deck is made by the others
+        assert r.deck.seats == tuple(s for s in range(n) if s != leaver)
+        assert leaver not in r.committed and leaver not in r.opened
+    # the open seat scored as normal, and its moves are in the record
+    assert any(t["seat"] == leaver for t in host.record["rounds"][-1]["turns"])
+    # every peer (the leaver reading the log too) and the verifier reach the same state
+    for c in [*g.cores, obs]:
+        assert c.record == host.record and c.finished and c.verdict is None
+    v = verify_records(g.log.records())
+    assert v.ok, v
+    assert v.record == host.record
+
+
+def at_play_waiting_for(g: LocalGame, seat: int) -> None:
+    """Play honestly until the game waits for ``seat``'s move alone."""
+    bots = [make_bot("normal", i) for i in range(g.n)]
+    for _ in range(10_000):
+        c = g.cores[0]
+        if c.round is not None and c.round.stage == "play" and c.waiting_for() == [seat] \
+                and g.cores[seat].can_move():
+            return
+        if g.pump():
+            continue
+        s = g.mover()
+        assert s is not None
+        g.play_move(s, bots[s].choose(g.cores[s].engine, s))
+    raise AssertionError("never waited for the seat")
+
+
+def abandon_body(g: LocalGame, seat: int) -> dict[str, Any]:
+    r = g.cores[0].round
+    assert r is not None
+    return {"round": r.number, "seat": seat, "waited": 120}
+
+
+def test_false_abandonment_is_refused_naming_the_host() -> None:
+    g, _ = new_game(3, proofs=False)
+    at_play_waiting_for(g, 1)
+    cases = [(2, "does not wait for seat 2"), (0, "not a guest's seat"),
+             (7, "not a guest's seat")]
+    for seat, why in cases:
+        for host_checks in (True, False):
+            before = len(g.log)
+            with pytest.raises(GameError, match=why) as e:
+                g.send(0, "abandon", abandon_body(g, seat), host_checks=host_checks)
+            assert e.value.seat == 0 and e.value.step == "abandon"
+            if host_checks:
+                assert len(g.log) == before  # never ordered
+    # every honest peer refuses a false abandonment the host ordered blindly
+    g2, _ = new_game(3, proofs=False)
+    at_play_waiting_for(g2, 1)
+    for c in g2.cores:
+        with pytest.raises(GameError, match="a false abandonment") as e:
+            c.apply(0, "abandon", abandon_body(g2, 2))
+        assert e.value.seat == 0 and c.open_seats == set()
+    # only the host abandons, and not with extra fields
+    with pytest.raises(GameError, match="only the host") as e:
+        g2.cores[0].apply(2, "abandon", abandon_body(g2, 1))
+    assert e.value.seat == 2
+    with pytest.raises(GameError, match="exactly round, seat and waited"):
+        g2.cores[0].apply(0, "abandon", {**abandon_body(g2, 1), "x": 1})
+    with pytest.raises(GameError, match="integers"):
+        g2.cores[0].apply(0, "abandon", {**abandon_body(g2, 1), "waited": True})
+
+
+def test_a_third_seat_cannot_leave_a_two_seat_deck_and_no_seat_twice() -> None:
+    g, _ = new_game(3, proofs=False)
+    at_play_waiting_for(g, 1)
+    g.silent.add(1)
+    g.abandon(1, 120)
+    assert all(c.open_seats == {1} for c in g.cores)
+    with pytest.raises(GameError, match="already played open-handed"):
+        g.send(0, "abandon", abandon_body(g, 1))
+    for _ in range(100):  # wait for seat 2 in the new deal
+        if 2 in g.cores[0].waiting_for():
+            break
+        g.pump()
+    with pytest.raises(GameError, match="fewer than two seats") as e:
+        g.send(0, "abandon", abandon_body(g, 2))
+    assert e.value.seat == 0
+
+
+def test_forged_open_seat_move_is_refused() -> None:
+    g, _ = new_game(3, proofs=False)
+    at_play_waiting_for(g, 2)
+    g.silent.add(2)
+    g.abandon(2, 120)
+    bots = [make_bot("normal", i) for i in range(3)]
+    for _ in range(10_000):  # into the next deal's play, host to move
+        r = g.cores[0].round
+        if r is not None and r.stage == "play" and g.cores[0].can_move():
+            break
+        if g.pump():
+            continue
+        s = g.mover()
+        assert s is not None
+        g.play_move(s, bots[s].choose(g.cores[s].engine, s))
+    r = g.cores[0].round
+    assert r is not None
+    body = {"round": r.number, "move": action_to_dict(DrawPile(2))}
+    # the leaver (or whoever holds its key) sends a move: refused by every peer
+    for host_checks in (True, False):
+        with pytest.raises(GameError, match=r"R8\.6: p2's seat is played open-handed") as e:
+            g.send(2, "move", body, host_checks=host_checks)
+        assert e.value.seat == 2
+    # the host signs a move for the open seat: refused naming the host
+    with pytest.raises(GameError, match="a move for seat 2 signed by seat 0") as e:
+        g.send(0, "move", body, host_checks=False)
+    assert e.value.seat == 0
+    # nor can anyone make the open seat commit, open or share
+    for kind in ("commit", "open", "shares", "reveal"):
+        with pytest.raises(GameError, match="open-handed"):
+            g.cores[1].apply(2, kind, {"round": r.number})
+
+
+def test_leaver_back_before_the_switch_is_simply_resumed() -> None:
+    g, _ = new_game(3, proofs=False)
+    at_play_waiting_for(g, 2)
+    g.silent.add(2)
+    assert g.mover() is None and g.cores[0].waiting_for() == [2]
+    g.silent.discard(2)  # back before any abandonment: the game goes on as before
+    g.run_bots([make_bot("normal", i) for i in range(3)])
+    assert g.finished and g.verdict is None and g.cores[0].open_seats == set()
+    assert verify_records(g.log.records()).ok
+
+
+def test_deck_of_some_seats() -> None:
+    gid = bytes(range(16))
+    seats = [0, 2]
+    peers = {i: DeckRound(gid, 1, 3, i, bytes([i + 1]) * 32, seats=seats) for i in seats}
+    obs = DeckRound(gid, 1, 3, None, None, seats=seats)
+    with pytest.raises(DeckUsageError, match="does not take part"):
+        DeckRound(gid, 1, 3, 1, b"\x01" * 32, seats=seats)
+    with pytest.raises(DeckUsageError, match="≥ 2 distinct seats"):
+        DeckRound(gid, 1, 3, None, None, seats=[2])
+    for p in [*peers.values(), obs]:
+        for i, q in peers.items():
+            p.on_commit(i, q.commit_message())
+    with pytest.raises(DeckUsageError, match="does not take part"):
+        obs.on_commit(1, peers[0].commit_message())
+    assert obs.next_shuffler() == 0
+    for i in seats:
+        msg = peers[i].shuffle_message()
+        for p in [*peers.values(), obs]:
+            p.on_shuffle(i, msg)
+    assert obs.shuffled and obs.next_shuffler() is None
+    for i in seats:  # both members share slot 5: everyone reads it (a face-up card)
+        msg = peers[i].shares_message([5], "deal")
+        for p in [*peers.values(), obs]:
+            p.on_shares(i, msg, "deal")
+    assert obs.card(5) is not None and obs.card(5) == peers[0].card(5) == peers[2].card(5)
+    for i in seats:
+        msg = peers[i].open_message()
+        for p in [*peers.values(), obs]:
+            p.on_open(i, msg)
+    assert sorted(obs.audit()) == list(range(104))
+
+
+def test_open_hand_moves_are_pinned() -> None:
+    """The open-hand bot is part of the protocol: a change to its choices changes every
+    peer's derived moves, hence the game (a protocol change: update GAME.md and this)."""
+    g, _ = play_with_leaver(3, False, 60)
+    moves = [action_to_dict(a) for r in g.cores[0].rounds for a in r.actions
+             if a.seat in g.cores[0].open_seats and r.stage == "done"]
+    digest = hashlib.sha256(repr(moves).encode()).hexdigest()
+    assert len(moves) > 5
+    assert digest == PINNED, digest
+
+
+PINNED = "66ee11c517d44bd777f0e5f8bf046db8056e45efa23a9e79d04b7428d43c3a83"
