@@ -119,8 +119,11 @@ class Narrator:
         self.seen = len(game.events)
         self.audited = audited
 
-    def after_change(self, game: Game, actor: int | None) -> list[str]:
-        """Lines for what changed since the last call; ``actor`` made the new events."""
+    def after_change(self, game: Game, actor: int | None,
+                     actors: Sequence[tuple[int, int]] | None = None) -> list[str]:
+        """Lines for what changed since the last call; ``actor`` made the new events —
+        or, with ``actors`` ((events so far, seat) after each move of the round), the
+        seat whose move made each (an open-handed seat's moves are in no entry, R8.6)."""
         out: list[str] = []
         if game.round_no != self.round_seen and game.phase != "round_over" and game.row:
             self.round_seen = game.round_no
@@ -130,8 +133,9 @@ class Narrator:
             out.append(f"Round {game.round_no}: {dealer}; first discard "
                        f"{card_text(game, game.row[0])}.")
         if actor is not None and len(game.events) > self.seen:
-            for ev in game.events[self.seen:]:
-                out.append(describe_event(ev, game, self.players, actor, self.viewer))
+            for i, ev in enumerate(game.events[self.seen:], self.seen):
+                who = next((s for end, s in actors or () if end > i), actor)
+                out.append(describe_event(ev, game, self.players, who, self.viewer))
             self.seen = len(game.events)
             if game.phase in ("round_over", "game_over"):
                 out.extend(describe_round_end(game, self.players, self.viewer))
@@ -153,13 +157,25 @@ class Narrator:
             lines.append(f"{self.players[author]}: {body.get('text')}")
         if kind == "move":
             self.mover = author
+        if kind == "abandon":  # R8.6: the deal is void; the engine is back before it
+            seat = body.get("seat")
+            name = self.players[seat] if isinstance(seat, int) and 0 <= seat < len(
+                self.players) else "?"
+            lines.append(f"{name} is gone: this round does not count and is dealt again; "
+                         f"from now on {name}'s cards are dealt face up and the computer "
+                         "plays them (R8.6).")
+            self.round_seen = core.engine.round_no
+            self.seen = len(core.engine.events)
         r = core.round
         own_draw_pending = r is not None and r.draw is not None and r.draw[0] == self.viewer
         # our own draw is told once its shares are in and we can read the card
         actor = (self.mover if kind in ("move", "reveal", "shares") and not own_draw_pending
                  else None)
-        lines.extend(self.after_change(core.engine, actor))
-        verdict = self.audit([rd.number for rd in core.rounds if rd.faces is not None])
+        lines.extend(self.after_change(core.engine, actor,
+                                       r.event_actors if r is not None else None))
+        # game rounds, not deal numbers (a void deal, R8.6, is not a round of the game)
+        audited = [rd for rd in core.rounds if rd.faces is not None]
+        verdict = self.audit(list(range(1, len(audited) + 1)))
         if verdict is not None:
             lines.append(verdict)
         if core.verdict is not None and not self.stopped:

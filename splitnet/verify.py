@@ -126,6 +126,10 @@ def verify_records(records: list[bytes]) -> Verdict:
         how = "went out" if end["reason"] == "out" else "drew the last card"
         lines.append(f"round {rnd['number']}: {names[end['seat']]} {how}; "
                      f"{len(rnd['turns'])} turns")
+    for deal, seat, waited in core.abandonments:  # R8.6, GAME.md "abandon"
+        lines.append(f"deal {deal}: {names[seat]} abandoned by the host after {waited} s — "
+                     "that deal is void and was dealt again; the seat played open-handed "
+                     "from then on")
     for s, t in sorted(game["totals"].items(), key=lambda kv: -kv[1]["score"]):
         lines.append(f"  {names[int(s)]:16} {t['score']:5}")
     lines.append("winner: " + " and ".join(names[w] for w in game.get("winners", [])))

@@ -254,3 +254,29 @@ def test_open_hand_moves_are_pinned() -> None:
 
 
 PINNED = "66ee11c517d44bd777f0e5f8bf046db8056e45efa23a9e79d04b7428d43c3a83"
+
+
+def test_narration_and_verify_tell_the_abandonment_and_name_the_open_seats_moves() -> None:
+    from splitnet.describe import Narrator
+
+    g, _ = new_game(3, proofs=False)
+    lines: list[str] = []
+    narrators = [Narrator(g.names, s) for s in range(3)]
+    for s, nar in enumerate(narrators):
+        def hear(a: int, k: str, b: dict[str, Any], nar: Narrator = nar, s: int = s) -> None:
+            news = nar.after_entry(g.cores[s], a, k, b)
+            if s == 0:
+                lines.extend(news.lines)
+        g.listeners.append(hear)
+    at_play_waiting_for(g, 2)
+    g.silent.add(2)
+    g.run_bots([make_bot("normal", i) for i in range(3)], open_hand_after=90)
+    assert any("p2 is gone: this round does not count" in ln for ln in lines)
+    i = next(i for i, ln in enumerate(lines) if "p2 is gone" in ln)
+    after = lines[i + 1:]
+    assert any(ln.startswith("Round ") and "deals" in ln for ln in after)
+    assert any(ln.startswith("p2 ") for ln in after)  # the open seat's moves, by name
+    audits = [ln for ln in lines if "shuffle verified" in ln]
+    assert [ln.split(":")[0] for ln in audits] == ["Round 1", "Round 2"]
+    v = verify_records(g.log.records())
+    assert v.ok and "p2 abandoned by the host after 90 s" in v.summary

@@ -167,6 +167,9 @@ class RoundState:
     abandoned: list[int] = field(default_factory=list)
     #: this seat's engine before the deal was played (restored if the deal is void)
     before: Game | None = None
+    #: (engine events so far, seat) after each move: who made which events (narration;
+    #: an open seat's moves are in no entry)
+    event_actors: list[tuple[int, int]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -215,6 +218,8 @@ class GameCore:
         self._logged: set[tuple[Any, ...]] = set()  # seen in the log from this seat
         #: seats played open-handed (R8.6): abandoned by the host, out of every later deck
         self.open_seats: set[int] = set()
+        #: (deal, seat, waited) of every abandonment, in log order
+        self.abandonments: list[tuple[int, int, int]] = []
         self._new_round()
 
     # ------------------------------------------------------------------ set-up
@@ -624,6 +629,7 @@ class GameCore:
             raise false("fewer than two seats would remain to make the deck (R8.6: the "
                         "host may only time the seat out)")
         self.open_seats.add(seat)
+        self.abandonments.append((r.number, seat, waited))
         r.abandoned.append(seat)
         r.pending, r.draw = None, None
         if r.before is not None:  # the void deal's play does not count (R8.6)
@@ -844,6 +850,7 @@ class GameCore:
 
     def _moved(self, r: RoundState, author: int, action: Action, drawn: int | None) -> None:
         r.actions.append(action)
+        r.event_actors.append((len(self.engine.events), author))
         if drawn is not None and self.engine.phase not in ("round_over", "game_over"):
             r.draw = (author, drawn, set(r.deck.seats) - {author})
         if self.engine.phase in ("round_over", "game_over"):
