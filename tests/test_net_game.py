@@ -242,3 +242,25 @@ def test_host_restarts_without_its_unsynced_tail(table_factory, tmp_path: Path) 
     assert v.ok, v.summary
     assert "took back record" in t.host.stderr()
     assert "Resuming unfinished game" in t.host.stdout()
+
+
+def test_bot_killed_for_good_is_played_open_handed(table_factory, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """R8.6 on loopback: a bot SIGKILLed mid-round and never restarted; the host, with
+    ``--open-hand-after``, abandons its seat; the deal is dealt again with the seat
+    played open-handed, the game finishes and the transcripts verify."""
+    t = table_factory(3, "--open-hand-after", "1",
+                      "--net-timing", "ping_interval=0.2,final_wait=2")
+    victim = t.bots[1]
+    wait_until(lambda: n_records(tmp_path / "p2") >= 30, 60, "round 1 to be under way")
+    victim.kill()
+    for p in (t.host, t.bots[0]):
+        rc = p.wait(TIMEOUT)
+        assert rc == 0, f"{p.label} exited {rc}\n{p.stderr()[-3000:]}"
+        assert "Totals:" in p.stdout() and "Winner:" in p.stdout(), p.stdout()[-2000:]
+    files = [game_file(tmp_path / f"p{i}") for i in range(2)]
+    assert files[0] is not None and files[1] is not None
+    assert files[0].read_bytes() == files[1].read_bytes(), "transcripts differ"
+    v = verify_records(read_transcript(files[0]))
+    assert v.ok, v.summary
+    assert "heuristic-2 abandoned by the host" in v.summary
+    assert "open-handed" in t.host.stderr()

@@ -616,18 +616,9 @@ class GameCore:
         if (isinstance(waited, bool) or not isinstance(waited, int) or waited < 0
                 or isinstance(seat, bool) or not isinstance(seat, int)):
             raise false("seat and waited must be integers ≥ 0")
-        if not 0 <= seat < self.n or seat == self.host:
-            raise false(f"seat {seat} is not a guest's seat")
-        if seat in self.open_seats:
-            raise false(f"seat {seat} is already played open-handed")
-        if r.aborted is not None:
-            raise false("an alarm's audit needs every seed (time the seat out instead)")
-        if seat not in self.waiting_for():
-            raise false(f"the game does not wait for seat {seat} (it waits for "
-                        f"{self.waiting_for()})")
-        if len(self.members()) - 1 < 2:
-            raise false("fewer than two seats would remain to make the deck (R8.6: the "
-                        "host may only time the seat out)")
+        why = self.abandon_refusal(seat)
+        if why is not None:
+            raise false(why)
         self.open_seats.add(seat)
         self.abandonments.append((r.number, seat, waited))
         r.abandoned.append(seat)
@@ -641,6 +632,24 @@ class GameCore:
         r.stage = "open"
         if set(self.members()) <= r.opened:
             self._void(r)
+
+    def abandon_refusal(self, seat: int) -> str | None:
+        """Why the host may not abandon ``seat`` now (R8.6), or None if it may."""
+        r = self.round
+        if self.finished or r is None:
+            return "the game is over"
+        if not 0 <= seat < self.n or seat == self.host:
+            return f"seat {seat} is not a guest's seat"
+        if seat in self.open_seats:
+            return f"seat {seat} is already played open-handed"
+        if r.aborted is not None:
+            return "an alarm's audit needs every seed (time the seat out instead)"
+        if seat not in self.waiting_for():
+            return f"the game does not wait for seat {seat} (it waits for {self.waiting_for()})"
+        if len(self.members()) - 1 < 2:
+            return ("fewer than two seats would remain to make the deck (R8.6: the host may "
+                    "only time the seat out)")
+        return None
 
     def _void(self, r: RoundState) -> None:
         """The abandoned deal is over: dealt again, without the open seats' keys."""

@@ -43,6 +43,10 @@ class NetSettings:
     #: host's own seat owes one this long plus ``host_timeout``, or when a message of
     #: its own is not ordered within ``answer_timeout`` plus ``host_timeout``
     move_timeout: float = 600.0
+    #: a seat the game waits for that is disconnected (or silent) this long is
+    #: abandoned instead of timed out: the deal is void and dealt again, the seat played
+    #: open-handed (R8.6, GAME.md "abandon"); None: never (host --open-hand-after)
+    open_hand_after: float | None = None
     #: refused frames a connection may send before it is closed
     max_errors: int = 64
     #: messages a restarted host holds until every seat is back

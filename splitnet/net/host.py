@@ -830,10 +830,25 @@ class HostNode:
         now = time.monotonic()
         for seat, since in sorted(self._owed_since.items()):
             step = table.core.owed_step(seat)
-            if now - since <= self.net.answer_limit(step):
-                continue
             r = table.core.round
             assert r is not None
+            after = self.net.open_hand_after
+            gone = seat not in self.conns or self.states.get(seat, ("ok", 0))[0] != "ok"
+            if (after is not None and gone and table.core.abandon_refusal(seat) is None):
+                # R8.6: a seat gone for good is played open-handed instead of stopping
+                # the game (it is resumed as usual if it is back before this)
+                if now - since <= after:
+                    continue
+                _log.warning("%s gone for %.0f s: abandoned, its seat is played "
+                             "open-handed (R8.6)", table.names[seat], now - since)
+                try:
+                    self.send_game("abandon", {"round": r.number, "seat": seat,
+                                               "waited": int(now - since)})
+                except WireError as e:  # pragma: no cover - our own core said it may
+                    _log.error("the host's own abandonment was refused: %s", e)
+                return
+            if now - since <= self.net.answer_limit(step):
+                continue
             _log.warning("%s owed its %s for %.0f s: timed out, the game stops",
                          table.names[seat], step, now - since)
             try:

@@ -516,6 +516,10 @@ async def host_main(args: argparse.Namespace) -> int:
     data_dir = _data_dir(args)
     identity = _identity(data_dir)
     net = _net_settings(args.net_timing)
+    if args.open_hand_after is not None:
+        if not args.open_hand_after >= 0:
+            raise SystemExit("splitnet: --open-hand-after must be a number of seconds ≥ 0")
+        net.open_hand_after = args.open_hand_after
     seed_maker, game_id_maker = _test_secrets(args.test_seed)
     ui_log = None if (args.plain or args.play_as_bot) else data_dir / "net.log"
     _setup_logging("host", ui_log)
@@ -1070,6 +1074,11 @@ def add_parsers(sub: Any) -> None:
                         "records it and every hop is still checked at each round's audit)")
     h.add_argument("--no-announce", action="store_true",
                    help="do not announce the game on the LAN (players join by address)")
+    h.add_argument("--open-hand-after", type=float, default=None, metavar="SECONDS",
+                   help="a player the game waits for who is gone this long is not waited "
+                        "for any more: the round is dealt again and the computer plays "
+                        "that seat open-handed, its cards face up (R8.6; default: never, "
+                        "the game waits and then times the seat out)")
     h.add_argument("--code", help=argparse.SUPPRESS)  # a fixed join code: tests, scripts
     h.add_argument("--internet", action="store_true",
                    help="also invite players anywhere through magic-wormhole: prints an "
