@@ -280,3 +280,41 @@ def test_narration_and_verify_tell_the_abandonment_and_name_the_open_seats_moves
     assert [ln.split(":")[0] for ln in audits] == ["Round 1", "Round 2"]
     v = verify_records(g.log.records())
     assert v.ok and "p2 abandoned by the host after 90 s" in v.summary
+
+
+@pytest.mark.parametrize("stage", ["commit", "shuffle", "deal", "open"])
+def test_abandoned_at_any_stage_the_deal_is_dealt_again_and_the_game_verifies(
+        stage: str) -> None:
+    g, obs = new_game(3, proofs=False)
+    bots = [make_bot("normal", i) for i in range(3)]
+    leaver = 1 if stage == "shuffle" else 2  # seat 1 shuffles after seat 0
+    for _ in range(100_000):  # one message at a time, until round 1 reaches the stage
+        r = g.cores[0].round
+        if r is not None and r.stage == stage and leaver in g.cores[0].waiting_for():
+            break
+        sent = False
+        for seat, core in enumerate(g.cores):
+            out = core.outbox()
+            if out:
+                g.send(seat, *out[0])
+                core.forget_unlogged()  # the rest is produced again next time
+                sent = True
+                break
+        if not sent:
+            s = g.mover()
+            assert s is not None
+            g.play_move(s, bots[s].choose(g.cores[s].engine, s))
+    r = g.cores[0].round
+    assert r is not None and r.number == 1 and r.stage == stage
+    g.silent.add(leaver)
+    g.run_bots(bots, open_hand_after=60, on_step=lambda g: check_knowledge(g, obs))
+    host = g.cores[0]
+    assert g.finished and g.verdict is None and host.open_seats == {leaver}
+    assert host.rounds[0].stage == "void"
+    # before the shuffle no card exists and nobody opens; after it the present seats do
+    want = set() if stage in ("commit", "shuffle") else {0, 1, 2} - {leaver}
+    assert host.rounds[0].opened == want
+    assert len(host.record["rounds"]) == g.settings.rounds
+    assert host.record["rounds"][0]["number"] == 1  # the void deal is not a round
+    v = verify_records(g.log.records())
+    assert v.ok and v.record == host.record == obs.record
