@@ -29,7 +29,7 @@ from splitnet.verify import settings_from_header
 _log = logging.getLogger("splitnet.net")
 
 GAME_KINDS = ("commit", "shuffle", "shares", "move", "reveal", "alarm", "open", "chat",
-              "timeout", "accuse")
+              "timeout", "accuse", "abandon")
 SeedMaker = Callable[[bytes, int], Callable[[int], bytes]]  # (game_id, seat) → round → seed
 
 
