@@ -16,6 +16,7 @@ from splitnet.crypto.deck import DeckRound
 from splitnet.crypto.errors import DeckUsageError
 from splitnet.game.core import GameCore, GameError
 from splitnet.game.local import LocalGame, SelfplaySecrets
+from splitnet.game.open_hand import open_hand_seed
 from splitnet.rules import DrawPile, Settings, action_to_dict
 from splitnet.verify import verify_records
 
@@ -82,6 +83,17 @@ def test_seat_gone_for_good_is_played_open_handed_and_the_game_verifies(
     assert len(void) == 1 and void[0].abandoned == [leaver]
     # the void deal was opened by the seats present only, and counts for nothing
     assert void[0].opened == set(range(n)) - {leaver}
+    # what its openings show (SECURITY.md §4): the present seats' cards of the void deal
+    # (the leaver had shared them), never the leaver's own
+    vd = obs.rounds[host.rounds.index(void[0])].deck
+    dealt = g.settings.hand_size * n
+    readable = {slot for slot in range(dealt) if vd.card(slot) is not None}
+    # every present seat's hand, and of the leaver's only what it had played
+    k = host.rounds.index(void[0])
+    dealer = host.record["rounds"][k]["dealer"]  # dealt again by the same dealer
+    theirs = {j for j in range(dealt) if (dealer + 1 + j) % n == leaver}
+    assert readable == (set(range(dealt)) - theirs) | (theirs & obs.rounds[k].public)
+    assert theirs - readable
     assert len(host.record["rounds"]) == g.settings.rounds
     after = host.rounds[host.rounds.index(void[0]) + 1:]
     for r in after:  # the open seat holds no key: the deck is made by the others
@@ -318,3 +330,9 @@ def test_abandoned_at_any_stage_the_deal_is_dealt_again_and_the_game_verifies(
     assert host.record["rounds"][0]["number"] == 1  # the void deal is not a round
     v = verify_records(g.log.records())
     assert v.ok and v.record == host.record == obs.record
+
+
+def test_open_hand_seed_vectors() -> None:
+    gid = bytes(range(16))
+    assert open_hand_seed(gid, 2, 1, 0) == 4469063530356395500
+    assert open_hand_seed(gid, 3, 2, 17) == 2521946038220457080
