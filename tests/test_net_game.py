@@ -264,3 +264,21 @@ def test_bot_killed_for_good_is_played_open_handed(table_factory, tmp_path: Path
     assert v.ok, v.summary
     assert "heuristic-2 abandoned by the host" in v.summary
     assert "open-handed" in t.host.stderr()
+
+
+def test_a_bot_back_after_its_seat_went_open_handed_watches_to_the_end(  # type: ignore[no-untyped-def]
+        table_factory, tmp_path: Path) -> None:
+    """R8.6: a player restarted after its seat was abandoned gets the log, sends nothing
+    more (its seat is the open-hand bot's) and ends with the same verified transcript."""
+    t = table_factory(3, "--open-hand-after", "1",
+                      "--net-timing", "ping_interval=0.2,final_wait=20")
+    victim = t.bots[1]
+    wait_until(lambda: n_records(tmp_path / "p2") >= 30, 60, "round 1 to be under way")
+    victim.kill()
+    wait_until(lambda: "open-handed" in t.host.stderr(), 60, "the seat to be abandoned")
+    i = victim.args.index("--code")
+    victim.args = victim.args[:i] + victim.args[i + 2:]
+    victim.start()
+    v = verify_records(t.finish())
+    assert v.ok, v.summary
+    assert "heuristic-2 abandoned by the host" in v.summary
