@@ -383,7 +383,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="only the interface with this address (repeatable; e.g. 127.0.0.1)")
     br.set_defaults(func=cmd_browse)
 
-    from splitnet.net.run import add_parsers
+    from splitnet.app.lan import add_parsers
 
     add_parsers(sub)
     return p

@@ -5,7 +5,7 @@ the game's or the player's own address's wrong-code budget, by holding every con
 slot, or by replaying a recorded JOIN.
 
 Each game runs in this process over 127.0.0.1 with the commands' own join-code wrap
-(``splitnet.net.run._wrap``: SPAKE2, seat proofs, the attempt limiter, "busy"): a host
+(``splitnet.net.links.node_wrap``: SPAKE2, seat proofs, the attempt limiter, "busy"): a host
 (seat 0) and one joiner (seat 1), bots on both seats, no shuffle proofs (not the point),
 short timings. The attack runs once the game has started; then the joiner's connection
 is cut, it reconnects through the attack, and the game is played to its end.
@@ -22,13 +22,14 @@ from typing import Any
 
 import pytest
 
+from splitnet.app.lan_session import NetSession
 from splitnet.bots import make_bot
 from splitnet.net.config import NetSettings
 from splitnet.net.framing import read_frame, write_frame
 from splitnet.net.host import HostNode
 from splitnet.net.joincode import parse_code
+from splitnet.net.links import node_wrap, secure_busy
 from splitnet.net.peer import PeerFatal, PeerNode
-from splitnet.net.run import _secure_busy, _wrap
 from splitnet.net.secure import (
     MAX_UNANSWERED,
     R_BUSY,
@@ -44,7 +45,6 @@ from splitnet.net.secure import (
     secure_client_handshake,
     secure_server_handshake,
 )
-from splitnet.net.session import NetSession
 from splitnet.net.wire import (
     NET_PROTOCOL,
     ChannelClosed,
@@ -94,8 +94,8 @@ class SecureLan:
         self.tmp = tmp
         self.limiter = limiter
         self.host = HostNode(Identity.generate(), tmp / "p0", "Host", host_net, seats=2,
-                             proofs=False, code=CODE, busy=_secure_busy,
-                             wrap=_wrap(parse_code(CODE), host_net, limiter=limiter,
+                             proofs=False, code=CODE, busy=secure_busy,
+                             wrap=node_wrap(parse_code(CODE), host_net, limiter=limiter,
                                         seats=lambda: self.host.player_keys()))
         self.port = 0
         self.peer: PeerNode | None = None
@@ -111,7 +111,7 @@ class SecureLan:
         identity = Identity.generate()
         peer_net = net()
         lan.peer = PeerNode(identity, tmp / "p1", "Ana", "127.0.0.1", port, peer_net,
-                            wrap=_wrap(parse_code(CODE), peer_net, identity=identity),
+                            wrap=node_wrap(parse_code(CODE), peer_net, identity=identity),
                             code=CODE)
         lan.task = lan.peer.start()
         await asyncio.wait_for(lan.host.started.wait(), LIMIT)
@@ -226,14 +226,14 @@ async def test_someone_with_the_code_in_between_is_refused_by_the_joiner(
     reaches the host's lobby."""
     host_net = net()
     host = HostNode(Identity.generate(), tmp_path / "p0", "Host", host_net, seats=2,
-                    proofs=False, busy=_secure_busy,
-                    wrap=_wrap(parse_code(CODE), host_net, limiter=AttemptLimiter()))
+                    proofs=False, busy=secure_busy,
+                    wrap=node_wrap(parse_code(CODE), host_net, limiter=AttemptLimiter()))
     port = await host.listen("127.0.0.1", 0)
     middle = Middle(port)
     mport = await middle.start(port)
     identity = Identity.generate()
     peer = PeerNode(identity, tmp_path / "p1", "Ana", "127.0.0.1", mport, net(),
-                    wrap=_wrap(parse_code(CODE), net(), identity=identity))
+                    wrap=node_wrap(parse_code(CODE), net(), identity=identity))
     try:
         with pytest.raises(PeerFatal) as e:
             await asyncio.wait_for(peer.run(), LIMIT)
@@ -256,8 +256,8 @@ async def test_a_relayed_hello_signed_for_another_connection_is_refused_by_the_h
     check; the relay changes nothing.)"""
     host_net = net()
     host = HostNode(Identity.generate(), tmp_path / "p0", "Host", host_net, seats=2,
-                    proofs=False, busy=_secure_busy,
-                    wrap=_wrap(parse_code(CODE), host_net, limiter=AttemptLimiter()))
+                    proofs=False, busy=secure_busy,
+                    wrap=node_wrap(parse_code(CODE), host_net, limiter=AttemptLimiter()))
     port = await host.listen("127.0.0.1", 0)
     middle = Middle(port)
     mport = await middle.start(port)

@@ -21,11 +21,11 @@ from typing import Any
 
 import pytest
 
+from splitnet.app.lan_session import NetSession
 from splitnet.bots import make_bot
 from splitnet.net.config import NetSettings
 from splitnet.net.host import Conn, HostNode
 from splitnet.net.peer import PeerNode
-from splitnet.net.session import NetSession
 from splitnet.session.codec import decode, encode
 from splitnet.session.identity import Identity
 from splitnet.session.log import TAG_ENTRY, Author, Log, parse_message, prove_equivocation

@@ -21,11 +21,11 @@ from typing import Any
 
 import pytest
 
+from splitnet.app.lan_session import NetSession
 from splitnet.bots import make_bot
 from splitnet.game.core import GameCore, GameError
 from splitnet.game.local import LocalGame, SelfplaySecrets
 from splitnet.net.host import Conn, HostNode
-from splitnet.net.session import NetSession
 from splitnet.net.wire import WireError
 from splitnet.rules import (
     Action,

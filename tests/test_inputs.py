@@ -24,7 +24,6 @@ import pytest
 
 from splitnet.cli import main
 from splitnet.game.local import game_settings
-from splitnet.net.session import HostLobby, JoinLobby
 from splitnet.net.table import Table
 from splitnet.net.wire import WireError
 from splitnet.rules import Settings
@@ -32,6 +31,7 @@ from splitnet.session.identity import Identity
 from splitnet.session.log import Log, Player
 from splitnet.session.transcript import MAGIC
 from splitnet.text import shown
+from splitnet.ui.lobby import HostLobby, JoinLobby
 
 SPLITNET = [sys.executable, "-m", "splitnet.cli"]
 IDS = [Identity.from_seed(bytes([i + 1]) * 32) for i in range(3)]
@@ -220,8 +220,8 @@ async def test_a_chat_with_escapes_over_the_lan_reaches_the_other_seats_shown(
     """A host and two joiners over 127.0.0.1: Bo signs a chat full of escape sequences;
     the host orders it; Ana's session (what her front end reads) shows it harmlessly,
     while every transcript keeps exactly what Bo signed."""
+    from splitnet.app.lan_session import NetSession
     from splitnet.bots import make_bot
-    from splitnet.net.session import NetSession
     from tests.test_attacks_net import Lan, until
 
     lan = await Lan.start(tmp_path)
@@ -268,7 +268,7 @@ def test_a_hosts_reasons_on_a_joiners_console_are_shown(
     last word: shown, never obeyed."""
     import logging
 
-    from splitnet.net import run as netrun
+    from splitnet.app import lan as netrun
     from splitnet.net.secure import R_WRONG_CODE, _decode_refuse, encode_refuse
 
     err = _decode_refuse(encode_refuse(R_WRONG_CODE, EVIL[:60]))

@@ -37,26 +37,18 @@ FORBIDDEN: dict[str, set[str]] = {
             "describe", "verify"},
 }
 
-#: What net/ still imports from above it: the host/join/bot commands and their lobby
-#: screens (net/run.py), the LAN table session (net/session.py), the bench (net/bench.py).
-#: Issue 11 moves them up with the network state machines; until then this list is exact
-#: (the test fails if an entry disappears, so it cannot go stale, or if one is added).
+#: What net/ still imports from above it: the bench (net/bench.py) and the seat's table
+#: narration and header check (net/table.py). Until they move this list is exact (the
+#: test fails if an entry disappears, so it cannot go stale, or if one is added).
 NET_DEBTS = {
     ("net.bench", "bots"),
-    ("net.run", "bots"),
-    ("net.run", "frontend"),
-    ("net.run", "selfplay"),
-    ("net.run", "ui"),
-    ("net.session", "bots"),
-    ("net.session", "describe"),
-    ("net.session", "frontend"),
     ("net.table", "describe"),
     ("net.table", "verify"),
 }
 
 #: What game/ still imports from above it, exactly: the open-handed seat's player (R8.6),
 #: whose choices the protocol fixes, is splitnet.bots' heuristic. It is to be injected
-#: into GameCore by whoever assembles a peer (app/, net/run.py, verify), as the bots are
+#: into GameCore by whoever assembles a peer (app/, the LAN commands in app/lan.py, verify), as the bots are
 #: into LocalGame.run_bots.
 GAME_DEBTS = {
     ("game.open_hand", "bots"),

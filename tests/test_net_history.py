@@ -12,8 +12,8 @@ from typing import Any
 
 from splitnet import describe
 from splitnet.app import saved
+from splitnet.app.lan_session import NetSession
 from splitnet.bots import make_bot
-from splitnet.net.session import NetSession
 from splitnet.net.store import GameFiles
 from splitnet.net.table import Table
 from splitnet.rules import Settings

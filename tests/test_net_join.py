@@ -35,12 +35,12 @@ from splitnet.net.framing import read_frame
 from splitnet.net.host import HostNode
 from splitnet.net.joincode import new_code, parse_code
 from splitnet.net.known_peers import KnownPeers
+from splitnet.net.links import as_wire
 from splitnet.net.peer import PeerFatal, PeerNode
-from splitnet.net.run import _as_wire
 from splitnet.net.secure import AttemptLimiter, secure_client_handshake, secure_wrap
-from splitnet.net.session import HostLobby, JoinLobby
 from splitnet.net.wire import NET_PROTOCOL, ChannelClosed
 from splitnet.session.identity import Identity
+from splitnet.ui.lobby import HostLobby, JoinLobby
 from splitnet.ui.tui.lobby import LobbyScreen
 from tests.test_net_game import TIMEOUT, Proc, game_file, host_port_and_code, wait_until
 
@@ -282,7 +282,7 @@ async def test_lobbies_show_the_code_the_words_and_known_keys(tmp_path: Path) ->
     limiter = AttemptLimiter()
     host = HostNode(Identity.generate(), tmp_path / "h", "Host", net, proofs=False,
                     wrap=secure_wrap(code, limiter=limiter, closed_exc=ChannelClosed,
-                                     error_exc=_as_wire), code=str(code))
+                                     error_exc=as_wire), code=str(code))
     port = await host.listen("127.0.0.1", 0)
     ana_id, bob_then = Identity.generate(), Identity.generate()
     known = KnownPeers(tmp_path / "h" / "known_peers.json")
@@ -294,7 +294,7 @@ async def test_lobbies_show_the_code_the_words_and_known_keys(tmp_path: Path) ->
     def joiner(ident: Identity, d: str, name: str, c: object) -> PeerNode:
         return PeerNode(ident, tmp_path / d, name, "127.0.0.1", port, net,
                         wrap=secure_wrap(c, closed_exc=ChannelClosed,  # type: ignore[arg-type]
-                                         error_exc=_as_wire), code=str(c))
+                                         error_exc=as_wire), code=str(c))
 
     ana = joiner(ana_id, "a", "Ana", code)
     bob = joiner(Identity.generate(), "b", "Bob", code)  # Bob, with another key than before

@@ -21,10 +21,10 @@ from pathlib import Path
 
 import pytest
 
+from splitnet.app.lan_session import NetSession
 from splitnet.bots import make_bot
 from splitnet.net.host import HostNode
 from splitnet.net.joincode import new_code
-from splitnet.net.session import NetSession
 from splitnet.net.store import GameFiles, read_meta, unfinished_games
 from splitnet.session.identity import Identity
 from splitnet.verify import verify_records

@@ -22,9 +22,9 @@ from splitnet.net.join_state import JoinEvent, JoinMachine, JoinState, Retry
 from splitnet.net.lobby_state import LobbyEvent, LobbyMachine, LobbyState
 from splitnet.net.machine import IllegalTransition
 from splitnet.net.peer import PeerNode
-from splitnet.net.session import JoinLobby
 from splitnet.net.wire import decode_frame
 from splitnet.session.identity import Identity
+from splitnet.ui.lobby import JoinLobby
 
 
 # ---------------------------------------------------------------------- the machines alone
@@ -263,7 +263,7 @@ def test_a_joiner_says_joined_only_once_the_host_welcomed_it(tmp_path: Path) -> 
 def test_a_new_lobby_closes_an_older_one_left_by_a_crash(tmp_path: Path) -> None:
     """The lobby is kept on disk before its code is shown (a crashed host opens it
     again); ``host --new`` opens another and the old one is not resumed later."""
-    from splitnet.net.run import _keep_lobby
+    from splitnet.app.lan import _keep_lobby
     from splitnet.net.store import unfinished_games
 
     data = tmp_path / "host"

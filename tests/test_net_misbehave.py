@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
+from splitnet.app.lan_session import NetSession
 from splitnet.bots import make_bot
 from splitnet.net.config import NetSettings
 from splitnet.net.framing import MAX_FRAME
 from splitnet.net.peer import PeerNode
 from splitnet.net.secure import SecureLink, secure_wrap
-from splitnet.net.session import NetSession
 from splitnet.net.wire import (
     NET_PROTOCOL,
     ChannelClosed,

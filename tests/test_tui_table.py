@@ -442,7 +442,7 @@ def test_lan_leaving_says_the_same_command_gets_back_in(
         capsys: pytest.CaptureFixture[str]) -> None:
     from types import SimpleNamespace
 
-    from splitnet.net import run
+    from splitnet.app import lan as run
 
     assert run._again_command(["join", "10.0.0.5:7420", "--new", "--name", "Al Bo"]) == (
         "splitnet join 10.0.0.5:7420 --name 'Al Bo'")
@@ -461,7 +461,7 @@ async def test_lan_table_rings_unless_told_not_to(monkeypatch: pytest.MonkeyPatc
     from types import SimpleNamespace
 
     import splitnet.ui.tui as tui_pkg
-    from splitnet.net import run
+    from splitnet.app import lan as run
 
     seen: dict[str, Any] = {}
 

@@ -1,4 +1,8 @@
-"""``splitnet host``, ``splitnet join`` and ``splitnet bot``: the LAN commands."""
+"""``splitnet host``, ``splitnet join`` and ``splitnet bot``: the LAN commands. They
+assemble a game from the layers below: a :class:`~splitnet.net.host.HostNode` or
+:class:`~splitnet.net.peer.PeerNode` (networking), its lobby screen
+(:mod:`splitnet.ui.lobby`, :mod:`splitnet.ui.tui`), the seat's session
+(:class:`~splitnet.app.lan_session.NetSession`: a person or a bot) and the front end."""
 
 from __future__ import annotations
 
@@ -9,11 +13,12 @@ import errno
 import logging
 import random
 import sys
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
+from splitnet.app.lan_session import NetSession
 from splitnet.bots import FRIENDLY_NAMES, bot_label, bot_player_name, make_bot, parse_level
 from splitnet.frontend import HumanAgent
 from splitnet.net import wormhole
@@ -22,16 +27,9 @@ from splitnet.net.config import DEFAULT_PORT, NetSettings
 from splitnet.net.host import MAX_PLAYERS, HostNode
 from splitnet.net.joincode import JoinCode, JoinCodeError, new_code, parse_code
 from splitnet.net.known_peers import KnownPeers, KnownPeersError
+from splitnet.net.links import node_wrap, secure_busy
 from splitnet.net.peer import PeerFatal, PeerNode
-from splitnet.net.secure import (
-    AttemptLimiter,
-    SecureError,
-    SecureLink,
-    WrongCode,
-    refuse_busy,
-    secure_wrap,
-)
-from splitnet.net.session import HostLobby, JoinLobby, NetSession
+from splitnet.net.secure import AttemptLimiter, SecureError, SecureLink, WrongCode
 from splitnet.net.store import (
     GameFiles,
     GameMeta,
@@ -41,17 +39,11 @@ from splitnet.net.store import (
     unfinished_games,
 )
 from splitnet.net.table import SeedMaker, Table
-from splitnet.net.wire import (
-    NET_PROTOCOL,
-    Channel,
-    ChannelClosed,
-    ChannelWrap,
-    WireError,
-    plain,
-)
+from splitnet.net.wire import NET_PROTOCOL, plain
 from splitnet.session.identity import Identity, IdentityError, default_data_dir
 from splitnet.session.log import new_game_id
 from splitnet.text import ShownLog, shown
+from splitnet.ui.lobby import HostLobby, JoinLobby, plain_lobby
 
 _log = logging.getLogger("splitnet.net")
 
@@ -68,38 +60,6 @@ def _identity(data_dir: Path) -> Identity:
         return Identity.load_or_create(data_dir)
     except (IdentityError, OSError) as e:
         raise SystemExit(f"splitnet: {e}") from None
-
-
-#: join-code handshake failures a joiner retries (with back-off): nothing was judged
-_RETRY = ("timeout", "unanswered", "busy")
-
-
-def _as_wire(e: SecureError) -> WireError:
-    """A failed join-code handshake as the nodes' own error. Fatal unless it is worth
-    trying again (it timed out, the host hung up after our JOIN — a few times at most —,
-    or it is busy): a joiner with a wrong code stops at once instead of spending its
-    attempts on reconnects, and so does one the limits refuse (the wait is in the
-    reason)."""
-    code = e.code if e.code in ("version", "busy") else "auth"
-    return WireError(code, str(e), fatal=e.code not in _RETRY)
-
-
-def _wrap(code: JoinCode | bytes, net: NetSettings, *, limiter: AttemptLimiter | None = None,
-          on_secure: Callable[[SecureLink], None] | None = None,
-          on_refused: Callable[[str, SecureError], None] | None = None,
-          identity: Identity | None = None,
-          seats: Callable[[], Collection[bytes]] | None = None) -> ChannelWrap:
-    """Every connection of a node inside the join-code handshake and encrypted channel
-    (protocol/SECURE.md): a joiner proves its *identity* in its JOIN, a host lets the
-    keys of *seats* past its attempt limits."""
-    return secure_wrap(code, limiter=limiter, timeout=net.handshake_timeout,
-                       closed_exc=ChannelClosed, error_exc=_as_wire, on_secure=on_secure,
-                       on_refused=on_refused, identity=identity, seats=seats)
-
-
-def _secure_busy(channel: Channel, reason: str) -> None:
-    """The host's answer to a connection it has no slot for (SECURE.md REFUSE 6)."""
-    refuse_busy(channel, reason, 1.0)
 
 
 def _parse_code(text: str) -> JoinCode:
@@ -304,65 +264,6 @@ async def _front_end(session: NetSession, plain: bool, data_dir: Path,
     return _print_result(session, rejoin=again)
 
 
-async def _plain_lobby(lobby: Any, started: asyncio.Event, stop: asyncio.Future[Any],
-                       host: bool) -> bool:
-    """The lobby on a plain terminal: print who is in; the host types Enter to start."""
-    shown: list[str] = []
-    said: dict[str, str] = {}  # what was last printed for each player and info line
-    if isinstance(lobby, HostLobby) and lobby.info:
-        said["info 0"] = lobby.info[0]  # host_main printed its fingerprint already
-
-    def show() -> None:
-        nonlocal shown
-        if getattr(lobby, "started", False):
-            return  # the game is on: the lobby has nothing more to say
-        if lobby.players != shown:
-            shown = list(lobby.players)
-            print("In the lobby: " + ", ".join(shown), flush=True)
-        notes = list(getattr(lobby, "notes", []))
-        for i, name in enumerate(lobby.players):
-            note = notes[i] if i < len(notes) else ""
-            if note and note != "you" and said.get(f"player {name}") != note:
-                said[f"player {name}"] = note
-                print(f"  {name}: " + note.replace("\n", " · "), flush=True)
-        for i, line in enumerate(getattr(lobby, "info", [])):
-            if said.get(f"info {i}") != line:
-                said[f"info {i}"] = line
-                print(line, flush=True)
-
-    lobby.subscribe(show)
-    show()
-    loop = asyncio.get_running_loop()
-    reader: asyncio.Future[str] | None = None
-    if host:
-        print("Press Enter to start the game when everyone is in (2–6 players).", flush=True)
-    try:
-        while not started.is_set() and not stop.done():
-            waits: list[asyncio.Future[Any]] = [asyncio.ensure_future(started.wait()), stop]
-            if host:
-                if reader is None:
-                    reader = loop.run_in_executor(None, sys.stdin.readline)
-                waits.append(reader)
-            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
-            waits[0].cancel()
-            if reader is not None and reader.done():
-                line = reader.result()
-                reader = None
-                if not line:
-                    host = False  # no more input: wait for --seats or nothing
-                    continue
-                if line.strip().lower() in ("", "s", "start"):
-                    try:
-                        await lobby.start()
-                    except ValueError as e:
-                        print(f"! {e}", flush=True)
-                elif line.strip().lower() in ("q", "quit"):
-                    return False
-    finally:
-        pass
-    return started.is_set()
-
-
 # ---------------------------------------------------------------------- host
 
 
@@ -376,7 +277,7 @@ async def _run_bot_client(data_dir: Path, name: str, level: str, addr: str, port
     metas = unfinished_games(data_dir, "peer")
     node = PeerNode(identity, data_dir, name, addr, port, net, seed_maker=seed_maker,
                     resume=metas[0] if metas else None,
-                    wrap=_wrap(code, net, identity=identity), code=str(code))
+                    wrap=node_wrap(code, net, identity=identity), code=str(code))
     task = node.start()
     waiter = asyncio.ensure_future(node.started_evt.wait())
     await asyncio.wait([task, waiter], return_when=asyncio.FIRST_COMPLETED)
@@ -549,11 +450,11 @@ async def host_main(args: argparse.Namespace) -> int:
             lobby.changed()
 
     nodes: list[HostNode] = []
-    wrap = _wrap(code, net, limiter=limiter, on_refused=refused,
+    wrap = node_wrap(code, net, limiter=limiter, on_refused=refused,
                  seats=lambda: nodes[0].player_keys() if nodes else set())
     if args.internet:  # a wormhole's channel: its agreed key is the password (NETWORK.md §12)
         wrap = wormhole.per_channel_wrap(
-            lambda pw: _wrap(pw, net, limiter=limiter, on_refused=refused,
+            lambda pw: node_wrap(pw, net, limiter=limiter, on_refused=refused,
                              seats=lambda: nodes[0].player_keys() if nodes else set()),
             wrap)
     if meta is not None and meta.finished:
@@ -565,7 +466,7 @@ async def host_main(args: argparse.Namespace) -> int:
         gid = meta.gid
         try:
             node = HostNode.resume(identity, data_dir, meta, net, seed_maker=seed_maker,
-                                   wrap=wrap, busy=_secure_busy)
+                                   wrap=wrap, busy=secure_busy)
         except (OSError, ValueError) as e:
             raise SystemExit(f"splitnet: cannot resume game {meta.game_id}: {e}") from None
         port = args.port if args.port else meta.port  # "--port 0" again: the same port
@@ -578,7 +479,7 @@ async def host_main(args: argparse.Namespace) -> int:
         node = HostNode(identity, data_dir, args.name, net, seats=args.seats,
                         proofs=not args.no_proofs, seed_maker=seed_maker,
                         game_id_maker=lambda: gid, wrap=wrap, code=str(code),
-                        busy=_secure_busy)
+                        busy=secure_busy)
         if meta is not None:
             port = args.port if args.port else meta.port  # "--port 0" again: the same
             bind = args.bind or meta.bind or "0.0.0.0"
@@ -638,7 +539,7 @@ async def host_main(args: argparse.Namespace) -> int:
             if announcer is not None:
                 announcer.on_change = lobby.changed
             if args.play_as_bot or args.plain or args.seats is not None:
-                ok = await _plain_lobby(lobby, node.started, node_task,
+                ok = await plain_lobby(lobby, node.started, node_task,
                                         host=args.seats is None)
             else:
                 from splitnet.ui.tui import run_lobby
@@ -723,7 +624,7 @@ def _peer_node(args: argparse.Namespace, data_dir: Path, identity: Identity,
 
     try:
         return PeerNode(identity, data_dir, args.name, host, port, net, seed_maker=seed_maker,
-                        resume=meta, wrap=_wrap(code, net, on_secure=secure, identity=identity),
+                        resume=meta, wrap=node_wrap(code, net, on_secure=secure, identity=identity),
                         code=str(code)), typed
     except (OSError, ValueError) as e:
         raise SystemExit(f"splitnet: cannot resume: {e}") from None
@@ -827,7 +728,7 @@ def _wormhole_peer(args: argparse.Namespace, data_dir: Path, identity: Identity,
     connector = wormhole.WormholeConnector(args.addr, _wormhole_settings(args),
                                            max_buffer=net.max_send_buffer)
     wrap = wormhole.per_channel_wrap(
-        lambda pw: _wrap(pw, net, on_secure=secure, identity=identity), plain)
+        lambda pw: node_wrap(pw, net, on_secure=secure, identity=identity), plain)
     host, port = _WORMHOLE_HOST.split(":")
     try:
         return PeerNode(identity, data_dir, args.name, host, int(port), net,
@@ -932,7 +833,7 @@ async def _join_game(node: PeerNode, task: asyncio.Future[Any], args: argparse.N
             print(f"Your key fingerprint: {node.identity.fingerprint()}", flush=True)
         lobby = JoinLobby(node, known=known, announced_fp=announced_fp)
         if args.plain:
-            ok = await _plain_lobby(lobby, node.started_evt, task, host=False)
+            ok = await plain_lobby(lobby, node.started_evt, task, host=False)
         else:
             from splitnet.ui.tui import run_lobby
 

@@ -1,0 +1,46 @@
+"""Every connection of a LAN node inside the join-code handshake and encrypted channel
+(protocol/SECURE.md, NETWORK.md §3.0): the wrap :class:`~splitnet.net.host.HostNode` and
+:class:`~splitnet.net.peer.PeerNode` are given by ``splitnet host``, ``join`` and ``bot``
+(:mod:`splitnet.app.lan`), and how a failed handshake becomes the nodes' own error."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+
+from splitnet.net.config import NetSettings
+from splitnet.net.joincode import JoinCode
+from splitnet.net.secure import AttemptLimiter, SecureError, SecureLink, refuse_busy, secure_wrap
+from splitnet.net.wire import Channel, ChannelClosed, ChannelWrap, WireError
+from splitnet.session.identity import Identity
+
+#: join-code handshake failures a joiner retries (with back-off): nothing was judged
+_RETRY = ("timeout", "unanswered", "busy")
+
+
+def as_wire(e: SecureError) -> WireError:
+    """A failed join-code handshake as the nodes' own error. Fatal unless it is worth
+    trying again (it timed out, the host hung up after our JOIN — a few times at most —,
+    or it is busy): a joiner with a wrong code stops at once instead of spending its
+    attempts on reconnects, and so does one the limits refuse (the wait is in the
+    reason)."""
+    code = e.code if e.code in ("version", "busy") else "auth"
+    return WireError(code, str(e), fatal=e.code not in _RETRY)
+
+
+def node_wrap(code: JoinCode | bytes, net: NetSettings, *,
+              limiter: AttemptLimiter | None = None,
+              on_secure: Callable[[SecureLink], None] | None = None,
+              on_refused: Callable[[str, SecureError], None] | None = None,
+              identity: Identity | None = None,
+              seats: Callable[[], Collection[bytes]] | None = None) -> ChannelWrap:
+    """Every connection of a node inside the join-code handshake and encrypted channel
+    (protocol/SECURE.md): a joiner proves its *identity* in its JOIN, a host lets the
+    keys of *seats* past its attempt limits."""
+    return secure_wrap(code, limiter=limiter, timeout=net.handshake_timeout,
+                       closed_exc=ChannelClosed, error_exc=as_wire, on_secure=on_secure,
+                       on_refused=on_refused, identity=identity, seats=seats)
+
+
+def secure_busy(channel: Channel, reason: str) -> None:
+    """The host's answer to a connection it has no slot for (SECURE.md REFUSE 6)."""
+    refuse_busy(channel, reason, 1.0)

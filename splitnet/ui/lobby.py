@@ -1,0 +1,213 @@
+"""The lobby before a LAN game, as the front ends show it: the lobby models
+(:class:`HostLobby`, :class:`JoinLobby`) that the full-screen lobby
+(:func:`splitnet.ui.tui.run_lobby`) and the plain one (:func:`plain_lobby`) read, over a
+host or joiner node. Every text they show from a node passes through
+:func:`splitnet.text.shown`."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from splitnet.net.join_state import JoinState
+from splitnet.text import shown
+
+
+class HostLobby:
+    """The host's lobby (splitnet.ui.tui.LobbyModel): the address and join code to share,
+    the wrong codes so far, and for each joiner the verification words of its connection
+    and whether its key is known (``known``: a :class:`~splitnet.net.known_peers.KnownPeers`)."""
+
+    def __init__(self, node: Any, address: str, *, code: str | None = None,
+                 limiter: Any = None, known: Any = None,
+                 extra: Callable[[], list[str]] | None = None) -> None:
+        self.node = node
+        self.extra = extra  # more info lines, e.g. whether the game is announced
+        self.address = address
+        self.join_code = code
+        self.limiter = limiter
+        self.known = known
+        self.code: str | None = code or node.identity.fingerprint()
+        self.code_label = "Join code" if code else "Check code"
+        self.status = ("waiting for players — share the address and the join code" if code
+                       else "waiting for players — share the address above")
+        self.info: list[str] = []
+        self.players: list[str] = []
+        self.notes: list[str] = []
+        self.can_start = False
+        self.started = False
+        self._subs: list[Callable[[], None]] = []
+        node.subscribe(self.changed)
+        self._sync()
+
+    def _sync(self) -> None:
+        node = self.node
+        self.players = [shown(n, limit=64) for n in node.lobby_names]
+        self.can_start = bool(node.can_start)
+        self.started = node.table is not None
+        self.info = [f"Host key fingerprint: {node.identity.fingerprint()}"]
+        if self.limiter is not None:
+            self.info.append(self.limiter.status())
+        if self.extra is not None:
+            self.info += self.extra()
+        notes = ["you"]
+        for m in node.members:
+            parts = []
+            words = getattr(m.conn.ch, "verification", None) if m.conn is not None else None
+            if words:
+                parts.append(f"verification {words}")
+            if self.known is not None:
+                parts.append(self.known.describe(m.key, m.name))
+            notes.append("\n".join(shown(p) for p in parts))
+        self.notes = notes
+
+    def changed(self) -> None:
+        """Re-read the node (and the limiter) and tell the screen."""
+        self._sync()
+        for cb in list(self._subs):
+            cb()
+
+    async def start(self) -> None:
+        await self.node.start()
+        self._sync()
+
+    def subscribe(self, callback: Callable[[], None]) -> None:
+        self._subs.append(callback)
+
+
+#: a joiner's session states in which the host has welcomed it
+_JOINED = (JoinState.LOBBY, JoinState.CATCHING_UP, JoinState.PLAYING, JoinState.FINISHED)
+
+
+class JoinLobby:
+    """A joiner's lobby (splitnet.ui.tui.LobbyModel): the verification words of the
+    connection (to compare with the host's screen), the host's key fingerprint, and
+    whether each player's key is known (``known``, as for :class:`HostLobby`)."""
+
+    def __init__(self, node: Any, *, known: Any = None,
+                 announced_fp: str | None = None) -> None:
+        self.node = node
+        self.known = known
+        self.announced_fp = announced_fp  # the host key fingerprint its announcement gave
+        self.address = f"{node.host}:{node.port}"
+        self.address_label = "Joined the game hosted at:"
+        self.can_start = False
+        self.code: str | None = None
+        self.code_label = "Verification"
+        self.info: list[str] = []
+        self.players: list[str] = []
+        self.notes: list[str] = []
+        self.status = "connecting…"
+        self.started = False
+        self._subs: list[Callable[[], None]] = []
+        node.subscribe(self.changed)
+        self._sync()
+
+    def _sync(self) -> None:
+        from splitnet.session.identity import fingerprint
+
+        node = self.node
+        key = node.host_key
+        words = getattr(node.ch, "verification", None)
+        if words:
+            self.code = words
+            self.code_label = "Verification (the host's screen shows the same words)"
+        elif key:  # no join-code layer: the host's key is what there is to compare
+            self.code, self.code_label = fingerprint(key), "Check code"
+        else:
+            self.code = None
+        self.info = [f"Host key fingerprint: {fingerprint(key)}"] if key and words else []
+        if key and self.announced_fp and self.announced_fp != fingerprint(key):
+            self.info.append(f"WARNING: the game's announcement gave another fingerprint "
+                             f"({self.announced_fp}): ask the host which is theirs")
+        self.players = [shown(n, limit=64) for n in node.lobby_players]
+        keys = list(getattr(node, "lobby_keys", []))
+        notes = []
+        for i, name in enumerate(self.players):
+            k = keys[i] if i < len(keys) else None
+            if k == node.key:
+                notes.append("you")
+            elif k is not None and self.known is not None:
+                notes.append(self.known.describe(k, name))
+            else:
+                notes.append("")
+        self.notes = [shown(n) for n in notes]
+        # say only what is true: "joined" once the host welcomed us (join_state.py)
+        machine = getattr(node, "session", None)  # (a stand-in node may have none)
+        joined = machine is None or machine.state in _JOINED
+        self.address_label = "Joined the game hosted at:" if joined else "Connecting to:"
+        self.status = shown(node.net_status or ("in the lobby — waiting for the host to "
+                                                "start" if joined else "connecting…"))
+        self.started = node.table is not None
+
+    def changed(self) -> None:
+        self._sync()
+        for cb in list(self._subs):
+            cb()
+
+    async def start(self) -> None:
+        raise ValueError("only the host can start the game")
+
+    def subscribe(self, callback: Callable[[], None]) -> None:
+        self._subs.append(callback)
+
+
+async def plain_lobby(lobby: Any, started: asyncio.Event, stop: asyncio.Future[Any],
+                       host: bool) -> bool:
+    """The lobby on a plain terminal: print who is in; the host types Enter to start."""
+    shown: list[str] = []
+    said: dict[str, str] = {}  # what was last printed for each player and info line
+    if isinstance(lobby, HostLobby) and lobby.info:
+        said["info 0"] = lobby.info[0]  # host_main printed its fingerprint already
+
+    def show() -> None:
+        nonlocal shown
+        if getattr(lobby, "started", False):
+            return  # the game is on: the lobby has nothing more to say
+        if lobby.players != shown:
+            shown = list(lobby.players)
+            print("In the lobby: " + ", ".join(shown), flush=True)
+        notes = list(getattr(lobby, "notes", []))
+        for i, name in enumerate(lobby.players):
+            note = notes[i] if i < len(notes) else ""
+            if note and note != "you" and said.get(f"player {name}") != note:
+                said[f"player {name}"] = note
+                print(f"  {name}: " + note.replace("\n", " · "), flush=True)
+        for i, line in enumerate(getattr(lobby, "info", [])):
+            if said.get(f"info {i}") != line:
+                said[f"info {i}"] = line
+                print(line, flush=True)
+
+    lobby.subscribe(show)
+    show()
+    loop = asyncio.get_running_loop()
+    reader: asyncio.Future[str] | None = None
+    if host:
+        print("Press Enter to start the game when everyone is in (2–6 players).", flush=True)
+    try:
+        while not started.is_set() and not stop.done():
+            waits: list[asyncio.Future[Any]] = [asyncio.ensure_future(started.wait()), stop]
+            if host:
+                if reader is None:
+                    reader = loop.run_in_executor(None, sys.stdin.readline)
+                waits.append(reader)
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            waits[0].cancel()
+            if reader is not None and reader.done():
+                line = reader.result()
+                reader = None
+                if not line:
+                    host = False  # no more input: wait for --seats or nothing
+                    continue
+                if line.strip().lower() in ("", "s", "start"):
+                    try:
+                        await lobby.start()
+                    except ValueError as e:
+                        print(f"! {e}", flush=True)
+                elif line.strip().lower() in ("q", "quit"):
+                    return False
+    finally:
+        pass
+    return started.is_set()
