@@ -209,7 +209,16 @@ def cmd_play(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     from splitnet import bench
 
-    players = [int(x) for x in args.players.split(",")]
+    try:
+        players = [int(x) for x in args.players.split(",")]
+    except ValueError:
+        raise SystemExit(f"splitnet: --players is a list of numbers like 2,4,6, not "
+                         f"{args.players!r}") from None
+    # The deck layer takes 2–8 seats (Splito); a Split game over the net 2–6 (R3.1).
+    top = 8 if args.what == "deck" else 6
+    if args.what in ("deck", "net", "wormhole") and not all(2 <= n <= top for n in players):
+        raise SystemExit(f"splitnet: bench {args.what} takes 2–{top} players, not "
+                         f"{args.players!r}")
     if args.what == "engine":
         print(bench.bench_engine(args.games or 200))
     elif args.what == "bots":
@@ -350,7 +359,9 @@ def build_parser() -> argparse.ArgumentParser:
                                     "beside the same game in one process, or the "
                                     "wormhole relay path beside the LAN path.")
     bn.add_argument("what", choices=["engine", "bots", "deck", "net", "wormhole"])
-    bn.add_argument("--players", default="2,4,6", help="player counts (deck, net)")
+    bn.add_argument("--players", default="2,4,6",
+                    help="player counts: deck 2–8 (Splito seats up to 8), net and "
+                         "wormhole 2–6 (R3.1)")
     bn.add_argument("--no-proofs", action="store_true",
                     help="net: games without shuffle proofs; deck: skip the section with "
                          "shuffle proofs")

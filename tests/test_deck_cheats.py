@@ -504,3 +504,31 @@ def test_real_shuffle_proof_round() -> None:
     deck[0], deck[1] = deck[1], deck[0]
     refused(t.everyone, "shuffle", 0, with_field(hop, deck=deck), step="shuffle", reason="rejected")
     t.send("shuffle", 0, hop)
+
+
+@pytest.mark.slow
+def test_eight_seats_with_real_shuffle_proofs() -> None:
+    """The deck takes 8 seats (Splito, docs/SPLITO.md): eight proved hops verify, and a
+    tampered eighth hop is refused naming seat 7. Only the observer checks the proofs here
+    (the peers are the same code; eight checkers would cost eight times as much)."""
+    sp = pytest.importorskip("splitnet.crypto.shuffle_proof")
+
+    def prove(ctx: bytes, pk: bytes, i: Any, o: Any, perm: Any, rhos: Any, nonce: bytes) -> bytes:
+        return sp.prove_shuffle(ctx, pk, i, o, perm, rhos, nonce_seed=nonce)  # type: ignore[no-any-return]
+
+    peers = [DeckRound(GID, 1, 8, i, seed_for(i), shuffle_prover=prove) for i in range(8)]
+    obs = DeckRound(GID, 1, 8, None, None, shuffle_verifier=sp.verify_shuffle)
+    for p in [*peers, obs]:
+        for i, q in enumerate(peers):
+            p.on_commit(i, q.commit_message())
+    for i in range(7):
+        hop = peers[i].shuffle_message()
+        assert hop["proof"] is not None
+        for p in [*peers, obs]:
+            p.on_shuffle(i, hop)
+    hop = peers[7].shuffle_message()
+    deck = [list(c) for c in hop["deck"]]  # type: ignore[union-attr]
+    deck[3], deck[4] = deck[4], deck[3]
+    refused([obs], "shuffle", 7, with_field(hop, deck=deck), step="shuffle", reason="rejected")
+    obs.on_shuffle(7, hop)
+    assert obs.shuffled and obs.next_shuffler() is None

@@ -1,4 +1,4 @@
-"""Honest rounds of the fair deck (R3.3, R8.1–R8.4) with 2…6 peers and an observer."""
+"""Honest rounds of the fair deck (R3.3, R8.1–R8.4) with 2…8 peers and an observer."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ def check_knowledge(t: Table) -> None:
     assert t.observer.known_slots() == t.public
 
 
-@pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 6, 7, 8])
 def test_r3_3_r8_honest_round(n: int) -> None:
     """R3.3 deal, R8.3 private draws, R8.2 public reveals, R8.4 open and audit."""
     t = Table(n).setup()
@@ -140,7 +140,9 @@ def test_api_misuse_is_a_usage_error() -> None:
     with pytest.raises(DeckUsageError):
         obs.commit_message()
     with pytest.raises(DeckUsageError):
-        DeckRound(GID, 1, 7, 0, seed_for(0))
+        DeckRound(GID, 1, 9, 0, seed_for(0))  # the deck takes 2–8 seats
+    with pytest.raises(DeckUsageError):
+        DeckRound(GID, 1, 1, 0, seed_for(0))
     with pytest.raises(DeckUsageError):
         DeckRound(GID, 1, 2, 0, None)
     with pytest.raises(DeckUsageError):

@@ -106,7 +106,9 @@ ShuffleVerifier: TypeAlias = Callable[
 
 DOMAIN_SHUFFLE: Final = b"splitnet/v2/shuffle"
 MIN_PLAYERS: Final = 2
-MAX_PLAYERS: Final = 6
+#: The deck layer takes up to 8 seats (Splito plays with up to 8, docs/SPLITO.md); Split
+#: itself is for 2–6 (R3.1), which its rules check (Settings.check_players).
+MAX_PLAYERS: Final = 8
 
 
 def shuffle_context(game_id: bytes, round_no: int, seat: int, input_digest: bytes) -> bytes:
