@@ -14,12 +14,12 @@ import asyncio
 import contextlib
 import logging
 import secrets
-import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from splitnet.errors import SplitnetError
 from splitnet.game.core import PledgeRefused
 from splitnet.net.config import EvidenceBudget, NetSettings
 from splitnet.net.conn_state import ConnEvent, ConnMachine, ConnState
@@ -34,6 +34,8 @@ from splitnet.net.wire import (
     Channel,
     ChannelClosed,
     ChannelWrap,
+    Listen,
+    Listening,
     StreamChannel,
     WireError,
     binding_of,
@@ -71,7 +73,8 @@ class Conn:
     key: bytes | None = None
     name: str = "?"
     seat: int | None = None
-    last_heard: float = field(default_factory=time.monotonic)
+    #: when its last frame arrived, on the host's clock (the event loop's time)
+    last_heard: float = 0.0
     errors: int = 0
     #: a restarted host asked this peer for records [want_from, want_to)
     want_from: int | None = None
@@ -118,7 +121,8 @@ class HostNode:
                  proofs: bool = True, seed_maker: SeedMaker | None = None,
                  game_id_maker: Callable[[], bytes] | None = None,
                  wrap: ChannelWrap = plain, code: str = "",
-                 busy: Callable[[Channel, str], None] | None = None) -> None:
+                 busy: Callable[[Channel, str], None] | None = None,
+                 listen: Listen | None = None) -> None:
         self.identity = identity
         self.key = identity.public_key_bytes()
         self.data_dir = data_dir
@@ -132,6 +136,8 @@ class HostNode:
         #: tells a connection still in the handshake that there is no slot for it (the
         #: wrap's own refusal, e.g. SECURE.md REFUSE busy; default: an ``error`` frame)
         self.busy = busy or self._busy_frame
+        #: the transport that accepts connections (TCP by default; in memory in tests)
+        self._listen = listen or self._tcp_listen
         #: connections in the join-code handshake (``wrap``), oldest first
         self._securing: dict[Channel, None] = {}
         #: the join code, kept in the game's meta file so a restarted host reuses it
@@ -149,7 +155,7 @@ class HostNode:
         self.acked: dict[int, int] = {}  # seat → highest acked seq
         self._last_ack: dict[int, bytes] = {}  # seat → that ack, signed (to relay again)
         self.listeners: list[Callable[[], None]] = []
-        self.server: asyncio.Server | None = None
+        self.server: Listening | None = None
         self.port = 0
         self.bind = ""
         self.epoch = 0
@@ -172,13 +178,27 @@ class HostNode:
 
     # ------------------------------------------------------------------ life cycle
     async def listen(self, bind: str, port: int) -> int:
-        self.server = await asyncio.start_server(self._serve, bind, port,
-                                                 limit=1 << 20)
-        sock = self.server.sockets[0]
-        self.port = sock.getsockname()[1]
+        """Accept connections on ``bind``:``port`` (0: any free port) through the
+        injected transport, and start the heartbeat; returns the port."""
+        self.server, self.port = await self._listen(self.serve_channel, bind, port)
         self.bind = bind
         self._spawn(self._heartbeat())
         return self.port
+
+    async def _tcp_listen(self, serve: Callable[[Channel], Awaitable[None]], bind: str,
+                          port: int) -> tuple[Listening, int]:
+        async def accepted(reader: asyncio.StreamReader,
+                           writer: asyncio.StreamWriter) -> None:
+            await serve(StreamChannel(reader, writer, max_buffer=self.net.max_send_buffer))
+
+        server = await asyncio.start_server(accepted, bind, port, limit=1 << 20)
+        return server, int(server.sockets[0].getsockname()[1])
+
+    @staticmethod
+    def _now() -> float:
+        """The host's clock: the running event loop's time (monotonic; every timeout
+        and heartbeat is measured on it, so a test's loop with virtual time drives them)."""
+        return asyncio.get_running_loop().time()
 
     @classmethod
     def resume(cls, identity: Identity, data_dir: Path, meta: GameMeta,
@@ -213,8 +233,10 @@ class HostNode:
         table.transcript.start_syncer()
         table.listeners.append(self._on_entry)
 
-    def _spawn(self, coro: Any) -> None:
-        t = asyncio.ensure_future(coro)
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        """Run a timer of the host (heartbeat, the end of the game) as a task it keeps
+        until it ends, and cancels and awaits in :meth:`close`."""
+        t = asyncio.get_running_loop().create_task(coro)
         self._tasks.add(t)
         t.add_done_callback(self._tasks.discard)
 
@@ -232,16 +254,14 @@ class HostNode:
                     m.conn.send("bye", reason="the host closed the game")
             for m in self.members:
                 if m.conn is not None:
-                    with contextlib.suppress(Exception):
-                        await asyncio.wait_for(m.conn.ch.drain(), 1.0)
+                    await _drain(m.conn.ch, 1.0)
             for cb in list(self.on_close):
                 cb()
         elif not self.done.is_set():
             for c in list(self.conns.values()):
                 c.send("bye", reason="the host is shutting down; it may resume the game")
             for c in list(self.conns.values()):
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(c.ch.drain(), 1.0)
+                await _drain(c.ch, 1.0)
         for c in list(self.all_conns):
             c.close()
         for raw in list(self._securing):  # still in the join-code handshake
@@ -249,8 +269,12 @@ class HostNode:
         serving = [t for t in self._serving if not t.done()]
         if serving:
             await asyncio.wait(serving, timeout=2.0)
-        for t in list(self._tasks):
+        me = asyncio.current_task()
+        timers = [t for t in self._tasks if t is not me]
+        for t in timers:
             t.cancel()
+        if timers:
+            await asyncio.wait(timers)  # (their ends are theirs: nothing is left running)
         if self.table is not None:
             self.table.close()
 
@@ -340,10 +364,6 @@ class HostNode:
         self._changed()
 
     # ------------------------------------------------------------------ connections
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        await self.serve_channel(StreamChannel(reader, writer,
-                                               max_buffer=self.net.max_send_buffer))
-
     async def serve_channel(self, raw: Channel) -> None:
         """Serve one fresh connection from any transport (TCP here, a wormhole
         subchannel from :mod:`splitnet.net.wormhole`) until it ends."""
@@ -364,7 +384,7 @@ class HostNode:
                 self._securing.pop(raw, None)
             if getattr(raw, "closed", False):  # evicted (busy) as the handshake finished
                 return
-            conn = Conn(ch, raw.peer)
+            conn = Conn(ch, raw.peer, last_heard=self._now())
             self.all_conns.add(conn)
             await self._handshake(conn)
             while not conn.closed:
@@ -379,7 +399,7 @@ class HostNode:
         except WireError as e:
             if conn is not None:
                 self._refuse(conn, e)
-        except Exception as e:  # e.g. a security layer's handshake failing its own way
+        except (SplitnetError, OSError) as e:  # e.g. the join-code handshake failing
             _log.warning("connection from %s failed: %s: %s", raw.peer, type(e).__name__, e)
         except asyncio.CancelledError:
             # the host is shutting down. End normally: asyncio's stream server (3.11)
@@ -425,7 +445,7 @@ class HostNode:
             except FrameTooLarge as e:
                 raise WireError("too-big", f"{e}; closing (a stream cannot resync)",
                                 fatal=True) from None
-            conn.last_heard = time.monotonic()
+            conn.last_heard = self._now()
             try:
                 return decode_frame(payload, from_host=False)
             except WireError as e:
@@ -779,7 +799,7 @@ class HostNode:
     async def _heartbeat(self) -> None:
         while True:
             await asyncio.sleep(self.net.ping_interval)
-            self._beat(time.monotonic())
+            self._beat(self._now())
 
     def _beat(self, now: float) -> None:
         """One heartbeat at time ``now``: ping every connection past its hello, drop the
@@ -811,7 +831,7 @@ class HostNode:
         if table is None or not self.ready or not table.started or table.core.finished:
             self._owed_since.clear()
             return
-        now = time.monotonic()
+        now = self._now()
         waiting = set(table.core.waiting_for()) - {table.host_seat}
         for s in list(self._owed_since):
             if s not in waiting or s == answered:
@@ -827,7 +847,7 @@ class HostNode:
         table = self.table
         if table is None or not self._owed_since:
             return
-        now = time.monotonic()
+        now = self._now()
         for seat, since in sorted(self._owed_since.items()):
             step = table.core.owed_step(seat)
             r = table.core.round
@@ -880,9 +900,9 @@ class HostNode:
         table = self.table
         assert table is not None
         last = len(table.log) - 1
-        deadline = time.monotonic() + self.net.final_wait
+        deadline = self._now() + self.net.final_wait
         others = [s for s in range(table.n) if s != table.host_seat]
-        while time.monotonic() < deadline:
+        while self._now() < deadline:
             if all(self.acked.get(s, -1) >= last for s in others):
                 break
             await asyncio.sleep(0.05)
@@ -901,6 +921,12 @@ class HostNode:
                 await asyncio.wait_for(c.ch.drain(), 2.0)
         self.done.set()
         self._changed()
+
+
+async def _drain(ch: Channel, limit: float) -> None:
+    """Let a closing connection's last frames go out, for at most ``limit`` s."""
+    with contextlib.suppress(TimeoutError, ConnectionError):
+        await asyncio.wait_for(ch.drain(), limit)
 
 
 def _kind_counter(msg: bytes) -> tuple[str | None, int | None]:

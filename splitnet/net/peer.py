@@ -9,8 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +24,7 @@ from splitnet.net.wire import (
     Channel,
     ChannelClosed,
     ChannelWrap,
+    Connect,
     StreamChannel,
     WireError,
     binding_of,
@@ -69,7 +69,7 @@ class PeerNode:
                  net: NetSettings | None = None, *, seed_maker: SeedMaker | None = None,
                  wrap: ChannelWrap = plain, resume: GameMeta | None = None,
                  code: str = "",
-                 connect: Callable[[], Awaitable[Channel]] | None = None) -> None:
+                 connect: Connect | None = None) -> None:
         self.identity = identity
         self.key = identity.public_key_bytes()
         self.data_dir = data_dir
@@ -80,7 +80,8 @@ class PeerNode:
         self.seed_maker = seed_maker
         self.wrap = wrap
         #: opens a fresh connection to the host (default: TCP to host:port); e.g. a
-        #: wormhole subchannel (:class:`splitnet.net.wormhole.WormholeConnector`)
+        #: wormhole subchannel (:class:`splitnet.net.wormhole.WormholeConnector`), or an
+        #: in-memory one in the tests
         self.connect = connect
         #: the join code, kept in the game's meta file so a restart reconnects by itself
         self.code = code
@@ -142,8 +143,14 @@ class PeerNode:
 
     def start(self) -> asyncio.Task[None]:
         if self.task is None:
-            self.task = asyncio.ensure_future(self.run())
+            self.task = asyncio.get_running_loop().create_task(self.run())
         return self.task
+
+    @staticmethod
+    def _now() -> float:
+        """The joiner's clock: the running event loop's time (monotonic; every timeout
+        and back-off is measured on it, so a test's loop with virtual time drives them)."""
+        return asyncio.get_running_loop().time()
 
     @property
     def ready(self) -> bool:
@@ -177,13 +184,11 @@ class PeerNode:
         if not self.unconfirmed():
             return True
         return (self._finished_at is None
-                or time.monotonic() - self._finished_at > self.net.final_wait)
+                or self._now() - self._finished_at > self.net.final_wait)
 
     def _attach(self) -> None:
         assert self.table is not None
         self.table.listeners.append(lambda entry: self._changed())
-        if self.table.core.finished and self._finished_at is None:
-            self._finished_at = time.monotonic()  # resumed on a finished log
         self.started_evt.set()
 
     def seat_states(self) -> dict[int, tuple[str, int]]:
@@ -211,14 +216,16 @@ class PeerNode:
         if kind == "move":
             self._moves_inflight[counter] = (msg, sig, body)
         if self._sent_at is None:
-            self._sent_at = time.monotonic()
+            self._sent_at = self._now()
         return True
 
     # ------------------------------------------------------------------ connecting
     async def run(self) -> None:
         net = self.net
-        retry = Retry(time.monotonic, first=net.retry_first, most=net.retry_max,
+        retry = Retry(self._now, first=net.retry_first, most=net.retry_max,
                       never_reached=net.first_contact, total=net.retry_total)
+        if self._finished_here and self._finished_at is None:
+            self._finished_at = self._now()  # resumed on a finished log
         if self.table is not None:
             retry.good()  # we were in this game: the long bound counts from now
         where = f"{self.host}:{self.port}"
@@ -316,8 +323,10 @@ class PeerNode:
             self._changed()
             raise
         finally:
-            if self._ack_task is not None:
-                self._ack_task.cancel()
+            ack, self._ack_task = self._ack_task, None
+            if ack is not None:
+                ack.cancel()
+                await asyncio.wait([ack])
             if self.table is not None:
                 self.table.close()
 
@@ -391,7 +400,7 @@ class PeerNode:
         while not self.done:
             timeout = self.net.host_timeout
             if self._finished_at is not None:
-                timeout = self._finished_at + self.net.final_wait - time.monotonic()
+                timeout = self._finished_at + self.net.final_wait - self._now()
                 if timeout <= 0:
                     self._over()  # the host never said bye; our copy is complete
                     return
@@ -547,18 +556,18 @@ class PeerNode:
                             f"[host seat {table.host_seat} at fault]") from None
         if entry.author == table.seat:
             self._inflight.discard(entry.counter)
-            self._sent_at = time.monotonic() if self._inflight else None
+            self._sent_at = self._now() if self._inflight else None
         if entry.author == table.host_seat and entry.kind != "chat":
             self._host_owes_since = None  # it answered; its clock starts again
         verdict = table.core.verdict
         if (entry.kind == "timeout" and verdict is not None and verdict.seat == table.seat
                 and self._sent_at is not None  # (sent just now: we were late, it crossed)
-                and time.monotonic() - self._sent_at > self.net.host_timeout):
+                and self._now() - self._sent_at > self.net.host_timeout):
             raise PeerFatal(f"the host timed us out, but it never ordered the message we sent "
-                            f"{time.monotonic() - self._sent_at:.0f} s ago: it dropped it "
+                            f"{self._now() - self._sent_at:.0f} s ago: it dropped it "
                             f"[host seat {table.host_seat} at fault]")
         if table.core.finished and self._finished_at is None:
-            self._finished_at = time.monotonic()
+            self._finished_at = self._now()
         if not self.synced and len(table.log) >= self.target:
             self._synced()
         elif self.synced:
@@ -575,7 +584,7 @@ class PeerNode:
         our message within ``answer_timeout`` (plus ``host_timeout``), or whose own seat
         owes the game a message longer than its limit plus ``host_timeout``."""
         table = self.table
-        now = time.monotonic()
+        now = self._now()
         if (table is None or not self.synced or not table.started or table.core.finished
                 or self.net_status == self._resuming):
             # a restarted host holds messages until every seat is back: clocks start after
@@ -658,7 +667,9 @@ class PeerNode:
     def _schedule_ack(self, now: bool = False) -> None:
         if self._ack_task is not None and not self._ack_task.done():
             return
-        self._ack_task = asyncio.ensure_future(self._ack(0.0 if now else self.net.ack_interval))
+        # kept in _ack_task: one at a time, cancelled and awaited when run() ends
+        self._ack_task = asyncio.get_running_loop().create_task(
+            self._ack(0.0 if now else self.net.ack_interval))
 
     async def _ack(self, delay: float) -> None:
         if delay:

@@ -52,6 +52,9 @@ __all__ = [
     "Channel",
     "ChannelClosed",
     "ChannelWrap",
+    "Connect",
+    "Listen",
+    "Listening",
     "StreamChannel",
     "WireError",
     "binding_of",
@@ -240,6 +243,26 @@ class Channel(Protocol):
 #: Wraps a fresh channel (role "host" or "client") in another, e.g. after a key exchange;
 #: the identity wrap is the default.
 ChannelWrap = Callable[[Channel, str], Awaitable[Channel]]
+
+
+class Listening(Protocol):
+    """A transport accepting connections (a TCP server; in memory in the tests)."""
+
+    def close(self) -> None:
+        """Stop accepting (connections already served go on until they end)."""
+
+
+#: The host's transport: ``listen(serve, bind, port)`` starts accepting connections on
+#: ``bind``:``port`` (0: any free port) and runs ``serve`` on each fresh channel until it
+#: ends; returns the listening end and the port it got. TCP by default
+#: (:meth:`splitnet.net.host.HostNode.listen`).
+Listen = Callable[[Callable[[Channel], Awaitable[None]], str, int],
+                  Awaitable[tuple[Listening, int]]]
+
+#: The joiner's transport: opens one fresh connection to the host (TCP to host:port by
+#: default; a wormhole subchannel; in memory in the tests). A host nobody answers for
+#: is an :class:`OSError` (e.g. ``ConnectionRefusedError``) or :class:`TimeoutError`.
+Connect = Callable[[], Awaitable[Channel]]
 
 
 async def plain(channel: Channel, role: str) -> Channel:
