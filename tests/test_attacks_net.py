@@ -1,10 +1,12 @@
-"""Attacks that are about the network, over real sockets on 127.0.0.1: a host that shows
+"""Attacks that are about the network, over the in-memory network on a virtual clock
+(tests/memnet.py, tests/virtual_time.py: no sockets, no wall clock): a host that shows
 two peers different orders, a host that drops a peer's message or forges a record, a
 seat (or the host's own seat) that stops answering, and replays of messages on the wire.
 
 Each game runs in this process: a :class:`~splitnet.net.host.HostNode` (seat 0) and two
 :class:`~splitnet.net.peer.PeerNode` joiners (seats 1, 2 in join order), each with its
-own data dir, no shuffle proofs (not the point here), short timings. Most attacks happen
+own data dir, no shuffle proofs (not the point here), short timings (seconds of loop
+time, which the test moves: a timeout fires at exactly its instant). Most attacks happen
 before the first move, where the nodes run by themselves; the game then waits for a move
 nobody makes. Each test checks where the attack is detected, which seat is named, and
 that the honest peers' transcripts on disk verify up to the verdict. The table of
@@ -15,9 +17,9 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -31,43 +33,70 @@ from splitnet.session.identity import Identity
 from splitnet.session.log import TAG_ENTRY, Author, Log, parse_message, prove_equivocation
 from splitnet.session.transcript import read_transcript
 from splitnet.verify import verify_records
+from tests.memnet import MemoryNet
+from tests.virtual_time import VirtualLoop, virtual_time
 
-LIMIT = 30.0  # seconds any one wait may take on a loaded machine
+T = TypeVar("T")
+LIMIT = 30.0  # seconds of loop time any one wait may take
 
 #: fast heartbeats, short answer timeout; no move timeout unless a test wants one (the
-#: game waits for the first move, which nobody makes); final_wait short
-FAST = dict(ping_interval=0.1, silent_after=0.5, host_timeout=0.8, ack_interval=0.05,
-            final_wait=3.0, retry_first=0.05, answer_timeout=1.5, move_timeout=60.0)
+#: game waits for the first move, which nobody makes); final_wait short. Binary fractions:
+#: the instants they add up to are exact
+FAST = dict(ping_interval=0.125, silent_after=0.5, host_timeout=0.75, ack_interval=0.0625,
+            final_wait=3.0, retry_first=0.0625, answer_timeout=1.5, move_timeout=60.0)
+BEAT = FAST["ping_interval"]
 
 
 def net(**change: float) -> NetSettings:
     return NetSettings(**{**FAST, **change})  # type: ignore[arg-type]
 
 
+class Withholding(PeerNode):
+    """A joiner whose node never sends the messages ``withholds`` picks."""
+
+    withholds: Callable[[str, dict[str, Any]], bool] | None = None
+
+    def _attach(self) -> None:
+        super()._attach()
+        assert self.table is not None
+        real, keep = self.table.core.outbox, self.withholds
+        if keep is not None:
+            self.table.core.outbox = lambda: [  # type: ignore[method-assign]
+                (k, b) for k, b in real() if not keep(k, b)]
+
+
 class Lan:
     """A host and two joiners in this process."""
 
     def __init__(self, host: HostNode, peers: list[PeerNode], tasks: list[asyncio.Task[None]],
-                 tmp: Path) -> None:
+                 tmp: Path, mem: MemoryNet) -> None:
         self.host, self.peers, self.tasks, self.tmp = host, peers, tasks, tmp
+        self.mem = mem
 
     @classmethod
     async def start(cls, tmp: Path, host: HostNode | None = None,
-                    peer_net: NetSettings | None = None) -> Lan:
+                    peer_net: NetSettings | None = None,
+                    bo_withholds: Callable[[str, dict[str, Any]], bool] | None = None) -> Lan:
+        """``bo_withholds(kind, body)``: messages Bo's node makes but never sends (set
+        before its game starts: on this network the deal runs in an instant)."""
         host = host or HostNode(Identity.generate(), tmp / "p0", "Host", net(), seats=3,
                                 proofs=False)
-        port = await host.listen("127.0.0.1", 0)
+        mem = MemoryNet()
+        port = await host.listen("127.0.0.1", 0, transport=mem.listen)
         peers, tasks = [], []
         for i, name in ((1, "Ana"), (2, "Bo")):
-            p = PeerNode(Identity.generate(), tmp / f"p{i}", name, "127.0.0.1", port,
-                         peer_net or net())
+            kind = Withholding if i == 2 and bo_withholds else PeerNode
+            p = kind(Identity.generate(), tmp / f"p{i}", name, "127.0.0.1", port,
+                     peer_net or net(), connect=mem.connector("127.0.0.1", port))
+            if isinstance(p, Withholding):
+                p.withholds = bo_withholds
             peers.append(p)
             tasks.append(p.start())
             await until(lambda i=i: len(host.members) >= i, "a joiner in the lobby")
-        await asyncio.wait_for(host.started.wait(), LIMIT)
+        await within(host.started.wait())
         for p in peers:
-            await asyncio.wait_for(p.started_evt.wait(), LIMIT)
-        return cls(host, peers, tasks, tmp)
+            await within(p.started_evt.wait())
+        return cls(host, peers, tasks, tmp, mem)
 
     def records(self, seat: int) -> list[bytes]:
         """The transcript on seat's disk."""
@@ -78,7 +107,7 @@ class Lan:
     async def stopped(self, node: PeerNode) -> str:
         """Wait for a joiner to stop on a fatal verdict; its reason."""
         task = self.tasks[self.peers.index(node)]
-        await asyncio.wait([task], timeout=LIMIT)
+        await within(asyncio.wait([task]))
         assert task.done(), "the joiner did not stop"
         assert node.fatal is not None, node.table and node.table.core.verdict
         return node.fatal
@@ -88,14 +117,23 @@ class Lan:
         for t in self.tasks:
             t.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)
+        await self.mem.close()
 
 
-async def until(pred: Callable[[], bool], what: str, limit: float = LIMIT) -> None:
-    for _ in range(int(limit / 0.02)):
-        if pred():
-            return
-        await asyncio.sleep(0.02)
-    raise AssertionError(f"timed out waiting for {what}")
+def _loop() -> VirtualLoop:
+    loop = asyncio.get_running_loop()
+    assert isinstance(loop, VirtualLoop)
+    return loop
+
+
+async def until(pred: Callable[[], bool], what: str, limit: float = LIMIT) -> float:
+    """Move the clock until ``pred()``; the loop time at which it first held."""
+    return await _loop().until(pred, what, within=limit)
+
+
+async def within(aw: Awaitable[T], limit: float = LIMIT) -> T:
+    """Await ``aw``, moving the clock for at most ``limit`` s."""
+    return await _loop().run_until(aw, within=limit)
 
 
 def _msg_of(record: bytes) -> bytes:
@@ -120,24 +158,30 @@ def stopped_at_last(records: list[bytes], seat: int, step: str) -> None:
 
 
 # ------------------------------------------------------------------ a seat that stops
-async def test_a_seat_that_never_sends_its_deal_shares_is_timed_out(tmp_path: Path) -> None:
+@virtual_time
+async def test_a_seat_that_never_sends_its_deal_shares_is_timed_out(
+        tmp_path: Path, clock: VirtualLoop) -> None:
     """Bo (seat 2) commits and shuffles but never sends its deal shares. After
     ``answer_timeout`` the host orders a ``timeout`` naming seat 2; every peer stops with
     that verdict (Bo too: it sent nothing, so it cannot say otherwise); all three
     transcripts are identical and verify up to the timeout, which names seat 2."""
     host = HostNode(Identity.generate(), tmp_path / "p0", "Host", net(), seats=3, proofs=False)
-    lan = await Lan.start(tmp_path, host)
+    lan = await Lan.start(tmp_path, host, bo_withholds=lambda k, b: (
+        k == "shares" and b.get("purpose") == "deal"))
     try:
-        bo = lan.peers[1]
-        assert bo.table is not None
-        real = bo.table.core.outbox
-        bo.table.core.outbox = lambda: [  # type: ignore[method-assign]
-            (k, b) for k, b in real() if not (k == "shares" and b.get("purpose") == "deal")]
         sessions = [NetSession(p, t, bot=make_bot("random", i + 1))
                     for i, (p, t) in enumerate(zip(lan.peers, lan.tasks, strict=True))]
         runs = [asyncio.ensure_future(s.run()) for s in sessions]
-        await asyncio.wait_for(host.done.wait(), LIMIT)  # game over: final acks, bye
-        await asyncio.wait(runs, timeout=LIMIT)
+        table = host.table
+        assert table is not None
+        await until(lambda: table.core.waiting_for() == [2], "the deal waits for Bo")
+        owed = host._owed_since[2]  # since when the host waits for Bo's shares
+        ended = await until(lambda: table.core.finished, "the timeout")
+        # at the first heartbeat past answer_timeout, not a moment before, nor later
+        assert owed + FAST["answer_timeout"] < ended <= owed + FAST["answer_timeout"] + BEAT
+        assert ended % BEAT == 0
+        await within(host.done.wait())  # game over: final acks, bye
+        await within(asyncio.wait(runs))
         for session in sessions:  # what each player is told
             assert (session.verdict or "").startswith("game stopped: seat 2 at shares: "
                                                       "did not answer"), session.verdict
@@ -146,7 +190,7 @@ async def test_a_seat_that_never_sends_its_deal_shares_is_timed_out(tmp_path: Pa
             v = node.table.core.verdict
             assert v is not None and (v.seat, v.step) == (2, "shares"), v
             assert "did not answer" in v.reason
-        await asyncio.wait(lan.tasks, timeout=LIMIT)
+        await within(asyncio.wait(lan.tasks))
         assert all(p.fatal is None for p in lan.peers)
         recs = [lan.records(s) for s in range(3)]
         assert recs[0] == recs[1] == recs[2]
@@ -156,7 +200,9 @@ async def test_a_seat_that_never_sends_its_deal_shares_is_timed_out(tmp_path: Pa
         await lan.close()
 
 
-async def test_a_host_that_never_plays_its_turn_is_named_by_the_joiners(tmp_path: Path) -> None:
+@virtual_time
+async def test_a_host_that_never_plays_its_turn_is_named_by_the_joiners(
+        tmp_path: Path, clock: VirtualLoop) -> None:
     """The host's own seat owes a move and never makes it; nobody but the host could time
     it out. Each joiner stops after ``move_timeout`` + ``host_timeout``, naming the host."""
     host = HostNode(Identity.generate(), tmp_path / "p0", "Host", net(), seats=3, proofs=False)
@@ -165,10 +211,18 @@ async def test_a_host_that_never_plays_its_turn_is_named_by_the_joiners(tmp_path
                 for i, (p, t) in enumerate(zip(lan.peers, lan.tasks, strict=True))]
     runs = [asyncio.ensure_future(s.run()) for s in sessions]
     try:
-        for p in lan.peers:
+        await until(lambda: all(p._host_owes_since is not None for p in lan.peers),
+                    "the joiners see the host owe its move")
+        limit = 1.5 + FAST["host_timeout"]  # move_timeout + host_timeout
+        sinces = [p._host_owes_since for p in lan.peers]
+        for p, since in zip(lan.peers, sinces, strict=True):
+            assert since is not None
+            at = await until(lambda p=p: p.task is not None and p.task.done(), "it stops")
+            # at the first frame (a ping) past the limit
+            assert since + limit < at <= since + limit + BEAT and at % BEAT == 0
             why = await lan.stopped(p)
             assert "host seat 0 at fault" in why and "owed its move" in why, why
-        await asyncio.wait(runs, timeout=LIMIT)
+        await within(asyncio.wait(runs))
         assert all("host seat 0 at fault" in (s.verdict or "") for s in sessions)
         for s in (1, 2):
             prefix_verifies(lan.records(s))
@@ -195,8 +249,9 @@ class DroppingHost(HostNode):
 
 
 @pytest.mark.parametrize("declares", [True, False], ids=["then-times-it-out", "then-stalls"])
+@virtual_time
 async def test_a_host_that_drops_a_peers_message_is_named_by_that_peer(
-        tmp_path: Path, declares: bool) -> None:
+        tmp_path: Path, clock: VirtualLoop, declares: bool) -> None:
     """The host drops Bo's commit. Then either it times Bo out — Ana and the transcript
     carry the host's word (seat 2 did not answer: nobody else can tell), but Bo knows it
     sent the commit and stops naming the host — or it stalls, and Bo's own watchdog names
@@ -300,8 +355,9 @@ class ForkingHost(HostNode):
 
 
 @pytest.mark.parametrize("relay_all", [True, False], ids=["relays-acks", "hides-acks"])
+@virtual_time
 async def test_a_host_that_shows_peers_different_orders_is_caught(
-        tmp_path: Path, relay_all: bool) -> None:
+        tmp_path: Path, clock: VirtualLoop, relay_all: bool) -> None:
     """Ana and Bo get the same commits in different orders, each as a valid signed chain.
     Their acks cross (the host relays them): a peer whose head at some seq differs from
     another seat's signed ack stops, naming the host, and writes the two acks to
@@ -333,8 +389,9 @@ async def test_a_host_that_shows_peers_different_orders_is_caught(
 
 
 # ------------------------------------------------------------------ forged and replayed
+@virtual_time
 async def test_a_record_with_a_forged_author_signature_stops_the_peer_naming_the_host(
-        tmp_path: Path) -> None:
+        tmp_path: Path, clock: VirtualLoop) -> None:
     """When the game waits for the first move, the host sends Ana a record holding a chat
     'by Bo' that Bo never signed. Ana refuses it — the host signed the entry, so the host
     is at fault, not Bo — and its transcript holds every record before it, which
@@ -362,8 +419,9 @@ async def test_a_record_with_a_forged_author_signature_stops_the_peer_naming_the
         await lan.close()
 
 
+@virtual_time
 async def test_replayed_messages_on_the_wire_are_refused_and_the_game_goes_on(
-        tmp_path: Path) -> None:
+        tmp_path: Path, clock: VirtualLoop) -> None:
     """Bo sends its commit as signed for another game, and its accept of this game again
     (already in the log). The host refuses both ('game-id', 'replay'); nothing reaches
     anyone's log; Bo's next real message is ordered and every transcript is the same."""
@@ -384,7 +442,7 @@ async def test_replayed_messages_on_the_wire_are_refused_and_the_game_goes_on(
         bo.send_frame("msg", msg=msg, sig=sig)
         accept = next(e for e in table.log.entries if e.kind == "accept" and e.author == 2)
         bo.send_frame("msg", msg=accept.msg_bytes, sig=accept.sig)
-        codes = [(await asyncio.wait_for(errors.get(), LIMIT))["code"] for _ in range(2)]
+        codes = [(await within(errors.get()))["code"] for _ in range(2)]
         assert codes == ["game-id", "replay"]
         n = len(host.table.log)
         assert bo.send_game("chat", {"text": "sorry"})
@@ -399,22 +457,20 @@ async def test_replayed_messages_on_the_wire_are_refused_and_the_game_goes_on(
 
 
 @pytest.mark.slow
-async def test_a_seat_that_never_opens_its_seed_is_timed_out(tmp_path: Path) -> None:
+@virtual_time
+async def test_a_seat_that_never_opens_its_seed_is_timed_out(
+        tmp_path: Path, clock: VirtualLoop) -> None:
     """The round is played out (bots), then Bo keeps its seed to itself — the classic
     abort of a player who saw how the round went. After ``answer_timeout`` the host times
     it out at the opening; every seat's transcript verifies up to that entry."""
-    lan = await Lan.start(tmp_path)
+    lan = await Lan.start(tmp_path, bo_withholds=lambda k, b: k == "open")
     host, (ana, bo) = lan.host, lan.peers
     try:
-        assert bo.table is not None
-        real = bo.table.core.outbox
-        bo.table.core.outbox = lambda: [  # type: ignore[method-assign]
-            (k, b) for k, b in real() if k != "open"]
         host_task = asyncio.ensure_future(host.done.wait())
         sessions = [NetSession(host, host_task, bot=make_bot("heuristic", 0)),
                     *(NetSession(p, t, bot=make_bot("heuristic", i + 1))
                       for i, (p, t) in enumerate(zip(lan.peers, lan.tasks, strict=True)))]
-        await asyncio.wait_for(asyncio.gather(*(s.run() for s in sessions)), 120)
+        await within(asyncio.gather(*(s.run() for s in sessions)), 120)
         for s in sessions:
             assert (s.verdict or "").startswith("game stopped: seat 2 at open"), s.verdict
         assert ana.unconfirmed() == [] and bo.unconfirmed() == []  # honest host: relayed
@@ -425,7 +481,8 @@ async def test_a_seat_that_never_opens_its_seed_is_timed_out(tmp_path: Path) -> 
         await lan.close()
 
 
-async def test_evidence_the_host_forged_is_ignored(tmp_path: Path) -> None:
+@virtual_time
+async def test_evidence_the_host_forged_is_ignored(tmp_path: Path, clock: VirtualLoop) -> None:
     """The host shows Ana 'evidence' against Bo: a message Bo never signed. Ana keeps
     evidence only if the author's signature verifies; this is dropped."""
     lan = await Lan.start(tmp_path)
@@ -456,8 +513,9 @@ class SilentForkingHost(ForkingHost):
 
 
 @pytest.mark.slow
+@virtual_time
 async def test_a_fork_hidden_by_withholding_every_ack_is_flagged_at_the_end(
-        tmp_path: Path) -> None:
+        tmp_path: Path, clock: VirtualLoop) -> None:
     """The limit of ack relaying: a host that forks Ana's and Bo's logs (the order of two
     commits) and relays no acks goes unnoticed during the game — both chains are valid
     and lead to the same game. At the end each joiner has not seen the other's ack of its
@@ -472,7 +530,7 @@ async def test_a_fork_hidden_by_withholding_every_ack_is_flagged_at_the_end(
         sessions = [NetSession(host, host_task, bot=make_bot("heuristic", 0)),
                     *(NetSession(p, t, bot=make_bot("heuristic", i + 1))
                       for i, (p, t) in enumerate(zip(lan.peers, lan.tasks, strict=True)))]
-        await asyncio.wait_for(asyncio.gather(*(s.run() for s in sessions)), 150)
+        await within(asyncio.gather(*(s.run() for s in sessions)), 150)
         assert all(s.core.finished and s.core.verdict is None for s in sessions)
         assert ana.fatal is None and bo.fatal is None
         assert (ana.unconfirmed(), bo.unconfirmed()) == ([2], [1])
@@ -502,8 +560,9 @@ class ReplayingHost(HostNode):
         super()._on_msg(conn, msg, sig)
 
 
+@virtual_time
 async def test_a_message_from_an_earlier_game_with_the_same_id_is_refused_by_its_author(
-        tmp_path: Path) -> None:
+        tmp_path: Path, clock: VirtualLoop) -> None:
     """Bo's own node checks every entry in its name against what it would make (each
     protocol message is a function of its seed and the log): the old commit is not, so
     Bo stops naming the host before anything is built on it."""
@@ -529,14 +588,16 @@ async def test_a_message_from_an_earlier_game_with_the_same_id_is_refused_by_its
     host = ReplayingHost(ids[0], tmp_path / "p0", "Host", net(), seats=3, proofs=False,
                          game_id_maker=lambda: old_id)
     host.old = (commit.msg_bytes, commit.sig)
-    port = await host.listen("127.0.0.1", 0)
+    mem = MemoryNet()
+    port = await host.listen("127.0.0.1", 0, transport=mem.listen)
     peers, tasks = [], []
     for i, name in ((1, "Ana"), (2, "Bo")):
-        p = PeerNode(ids[i], tmp_path / f"p{i}", name, "127.0.0.1", port, net())
+        p = PeerNode(ids[i], tmp_path / f"p{i}", name, "127.0.0.1", port, net(),
+                     connect=mem.connector("127.0.0.1", port))
         peers.append(p)
         tasks.append(p.start())
         await until(lambda i=i: len(host.members) >= i, "a joiner in the lobby")
-    lan = Lan(host, peers, tasks, tmp_path)
+    lan = Lan(host, peers, tasks, tmp_path, mem)
     try:
         bo = peers[1]
         why = await lan.stopped(bo)

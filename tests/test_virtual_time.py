@@ -99,7 +99,7 @@ def test_left_over_tasks_are_cancelled_and_awaited() -> None:
                 await asyncio.sleep(1.0)  # its own clean-up takes loop time
                 ended.append(clock.time())
 
-        asyncio.ensure_future(forever())
+        task = asyncio.ensure_future(forever())  # noqa: F841 (left running on purpose)
         await clock.advance(5.0)
 
     run_virtual(main)

@@ -121,8 +121,7 @@ class HostNode:
                  proofs: bool = True, seed_maker: SeedMaker | None = None,
                  game_id_maker: Callable[[], bytes] | None = None,
                  wrap: ChannelWrap = plain, code: str = "",
-                 busy: Callable[[Channel, str], None] | None = None,
-                 listen: Listen | None = None) -> None:
+                 busy: Callable[[Channel, str], None] | None = None) -> None:
         self.identity = identity
         self.key = identity.public_key_bytes()
         self.data_dir = data_dir
@@ -136,8 +135,6 @@ class HostNode:
         #: tells a connection still in the handshake that there is no slot for it (the
         #: wrap's own refusal, e.g. SECURE.md REFUSE busy; default: an ``error`` frame)
         self.busy = busy or self._busy_frame
-        #: the transport that accepts connections (TCP by default; in memory in tests)
-        self._listen = listen or self._tcp_listen
         #: connections in the join-code handshake (``wrap``), oldest first
         self._securing: dict[Channel, None] = {}
         #: the join code, kept in the game's meta file so a restarted host reuses it
@@ -177,10 +174,12 @@ class HostNode:
         self._owed_since: dict[int, float] = {}
 
     # ------------------------------------------------------------------ life cycle
-    async def listen(self, bind: str, port: int) -> int:
-        """Accept connections on ``bind``:``port`` (0: any free port) through the
-        injected transport, and start the heartbeat; returns the port."""
-        self.server, self.port = await self._listen(self.serve_channel, bind, port)
+    async def listen(self, bind: str, port: int, *, transport: Listen | None = None) -> int:
+        """Accept connections on ``bind``:``port`` (0: any free port) and start the
+        heartbeat; returns the port. ``transport``: TCP by default (in memory in the
+        tests; wormhole subchannels come through :meth:`serve_channel` as well)."""
+        listen = transport or self._tcp_listen
+        self.server, self.port = await listen(self.serve_channel, bind, port)
         self.bind = bind
         self._spawn(self._heartbeat())
         return self.port
