@@ -90,6 +90,7 @@ async def test_executor_work_runs_inline_at_that_instant(clock: VirtualLoop) -> 
 
 def test_left_over_tasks_are_cancelled_and_awaited() -> None:
     ended: list[float] = []
+    left: list[asyncio.Task[None]] = []
 
     async def main(clock: VirtualLoop) -> None:
         async def forever() -> None:
@@ -99,7 +100,7 @@ def test_left_over_tasks_are_cancelled_and_awaited() -> None:
                 await asyncio.sleep(1.0)  # its own clean-up takes loop time
                 ended.append(clock.time())
 
-        task = asyncio.ensure_future(forever())  # noqa: F841 (left running on purpose)
+        left.append(asyncio.ensure_future(forever()))  # left running on purpose
         await clock.advance(5.0)
 
     run_virtual(main)
