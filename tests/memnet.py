@@ -219,17 +219,17 @@ class MemoryNet:
         self.listeners[port] = listener
         return listener, port
 
-    def connector(self, host: str, port: int, *, on_link: Callable[[Link], None] | None = None
-                  ) -> Connect:
-        """The joiner's transport to ``host``:``port``; ``on_link`` sees each new link
-        (to inject faults on it)."""
+    def connector(self, host: str, port: int, *, local: str = "127.0.0.1",
+                  on_link: Callable[[Link], None] | None = None) -> Connect:
+        """The joiner's transport to ``host``:``port`` from address ``local``;
+        ``on_link`` sees each new link (to inject faults on it)."""
 
         async def connect() -> Channel:
             listener = self.listeners.get(port)
             if listener is None:
                 raise ConnectionRefusedError(errno.ECONNREFUSED, "Connection refused")
             self._clients += 1
-            link = Link(f"{host}:{self._clients}", f"{host}:{port}", self.max_buffer)
+            link = Link(f"{local}:{self._clients}", f"{host}:{port}", self.max_buffer)
             self.links.append(link)
             if on_link is not None:
                 on_link(link)

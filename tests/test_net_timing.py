@@ -1,0 +1,232 @@
+"""The network's clocks, on virtual time over the in-memory network (tests/virtual_time.py,
+tests/memnet.py): every heartbeat, silence, timeout, back-off and lockout is checked at
+the exact instant it must happen (protocol/NETWORK.md §7–§8), with the real default
+timings — a minute of protocol time takes milliseconds and no machine load can move it.
+
+Issue 11's failures reproduced here: a joiner with nobody at its address retried forever
+(now: "cannot reach … — is the game still open?" and a bounded give-up), and the host
+pinged connections still in their handshake.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from splitnet.net.config import NetSettings
+from splitnet.net.host import HostNode
+from splitnet.net.joincode import parse_code
+from splitnet.net.peer import HostGone, PeerFatal, PeerNode
+from splitnet.net.run import _secure_busy, _wrap
+from splitnet.net.secure import AttemptLimiter
+from splitnet.session.identity import Identity
+from tests.memnet import Link, MemoryNet
+from tests.virtual_time import VirtualLoop, virtual_time
+
+CODE = "7-lunar-anchor"
+WRONG = "8-lunar-anchor"
+D = NetSettings()  # the defaults, as a player runs them
+
+
+def joiner(tmp: Path, mem: MemoryNet, port: int, name: str, *, net: NetSettings = D,
+           local: str = "127.0.0.1", code: str | None = None,
+           on_link: Any = None) -> PeerNode:
+    identity = Identity.generate()
+    wrap = {} if code is None else {
+        "wrap": _wrap(parse_code(code), net, identity=identity), "code": code}
+    return PeerNode(identity, tmp / name, name, "127.0.0.1", port, net,
+                    connect=mem.connector("127.0.0.1", port, local=local, on_link=on_link),
+                    **wrap)  # type: ignore[arg-type]
+
+
+async def table_of_three(tmp: Path, clock: VirtualLoop, mem: MemoryNet, *,
+                         on_link: Any = None) -> tuple[HostNode, list[PeerNode]]:
+    """A host and Ana, Bo in its started game (at t=0: the deal runs in an instant)."""
+    host = HostNode(Identity.generate(), tmp / "host", "Host", D, seats=3, proofs=False)
+    port = await host.listen("127.0.0.1", 0, transport=mem.listen)
+    peers = [joiner(tmp, mem, port, n, on_link=on_link) for n in ("Ana", "Bo")]
+    for p in peers:
+        p.start()
+    await clock.run_until(host.started.wait(), within=1.0)
+    await clock.until(lambda: all(p.ready for p in peers), "both joiners in sync", within=1.0)
+    return host, peers
+
+
+async def stop(clock: VirtualLoop, host: HostNode, peers: list[PeerNode],
+               mem: MemoryNet) -> None:
+    await host.close()
+    for p in peers:
+        if p.task is not None:
+            p.task.cancel()
+    await clock.run_until(mem.close(), within=5.0)
+
+
+# ---------------------------------------------------------------------- a joiner alone
+@virtual_time
+async def test_a_joiner_with_nobody_at_its_address_backs_off_and_gives_up_in_bounded_time(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """Issue 11: it said "Joined" and retried forever. Now it tries at 0, then after
+    retry_first doubling up to retry_max, says what is true while it does, and gives up
+    with HostGone at the first attempt past ``first_contact`` — 20 s, exactly."""
+    mem = MemoryNet()
+    node = joiner(tmp_path, mem, 7499, "Ana")
+    attempts: list[float] = []
+    real = node.connect
+    assert real is not None
+
+    async def counting() -> Any:
+        attempts.append(clock.time())
+        return await real()
+
+    node.connect = counting
+    task = node.start()
+    await clock.advance(0.0)
+    assert node.net_status == ("cannot reach 127.0.0.1:7499 — is the game still open? "
+                               "(connection refused) — retrying (1)")
+    await clock.until(task.done, "it gives up", within=60.0)
+    gaps = [b - a for a, b in zip(attempts, attempts[1:], strict=False)]
+    assert gaps[:5] == pytest.approx([0.1, 0.2, 0.4, 0.8, 1.6], abs=1e-9)
+    assert gaps[5:] == pytest.approx([2.0] * (len(gaps) - 5), abs=1e-9)
+    assert attempts[-2] <= D.first_contact < attempts[-1]  # the first attempt past 20 s
+    assert clock.time() == attempts[-1]  # … and it stops right there
+    with pytest.raises(HostGone, match=r"cannot reach 127\.0\.0\.1:7499 — is the game still "
+                       r"open\? \(connection refused; tried for 20 s\)"):
+        task.result()
+    assert node.session.final and node.fatal is not None
+
+
+# ---------------------------------------------------------------------- heartbeats
+@virtual_time
+async def test_a_slow_handshake_is_never_pinged_and_completes(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """Issue 11: the heartbeat pinged connections still in their handshake, and a joiner
+    that got ``ping`` where it waited for ``welcome`` dropped. Over a link with 2.25 s of
+    delay each way the handshake spans four heartbeats (1 s): the joiner's first frames
+    are exactly challenge then welcome, and pings come only after."""
+    mem = MemoryNet()
+    host = HostNode(Identity.generate(), tmp_path / "host", "Host", D, seats=None)
+    port = await host.listen("127.0.0.1", 0, transport=mem.listen)
+
+    def slow(link: Link) -> None:
+        link.client.delay = link.server.delay = 2.25
+
+    node = joiner(tmp_path, mem, port, "Ana", on_link=slow)
+    seen: list[tuple[float, str]] = []
+    node.frame_hooks.append(lambda f: seen.append((clock.time(), f["t"])))
+    node.start()
+    await clock.advance(12.0)
+    # challenge at 2.25; the hello reaches the host at 4.5 (beats at 1…4 pinged nothing);
+    # welcome and lobby at 6.75; the first ping, sent at the beat at 5, at 7.25
+    assert seen[:4] == [(2.25, "challenge"), (6.75, "welcome"), (6.75, "lobby"),
+                        (7.25, "ping")]
+    assert len(mem.links) == 1 and node.epoch == 0  # one connection, never dropped
+    assert host.lobby_names == ["Host", "Ana"]
+    await stop(clock, host, [node], mem)
+
+
+@virtual_time
+async def test_a_seat_gone_silent_is_shown_then_dropped_at_its_instants(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """Bo's cable is pulled (nothing arrives either way; nobody is told). The host marks
+    seat 2 "silent" at the first heartbeat past ``silent_after`` (5 s) and tells Ana; Bo
+    reconnects at the first host frame it misses past ``host_timeout`` (10 s); the host
+    never needs ``drop_after``, because the new connection replaces the old one."""
+    mem = MemoryNet()
+    host, (ana, bo) = await table_of_three(tmp_path, clock, mem)
+    await clock.advance_to(3.0)
+    link = next(lk for lk in mem.links if lk.client is bo.ch)
+    heard = host.conns[2].last_heard
+    assert heard == 3.0  # its pong to the beat at 3
+    link.cut()
+    silent_at = await clock.until(lambda: host.seat_states()[2][0] == "silent",
+                                  "seat 2 shown silent", within=30.0)
+    assert silent_at == 9.0  # beats at 4…8 find it quiet ≤ 5 s; at 9, 6 s > 5 s
+    await clock.until(lambda: ana.seat_states().get(2, ("", 0))[0] == "silent",
+                      "Ana told", within=1.0)
+    assert clock.time() == 9.0
+    back_at = await clock.until(lambda: bo.epoch == 1, "Bo notices", within=30.0)
+    assert back_at == 3.0 + D.host_timeout  # last frame it got: the ping at 3
+    await clock.until(lambda: bo.ready and host.seat_states()[2][0] == "ok",
+                      "Bo back", within=5.0)
+    assert clock.time() < back_at + 1.0  # retry_first later
+    await stop(clock, host, [ana, bo], mem)
+
+
+@virtual_time
+async def test_a_connection_quiet_past_drop_after_is_closed_by_the_host(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """A member whose link is cut and that does not come back (its joiner is gone): the
+    host closes that connection at the first heartbeat past ``drop_after`` (60 s) and the
+    lobby loses it then — not before, not later."""
+    mem = MemoryNet()
+    host = HostNode(Identity.generate(), tmp_path / "host", "Host", D, seats=None)
+    port = await host.listen("127.0.0.1", 0, transport=mem.listen)
+    node = joiner(tmp_path, mem, port, "Ana")
+    node.start()
+    await clock.until(lambda: host.lobby_names == ["Host", "Ana"], "Ana in", within=1.0)
+    await clock.advance_to(2.0)
+    node.task.cancel()  # type: ignore[union-attr]
+    mem.links[0].cut()  # and its close never arrives
+    await clock.advance(0.0)
+    left = await clock.until(lambda: host.lobby_names == ["Host"], "Ana dropped",
+                             within=120.0)
+    assert left == 2.0 + D.drop_after + 1.0  # quiet 61 s > 60 s at the beat at 63
+    await stop(clock, host, [node], mem)
+
+
+# ---------------------------------------------------------------------- lockouts
+async def _guess(clock: VirtualLoop, mem: MemoryNet, port: int, code: str, local: str,
+                 tmp: Path) -> PeerNode:
+    """A joiner with ``code`` from ``local``, run until it stops (or is in)."""
+    node = joiner(tmp, mem, port, f"g{len(mem.links)}", local=local, code=code)
+    task = node.start()
+    await clock.until(lambda: task.done() or node.session.state.value == "lobby",
+                      "a verdict on the code", within=30.0)
+    return node
+
+
+@virtual_time
+async def test_wrong_codes_lock_out_an_address_for_exactly_the_window_then_the_game(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """Per address: three wrong codes from 10.1.1.1 lock it out (SECURE.md §7) until the
+    oldest is 600 s old on the host's clock — a joiner there with the right code is told
+    the wait to the second and gets in once it has passed; the rest of the LAN is not
+    affected. Per game: the fifth wrong code in all closes the game to every newcomer."""
+    mem = MemoryNet()
+    limiter = AttemptLimiter(per_address=3, per_game=5, window=600.0, clock=clock.time)
+    host = HostNode(Identity.generate(), tmp_path / "host", "Host", D, seats=None,
+                    code=CODE, busy=_secure_busy,
+                    wrap=_wrap(parse_code(CODE), D, limiter=limiter,
+                               seats=lambda: host.player_keys()))
+    port = await host.listen("127.0.0.1", 0, transport=mem.listen)
+    nodes: list[PeerNode] = []
+    for k in range(3):
+        await clock.advance_to(10.0 * k)  # wrong codes at t = 0, 10, 20
+        g = await _guess(clock, mem, port, WRONG, "10.1.1.1", tmp_path)
+        nodes.append(g)
+        assert isinstance(g.task and g.task.exception(), PeerFatal)
+        assert "wrong code" in (g.fatal or ""), g.fatal
+    await clock.advance_to(100.0)
+    g = await _guess(clock, mem, port, CODE, "10.1.1.1", tmp_path)
+    nodes.append(g)
+    assert g.fatal is not None and "try again in 8 min 20 s" in g.fatal, g.fatal  # 600-100
+    other = await _guess(clock, mem, port, CODE, "10.2.2.2", tmp_path)
+    nodes.append(other)
+    assert other.fatal is None and "Ana" not in host.lobby_names  # in: another address
+    await clock.advance_to(599.0)
+    g = await _guess(clock, mem, port, CODE, "10.1.1.1", tmp_path)
+    nodes.append(g)
+    assert g.fatal is not None and "try again in 1 s" in g.fatal, g.fatal
+    await clock.advance_to(600.0)  # the first wrong code is 600 s old: no longer counted
+    g = await _guess(clock, mem, port, CODE, "10.1.1.1", tmp_path)
+    nodes.append(g)
+    assert g.fatal is None and g.session.state.value == "lobby"
+    for k in range(2):  # wrong codes 4 and 5 for this game, from elsewhere
+        nodes.append(await _guess(clock, mem, port, WRONG, f"10.3.3.{k}", tmp_path))
+    g = await _guess(clock, mem, port, CODE, "10.4.4.4", tmp_path)
+    nodes.append(g)
+    assert g.fatal is not None and "takes no more joiners" in g.fatal, g.fatal
+    assert len(host.lobby_names) == 3  # the two let in stay
+    await stop(clock, host, nodes, mem)
