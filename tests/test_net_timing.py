@@ -19,8 +19,8 @@ import pytest
 from splitnet.net.config import NetSettings
 from splitnet.net.host import HostNode
 from splitnet.net.joincode import parse_code
+from splitnet.net.links import node_wrap, secure_busy
 from splitnet.net.peer import HostGone, PeerFatal, PeerNode
-from splitnet.net.run import _secure_busy, _wrap
 from splitnet.net.secure import AttemptLimiter
 from splitnet.session.identity import Identity
 from tests.memnet import Link, MemoryNet
@@ -36,7 +36,7 @@ def joiner(tmp: Path, mem: MemoryNet, port: int, name: str, *, net: NetSettings 
            on_link: Any = None) -> PeerNode:
     identity = Identity.generate()
     wrap = {} if code is None else {
-        "wrap": _wrap(parse_code(code), net, identity=identity), "code": code}
+        "wrap": node_wrap(parse_code(code), net, identity=identity), "code": code}
     return PeerNode(identity, tmp / name, name, "127.0.0.1", port, net,
                     connect=mem.connector("127.0.0.1", port, local=local, on_link=on_link),
                     **wrap)  # type: ignore[arg-type]
@@ -198,8 +198,8 @@ async def test_wrong_codes_lock_out_an_address_for_exactly_the_window_then_the_g
     mem = MemoryNet()
     limiter = AttemptLimiter(per_address=3, per_game=5, window=600.0, clock=clock.time)
     host = HostNode(Identity.generate(), tmp_path / "host", "Host", D, seats=None,
-                    code=CODE, busy=_secure_busy,
-                    wrap=_wrap(parse_code(CODE), D, limiter=limiter,
+                    code=CODE, busy=secure_busy,
+                    wrap=node_wrap(parse_code(CODE), D, limiter=limiter,
                                seats=lambda: host.player_keys()))
     port = await host.listen("127.0.0.1", 0, transport=mem.listen)
     nodes: list[PeerNode] = []
