@@ -187,6 +187,9 @@ class _Listener:
         self.net, self.port, self.serve = net, port, serve
         self.closed = False
 
+    def is_serving(self) -> bool:
+        return not self.closed
+
     def close(self) -> None:
         self.closed = True
         if self.net.listeners.get(self.port) is self:

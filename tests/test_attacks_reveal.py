@@ -43,7 +43,8 @@ from splitnet.rules import (
 from splitnet.session.identity import Identity
 from splitnet.session.log import make_refusal, parse_message
 from splitnet.verify import verify_records
-from tests.test_attacks_net import LIMIT, Lan, _msg_of, net, stopped_at_last, until
+from tests.test_attacks_net import Lan, _msg_of, net, stopped_at_last, until, within
+from tests.virtual_time import VirtualLoop, virtual_time
 
 PLAYS = ("lay", "upgrade", "discard", "late_lay")
 
@@ -427,9 +428,10 @@ class RefusingHost(HostNode):
 
 
 @pytest.mark.parametrize("fatal", [False, True], ids=["then-orders-it", "and-hangs-up"])
+@virtual_time
 async def test_a_lan_host_that_refuses_a_legal_move_is_named_by_every_peer(
-        tmp_path: Path, fatal: bool) -> None:
-    """Over 127.0.0.1: the host refuses Ana's legal move. Ana's peer checks the signed
+        tmp_path: Path, fatal: bool, clock: VirtualLoop) -> None:
+    """On the in-memory network: the host refuses Ana's legal move. Ana's peer checks the signed
     refusal against its own log head and engine, stops with a one-line accusation naming
     the host and keeps the evidence; the accusation it sent is ordered (this host orders
     everything else honestly), and Bo and the host's own core stop with a verdict naming
@@ -461,7 +463,7 @@ async def test_a_lan_host_that_refuses_a_legal_move_is_named_by_every_peer(
         v = bo.table.core.verdict
         assert v is not None and (v.seat, v.step) == (0, "accuse"), v
         assert host.table is not None and host.table.core.verdict is not None
-        await asyncio.wait(runs, timeout=LIMIT)
+        await within(asyncio.wait(runs))
         assert "seat 0 at accuse" in (sessions[2].verdict or ""), sessions[2].verdict
         recs = lan.records(2)
         assert parse_message(_msg_of(recs[-1])).kind == "accuse"
@@ -472,26 +474,22 @@ async def test_a_lan_host_that_refuses_a_legal_move_is_named_by_every_peer(
         await lan.close()
 
 
+@virtual_time
 async def test_a_lan_seat_that_withholds_its_reveal_is_timed_out_at_reveal(
-        tmp_path: Path) -> None:
-    """Over 127.0.0.1: Bo (seat 2) makes its move but never sends the reveal. Nothing
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """On the in-memory network: Bo (seat 2) makes its move but never sends the reveal. Nothing
     else is accepted meanwhile; after ``answer_timeout`` the host orders a ``timeout``
     naming seat 2 at step ``reveal``, and every peer stops with that verdict."""
     host = HostNode(Identity.generate(), tmp_path / "p0", "Host", net(), seats=3,
                     proofs=False)
-    lan = await Lan.start(tmp_path, host)
-    bo = lan.peers[1]
-    assert bo.table is not None
-    real = bo.table.core.outbox
-    bo.table.core.outbox = lambda: [  # type: ignore[method-assign]
-        (k, b) for k, b in real() if k != "reveal"]
+    lan = await Lan.start(tmp_path, host, bo_withholds=lambda k, b: k == "reveal")
     host_task = asyncio.ensure_future(host.done.wait())
     sessions = [NetSession(host, host_task, bot=make_bot("random", 0)),
                 *(NetSession(p, t, bot=make_bot("random", i + 1))
                   for i, (p, t) in enumerate(zip(lan.peers, lan.tasks, strict=True)))]
     runs = [asyncio.ensure_future(s.run()) for s in sessions]
     try:
-        await asyncio.wait_for(host.done.wait(), LIMIT)
+        await within(host.done.wait())
         for node in (host, *lan.peers):
             assert node.table is not None
             v = node.table.core.verdict
@@ -529,8 +527,10 @@ class PeekingHost(HostNode):
         super()._on_msg(conn, msg, sig)
 
 
-async def test_a_lan_host_reading_the_moves_it_receives_finds_no_card(tmp_path: Path) -> None:
-    """Over 127.0.0.1, bots play; the host inspects every joiner's move before ordering
+@virtual_time
+async def test_a_lan_host_reading_the_moves_it_receives_finds_no_card(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """On the in-memory network, bots play; the host inspects every joiner's move before ordering
     it: none carries a share, and no played card is readable with what the host holds."""
     host = PeekingHost(Identity.generate(), tmp_path / "p0", "Host", net(), seats=3,
                        proofs=False)

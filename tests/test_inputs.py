@@ -32,6 +32,7 @@ from splitnet.session.log import Log, Player
 from splitnet.session.transcript import MAGIC
 from splitnet.text import shown
 from splitnet.ui.lobby import HostLobby, JoinLobby
+from tests.virtual_time import VirtualLoop, virtual_time
 
 SPLITNET = [sys.executable, "-m", "splitnet.cli"]
 IDS = [Identity.from_seed(bytes([i + 1]) * 32) for i in range(3)]
@@ -215,10 +216,11 @@ async def test_a_peers_chat_with_escapes_reaches_the_full_screen_table_shown() -
     no_controls(text.replace("\n", ""))
 
 
+@virtual_time
 async def test_a_chat_with_escapes_over_the_lan_reaches_the_other_seats_shown(
-        tmp_path: Path) -> None:
-    """A host and two joiners over 127.0.0.1: Bo signs a chat full of escape sequences;
-    the host orders it; Ana's session (what her front end reads) shows it harmlessly,
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """A host and two joiners (in memory, on virtual time): Bo signs a chat full of escape
+    sequences; the host orders it; Ana's session (what her front end reads) shows it harmlessly,
     while every transcript keeps exactly what Bo signed."""
     from splitnet.app.lan_session import NetSession
     from splitnet.bots import make_bot

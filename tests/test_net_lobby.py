@@ -1,5 +1,6 @@
 """Issue 11's lobby failures over the whole path: real ``splitnet`` processes on
-loopback, never announced (``--no-announce``).
+loopback, never announced (``--no-announce``); and a host killed after the last record,
+in this process on virtual time over the in-memory network.
 
 * a joiner given an address where nobody listens says so — "cannot reach ADDR — is the
   game still open?" —, never "joined", and gives up after ``first_contact`` with a
@@ -28,9 +29,10 @@ from splitnet.net.joincode import new_code
 from splitnet.net.store import GameFiles, read_meta, unfinished_games
 from splitnet.session.identity import Identity
 from splitnet.verify import verify_records
-from tests.test_attacks_net import LIMIT, Lan, net, until
+from tests.test_attacks_net import Lan, net, until, within
 from tests.test_net_game import TIMEOUT, Proc, host_port_and_code, wait_until
 from tests.test_net_join import PipedProc
+from tests.virtual_time import VirtualLoop, virtual_time
 
 HOST = ("host", "--bind", "127.0.0.1", "--play-as-bot", "heuristic", "--no-proofs",
         "--no-announce", "--name", "Hosta")
@@ -134,8 +136,9 @@ def crash(host: HostNode) -> None:
     host.table.close()
 
 
+@virtual_time
 async def test_a_host_killed_after_the_last_record_finishes_at_once_on_restart(
-        tmp_path: Path) -> None:
+        tmp_path: Path, clock: VirtualLoop) -> None:
     """Issue 11: the restarted host waited ``final_wait`` for the final acks of bots that
     had already left, and every joiner warned that the others "never confirmed the final
     log" though all transcripts were identical. Now a joiner whose log is finished keeps
@@ -167,10 +170,12 @@ async def test_a_host_killed_after_the_last_record_finishes_at_once_on_restart(
         meta = unfinished_games(tmp_path / "p0", "host")[0]
         again = HostNode.resume(host.identity, tmp_path / "p0", meta, patient)
         restarted.append(again)
-        await again.listen("127.0.0.1", port)
-        await asyncio.wait_for(again.done.wait(), LIMIT)  # not final_wait (600 s)
-        await asyncio.wait(lan.tasks, timeout=LIMIT)
-        await asyncio.wait(runs, timeout=LIMIT)
+        back = clock.time()
+        await again.listen("127.0.0.1", port, transport=lan.mem.listen)
+        await within(again.done.wait())
+        assert clock.time() - back < 5.0  # at once: not final_wait (600 s)
+        await within(asyncio.wait(lan.tasks))
+        await within(asyncio.wait(runs))
         for p in lan.peers:
             assert p.done and p.fatal is None, p.fatal
             assert p.unconfirmed() == [], p.unconfirmed()
@@ -188,8 +193,9 @@ async def test_a_host_killed_after_the_last_record_finishes_at_once_on_restart(
         await asyncio.gather(*lan.tasks, return_exceptions=True)
 
 
+@virtual_time
 async def test_a_host_that_hangs_up_at_the_end_leaves_its_seats_unconfirmed(
-        tmp_path: Path) -> None:
+        tmp_path: Path, clock: VirtualLoop) -> None:
     """The other side (SECURITY.md §4): a host that hangs up after the last record and
     never comes back relays no final ack. Each joiner reconnects for at most
     ``final_wait``, then ends its finished game, naming the seats that never confirmed
@@ -209,8 +215,11 @@ async def test_a_host_that_hangs_up_at_the_end_leaves_its_seats_unconfirmed(
             host, asyncio.ensure_future(host.done.wait()), bot=make_bot("heuristic", 0)).run())
         runs = [asyncio.ensure_future(NetSession(p, t, bot=make_bot("heuristic", i + 1)).run())
                 for i, (p, t) in enumerate(zip(lan.peers, lan.tasks, strict=True))]
-        await asyncio.wait(lan.tasks, timeout=LIMIT)
-        await asyncio.wait(runs, timeout=LIMIT)
+        ended = await until(lambda: table.core.finished, "the last record")
+        await within(asyncio.wait(lan.tasks))
+        # each joiner kept trying for final_wait (1 s), not a moment less
+        assert clock.time() - ended >= short.final_wait
+        await within(asyncio.wait(runs))
         ana, bo = lan.peers
         for p in lan.peers:
             assert p.done and p.fatal is None, p.fatal
