@@ -415,8 +415,8 @@ async def test_status_names_a_silent_then_a_disconnected_seat(tmp_path: Path) ->
         tasks[1].cancel()
         await asyncio.wait([tasks[1]], timeout=5)
         assert tasks[1].done()
-        for _ in range(200):
-            if "waiting for Bo (disconnected)" in watch.status:
+        for _ in range(200):  # the host's status first, Ana's once its peers frame is in
+            if all("waiting for Bo (disconnected)" in s.status for s in others):
                 break
             await asyncio.sleep(0.05)
         assert "waiting for Bo (disconnected)" in watch.status, watch.status
