@@ -61,7 +61,10 @@ class Forwarder:
         self.socks: list[socket.socket] = []
         self.lock = threading.Lock()
         self.stop = False
+        #: refusing every connection (the relay is down)
+        self.down = False
         self.accepted = 0
+        self.refused = 0
         self.thread = threading.Thread(target=self._accept, daemon=True)
         self.thread.start()
 
@@ -73,6 +76,10 @@ class Forwarder:
                 continue
             except OSError:
                 return
+            if self.down:
+                a.close()
+                self.refused += 1
+                continue
             try:
                 b = socket.create_connection(("127.0.0.1", self.target), 5)
             except OSError:
@@ -152,6 +159,49 @@ _INVITE = re.compile(r"Invitation: splitnet join (\d+-[a-z]+-[a-z]+)")
 
 def invitations(host: Proc) -> list[str]:
     return _INVITE.findall(host.stdout())
+
+
+#: a wormhole not connected this long is given up for a resume wormhole (tests: short)
+FAST = ("--net-timing", "wormhole_idle=3")
+
+
+def internet_game(tmp_path: Path, servers: Servers, n: int, seed: int) -> list[Proc]:
+    """A host (a bot) with --internet and n − 1 bots each through its own invitation,
+    all relay only, the game under way."""
+    host = Proc(tmp_path, "host", "host", "--internet", *servers.args, *FAST, "--port", "0",
+                "--bind", "127.0.0.1", "--play-as-bot", "heuristic", "--seats", str(n),
+                "--no-announce", "--no-proofs", "--name", "heuristic-0",
+                "--data-dir", str(tmp_path / "p0"), "--test-seed", str(seed))
+    procs = [host]
+    for i in range(1, n):
+        wait_until(lambda i=i: len(invitations(host)) >= i, 60, f"invitation {i}")
+        procs.append(Proc(tmp_path, f"bot{i}", "bot", invitations(host)[i - 1],
+                          *servers.args, *FAST, "--name", f"heuristic-{i}",
+                          "--data-dir", str(tmp_path / f"p{i}"), "--test-seed", str(seed)))
+        wait_until(lambda i=i: host.stderr().count("joined the lobby") >= i, 60,
+                   f"bot {i} to join")
+    return procs
+
+
+def finished_and_verified(procs: list[Proc], tmp_path: Path) -> None:
+    """Every process ends well; the transcripts are byte-identical and verify."""
+    for p in procs:
+        rc = p.wait(TIMEOUT)
+        assert rc == 0, f"{p.label} exited {rc}\n{p.stderr()[-3000:]}"
+        assert "Winner:" in p.stdout(), p.stdout()[-2000:]
+    files = [game_file(tmp_path / f"p{i}") for i in range(len(procs))]
+    data = [f.read_bytes() for f in files if f]
+    assert len(data) == len(procs) and all(d == data[0] for d in data[1:]), "transcripts differ"
+    from splitnet.session.transcript import read_transcript
+
+    v = verify_records(read_transcript(files[0]))  # type: ignore[arg-type]
+    assert v.ok, v.summary
+
+
+def kill_all(procs: list[Proc]) -> None:
+    for p in procs:
+        if p.p.poll() is None:
+            p.p.kill()
 
 
 def test_three_seats_through_the_relay_with_a_cut(servers: Servers, tmp_path: Path) -> None:
@@ -246,9 +296,56 @@ async def test_channel_round_trip_and_wrong_code(servers: Servers) -> None:
         with pytest.raises(ConnectionError, match="nobody answered"):
             await nobody()  # it stays refused: no new wormhole per retry
         await nobody.close()
+        await resume_with_counters_apart(st, accept)
     finally:
         await inv.close()
         wh.stop_twisted()
+
+
+async def resume_with_counters_apart(st: object, accept: object) -> None:
+    """A guest and its host meet on a resume wormhole though one of them died before it
+    saved the last counter (NETWORK.md §12, "Resume"): the host waits on ``next`` and
+    ``next + 1``, the guest tries ``next`` then ``next + 1``; both go on past the code
+    they met on (it is never used again)."""
+    from dataclasses import replace
+
+    from splitnet.net import wormhole as wh
+    from splitnet.net.store import ResumeChain
+
+    assert isinstance(st, wh.WormholeSettings)
+    quick = replace(st, idle_after=2.0)
+    for host_next, guest_next in ((0, 1), (1, 0), (7, 7)):
+        secret = bytes([host_next, guest_next]) * 16
+        host_chain = ResumeChain(secret, host_next, peer="wormhole-resume:0")
+        inv = wh.Invitations(quick, accept, lambda code: None, lambda: 0)  # type: ignore[arg-type]
+        inv.chains = [host_chain]
+        inv.refresh()
+        if host_next == 7:
+            # someone who saw the nameplate (the mailbox) claims it with a guess: the
+            # wormhole's PAKE fails, both sides count that code spent and go on
+            plate = wh.resume_code(secret, 7).split("-")[0]
+            squat = wh.WormholeConnector(f"{plate}-a-guess", quick)
+            with pytest.raises(ConnectionError, match="code is wrong"):
+                await asyncio.wait_for(squat(), 30)
+            await squat.close()
+        guest = wh.WormholeConnector(None, quick, chain=ResumeChain(secret, guest_next))
+        try:
+            ch = None
+            for _ in range(4):  # a code nobody waits on: the guest tries the next one
+                with contextlib.suppress(ConnectionError):
+                    ch = await asyncio.wait_for(guest(), 30)
+                    break
+            assert ch is not None, (host_next, guest_next)
+            ch.send(b"back")
+            assert await asyncio.wait_for(ch.recv(), 10) == b"back"
+            met = max(host_next, guest_next) + (host_next == 7)  # 7: spent by a squatter
+            assert guest.chain is not None and guest.chain.next == met + 1
+            assert host_chain.next == met + 1
+            assert wh.resume_code(secret, met) != wh.resume_code(secret, met + 1)
+            ch.close()
+        finally:
+            await guest.close()
+            await inv.close()
 
 
 def test_guest_killed_and_rejoined_with_a_fresh_invitation(servers: Servers,
@@ -299,3 +396,116 @@ def test_bench_wormhole_reports_the_relay_beside_the_lan() -> None:
                          timeout=TIMEOUT)
     assert out.returncode == 0, out.stderr[-3000:]
     assert "through the relay p50" in out.stdout and "same game: yes" in out.stdout, out.stdout
+
+
+def test_guest_killed_comes_back_by_itself(servers: Servers, tmp_path: Path) -> None:
+    """A guest killed (-9) mid-game and started again with the same command (its spent
+    invitation) meets the host on a resume wormhole derived from the secret both kept
+    (NETWORK.md §12, "Resume"), its seat proven by its key; no new invitation is typed
+    and the game finishes with identical, verified transcripts."""
+    procs = internet_game(tmp_path, servers, 2, 17)
+    host, bot = procs
+    try:
+        wait_until(lambda: n_records(tmp_path / "p1") >= 20, 90, "the game to be under way")
+        bot.kill()
+        at = n_records(tmp_path / "p0")
+        bot.start()  # the very same command
+        wait_until(lambda: "back on resume wormhole" in host.stderr(), 60, "the resume")
+        finished_and_verified(procs, tmp_path)
+        assert "Resuming game" in bot.stdout()
+        assert n_records(tmp_path / "p0") > at
+        assert "wrong" not in host.stderr()  # the spent invitation was not tried again
+    finally:
+        kill_all(procs)
+
+
+def test_host_killed_its_guests_come_back_by_themselves(servers: Servers,
+                                                       tmp_path: Path) -> None:
+    """The host killed (-9) mid-game of three seats and started again with the same
+    command: each guest's Dilation cannot reconnect (the host's side is gone), so after
+    ``wormhole_idle`` it gives that wormhole up and meets the restarted host on its resume
+    wormhole; the game finishes and verifies."""
+    procs = internet_game(tmp_path, servers, 3, 18)
+    host = procs[0]
+    try:
+        wait_until(lambda: n_records(tmp_path / "p2") >= 20, 90, "the game to be under way")
+        host.kill()
+        host.start()
+        wait_until(lambda: host.stderr().count("back on resume wormhole") >= 2, 90,
+                   "both guests back")
+        finished_and_verified(procs, tmp_path)
+        assert host.stdout().count("Resuming unfinished game") == 1
+        for bot in procs[1:]:  # the same process all along, back by itself
+            assert "met the host again on resume wormhole" in bot.stderr()
+    finally:
+        kill_all(procs)
+
+
+def test_relay_down_when_dilation_reconnects(servers: Servers, tmp_path: Path) -> None:
+    """The relay goes down and every connection through it is cut: Dilation's reconnect
+    finds no relay; nothing comes through that wormhole for ``wormhole_idle``, so both
+    sides give it up (Dilation may stay "reconnecting" even once the relay is back); with
+    the relay back they meet on a resume wormhole, through the relay again: the game
+    resumes, finishes and verifies."""
+    procs = internet_game(tmp_path, servers, 2, 19)
+    host = procs[0]
+    try:
+        wait_until(lambda: n_records(tmp_path / "p1") >= 20, 90, "the game to be under way")
+        servers.relay.down = True
+        assert servers.relay.cut() >= 1
+        wait_until(lambda: servers.relay.refused >= 1, 30, "Dilation to try the relay")
+        # the relay stays down until the host gave that wormhole up (nothing could come)
+        wait_until(lambda: "nothing from the guest" in host.stderr(), 60, "the host to "
+                   "give the wormhole up")
+        servers.relay.down = False
+        wait_until(lambda: "back on resume wormhole" in host.stderr(), 60, "the resume")
+        finished_and_verified(procs, tmp_path)
+    finally:
+        kill_all(procs)
+
+
+def test_resume_codes_are_pinned_and_fresh_per_counter() -> None:
+    """The resume code of NETWORK.md §12 (its vector), a nameplate the mailbox never
+    allocates (20 digits) that both magic-wormhole and its mailbox accept; another code
+    for every counter and every secret."""
+    from wormhole._code import validate_code
+    from wormhole_mailbox_server.server import check_valid_nameplate
+
+    from splitnet.net.wormhole import resume_code
+
+    code = resume_code(bytes(range(32)), 0)
+    assert code == "53683511288924198750-97d7da0f7f32cee78656376df3cbf430"
+    assert resume_code(bytes(range(32)), 1) == \
+        "19925176236358622355-745af01ba3760d7c3b3895e1db9d0ce2"
+    codes = {resume_code(bytes([s]) * 32, n) for s in range(4) for n in range(50)}
+    assert len(codes) == 200
+    plates = {c.split("-")[0] for c in codes}
+    assert len(plates) == 200 and all(len(p) == 20 and p[0] != "0" for p in plates)
+    for c in list(codes)[:10]:
+        validate_code(c)
+        check_valid_nameplate(c.split("-")[0])
+    with pytest.raises(ValueError):
+        resume_code(b"short", 0)
+
+
+def test_resume_file_round_trip_and_damage(tmp_path: Path) -> None:
+    """The resume secrets are kept 0600 and read back; a damaged file is one line naming
+    it, and the guest's file is found again from the invitation, not named by it."""
+    import os
+
+    from splitnet.net.store import ResumeChain, invitation_resume_file
+
+    f = invitation_resume_file(tmp_path, "7-crossover-clockwork")
+    assert "crossover" not in str(f.path)
+    assert f.path == invitation_resume_file(tmp_path, " 7-crossover-clockwork ").path
+    assert f.load() == []
+    f.save([ResumeChain(b"k" * 32, 3, key=b"\x01" * 32, game_id="ab")])
+    assert os.stat(f.path).st_mode & 0o777 == 0o600
+    (c,) = f.load()
+    assert (c.secret, c.next, c.key, c.game_id) == (b"k" * 32, 3, b"\x01" * 32, "ab")
+    for bad in ("{", '{"chains": [{"secret": "00", "next": 0}]}',
+                '{"chains": [{"secret": "' + "00" * 32 + '", "next": -1}]}', "[]"):
+        f.path.write_text(bad)
+        with pytest.raises(ValueError, match=str(f.path)) as e:
+            f.load()
+        assert "\n" not in str(e.value)

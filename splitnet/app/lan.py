@@ -33,7 +33,9 @@ from splitnet.net.secure import AttemptLimiter, SecureError, SecureLink, WrongCo
 from splitnet.net.store import (
     GameFiles,
     GameMeta,
+    ResumeFile,
     games_dir,
+    invitation_resume_file,
     meta_now,
     read_meta,
     unfinished_games,
@@ -509,7 +511,8 @@ async def host_main(args: argparse.Namespace) -> int:
     print(f"Host key fingerprint: {identity.fingerprint()}", flush=True)
     print(f"listening on port {port}", flush=True)
     known = _known_peers(data_dir)
-    invites = _invitations(args, node, net, lambda: lobby) if args.internet else None
+    invites = (_invitations(args, node, net, lambda: lobby, GameFiles(data_dir, gid))
+               if args.internet else None)
     announcer: _Announcer | None = None
     if not args.no_announce and not node.started.is_set():
         announcer = _Announcer(node, node.name, port, bind, identity.fingerprint())
@@ -696,10 +699,11 @@ async def _choose_game(timeout: float, interfaces: list[str] | None) -> Any:
         return ad
 
 
-def _wormhole_settings(args: argparse.Namespace) -> wormhole.WormholeSettings:
+def _wormhole_settings(args: argparse.Namespace, net: NetSettings
+                       ) -> wormhole.WormholeSettings:
     return wormhole.WormholeSettings(mailbox=args.mailbox or wormhole.PUBLIC_MAILBOX,
                                      relay=args.relay or wormhole.PUBLIC_RELAY,
-                                     no_listen=args.relay_only)
+                                     no_listen=args.relay_only, idle_after=net.wormhole_idle)
 
 
 def _wormhole_peer(args: argparse.Namespace, data_dir: Path, identity: Identity,
@@ -708,14 +712,28 @@ def _wormhole_peer(args: argparse.Namespace, data_dir: Path, identity: Identity,
     """A joiner through the wormhole ``args.addr`` (a code the host printed). It resumes
     this player's latest unfinished game joined through a wormhole (the host then proves
     it is that game's host, the guest its seat, by their keys), unless ``--new``."""
+    # the same command again (the process was killed): the invitation is spent, its
+    # resume secret brings us back to the host (NETWORK.md §12, "Resume")
+    resume = invitation_resume_file(data_dir, args.addr)
+    try:
+        chains = [] if args.new else resume.load()
+    except ValueError as e:
+        raise SystemExit(f"splitnet: {e}") from None
+    chain = chains[0] if chains else None
     meta = None
     if not args.new:
         for m in unfinished_games(data_dir, "peer"):
-            if m.host == _WORMHOLE_HOST:
+            if m.host == _WORMHOLE_HOST and (chain is None or not chain.game_id
+                                             or chain.game_id == m.game_id):
                 meta = m
                 print(f"Resuming game {m.game_id} through the wormhole (seat {m.seat}).",
                       flush=True)
                 break
+    if chain is not None and chain.game_id and meta is None:
+        raise SystemExit(f"splitnet: the invitation {args.addr} was for game "
+                         f"{chain.game_id}, which is over here: ask the host for a new one")
+    if chain is not None and meta is None:
+        print("Back to the host's lobby through a resume wormhole.", flush=True)
     shown = False
 
     def secure(link: SecureLink) -> None:
@@ -725,16 +743,26 @@ def _wormhole_peer(args: argparse.Namespace, data_dir: Path, identity: Identity,
             print(f"Verification: {link.verification} — compare with the host's screen",
                   flush=True)
 
-    connector = wormhole.WormholeConnector(args.addr, _wormhole_settings(args),
-                                           max_buffer=net.max_send_buffer)
+    connector = wormhole.WormholeConnector(None if chain else args.addr,
+                                           _wormhole_settings(args, net),
+                                           max_buffer=net.max_send_buffer, resume=resume,
+                                           chain=chain)
     wrap = wormhole.per_channel_wrap(
         lambda pw: node_wrap(pw, net, on_secure=secure, identity=identity), plain)
     host, port = _WORMHOLE_HOST.split(":")
     try:
-        return PeerNode(identity, data_dir, args.name, host, int(port), net,
+        node = PeerNode(identity, data_dir, args.name, host, int(port), net,
                         seed_maker=seed_maker, resume=meta, wrap=wrap, connect=connector)
     except (OSError, ValueError) as e:
         raise SystemExit(f"splitnet: cannot resume: {e}") from None
+
+    def started() -> None:  # the resume secret remembers its game
+        if node.table is not None:
+            connector.set_game(node.table.game_id.hex())
+
+    node.subscribe(started)
+    started()
+    return node
 
 
 #: what a joiner through a wormhole keeps as its host's address (the game's meta file)
@@ -742,7 +770,8 @@ _WORMHOLE_HOST = "wormhole:0"
 
 
 def _invitations(args: argparse.Namespace, node: HostNode, net: NetSettings,
-                 lobby: Callable[[], HostLobby | None]) -> wormhole.Invitations:
+                 lobby: Callable[[], HostLobby | None],
+                 files: GameFiles) -> wormhole.Invitations:
     """``host --internet``: one wormhole waiting per free seat in the lobby (a fresh one
     as each is claimed), one while a seat is away during the game (its player's rejoin)."""
     guests: int = (args.seats or MAX_PLAYERS) - 1  # seats besides the host's
@@ -769,11 +798,29 @@ def _invitations(args: argparse.Namespace, node: HostNode, net: NetSettings,
             lb.changed()
         node._changed()  # the table's status line
 
-    invites = wormhole.Invitations(_wormhole_settings(args), node.serve_channel, show,
-                                   wanted, max_buffer=net.max_send_buffer,
-                                   on_failed=lambda why: print(f"splitnet: {why}",
-                                                               file=sys.stderr, flush=True))
-    node.subscribe(invites.refresh)
+    try:
+        invites = wormhole.Invitations(
+            _wormhole_settings(args, net), node.serve_channel, show, wanted,
+            max_buffer=net.max_send_buffer, resume=ResumeFile(files.wormhole),
+            on_failed=lambda why: print(f"splitnet: {why}", file=sys.stderr, flush=True))
+    except ValueError as e:
+        raise SystemExit(f"splitnet: {e}") from None
+    kept = False
+
+    def seats() -> None:
+        """Each wormhole guest's resume secret is bound to the key its handshake proved;
+        at the start only the seated guests' are kept."""
+        nonlocal kept
+        conns = [m.conn for m in node.members if m.conn is not None]
+        for c in [*conns, *node.conns.values()]:
+            if c.key is not None and c.peer.startswith("wormhole-"):
+                invites.bind(c.peer, c.key)
+        if node.table is not None and node.ready and not kept:
+            kept = True
+            invites.keep(node.player_keys())
+        invites.refresh()
+
+    node.subscribe(seats)
     invites.refresh()
     return invites
 
@@ -900,8 +947,14 @@ async def bot_main(args: argparse.Namespace) -> int:
 
 def _run(main: Any) -> int:
     """asyncio.run, with Ctrl-C or SIGTERM (after a clean shutdown) giving status 130."""
+    async def closing() -> int:
+        try:
+            return int(await main)
+        finally:
+            await wormhole.shutdown()  # internet play: guests' wormholes, closed cleanly
+
     try:
-        rc: int = asyncio.run(main)
+        rc: int = asyncio.run(closing())
     except (KeyboardInterrupt, asyncio.CancelledError):
         print("splitnet: stopped", file=sys.stderr)
         return 130

@@ -47,6 +47,10 @@ class NetSettings:
     #: abandoned instead of timed out: the deal is void and dealt again, the seat played
     #: open-handed (R8.6, GAME.md "abandon"); None: never (host --open-hand-after)
     open_hand_after: float | None = None
+    #: internet play: a wormhole whose Dilation is not connected (or, on the host, that
+    #: carries no connection) this long is given up, and the two sides meet again on a
+    #: fresh resume wormhole (NETWORK.md §12, "Resume")
+    wormhole_idle: float = 30.0
     #: refused frames a connection may send before it is closed
     max_errors: int = 64
     #: messages a restarted host holds until every seat is back

@@ -9,6 +9,10 @@
     GAME_ID.meta       JSON (0600): role, seat, host address, port, name, finished, and
                        the join code, so that a restart reconnects without asking for it;
                        a host writes it (``lobby`` true) as soon as its lobby is open
+    GAME_ID.wormhole   JSON (0600), a host of internet play: each wormhole guest's resume
+                       secret and counter (:class:`ResumeFile`, NETWORK.md §12 "Resume")
+    invite-H.wormhole  the same, a guest's: its one resume secret, under a hash H of the
+                       invitation it claimed, so the same command finds it again
 
 **Durability.** A record is written (one ``write`` on the ``O_APPEND`` file, so it is in
 the file as soon as the call returns and survives the process being killed) as soon as
@@ -21,6 +25,7 @@ its own signed records, so a peer hands them back (NETWORK.md, "Resume").
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import secrets
@@ -75,6 +80,8 @@ class GameFiles:
         self.transcript = base.with_suffix(".splitlog")
         self.secrets = base.with_suffix(".secrets")
         self.meta = base.with_suffix(".meta")
+        #: a host's wormhole guests' resume secrets (internet play)
+        self.wormhole = base.with_suffix(".wormhole")
 
     def load_meta(self) -> GameMeta:
         return read_meta(self.meta)
@@ -104,6 +111,71 @@ def unfinished_games(data_dir: Path, role: str) -> list[GameMeta]:
         if m.role == role and not m.finished:
             out.append(m)
     return sorted(out, key=lambda m: -m.created)
+
+
+@dataclass
+class ResumeChain:
+    """How a guest through a wormhole and its host meet again without a new invitation
+    (NETWORK.md §12, "Resume"): the secret both derived from the wormhole of the
+    invitation, and the counter of the next resume wormhole (each code is used once)."""
+
+    secret: bytes
+    next: int = 0
+    #: the host: the name of every connection of this guest (``wormhole-N:0``; not kept)
+    peer: str = ""
+    #: the host: the guest's identity key, once its handshake proved it
+    key: bytes = b""
+    #: the guest: its game, once it started
+    game_id: str = ""
+
+
+#: the most resume secrets a host keeps (oldest without a seat dropped first)
+MAX_CHAINS = 12
+
+
+class ResumeFile:
+    """Resume secrets on disk: JSON ``{"chains": [{"secret": HEX, "next": N, "key": HEX,
+    "game_id": HEX}]}``, mode 0600 (a secret: whoever holds it can meet the
+    host on the next resume code — though still not take the seat, which its key
+    proves), written durably on every change of a counter."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def load(self) -> list[ResumeChain]:
+        """The chains kept, none if there is no file; a damaged file is a ValueError
+        naming it (one line)."""
+        try:
+            raw = json.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return []
+        except (OSError, ValueError) as e:
+            raise ValueError(f"{self.path}: unreadable resume file: {e}") from None
+        out = []
+        try:
+            for c in raw["chains"][:MAX_CHAINS]:
+                secret = bytes.fromhex(c["secret"])
+                nxt = c["next"]
+                if len(secret) != 32 or type(nxt) is not int or not 0 <= nxt < 1 << 62:
+                    raise ValueError("bad secret or counter")
+                out.append(ResumeChain(secret, nxt, key=bytes.fromhex(c.get("key", "")),
+                                       game_id=str(c.get("game_id", ""))))
+        except (KeyError, TypeError, ValueError) as e:
+            raise ValueError(f"{self.path}: damaged resume file ({e})") from None
+        return out
+
+    def save(self, chains: list[ResumeChain]) -> None:
+        obj = {"chains": [{"secret": c.secret.hex(), "next": c.next, "key": c.key.hex(),
+                           "game_id": c.game_id} for c in chains]}
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(self.path, (json.dumps(obj, indent=1) + "\n").encode(), 0o600)
+
+
+def invitation_resume_file(data_dir: Path, code: str) -> ResumeFile:
+    """Where a guest keeps the resume secret of the wormhole invitation ``code``: a hash
+    of it names the file (the code itself is not written down)."""
+    h = hashlib.sha256(b"splitnet/v1/invitation-file\0" + code.strip().encode()).hexdigest()
+    return ResumeFile(games_dir(data_dir) / f"invite-{h[:32]}.wormhole")
 
 
 HEADER_HASH_LEN = 32

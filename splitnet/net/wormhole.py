@@ -19,14 +19,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
+import hmac
 import itertools
 import logging
 import socket
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from splitnet.net.framing import FrameTooLarge, encode_frame, read_frame
+from splitnet.net.store import MAX_CHAINS, ResumeChain, ResumeFile
 from splitnet.net.wire import Channel, ChannelClosed, ChannelWrap, WireError
 
 __all__ = [
@@ -34,6 +37,7 @@ __all__ = [
     "PASSWORD_PURPOSE",
     "PUBLIC_MAILBOX",
     "PUBLIC_RELAY",
+    "RESUME_PURPOSE",
     "SUBPROTOCOL",
     "Invitations",
     "WormholeChannel",
@@ -41,6 +45,8 @@ __all__ = [
     "WormholeSettings",
     "is_wormhole_code",
     "per_channel_wrap",
+    "resume_code",
+    "shutdown",
     "start_twisted",
     "stop_twisted",
 ]
@@ -57,6 +63,13 @@ PUBLIC_RELAY: Final = "tcp:transit.magic-wormhole.io:4001"
 SUBPROTOCOL: Final = "splitnet-net"
 #: ``derive_key`` purpose of the password of splitnet's SPAKE2 handshake (32 bytes)
 PASSWORD_PURPOSE: Final = "splitnet/v1/join-password"
+#: ``derive_key`` purpose of a guest's resume secret (32 bytes), from the wormhole of the
+#: invitation it claimed: both sides keep it, and every later wormhole between them has a
+#: code derived from it (:func:`resume_code`)
+RESUME_PURPOSE: Final = "splitnet/v1/resume-secret"
+#: resume nameplates are this many digits (never one the mailbox allocates: 1–999, then
+#: up to 999999 when crowded; the mailbox takes at most 40)
+RESUME_NAMEPLATE_DIGITS: Final = 20
 
 _counter = itertools.count(1)
 #: failures in a row to open an invitation (mailbox unreachable) before the host stops
@@ -73,6 +86,11 @@ class WormholeSettings:
     no_listen: bool = False
     #: how long a guest waits for the wormhole (mailbox, key, dilation) to come up
     connect_timeout: float = 60.0
+    #: a wormhole whose Dilation is not connected (or, on the host, that carries no
+    #: splitnet connection) this long is given up: the two sides meet again on a fresh
+    #: resume wormhole (NETWORK.md §12, "Resume"); also how long a guest waits on one
+    #: resume code for the host
+    idle_after: float = 30.0
 
 
 def is_wormhole_code(text: str) -> bool:
@@ -87,6 +105,25 @@ def is_wormhole_code(text: str) -> bool:
     parts = text.strip().split("-")
     return (len(parts) >= 3 and parts[0].isascii() and parts[0].isdigit()
             and all(p.isascii() and p.isalpha() for p in parts[1:]))
+
+
+def resume_code(secret: bytes, n: int) -> str:
+    """The code of the ``n``-th resume wormhole of the guest whose resume secret is
+    ``secret`` (NETWORK.md §12, "Resume"): a nameplate of 20 digits (HMAC-SHA256 under
+    the secret of ``"splitnet/v1/resume-nameplate" ‖ u64 n``, big-endian, mod 9·10^19,
+    plus 10^19) and, as its password, the 32 hex digits of the first 16 bytes of the HMAC
+    of ``"splitnet/v1/resume-password" ‖ u64 n``.
+
+    >>> resume_code(bytes(range(32)), 0)
+    '53683511288924198750-97d7da0f7f32cee78656376df3cbf430'
+    """
+    if len(secret) != 32 or not 0 <= n < 1 << 64:
+        raise ValueError("a resume code needs a 32-byte secret and a counter below 2^64")
+    count = n.to_bytes(8, "big")
+    plate = hmac.new(secret, b"splitnet/v1/resume-nameplate" + count, hashlib.sha256).digest()
+    word = hmac.new(secret, b"splitnet/v1/resume-password" + count, hashlib.sha256).digest()
+    low = 10 ** (RESUME_NAMEPLATE_DIGITS - 1)
+    return f"{low + int.from_bytes(plate, 'big') % (9 * low)}-{word[:16].hex()}"
 
 
 # --------------------------------------------------------------------------- Twisted
@@ -186,6 +223,8 @@ class _Subchannel:
         self.lost = asyncio.get_running_loop().create_future()
         self.paused = False
         self.waiting = 0  # bytes written while the transport asked us to pause
+        #: called on every read (the wormhole's :class:`_Watch`)
+        self.on_data: Callable[[], None] | None = None
         self._resumed = asyncio.Event()
         self._resumed.set()
 
@@ -201,6 +240,8 @@ class _Subchannel:
         pass
 
     def dataReceived(self, data: bytes) -> None:
+        if self.on_data is not None:
+            self.on_data()
         self.reader.feed_data(data)
 
     def connectionLost(self, reason: Any = None) -> None:
@@ -358,6 +399,45 @@ def _dilate(w: Any, settings: WormholeSettings) -> Any:
                     expected_subprotocols=[SUBPROTOCOL])
 
 
+class _Watch:
+    """Gives a dilated wormhole up (``give_up()``) when nothing has come from the peer
+    through it for ``after`` seconds (``first`` at the start). The splitnet host pings
+    every connection each second and the guest answers, so a silent wormhole is one
+    whose Dilation is not carrying: the peer's process is gone, or Dilation stays
+    "reconnecting" because the relay was down when it tried (a follower reports no change
+    of status then, so this does not rely on Dilation's status; NETWORK.md §12,
+    "Resume")."""
+
+    def __init__(self, after: float, first: float, give_up: Callable[[], None]) -> None:
+        self.after = after
+        self.first = first
+        self.give_up = give_up
+        self._loop = asyncio.get_running_loop()
+        self.start = self.last = self._loop.time()
+        self.heard_any = False
+        self._timer: asyncio.TimerHandle | None = self._loop.call_later(
+            min(first, after), self._fire)
+
+    def heard(self) -> None:
+        self.last = self._loop.time()
+        self.heard_any = True
+
+    def _fire(self) -> None:
+        now = self._loop.time()
+        left = (self.after - (now - self.last) if self.heard_any
+                else self.first - (now - self.start))
+        if left <= 0:
+            self._timer = None
+            self.give_up()
+        else:
+            self._timer = self._loop.call_later(min(left, self.after), self._fire)
+
+    def stop(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+
 async def _close_wormhole(w: Any) -> None:
     with contextlib.suppress(Exception):
         await asyncio.wait_for(_to_future(w.close()), 5.0)
@@ -368,58 +448,184 @@ async def _close_wormhole(w: Any) -> None:
 
 class WormholeConnector:
     """The guest's side: ``await connector()`` is a fresh :class:`WormholeChannel` to the
-    host (the ``connect`` of :class:`~splitnet.net.peer.PeerNode`). The first call opens
-    the wormhole with the code and dilates it; each later call (a reconnect) opens a new
-    subchannel on the same dilated wormhole, which survives its TCP connection breaking
-    (it reconnects through the mailbox by itself). A wormhole that failed raises
-    :class:`ConnectionError` (the node retries, then gives up: a new code from the host
-    is then needed)."""
+    host (the ``connect`` of :class:`~splitnet.net.peer.PeerNode`).
 
-    def __init__(self, code: str, settings: WormholeSettings | None = None, *,
-                 max_buffer: int = 16 * 1024 * 1024) -> None:
-        self.code = code.strip()
+    The first call opens the wormhole of the invitation ``code`` (one guess: the code is
+    then spent) and derives from it the guest's resume secret, kept in ``resume`` (a
+    :class:`~splitnet.net.store.ResumeFile`) — or, when that file holds one already (the
+    same command run again after the process was killed), meets the host on a resume
+    wormhole instead (NETWORK.md §12, "Resume"). A later call (a reconnect) opens a new
+    subchannel on the same dilated wormhole, which survives its TCP connection breaking;
+    a wormhole through which nothing came for ``settings.idle_after`` seconds (the host
+    was restarted, or Dilation stays "reconnecting" because the relay was down) is given
+    up, and the next call meets the host on the next resume code. A failure
+    raises :class:`ConnectionError` (the node retries within its bounds); without a
+    resume secret, a failed invitation stays failed (a new code from the host is needed).
+    """
+
+    def __init__(self, code: str | None, settings: WormholeSettings | None = None, *,
+                 max_buffer: int = 16 * 1024 * 1024, resume: ResumeFile | None = None,
+                 chain: ResumeChain | None = None) -> None:
+        self.code = code.strip() if code else None
         self.settings = settings or WormholeSettings()
         self.max_buffer = max_buffer
+        self.resume = resume
+        #: the resume secret and counter (None until the invitation's wormhole met)
+        self.chain = chain
         self.peer = f"wormhole-{next(_counter)}:0"
         self._w: Any = None
         self._eps: Any = None
+        self._gone: asyncio.Future[None] | None = None
+        self._watch: _Watch | None = None
         self._password: bytes | None = None
+        self._protos: set[_Subchannel] = set()
+        self._tries = 0  # resume attempts since the counter last moved (next, next + 1, …)
         self.failed: str | None = None
+        if self.chain is None and self.code is None:
+            raise ValueError("a wormhole connector needs an invitation code or a resume "
+                             "secret")
 
-    async def _open(self) -> None:
+    def set_game(self, game_id: str) -> None:
+        """The game started (or is resumed): kept with the resume secret, so the same
+        command finds that game again."""
+        if self.chain is not None and self.chain.game_id != game_id:
+            self.chain.game_id = game_id
+            self._save()
+
+    def _save(self) -> None:
+        if self.resume is not None and self.chain is not None:
+            try:
+                self.resume.save([self.chain])
+            except OSError as e:
+                _log.warning("cannot save %s: %s", self.resume.path, e.strerror or e)
+
+    async def _open_invitation(self, code: str) -> None:
         w = await _create(self.settings)
         self._w = w
-        w.set_code(self.code)
+        w.set_code(code)
         try:
             self._password = await _agree(w)
         except Exception as e:
             self.failed = _explain(e)
             raise ConnectionError(self.failed) from None
+        self.chain = ResumeChain(w.derive_key(RESUME_PURPOSE, 32), 0)
+        self._save()
+
+    async def _open_resume(self, chain: ResumeChain) -> None:
+        n = chain.next + self._tries % 2  # the host listens on next and next + 1
+        self._tries += 1
+        w = await _create(self.settings)
+        self._w = w
+        w.set_code(resume_code(chain.secret, n))
+        try:
+            async with asyncio.timeout(self.settings.idle_after):
+                self._password = await _agree(w)
+        except TimeoutError:
+            raise ConnectionError(f"the host has not come to resume wormhole {n} within "
+                                  f"{self.settings.idle_after:g} s") from None
+        except Exception as e:
+            # spent: a side that died on it left its messages there, or another took it
+            if n >= chain.next:
+                chain.next, self._tries = n + 1, 0
+                self._save()
+            raise ConnectionError(f"resume wormhole {n}: {_explain(e)}") from None
+        chain.next, self._tries = n + 1, 0
+        self._save()
+        _log.info("met the host again on resume wormhole %d", n)
+
+    async def _open(self) -> None:
+        """A fresh wormhole (the invitation's, else the next resume one), dilated."""
+        code, self.code = self.code, None  # one guess per invitation
+        chain = self.chain
+        try:
+            async with asyncio.timeout(self.settings.connect_timeout):
+                if chain is None:
+                    assert code is not None
+                    await self._open_invitation(code)
+                else:
+                    await self._open_resume(chain)
+        except BaseException as e:
+            w, self._w = self._w, None
+            if w is not None:
+                await _close_wormhole(w)
+            if isinstance(e, TimeoutError) and chain is None:
+                self.failed = (f"nobody answered on the wormhole code {code} within "
+                               f"{self.settings.connect_timeout:g} s: use the invitation "
+                               f"the host printed (not its LAN join code), while the host "
+                               f"runs")
+                raise ConnectionError(self.failed) from None
+            raise
+        w = self._w
+        _live.add(self)
+        self._gone = asyncio.get_running_loop().create_future()
+        self._watch = _Watch(self.settings.idle_after, self.settings.connect_timeout,
+                             lambda: self._give_up(w))
         self._eps = _dilate(w, self.settings)
+
+    def _give_up(self, w: Any) -> None:
+        """The dilated wormhole ``w`` has not been connected for too long: drop it (its
+        subchannels end, so the node reconnects) and meet on a fresh one."""
+        if self._w is not w:
+            return
+        _log.info("nothing from the host through the wormhole for %g s: giving it up for "
+                  "a fresh resume wormhole", self.settings.idle_after)
+        self._w = self._eps = None
+        if self._gone is not None and not self._gone.done():
+            self._gone.set_result(None)
+        if self._watch is not None:
+            self._watch.stop()
+        for p in list(self._protos):
+            p.connectionLost(None)
+        t = asyncio.ensure_future(_close_wormhole(w))
+        _pending.add(t)
+        t.add_done_callback(_pending.discard)
 
     async def __call__(self) -> Channel:
         if self.failed is not None:
             raise ConnectionError(self.failed)
-        first = self._w is None
-        try:
-            async with asyncio.timeout(self.settings.connect_timeout):
-                if first:
-                    await self._open()
-                proto: _Subchannel = await _to_future(
-                    self._eps.connector_for(SUBPROTOCOL).connect(_factory()))
-        except TimeoutError:
-            if not first:
-                raise  # the dilated wormhole is reconnecting: try again
-            self.failed = (f"nobody answered on the wormhole code {self.code} within "
-                           f"{self.settings.connect_timeout:g} s: use the invitation the "
-                           f"host printed (not its LAN join code), while the host runs")
-            raise ConnectionError(self.failed) from None
+        if self._w is None:
+            await self._open()
+        gone = self._gone
+        assert gone is not None and self._eps is not None
+        made = _to_future(self._eps.connector_for(SUBPROTOCOL).connect(_factory()))
+        done, _ = await asyncio.wait([made, gone], timeout=self.settings.connect_timeout,
+                                     return_when=asyncio.FIRST_COMPLETED)
+        if made not in done:
+            made.cancel()
+            if gone in done:
+                raise ConnectionError("the wormhole was given up: meeting the host on a "
+                                      "fresh one")
+            raise TimeoutError("the dilated wormhole is reconnecting")
+        proto: _Subchannel = made.result()
+        if self._watch is not None:
+            proto.on_data = self._watch.heard
+        self._protos.add(proto)
+        proto.lost.add_done_callback(lambda _: self._protos.discard(proto))
         assert self._password is not None
         return WormholeChannel(proto, self.peer, self._password, max_buffer=self.max_buffer)
 
     async def close(self) -> None:
-        if self._w is not None:
-            await _close_wormhole(self._w)
+        _live.discard(self)
+        if self._watch is not None:
+            self._watch.stop()
+        w, self._w = self._w, None
+        if w is not None:
+            await _close_wormhole(w)
+
+
+#: wormholes being closed in the background; guests' wormholes open
+_pending: set[asyncio.Task[None]] = set()
+_live: set[WormholeConnector] = set()
+
+
+async def shutdown() -> None:
+    """Close every guest's wormhole still open and wait (bounded) for those being
+    closed: at the end of the command, while the event loop still runs (Twisted's own
+    callbacks then find it running)."""
+    for c in list(_live):
+        await c.close()
+    if _pending:
+        await asyncio.wait(list(_pending), timeout=5.0)
 
 
 def _explain(e: BaseException) -> str:
@@ -437,7 +643,7 @@ def _explain(e: BaseException) -> str:
 # --------------------------------------------------------------------------- host
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class _Invitation:
     code: str | None = None
     wormhole: Any = None
@@ -446,6 +652,11 @@ class _Invitation:
     claimed: bool = False
     live: int = 0  # subchannels being served
     release: asyncio.TimerHandle | None = None
+    #: a resume wormhole of this guest (None: an invitation shown to be claimed)
+    chain: ResumeChain | None = None
+    n: int = 0  # its resume counter
+    protos: set[_Subchannel] = field(default_factory=set)
+    watch: _Watch | None = None
 
 
 class Invitations:
@@ -453,63 +664,160 @@ class Invitations:
     each with its code shown through ``on_code(code)``; a fresh one as each is claimed.
     Every subchannel a guest opens becomes a :class:`WormholeChannel` handed to
     ``accept`` (:meth:`~splitnet.net.host.HostNode.serve_channel`). A claimed wormhole
-    with no connection for ``release_after`` seconds (its guest left, or never got in) is
-    closed, which frees its seat for a fresh invitation."""
+    with no connection for ``release_after`` seconds (its guest left, or never got in),
+    or through which nothing came for ``settings.idle_after`` seconds, is closed, which
+    frees its seat for a fresh invitation.
+
+    Each claimed invitation gives its guest a resume secret (kept in ``resume``, a
+    :class:`~splitnet.net.store.ResumeFile`): while no wormhole of that guest is up, the
+    host waits for it on the resume codes ``next`` and ``next + 1`` (NETWORK.md §12,
+    "Resume"), also after a restart of the host."""
 
     def __init__(self, settings: WormholeSettings, accept: Callable[[Channel], Awaitable[None]],
                  on_code: Callable[[str], None], wanted: Callable[[], int], *,
                  max_buffer: int = 16 * 1024 * 1024,
                  on_failed: Callable[[str], None] | None = None,
-                 release_after: float = 30.0) -> None:
+                 release_after: float | None = None,
+                 resume: ResumeFile | None = None) -> None:
         self.settings = settings
         self.accept = accept
         self.on_code = on_code
         self.on_failed = on_failed
         self.wanted = wanted
         self.max_buffer = max_buffer
-        self.release_after = release_after
+        self.release_after = settings.idle_after if release_after is None else release_after
+        self.resume = resume
+        #: every guest's resume secret (ValueError: a damaged file)
+        self.chains: list[ResumeChain] = resume.load() if resume is not None else []
+        for c in self.chains:
+            c.peer = f"wormhole-{next(_counter)}:0"
         self.open: list[_Invitation] = []
         self.claimed: list[_Invitation] = []
+        #: waiting on a guest's resume codes
+        self.resuming: list[_Invitation] = []
         self._tasks: set[asyncio.Task[Any]] = set()
         self._closing = False
         self._failures = 0  # in a row, without reaching the mailbox
         #: stopped after MAX_FAILURES + 1 failures in a row (e.g. no mailbox server)
         self.gave_up = False
 
+    # -- resume secrets
+    def _save(self) -> None:
+        if self.resume is not None and not self._closing:
+            try:
+                self.resume.save(self.chains)
+            except OSError as e:
+                _log.warning("cannot save %s: %s", self.resume.path, e.strerror or e)
+
+    def _drop(self, chain: ResumeChain) -> None:
+        self.chains.remove(chain)
+        for inv in list(self.resuming):
+            if inv.chain is chain and inv.task is not None:
+                inv.task.cancel()
+
+    def bind(self, peer: str, key: bytes) -> None:
+        """The connection ``peer`` proved identity ``key`` (its handshake): its resume
+        secret is that player's; an older one of the same player is dropped."""
+        chain = next((c for c in self.chains if c.peer == peer), None)
+        if chain is None or chain.key == key:
+            return
+        chain.key = key
+        for old in [c for c in self.chains if c.key == key and c is not chain]:
+            if not any(i.chain is old for i in self.claimed):
+                self._drop(old)
+        self._save()
+
+    def keep(self, keys: set[bytes]) -> None:
+        """The game started with these guests' keys: every other resume secret goes."""
+        gone = [c for c in self.chains if c.key not in keys]
+        for c in gone:
+            self._drop(c)
+        if gone:
+            self._save()
+
+    # -- wormholes
+    def _start(self, inv: _Invitation) -> None:
+        inv.task = asyncio.ensure_future(self._run(inv))
+        self._tasks.add(inv.task)
+        inv.task.add_done_callback(self._tasks.discard)
+
     def refresh(self) -> None:
         """Open invitations until as many wait as ``wanted()`` says (call on every lobby
-        or seat change)."""
-        if self._closing or self.gave_up:
+        or seat change), and resume wormholes for every guest that has none up."""
+        if self._closing:
             return
-        while len(self.open) < self.wanted():
-            inv = _Invitation(peer=f"wormhole-{next(_counter)}:0")
-            self.open.append(inv)
-            inv.task = asyncio.ensure_future(self._run(inv))
-            self._tasks.add(inv.task)
-            inv.task.add_done_callback(self._tasks.discard)
+        if not self.gave_up:
+            while len(self.open) < self.wanted():
+                inv = _Invitation(peer=f"wormhole-{next(_counter)}:0")
+                self.open.append(inv)
+                self._start(inv)
+        for chain in self.chains:
+            if any(i.chain is chain for i in self.claimed):
+                continue
+            have = {i.n for i in self.resuming if i.chain is chain}
+            for n in (chain.next, chain.next + 1):
+                if n not in have:
+                    inv = _Invitation(peer=chain.peer, chain=chain, n=n)
+                    self.resuming.append(inv)
+                    self._start(inv)
+            for inv in self.resuming:  # a code below the counter is spent
+                if inv.chain is chain and inv.n < chain.next and inv.task is not None:
+                    inv.task.cancel()
 
     async def _run(self, inv: _Invitation) -> None:
         try:
             w = await _create(self.settings)
             inv.wormhole = w
-            w.allocate_code()
-            inv.code = await _to_future(w.get_code())
-            self._failures = 0
-            self.on_code(inv.code)
+            if inv.chain is None:
+                w.allocate_code()
+                inv.code = await _to_future(w.get_code())
+                self._failures = 0
+                self.on_code(inv.code)
+            else:
+                w.set_code(resume_code(inv.chain.secret, inv.n))
             try:
                 password = await _agree(w)
             except Exception as e:
-                _log.warning("wormhole %s: %s", inv.code, _explain(e))
-                return  # a wrong guess burns the code: a fresh one replaces it
+                if inv.chain is None:
+                    _log.warning("wormhole %s: %s", inv.code, _explain(e))
+                    return  # a wrong guess burns the code: a fresh one replaces it
+                _log.warning("resume wormhole %d of %s: %s", inv.n, inv.peer, _explain(e))
+                if inv.n >= inv.chain.next:  # spent: both sides go on to the next one
+                    inv.chain.next = inv.n + 1
+                    self._save()
+                await asyncio.sleep(1.0)  # then the next code (never a busy loop)
+                return
+            chain = inv.chain
+            if chain is None:
+                chain = inv.chain = ResumeChain(w.derive_key(RESUME_PURPOSE, 32), 0,
+                                                peer=inv.peer)
+                self.chains.append(chain)
+                spare = [c for c in self.chains
+                         if not any(i.chain is c for i in self.claimed) and c is not chain]
+                while len(self.chains) > MAX_CHAINS and spare:
+                    self._drop(spare.pop(0))
+                self.open.remove(inv)
+            else:
+                chain.next = max(chain.next, inv.n + 1)
+                self.resuming.remove(inv)
+                for other in self.resuming:  # the other code of this guest
+                    if other.chain is chain and other.task is not None:
+                        other.task.cancel()
+                _log.info("%s is back on resume wormhole %d", inv.peer, inv.n)
+            self._save()
             inv.claimed = True
-            self.open.remove(inv)
             self.claimed.append(inv)
             self.refresh()
+            inv.watch = _Watch(self.settings.idle_after, self.release_after,
+                               lambda: self._give_up(inv, "nothing from the guest"))
             eps = _dilate(w, self.settings)
 
             self._idle(inv)  # the guest's first connection is due now
 
             def got(proto: _Subchannel) -> None:
+                if inv.watch is not None:
+                    proto.on_data = inv.watch.heard
+                inv.protos.add(proto)
                 t = asyncio.ensure_future(self._serve(inv, proto, password))
                 self._tasks.add(t)
                 t.add_done_callback(self._tasks.discard)
@@ -519,8 +827,13 @@ class Invitations:
         except asyncio.CancelledError:
             raise
         except Exception as e:
-            self._failures += 1
             text = _explain(e)
+            if inv.chain is not None:
+                _log.warning("resume wormhole of %s failed: %s", inv.peer, text)
+                if not self._closing:
+                    await asyncio.sleep(min(self.settings.idle_after, 2.0))
+                return
+            self._failures += 1
             if self._failures > MAX_FAILURES:
                 self.gave_up = True
                 text += f" — {MAX_FAILURES + 1} times in a row: no more invitations"
@@ -530,10 +843,13 @@ class Invitations:
             if not self.gave_up and not self._closing:
                 await asyncio.sleep(2.0 ** self._failures)  # then a fresh one
         finally:
-            if inv in self.open:
-                self.open.remove(inv)
-            if inv in self.claimed:
-                self.claimed.remove(inv)
+            if inv.watch is not None:
+                inv.watch.stop()
+            for lst in (self.open, self.claimed, self.resuming):
+                if inv in lst:
+                    lst.remove(inv)
+            for p in list(inv.protos):
+                p.connectionLost(None)  # its connections end with it
             if inv.wormhole is not None and not self._closing:
                 await _close_wormhole(inv.wormhole)
             if not self._closing:
@@ -550,8 +866,15 @@ class Invitations:
                                               max_buffer=self.max_buffer))
         finally:
             inv.live -= 1
+            inv.protos.discard(proto)
             if inv.live == 0:
                 self._idle(inv)
+
+    def _give_up(self, inv: _Invitation, why: str) -> None:
+        if inv.task is not None and not inv.task.done():
+            _log.info("wormhole %s: %s for %g s; closing it", inv.peer, why,
+                      self.settings.idle_after)
+            inv.task.cancel()
 
     def _idle(self, inv: _Invitation) -> None:
         """No connection through ``inv``: close it unless one comes within
@@ -570,9 +893,13 @@ class Invitations:
 
     async def close(self) -> None:
         self._closing = True
-        invs = self.open + self.claimed
+        invs = self.open + self.claimed + self.resuming
         for t in list(self._tasks):
             t.cancel()
         for inv in invs:
+            if inv.watch is not None:
+                inv.watch.stop()
+            if inv.release is not None:
+                inv.release.cancel()
             if inv.wormhole is not None:
                 await _close_wormhole(inv.wormhole)
