@@ -21,9 +21,17 @@ from typing import Any
 from splitnet.app.lan_session import NetSession
 from splitnet.bots import FRIENDLY_NAMES, bot_label, bot_player_name, make_bot, parse_level
 from splitnet.frontend import HumanAgent
+from splitnet.localfiles import LocalFileError
 from splitnet.net import wormhole
 from splitnet.net.addrs import join_addresses, parse_addr
-from splitnet.net.config import DEFAULT_PORT, NetSettings
+from splitnet.net.config import (
+    DEFAULT_PORT,
+    NETWORK_FILE,
+    NetSettings,
+    check_mailbox,
+    check_relay,
+    load_internet_servers,
+)
 from splitnet.net.host import MAX_PLAYERS, HostNode
 from splitnet.net.joincode import JoinCode, JoinCodeError, new_code, parse_code
 from splitnet.net.known_peers import KnownPeers, KnownPeersError
@@ -417,8 +425,9 @@ def _keep_lobby(node: HostNode, data_dir: Path, gid: bytes, port: int, bind: str
 async def host_main(args: argparse.Namespace) -> int:
     _stop_on_sigterm()
     data_dir = _data_dir(args)
-    identity = _identity(data_dir)
     net = _net_settings(args.net_timing)
+    wh_settings = _wormhole_settings(args, net, data_dir) if args.internet else None
+    identity = _identity(data_dir)
     if args.open_hand_after is not None:
         if not args.open_hand_after >= 0:
             raise SystemExit("splitnet: --open-hand-after must be a number of seconds ≥ 0")
@@ -511,8 +520,8 @@ async def host_main(args: argparse.Namespace) -> int:
     print(f"Host key fingerprint: {identity.fingerprint()}", flush=True)
     print(f"listening on port {port}", flush=True)
     known = _known_peers(data_dir)
-    invites = (_invitations(args, node, net, lambda: lobby, GameFiles(data_dir, gid))
-               if args.internet else None)
+    invites = (_invitations(args, node, net, lambda: lobby, GameFiles(data_dir, gid),
+                            wh_settings) if wh_settings is not None else None)
     announcer: _Announcer | None = None
     if not args.no_announce and not node.started.is_set():
         announcer = _Announcer(node, node.name, port, bind, identity.fingerprint())
@@ -699,10 +708,27 @@ async def _choose_game(timeout: float, interfaces: list[str] | None) -> Any:
         return ad
 
 
-def _wormhole_settings(args: argparse.Namespace, net: NetSettings
+def _wormhole_settings(args: argparse.Namespace, net: NetSettings, data_dir: Path
                        ) -> wormhole.WormholeSettings:
-    return wormhole.WormholeSettings(mailbox=args.mailbox or wormhole.PUBLIC_MAILBOX,
-                                     relay=args.relay or wormhole.PUBLIC_RELAY,
+    """The servers of internet play: ``--mailbox``/``--relay``, else the ``internet``
+    entry of ``DATA_DIR/network.json``, else magic-wormhole's public ones (NETWORK.md
+    §12); a bad one stops the command in one line before anything happens."""
+    try:
+        servers = load_internet_servers(data_dir / NETWORK_FILE)
+    except LocalFileError as e:
+        raise SystemExit(f"splitnet: {e}") from None
+    mailbox, relay = servers.mailbox, servers.relay
+    for opt, given, check in (("--mailbox", args.mailbox, check_mailbox),
+                              ("--relay", args.relay, check_relay)):
+        if given is not None:
+            try:
+                check(given)
+            except ValueError as e:
+                raise SystemExit(f"splitnet: {opt}: {shown(str(e))}") from None
+    mailbox = args.mailbox if args.mailbox is not None else mailbox
+    relay = args.relay if args.relay is not None else relay
+    return wormhole.WormholeSettings(mailbox=mailbox or wormhole.PUBLIC_MAILBOX,
+                                     relay=relay or wormhole.PUBLIC_RELAY,
                                      no_listen=args.relay_only, idle_after=net.wormhole_idle)
 
 
@@ -712,6 +738,7 @@ def _wormhole_peer(args: argparse.Namespace, data_dir: Path, identity: Identity,
     """A joiner through the wormhole ``args.addr`` (a code the host printed). It resumes
     this player's latest unfinished game joined through a wormhole (the host then proves
     it is that game's host, the guest its seat, by their keys), unless ``--new``."""
+    settings = _wormhole_settings(args, net, data_dir)
     # the same command again (the process was killed): the invitation is spent, its
     # resume secret brings us back to the host (NETWORK.md §12, "Resume")
     resume = invitation_resume_file(data_dir, args.addr)
@@ -743,8 +770,7 @@ def _wormhole_peer(args: argparse.Namespace, data_dir: Path, identity: Identity,
             print(f"Verification: {link.verification} — compare with the host's screen",
                   flush=True)
 
-    connector = wormhole.WormholeConnector(None if chain else args.addr,
-                                           _wormhole_settings(args, net),
+    connector = wormhole.WormholeConnector(None if chain else args.addr, settings,
                                            max_buffer=net.max_send_buffer, resume=resume,
                                            chain=chain)
     wrap = wormhole.per_channel_wrap(
@@ -770,8 +796,8 @@ _WORMHOLE_HOST = "wormhole:0"
 
 
 def _invitations(args: argparse.Namespace, node: HostNode, net: NetSettings,
-                 lobby: Callable[[], HostLobby | None],
-                 files: GameFiles) -> wormhole.Invitations:
+                 lobby: Callable[[], HostLobby | None], files: GameFiles,
+                 settings: wormhole.WormholeSettings) -> wormhole.Invitations:
     """``host --internet``: one wormhole waiting per free seat in the lobby (a fresh one
     as each is claimed), one while a seat is away during the game (its player's rejoin)."""
     guests: int = (args.seats or MAX_PLAYERS) - 1  # seats besides the host's
@@ -800,7 +826,7 @@ def _invitations(args: argparse.Namespace, node: HostNode, net: NetSettings,
 
     try:
         invites = wormhole.Invitations(
-            _wormhole_settings(args, net), node.serve_channel, show, wanted,
+            settings, node.serve_channel, show, wanted,
             max_buffer=net.max_send_buffer, resume=ResumeFile(files.wormhole),
             on_failed=lambda why: print(f"splitnet: {why}", file=sys.stderr, flush=True))
     except ValueError as e:
@@ -836,8 +862,10 @@ def _invitation_lines(invites: wormhole.Invitations | None) -> list[str]:
 async def join_main(args: argparse.Namespace) -> int:
     _stop_on_sigterm()
     data_dir = _data_dir(args)
-    identity = _identity(data_dir)
     net = _net_settings(args.net_timing)
+    if args.addr and wormhole.is_wormhole_code(args.addr):
+        _wormhole_settings(args, net, data_dir)  # a bad server: refused before anything
+    identity = _identity(data_dir)
     seed_maker, _ = _test_secrets(args.test_seed)
     _setup_logging("join", None if args.plain else data_dir / "net.log")
     announced_fp: str | None = None
@@ -902,8 +930,10 @@ async def _join_game(node: PeerNode, task: asyncio.Future[Any], args: argparse.N
 async def bot_main(args: argparse.Namespace) -> int:
     _stop_on_sigterm()
     data_dir = _data_dir(args)
-    identity = _identity(data_dir)
     net = _net_settings(args.net_timing)
+    if args.addr and wormhole.is_wormhole_code(args.addr):
+        _wormhole_settings(args, net, data_dir)  # a bad server: refused before anything
+    identity = _identity(data_dir)
     seed_maker, _ = _test_secrets(args.test_seed)
     _setup_logging("bot")
     if args.name is None:  # a friendly name at random (two bots rarely share one)
@@ -979,10 +1009,12 @@ def add_parsers(sub: Any) -> None:
     def common(p: argparse.ArgumentParser) -> None:
         p.add_argument("--mailbox", metavar="URL", default=None,
                        help="the wormhole rendezvous (mailbox) server for internet play "
-                            f"(default: the public {wormhole.PUBLIC_MAILBOX})")
+                            "(default: the 'internet' entry of DATA_DIR/network.json, "
+                            f"else the public {wormhole.PUBLIC_MAILBOX})")
         p.add_argument("--relay", metavar="tcp:HOST:PORT", default=None,
-                       help="the wormhole transit relay for internet play "
-                            f"(default: the public {wormhole.PUBLIC_RELAY})")
+                       help="the wormhole transit relay for internet play (default: "
+                            "DATA_DIR/network.json's, else the public "
+                            f"{wormhole.PUBLIC_RELAY})")
         p.add_argument("--relay-only", action="store_true", help=argparse.SUPPRESS)
         p.add_argument("--data-dir", metavar="DIR",
                        help="identity key and saved games (default: "

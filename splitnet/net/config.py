@@ -1,4 +1,5 @@
-"""Timing and bounds of the LAN protocol (protocol/NETWORK.md, "Heartbeats and bounds").
+"""Timing and bounds of the LAN protocol (protocol/NETWORK.md, "Heartbeats and bounds"),
+and the servers of internet play a data directory's ``network.json`` names (§12).
 
 Not part of the game's agreed settings: each peer may choose its own; the defaults suit
 a LAN. Tests shorten them.
@@ -7,6 +8,7 @@ a LAN. Tests shorten them.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 DEFAULT_PORT = 7420
 
@@ -88,3 +90,95 @@ class EvidenceBudget:
             return True
         self.dropped[seat] = self.dropped.get(seat, 0) + 1
         return False
+
+
+# --------------------------------------------------------------------------- network.json
+
+#: the file of a data directory that names the servers of internet play
+NETWORK_FILE = "network.json"
+#: the longest mailbox URL or relay accepted
+MAX_SERVER_LEN = 512
+
+
+@dataclass(frozen=True)
+class InternetServers:
+    """The wormhole servers of internet play (NETWORK.md §12): ``None`` is the default
+    (magic-wormhole's public servers)."""
+
+    mailbox: str | None = None
+    relay: str | None = None
+
+
+def check_mailbox(url: str) -> str:
+    """A mailbox (rendezvous) server's URL, ``ws://HOST:PORT/v1`` or ``wss://…``;
+    ValueError (one line) otherwise."""
+    from urllib.parse import urlsplit
+
+    if not isinstance(url, str) or not url or len(url) > MAX_SERVER_LEN:
+        raise ValueError(f"a mailbox is a ws:// or wss:// URL of at most {MAX_SERVER_LEN} "
+                         f"characters")
+    if not url.isprintable() or any(c.isspace() for c in url):
+        raise ValueError("a mailbox URL has no spaces or control characters")
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        raise ValueError(f"not a URL: {url!r}") from None
+    if parts.scheme not in ("ws", "wss") or not parts.hostname:
+        raise ValueError(f"a mailbox is a ws:// or wss:// URL with a host, e.g. "
+                         f"ws://mailbox.example.org:4000/v1, not {url!r}")
+    del port  # parsed only to refuse a bad one
+    return url
+
+
+def check_relay(hint: str) -> str:
+    """A transit relay, ``tcp:HOST:PORT``; ValueError (one line) otherwise."""
+    if not isinstance(hint, str) or len(hint) > MAX_SERVER_LEN:
+        raise ValueError(f"a relay is tcp:HOST:PORT, at most {MAX_SERVER_LEN} characters")
+    kind, _, rest = hint.partition(":")
+    host, _, port = rest.rpartition(":")
+    if (kind != "tcp" or not host or not port.isascii() or not port.isdigit()
+            or not 1 <= int(port) <= 65535 or not host.isprintable()
+            or any(c.isspace() or c == "/" for c in host)):
+        raise ValueError(f"a relay is tcp:HOST:PORT (port 1–65535), e.g. "
+                         f"tcp:relay.example.org:4001, not {hint!r}")
+    return hint
+
+
+def load_internet_servers(path: Path) -> InternetServers:
+    """The ``internet`` entry of ``path`` (``DATA_DIR/network.json``)::
+
+        {"internet": {"mailbox": "ws://mailbox.example.org:4000/v1",
+                      "relay": "tcp:relay.example.org:4001"}}
+
+    No file: the defaults. Both keys are optional; any other key, or a value that is not
+    a server, is a :class:`~splitnet.localfiles.LocalFileError` naming the file and the
+    field (read with :func:`~splitnet.localfiles.read_local`: strict JSON, bounded)."""
+    from splitnet.localfiles import MAX_SETTINGS_BYTES, LocalFileError, parse_json, read_local
+
+    if not path.exists() and not path.is_symlink():
+        return InternetServers()
+    obj = parse_json(read_local(path, limit=MAX_SETTINGS_BYTES, what="network file"), path,
+                     what="network file")
+    if not isinstance(obj, dict):
+        raise LocalFileError(path, "not a network file: expected a JSON object")
+    extra = sorted(set(obj) - {"internet"})
+    if extra:
+        raise LocalFileError(path, f"unknown field {extra[0]!r} (the one field is "
+                             f"'internet')")
+    entry = obj.get("internet", {})
+    if not isinstance(entry, dict):
+        raise LocalFileError(path, "field 'internet': expected an object with 'mailbox' "
+                             "and/or 'relay'")
+    extra = sorted(set(entry) - {"mailbox", "relay"})
+    if extra:
+        raise LocalFileError(path, f"unknown field 'internet.{extra[0]}' (expected "
+                             f"'mailbox' and/or 'relay')")
+    found: dict[str, str] = {}
+    for name, check in (("mailbox", check_mailbox), ("relay", check_relay)):
+        if name in entry:
+            try:
+                found[name] = check(entry[name])
+            except ValueError as e:
+                raise LocalFileError(path, f"field 'internet.{name}': {e}") from None
+    return InternetServers(**found)
