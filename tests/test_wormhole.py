@@ -399,22 +399,41 @@ def test_bench_wormhole_reports_the_relay_beside_the_lan() -> None:
 
 
 def test_guest_killed_comes_back_by_itself(servers: Servers, tmp_path: Path) -> None:
-    """A guest killed (-9) mid-game and started again with the same command (its spent
-    invitation) meets the host on a resume wormhole derived from the secret both kept
-    (NETWORK.md §12, "Resume"), its seat proven by its key; no new invitation is typed
-    and the game finishes with identical, verified transcripts."""
-    procs = internet_game(tmp_path, servers, 2, 17)
-    host, bot = procs
+    """A guest killed (-9) in the lobby, then again mid-game, each time started again
+    with the same command (its spent invitation): it meets the host on a resume wormhole
+    derived from the secret both kept (NETWORK.md §12, "Resume") — the second time on
+    the next counter — its seat proven by its key; no new invitation is typed and the
+    game of three seats finishes with identical, verified transcripts."""
+    host = Proc(tmp_path, "host", "host", "--internet", *servers.args, *FAST, "--port", "0",
+                "--bind", "127.0.0.1", "--play-as-bot", "heuristic", "--seats", "3",
+                "--no-announce", "--no-proofs", "--name", "heuristic-0",
+                "--data-dir", str(tmp_path / "p0"), "--test-seed", "17")
+    procs = [host]
     try:
-        wait_until(lambda: n_records(tmp_path / "p1") >= 20, 90, "the game to be under way")
-        bot.kill()
-        at = n_records(tmp_path / "p0")
+        wait_until(lambda: len(invitations(host)) >= 1, 60, "the first invitation")
+        bot = Proc(tmp_path, "bot1", "bot", invitations(host)[0], *servers.args, *FAST,
+                   "--name", "heuristic-1", "--data-dir", str(tmp_path / "p1"),
+                   "--test-seed", "17")
+        procs.append(bot)
+        wait_until(lambda: host.stderr().count("joined the lobby") >= 1, 60, "bot 1 in")
+        bot.kill()  # in the lobby
         bot.start()  # the very same command
-        wait_until(lambda: "back on resume wormhole" in host.stderr(), 60, "the resume")
+        wait_until(lambda: "back on resume wormhole 0" in host.stderr(), 60, "a resume")
+        wait_until(lambda: host.stderr().count("joined the lobby") >= 2, 60, "bot 1 back")
+        wait_until(lambda: len(invitations(host)) >= 2, 60, "the second invitation")
+        procs.append(Proc(tmp_path, "bot2", "bot", invitations(host)[-1], *servers.args,
+                          *FAST, "--name", "heuristic-2", "--data-dir", str(tmp_path / "p2"),
+                          "--test-seed", "17"))
+        wait_until(lambda: n_records(tmp_path / "p1") >= 20, 90, "the game to be under way")
+        bot.kill()  # mid-game
+        at = n_records(tmp_path / "p0")
+        bot.start()
+        wait_until(lambda: "back on resume wormhole 1" in host.stderr(), 60, "the resume")
         finished_and_verified(procs, tmp_path)
         assert "Resuming game" in bot.stdout()
         assert n_records(tmp_path / "p0") > at
         assert "wrong" not in host.stderr()  # the spent invitation was not tried again
+        assert bot.stderr().count("met the host again on resume wormhole") == 2
     finally:
         kill_all(procs)
 

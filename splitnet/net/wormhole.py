@@ -845,6 +845,9 @@ class Invitations:
         finally:
             if inv.watch is not None:
                 inv.watch.stop()
+            if inv.release is not None:
+                inv.release.cancel()
+                inv.release = None
             for lst in (self.open, self.claimed, self.resuming):
                 if inv in lst:
                     lst.remove(inv)
