@@ -10,6 +10,12 @@ SPAKE2 handshake on top (:func:`per_channel_wrap`), so the encrypted channel, th
 verification words, known keys and everything above them are those of the LAN path;
 nothing above the channel knows which one carries it.
 
+Each claimed invitation also gives host and guest a resume secret (``derive_key``): a
+wormhole that has carried nothing for a while is given up, and the two meet again on a
+fresh *resume wormhole* whose code both derive from that secret and a counter
+(:func:`resume_code`) — after a cut the relay did not carry again, or after either
+process was killed and started again with the same command (NETWORK.md §12, "Resume").
+
 Twisted runs on the asyncio loop (:func:`start_twisted`, :func:`stop_twisted`). Imports of
 Twisted and magic-wormhole are deferred to those calls: the reactor must be installed on
 the running loop before anything imports ``twisted.internet.reactor``.
