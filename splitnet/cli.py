@@ -250,7 +250,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 def cmd_verify(args: argparse.Namespace) -> int:
     from splitnet.verify import run_verify
 
-    return run_verify(Path(args.file), as_json=args.json)
+    return run_verify([Path(f) for f in args.file], as_json=args.json)
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -336,7 +336,9 @@ def build_parser() -> argparse.ArgumentParser:
                                     "all fair; 1: a check failed (the entry and the seat at "
                                     "fault are named) or the file is no transcript; 3: "
                                     "incomplete (everything present verified, game not over).")
-    vf.add_argument("file", help="a .splitlog transcript")
+    vf.add_argument("file", nargs="+",
+                    help="a .splitlog transcript; several: a game and its rematches, in "
+                         "order (each must follow the one before it)")
     vf.add_argument("--json", action="store_true", help="print the verified game record")
     vf.set_defaults(func=cmd_verify)
 

@@ -20,6 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from splitnet.game.core import GameCore, GameError, Position
+from splitnet.game.rematch import (
+    REMATCH_KEY,
+    RematchError,
+    check_follows,
+    first_dealer,
+    parse_rematch,
+)
 from splitnet.localfiles import MAX_TRANSCRIPT_BYTES, LocalFileError, read_local
 from splitnet.record import dumps
 from splitnet.rules import Settings, SettingsError
@@ -45,6 +52,8 @@ class Verdict:
 
 
 HEADER_SETTINGS_KEYS = ("protocol", "rules", "shuffle_proofs")
+#: keys a header's settings may hold besides those: a rematch's (GAME.md "Rematch")
+HEADER_OPTIONAL_KEYS = (REMATCH_KEY,)
 
 
 def settings_from_header(raw: object) -> tuple[Settings, bool]:
@@ -53,7 +62,7 @@ def settings_from_header(raw: object) -> tuple[Settings, bool]:
     if not isinstance(raw, dict):
         raise SettingsError("header.settings: expected a map")
     for key in raw:
-        if key not in HEADER_SETTINGS_KEYS:
+        if key not in HEADER_SETTINGS_KEYS + HEADER_OPTIONAL_KEYS:
             raise SettingsError(f"header.settings: unknown key {shown(repr(key), limit=40)}")
     missing = [k for k in HEADER_SETTINGS_KEYS if k not in raw]
     if missing:
@@ -64,6 +73,10 @@ def settings_from_header(raw: object) -> tuple[Settings, bool]:
     proofs = raw.get("shuffle_proofs")
     if not isinstance(proofs, bool):
         raise SettingsError("header.settings.shuffle_proofs: expected true or false")
+    try:
+        parse_rematch(raw)
+    except RematchError as e:
+        raise SettingsError(str(e)) from None
     try:
         return Settings.from_dict(raw["rules"]), proofs
     except SettingsError as e:
@@ -91,7 +104,8 @@ def verify_records(records: list[bytes]) -> Verdict:
             try:
                 settings, proofs = settings_from_header(h.settings)
                 core = GameCore(h.game_id, names, settings, None, shuffle_proofs=proofs,
-                                host=h.host, keys=[p.key for p in h.players])
+                                host=h.host, keys=[p.key for p in h.players],
+                                first_dealer=first_dealer(h.settings, len(names)))
             except (SettingsError, ValueError) as e:
                 return _fail(0, h.host, f"header: {e}")
             continue
@@ -146,30 +160,86 @@ def _fail(seq: int, seat: int | None, reason: str) -> Verdict:
                    reason=reason)
 
 
-def run_verify(path: Path, as_json: bool = False) -> int:
-    """``splitnet verify``: the summary on stdout and 0, or what failed on stderr and 1,
-    or "incomplete: …" on stderr and 3 (protocol/TRANSCRIPT.md §10)."""
+def _read_records(path: Path) -> list[bytes] | None:
+    """The records of the transcript at ``path`` (a torn tail cut, said on stderr), or
+    None after saying on stderr why it is no transcript."""
     try:
         data = read_local(path, limit=MAX_TRANSCRIPT_BYTES, what="transcript")
     except LocalFileError as e:  # missing, a directory, a FIFO, too big: one line
         print(f"splitnet verify: {e}", file=sys.stderr)
-        return EXIT_FAILED
+        return None
     try:
-        records = records_from_bytes(data, path)
+        return records_from_bytes(data, path)
     except TornTail as e:
         # A crash mid-write: the complete records before it are still a log to verify.
         print(shown(f"splitnet verify: {e} — a torn tail (a crash while writing); verifying "
                     f"the {e.index} complete record{'s' if e.index != 1 else ''} before it"),
               file=sys.stderr)
-        records = e.records
+        return e.records
     except TranscriptError as e:
         print(f"splitnet verify: {shown(str(e))}", file=sys.stderr)
+        return None
+
+
+def chain_problem(prev: list[bytes], records: list[bytes]) -> str | None:
+    """Why the game of ``records`` is not the rematch of the (finished) game of ``prev``
+    (GAME.md "Rematch": its header names that game and its final head, keeps the seats and
+    rules, and its first dealer is the previous one's left neighbour, R3.2) — one line
+    naming the field — or None when it follows."""
+    logs: list[Log] = []
+    for recs in (prev, records[:1]):
+        log = Log()
+        try:
+            for rec in recs:
+                log.append_record(rec)
+        except LogError as e:
+            return f"log: {e}"
+        if not recs:
+            return "the transcript holds no record"
+        logs.append(log)
+    try:
+        check_follows(logs[0].header, logs[0].head(), logs[1].header)
+    except RematchError as e:
+        return shown(str(e))
+    return None
+
+
+def run_verify(path: Path | list[Path], as_json: bool = False) -> int:
+    """``splitnet verify``: the summary on stdout and 0, or what failed on stderr and 1,
+    or "incomplete: …" on stderr and 3 (protocol/TRANSCRIPT.md §10). Given several
+    transcripts (a game and its rematches, in order), each is verified, and each after the
+    first must be the rematch of the one before it (GAME.md "Rematch")."""
+    paths = path if isinstance(path, list) else [path]
+    if as_json and len(paths) > 1:
+        print("splitnet verify: --json takes one transcript", file=sys.stderr)
         return EXIT_FAILED
-    v = verify_records(records)
-    if as_json and v.ok and v.record is not None:
-        sys.stdout.write(dumps(v.record))
-    else:  # every line ours; names and reasons in it were shown() where they came in
-        print(v.summary, file=sys.stdout if v.ok else sys.stderr)
-    if v.ok:
-        return EXIT_OK
-    return EXIT_INCOMPLETE if v.incomplete else EXIT_FAILED
+    worst = EXIT_OK
+    prev: list[bytes] | None = None
+    for i, p in enumerate(paths):
+        records = _read_records(p)
+        if records is None:
+            return EXIT_FAILED
+        if len(paths) > 1:
+            print(f"== {shown(str(p))}", flush=True)
+        v = verify_records(records)
+        if as_json and v.ok and v.record is not None:
+            sys.stdout.write(dumps(v.record))
+        else:  # every line ours; names and reasons in it were shown() where they came in
+            print(v.summary, file=sys.stdout if v.ok else sys.stderr, flush=True)
+        if not v.ok:
+            worst = max(worst, EXIT_INCOMPLETE if v.incomplete else EXIT_FAILED)
+            if worst == EXIT_FAILED:
+                return worst
+        if prev is not None:
+            why = chain_problem(prev, records)
+            if why is not None:
+                print(f"FAILED: {shown(str(p))} is not the rematch of {shown(str(paths[i - 1]))}"
+                      f": {why}", file=sys.stderr, flush=True)
+                return EXIT_FAILED
+            log = Log()
+            log.append_record(records[0])
+            print(f"rematch of the game before: same seats and rules, first dealer "
+                  f"{shown(log.header.players[first_dealer(log.header.settings)].name)} "
+                  "(R3.2): ok", flush=True)
+        prev = records
+    return worst

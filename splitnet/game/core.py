@@ -189,7 +189,7 @@ class GameCore:
                  seat: int | None, seeds: SeedSource | None = None, *,
                  shuffle_proofs: bool = True, host: int = 0,
                  pledges: PledgeBook | None = None,
-                 keys: Sequence[bytes] | None = None) -> None:
+                 keys: Sequence[bytes] | None = None, first_dealer: int = 0) -> None:
         self.game_id = game_id
         self.players = list(players)
         self.n = len(players)
@@ -206,8 +206,11 @@ class GameCore:
         self.refused: PledgeRefused | None = None
         #: every seat's identity key (the header's): to check an ``accuse`` entry
         self.keys = list(keys) if keys is not None else None
-        self.engine = Game(self.n, settings)  # this seat's view (observer: public only)
-        self.recorder = Recorder(Game(self.n, settings), players)
+        #: round 1's dealer (R3.2): 0, or in a rematch the header's (game/rematch.py)
+        self.first_dealer = first_dealer
+        # this seat's view (observer: public only)
+        self.engine = Game(self.n, settings, first_dealer=first_dealer)
+        self.recorder = Recorder(Game(self.n, settings, first_dealer=first_dealer), players)
         self.round: RoundState | None = None
         self.rounds: list[RoundState] = []
         self.chat: list[tuple[int, str]] = []

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from splitnet.game.core import GameCore, GameError, MemoryPledges, PledgeBook, Position
+from splitnet.game.rematch import REMATCH_KEY, Rematch
 from splitnet.rules import Action, Game, Settings
 from splitnet.session.identity import Identity
 from splitnet.session.log import Author, Log, Player, parse_message
@@ -32,9 +33,15 @@ class Chooser(Protocol):
         """A legal move for ``seat`` from its own view ``game``."""
 
 
-def game_settings(settings: Settings, shuffle_proofs: bool) -> dict[str, Any]:
-    """The header's settings map: the rules (protocol/SETTINGS.md) and protocol options."""
-    return {"protocol": PROTOCOL, "rules": settings.to_dict(), "shuffle_proofs": shuffle_proofs}
+def game_settings(settings: Settings, shuffle_proofs: bool,
+                  rematch: Rematch | None = None) -> dict[str, Any]:
+    """The header's settings map: the rules (protocol/SETTINGS.md) and protocol options;
+    a rematch also names the game before it and its first dealer (GAME.md "Rematch")."""
+    out: dict[str, Any] = {"protocol": PROTOCOL, "rules": settings.to_dict(),
+                           "shuffle_proofs": shuffle_proofs}
+    if rematch is not None:
+        out[REMATCH_KEY] = rematch.to_dict()
+    return out
 
 
 class SelfplaySecrets:

@@ -19,6 +19,7 @@ from splitnet import describe
 from splitnet.crypto.errors import CheatDetected
 from splitnet.game.core import GameCore, GameError, Position
 from splitnet.game.local import game_settings
+from splitnet.game.rematch import Rematch, first_dealer
 from splitnet.net.store import GameFiles, SeedStore, Transcript
 from splitnet.net.wire import WireError
 from splitnet.rules import IllegalMove, Settings
@@ -75,9 +76,11 @@ class Table:
         self.host_seat = h.host
         self.settings = settings
         self.proofs = proofs
+        #: round 1's dealer (R3.2: seat 0, or the rematch header's)
+        self.first_dealer = first_dealer(h.settings, self.n)
         self.core = GameCore(h.game_id, self.names, settings, seat, seeds.seed,
                              shuffle_proofs=proofs, host=h.host, pledges=seeds,
-                             keys=[p.key for p in h.players])
+                             keys=[p.key for p in h.players], first_dealer=self.first_dealer)
         self.author = Author(identity, h.game_id, seat, log.next_counter(seat))
         self.listeners: list[Callable[[Entry], None]] = []
         #: the saved log in words, told as a restart re-applies it (:meth:`load`), so a
@@ -91,9 +94,13 @@ class Table:
     # ------------------------------------------------------------------ making one
     @classmethod
     def new_host(cls, identity: Identity, data_dir: Path, game_id: bytes,
-                 players: list[Player], proofs: bool, seed_maker: SeedMaker | None) -> Table:
+                 players: list[Player], proofs: bool, seed_maker: SeedMaker | None, *,
+                 settings: Settings | None = None, rematch: Rematch | None = None) -> Table:
+        """The host's table of a new game (a rematch: ``rematch`` names the game before,
+        whose ``settings`` it keeps; GAME.md "Rematch")."""
         log, _ = Log.start(identity, game_id=game_id, host_seat=0, players=players,
-                           settings=game_settings(Settings(), shuffle_proofs=proofs))
+                           settings=game_settings(settings or Settings(),
+                                                  shuffle_proofs=proofs, rematch=rematch))
         files = GameFiles(data_dir, game_id)
         transcript = Transcript(files.transcript)
         if transcript.records:
@@ -112,6 +119,7 @@ class Table:
         try:
             log.append_record(header)
             settings_from_header(log.header.settings)
+            first_dealer(log.header.settings, len(log.header.players))
         except (LogError, ValueError) as e:
             raise WireError("protocol", f"the host's game header is not valid: {e}",
                             fatal=True) from None

@@ -90,12 +90,18 @@ class Game:
     (``IllegalMove``) leaves the game exactly as it was.
     """
 
-    def __init__(self, n_players: int, settings: Settings | None = None) -> None:
+    def __init__(self, n_players: int, settings: Settings | None = None, *,
+                 first_dealer: int = 0) -> None:
         self.settings = settings or Settings()
         self.settings.check_players(n_players)
+        if type(first_dealer) is not int or not 0 <= first_dealer < n_players:
+            raise ValueError(f"first dealer: expected a seat 0…{n_players - 1}, "
+                             f"got {first_dealer!r}")
         self.n = n_players
         self.round_no = 0
-        self.dealer = 0  # R3.2 [decision]: round 1's dealer is seat 0
+        # R3.2 [decision]: round 1's dealer is seat 0; in a rematch, the previous game's
+        # first dealer's left neighbour
+        self.dealer = first_dealer
         self.phase = "round_over"
         self.faces: list[int | None] = [None] * N_SLOTS
         self.hands: list[list[int]] = [[] for _ in range(n_players)]

@@ -1,0 +1,155 @@
+"""A rematch: the next game of the same table, chained to the one before (pure; no I/O).
+
+A LAN table that finished a game may play another with the same seats (the same
+players, identity keys and seat order, the same rules) if every seat agrees
+(protocol/NETWORK.md §13). That game is a normal game with its own id and transcript;
+its header's ``settings`` carry one more key (protocol/GAME.md "Rematch")::
+
+    "rematch": {"game": <previous game id, bin 16>,
+                "head": <hash of the previous game's last record, bin 32>,
+                "first_dealer": <seat dealing round 1>}
+
+and round 1's dealer is that seat (R3.2 [decision]: the previous game's first dealer's
+left neighbour; a game that is no rematch has no such key and seat 0 deals first).
+Every peer checks a rematch header against the game it has just finished
+(:func:`check_follows`) before it accepts it, and ``splitnet verify`` does the same when
+given both transcripts: a header that does not follow is refused in one line naming the
+field.
+
+>>> from splitnet.session.log import Header, Player
+>>> ps = tuple(Player(i, n, bytes([i + 1]) * 32) for i, n in enumerate(["Ana", "Bo", "Cy"]))
+>>> g1 = Header(b"\\x01" * 16, 0, ps, {"protocol": "splitnet/2", "rules": {}})
+>>> nxt = next_game(g1, b"\\xaa" * 32)
+>>> nxt.first_dealer, first_dealer(g1.settings)
+(1, 0)
+>>> g2 = Header(b"\\x02" * 16, 0, ps, {**g1.settings, "rematch": nxt.to_dict()})
+>>> check_follows(g1, b"\\xaa" * 32, g2)
+>>> next_game(g2, b"\\xbb" * 32).first_dealer
+2
+>>> bad = Header(b"\\x02" * 16, 0, ps, {**g1.settings, "rematch": {**nxt.to_dict(),
+...                                                               "first_dealer": 0}})
+>>> try:
+...     check_follows(g1, b"\\xaa" * 32, bad)
+... except RematchError as e:
+...     print(e)
+header.settings.rematch.first_dealer: expected seat 1 (the previous game's first dealer 0 + 1, R3.2), got 0
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Final
+
+from splitnet.errors import SplitnetError
+from splitnet.session.log import GAME_ID_LEN, HASH_LEN, Header
+
+__all__ = ["REMATCH_KEY", "Rematch", "RematchError", "check_follows", "first_dealer",
+           "next_game", "parse_rematch"]
+
+#: the optional key of a header's ``settings`` that makes a game a rematch
+REMATCH_KEY: Final = "rematch"
+_FIELDS: Final = ("first_dealer", "game", "head")
+
+
+class RematchError(SplitnetError):
+    """A rematch header that is malformed or does not follow the previous game; the
+    message names the field."""
+
+
+@dataclass(frozen=True)
+class Rematch:
+    """What a rematch header says of the game before it."""
+
+    game: bytes  #: the previous game's id
+    head: bytes  #: the hash of the previous game's last record (its final head)
+    first_dealer: int  #: who deals round 1 of this game (R3.2)
+
+    def to_dict(self) -> dict[str, object]:
+        return {"first_dealer": self.first_dealer, "game": self.game, "head": self.head}
+
+
+def parse_rematch(settings: Mapping[str, object]) -> Rematch | None:
+    """The ``rematch`` of a header's settings map, or None (no rematch); RematchError for
+    a malformed one (a shape check: whether it follows needs the previous game)."""
+    raw = settings.get(REMATCH_KEY)
+    if raw is None and REMATCH_KEY not in settings:
+        return None
+    where = f"header.settings.{REMATCH_KEY}"
+    if not isinstance(raw, Mapping):
+        raise RematchError(f"{where}: expected a map with keys {', '.join(_FIELDS)}")
+    for key in raw:
+        if key not in _FIELDS:
+            raise RematchError(f"{where}: unknown key {str(key)[:32]!r}")
+    missing = [k for k in _FIELDS if k not in raw]
+    if missing:
+        raise RematchError(f"{where}: missing {', '.join(missing)}")
+    game, head, dealer = raw["game"], raw["head"], raw["first_dealer"]
+    if type(game) is not bytes or len(game) != GAME_ID_LEN:
+        raise RematchError(f"{where}.game: expected {GAME_ID_LEN} bytes (a game id)")
+    if type(head) is not bytes or len(head) != HASH_LEN:
+        raise RematchError(f"{where}.head: expected {HASH_LEN} bytes (a record hash)")
+    if type(dealer) is not int or not 0 <= dealer < 16:
+        raise RematchError(f"{where}.first_dealer: expected a seat number")
+    return Rematch(game, head, dealer)
+
+
+def first_dealer(settings: Mapping[str, object], n: int | None = None) -> int:
+    """Round 1's dealer of the game with this header settings map (R3.2): 0, or the
+    rematch's ``first_dealer`` (checked to be one of the ``n`` seats when given)."""
+    r = parse_rematch(settings)
+    d = 0 if r is None else r.first_dealer
+    if n is not None and not 0 <= d < n:
+        raise RematchError(f"header.settings.{REMATCH_KEY}.first_dealer: seat {d} is not "
+                           f"among the {n} players")
+    return d
+
+
+def next_game(prev: Header, prev_head: bytes) -> Rematch:
+    """The ``rematch`` of the game after ``prev``, whose log ended at ``prev_head``: the
+    first deal passes to the left (R3.2)."""
+    n = len(prev.players)
+    return Rematch(prev.game_id, prev_head, (first_dealer(prev.settings, n) + 1) % n)
+
+
+def check_follows(prev: Header, prev_head: bytes, new: Header) -> None:
+    """Refuse (RematchError naming the field) a header ``new`` that is not the rematch of
+    the game ``prev`` whose log ended at ``prev_head``: the same seats (names, keys, seat
+    order, host), the same settings, and a ``rematch`` naming that game, that head and
+    the next first dealer."""
+    r = parse_rematch(new.settings)
+    if r is None:
+        raise RematchError(f"header.settings.{REMATCH_KEY}: missing (this header does not "
+                           f"name game {prev.game_id.hex()} as the game before it)")
+    if new.game_id == prev.game_id:
+        raise RematchError("header.game_id: the same id as the previous game (a rematch is "
+                           "a new game)")
+    if len(new.players) != len(prev.players):
+        raise RematchError(f"header.players: {len(new.players)} seats, the previous game "
+                           f"had {len(prev.players)}")
+    for p, q in zip(new.players, prev.players, strict=True):
+        if p.key != q.key:
+            raise RematchError(f"header.players[{p.seat}].key: not the identity key of that "
+                               "seat in the previous game (a rematch keeps the seats)")
+        if p.name != q.name:
+            raise RematchError(f"header.players[{p.seat}].name: {p.name[:32]!r}, the previous "
+                               f"game's is {q.name[:32]!r}")
+    if new.host != prev.host:
+        raise RematchError(f"header.host: seat {new.host}, the previous game's host was "
+                           f"seat {prev.host}")
+    for key in sorted(set(new.settings) | set(prev.settings)):
+        if key != REMATCH_KEY and new.settings.get(key) != prev.settings.get(key):
+            raise RematchError(f"header.settings.{str(key)[:32]}: differs from the previous "
+                               "game's (a rematch keeps the rules)")
+    where = f"header.settings.{REMATCH_KEY}"
+    if r.game != prev.game_id:
+        raise RematchError(f"{where}.game: names game {r.game.hex()}, not the previous game "
+                           f"{prev.game_id.hex()}")
+    if r.head != prev_head:
+        raise RematchError(f"{where}.head: not the hash of the previous game's last record "
+                           f"({prev_head.hex()[:16]}…)")
+    want = next_game(prev, prev_head).first_dealer
+    if r.first_dealer != want:
+        was = first_dealer(prev.settings)
+        raise RematchError(f"{where}.first_dealer: expected seat {want} (the previous game's "
+                           f"first dealer {was} + 1, R3.2), got {r.first_dealer}")
