@@ -31,8 +31,8 @@ field.
 >>> try:
 ...     check_follows(g1, b"\\xaa" * 32, bad)
 ... except RematchError as e:
-...     print(e)
-header.settings.rematch.first_dealer: expected seat 1 (the previous game's first dealer 0 + 1, R3.2), got 0
+...     print(str(e)[:72])
+header.settings.rematch.first_dealer: expected seat 1 (the previous game
 """
 
 from __future__ import annotations
@@ -44,8 +44,8 @@ from typing import Final
 from splitnet.errors import SplitnetError
 from splitnet.session.log import GAME_ID_LEN, HASH_LEN, Header
 
-__all__ = ["REMATCH_KEY", "Rematch", "RematchError", "check_follows", "first_dealer",
-           "next_game", "parse_rematch"]
+__all__ = ["REMATCH_KEY", "PreviousGame", "Rematch", "RematchError", "check_follows",
+           "first_dealer", "next_game", "parse_rematch"]
 
 #: the optional key of a header's ``settings`` that makes a game a rematch
 REMATCH_KEY: Final = "rematch"
@@ -153,3 +153,41 @@ def check_follows(prev: Header, prev_head: bytes, new: Header) -> None:
         was = first_dealer(prev.settings)
         raise RematchError(f"{where}.first_dealer: expected seat {want} (the previous game's "
                            f"first dealer {was} + 1, R3.2), got {r.first_dealer}")
+
+
+@dataclass(frozen=True)
+class PreviousGame:
+    """A finished game a rematch follows: its header and final head."""
+
+    header: Header
+    head: bytes
+
+    @property
+    def game_id(self) -> bytes:
+        return self.header.game_id
+
+    @property
+    def n(self) -> int:
+        return len(self.header.players)
+
+    def seat_of(self, key: bytes) -> int | None:
+        """The seat this identity key held (and holds again in the rematch), or None."""
+        return next((p.seat for p in self.header.players if p.key == key), None)
+
+    def next(self) -> Rematch:
+        """The rematch of this game (:func:`next_game`)."""
+        return next_game(self.header, self.head)
+
+    def check_offer(self, game: bytes, head: bytes, dealer: int) -> None:
+        """Refuse (RematchError naming the field) a host's rematch offer that is not for
+        this game, its final head and the next first dealer (NETWORK.md §13)."""
+        want = self.next()
+        if game != want.game:
+            raise RematchError(f"rematch.game: the offer is for game {game.hex()}, not the "
+                               f"game we finished ({want.game.hex()})")
+        if head != want.head:
+            raise RematchError("rematch.head: not the hash of the last record of the game "
+                               "we finished (the host's log ended elsewhere)")
+        if dealer != want.first_dealer:
+            raise RematchError(f"rematch.first_dealer: expected seat {want.first_dealer} "
+                               f"(R3.2), got {dealer}")

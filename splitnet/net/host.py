@@ -21,6 +21,7 @@ from typing import Any
 
 from splitnet.errors import SplitnetError
 from splitnet.game.core import PledgeRefused
+from splitnet.game.rematch import PreviousGame, Rematch
 from splitnet.net.config import EvidenceBudget, NetSettings
 from splitnet.net.conn_state import ConnEvent, ConnMachine, ConnState
 from splitnet.net.framing import FrameTooLarge
@@ -121,7 +122,8 @@ class HostNode:
                  proofs: bool = True, seed_maker: SeedMaker | None = None,
                  game_id_maker: Callable[[], bytes] | None = None,
                  wrap: ChannelWrap = plain, code: str = "",
-                 busy: Callable[[Channel, str], None] | None = None) -> None:
+                 busy: Callable[[Channel, str], None] | None = None,
+                 rematch_of: PreviousGame | None = None) -> None:
         self.identity = identity
         self.key = identity.public_key_bytes()
         self.data_dir = data_dir
@@ -172,6 +174,19 @@ class HostNode:
         self.evidence_kept = EvidenceBudget(self.net)
         #: seat → since when the game waits for a message of it (NETWORK.md §7)
         self._owed_since: dict[int, float] = {}
+        #: a rematch lobby (NETWORK.md §13): the finished game whose seats it is for, the
+        #: offer, the seats that agreed (the host's own: it offers), and why it ended
+        #: without a game (a seat declined, left or did not answer), if it did
+        self.rematch_of = rematch_of
+        self.offer: Rematch | None = None
+        self.agreed: set[int] = set()
+        self.no_rematch: str | None = None
+        self._offered_at = time.monotonic()
+        if rematch_of is not None:
+            self.offer = rematch_of.next()
+            self.agreed = {rematch_of.header.host}
+            self.seats = rematch_of.n
+            self.lobby = LobbyMachine(rematch_of.n)
 
     # ------------------------------------------------------------------ life cycle
     async def listen(self, bind: str, port: int, *, transport: Listen | None = None) -> int:
@@ -248,9 +263,11 @@ class HostNode:
             # stopping the host in its lobby closes the game: its members stop at once
             # (a host that crashes sends nothing; its players wait for it to come back)
             self.lobby.fire(LobbyEvent.CLOSE)
+            why = ("the host called off the rematch" if self.rematch_of is not None
+                   else "the host closed the game")
             for m in self.members:
                 if m.conn is not None:
-                    m.conn.send("bye", reason="the host closed the game")
+                    m.conn.send("bye", reason=why)
             for m in self.members:
                 if m.conn is not None:
                     await _drain(m.conn.ch, 1.0)
@@ -291,6 +308,9 @@ class HostNode:
         table = self.table
         if table is not None:
             return {p.key for p in table.log.header.players if p.seat != table.host_seat}
+        if self.rematch_of is not None:
+            h = self.rematch_of.header
+            return {p.key for p in h.players if p.seat != h.host}
         return {m.key for m in self.members}
 
     # ------------------------------------------------------------------ lobby
@@ -300,11 +320,15 @@ class HostNode:
 
     @property
     def can_start(self) -> bool:
+        if self.rematch_of is not None:
+            return False  # a rematch starts by itself once every seat agreed (§13)
         return self.lobby.can_begin()
 
     def _count(self) -> None:
-        """Tell the lobby machine how many players are in; a full one starts now."""
-        self.lobby.players(1 + len(self.members))
+        """Tell the lobby machine how many players are in; a full one starts now. (In a
+        rematch lobby a seat counts once it agreed.)"""
+        self.lobby.players(len(self.agreed) if self.rematch_of is not None
+                           else 1 + len(self.members))
         if self.lobby.auto_start():
             self._start_now(auto=True)
 
@@ -331,16 +355,23 @@ class HostNode:
         if gone:
             for m in gone:
                 self.members.remove(m)
-            self.lobby.players(1 + len(self.members))
+                if self.rematch_of is not None:
+                    self.agreed.discard(self.rematch_of.seat_of(m.key) or -1)
+            self._count_players()
             self._lobby_frame()
             if auto and not self.lobby.auto_start():
                 return  # not full any more: wait for the seats it was opened for
+        if self.rematch_of is not None and not self.lobby.auto_start():
+            raise ValueError("a rematch starts when every seat has agreed")
         self.lobby.begin()  # ValueError: not 2–6 players (R3.1)
         players = [Player(0, self.name, self.key)] + [
             Player(i + 1, m.name, m.key) for i, m in enumerate(self.members)]
         game_id = self.game_id_maker() if self.game_id_maker else new_game_id()
-        table = Table.new_host(self.identity, self.data_dir, game_id, players, self.proofs,
-                               self.seed_maker)
+        if self.rematch_of is not None:  # the same seats, rules and order (GAME.md)
+            table = self._rematch_table(game_id)
+        else:
+            table = Table.new_host(self.identity, self.data_dir, game_id, players,
+                                   self.proofs, self.seed_maker)
         table.files.save_meta(meta_now(game_id=game_id.hex(), role="host", seat=0,
                                        name=self.name, host="", port=self.port,
                                        bind=self.bind, code=self.code))
@@ -350,8 +381,8 @@ class HostNode:
         self.states = {}
         header = table.log.entries[0]
         for i, m in enumerate(self.members):
-            seat = i + 1
-            assert m.conn is not None
+            seat = i + 1 if self.rematch_of is None else self.rematch_of.seat_of(m.key)
+            assert m.conn is not None and seat is not None
             m.conn.m.fire(ConnEvent.SEAT)
             m.conn.seat = seat
             self.conns[seat] = m.conn
@@ -360,6 +391,103 @@ class HostNode:
         _log.info("game %s started: %s", game_id.hex(), ", ".join(table.names))
         self.started.set()
         self._broadcast_states()
+        self._changed()
+
+    # ------------------------------------------------------------------ a rematch
+    def _count_players(self) -> None:
+        self.lobby.players(len(self.agreed) if self.rematch_of is not None
+                           else 1 + len(self.members))
+
+    def _rematch_table(self, game_id: bytes) -> Table:
+        """The rematch's table: the previous game's seats (names, keys, order) and rules,
+        its header naming that game (GAME.md "Rematch")."""
+        prev = self.rematch_of
+        assert prev is not None and self.offer is not None
+        if game_id == prev.game_id:
+            raise ValueError("a rematch needs a new game id")
+        return Table.new_rematch(self.identity, self.data_dir, game_id, prev,
+                                 self.seed_maker)
+
+    def _offer_frame(self, only: Conn | None = None) -> None:
+        """The rematch offer, with the seats that agreed so far, to one member or all."""
+        offer = self.offer
+        if offer is None or self.table is not None:
+            return
+        fields = {"game": offer.game, "head": offer.head, "first_dealer": offer.first_dealer,
+                  "agreed": sorted(self.agreed)}
+        for m in self.members:
+            if m.conn is not None and (only is None or m.conn is only):
+                m.conn.send("rematch", **fields)
+        self._changed()
+
+    def _in_rematch_lobby(self, conn: Conn) -> bool:
+        return (self.rematch_of is not None and self.table is None
+                and any(m.conn is conn for m in self.members))
+
+    def _join_rematch(self, conn: Conn, hello: dict[str, Any]) -> None:
+        """A seat of the finished game back for the rematch it is offered (§13): only
+        those seats, each under its name of that game; the offer goes to it at once."""
+        prev = self.rematch_of
+        assert prev is not None and conn.key is not None
+        if hello["game"] is not None:
+            raise WireError("unknown-game", f"no game {hello['game'].hex()} here (this host "
+                            f"offers a rematch of game {prev.game_id.hex()})", fatal=True)
+        if self.lobby.state is LobbyState.CLOSED:
+            raise WireError("closed", self.no_rematch or "the host closed the game",
+                            fatal=True)
+        seat = prev.seat_of(conn.key)
+        if seat is None or seat == prev.header.host:
+            raise WireError("started", f"this host offers a rematch of game "
+                            f"{prev.game_id.hex()} to its players only", fatal=True)
+        conn.name = prev.header.players[seat].name
+        for m in self.members:
+            if m.key == conn.key:  # the same player reconnecting
+                if m.conn is not None and m.conn is not conn:
+                    self._refuse(m.conn, WireError("replaced", "a newer connection of this "
+                                                   "player took over", fatal=True))
+                m.conn = conn
+                break
+        else:
+            self.members.append(Member(conn.name, conn.key, conn))
+        conn.m.fire(ConnEvent.ADMIT)
+        _log.info("%s is here for the rematch", conn.who())
+        conn.send("welcome", seat=None, game=None, count=0, ready=True)
+        self._offer_frame(only=conn)
+        self._lobby_frame()
+
+    def _on_answer(self, conn: Conn, game: bytes, yes: bool) -> None:
+        prev = self.rematch_of
+        if prev is None or not self._in_rematch_lobby(conn):
+            self._refuse(conn, WireError("protocol", "no rematch was offered"))
+            return
+        if game != prev.game_id:
+            self._refuse(conn, WireError("protocol", f"the rematch offered is of game "
+                                         f"{prev.game_id.hex()}, not {game.hex()}"))
+            return
+        if not yes:
+            self.end_rematch(f"{conn.name} declined the rematch")
+            return
+        assert conn.key is not None
+        seat = prev.seat_of(conn.key)
+        assert seat is not None
+        if seat not in self.agreed:
+            _log.info("%s agrees to the rematch", conn.who())
+            self.agreed.add(seat)
+            self._offer_frame()
+            self._count()  # every seat agreed: the rematch starts now
+
+    def end_rematch(self, why: str) -> None:
+        """The rematch lobby ends without a game (``why``, one line: a seat declined,
+        left or did not answer; the host's user called it off): every member is told."""
+        if self.rematch_of is None or not self.lobby.can(LobbyEvent.CLOSE):
+            return
+        self.lobby.fire(LobbyEvent.CLOSE)
+        self.no_rematch = why
+        _log.info("%s", why)
+        for m in self.members:
+            if m.conn is not None:
+                m.conn.send("bye", reason=why[:200])
+        self.done.set()
         self._changed()
 
     # ------------------------------------------------------------------ connections
@@ -493,6 +621,9 @@ class HostNode:
             self._rejoin(conn, hello)
 
     def _join_lobby(self, conn: Conn, hello: dict[str, Any]) -> None:
+        if self.rematch_of is not None:
+            self._join_rematch(conn, hello)
+            return
         if hello["game"] is not None:
             raise WireError("unknown-game", f"no game {hello['game'].hex()} here (this host "
                             "is in its lobby)", fatal=True)
@@ -572,8 +703,13 @@ class HostNode:
                 if m.conn is conn:
                     self.members.remove(m)
                     _log.info("%s left the lobby", conn.who())
+                    if self.rematch_of is not None:  # its answer goes with it (§13)
+                        seat = self.rematch_of.seat_of(m.key)
+                        if seat is not None and seat != self.rematch_of.header.host:
+                            self.agreed.discard(seat)
+                        self._offer_frame()
                     if self.lobby.state in (LobbyState.OPEN, LobbyState.FULL):
-                        self.lobby.players(1 + len(self.members))
+                        self._count_players()
                     self._lobby_frame()
                     break
             return
@@ -590,7 +726,12 @@ class HostNode:
         elif t == "pong":
             pass
         elif t == "bye":
+            if self._in_rematch_lobby(conn):  # a seat leaving ends the rematch (§13)
+                self.end_rematch(f"{conn.name} left: no rematch ({f['reason'][:80]!r})"
+                                 if f["reason"] else f"{conn.name} left: no rematch")
             conn.close()
+        elif t == "answer":
+            self._on_answer(conn, f["game"], f["yes"])
         elif t == "msg":
             self._on_msg(conn, f["msg"], f["sig"])
         elif t == "ack":
@@ -813,6 +954,13 @@ class HostNode:
                 continue
             c.ping_n = (c.ping_n + 1) % (2**31)
             c.send("ping", n=c.ping_n)
+        if (self.rematch_of is not None and self.table is None
+                and now - self._offered_at > self.net.answer_timeout
+                and self.lobby.can(LobbyEvent.CLOSE)):
+            h = self.rematch_of.header
+            late = [p.name for p in h.players if p.seat not in self.agreed]
+            self.end_rematch(f"no rematch: {', '.join(late)} did not agree within "
+                             f"{self.net.answer_timeout:g} s")
         if self.table is not None:
             for seat, c in list(self.conns.items()):
                 quiet = now - c.last_heard

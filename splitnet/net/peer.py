@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from splitnet.game.core import GameError, PledgeRefused
+from splitnet.game.rematch import PreviousGame, Rematch, RematchError
 from splitnet.net.config import EvidenceBudget, NetSettings
 from splitnet.net.framing import FrameTooLarge
 from splitnet.net.join_state import JoinEvent, JoinMachine, JoinState, Retry
@@ -62,6 +63,10 @@ class HostClosed(PeerFatal):
     """The host closed its lobby: there is no game to wait for."""
 
 
+class RematchNotYet(ChannelClosed):
+    """The host is still on the game we finished: its rematch is not offered yet."""
+
+
 class PeerNode:
     """One joiner. ``run()`` returns when the game is over (or raises :class:`PeerFatal`)."""
 
@@ -69,7 +74,8 @@ class PeerNode:
                  net: NetSettings | None = None, *, seed_maker: SeedMaker | None = None,
                  wrap: ChannelWrap = plain, resume: GameMeta | None = None,
                  code: str = "",
-                 connect: Connect | None = None) -> None:
+                 connect: Connect | None = None,
+                 rematch_of: PreviousGame | None = None) -> None:
         self.identity = identity
         self.key = identity.public_key_bytes()
         self.data_dir = data_dir
@@ -128,6 +134,13 @@ class PeerNode:
         self.confirmed: dict[int, int] = {}
         self.task: asyncio.Task[None] | None = None
         self.started_evt = asyncio.Event()
+        #: looking for the rematch of this finished game (NETWORK.md §13): the host's
+        #: offer once it came, the seats that agreed so far; we agree (``answer`` yes) to
+        #: an offer that follows our game, and :meth:`decline` says no
+        self.rematch_of = rematch_of
+        self.offer: Rematch | None = None
+        self.offer_agreed: list[int] = []
+        self._answered: Channel | None = None  # the connection our yes went out on
         if self.table is not None:
             self._attach()
 
@@ -222,8 +235,10 @@ class PeerNode:
     # ------------------------------------------------------------------ connecting
     async def run(self) -> None:
         net = self.net
+        # a rematch is waited for as long as the host's seats have to answer (§13)
         retry = Retry(self._now, first=net.retry_first, most=net.retry_max,
-                      never_reached=net.first_contact, total=net.retry_total)
+                      never_reached=(net.answer_timeout if self.rematch_of is not None
+                                     else net.first_contact), total=net.retry_total)
         if self._finished_here and self._finished_at is None:
             self._finished_at = self._now()  # resumed on a finished log
         if self.table is not None:
@@ -251,6 +266,9 @@ class PeerNode:
                         self._over()  # complete; its confirmations will not come
                         break
                     if wait is None:
+                        if self.rematch_of is not None and not retry.reached:
+                            raise HostGone(f"no rematch: the host at {where} did not offer "
+                                           f"one within {net.answer_timeout:g} s") from None
                         if retry.reached:
                             raise HostGone(f"cannot reach the host at {where} again ({why}) "
                                            f"for {net.retry_total:g} s: giving up") from None
@@ -258,6 +276,8 @@ class PeerNode:
                                        f"({why}; tried for {net.first_contact:g} s)") from None
                     self.net_status = (f"cannot reach {where} — is the game still open? "
                                        f"({why}) — retrying ({retry.fails})"
+                                       if not retry.reached and self.rematch_of is None else
+                                       "waiting for the host to offer the rematch…"
                                        if not retry.reached else
                                        f"cannot reach the host at {where} — retrying "
                                        f"({retry.fails})")
@@ -298,7 +318,8 @@ class PeerNode:
                         if self.session.state is JoinState.LOBBY:
                             self.lobby_players, self.lobby_keys = [], []
                         self.session.fire(JoinEvent.LOST)
-                        if not (self.net_status or "").startswith("the host left"):
+                        if not (self.net_status or "").startswith(
+                                ("the host left", "waiting for the host to offer")):
                             self.net_status = "connection to the host lost — reconnecting…"
                         if refused is not None:
                             self.net_status = f"{refused} — retrying ({turned_away})"
@@ -369,6 +390,14 @@ class PeerNode:
         if table is not None and f["key"] != table.log.header.key(table.host_seat):
             raise WireError("auth", "the host at this address has another identity than "
                             "the game's host", fatal=True)
+        prev = self.rematch_of
+        if table is None and prev is not None:
+            if f["key"] != prev.header.key(prev.header.host):
+                raise WireError("auth", "the host at this address has another identity than "
+                                "the host of the game we finished", fatal=True)
+            if f["game"] == prev.game_id:  # still on the game we finished: not yet
+                self.net_status = "waiting for the host to offer the rematch…"
+                raise RematchNotYet("the host has not offered the rematch yet")
         self.host_key = f["key"]
         game = table.game_id if table else None
         have = len(table.log) if table else 0
@@ -421,7 +450,12 @@ class PeerNode:
         elif t == "peers":
             self.states = {p["seat"]: (p["state"], p["quiet"]) for p in f["peers"]}
             self._changed()
+        elif t == "rematch":
+            self._on_offer(ch, f)
         elif t == "lobby":
+            if self.rematch_of is not None and self.table is None and self.offer is None:
+                raise PeerFatal(f"no rematch: the host at {self.host}:{self.port} opened "
+                                "a new game instead")
             self.lobby_players = [p["name"] for p in f["players"]]
             self.lobby_keys = [p["key"] for p in f["players"]]
             self.lobby_seats = f["seats"]
@@ -433,6 +467,8 @@ class PeerNode:
         elif t == "bye":
             if self._finished_here:
                 self._over()
+            elif self.session.state is JoinState.LOBBY and self.rematch_of is not None:
+                raise HostClosed(f["reason"] or "no rematch")  # §13: it says why
             elif self.session.state is JoinState.LOBBY:
                 # the host stopped its lobby: no game will start (NETWORK.md §4)
                 raise HostClosed("the host closed the game")
@@ -608,9 +644,39 @@ class PeerNode:
             raise PeerFatal(f"the host's seat ({table.names[host]}) owed its {step} for "
                             f"{now - self._host_owes_since:.0f} s [host seat {host} at fault]")
 
+    def _on_offer(self, ch: Channel, f: dict[str, Any]) -> None:
+        """The host's rematch offer (§13): it must be of the game we finished, ending at
+        our final head, with the next first dealer; we agree once per connection."""
+        prev = self.rematch_of
+        if prev is None or self.table is not None:
+            return  # no rematch asked for here: nothing to answer
+        try:
+            prev.check_offer(f["game"], f["head"], f["first_dealer"])
+        except RematchError as e:
+            raise PeerFatal(f"no rematch: the host's offer does not follow our game: {e} "
+                            f"[host seat {prev.header.host} at fault]") from None
+        self.offer = Rematch(f["game"], f["head"], f["first_dealer"])
+        self.offer_agreed = list(f["agreed"])
+        if self._answered is not ch:
+            ch.send(encode_msg("answer", game=prev.game_id, yes=True))
+            self._answered = ch
+        self._changed()
+
+    async def decline(self, why: str = "") -> None:
+        """Say no to the rematch (or leave its lobby): the host ends it for everyone."""
+        ch, prev = self.ch, self.rematch_of
+        if ch is not None and prev is not None and self.table is None:
+            with contextlib.suppress(ChannelClosed, WireError, ConnectionError):
+                if self.offer is not None:
+                    ch.send(encode_msg("answer", game=prev.game_id, yes=False))
+                else:
+                    ch.send(encode_msg("bye", reason=why[:200]))
+                await asyncio.wait_for(ch.drain(), 2.0)
+
     def _start(self, header: bytes) -> None:
         """The host started the game: verify the header, save the meta file, accept."""
-        self.table = Table.from_header(self.identity, self.data_dir, header, self.seed_maker)
+        self.table = Table.from_header(self.identity, self.data_dir, header, self.seed_maker,
+                                       follows=self.rematch_of)
         table = self.table
         table.files.save_meta(meta_now(game_id=table.game_id.hex(), role="peer",
                                        seat=table.seat, name=self.name,

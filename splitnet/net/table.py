@@ -19,7 +19,7 @@ from splitnet import describe
 from splitnet.crypto.errors import CheatDetected
 from splitnet.game.core import GameCore, GameError, Position
 from splitnet.game.local import game_settings
-from splitnet.game.rematch import Rematch, first_dealer
+from splitnet.game.rematch import PreviousGame, Rematch, RematchError, check_follows, first_dealer
 from splitnet.net.store import GameFiles, SeedStore, Transcript
 from splitnet.net.wire import WireError
 from splitnet.rules import IllegalMove, Settings
@@ -112,9 +112,24 @@ class Table:
         return cls(identity, log, 0, files, transcript, seeds)
 
     @classmethod
+    def new_rematch(cls, identity: Identity, data_dir: Path, game_id: bytes,
+                    prev: PreviousGame, seed_maker: SeedMaker | None) -> Table:
+        """The host's table of the rematch of ``prev``: its seats (names, keys, order) and
+        settings, the header naming that game and the next first dealer (GAME.md
+        "Rematch")."""
+        if game_id == prev.game_id:
+            raise ValueError("a rematch needs a new game id")
+        settings, proofs = settings_from_header(prev.header.settings)
+        return cls.new_host(identity, data_dir, game_id, list(prev.header.players), proofs,
+                            seed_maker, settings=settings, rematch=prev.next())
+
+    @classmethod
     def from_header(cls, identity: Identity, data_dir: Path, header: bytes,
-                    seed_maker: SeedMaker | None) -> Table:
-        """A joiner's table from the host's header record (raises WireError)."""
+                    seed_maker: SeedMaker | None, *,
+                    follows: PreviousGame | None = None) -> Table:
+        """A joiner's table from the host's header record (raises WireError). With
+        ``follows``, the header must be the rematch of that game (GAME.md "Rematch"),
+        checked before any file is made."""
         log = Log()
         try:
             log.append_record(header)
@@ -123,6 +138,12 @@ class Table:
         except (LogError, ValueError) as e:
             raise WireError("protocol", f"the host's game header is not valid: {e}",
                             fatal=True) from None
+        if follows is not None:
+            try:
+                check_follows(follows.header, follows.head, log.header)
+            except RematchError as e:
+                raise WireError("protocol", f"the host's rematch header does not follow "
+                                f"the game we finished: {e}", fatal=True) from None
         me = identity.public_key_bytes()
         seats = [p.seat for p in log.header.players if p.key == me]
         if not seats:

@@ -122,6 +122,11 @@ SCHEMAS: Final[dict[str, tuple[Schema, bool, bool]]] = {
     "bye": (Map({"t": _T, "reason": Str(200)}), True, True),
     "evidence": (Map({"t": _T, "msg": Bytes(max_len=MAX_MSG), "sig": Bytes(exact=64),
                       "code": Str(32, 1), "reason": Str(500)}), False, True),
+    # a rematch lobby (NETWORK.md §13): the host's offer, and each seat's answer
+    "rematch": (Map({"t": _T, "game": Bytes(exact=GAME_ID_LEN),
+                     "head": Bytes(exact=HASH_LEN), "first_dealer": _SEAT,
+                     "agreed": List(_SEAT, max_len=MAX_SEATS)}), False, True),
+    "answer": (Map({"t": _T, "game": Bytes(exact=GAME_ID_LEN), "yes": Bool()}), True, False),
 }
 
 

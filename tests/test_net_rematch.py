@@ -1,0 +1,278 @@
+"""A LAN rematch (NETWORK.md §13, GAME.md "Rematch"), host and joiner nodes in this
+process over loopback: a 3-seat game is played to its end, the host offers the rematch,
+both joiners (bots: they agree) answer, and the next game starts with the same seats and
+rules, its header naming the game before (id and final head) and round 1 dealt by seat
+1 (R3.2: the previous first dealer + 1). A seat that declines or leaves ends it with one
+line for everyone; a header or offer that does not follow the finished game is refused
+naming the field; nobody else gets into a rematch lobby.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+
+from splitnet.bots import make_bot
+from splitnet.game.rematch import PreviousGame, Rematch, first_dealer
+from splitnet.net.host import HostNode
+from splitnet.net.peer import PeerNode
+from splitnet.net.session import NetSession
+from splitnet.net.table import Table
+from splitnet.session.identity import Identity
+from splitnet.session.log import Player
+from splitnet.session.transcript import read_transcript
+from splitnet.verify import chain_problem, verify_records
+from tests.test_attacks_net import LIMIT, Lan, net, until
+
+pytestmark = pytest.mark.slow
+
+
+async def play(host: HostNode, peers: list[PeerNode], tasks: list[asyncio.Task[None]],
+               seed: int) -> None:
+    """Bots at every seat play the game on these nodes to its end."""
+    runs = [asyncio.ensure_future(NetSession(host, asyncio.ensure_future(host.done.wait()),
+                                             bot=make_bot("heuristic", seed)).run())]
+    runs += [asyncio.ensure_future(NetSession(p, t, bot=make_bot("heuristic", seed + i + 1))
+                                   .run()) for i, (p, t) in enumerate(zip(peers, tasks,
+                                                                          strict=True))]
+    await asyncio.wait_for(asyncio.gather(*runs), 4 * LIMIT)
+    await asyncio.wait_for(host.done.wait(), LIMIT)
+    for p in peers:
+        assert p.done and p.fatal is None, p.fatal
+
+
+def finished(table: Table | None) -> PreviousGame:
+    assert table is not None and table.core.finished
+    return PreviousGame(table.log.header, table.log.head())
+
+
+def transcripts(tmp: Path, seat: int) -> dict[bytes, list[bytes]]:
+    """Every transcript on seat's disk, by game id."""
+    out = {}
+    for f in sorted((tmp / f"p{seat}" / "games").glob("*.splitlog")):
+        out[bytes.fromhex(f.stem)] = read_transcript(f, repair=True)
+    return out
+
+
+class Rematching:
+    """The nodes of the rematch after a finished :class:`Lan` game."""
+
+    def __init__(self, lan: Lan, host: HostNode, peers: list[PeerNode]) -> None:
+        self.lan, self.host, self.peers = lan, host, peers
+        self.tasks = [p.start() for p in peers]
+
+    @classmethod
+    async def open(cls, lan: Lan, host_cls: type[HostNode] = HostNode,
+                   peer_cls: type[PeerNode] = PeerNode) -> Rematching:
+        old = lan.host
+        prev = finished(old.table)
+        port = old.port
+        await old.close()
+        host = host_cls(old.identity, lan.tmp / "p0", old.name, net(), proofs=False,
+                        rematch_of=prev)
+        await host.listen("127.0.0.1", port)  # the same address (and code, were there one)
+        peers = [(PeerNode if i == 0 else peer_cls)(
+            p.identity, lan.tmp / f"p{i + 1}", p.name, "127.0.0.1", port, net(),
+            rematch_of=finished(p.table)) for i, p in enumerate(lan.peers)]
+        return cls(lan, host, peers)
+
+    async def close(self) -> None:
+        await self.host.close()
+        for t in self.tasks:
+            t.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+
+
+@pytest.fixture
+async def played(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """A 3-seat game (host + two joiners, bots everywhere) played to its end."""
+    lan = await Lan.start(tmp_path)
+    try:
+        await play(lan.host, lan.peers, lan.tasks, 10)
+        await asyncio.gather(*lan.tasks, return_exceptions=True)
+        yield lan
+    finally:
+        await lan.close()
+
+
+async def test_a_rematch_keeps_the_seats_and_passes_the_first_deal_left(
+        played: Lan, tmp_path: Path) -> None:
+    first = finished(played.host.table)
+    assert first_dealer(first.header.settings) == 0
+    r = await Rematching.open(played)
+    try:
+        await asyncio.wait_for(r.host.started.wait(), LIMIT)
+        for p in r.peers:
+            await asyncio.wait_for(p.started_evt.wait(), LIMIT)
+            assert p.offer == Rematch(first.game_id, first.head, 1)
+        assert r.host.agreed == {0, 1, 2}
+        table = r.host.table
+        assert table is not None
+        h = table.log.header
+        assert h.game_id != first.game_id
+        assert h.players == first.header.players  # same names, keys, seat order
+        assert h.settings["rematch"] == {"game": first.game_id, "head": first.head,
+                                         "first_dealer": 1}
+        for t in [table] + [p.table for p in r.peers]:
+            assert t is not None and t.game_id == h.game_id and t.first_dealer == 1
+        await play(r.host, r.peers, r.tasks, 20)
+        second = finished(r.host.table)
+        for seat in range(3):
+            games = transcripts(tmp_path, seat)
+            assert set(games) == {first.game_id, second.game_id}
+            assert games == transcripts(tmp_path, 0)  # byte-identical on every seat
+        games = transcripts(tmp_path, 0)
+        v1, v2 = verify_records(games[first.game_id]), verify_records(games[second.game_id])
+        assert v1.ok and v2.ok, (v1.summary, v2.summary)
+        assert v1.record is not None and v2.record is not None
+        assert v1.record["rounds"][0]["dealer"] == 0
+        assert v2.record["rounds"][0]["dealer"] == 1  # R3.2: the first deal passed left
+        assert chain_problem(games[first.game_id], games[second.game_id]) is None
+        why = chain_problem(games[second.game_id], games[first.game_id])
+        assert why is not None and "header.settings.rematch: missing" in why
+    finally:
+        await r.close()
+
+
+class HesitantPeer(PeerNode):
+    """A seat whose player has not answered the offer yet (it holds it)."""
+
+    def _on_offer(self, ch, f) -> None:  # type: ignore[no-untyped-def]
+        self.offer = Rematch(f["game"], f["head"], f["first_dealer"])
+        self._changed()
+
+
+@pytest.mark.parametrize(("offered", "line"), [
+    (True, "Bo declined the rematch"),
+    (False, "Bo left: no rematch ('gone home')"),
+])
+async def test_a_seat_that_declines_or_leaves_ends_the_rematch_for_everyone(
+        played: Lan, offered: bool, line: str) -> None:
+    """Ana agrees; Bo's player says no to the offer (an ``answer`` no), or leaves before
+    answering (a ``bye``): the host ends the rematch and every member is told, in one
+    line, who ended it. No game is started, nothing is saved."""
+    r = await Rematching.open(played, peer_cls=HesitantPeer)
+    try:
+        ana, bo = r.peers
+        await until(lambda: r.host.agreed == {0, 1} and bo.offer is not None,
+                    "Ana's yes and Bo's offer")
+        if not offered:
+            bo.offer = None  # (it leaves as if it had not seen the offer: a bye)
+        await bo.decline("gone home")
+        await asyncio.wait_for(r.host.done.wait(), LIMIT)
+        assert r.host.table is None and not r.host.started.is_set()
+        assert r.host.no_rematch == line
+        await asyncio.wait(r.tasks[:1], timeout=LIMIT)
+        assert ana.table is None and ana.fatal == line, ana.fatal
+        for seat in (0, 1, 2):
+            assert len(transcripts(played.tmp, seat)) == 1
+    finally:
+        await r.close()
+
+
+class WrongHeaderHost(HostNode):
+    """A host whose offer follows the game but whose rematch header does not."""
+
+    change: ClassVar[dict[str, object]] = {}
+
+    def _rematch_table(self, game_id: bytes) -> Table:
+        prev = self.rematch_of
+        assert prev is not None and self.offer is not None
+        rematch = dataclasses.replace(self.offer, **{k: v for k, v in self.change.items()
+                                                     if k in ("game", "head", "first_dealer")})
+        players = list(prev.header.players)
+        if self.change.get("swap"):
+            players = [players[0], Player(1, players[2].name, players[2].key),
+                       Player(2, players[1].name, players[1].key)]
+        from splitnet.rules import Settings
+        rules = Settings(rounds=2) if self.change.get("rounds") else Settings()
+        return Table.new_host(self.identity, self.data_dir, game_id, players, False,
+                              self.seed_maker, settings=rules, rematch=rematch)
+
+
+@pytest.mark.parametrize(("change", "field"), [
+    ({"first_dealer": 0}, "header.settings.rematch.first_dealer: expected seat 1"),
+    ({"first_dealer": 2}, "header.settings.rematch.first_dealer: expected seat 1"),
+    ({"head": b"\x07" * 32}, "header.settings.rematch.head"),
+    ({"game": b"\x07" * 16}, "header.settings.rematch.game"),
+    ({"swap": True}, "header.players[1].key"),
+    ({"rounds": True}, "header.settings.rules: differs"),
+])
+async def test_a_rematch_header_that_does_not_follow_is_refused_naming_the_field(
+        played: Lan, change: dict[str, object], field: str) -> None:
+    host_cls = type("Host", (WrongHeaderHost,), {"change": change})
+    r = await Rematching.open(played, host_cls=host_cls)
+    try:
+        await asyncio.wait(r.tasks, timeout=LIMIT)
+        for p in r.peers:
+            assert p.table is None, "a joiner took a header that does not follow"
+            assert p.fatal is not None and field in p.fatal, p.fatal
+            assert "\n" not in p.fatal
+            assert "does not follow the game we finished" in p.fatal
+        # nothing of the refused game was saved by the joiners
+        for seat in (1, 2):
+            assert len(transcripts(played.tmp, seat)) == 1
+    finally:
+        await r.close()
+
+
+class WrongOfferHost(HostNode):
+    def _offer_frame(self, only=None) -> None:  # type: ignore[no-untyped-def]
+        assert self.offer is not None
+        self.offer = dataclasses.replace(self.offer, first_dealer=0)
+        super()._offer_frame(only)
+
+
+async def test_an_offer_that_does_not_follow_is_refused_naming_the_field(
+        played: Lan) -> None:
+    r = await Rematching.open(played, host_cls=WrongOfferHost)
+    try:
+        await asyncio.wait(r.tasks, timeout=LIMIT)
+        for p in r.peers:
+            assert p.fatal is not None and "rematch.first_dealer: expected seat 1" in p.fatal
+            assert "[host seat 0 at fault]" in p.fatal
+        assert r.host.agreed == {0}
+    finally:
+        await r.close()
+
+
+async def test_only_the_finished_games_seats_get_into_its_rematch(played: Lan) -> None:
+    r = await Rematching.open(played)
+    stranger = PeerNode(Identity.generate(), played.tmp / "x", "Zed", "127.0.0.1",
+                        r.host.port, net())
+    try:
+        with pytest.raises(Exception):  # noqa: B017 - PeerFatal, asserted below
+            await asyncio.wait_for(stranger.start(), LIMIT)
+        assert stranger.fatal is not None and "to its players only" in stranger.fatal
+        await asyncio.wait_for(r.host.started.wait(), LIMIT)  # the seats still get in
+    finally:
+        stranger.task and stranger.task.cancel()
+        await r.close()
+
+
+async def test_a_joiner_waits_while_the_host_is_still_on_the_finished_game(
+        played: Lan) -> None:
+    """The host's end screen is still up (its finished game's node listens): a joiner
+    looking for the rematch does not rejoin that game, it waits for the offer."""
+    old = played.host
+    prev = finished(old.table)
+    server = await asyncio.start_server(old._serve, "127.0.0.1", 0)  # the old game, again
+    port = server.sockets[0].getsockname()[1]
+    ana = played.peers[0]
+    waiting = PeerNode(ana.identity, played.tmp / "p1", ana.name, "127.0.0.1", port,
+                       net(), rematch_of=finished(ana.table))
+    task = waiting.start()
+    try:
+        await until(lambda: waiting.net_status == "waiting for the host to offer the "
+                    "rematch…", "the joiner to wait")
+        assert waiting.table is None and not task.done()
+        assert len(transcripts(played.tmp, 1)) == 1
+        assert prev.game_id == old.table.game_id  # type: ignore[union-attr]
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        server.close()
