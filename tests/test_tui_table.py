@@ -4,6 +4,7 @@ regret, the hint, the bell, the end screen. Headless (pipe input, dummy output).
 from __future__ import annotations
 
 import contextlib
+import random
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -15,12 +16,13 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.keys import Keys
 from prompt_toolkit.output import DummyOutput
 
-from splitnet.bots import HeuristicBot, make_bot
+from splitnet.bots import make_bot
+from splitnet.bots.search import knowable_slots, suggest
 from splitnet.describe import describe_event, describe_round_end
 from splitnet.rules import Action, Discard, DrawPile, Game, Lay, Upgrade
 from splitnet.rules.scoring import standing_now
 from splitnet.ui.tui import TuiApp
-from splitnet.ui.tui.advice import default_hinter, heuristic_hint
+from splitnet.ui.tui.advice import default_hinter
 from splitnet.ui.tui.model import LABELS, Note
 from splitnet.ui.tui.snapshot import screen_text
 from tests.stand_in import LocalSession, make_local_session
@@ -277,28 +279,32 @@ async def test_hint_key_shows_the_advisers_move_and_reason() -> None:
         assert session.view.phase == "draw"  # a hint plays nothing
 
 
-def test_default_hint_is_the_bots_move_with_a_reason() -> None:
+def test_default_hint_is_the_strong_bots_move_with_a_reason() -> None:
     session = position(lambda v: v.phase == "play" and any(
         isinstance(m, Lay) for m in v.legal_moves(0)))
     view = session.view
-    hinter = default_hinter(session.players)
+    hinter = default_hinter(session.players, samples=4)
     advice = hinter(view.clone(), session.seat)
     assert advice is not None
     action, reason = advice
     assert action in view.legal_moves(session.seat)
-    try:
-        import splitnet.bots.search  # noqa: F401  (the strong bot's suggest, when present)
-    except ImportError:
-        assert action == HeuristicBot(seed=session.seat).choose(view.clone(), session.seat)
-        assert reason.count(": ") == 1  # the move, then why
+    assert (action, reason) == suggest(view.clone(), session.seat, names=session.players,
+                                       samples=4)
     assert reason and "\n" not in reason
-    # the adviser reads only this seat's view: the others' hidden cards change nothing
-    scrambled = view.clone()
-    for s in range(scrambled.n):
-        if s != session.seat:
-            for slot in scrambled.hands[s]:
-                scrambled.faces[slot] = None
-    assert heuristic_hint(scrambled, session.seat) == heuristic_hint(view, session.seat)
+    # the adviser reads only this seat's view (R8): the faces it cannot know — the others'
+    # hands, the pile —, filled in with the unseen cards in a random order, change nothing
+    known = knowable_slots(view, session.seat)
+    hidden = [s for s in range(104) if s not in known]
+    assert hidden and all(view.faces[s] is None for s in hidden)
+    seen = {view.faces[s] for s in known}
+    rng = random.Random(3)
+    for _ in range(2):
+        scrambled = view.clone()
+        pool = [c for c in range(104) if c not in seen]
+        rng.shuffle(pool)
+        for slot, face in zip(hidden, pool, strict=True):
+            scrambled.faces[slot] = face
+        assert hinter(scrambled, session.seat) == advice
 
 
 # ---------------------------------------------------------------------- the bell
@@ -516,28 +522,26 @@ def test_l_on_the_card_under_the_cursor_asks_for_a_second_l() -> None:
         assert len(sent) == 1 and slot in (sent[0].a, sent[0].b)  # type: ignore[union-attr]
 
 
-def test_default_hint_uses_the_strong_bots_suggest_when_the_bots_have_it(
+def test_default_hint_asks_the_strong_bots_suggest_for_this_seat_only(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    import sys
-    import types
+    from splitnet.ui.tui import advice
 
-    calls: list[tuple[int, Any]] = []
+    calls: list[tuple[int, Any, Any]] = []
 
-    def suggest(game: Game, seat: int, *, names: Any = None) -> tuple[Action, str]:
-        calls.append((seat, names))
+    def fake(game: Game, seat: int, *, names: Any = None,
+             samples: Any = None) -> tuple[Action, str]:
+        calls.append((seat, names, samples))
         if game.actor != seat:
             raise ValueError("no move to make now")
         return DrawPile(seat), "draw from the pile: simulations agree"
 
-    fake = types.ModuleType("splitnet.bots.search")
-    fake.suggest = suggest  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "splitnet.bots.search", fake)
+    monkeypatch.setattr(advice, "suggest", fake)
     session = position(lambda v: v.phase == "draw")
     hinter = default_hinter(session.players)
     assert hinter(session.view, session.seat) == (DrawPile(session.seat),
                                                   "draw from the pile: simulations agree")
     assert hinter(session.view, (session.seat + 1) % session.view.n) is None
-    assert calls[0] == (session.seat, session.players)
+    assert calls[0] == (session.seat, session.players, None)
 
 
 def test_rounds_looked_back_at_after_the_game_lead_on_to_the_end_screen() -> None:
