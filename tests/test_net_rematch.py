@@ -16,11 +16,11 @@ from typing import ClassVar
 
 import pytest
 
+from splitnet.app.lan_session import NetSession
 from splitnet.bots import make_bot
 from splitnet.game.rematch import PreviousGame, Rematch, first_dealer
 from splitnet.net.host import HostNode
 from splitnet.net.peer import PeerNode
-from splitnet.net.session import NetSession
 from splitnet.net.table import Table
 from splitnet.session.identity import Identity
 from splitnet.session.log import Player
@@ -276,3 +276,84 @@ async def test_a_joiner_waits_while_the_host_is_still_on_the_finished_game(
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
         server.close()
+
+
+# ---------------------------------------------------------------------- real processes
+@pytest.mark.parametrize("kill", [False, True], ids=["whole", "bot-killed-in-the-rematch"])
+def test_a_lan_table_plays_a_rematch_with_the_same_seats(tmp_path: Path, kill: bool) -> None:
+    """On loopback: ``splitnet host --play-as-bot heuristic --seats 3 --rematches 1`` and
+    two ``splitnet bot --rematch``. The game is played, the host offers the rematch, both
+    bots agree, the second game is played with the same seats and seat 1 dealing first;
+    every process exits 0, both transcripts are byte-identical on every seat and
+    ``splitnet verify`` checks each and the chain. With ``kill``, Bo is SIGKILLed in the
+    middle of the rematch and started again with the same command (without the code): the
+    rematch is a normal saved game, so it resumes it."""
+    import subprocess
+    import sys
+
+    from tests.test_net_game import TIMEOUT, Proc, host_port_and_code, wait_until
+
+    timing = ["--net-timing", "rematch_wait=8"]  # the bots' wait for an offer after game 2
+    host = Proc(tmp_path, "host", "host", "--port", "0", "--bind", "127.0.0.1",
+                "--play-as-bot", "heuristic", "--seats", "3", "--rematches", "1",
+                "--no-announce", "--no-proofs", "--name", "Hosta", "--data-dir",
+                str(tmp_path / "p0"), "--test-seed", "31")
+    procs = [host]
+    try:
+        wait_until(lambda: "listening on port" in host.stdout(), 30, "the host to listen")
+        port, code = host_port_and_code(host)
+        for i, name in ((1, "Ana"), (2, "Bo")):
+            procs.append(Proc(tmp_path, f"bot{i}", "bot", f"127.0.0.1:{port}", "--name", name,
+                              "--code", code, "--rematch", "--data-dir", str(tmp_path / f"p{i}"),
+                              "--test-seed", "31", *timing))
+            wait_until(lambda i=i: host.stderr().count("joined the lobby") >= i, 30,
+                       f"bot {i} to join")
+        if kill:
+            bo = procs[2]
+
+            def in_rematch() -> bool:
+                games = sorted((tmp_path / "p2" / "games").glob("*.splitlog"))
+                return len(games) == 2 and min(len(transcripts(tmp_path, 2)[g])
+                                               for g in transcripts(tmp_path, 2)) >= 30
+            wait_until(in_rematch, 2 * TIMEOUT, "the rematch to be under way")
+            bo.kill()
+            i = bo.args.index("--code")
+            bo.args = bo.args[:i] + bo.args[i + 2:]
+            bo.start()
+        for p in procs:
+            rc = p.wait(3 * TIMEOUT)
+            assert rc == 0, f"{p.label} exited {rc}\n{p.stderr()[-3000:]}"
+            wins = 1 if kill and p is procs[2] else 2  # (the killed run's output is lost)
+            assert p.stdout().count("Winner:") >= wins, p.stdout()[-3000:]
+        assert "Rematch offered to the same seats (Ana deals first)" in host.stdout()
+        for p in procs[1:]:
+            assert "no rematch: the host at" in p.stdout(), p.stdout()[-1000:]  # after game 2
+        if kill:
+            assert "Resuming game" in procs[2].stdout()
+    finally:
+        for p in procs:
+            if p.p.poll() is None:
+                p.p.kill()
+    games = transcripts(tmp_path, 0)
+    assert len(games) == 2
+    assert all(transcripts(tmp_path, s) == games for s in (1, 2))
+    logs = {}
+    for recs in games.values():
+        v = verify_records(recs)
+        assert v.ok, v.summary
+        assert v.record is not None
+        logs[v.record["rounds"][0]["dealer"]] = recs
+    assert set(logs) == {0, 1}  # the rematch's first deal passed left (R3.2)
+    files = {bytes.fromhex(f.stem): f for f in (tmp_path / "p1" / "games").glob("*.splitlog")}
+    by_dealer = {d: next(f for g, f in files.items() if games[g] == r) for d, r in logs.items()}
+    out = subprocess.run([sys.executable, "-m", "splitnet.cli", "verify", str(by_dealer[0]),
+                          str(by_dealer[1])], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.count("shuffle fair: yes") == 2
+    assert "rematch of the game before: same seats and rules, first dealer Ana (R3.2): ok" \
+        in out.stdout
+    wrong = subprocess.run([sys.executable, "-m", "splitnet.cli", "verify", str(by_dealer[1]),
+                            str(by_dealer[0])], capture_output=True, text=True, timeout=120)
+    assert wrong.returncode == 1
+    assert "is not the rematch of" in wrong.stderr
+    assert "header.settings.rematch: missing" in wrong.stderr

@@ -21,6 +21,7 @@ from typing import Any
 from splitnet.app.lan_session import NetSession
 from splitnet.bots import FRIENDLY_NAMES, bot_label, bot_player_name, make_bot, parse_level
 from splitnet.frontend import HumanAgent
+from splitnet.game.rematch import PreviousGame
 from splitnet.localfiles import LocalFileError
 from splitnet.net import wormhole
 from splitnet.net.addrs import join_addresses, parse_addr
@@ -262,16 +263,232 @@ def _follow(session: NetSession, verbose: bool) -> None:
 
 
 async def _front_end(session: NetSession, plain: bool, data_dir: Path,
-                     bell: bool = True) -> int:
+                     bell: bool = True, *, rematch: bool = False,
+                     host: bool = False) -> tuple[int, bool]:
+    """The person's table until they leave: the exit status, and whether they asked for
+    a rematch at the end (offered with ``rematch``; on the host: it offers one)."""
+    table = session.table
+    nxt = (table.first_dealer + 1) % table.n
     if plain:
         from splitnet.ui.plain import run_plain
 
-        return await run_plain(session)
+        rc = await run_plain(session)
+        return rc, rematch and rc == 0 and await _ask_rematch(session.table, host)
     from splitnet.ui.tui import run_tui
 
     again = _again_command()
-    await run_tui(session, bell=bell, rejoin=again)
-    return _print_result(session, rejoin=again)
+    outcome = await run_tui(session, bell=bell, rejoin=again, rematch=rematch,
+                            next_dealer=nxt)
+    rc = _print_result(session, rejoin=again)
+    wanted = outcome == "rematch"
+    if wanted and _finished_game(table) is None:
+        print("No rematch after a game that stopped early.", flush=True)
+        wanted = False
+    return rc, wanted
+
+
+# ---------------------------------------------------------------------- rematch (§13)
+
+
+def _finished_game(table: Table | None) -> PreviousGame | None:
+    """The game just played, if a rematch may follow it (over, with no verdict)."""
+    if table is None or not table.core.finished or table.core.verdict is not None:
+        return None
+    return PreviousGame(table.log.header, table.log.head())
+
+
+def _next_dealer_name(prev: PreviousGame) -> str:
+    return shown(prev.header.players[prev.next().first_dealer].name)
+
+
+async def _ask_rematch(table: Table, host: bool) -> bool:
+    """The plain front end's end: a rematch with the same seats? (Asked only of a
+    terminal: piped input ends with the game.)"""
+    prev = _finished_game(table)
+    if prev is None or not sys.stdin.isatty():
+        return False
+    how = ("you offer it; everyone must agree" if host
+           else "if the host offers it; everyone must agree")
+    print(f"Rematch with the same seats ({_next_dealer_name(prev)} deals first; {how})? "
+          "n: yes, Enter: quit", flush=True)
+    line = await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+    return line.strip().lower() in ("n", "y", "yes")
+
+
+def _rematch_game_id(prev: PreviousGame, test_seed: int | None) -> bytes:
+    """A new game id; with ``--test-seed``, derived from the previous one (replayable)."""
+    if test_seed is None:
+        return new_game_id()
+    import hashlib
+
+    return hashlib.sha256(b"splitnet/rematch" + prev.game_id).digest()[:16]
+
+
+class _Offers:
+    """What the host's own bots (``--bots``) learn after game ``k``: does a rematch
+    follow? (They agree to every one.)"""
+
+    def __init__(self) -> None:
+        self._after: dict[int, asyncio.Future[bool]] = {}
+
+    def _at(self, k: int) -> asyncio.Future[bool]:
+        if k not in self._after:
+            self._after[k] = asyncio.get_running_loop().create_future()
+        return self._after[k]
+
+    def tell(self, k: int, offered: bool) -> None:
+        f = self._at(k)
+        if not f.done():
+            f.set_result(offered)
+
+    async def offered(self, k: int) -> bool:
+        return await self._at(k)
+
+
+def _rematch_peer(node: PeerNode, prev: PreviousGame) -> PeerNode:
+    """A node for the rematch of ``prev`` with the host ``node`` played with: the same
+    identity, address and join code (NETWORK.md §13)."""
+    return PeerNode(node.identity, node.data_dir, node.name, node.host, node.port, node.net,
+                    seed_maker=node.seed_maker, wrap=node.wrap, code=node.code,
+                    connect=node.connect, rematch_of=prev)
+
+
+def _no_rematch(node: PeerNode) -> None:
+    print(shown(node.fatal or "no rematch"), flush=True)
+
+
+async def _bot_rematches(node: PeerNode, level: str, seed: int, think: float | None,
+                         offered: Callable[[int], Any] | None = None,
+                         delay: float = 0.0, verbose: bool | None = None,
+                         bench_out: str | None = None) -> int:
+    """A bot after its game: it agrees to every rematch the host offers (waiting for an
+    offer up to ``answer_timeout``, or — for the host's own bots — until ``offered(k)``
+    says whether one follows game ``k``), plays it, and so on. The last game's status."""
+    rc = 0
+    k = 0
+    while (prev := _finished_game(node.table)) is not None:
+        if offered is not None and not await offered(k):
+            break
+        k += 1
+        node = _rematch_peer(node, prev)
+        task = node.start()
+        try:
+            if not await _wait_start(node, task, report=False):
+                _no_rematch(node)
+                break
+            session = NetSession(node, task, bot=make_bot(level, seed + 1000 * k,
+                                                          budget=think), bot_delay=delay)
+            if verbose is not None:
+                _follow(session, verbose)
+            await session.run()
+            _bench_out(session, bench_out)
+            rc = _print_result(session)
+        finally:
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
+    return rc
+
+
+async def _join_rematches(node: PeerNode, args: argparse.Namespace, data_dir: Path,
+                          known: KnownPeers | None, rc: int, wanted: bool) -> int:
+    """A person after their game: while they ask for a rematch, wait for the host's
+    offer (agreeing to it), play it; leaving the rematch's lobby declines."""
+    while wanted and (prev := _finished_game(node.table)) is not None:
+        node = _rematch_peer(node, prev)
+        task = node.start()
+        print(f"Rematch: waiting for the host to offer it ({_next_dealer_name(prev)} deals "
+              "first)…", flush=True)
+        try:
+            lobby = JoinLobby(node, known=known)
+            if args.plain:
+                ok = await plain_lobby(lobby, node.started_evt, task, host=False)
+            else:
+                from splitnet.ui.tui import run_lobby
+
+                lobby_task = asyncio.ensure_future(run_lobby(lobby, title="splitnet — rematch"))
+                await asyncio.wait([lobby_task, task], return_when=asyncio.FIRST_COMPLETED)
+                ok = lobby_task.done() and lobby_task.result()
+                if not lobby_task.done():
+                    lobby_task.cancel()
+                    with contextlib.suppress(BaseException):
+                        await lobby_task
+            if not ok and node.table is None and not task.done():
+                await node.decline(f"{node.name} left")  # the player left: no rematch
+            if not ok or not await _wait_start(node, task, report=False):
+                _no_rematch(node)
+                return rc
+            assert node.table is not None
+            _remember_players(known, node.table)
+            session = NetSession(node, task, human=HumanAgent())
+            rc, wanted = await _front_end(session, args.plain, data_dir, _bell_wanted(args),
+                                          rematch=node.connect is None)
+        finally:
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
+    return rc
+
+
+async def _offer_rematch(old: HostNode, prev: PreviousGame, *, bind: str, port: int,
+                         test_seed: int | None, wrap: Any) -> HostNode:
+    """The host's rematch lobby: the finished game's node closes (after its final acks),
+    a new one listens on the same address with the same join code and offers the next
+    game to the same seats (NETWORK.md §13)."""
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(old.done.wait(), old.net.final_wait)
+    await old.close()
+    gid = _rematch_game_id(prev, test_seed)
+    node = HostNode(old.identity, old.data_dir, old.name, old.net, proofs=old.proofs,
+                    seed_maker=old.seed_maker, game_id_maker=lambda: gid, wrap=wrap,
+                    code=old.code, busy=secure_busy, rematch_of=prev)
+    await node.listen(bind, port)
+    print(f"Rematch offered to the same seats ({_next_dealer_name(prev)} deals first); they "
+          f"come back with the same join code ({old.code}). Waiting for every player to "
+          "agree…", flush=True)
+    return node
+
+
+async def _rematch_lobby(node: HostNode, address: str, plain: bool,
+                         known: KnownPeers | None) -> bool:
+    """Until every seat agreed (True: the rematch has started) or the rematch ended
+    without a game (a no, a seat that left or did not answer, the host's q)."""
+    done = asyncio.ensure_future(node.done.wait())
+    lobby = HostLobby(node, address, code=node.code, known=known,
+                      extra=lambda: [_agreed_line(node)])
+    try:
+        if plain:
+            ok = await plain_lobby(lobby, node.started, done, host=False)
+        else:
+            from splitnet.ui.tui import run_lobby
+
+            screen = asyncio.ensure_future(run_lobby(lobby, title="splitnet — rematch"))
+            started = asyncio.ensure_future(node.started.wait())
+            await asyncio.wait([screen, started, done], return_when=asyncio.FIRST_COMPLETED)
+            ok = node.started.is_set()
+            for t in (screen, started):
+                if not t.done():
+                    t.cancel()
+                    with contextlib.suppress(BaseException):
+                        await t
+            if not ok and not node.done.is_set():
+                node.end_rematch(f"{node.name} called off the rematch")
+    finally:
+        done.cancel()
+    if not ok:
+        print(shown(node.no_rematch or "no rematch"), flush=True)
+    return ok
+
+
+def _agreed_line(node: HostNode) -> str:
+    prev = node.rematch_of
+    if prev is None:
+        return ""
+    names = [p.name for p in prev.header.players]
+    yes = [shown(names[s]) for s in sorted(node.agreed)]
+    waiting = [shown(n) for s, n in enumerate(names) if s not in node.agreed]
+    return (f"Rematch: {', '.join(yes)} agreed" +
+            (f"; waiting for {', '.join(waiting)}" if waiting else ""))
 
 
 # ---------------------------------------------------------------------- host
@@ -280,7 +497,7 @@ async def _front_end(session: NetSession, plain: bool, data_dir: Path,
 async def _run_bot_client(data_dir: Path, name: str, level: str, addr: str, port: int,
                           net: NetSettings, seed_maker: SeedMaker | None,
                           test_seed: int | None, code: JoinCode,
-                          think: float | None = None) -> None:
+                          think: float | None = None, offers: _Offers | None = None) -> None:
     """An in-process bot peer: the same code as ``splitnet bot``, over (loopback) TCP,
     through the same join-code handshake (it is handed the code)."""
     identity = _identity(data_dir)
@@ -295,10 +512,12 @@ async def _run_bot_client(data_dir: Path, name: str, level: str, addr: str, port
     if node.table is None:
         await task
         return
-    seed = test_seed * 100 + node.table.seat if test_seed is not None else None
-    bot = make_bot(level, seed if seed is not None else _random_seed(), budget=think)
+    seed = test_seed * 100 + node.table.seat if test_seed is not None else _random_seed()
+    bot = make_bot(level, seed, budget=think)
     session = NetSession(node, task, bot=bot)
     await session.run()
+    if offers is not None:  # the host's own bots agree to every rematch it offers
+        await _bot_rematches(node, level, seed, think, offered=offers.offered)
 
 
 def _random_seed() -> int:
@@ -534,13 +753,15 @@ async def host_main(args: argparse.Namespace) -> int:
                  if bot_names else None)
     if bots_line:
         print(bots_line, flush=True)
+    offers = _Offers()  # after each game: does a rematch follow? (for the bots here)
     for i, bot_name in enumerate(bot_names):
         bdir = data_dir / "bots" / f"bot{i + 1}"
         bot_addr = "127.0.0.1" if bind in _WILDCARD else bind
         bot_tasks.append(asyncio.ensure_future(_run_bot_client(
             bdir, bot_name, level, bot_addr, port, net, seed_maker,
-            args.test_seed, code, args.think)))
+            args.test_seed, code, args.think, offers=offers)))
     rc = 1
+    rematches_left = args.rematches if args.play_as_bot else 0
     try:
         if not node.started.is_set():
             ann = announcer
@@ -560,24 +781,40 @@ async def host_main(args: argparse.Namespace) -> int:
             if not ok:
                 return 1
         await node.started.wait()
-        table = node.table
-        assert table is not None
-        _remember_players(known, table)
-        if args.play_as_bot:
-            seed = (args.test_seed * 100 + table.seat if args.test_seed is not None
-                    else _random_seed())
-            session = NetSession(node, node_task, bot=make_bot(args.play_as_bot, seed,
-                                                               budget=args.think))
-            _follow(session, args.verbose)
-            await session.run()
-            rc = _print_result(session)
-            _bench_out(session, args.bench_out)
-        else:
-            session = NetSession(node, node_task, human=HumanAgent())
-            if invites is not None:
-                session.extra_notes = lambda: [
-                    f"to rejoin: splitnet join {i.code}" for i in invites.open if i.code]
-            rc = await _front_end(session, args.plain, data_dir, _bell_wanted(args))
+        for game_no in range(1_000_000):  # a game, then each rematch (NETWORK.md §13)
+            table = node.table
+            assert table is not None
+            _remember_players(known, table)
+            if args.play_as_bot:
+                seed = (args.test_seed * 100 + table.seat if args.test_seed is not None
+                        else _random_seed()) + 1000 * game_no
+                session = NetSession(node, node_task, bot=make_bot(args.play_as_bot, seed,
+                                                                   budget=args.think))
+                _follow(session, args.verbose)
+                await session.run()
+                rc = _print_result(session)
+                _bench_out(session, args.bench_out)
+                wanted = rematches_left > 0
+                rematches_left -= 1
+            else:
+                session = NetSession(node, node_task, human=HumanAgent())
+                if invites is not None:
+                    session.extra_notes = lambda: [
+                        f"to rejoin: splitnet join {i.code}" for i in invites.open if i.code]
+                rc, wanted = await _front_end(session, args.plain, data_dir,
+                                              _bell_wanted(args),
+                                              rematch=invites is None, host=True)
+            prev = _finished_game(node.table)
+            offers.tell(game_no, wanted and prev is not None)
+            if not wanted or prev is None:
+                break
+            node = await _offer_rematch(node, prev, bind=bind, port=port,
+                                        test_seed=args.test_seed, wrap=wrap)
+            nodes[0] = node  # the join-code layer lets the seats' keys past its limits
+            if not await _rematch_lobby(node, addrs[0], bool(args.play_as_bot or args.plain),
+                                        known):
+                break
+            node_task = asyncio.ensure_future(node.done.wait())
         for t in bot_tasks:
             with contextlib.suppress(asyncio.TimeoutError, Exception):
                 await asyncio.wait_for(t, net.final_wait)
@@ -924,7 +1161,9 @@ async def _join_game(node: PeerNode, task: asyncio.Future[Any], args: argparse.N
     assert node.table is not None
     _remember_players(known, node.table)
     session = NetSession(node, task, human=HumanAgent())
-    return await _front_end(session, args.plain, data_dir, _bell_wanted(args))
+    rc, wanted = await _front_end(session, args.plain, data_dir, _bell_wanted(args),
+                                  rematch=node.connect is None)
+    return await _join_rematches(node, args, data_dir, known, rc, wanted)
 
 
 async def bot_main(args: argparse.Namespace) -> int:
@@ -962,7 +1201,11 @@ async def bot_main(args: argparse.Namespace) -> int:
         _follow(session, args.verbose)
         await session.run()
         _bench_out(session, args.bench_out)
-        return _print_result(session)
+        rc = _print_result(session)
+        if args.rematch and rc == 0:  # it agrees to every rematch the host offers
+            rc = await _bot_rematches(node, args.level, seed, args.think, delay=args.delay,
+                                      verbose=args.verbose, bench_out=args.bench_out)
+        return rc
     except PeerFatal as e:
         print(f"splitnet: {e}", file=sys.stderr)
         return 1
@@ -1053,6 +1296,9 @@ def add_parsers(sub: Any) -> None:
                    help="strong bots: time per decision (default 0.3)")
     h.add_argument("--resume", metavar="GAME_ID", help="resume this unfinished game (id or "
                    "its first hex digits); an unfinished game is resumed anyway unless --new")
+    h.add_argument("--rematches", type=int, default=0, metavar="K",
+                   help="with --play-as-bot: offer K rematches to the same seats, one after "
+                        "another (a person offers one with n at the end screen)")
     h.add_argument("--plain", action="store_true", help="line-based front end")
     h.add_argument("--no-bell", action="store_true", help=bell_help)
     h.add_argument("--no-proofs", action="store_true",
@@ -1108,5 +1354,8 @@ def add_parsers(sub: Any) -> None:
     b.add_argument("--name", default=None,
                    help="the bot's name at the table (default: a friendly name, e.g. Ana)")
     b.add_argument("--delay", type=float, default=0.0, help="seconds to wait before a move")
+    b.add_argument("--rematch", action="store_true",
+                   help="after a game, stay for the host's rematch offers and agree to each "
+                        "(each waited for up to 120 s)")
     common(b)
     b.set_defaults(func=lambda a: _run(bot_main(a)))

@@ -45,6 +45,9 @@ class NetSettings:
     #: host's own seat owes one this long plus ``host_timeout``, or when a message of
     #: its own is not ordered within ``answer_timeout`` plus ``host_timeout``
     move_timeout: float = 600.0
+    #: a rematch (NETWORK.md §13): a joiner waits this long for the host's offer, the
+    #: host this long for every seat's answer
+    rematch_wait: float = 120.0
     #: a seat the game waits for that is disconnected (or silent) this long is
     #: abandoned instead of timed out: the deal is void and dealt again, the seat played
     #: open-handed (R8.6, GAME.md "abandon"); None: never (host --open-hand-after)

@@ -955,12 +955,12 @@ class HostNode:
             c.ping_n = (c.ping_n + 1) % (2**31)
             c.send("ping", n=c.ping_n)
         if (self.rematch_of is not None and self.table is None
-                and now - self._offered_at > self.net.answer_timeout
+                and now - self._offered_at > self.net.rematch_wait
                 and self.lobby.can(LobbyEvent.CLOSE)):
             h = self.rematch_of.header
             late = [p.name for p in h.players if p.seat not in self.agreed]
             self.end_rematch(f"no rematch: {', '.join(late)} did not agree within "
-                             f"{self.net.answer_timeout:g} s")
+                             f"{self.net.rematch_wait:g} s")
         if self.table is not None:
             for seat, c in list(self.conns.items()):
                 quiet = now - c.last_heard

@@ -235,9 +235,9 @@ class PeerNode:
     # ------------------------------------------------------------------ connecting
     async def run(self) -> None:
         net = self.net
-        # a rematch is waited for as long as the host's seats have to answer (§13)
+        # a rematch's offer is waited for at most rematch_wait (§13)
         retry = Retry(self._now, first=net.retry_first, most=net.retry_max,
-                      never_reached=(net.answer_timeout if self.rematch_of is not None
+                      never_reached=(net.rematch_wait if self.rematch_of is not None
                                      else net.first_contact), total=net.retry_total)
         if self._finished_here and self._finished_at is None:
             self._finished_at = self._now()  # resumed on a finished log
@@ -268,7 +268,7 @@ class PeerNode:
                     if wait is None:
                         if self.rematch_of is not None and not retry.reached:
                             raise HostGone(f"no rematch: the host at {where} did not offer "
-                                           f"one within {net.answer_timeout:g} s") from None
+                                           f"one within {net.rematch_wait:g} s") from None
                         if retry.reached:
                             raise HostGone(f"cannot reach the host at {where} again ({why}) "
                                            f"for {net.retry_total:g} s: giving up") from None

@@ -140,6 +140,15 @@ class JoinLobby:
         self.address_label = "Joined the game hosted at:" if joined else "Connecting to:"
         self.status = shown(node.net_status or ("in the lobby — waiting for the host to "
                                                 "start" if joined else "connecting…"))
+        offer, prev = getattr(node, "offer", None), getattr(node, "rematch_of", None)
+        if offer is not None and prev is not None and not node.net_status:
+            # a rematch (NETWORK.md §13): who deals first, who has agreed so far
+            names = [p.name for p in prev.header.players]
+            agreed = set(getattr(node, "offer_agreed", []))
+            waiting = [shown(n) for s, n in enumerate(names) if s not in agreed]
+            self.status = shown(f"rematch offered, {names[offer.first_dealer]} deals first; "
+                                "you agreed — " + (f"waiting for {', '.join(waiting)}"
+                                                   if waiting else "starting"))
         self.started = node.table is not None
 
     def changed(self) -> None:

@@ -153,7 +153,8 @@ class TuiApp:
     def __init__(self, session: TableSession, *, title: str = "splitnet",
                  input: Input | None = None, output: Output | None = None,
                  hint: Hinter | None = None, bell: bool = False,
-                 rejoin: str | None = None, rematch: bool = False) -> None:
+                 rejoin: str | None = None, rematch: bool = False,
+                 next_dealer: int | None = None) -> None:
         self.session = session
         self.model = TableModel(session)
         #: the hint key's adviser: (this seat's view, seat) → (move, reason); None: no h
@@ -163,8 +164,10 @@ class TuiApp:
         #: the command that brings the player back to this game (LAN), said on leaving
         self.rejoin = rejoin
         self.model.rejoin = rejoin
-        #: offer a new game against the same players at the end (``splitnet play``)
+        #: offer a new game against the same players at the end (``splitnet play``; on a
+        #: LAN, the same seats if everyone agrees), whose first dealer is this seat
         self.model.rematch_offered = rematch
+        self.next_dealer = next_dealer
         #: what the player chose at the end: "rematch" or "quit"
         self.outcome = "quit"
         self._title = title
@@ -252,7 +255,8 @@ class TuiApp:
             return summary_lines(m.summaries[m.summary_index], width,
                                  after_game=self.session.finished)
         if m.overlay == "final" and m.summaries:
-            nxt = m.name(1 % m.view.n) if m.rematch_offered else None
+            first = self.next_dealer if self.next_dealer is not None else 1 % m.view.n
+            nxt = m.name(first) if m.rematch_offered else None
             return final_lines(m.summaries, width, nxt, again=m.rejoin)
         return []
 
