@@ -357,3 +357,32 @@ def test_a_lan_table_plays_a_rematch_with_the_same_seats(tmp_path: Path, kill: b
     assert wrong.returncode == 1
     assert "is not the rematch of" in wrong.stderr
     assert "header.settings.rematch: missing" in wrong.stderr
+
+
+async def test_the_end_screens_n_asks_for_the_rematch_with_the_next_first_dealer(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The commands' glue: the full-screen end screen is told who would deal first (the
+    first dealer's left neighbour, R3.2) and its n becomes a rematch — but not after a
+    game that stopped with a verdict."""
+    from types import SimpleNamespace
+
+    import splitnet.ui.tui as tui_pkg
+    from splitnet.app import lan
+
+    seen: dict[str, object] = {}
+
+    async def fake_run_tui(session: object, **kw: object) -> str:
+        seen.update(kw)
+        return "rematch"
+
+    monkeypatch.setattr(tui_pkg, "run_tui", fake_run_tui)
+    monkeypatch.setattr(lan, "_print_result", lambda session, rejoin=None: 0)
+    core = SimpleNamespace(finished=True, verdict=None)
+    log = SimpleNamespace(header=None, head=lambda: b"\0" * 32)
+    table = SimpleNamespace(first_dealer=2, n=3, core=core, log=log)
+    session = SimpleNamespace(table=table)
+    assert await lan._front_end(session, False, Path("."), rematch=True) == (0, True)  # type: ignore[arg-type]
+    assert seen["rematch"] is True and seen["next_dealer"] == 0  # 2 + 1 mod 3
+    core.verdict = "seat 1 at move: …"
+    assert await lan._front_end(session, False, Path("."), rematch=True) == (0, False)  # type: ignore[arg-type]
+    assert "No rematch after a game that stopped early." in capsys.readouterr().out

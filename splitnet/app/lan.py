@@ -267,8 +267,6 @@ async def _front_end(session: NetSession, plain: bool, data_dir: Path,
                      host: bool = False) -> tuple[int, bool]:
     """The person's table until they leave: the exit status, and whether they asked for
     a rematch at the end (offered with ``rematch``; on the host: it offers one)."""
-    table = session.table
-    nxt = (table.first_dealer + 1) % table.n
     if plain:
         from splitnet.ui.plain import run_plain
 
@@ -277,11 +275,14 @@ async def _front_end(session: NetSession, plain: bool, data_dir: Path,
     from splitnet.ui.tui import run_tui
 
     again = _again_command()
-    outcome = await run_tui(session, bell=bell, rejoin=again, rematch=rematch,
-                            next_dealer=nxt)
+    offer: dict[str, Any] = {}
+    if rematch:  # n at the end screen; the first deal passes left (R3.2)
+        table = session.table
+        offer = {"rematch": True, "next_dealer": (table.first_dealer + 1) % table.n}
+    outcome = await run_tui(session, bell=bell, rejoin=again, **offer)
     rc = _print_result(session, rejoin=again)
-    wanted = outcome == "rematch"
-    if wanted and _finished_game(table) is None:
+    wanted = rematch and outcome == "rematch"
+    if wanted and _finished_game(session.table) is None:
         print("No rematch after a game that stopped early.", flush=True)
         wanted = False
     return rc, wanted
