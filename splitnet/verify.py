@@ -135,6 +135,10 @@ def verify_records(records: list[bytes]) -> Verdict:
     names = [shown(n) for n in names]  # the host's text: shown, never obeyed
     lines = [f"game {log.game_id.hex()} — {len(names)} players: {', '.join(names)}",
              f"{len(records)} entries, signatures and hash chain: ok"]
+    rematch = parse_rematch(log.header.settings)
+    if rematch is not None:  # GAME.md "Rematch": checked against that game given both
+        lines.append(f"rematch of game {rematch.game.hex()}: {names[rematch.first_dealer]} "
+                     "dealt first (R3.2)")
     for rnd in game["rounds"]:
         end = rnd["end"]
         how = "went out" if end["reason"] == "out" else "drew the last card"

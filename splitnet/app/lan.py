@@ -361,7 +361,7 @@ def _no_rematch(node: PeerNode) -> None:
 async def _bot_rematches(node: PeerNode, level: str, seed: int, think: float | None,
                          offered: Callable[[int], Any] | None = None,
                          delay: float = 0.0, verbose: bool | None = None,
-                         bench_out: str | None = None) -> int:
+                         bench_out: str | None = None, quiet: bool = False) -> int:
     """A bot after its game: it agrees to every rematch the host offers (waiting for an
     offer up to ``answer_timeout``, or — for the host's own bots — until ``offered(k)``
     says whether one follows game ``k``), plays it, and so on. The last game's status."""
@@ -375,7 +375,8 @@ async def _bot_rematches(node: PeerNode, level: str, seed: int, think: float | N
         task = node.start()
         try:
             if not await _wait_start(node, task, report=False):
-                _no_rematch(node)
+                if not quiet:
+                    _no_rematch(node)
                 break
             session = NetSession(node, task, bot=make_bot(level, seed + 1000 * k,
                                                           budget=think), bot_delay=delay)
@@ -383,7 +384,7 @@ async def _bot_rematches(node: PeerNode, level: str, seed: int, think: float | N
                 _follow(session, verbose)
             await session.run()
             _bench_out(session, bench_out)
-            rc = _print_result(session)
+            rc = 0 if quiet else _print_result(session)
         finally:
             task.cancel()
             with contextlib.suppress(BaseException):
@@ -518,7 +519,7 @@ async def _run_bot_client(data_dir: Path, name: str, level: str, addr: str, port
     session = NetSession(node, task, bot=bot)
     await session.run()
     if offers is not None:  # the host's own bots agree to every rematch it offers
-        await _bot_rematches(node, level, seed, think, offered=offers.offered)
+        await _bot_rematches(node, level, seed, think, offered=offers.offered, quiet=True)
 
 
 def _random_seed() -> int:
