@@ -386,3 +386,54 @@ async def test_the_end_screens_n_asks_for_the_rematch_with_the_next_first_dealer
     core.verdict = "seat 1 at move: …"
     assert await lan._front_end(session, False, Path("."), rematch=True) == (0, False)  # type: ignore[arg-type]
     assert "No rematch after a game that stopped early." in capsys.readouterr().out
+
+
+async def test_a_joiner_who_asks_for_the_rematch_waits_for_it_and_plays_it(
+        played: Lan, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``splitnet join``'s glue after its game (``_join_rematches``): the person asked
+    for the rematch (n), so the joiner waits for the host's offer, agrees and plays the
+    rematch on the same address. (The person's moves are a bot's here: the glue around
+    them is what is tested.)"""
+    import argparse
+
+    from splitnet.app import lan
+
+    real = lan.NetSession
+    monkeypatch.setattr(lan, "NetSession", lambda node, task, **kw: real(
+        node, task, bot=make_bot("heuristic", 7)))
+    ends: list[Table] = []
+
+    async def front(session, plain, data_dir, bell=True, *, rematch=False,  # type: ignore[no-untyped-def]
+                    host=False):
+        await session.run()
+        ends.append(session.table)
+        return 0, False  # then the person quits
+
+    monkeypatch.setattr(lan, "_front_end", front)
+    old = played.host
+    prev = finished(old.table)
+    await old.close()
+    host = HostNode(old.identity, tmp_path / "p0", old.name, net(), proofs=False,
+                    rematch_of=prev)
+    bo_old = played.peers[1]
+    args = argparse.Namespace(plain=True, no_bell=True)
+    joining = asyncio.ensure_future(lan._join_rematches(played.peers[0], args, tmp_path,
+                                                        None, 0, True))
+    await asyncio.sleep(0.3)  # Ana looks for the offer before the host makes it
+    await host.listen("127.0.0.1", old.port)
+    bo = PeerNode(bo_old.identity, tmp_path / "p2", bo_old.name, "127.0.0.1", old.port,
+                  net(), rematch_of=finished(bo_old.table))
+    bo_task = bo.start()
+    try:
+        await asyncio.wait_for(host.started.wait(), LIMIT)
+        await asyncio.wait_for(bo.started_evt.wait(), LIMIT)
+        await play(host, [bo], [bo_task], 40)
+        assert await asyncio.wait_for(joining, LIMIT) == 0
+        assert len(ends) == 1 and ends[0].game_id == host.table.game_id  # type: ignore[union-attr]
+        assert ends[0].first_dealer == 1 and ends[0].core.finished
+        assert transcripts(tmp_path, 1) == transcripts(tmp_path, 0)
+    finally:
+        joining.cancel()
+        await host.close()
+        bo_task.cancel()
+        await asyncio.gather(joining, bo_task, return_exceptions=True)
