@@ -1,10 +1,12 @@
-"""A LAN rematch (NETWORK.md §13, GAME.md "Rematch"), host and joiner nodes in this
-process over loopback: a 3-seat game is played to its end, the host offers the rematch,
+"""A LAN rematch (NETWORK.md §13, GAME.md "Rematch"). Host and joiner nodes in this
+process, over the in-memory network on a clock the test moves (tests/memnet.py,
+tests/virtual_time.py): a 3-seat game is played to its end, the host offers the rematch,
 both joiners (bots: they agree) answer, and the next game starts with the same seats and
 rules, its header naming the game before (id and final head) and round 1 dealt by seat
-1 (R3.2: the previous first dealer + 1). A seat that declines or leaves ends it with one
-line for everyone; a header or offer that does not follow the finished game is refused
-naming the field; nobody else gets into a rematch lobby.
+1 (R3.2: the previous first dealer + 1). A seat that declines, leaves or does not answer
+ends it with one line for everyone; a header or offer that does not follow the finished
+game is refused naming the field; nobody else gets into a rematch lobby. Then the same
+on loopback with real processes, one of them killed and restarted in the rematch.
 """
 
 from __future__ import annotations
@@ -26,9 +28,22 @@ from splitnet.session.identity import Identity
 from splitnet.session.log import Player
 from splitnet.session.transcript import read_transcript
 from splitnet.verify import chain_problem, verify_records
-from tests.test_attacks_net import LIMIT, Lan, net, until
+from tests.test_attacks_net import LIMIT, Lan, net, until, within
+from tests.virtual_time import VirtualLoop, virtual_time
 
-pytestmark = pytest.mark.slow
+
+@pytest.fixture(autouse=True)
+def one_round_games(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The in-process games here have one round (rules the rematch then keeps): the
+    rematch is about headers and seats, not play (the loopback test plays whole games)."""
+    from splitnet.rules import Settings
+
+    real = Table.new_host.__func__  # type: ignore[attr-defined]
+
+    def new_host(cls, *args, settings=None, **kw):  # type: ignore[no-untyped-def]
+        return real(cls, *args, settings=settings or Settings(rounds=1), **kw)
+
+    monkeypatch.setattr(Table, "new_host", classmethod(new_host))
 
 
 async def play(host: HostNode, peers: list[PeerNode], tasks: list[asyncio.Task[None]],
@@ -39,8 +54,8 @@ async def play(host: HostNode, peers: list[PeerNode], tasks: list[asyncio.Task[N
     runs += [asyncio.ensure_future(NetSession(p, t, bot=make_bot("heuristic", seed + i + 1))
                                    .run()) for i, (p, t) in enumerate(zip(peers, tasks,
                                                                           strict=True))]
-    await asyncio.wait_for(asyncio.gather(*runs), 4 * LIMIT)
-    await asyncio.wait_for(host.done.wait(), LIMIT)
+    await within(asyncio.gather(*runs), 20 * LIMIT)
+    await within(host.done.wait())
     for p in peers:
         assert p.done and p.fatal is None, p.fatal
 
@@ -58,8 +73,17 @@ def transcripts(tmp: Path, seat: int) -> dict[bytes, list[bytes]]:
     return out
 
 
+async def played(tmp: Path) -> Lan:
+    """A 3-seat game (host + Ana and Bo, bots everywhere) played to its end."""
+    lan = await Lan.start(tmp)
+    await play(lan.host, lan.peers, lan.tasks, 10)
+    await within(asyncio.gather(*lan.tasks, return_exceptions=True))
+    return lan
+
+
 class Rematching:
-    """The nodes of the rematch after a finished :class:`Lan` game."""
+    """The nodes of the rematch after a finished :class:`Lan` game, at the same address
+    (the host's finished-game node closed first)."""
 
     def __init__(self, lan: Lan, host: HostNode, peers: list[PeerNode]) -> None:
         self.lan, self.host, self.peers = lan, host, peers
@@ -67,47 +91,39 @@ class Rematching:
 
     @classmethod
     async def open(cls, lan: Lan, host_cls: type[HostNode] = HostNode,
-                   peer_cls: type[PeerNode] = PeerNode) -> Rematching:
+                   peer_cls: type[PeerNode] = PeerNode, **timing: float) -> Rematching:
         old = lan.host
         prev = finished(old.table)
         port = old.port
         await old.close()
-        host = host_cls(old.identity, lan.tmp / "p0", old.name, net(), proofs=False,
+        host = host_cls(old.identity, lan.tmp / "p0", old.name, net(**timing), proofs=False,
                         rematch_of=prev)
-        await host.listen("127.0.0.1", port)  # the same address (and code, were there one)
+        await host.listen("127.0.0.1", port, transport=lan.mem.listen)
+        lan.host = host  # (closed with the Lan)
         peers = [(PeerNode if i == 0 else peer_cls)(
-            p.identity, lan.tmp / f"p{i + 1}", p.name, "127.0.0.1", port, net(),
-            rematch_of=finished(p.table)) for i, p in enumerate(lan.peers)]
+            p.identity, lan.tmp / f"p{i + 1}", p.name, "127.0.0.1", port, net(**timing),
+            rematch_of=finished(p.table), connect=lan.mem.connector("127.0.0.1", port))
+            for i, p in enumerate(lan.peers)]
         return cls(lan, host, peers)
 
     async def close(self) -> None:
-        await self.host.close()
         for t in self.tasks:
             t.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)
+        await self.lan.close()
 
 
-@pytest.fixture
-async def played(tmp_path: Path):  # type: ignore[no-untyped-def]
-    """A 3-seat game (host + two joiners, bots everywhere) played to its end."""
-    lan = await Lan.start(tmp_path)
-    try:
-        await play(lan.host, lan.peers, lan.tasks, 10)
-        await asyncio.gather(*lan.tasks, return_exceptions=True)
-        yield lan
-    finally:
-        await lan.close()
-
-
+@virtual_time
 async def test_a_rematch_keeps_the_seats_and_passes_the_first_deal_left(
-        played: Lan, tmp_path: Path) -> None:
-    first = finished(played.host.table)
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    lan = await played(tmp_path)
+    first = finished(lan.host.table)
     assert first_dealer(first.header.settings) == 0
-    r = await Rematching.open(played)
+    r = await Rematching.open(lan)
     try:
-        await asyncio.wait_for(r.host.started.wait(), LIMIT)
+        await within(r.host.started.wait())
         for p in r.peers:
-            await asyncio.wait_for(p.started_evt.wait(), LIMIT)
+            await within(p.started_evt.wait())
             assert p.offer == Rematch(first.game_id, first.head, 1)
         assert r.host.agreed == {0, 1, 2}
         table = r.host.table
@@ -121,16 +137,16 @@ async def test_a_rematch_keeps_the_seats_and_passes_the_first_deal_left(
             assert t is not None and t.game_id == h.game_id and t.first_dealer == 1
         await play(r.host, r.peers, r.tasks, 20)
         second = finished(r.host.table)
-        for seat in range(3):
-            games = transcripts(tmp_path, seat)
-            assert set(games) == {first.game_id, second.game_id}
-            assert games == transcripts(tmp_path, 0)  # byte-identical on every seat
         games = transcripts(tmp_path, 0)
+        assert set(games) == {first.game_id, second.game_id}
+        for seat in (1, 2):
+            assert transcripts(tmp_path, seat) == games  # byte-identical on every seat
         v1, v2 = verify_records(games[first.game_id]), verify_records(games[second.game_id])
         assert v1.ok and v2.ok, (v1.summary, v2.summary)
         assert v1.record is not None and v2.record is not None
         assert v1.record["rounds"][0]["dealer"] == 0
         assert v2.record["rounds"][0]["dealer"] == 1  # R3.2: the first deal passed left
+        assert f"rematch of game {first.game_id.hex()}: Ana dealt first (R3.2)" in v2.summary
         assert chain_problem(games[first.game_id], games[second.game_id]) is None
         why = chain_problem(games[second.game_id], games[first.game_id])
         assert why is not None and "header.settings.rematch: missing" in why
@@ -150,12 +166,13 @@ class HesitantPeer(PeerNode):
     (True, "Bo declined the rematch"),
     (False, "Bo left: no rematch ('gone home')"),
 ])
+@virtual_time
 async def test_a_seat_that_declines_or_leaves_ends_the_rematch_for_everyone(
-        played: Lan, offered: bool, line: str) -> None:
+        tmp_path: Path, clock: VirtualLoop, offered: bool, line: str) -> None:
     """Ana agrees; Bo's player says no to the offer (an ``answer`` no), or leaves before
     answering (a ``bye``): the host ends the rematch and every member is told, in one
     line, who ended it. No game is started, nothing is saved."""
-    r = await Rematching.open(played, peer_cls=HesitantPeer)
+    r = await Rematching.open(await played(tmp_path), peer_cls=HesitantPeer)
     try:
         ana, bo = r.peers
         await until(lambda: r.host.agreed == {0, 1} and bo.offer is not None,
@@ -163,15 +180,55 @@ async def test_a_seat_that_declines_or_leaves_ends_the_rematch_for_everyone(
         if not offered:
             bo.offer = None  # (it leaves as if it had not seen the offer: a bye)
         await bo.decline("gone home")
-        await asyncio.wait_for(r.host.done.wait(), LIMIT)
+        await within(r.host.done.wait())
         assert r.host.table is None and not r.host.started.is_set()
         assert r.host.no_rematch == line
-        await asyncio.wait(r.tasks[:1], timeout=LIMIT)
+        await within(asyncio.wait(r.tasks[:1]))
         assert ana.table is None and ana.fatal == line, ana.fatal
         for seat in (0, 1, 2):
-            assert len(transcripts(played.tmp, seat)) == 1
+            assert len(transcripts(tmp_path, seat)) == 1
     finally:
         await r.close()
+
+
+@virtual_time
+async def test_a_seat_that_does_not_answer_ends_the_rematch_after_rematch_wait(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    r = await Rematching.open(await played(tmp_path), peer_cls=HesitantPeer,
+                              rematch_wait=5.0)
+    try:
+        start = clock.time()
+        ended = await until(lambda: r.host.done.is_set(), "the rematch to end", 60.0)
+        assert 5.0 < ended - start <= 5.0 + 0.25  # at the first heartbeat past the wait
+        assert r.host.no_rematch == "no rematch: Bo did not agree within 5 s"
+        await within(asyncio.wait(r.tasks[:1]))
+        assert r.peers[0].fatal == r.host.no_rematch
+    finally:
+        await r.close()
+
+
+@virtual_time
+async def test_a_joiner_with_no_offer_gives_up_after_rematch_wait(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """The host left after the game (nothing listens): the joiner looks for the offer for
+    ``rematch_wait``, then stops with one line."""
+    lan = await played(tmp_path)
+    try:
+        await lan.host.close()
+        ana = lan.peers[0]
+        port = lan.host.port
+        waiting = PeerNode(ana.identity, tmp_path / "p1", ana.name, "127.0.0.1", port,
+                           net(rematch_wait=7.0), rematch_of=finished(ana.table),
+                           connect=lan.mem.connector("127.0.0.1", port))
+        start = clock.time()
+        task = waiting.start()
+        await within(asyncio.wait([task]), 60.0)
+        assert 7.0 < clock.time() - start < 7.0 + 2.5  # (then one back-off step)
+        assert waiting.fatal == (f"no rematch: the host at 127.0.0.1:{port} did not offer "
+                                 "one within 7 s")
+        assert waiting.table is None and len(transcripts(tmp_path, 1)) == 1
+    finally:
+        await lan.close()
 
 
 class WrongHeaderHost(HostNode):
@@ -188,8 +245,10 @@ class WrongHeaderHost(HostNode):
         if self.change.get("swap"):
             players = [players[0], Player(1, players[2].name, players[2].key),
                        Player(2, players[1].name, players[1].key)]
-        from splitnet.rules import Settings
-        rules = Settings(rounds=2) if self.change.get("rounds") else Settings()
+        from splitnet.verify import settings_from_header
+        rules, _ = settings_from_header(prev.header.settings)  # the game's own …
+        if self.change.get("rounds"):
+            rules = dataclasses.replace(rules, rounds=rules.rounds + 1)  # … or not
         return Table.new_host(self.identity, self.data_dir, game_id, players, False,
                               self.seed_maker, settings=rules, rematch=rematch)
 
@@ -202,20 +261,20 @@ class WrongHeaderHost(HostNode):
     ({"swap": True}, "header.players[1].key"),
     ({"rounds": True}, "header.settings.rules: differs"),
 ])
+@virtual_time
 async def test_a_rematch_header_that_does_not_follow_is_refused_naming_the_field(
-        played: Lan, change: dict[str, object], field: str) -> None:
+        tmp_path: Path, clock: VirtualLoop, change: dict[str, object], field: str) -> None:
     host_cls = type("Host", (WrongHeaderHost,), {"change": change})
-    r = await Rematching.open(played, host_cls=host_cls)
+    r = await Rematching.open(await played(tmp_path), host_cls=host_cls)
     try:
-        await asyncio.wait(r.tasks, timeout=LIMIT)
+        await within(asyncio.wait(r.tasks))
         for p in r.peers:
             assert p.table is None, "a joiner took a header that does not follow"
             assert p.fatal is not None and field in p.fatal, p.fatal
             assert "\n" not in p.fatal
             assert "does not follow the game we finished" in p.fatal
-        # nothing of the refused game was saved by the joiners
-        for seat in (1, 2):
-            assert len(transcripts(played.tmp, seat)) == 1
+        for seat in (1, 2):  # nothing of the refused game was saved by the joiners
+            assert len(transcripts(tmp_path, seat)) == 1
     finally:
         await r.close()
 
@@ -227,11 +286,12 @@ class WrongOfferHost(HostNode):
         super()._offer_frame(only)
 
 
+@virtual_time
 async def test_an_offer_that_does_not_follow_is_refused_naming_the_field(
-        played: Lan) -> None:
-    r = await Rematching.open(played, host_cls=WrongOfferHost)
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    r = await Rematching.open(await played(tmp_path), host_cls=WrongOfferHost)
     try:
-        await asyncio.wait(r.tasks, timeout=LIMIT)
+        await within(asyncio.wait(r.tasks))
         for p in r.peers:
             assert p.fatal is not None and "rematch.first_dealer: expected seat 1" in p.fatal
             assert "[host seat 0 at fault]" in p.fatal
@@ -240,45 +300,135 @@ async def test_an_offer_that_does_not_follow_is_refused_naming_the_field(
         await r.close()
 
 
-async def test_only_the_finished_games_seats_get_into_its_rematch(played: Lan) -> None:
-    r = await Rematching.open(played)
-    stranger = PeerNode(Identity.generate(), played.tmp / "x", "Zed", "127.0.0.1",
-                        r.host.port, net())
+@virtual_time
+async def test_only_the_finished_games_seats_get_into_its_rematch(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    lan = await played(tmp_path)
+    r = await Rematching.open(lan)
+    port = r.host.port
+    stranger = PeerNode(Identity.generate(), tmp_path / "x", "Zed", "127.0.0.1", port,
+                        net(), connect=lan.mem.connector("127.0.0.1", port))
     try:
-        with pytest.raises(Exception):  # noqa: B017 - PeerFatal, asserted below
-            await asyncio.wait_for(stranger.start(), LIMIT)
+        task = stranger.start()
+        await within(asyncio.wait([task]))
         assert stranger.fatal is not None and "to its players only" in stranger.fatal
-        await asyncio.wait_for(r.host.started.wait(), LIMIT)  # the seats still get in
+        await within(r.host.started.wait())  # the seats still get in
     finally:
         stranger.task and stranger.task.cancel()
         await r.close()
 
 
+@virtual_time
 async def test_a_joiner_waits_while_the_host_is_still_on_the_finished_game(
-        played: Lan) -> None:
+        tmp_path: Path, clock: VirtualLoop) -> None:
     """The host's end screen is still up (its finished game's node listens): a joiner
     looking for the rematch does not rejoin that game, it waits for the offer."""
-    old = played.host
-    prev = finished(old.table)
-    server = await asyncio.start_server(old._serve, "127.0.0.1", 0)  # the old game, again
-    port = server.sockets[0].getsockname()[1]
-    ana = played.peers[0]
-    waiting = PeerNode(ana.identity, played.tmp / "p1", ana.name, "127.0.0.1", port,
-                       net(), rematch_of=finished(ana.table))
+    lan = await played(tmp_path)
+    ana = lan.peers[0]
+    port = lan.host.port
+    waiting = PeerNode(ana.identity, tmp_path / "p1", ana.name, "127.0.0.1", port,
+                       net(), rematch_of=finished(ana.table),
+                       connect=lan.mem.connector("127.0.0.1", port))
     task = waiting.start()
     try:
         await until(lambda: waiting.net_status == "waiting for the host to offer the "
                     "rematch…", "the joiner to wait")
+        await clock.advance(10.0)
         assert waiting.table is None and not task.done()
-        assert len(transcripts(played.tmp, 1)) == 1
-        assert prev.game_id == old.table.game_id  # type: ignore[union-attr]
+        assert len(transcripts(tmp_path, 1)) == 1
     finally:
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
-        server.close()
+        await lan.close()
+
+
+@virtual_time
+async def test_a_joiner_who_asks_for_the_rematch_waits_for_it_and_plays_it(
+        tmp_path: Path, clock: VirtualLoop, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``splitnet join``'s glue after its game (``_join_rematches``): the person asked
+    for the rematch (n), so the joiner waits for the host's offer, agrees and plays the
+    rematch on the same address. (The person's moves are a bot's here: the glue around
+    them is what is tested.)"""
+    import argparse
+
+    from splitnet.app import lan as glue
+
+    real = glue.NetSession
+    monkeypatch.setattr(glue, "NetSession", lambda node, task, **kw: real(
+        node, task, bot=make_bot("heuristic", 7)))
+    ends: list[Table] = []
+
+    async def front(session, plain, data_dir, bell=True, *, rematch=False,  # type: ignore[no-untyped-def]
+                    host=False):
+        await session.run()
+        ends.append(session.table)
+        return 0, False  # then the person quits
+
+    monkeypatch.setattr(glue, "_front_end", front)
+    lan = await played(tmp_path)
+    old = lan.host
+    prev = finished(old.table)
+    await old.close()
+    host = HostNode(old.identity, tmp_path / "p0", old.name, net(), proofs=False,
+                    rematch_of=prev)
+    lan.host = host
+    bo_old = lan.peers[1]
+    args = argparse.Namespace(plain=True, no_bell=True)
+    joining = asyncio.ensure_future(glue._join_rematches(lan.peers[0], args, tmp_path, None,
+                                                         0, True))
+    await clock.advance(1.0)  # Ana looks for the offer before the host makes it
+    assert not joining.done()
+    await host.listen("127.0.0.1", old.port, transport=lan.mem.listen)
+    bo = PeerNode(bo_old.identity, tmp_path / "p2", bo_old.name, "127.0.0.1", old.port,
+                  net(), rematch_of=finished(bo_old.table),
+                  connect=lan.mem.connector("127.0.0.1", old.port))
+    bo_task = bo.start()
+    try:
+        await within(host.started.wait())
+        await within(bo.started_evt.wait())
+        await play(host, [bo], [bo_task], 40)
+        assert await within(joining) == 0
+        assert len(ends) == 1 and ends[0].game_id == host.table.game_id  # type: ignore[union-attr]
+        assert ends[0].first_dealer == 1 and ends[0].core.finished
+        assert transcripts(tmp_path, 1) == transcripts(tmp_path, 0)
+    finally:
+        joining.cancel()
+        bo_task.cancel()
+        await asyncio.gather(joining, bo_task, return_exceptions=True)
+        await lan.close()
+
+
+async def test_the_end_screens_n_asks_for_the_rematch_with_the_next_first_dealer(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The commands' glue: the full-screen end screen is told who would deal first (the
+    first dealer's left neighbour, R3.2) and its n becomes a rematch — but not after a
+    game that stopped with a verdict."""
+    from types import SimpleNamespace
+
+    import splitnet.ui.tui as tui_pkg
+    from splitnet.app import lan
+
+    seen: dict[str, object] = {}
+
+    async def fake_run_tui(session: object, **kw: object) -> str:
+        seen.update(kw)
+        return "rematch"
+
+    monkeypatch.setattr(tui_pkg, "run_tui", fake_run_tui)
+    monkeypatch.setattr(lan, "_print_result", lambda session, rejoin=None: 0)
+    core = SimpleNamespace(finished=True, verdict=None)
+    log = SimpleNamespace(header=None, head=lambda: b"\0" * 32)
+    table = SimpleNamespace(first_dealer=2, n=3, core=core, log=log)
+    session = SimpleNamespace(table=table)
+    assert await lan._front_end(session, False, Path("."), rematch=True) == (0, True)  # type: ignore[arg-type]
+    assert seen["rematch"] is True and seen["next_dealer"] == 0  # 2 + 1 mod 3
+    core.verdict = "seat 1 at move: …"
+    assert await lan._front_end(session, False, Path("."), rematch=True) == (0, False)  # type: ignore[arg-type]
+    assert "No rematch after a game that stopped early." in capsys.readouterr().out
 
 
 # ---------------------------------------------------------------------- real processes
+@pytest.mark.slow
 @pytest.mark.parametrize("kill", [False, True], ids=["whole", "bot-killed-in-the-rematch"])
 def test_a_lan_table_plays_a_rematch_with_the_same_seats(tmp_path: Path, kill: bool) -> None:
     """On loopback: ``splitnet host --play-as-bot heuristic --seats 3 --rematches 1`` and
@@ -358,82 +508,3 @@ def test_a_lan_table_plays_a_rematch_with_the_same_seats(tmp_path: Path, kill: b
     assert "is not the rematch of" in wrong.stderr
     assert "header.settings.rematch: missing" in wrong.stderr
 
-
-async def test_the_end_screens_n_asks_for_the_rematch_with_the_next_first_dealer(
-        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    """The commands' glue: the full-screen end screen is told who would deal first (the
-    first dealer's left neighbour, R3.2) and its n becomes a rematch — but not after a
-    game that stopped with a verdict."""
-    from types import SimpleNamespace
-
-    import splitnet.ui.tui as tui_pkg
-    from splitnet.app import lan
-
-    seen: dict[str, object] = {}
-
-    async def fake_run_tui(session: object, **kw: object) -> str:
-        seen.update(kw)
-        return "rematch"
-
-    monkeypatch.setattr(tui_pkg, "run_tui", fake_run_tui)
-    monkeypatch.setattr(lan, "_print_result", lambda session, rejoin=None: 0)
-    core = SimpleNamespace(finished=True, verdict=None)
-    log = SimpleNamespace(header=None, head=lambda: b"\0" * 32)
-    table = SimpleNamespace(first_dealer=2, n=3, core=core, log=log)
-    session = SimpleNamespace(table=table)
-    assert await lan._front_end(session, False, Path("."), rematch=True) == (0, True)  # type: ignore[arg-type]
-    assert seen["rematch"] is True and seen["next_dealer"] == 0  # 2 + 1 mod 3
-    core.verdict = "seat 1 at move: …"
-    assert await lan._front_end(session, False, Path("."), rematch=True) == (0, False)  # type: ignore[arg-type]
-    assert "No rematch after a game that stopped early." in capsys.readouterr().out
-
-
-async def test_a_joiner_who_asks_for_the_rematch_waits_for_it_and_plays_it(
-        played: Lan, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """``splitnet join``'s glue after its game (``_join_rematches``): the person asked
-    for the rematch (n), so the joiner waits for the host's offer, agrees and plays the
-    rematch on the same address. (The person's moves are a bot's here: the glue around
-    them is what is tested.)"""
-    import argparse
-
-    from splitnet.app import lan
-
-    real = lan.NetSession
-    monkeypatch.setattr(lan, "NetSession", lambda node, task, **kw: real(
-        node, task, bot=make_bot("heuristic", 7)))
-    ends: list[Table] = []
-
-    async def front(session, plain, data_dir, bell=True, *, rematch=False,  # type: ignore[no-untyped-def]
-                    host=False):
-        await session.run()
-        ends.append(session.table)
-        return 0, False  # then the person quits
-
-    monkeypatch.setattr(lan, "_front_end", front)
-    old = played.host
-    prev = finished(old.table)
-    await old.close()
-    host = HostNode(old.identity, tmp_path / "p0", old.name, net(), proofs=False,
-                    rematch_of=prev)
-    bo_old = played.peers[1]
-    args = argparse.Namespace(plain=True, no_bell=True)
-    joining = asyncio.ensure_future(lan._join_rematches(played.peers[0], args, tmp_path,
-                                                        None, 0, True))
-    await asyncio.sleep(0.3)  # Ana looks for the offer before the host makes it
-    await host.listen("127.0.0.1", old.port)
-    bo = PeerNode(bo_old.identity, tmp_path / "p2", bo_old.name, "127.0.0.1", old.port,
-                  net(), rematch_of=finished(bo_old.table))
-    bo_task = bo.start()
-    try:
-        await asyncio.wait_for(host.started.wait(), LIMIT)
-        await asyncio.wait_for(bo.started_evt.wait(), LIMIT)
-        await play(host, [bo], [bo_task], 40)
-        assert await asyncio.wait_for(joining, LIMIT) == 0
-        assert len(ends) == 1 and ends[0].game_id == host.table.game_id  # type: ignore[union-attr]
-        assert ends[0].first_dealer == 1 and ends[0].core.finished
-        assert transcripts(tmp_path, 1) == transcripts(tmp_path, 0)
-    finally:
-        joining.cancel()
-        await host.close()
-        bo_task.cancel()
-        await asyncio.gather(joining, bo_task, return_exceptions=True)

@@ -181,7 +181,7 @@ class HostNode:
         self.offer: Rematch | None = None
         self.agreed: set[int] = set()
         self.no_rematch: str | None = None
-        self._offered_at = time.monotonic()
+        self._offered_at: float | None = None  # (on the host's clock, from its first beat)
         if rematch_of is not None:
             self.offer = rematch_of.next()
             self.agreed = {rematch_of.header.host}
@@ -954,7 +954,9 @@ class HostNode:
                 continue
             c.ping_n = (c.ping_n + 1) % (2**31)
             c.send("ping", n=c.ping_n)
-        if (self.rematch_of is not None and self.table is None
+        if self.rematch_of is not None and self._offered_at is None:
+            self._offered_at = now
+        if (self.rematch_of is not None and self.table is None and self._offered_at is not None
                 and now - self._offered_at > self.net.rematch_wait
                 and self.lobby.can(LobbyEvent.CLOSE)):
             h = self.rematch_of.header
