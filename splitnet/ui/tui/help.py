@@ -65,7 +65,8 @@ pressed twice (the first press says what the second would do)
   c           chat: type, Enter sends, Esc cancels
   r           results of the last round (every pad, hands left, shuffle verdict); after \
 the game the end screen
-  n           after the game: a new game against the same players
+  n           after the game: a new game against the same players (on a LAN a \
+rematch: the same seats, if every player agrees; the host offers it)
   PgUp PgDn   scroll the log
   Esc         clear the selection and the message (answers at once)
   ?           this help
