@@ -154,3 +154,23 @@ def test_each_header_that_does_not_follow_is_refused_naming_its_field() -> None:
 if __name__ == "__main__" and sys.argv[1:] == ["--write"]:
     PATH.write_text(json.dumps(compute_vectors(), indent=1) + "\n")
     print(f"wrote {PATH}")
+
+
+def test_a_malformed_rematch_is_refused_at_entry_0() -> None:
+    """GAME.md "Rematch": a ``first_dealer`` that is no seat, or a ``rematch`` of another
+    shape, fails ``splitnet verify`` at the header, naming the field."""
+    from splitnet.verify import verify_records
+
+    ids, g1, _ = build()
+    good = next_game(g1.header, g1.head()).to_dict()
+    for bad, err in [({**good, "first_dealer": 5}, "first_dealer: seat 5 is not among the 3"),
+                     ({**good, "extra": 1}, "rematch: unknown key 'extra'"),
+                     ({k: v for k, v in good.items() if k != "head"}, "rematch: missing head"),
+                     ({**good, "game": b"short"}, "rematch.game: expected 16 bytes"),
+                     ("yes", "rematch: expected a map")]:
+        rules = {**game_settings(Settings(), shuffle_proofs=False), "rematch": bad}
+        log = header_log(ids, GAME_2, rules)
+        v = verify_records([e.record for e in log.entries])
+        assert not v.ok and v.seq == 0, v.summary
+        assert v.summary.startswith("FAILED at entry 0 (seat 0): header: "), v.summary
+        assert err in v.summary, v.summary
