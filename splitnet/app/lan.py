@@ -363,7 +363,7 @@ async def _bot_rematches(node: PeerNode, level: str, seed: int, think: float | N
                          delay: float = 0.0, verbose: bool | None = None,
                          bench_out: str | None = None, quiet: bool = False) -> int:
     """A bot after its game: it agrees to every rematch the host offers (waiting for an
-    offer up to ``answer_timeout``, or — for the host's own bots — until ``offered(k)``
+    offer up to ``rematch_wait``, or — for the host's own bots — until ``offered(k)``
     says whether one follows game ``k``), plays it, and so on. The last game's status."""
     rc = 0
     k = 0
