@@ -19,12 +19,15 @@ from pathlib import Path
 
 import pytest
 
+from splitnet.net.store import read_final_acks, read_meta
 from splitnet.session.transcript import read_transcript
 from splitnet.verify import verify_records
 
 pytestmark = pytest.mark.slow
 
 TIMEOUT = 150.0  # one whole game, generously, on a loaded 2-core machine
+#: a ``final_wait`` no test outlives: waiting it at all fails the test at its bound
+FOREVER = 100_000
 
 
 class Proc:
@@ -96,7 +99,7 @@ class Table:
     """A host process and bot processes, all on 127.0.0.1."""
 
     def __init__(self, tmp: Path, n: int, *host_extra: str, proofs: bool = False,
-                 seed: int | None = None) -> None:
+                 seed: int | None = None, bot_extra: tuple[str, ...] = ()) -> None:
         self.tmp = tmp
         self.n = n
         extra = list(host_extra) + ([] if proofs else ["--no-proofs"])
@@ -110,7 +113,7 @@ class Table:
         for i in range(1, n):
             self.bots.append(Proc(tmp, f"bot{i}", "bot", f"127.0.0.1:{self.port}", "--name",
                                   f"heuristic-{i}", "--data-dir", str(tmp / f"p{i}"),
-                                  "--code", self.code, *self.seed))
+                                  "--code", self.code, *self.seed, *bot_extra))
             # one at a time, so that seat i is bot i (seats follow join order)
             wait_until(lambda i=i: self.host.stderr().count("joined the lobby") >= i, 30,
                        f"bot {i} to join")
@@ -249,14 +252,19 @@ def test_bot_killed_for_good_is_played_open_handed(table_factory, tmp_path: Path
     ``--open-hand-after``, abandons its seat; the deal is dealt again with the seat
     played open-handed, the game finishes and the transcripts verify."""
     t = table_factory(3, "--open-hand-after", "1",
-                      "--net-timing", "ping_interval=0.2,final_wait=2")
+                      "--net-timing", f"ping_interval=0.2,final_wait={FOREVER}",
+                      bot_extra=("--net-timing", f"final_wait={FOREVER}"))
     victim = t.bots[1]
     wait_until(lambda: n_records(tmp_path / "p2") >= 30, 60, "round 1 to be under way")
     victim.kill()
     for p in (t.host, t.bots[0]):
+        # the open seat needs no final ack (NETWORK.md §6): nobody waits ``final_wait``
+        # (here beyond the test's bound) for the ack of a seat gone for good
         rc = p.wait(TIMEOUT)
         assert rc == 0, f"{p.label} exited {rc}\n{p.stderr()[-3000:]}"
         assert "Totals:" in p.stdout() and "Winner:" in p.stdout(), p.stdout()[-2000:]
+    assert "no final ack" not in t.host.stderr(), t.host.stderr()[-2000:]
+    assert "never confirmed" not in t.bots[0].stderr(), t.bots[0].stderr()[-2000:]
     files = [game_file(tmp_path / f"p{i}") for i in range(2)]
     assert files[0] is not None and files[1] is not None
     assert files[0].read_bytes() == files[1].read_bytes(), "transcripts differ"
@@ -282,3 +290,50 @@ def test_a_bot_back_after_its_seat_went_open_handed_watches_to_the_end(  # type:
     v = verify_records(t.finish())
     assert v.ok, v.summary
     assert "heuristic-2 abandoned by the host" in v.summary
+
+
+def test_a_host_killed_after_every_final_ack_ends_at_once_on_restart(  # type: ignore[no-untyped-def]
+        table_factory, tmp_path: Path) -> None:
+    """Issue 11: a host killed after the last record, when every bot had confirmed the
+    final log and left, came back and waited ``final_wait`` for acks that could never
+    come again. Each final ack is now on file (``GAME_ID.acks``) before it is relayed:
+    the restarted host sees every seat confirmed and ends at once, with no warning.
+
+    Everyone's ``final_wait`` is beyond the test's bound, so a bot leaves only once it
+    has seen every final ack, and a restarted host that waited at all would fail here.
+    The host is killed -9 as soon as every final ack is in its file; if it got to mark
+    the game finished in those few milliseconds first, the meta is put back to what the
+    kill leaves an instant earlier (the transcript and the acks are on disk either way)."""
+    timing = ("--net-timing", f"final_wait={FOREVER}")
+    t = table_factory(3, *timing, bot_extra=timing)
+    wait_until(lambda: game_file(tmp_path / "p0") is not None, 60, "the game to start")
+    path = game_file(tmp_path / "p0")
+    assert path is not None
+    acks_file = path.with_suffix(".acks")
+    end = time.monotonic() + TIMEOUT
+    while len(read_final_acks(acks_file)) < 2 and t.host.p.poll() is None:
+        assert time.monotonic() < end, "the game did not finish"
+        time.sleep(0.002)
+    if t.host.p.poll() is None:
+        t.host.kill()
+    meta_path = path.with_suffix(".meta")
+    meta = read_meta(meta_path)
+    if meta.finished:  # it was quicker than the kill: the state of a kill just before
+        text = meta_path.read_text()
+        meta_path.write_text(text.replace('"finished": true', '"finished": false'))
+    assert not read_meta(meta_path).finished
+    for b in t.bots:  # they saw every final ack relayed: they end without the host
+        assert b.wait(TIMEOUT) == 0, b.stderr()[-3000:]
+        assert "Winner:" in b.stdout() and "never confirmed" not in b.stderr(), b.stderr()
+    again = Proc(tmp_path, "host2", *t.host.args)  # the same command
+    t.bots.append(again)  # (killed at the end if it hangs)
+    assert again.wait(TIMEOUT) == 0, again.stderr()[-3000:]
+    out, err = again.stdout(), again.stderr()
+    assert "Resuming unfinished game" in out and "Winner:" in out, out
+    assert "no final ack" not in err and "is back" not in err, err  # nobody came back
+    assert read_meta(meta_path).finished
+    files = [game_file(tmp_path / f"p{i}") for i in range(3)]
+    data = [f.read_bytes() for f in files if f]
+    assert len(data) == 3 and data[0] == data[1] == data[2], "transcripts differ"
+    v = verify_records(read_transcript(path))
+    assert v.ok, v.summary

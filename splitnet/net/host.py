@@ -28,7 +28,14 @@ from splitnet.net.framing import FrameTooLarge
 from splitnet.net.game_state import GameEvent, GameMachine, GameState
 from splitnet.net.lobby_state import MAX_PLAYERS, LobbyEvent, LobbyMachine, LobbyState
 from splitnet.net.machine import IllegalTransition
-from splitnet.net.store import GameFiles, GameMeta, meta_now
+from splitnet.net.store import (
+    GameFiles,
+    GameMeta,
+    append_final_ack,
+    meta_now,
+    read_final_acks,
+    sync_final_acks,
+)
 from splitnet.net.table import SeedMaker, Table
 from splitnet.net.wire import (
     NET_PROTOCOL,
@@ -230,6 +237,7 @@ class HostNode:
         node._adopt(table)
         node.states = {s: ("gone", 0) for s in range(1, table.n)}
         node.started.set()
+        node._load_final_acks()
         if table.core.finished:
             node.game.fire(GameEvent.FINISH)
             node._spawn(node._finish())
@@ -808,6 +816,8 @@ class HostNode:
                                          "the host's log"))
             return
         if ack.seq > self.acked.get(ack.seat, -1):
+            if table.core.finished and ack.seq == len(table.log) - 1:
+                self._keep_final_ack(raw)  # on file before anyone sees it relayed
             self.acked[ack.seat] = ack.seq
             self._last_ack[ack.seat] = raw
         for seat, c in self.conns.items():
@@ -815,6 +825,48 @@ class HostNode:
                 c.send("acks", acks=[raw])
         if self.game.state is GameState.FINISHING:
             self._changed()
+
+    def _keep_final_ack(self, raw: bytes) -> None:
+        """A seat's signed ack of the finished log's last record goes to ``GAME_ID.acks``
+        before it is relayed: a joiner that has seen every final ack ends and leaves, so
+        a host killed after that and restarted must know them without it (NETWORK.md §6)."""
+        table = self.table
+        assert table is not None
+        try:
+            append_final_ack(table.files.acks, raw)
+        except OSError as e:  # the game goes on; a restart would wait for this seat
+            _log.warning("could not keep a final ack in %s: %s", table.files.acks, e)
+
+    def _load_final_acks(self) -> None:
+        """A restarted host's record of the seats that confirmed its finished log: each
+        kept ack is checked again (signature, seat of this game, the head at its seq)."""
+        table = self.table
+        assert table is not None
+        for raw in read_final_acks(table.files.acks):
+            try:
+                ack = table.log.check_ack(raw)
+            except LogError as e:
+                _log.warning("%s: ignored an ack: %s", table.files.acks, e.reason)
+                continue
+            if (ack.seat == table.host_seat or ack.seq >= len(table.log)
+                    or table.log.hash_at(ack.seq) != ack.head):
+                _log.warning("%s: ignored seat %d's ack of seq %d: not this log's head "
+                             "there", table.files.acks, ack.seat, ack.seq)
+                continue
+            if ack.seq > self.acked.get(ack.seat, -1):
+                self.acked[ack.seat] = ack.seq
+                self._last_ack[ack.seat] = raw
+
+    def unconfirmed(self) -> list[int]:
+        """The seats whose ack of the last record the finished game still waits for:
+        every seat but the host's and the open-handed ones (R8.6: abandoned, they hold no
+        key share and send nothing; their ack is relayed if it comes, never awaited)."""
+        table = self.table
+        if table is None:
+            return []
+        last = len(table.log) - 1
+        return [s for s in range(table.n) if s != table.host_seat
+                and s not in table.core.open_seats and self.acked.get(s, -1) < last]
 
     def _on_returned(self, conn: Conn, seq: int, record: bytes) -> None:
         """A record this (restarted) host signed before and lost, handed back."""
@@ -1044,21 +1096,21 @@ class HostNode:
 
     # ------------------------------------------------------------------ the end
     async def _finish(self) -> None:
-        """The game is over: wait (bounded) until every seat acked the last record,
-        then say bye."""
+        """The game is over: wait (bounded) until every seat that must confirm it
+        (:meth:`unconfirmed`) acked the last record — at once when they all did before a
+        restart (their acks are on file) — then say bye."""
         table = self.table
         assert table is not None
-        last = len(table.log) - 1
         deadline = self._now() + self.net.final_wait
-        others = [s for s in range(table.n) if s != table.host_seat]
         while self._now() < deadline:
-            if all(self.acked.get(s, -1) >= last for s in others):
+            if not self.unconfirmed():
                 break
             await asyncio.sleep(0.05)
         else:
-            missing = [table.names[s] for s in others if self.acked.get(s, -1) < last]
+            missing = [table.names[s] for s in self.unconfirmed()]
             _log.warning("no final ack from %s", ", ".join(missing))
         await asyncio.to_thread(table.transcript.sync)
+        await asyncio.to_thread(sync_final_acks, table.files.acks)
         meta = table.files.load_meta()
         meta.finished = True
         table.files.save_meta(meta)

@@ -782,16 +782,19 @@ class PeerNode:
             self._other_acks[a.seat] = a
 
     def unconfirmed(self) -> list[int]:
-        """Seats (not us, not the host) whose signed ack of our last record we have not
-        seen. At the end of a game an honest host has relayed every seat's final ack:
-        a seat missing here left early, or the host withheld its acks — which would hide a
-        fork (SECURITY.md §4): compare transcripts with that player."""
+        """Seats (not us, not the host, not an open-handed one) whose signed ack of our
+        last record we have not seen. At the end of a game an honest host has relayed
+        every seat's final ack (a restarted host too: it keeps them on file): a seat
+        missing here left early, or the host withheld its acks — which would hide a fork
+        (SECURITY.md §4): compare transcripts with that player. An open-handed seat
+        (R8.6) holds no key share and sends nothing: its ack is compared if it comes,
+        never awaited."""
         table = self.table
         if table is None:
             return []
         last = len(table.log) - 1
         return [s for s in range(table.n) if s not in (table.seat, table.host_seat)
-                and self.confirmed.get(s, -1) < last]
+                and s not in table.core.open_seats and self.confirmed.get(s, -1) < last]
 
     def _compare_ack(self, a: Ack) -> None:
         table = self.table

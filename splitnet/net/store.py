@@ -13,6 +13,10 @@
                        secret and counter (:class:`ResumeFile`, NETWORK.md §12 "Resume")
     invite-H.wormhole  the same, a guest's: its one resume secret, under a hash H of the
                        invitation it claimed, so the same command finds it again
+    GAME_ID.acks       a host's record of who confirmed the finished log: each seat's
+                       signed ack of the final record, appended (one ``write``) before it
+                       is relayed, so a host restarted after the last record knows who
+                       confirmed it and ends at once (NETWORK.md §6)
 
 **Durability.** A record is written (one ``write`` on the ``O_APPEND`` file, so it is in
 the file as soon as the call returns and survives the process being killed) as soon as
@@ -82,12 +86,65 @@ class GameFiles:
         self.meta = base.with_suffix(".meta")
         #: a host's wormhole guests' resume secrets (internet play)
         self.wormhole = base.with_suffix(".wormhole")
+        self.acks = base.with_suffix(".acks")
 
     def load_meta(self) -> GameMeta:
         return read_meta(self.meta)
 
     def save_meta(self, meta: GameMeta) -> None:
         atomic_write(self.meta, (json.dumps(asdict(meta), indent=1) + "\n").encode(), 0o600)
+
+
+#: at most this many acks are read back from a ``.acks`` file (one per seat is kept)
+MAX_FINAL_ACKS = 64
+_ACK_MAX = 512  # an ack's size bound (session/log.py check_ack)
+
+
+def append_final_ack(path: Path, ack: bytes) -> None:
+    """Append one signed ack to a ``.acks`` file: ``length (4 bytes BE) ‖ ack`` in a
+    single ``write`` on an ``O_APPEND`` descriptor, so it is in the file as soon as this
+    returns and survives the process being killed (mode 0600; ``sync_final_acks``
+    makes it durable)."""
+    if not 0 < len(ack) <= _ACK_MAX:
+        raise ValueError(f"an ack is 1–{_ACK_MAX} bytes, not {len(ack)}")
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        data = len(ack).to_bytes(4, "big") + ack
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
+
+
+def sync_final_acks(path: Path) -> None:
+    """fsync a ``.acks`` file if there is one."""
+    with contextlib.suppress(FileNotFoundError):
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def read_final_acks(path: Path) -> list[bytes]:
+    """The acks in a ``.acks`` file, in file order (none if there is no file). A torn
+    tail — a write cut by a crash — and anything after a length out of bounds are
+    ignored: the acks are only unverified candidates, each checked by the caller
+    against the game's log (``Log.check_ack`` and the head at its seq)."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return []
+    out: list[bytes] = []
+    i = 0
+    while i + 4 <= len(data) and len(out) < MAX_FINAL_ACKS:
+        n = int.from_bytes(data[i:i + 4], "big")
+        if not 0 < n <= _ACK_MAX or i + 4 + n > len(data):
+            break
+        out.append(data[i + 4:i + 4 + n])
+        i += 4 + n
+    return out
 
 
 def read_meta(path: Path) -> GameMeta:
