@@ -6,7 +6,9 @@ wrong, and whom the game blames.
   nothing was changed (the state, the log and the saved files are as they were). It is a
   :class:`ValueError`, so ``except ValueError`` keeps working. Every module's own error
   (``SettingsError``, ``DecodeError``, ``TranscriptError``, ``FrameError`` …) derives
-  from it.
+  from it, and so does the rules' ``IllegalMove`` (Split's and Splito's: the rule it
+  breaks first, ``"R4.2: …"``) — an illegal move is bad input until the game core
+  finds a peer made it, and then its ``GameError`` is the verdict.
 * :class:`Blame` — a *verdict*: input that proves a seat at fault (or proves someone is,
   when ``seat`` is None). It carries what the game needs to stop and say so, the same
   on every peer: ``seat``, ``step`` (the protocol step or log check that failed) and

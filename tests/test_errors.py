@@ -3,10 +3,13 @@ text; a verdict is a Blame carrying seat, step and reason, whichever layer found
 
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
 import pickle
 import pkgutil
+import re
+from pathlib import Path
 
 import pytest
 
@@ -14,14 +17,12 @@ import splitnet
 from splitnet.crypto.errors import CheatDetected, DeckUsageError
 from splitnet.errors import Blame, SplitnetError
 from splitnet.game.core import GameError, PledgeRefused
+from splitnet.rules import Discard, Game, IllegalMove, UnknownFace
 from splitnet.session.log import LogError
+from splitnet.splito import engine as splito_engine
 
-#: ValueErrors outside the family, each with its reason.
-OUTSIDE = {
-    # rules/engine.py is being reworked for speed; its IllegalMove joins the family after.
-    "splitnet.rules.engine.IllegalMove",
-    "splitnet.rules.engine.UnknownFace",
-}
+#: ValueErrors outside the family, each with its reason (none today).
+OUTSIDE: set[str] = set()
 
 VERDICTS = [
     CheatDetected(2, "shares", "the proof does not verify"),
@@ -103,3 +104,50 @@ def test_a_bad_input_error_is_one_line_whatever_it_was_given() -> None:
 def test_a_programming_error_is_not_in_the_family() -> None:
     assert not issubclass(DeckUsageError, SplitnetError)
     assert not issubclass(DeckUsageError, ValueError)
+
+
+@pytest.mark.parametrize("cls", [IllegalMove, UnknownFace, splito_engine.IllegalMove,
+                                 splito_engine.UnknownFace], ids=lambda c: c.__module__
+                         + "." + c.__name__)
+def test_an_illegal_move_is_bad_input_citing_its_rule(cls: type[IllegalMove]) -> None:
+    """Split's and Splito's IllegalMove are in the family as bad input (nothing changed),
+    not verdicts: the game core makes a peer's illegal move a GameError naming it."""
+    assert issubclass(cls, SplitnetError) and not issubclass(cls, Blame)
+    e = cls("R4.2", "a play that does not\nbeat the table")
+    assert str(e) == "R4.2: a play that does not beat the table"  # the rule first, one line
+    assert (e.rule, e.reason) == ("R4.2", "a play that does not\nbeat the table")
+    back = pickle.loads(pickle.dumps(e))  # they cross process pools (bots, bench)
+    assert type(back) is cls and str(back) == str(e) and back.__dict__ == e.__dict__
+
+
+def test_the_engine_refuses_with_the_rule_it_breaks() -> None:
+    g = Game(2)
+    g.start_round(faces=list(range(104)))
+    with pytest.raises(SplitnetError, match=r"^R3\.4: it is seat 1's turn") as info:
+        g.apply(Discard(0, g.hands[0][0]))
+    assert isinstance(info.value, IllegalMove) and info.value.rule == "R3.4"
+
+
+def test_every_illegal_move_the_rules_raise_cites_a_rule() -> None:
+    """From the source: the first argument of every IllegalMove/UnknownFace made in
+    splitnet/rules is a rule number R… (or the phase's rule, from a table of them)."""
+    root = Path(splitnet.__file__).parent / "rules"
+    rule = re.compile(r"^R[1-8](\.[0-9]+[a-z]?)?$")
+    seen = 0
+    for path in sorted(root.glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                    and node.func.id in ("IllegalMove", "UnknownFace")):
+                continue
+            seen += 1
+            first = node.args[0]
+            if isinstance(first, ast.Constant):
+                assert rule.match(first.value), f"{path.name}:{node.lineno}: {first.value!r}"
+            else:
+                assert (isinstance(first, ast.Subscript) and isinstance(first.value, ast.Name)
+                        and first.value.id == "_PHASE_RULE"), f"{path.name}:{node.lineno}"
+    from splitnet.rules.engine import _PHASE_RULE
+
+    assert all(rule.match(v) for v in _PHASE_RULE.values())
+    assert seen > 20

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from splitnet.cards import _KIND_TABLE, STRENGTH, MatchKind, match_kind, rank
+from splitnet.errors import SplitnetError
 from splitnet.rules.actions import (
     Action,
     BonusDraw,
@@ -46,8 +47,11 @@ N_SLOTS: Final = 104
 PHASES: Final = ("draw", "must_play", "play", "bonus", "late_lays", "round_over", "game_over")
 
 
-class IllegalMove(ValueError):
-    """A move the rules forbid. ``rule`` is the docs/RULES.md number; the state is unchanged."""
+class IllegalMove(SplitnetError):
+    """A move the rules forbid — bad input in the error family (:mod:`splitnet.errors`):
+    one line, the state unchanged. ``rule`` is the docs/RULES.md number, cited first in
+    the message (``"R4.2: …"``); ``reason`` is the rest. It is not a verdict: the game
+    core turns a peer's illegal move into a :class:`~splitnet.errors.Blame` naming it."""
 
     def __init__(self, rule: str, message: str) -> None:
         super().__init__(f"{rule}: {message}")
