@@ -29,7 +29,8 @@ splitnet — the card game Split, peer to peer, with a deck nobody can stack.
   splitnet host --internet      also invite players anywhere (prints splitnet join CODE)
   splitnet join CODE            join through that invitation (bot CODE: a bot)
   splitnet browse [--timeout S] list the games announced on the LAN
-  splitnet bench engine|bots|deck|net|wormhole  measure speed (bots: strength too)
+  splitnet bench engine|bots|deck|net|wormhole|lan-load  measure speed (bots: strength
+                                too; lan-load: many LAN games at once, each checked)
 """
 
 
@@ -209,16 +210,34 @@ def cmd_play(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     from splitnet import bench
 
+    if args.what == "lan-load":
+        from splitnet.net.load import lan_load
+
+        try:
+            n = int(args.players or "6")
+        except ValueError:
+            raise SystemExit(f"splitnet: bench lan-load takes one seat count 2–6 (R3.1), "
+                             f"not {args.players!r}") from None
+        try:
+            report, ok = lan_load(args.games or 12, n, seed=args.seed,
+                                  proofs=not args.no_proofs, timeout=args.timeout,
+                                  kill=args.kill, baseline=not args.no_baseline,
+                                  keep=Path(args.keep) if args.keep else None)
+        except ValueError as e:
+            raise SystemExit(f"splitnet: {e}") from None
+        print(report)
+        return 0 if ok else 1
+    text = args.players or "2,4,6"
     try:
-        players = [int(x) for x in args.players.split(",")]
+        players = [int(x) for x in text.split(",")]
     except ValueError:
         raise SystemExit(f"splitnet: --players is a list of numbers like 2,4,6, not "
-                         f"{args.players!r}") from None
+                         f"{text!r}") from None
     # The deck layer takes 2–8 seats (Splito); a Split game over the net 2–6 (R3.1).
     top = 8 if args.what == "deck" else 6
     if args.what in ("deck", "net", "wormhole") and not all(2 <= n <= top for n in players):
         raise SystemExit(f"splitnet: bench {args.what} takes 2–{top} players, not "
-                         f"{args.players!r}")
+                         f"{text!r}")
     if args.what == "engine":
         print(bench.bench_engine(args.games or 200))
     elif args.what == "bots":
@@ -354,22 +373,29 @@ def build_parser() -> argparse.ArgumentParser:
                     help="print the whole game at once, as into a pipe")
     rp.set_defaults(func=cmd_replay)
 
-    bn = sub.add_parser("bench", help="benchmarks: engine, bots, deck, net, wormhole",
+    bn = sub.add_parser("bench", help="benchmarks: engine, bots, deck, net, wormhole, "
+                        "lan-load",
                         description="Measure speed: rules-engine games and rollouts per "
                                     "second, the bots' strength and time per decision, the "
                                     "fair-deck protocol's costs, or a LAN game on loopback "
                                     "beside the same game in one process, or the "
-                                    "wormhole relay path beside the LAN path.")
-    bn.add_argument("what", choices=["engine", "bots", "deck", "net", "wormhole"])
-    bn.add_argument("--players", default="2,4,6",
-                    help="player counts: deck 2–8 (Splito seats up to 8), net and "
-                         "wormhole 2–6 (R3.1)")
+                                    "wormhole relay path beside the LAN path, or many LAN "
+                                    "games at once on loopback (lan-load: each checked to "
+                                    "start with every seat, finish, and leave identical "
+                                    "transcripts that verify).")
+    bn.add_argument("what", choices=["engine", "bots", "deck", "net", "wormhole",
+                                     "lan-load"])
+    bn.add_argument("--players", default=None,
+                    help="player counts (default 2,4,6): deck 2–8 (Splito seats up to 8), "
+                         "net and wormhole 2–6 (R3.1); lan-load: the seats of each game "
+                         "(default 6)")
     bn.add_argument("--no-proofs", action="store_true",
                     help="net: games without shuffle proofs; deck: skip the section with "
                          "shuffle proofs")
     bn.add_argument("--games", type=int, default=None,
                     help="engine: games per bot kind (default 200); bots: games of 1 strong "
-                         "vs 3 normal (default 40; the goal's figure needs ≥ 1000)")
+                         "vs 3 normal (default 40; the goal's figure needs ≥ 1000); "
+                         "lan-load: games at once (default 12)")
     bn.add_argument("--think", type=float, default=0.3, metavar="SECONDS",
                     help="bots: the strong bot's time per decision (default 0.3)")
     bn.add_argument("--samples", type=int, default=None, metavar="N",
@@ -379,7 +405,20 @@ def build_parser() -> argparse.ArgumentParser:
                          "normal bot's to be chosen (default 0.02)")
     bn.add_argument("--candidates", type=int, default=None, metavar="K",
                     help="bots: moves compared per decision (default 7)")
-    bn.add_argument("--seed", type=int, default=0, help="bots: the games' base seed")
+    bn.add_argument("--seed", type=int, default=0,
+                    help="bots, lan-load: the games' base seed (lan-load: game i of seed S "
+                         "plays --test-seed S×1000+i; default 0)")
+    bn.add_argument("--timeout", type=float, default=900.0, metavar="SECONDS",
+                    help="lan-load: each game's bound; still running after it, it is "
+                         "killed and counts as not finished (default 900)")
+    bn.add_argument("--kill", action="store_true",
+                    help="lan-load: in each game, once it is under way, kill -9 one peer "
+                         "(host or bot, chosen by the seed) and start it again")
+    bn.add_argument("--no-baseline", action="store_true",
+                    help="lan-load: skip the one game run alone first (the figures' "
+                         "reference)")
+    bn.add_argument("--keep", metavar="DIR", default=None,
+                    help="lan-load: keep every data dir and log in DIR (a new directory)")
     bn.add_argument("--spread-games", type=int, default=30, metavar="N",
                     help="bots: games for the round-1 target spread (default 30)")
     bn.add_argument("--no-levels", action="store_true",
