@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from splitnet.app.lan_session import NetSession
 from splitnet.bots import make_bot
 from splitnet.net.host import HostNode
-from splitnet.net.session import NetSession
 from splitnet.net.store import (
     GameFiles,
     append_final_ack,
@@ -104,7 +104,7 @@ async def test_a_restarted_host_counts_only_acks_that_check_against_its_log(
         files.save_meta(meta)
         node = HostNode.resume(host.identity, tmp_path / "p0", meta, patient)
         again.append(node)
-        assert node.unconfirmed() == [2]
+        assert node.missing_final_acks() == [2]
         assert "ignored seat 2's ack of seq" in caplog.text
         await asyncio.sleep(0.3)
         assert not node.done.is_set()  # seat 2 has not confirmed: it is waited for

@@ -857,7 +857,7 @@ class HostNode:
                 self.acked[ack.seat] = ack.seq
                 self._last_ack[ack.seat] = raw
 
-    def unconfirmed(self) -> list[int]:
+    def missing_final_acks(self) -> list[int]:
         """The seats whose ack of the last record the finished game still waits for:
         every seat but the host's and the open-handed ones (R8.6: abandoned, they hold no
         key share and send nothing; their ack is relayed if it comes, never awaited)."""
@@ -1096,18 +1096,18 @@ class HostNode:
 
     # ------------------------------------------------------------------ the end
     async def _finish(self) -> None:
-        """The game is over: wait (bounded) until every seat that must confirm it
-        (:meth:`unconfirmed`) acked the last record — at once when they all did before a
-        restart (their acks are on file) — then say bye."""
+        """The game is over: wait (bounded) until every seat that must confirm it acked
+        the last record (:meth:`missing_final_acks`) — at once when they all did before
+        a restart (their acks are on file) — then say bye."""
         table = self.table
         assert table is not None
         deadline = self._now() + self.net.final_wait
         while self._now() < deadline:
-            if not self.unconfirmed():
+            if not self.missing_final_acks():
                 break
             await asyncio.sleep(0.05)
         else:
-            missing = [table.names[s] for s in self.unconfirmed()]
+            missing = [table.names[s] for s in self.missing_final_acks()]
             _log.warning("no final ack from %s", ", ".join(missing))
         await asyncio.to_thread(table.transcript.sync)
         await asyncio.to_thread(sync_final_acks, table.files.acks)
