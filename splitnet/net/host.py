@@ -859,14 +859,16 @@ class HostNode:
 
     def missing_final_acks(self) -> list[int]:
         """The seats whose ack of the last record the finished game still waits for:
-        every seat but the host's and the open-handed ones (R8.6: abandoned, they hold no
-        key share and send nothing; their ack is relayed if it comes, never awaited)."""
+        every seat but the host's — an open-handed one (R8.6: abandoned, it holds no key
+        share and sends nothing) only while it is connected, watching: it gets the whole
+        log before the bye, but one that is gone is never waited for."""
         table = self.table
         if table is None:
             return []
         last = len(table.log) - 1
         return [s for s in range(table.n) if s != table.host_seat
-                and s not in table.core.open_seats and self.acked.get(s, -1) < last]
+                and (s not in table.core.open_seats or s in self.conns)
+                and self.acked.get(s, -1) < last]
 
     def _on_returned(self, conn: Conn, seq: int, record: bytes) -> None:
         """A record this (restarted) host signed before and lost, handed back."""
