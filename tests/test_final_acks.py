@@ -24,7 +24,8 @@ from splitnet.net.store import (
 )
 from splitnet.session.identity import Identity
 from splitnet.session.log import make_ack
-from tests.test_attacks_net import LIMIT, Lan, net
+from tests.test_attacks_net import LIMIT, Lan, net, within
+from tests.virtual_time import VirtualLoop, virtual_time
 
 VECTORS = Path(__file__).parent / "vectors" / "session_v1.json"
 
@@ -56,8 +57,9 @@ def test_a_torn_or_bad_file_gives_what_precedes_the_damage(tmp_path: Path) -> No
         append_final_ack(path, b"")
 
 
+@virtual_time
 async def test_a_restarted_host_counts_only_acks_that_check_against_its_log(
-        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+        tmp_path: Path, clock: VirtualLoop, caplog: pytest.LogCaptureFixture) -> None:
     """A whole game in this process: the host keeps both joiners' final acks. Restarted on
     that log with the file as it was, it ends at once (``final_wait`` is 600 s); with
     seat 2's ack replaced by one of another head, it counts seat 1 only and waits for
@@ -71,7 +73,7 @@ async def test_a_restarted_host_counts_only_acks_that_check_against_its_log(
                                bot=make_bot("heuristic", 0))]
         sessions += [NetSession(p, t, bot=make_bot("heuristic", i + 1))
                      for i, (p, t) in enumerate(zip(lan.peers, lan.tasks, strict=True))]
-        await asyncio.wait_for(asyncio.gather(*(s.run() for s in sessions)), LIMIT * 4)
+        await within(asyncio.gather(*(s.run() for s in sessions)), LIMIT * 4)
         assert host.done.is_set() and host.table is not None
         table = host.table
         last = len(table.log) - 1
@@ -90,7 +92,9 @@ async def test_a_restarted_host_counts_only_acks_that_check_against_its_log(
         node = HostNode.resume(host.identity, tmp_path / "p0",
                                unfinished_games(tmp_path / "p0", "host")[0], patient)
         again.append(node)
-        await asyncio.wait_for(node.done.wait(), LIMIT)  # at once, not final_wait
+        back = clock.time()
+        await within(node.done.wait())
+        assert clock.time() - back < 1.0  # at once: nobody to wait for, not final_wait
         await node.close()
         assert read_meta(files.meta).finished
 
@@ -106,8 +110,10 @@ async def test_a_restarted_host_counts_only_acks_that_check_against_its_log(
         again.append(node)
         assert node.missing_final_acks() == [2]
         assert "ignored seat 2's ack of seq" in caplog.text
-        await asyncio.sleep(0.3)
-        assert not node.done.is_set()  # seat 2 has not confirmed: it is waited for
+        await clock.advance(599.0)
+        assert not node.done.is_set()  # seat 2 has not confirmed: it is waited for …
+        await within(node.done.wait())  # … final_wait (600 s), then named
+        assert "no final ack from Bo" in caplog.text
     finally:
         for h in again:
             await h.close()
