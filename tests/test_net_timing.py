@@ -22,6 +22,7 @@ from splitnet.net.joincode import parse_code
 from splitnet.net.links import node_wrap, secure_busy
 from splitnet.net.peer import HostGone, PeerFatal, PeerNode
 from splitnet.net.secure import AttemptLimiter
+from splitnet.net.store import unfinished_games
 from splitnet.session.identity import Identity
 from tests.memnet import Link, MemoryNet
 from tests.virtual_time import VirtualLoop, virtual_time
@@ -96,6 +97,119 @@ async def test_a_joiner_with_nobody_at_its_address_backs_off_and_gives_up_in_bou
                        r"open\? \(connection refused; tried for 20 s\)"):
         task.result()
     assert node.session.final and node.fatal is not None
+
+
+# ---------------------------------------------------------------------- a lost host, mid-game
+def crash(host: HostNode) -> None:
+    """The host process dies (kill -9): its connections end (the joiners see their
+    stream close), nothing more goes out — no bye —, and its port refuses."""
+    assert host.server is not None
+    host.server.close()
+    for c in list(host.all_conns):
+        c.ch.close()
+    for t in list(host._tasks):
+        t.cancel()
+    assert host.table is not None
+    host.table.close()
+
+
+def count_attempts(clock: VirtualLoop, node: PeerNode) -> list[float]:
+    """The instants of ``node``'s connection attempts, from now on."""
+    attempts: list[float] = []
+    real = node.connect
+    assert real is not None
+
+    async def counting() -> Any:
+        attempts.append(clock.time())
+        return await real()
+
+    node.connect = counting
+    return attempts
+
+
+#: the back-off after a loss: retry_first (0.1 s) doubling, then retry_max (2 s) apart
+BACKOFF = [0.1, 0.2, 0.4, 0.8, 1.6]
+
+
+def backs_off(attempts: list[float], lost: float) -> None:
+    """The attempts after a loss at ``lost``: each exactly where the back-off puts it."""
+    gaps = [b - a for a, b in itertools.pairwise([lost, *attempts])]
+    assert gaps[:5] == pytest.approx(BACKOFF[:len(gaps)], abs=1e-9)
+    assert gaps[5:] == pytest.approx([D.retry_max] * len(gaps[5:]), abs=1e-9)
+
+
+@virtual_time
+async def test_a_joiner_that_loses_its_host_mid_game_backs_off_then_gives_up_in_bounded_time(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """The host dies at t=3 mid-game and never comes back. Each joiner sees its stream
+    end at once, says so, and tries again: after retry_first, doubling to retry_max, and
+    gives up with HostGone at the first attempt more than ``retry_total`` (180 s) after
+    the loss — exactly — with its game kept on disk to resume."""
+    mem = MemoryNet()
+    host, peers = await table_of_three(tmp_path, clock, mem)
+    attempts = [count_attempts(clock, p) for p in peers]
+    await clock.advance_to(3.0)
+    crash(host)
+    await clock.advance(0.0)
+    for p in peers:
+        assert p.net_status == "connection to the host lost — reconnecting…"
+    await clock.advance(0.1)
+    for p in peers:  # the first retry, refused, said as it is (the loss was failure 1)
+        assert p.net_status == f"cannot reach the host at 127.0.0.1:{host.port} — retrying (2)"
+    tasks = [p.task for p in peers]
+    await clock.until(lambda: all(t is not None and t.done() for t in tasks),
+                      "both give up", within=300.0)
+    for p, tried in zip(peers, attempts, strict=True):
+        backs_off(tried, 3.0)
+        assert tried[-2] - 3.0 <= D.retry_total < tried[-1] - 3.0  # the first past 180 s
+        assert p.task is not None
+        with pytest.raises(HostGone, match=r"cannot reach the host at 127\.0\.0\.1:\d+ "
+                           r"again \(connection refused\) for 180 s: giving up"):
+            p.task.result()
+        assert p.table is not None and unfinished_games(p.data_dir, "peer")  # to resume
+    assert clock.time() == pytest.approx(attempts[0][-1], abs=1e-9)  # it stops right there
+    assert len(attempts[0]) == 5 + 89  # 3.1 … 6.1, then every 2 s to 184.1
+    await stop(clock, host, peers, mem)
+
+
+@virtual_time
+async def test_a_host_back_within_the_bound_is_rejoined_on_the_next_retry_and_the_bound_restarts(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """The host dies at t=3 and is restarted from its files at t=30 on the same port:
+    both joiners are back in their seats at their next attempt (30.1, on the 2 s grid
+    from 6.1). A good connection resets the back-off and the bound: the host dies again
+    at t=40, the joiners retry after retry_first again, and give up at the first
+    attempt more than 180 s after t=40 — not after t=3."""
+    mem = MemoryNet()
+    host, peers = await table_of_three(tmp_path, clock, mem)
+    attempts = [count_attempts(clock, p) for p in peers]
+    await clock.advance_to(3.0)
+    port = host.port
+    crash(host)
+    await clock.advance_to(30.0)
+    for tried in attempts:
+        backs_off(tried, 3.0)
+        assert tried[-1] == pytest.approx(28.1, abs=1e-9)
+    meta = unfinished_games(tmp_path / "host", "host")[0]
+    again = HostNode.resume(host.identity, tmp_path / "host", meta, D)
+    await again.listen("127.0.0.1", port, transport=mem.listen)
+    back = await clock.until(lambda: all(p.ready for p in peers) and len(again.conns) == 2,
+                             "both back in their seats", within=5.0)
+    assert back == pytest.approx(30.1, abs=1e-9)
+    for tried in attempts:
+        assert tried[-1] == pytest.approx(30.1, abs=1e-9)
+        tried.clear()
+    await clock.advance_to(40.0)
+    crash(again)
+    tasks = [p.task for p in peers]
+    await clock.until(lambda: all(t is not None and t.done() for t in tasks),
+                      "both give up", within=300.0)
+    for p, tried in zip(peers, attempts, strict=True):
+        backs_off(tried, 40.0)
+        assert tried[-2] - 40.0 <= D.retry_total < tried[-1] - 40.0
+        assert p.task is not None and isinstance(p.task.exception(), HostGone)
+    await again.close()
+    await stop(clock, host, peers, mem)
 
 
 # ---------------------------------------------------------------------- heartbeats
