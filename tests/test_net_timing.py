@@ -10,12 +10,15 @@ pinged connections still in their handshake.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from splitnet.app.lan_session import NetSession
+from splitnet.bots import make_bot
 from splitnet.net.config import NetSettings
 from splitnet.net.host import HostNode
 from splitnet.net.joincode import parse_code
@@ -24,6 +27,8 @@ from splitnet.net.peer import HostGone, PeerFatal, PeerNode
 from splitnet.net.secure import AttemptLimiter
 from splitnet.net.store import unfinished_games
 from splitnet.session.identity import Identity
+from splitnet.session.transcript import read_transcript
+from splitnet.verify import verify_records
 from tests.memnet import Link, MemoryNet
 from tests.virtual_time import VirtualLoop, virtual_time
 
@@ -44,9 +49,11 @@ def joiner(tmp: Path, mem: MemoryNet, port: int, name: str, *, net: NetSettings 
 
 
 async def table_of_three(tmp: Path, clock: VirtualLoop, mem: MemoryNet, *,
-                         on_link: Any = None) -> tuple[HostNode, list[PeerNode]]:
-    """A host and Ana, Bo in its started game (at t=0: the deal runs in an instant)."""
-    host = HostNode(Identity.generate(), tmp / "host", "Host", D, seats=3, proofs=False)
+                         on_link: Any = None, net: NetSettings = D
+                         ) -> tuple[HostNode, list[PeerNode]]:
+    """A host (with ``net``) and Ana, Bo in its started game (at t=0: the deal runs in
+    an instant)."""
+    host = HostNode(Identity.generate(), tmp / "host", "Host", net, seats=3, proofs=False)
     port = await host.listen("127.0.0.1", 0, transport=mem.listen)
     peers = [joiner(tmp, mem, port, n, on_link=on_link) for n in ("Ana", "Bo")]
     for p in peers:
@@ -210,6 +217,48 @@ async def test_a_host_back_within_the_bound_is_rejoined_on_the_next_retry_and_th
         assert p.task is not None and isinstance(p.task.exception(), HostGone)
     await again.close()
     await stop(clock, host, peers, mem)
+
+
+# ---------------------------------------------------------------------- a seat gone for good
+@virtual_time
+async def test_a_seat_gone_for_good_is_abandoned_at_the_first_beat_past_open_hand_after(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """R8.6 on virtual time: Bo's node dies at t=0, its connection closes, and it never
+    comes back. The host (``open_hand_after`` 30 s) abandons its seat at the first
+    heartbeat more than 30 s after the game started waiting for it — not before, not
+    later —; the deal is dealt again with the seat played open-handed, the game ends,
+    and the host's and Ana's transcripts are identical and verify."""
+    mem = MemoryNet()
+    patient = NetSettings(open_hand_after=30.0)
+    host, (ana, bo) = await table_of_three(tmp_path, clock, mem, net=patient)
+    seen: list[tuple[float, str]] = []
+    host.on_entry_hooks.append(lambda e: seen.append((clock.time(), e.kind)))
+    assert bo.task is not None and ana.task is not None
+    bo.task.cancel()
+    await clock.run_until(asyncio.wait([bo.task]), within=1.0)
+    host_task = asyncio.ensure_future(host.done.wait())
+    sessions = [NetSession(host, host_task, bot=make_bot("heuristic", 0)),
+                NetSession(ana, ana.task, bot=make_bot("heuristic", 1))]
+    runs = asyncio.ensure_future(asyncio.gather(*(s.run() for s in sessions)))
+    table = host.table
+    assert table is not None
+    await clock.until(lambda: 2 in host._owed_since, "the game waits for Bo", within=60.0)
+    since = host._owed_since[2]
+    assert 2 not in host.conns
+    abandoned = await clock.until(lambda: any(k == "abandon" for _, k in seen),
+                                  "Bo's seat abandoned", within=120.0)
+    # beats every second from t=0: the first one more than 30 s after the wait began
+    assert abandoned == pytest.approx(int(since + 30.0) + 1.0, abs=1e-9)
+    assert [k for t, k in seen if since < t < abandoned] == []  # nothing in between
+    await clock.run_until(runs, within=3600.0)
+    assert all(s.core.finished and s.core.verdict is None for s in sessions), \
+        [s.verdict for s in sessions]
+    recs = [read_transcript(next((tmp_path / d / "games").glob("*.splitlog")), repair=True)
+            for d in ("host", "Ana")]
+    assert recs[0] == recs[1]
+    v = verify_records(recs[0])
+    assert v.ok and "Bo abandoned by the host" in v.summary, v.summary
+    await stop(clock, host, [ana, bo], mem)
 
 
 # ---------------------------------------------------------------------- heartbeats
