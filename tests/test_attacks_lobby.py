@@ -329,6 +329,37 @@ async def test_a_joiner_stops_after_a_few_joins_a_fake_host_leaves_unanswered(
 
 
 @virtual_time
+async def test_a_fake_host_gets_its_few_guesses_at_the_back_off_instants(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """The same fake host in this process, on virtual time: the joiner's JOINs reach it
+    at 0, then ``retry_first`` and twice that later — MAX_UNANSWERED in all — and the
+    node stops right after the last with a fatal "gave-up" naming the guesses; it never
+    waits out a timeout, and never reaches a lobby."""
+    mem = MemoryNet()
+    joins: list[float] = []
+
+    async def fake(channel: Channel) -> None:
+        channel.send(HostHandshake(WRONG).hello())
+        with contextlib.suppress(ChannelClosed):
+            await channel.recv()
+            joins.append(clock.time())
+        channel.close()
+
+    _, port = await mem.listen(fake, "127.0.0.1", 0)
+    identity = Identity.generate()
+    peer = PeerNode(identity, tmp_path / "p1", "Ana", "127.0.0.1", port, D,
+                    wrap=node_wrap(parse_code(CODE), D, identity=identity), code=CODE,
+                    connect=mem.connector("127.0.0.1", port))
+    with pytest.raises(PeerFatal, match=r"3 times in a row: stopping, since each attempt "
+                                        r"lets whoever answers there test one guess"):
+        await within(peer.run())
+    assert joins == pytest.approx([0.0, 0.1, 0.3], abs=1e-9)
+    assert len(joins) == MAX_UNANSWERED and clock.time() == joins[-1]
+    assert peer.session.state.value != "lobby" and peer.table is None
+    await within(mem.close())
+
+
+@virtual_time
 async def test_unanswered_joins_are_counted_only_in_a_row(
         tmp_path: Path, clock: VirtualLoop) -> None:
     """A host that hangs up on a JOIN now and then (a restart) costs nothing: a
