@@ -26,6 +26,7 @@ from splitnet.net.links import node_wrap, secure_busy
 from splitnet.net.peer import HostGone, PeerFatal, PeerNode
 from splitnet.net.secure import AttemptLimiter
 from splitnet.net.store import unfinished_games
+from splitnet.net.wire import ChannelClosed, decode_frame
 from splitnet.session.identity import Identity
 from splitnet.session.transcript import read_transcript
 from splitnet.verify import verify_records
@@ -288,6 +289,40 @@ async def test_a_slow_handshake_is_never_pinged_and_completes(
     assert len(mem.links) == 1 and node.epoch == 0  # one connection, never dropped
     assert host.lobby_names == ["Host", "Ana"]
     await stop(clock, host, [node], mem)
+
+
+@virtual_time
+async def test_a_connection_that_sends_no_hello_is_refused_at_exactly_the_handshake_timeout(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """A connection that takes the challenge and then says nothing holds a slot for at
+    most ``handshake_timeout`` (10 s): the host refuses it then ("no hello within 10 s",
+    fatal) and closes it — it is never pinged meanwhile, and never enters the lobby."""
+    mem = MemoryNet()
+    host = HostNode(Identity.generate(), tmp_path / "host", "Host", D, seats=None)
+    port = await host.listen("127.0.0.1", 0, transport=mem.listen)
+    ch = await mem.connector("127.0.0.1", port)()
+    got: list[tuple[float, dict[str, Any]]] = []
+
+    async def read() -> None:
+        try:
+            while True:
+                frame = decode_frame(await ch.recv(), from_host=True)
+                got.append((clock.time(), frame))
+        except ChannelClosed:
+            got.append((clock.time(), {"t": "closed"}))
+
+    reader = asyncio.ensure_future(read())
+    await clock.advance(9.999)
+    assert [f["t"] for _, f in got] == ["challenge"] and host.all_conns
+    await clock.run_until(reader, within=0.001)
+    (t1, chal), (t2, err), (t3, end) = got
+    assert (t1, chal["t"]) == (0.0, "challenge")
+    assert t2 == t3 == D.handshake_timeout
+    assert (err["t"], err["code"], err["fatal"]) == ("error", "protocol", True)
+    assert err["reason"] == "no hello within 10 s" and end["t"] == "closed"
+    assert not host.all_conns and host.lobby_names == ["Host"]
+    await host.close()
+    await clock.run_until(mem.close(), within=5.0)
 
 
 @virtual_time
