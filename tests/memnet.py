@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -31,6 +32,8 @@ from splitnet.net.wire import Channel, ChannelClosed, Connect, Listening, WireEr
 
 __all__ = ["Link", "MemoryChannel", "MemoryNet"]
 
+#: how early asyncio's loop runs a timer (``BaseEventLoop._clock_resolution``)
+_RESOLUTION = time.get_clock_info("monotonic").resolution
 _EOF = None  # in a channel's flight queue: the other side closed after what came before
 
 
@@ -94,7 +97,10 @@ class MemoryChannel:
         """Deliver every frame in flight that is due, in order."""
         assert self.other is not None
         self._timer = None
-        now = asyncio.get_running_loop().time()
+        # asyncio runs a timer up to its clock resolution early (its `when` computed by
+        # another sum may be a hair after the loop's now): what is due within it lands,
+        # else this timer would be scheduled again for the same instant, forever
+        now = asyncio.get_running_loop().time() + _RESOLUTION
         while self._flight and self._flight[0][0] <= now:
             _, item = self._flight.popleft()
             self._flight_bytes -= len(item or b"")

@@ -4,11 +4,17 @@ guesses, and someone *without* the code trying to shut a seated player out — b
 the game's or the player's own address's wrong-code budget, by holding every connection
 slot, or by replaying a recorded JOIN.
 
-Each game runs in this process over 127.0.0.1 with the commands' own join-code wrap
-(``splitnet.net.links.node_wrap``: SPAKE2, seat proofs, the attempt limiter, "busy"): a host
-(seat 0) and one joiner (seat 1), bots on both seats, no shuffle proofs (not the point),
-short timings. The attack runs once the game has started; then the joiner's connection
-is cut, it reconnects through the attack, and the game is played to its end.
+Each game runs in this process on virtual time over the in-memory network
+(tests/virtual_time.py, tests/memnet.py: no sockets, no wall clock; the addresses are the
+memory network's, so "another address" is just another name) with the commands' own
+join-code wrap (``splitnet.net.links.node_wrap``: SPAKE2, seat proofs, the attempt
+limiter on the loop's clock, "busy") and the real default timings: a host (seat 0) and
+one joiner (seat 1), bots on both seats, no shuffle proofs (not the point). The attacker's
+raw attempts run the same join-code handshake over that network
+(:func:`~splitnet.net.secure.secure_client_link`). The attack runs once the game has
+started; then the joiner's connection is cut, it reconnects through the attack — each
+retry at its exact instant — and the game is played to its end. One test, the fake
+host, runs ``splitnet join`` as a real process on loopback: the whole path to its exit.
 """
 
 from __future__ import annotations
@@ -16,9 +22,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -42,11 +48,12 @@ from splitnet.net.secure import (
     TooManyAttempts,
     WrongCode,
     refuse_busy,
-    secure_client_handshake,
-    secure_server_handshake,
+    secure_client_link,
+    secure_server_link,
 )
 from splitnet.net.wire import (
     NET_PROTOCOL,
+    Channel,
     ChannelClosed,
     decode_frame,
     encode_msg,
@@ -55,47 +62,43 @@ from splitnet.net.wire import (
 from splitnet.session.identity import Identity
 from splitnet.session.transcript import read_transcript
 from splitnet.verify import verify_records
+from tests.memnet import MemoryNet
+from tests.virtual_time import VirtualLoop, virtual_time
 
-LIMIT = 30.0  # seconds any one wait may take on a loaded machine
-GAME_LIMIT = 150.0  # one whole two-player game
+T = TypeVar("T")
+LIMIT = 30.0  # seconds of loop time any one wait may take
+GAME_LIMIT = 600.0  # one whole two-player game, in loop time
 CODE = "7-lunar-anchor"
 WRONG = "8-lunar-anchor"
-
-FAST = dict(ping_interval=0.1, silent_after=0.5, host_timeout=0.8, ack_interval=0.05,
-            final_wait=5.0, retry_first=0.05, retry_max=0.5, handshake_timeout=5.0)
+D = NetSettings()  # the defaults, as a player runs them
 
 
-def net(**change: float) -> NetSettings:
-    return NetSettings(**{**FAST, **change})  # type: ignore[arg-type]
+def _loop() -> VirtualLoop:
+    loop = asyncio.get_running_loop()
+    assert isinstance(loop, VirtualLoop)
+    return loop
 
 
-async def until(pred: Callable[[], bool], what: str, limit: float = LIMIT) -> None:
-    for _ in range(int(limit / 0.02)):
-        if pred():
-            return
-        await asyncio.sleep(0.02)
-    raise AssertionError(f"timed out waiting for {what}")
+async def until(pred: Callable[[], bool], what: str, limit: float = LIMIT) -> float:
+    """Move the clock until ``pred()``; the loop time at which it first held."""
+    return await _loop().until(pred, what, within=limit)
 
 
-class Clock:
-    """The attempt limiter's clock, advanced by the test."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
+async def within(aw: Awaitable[T], limit: float = LIMIT) -> T:
+    """Await ``aw``, moving the clock for at most ``limit`` s."""
+    return await _loop().run_until(aw, within=limit)
 
 
 class SecureLan:
     """A host and one joiner in this process, every connection through the join code."""
 
-    def __init__(self, tmp: Path, limiter: AttemptLimiter, host_net: NetSettings) -> None:
+    def __init__(self, tmp: Path, mem: MemoryNet, limiter: AttemptLimiter) -> None:
         self.tmp = tmp
+        self.mem = mem
         self.limiter = limiter
-        self.host = HostNode(Identity.generate(), tmp / "p0", "Host", host_net, seats=2,
+        self.host = HostNode(Identity.generate(), tmp / "p0", "Host", D, seats=2,
                              proofs=False, code=CODE, busy=secure_busy,
-                             wrap=node_wrap(parse_code(CODE), host_net, limiter=limiter,
+                             wrap=node_wrap(parse_code(CODE), D, limiter=limiter,
                                         seats=lambda: self.host.player_keys()))
         self.port = 0
         self.peer: PeerNode | None = None
@@ -103,32 +106,36 @@ class SecureLan:
 
     @classmethod
     async def start(cls, tmp: Path, *, limiter: AttemptLimiter | None = None,
-                    host_net: NetSettings | None = None,
-                    via: Callable[[int], Any] | None = None) -> SecureLan:
-        lan = cls(tmp, limiter or AttemptLimiter(clock=Clock()), host_net or net())
-        lan.port = await lan.host.listen("127.0.0.1", 0)
-        port = lan.port if via is None else await via(lan.port)
+                    via: Callable[[MemoryNet, int], Awaitable[int]] | None = None
+                    ) -> SecureLan:
+        """``via(mem, port)``: a relay in front of the host; the port the joiner uses."""
+        mem = MemoryNet()
+        lan = cls(tmp, mem, limiter or AttemptLimiter(clock=_loop().time))
+        lan.port = await lan.host.listen("127.0.0.1", 0, transport=mem.listen)
+        port = lan.port if via is None else await via(mem, lan.port)
         identity = Identity.generate()
-        peer_net = net()
-        lan.peer = PeerNode(identity, tmp / "p1", "Ana", "127.0.0.1", port, peer_net,
-                            wrap=node_wrap(parse_code(CODE), peer_net, identity=identity),
-                            code=CODE)
+        lan.peer = PeerNode(identity, tmp / "p1", "Ana", "127.0.0.1", port, D,
+                            wrap=node_wrap(parse_code(CODE), D, identity=identity),
+                            code=CODE, connect=mem.connector("127.0.0.1", port))
         lan.task = lan.peer.start()
-        await asyncio.wait_for(lan.host.started.wait(), LIMIT)
-        await asyncio.wait_for(lan.peer.started_evt.wait(), LIMIT)
+        await within(lan.host.started.wait())
+        await within(lan.peer.started_evt.wait())
         await until(lambda: lan.peer is not None and lan.peer.ready, "the joiner in sync")
         return lan
 
-    async def cut_and_reconnect(self) -> None:
-        """Cut seat 1's connection at the host; wait until it is back in its seat."""
+    async def cut_and_reconnect(self) -> tuple[float, float]:
+        """Cut seat 1's connection at the host; wait until it is back in its seat. When
+        it was cut, and when it was back."""
         peer = self.peer
         assert peer is not None
         old = self.host.conns[1]
         epoch = peer.epoch
+        cut = _loop().time()
         old.close()
         await until(lambda: peer.epoch > epoch, "the joiner to notice the cut")
-        await until(lambda: self.host.conns.get(1) not in (None, old) and peer.ready,
-                    "seat 1 to reconnect")
+        back = await until(lambda: self.host.conns.get(1) not in (None, old) and peer.ready,
+                           "seat 1 to reconnect")
+        return cut, back
 
     async def play_to_the_end(self) -> None:
         """Bots on both seats; the game must finish with no verdict, one transcript."""
@@ -136,7 +143,7 @@ class SecureLan:
         host_task = asyncio.ensure_future(self.host.done.wait())
         sessions = [NetSession(self.host, host_task, bot=make_bot("heuristic", 0)),
                     NetSession(self.peer, self.task, bot=make_bot("heuristic", 1))]
-        await asyncio.wait_for(asyncio.gather(*(s.run() for s in sessions)), GAME_LIMIT)
+        await within(asyncio.gather(*(s.run() for s in sessions)), GAME_LIMIT)
         for s in sessions:
             assert s.core.finished and s.core.verdict is None, s.verdict
         assert self.peer.fatal is None
@@ -148,19 +155,20 @@ class SecureLan:
         await self.host.close()
         if self.task is not None:
             self.task.cancel()
-            await asyncio.gather(self.task, return_exceptions=True)
+            await within(asyncio.gather(self.task, return_exceptions=True))
+        await within(self.mem.close())
 
 
-async def guess(port: int, code: str, *, local: str = "127.0.0.1",
+async def guess(mem: MemoryNet, port: int, code: str, *, local: str = "127.0.0.1",
                 identity: Identity | None = None) -> BaseException | SecureChannel:
-    """One join attempt; what came of it."""
-    r, w = await asyncio.open_connection("127.0.0.1", port, local_addr=(local, 0))
+    """One join attempt from ``local`` over the memory network; what came of it."""
+    ch = await mem.connector("127.0.0.1", port, local=local)()
     try:
-        return await secure_client_handshake(r, w, code, timeout=LIMIT, identity=identity)
+        return await secure_client_link(ch, code, timeout=LIMIT, identity=identity)
     except Exception as e:
         return e
     finally:
-        w.close()
+        ch.close()
 
 
 # ------------------------------------------------------------------ someone in between
@@ -169,30 +177,26 @@ async def guess(port: int, code: str, *, local: str = "127.0.0.1",
 class Middle:
     """Someone who knows the join code between joiners and the host: two join-code
     handshakes per connection (one as the host, one as a joiner), then every splitnet
-    frame relayed unchanged, in both directions — except what ``rewrite`` changes."""
+    frame relayed unchanged, in both directions — except what ``rewrite`` changes. It
+    listens on the same memory network; its handler tasks end with the network."""
 
-    def __init__(self, target: int,
+    def __init__(self, mem: MemoryNet, target: int,
                  rewrite: Callable[[str, bytes, SecureChannel, SecureChannel], bytes]
                  | None = None) -> None:
+        self.mem = mem
         self.target = target
         self.rewrite = rewrite
         self.relayed: list[tuple[str, str]] = []  # (direction, frame type)
-        self.server: asyncio.Server | None = None
-        self.tasks: set[asyncio.Task[Any]] = set()
 
-    async def start(self, target: int) -> int:
-        self.target = target
-        self.server = await asyncio.start_server(self._conn, "127.0.0.1", 0)
-        return int(self.server.sockets[0].getsockname()[1])
+    async def start(self) -> int:
+        _, port = await self.mem.listen(self._conn, "127.0.0.1", 0)
+        return port
 
-    async def _conn(self, r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
-        me = asyncio.current_task()
-        assert me is not None
-        self.tasks.add(me)
+    async def _conn(self, channel: Channel) -> None:
         try:
-            joiner = await secure_server_handshake(r, w, CODE, timeout=LIMIT)
-            hr, hw = await asyncio.open_connection("127.0.0.1", self.target)
-            host = await secure_client_handshake(hr, hw, CODE, timeout=LIMIT)
+            joiner = await secure_server_link(channel, CODE, timeout=LIMIT)
+            raw = await self.mem.connector("127.0.0.1", self.target)()
+            host = await secure_client_link(raw, CODE, timeout=LIMIT)
 
             async def pipe(src: SecureChannel, dst: SecureChannel, way: str) -> None:
                 while True:
@@ -207,81 +211,82 @@ class Middle:
         except Exception:
             pass
         finally:
-            w.close()
-
-    async def close(self) -> None:
-        if self.server is not None:
-            self.server.close()
-        for t in list(self.tasks):
-            t.cancel()
-        await asyncio.gather(*self.tasks, return_exceptions=True)
+            channel.close()
 
 
+def open_host(tmp: Path, mem: MemoryNet) -> HostNode:
+    """A host behind the join code (with its limiter on the loop's clock)."""
+    return HostNode(Identity.generate(), tmp / "p0", "Host", D, seats=2, proofs=False,
+                    busy=secure_busy,
+                    wrap=node_wrap(parse_code(CODE), D,
+                                   limiter=AttemptLimiter(clock=_loop().time)))
+
+
+@virtual_time
 async def test_someone_with_the_code_in_between_is_refused_by_the_joiner(
-        tmp_path: Path) -> None:
+        tmp_path: Path, clock: VirtualLoop) -> None:
     """A relay that knows the code runs one handshake with the joiner and another with
     the host and passes the splitnet frames on unchanged. Nobody compares verification
-    words; the joiner still stops: the host's challenge is signed for the other
-    encrypted connection (its channel binding is not ours). Nothing of the joiner's
-    reaches the host's lobby."""
-    host_net = net()
-    host = HostNode(Identity.generate(), tmp_path / "p0", "Host", host_net, seats=2,
-                    proofs=False, busy=secure_busy,
-                    wrap=node_wrap(parse_code(CODE), host_net, limiter=AttemptLimiter()))
-    port = await host.listen("127.0.0.1", 0)
-    middle = Middle(port)
-    mport = await middle.start(port)
+    words; the joiner still stops — at once, on the first frame it gets: the host's
+    challenge is signed for the other encrypted connection (its channel binding is not
+    ours). Nothing of the joiner's reaches the host's lobby."""
+    mem = MemoryNet()
+    host = open_host(tmp_path, mem)
+    port = await host.listen("127.0.0.1", 0, transport=mem.listen)
+    middle = Middle(mem, port)
+    mport = await middle.start()
     identity = Identity.generate()
-    peer = PeerNode(identity, tmp_path / "p1", "Ana", "127.0.0.1", mport, net(),
-                    wrap=node_wrap(parse_code(CODE), net(), identity=identity))
+    peer = PeerNode(identity, tmp_path / "p1", "Ana", "127.0.0.1", mport, D,
+                    wrap=node_wrap(parse_code(CODE), D, identity=identity),
+                    connect=mem.connector("127.0.0.1", mport))
     try:
         with pytest.raises(PeerFatal) as e:
-            await asyncio.wait_for(peer.run(), LIMIT)
+            await within(peer.run())
+        assert clock.time() == 0.0  # no retry, no timeout: refused on the spot
         assert "auth:" in str(e.value) and "sits between" in str(e.value)
         assert "channel binding" in str(e.value)
         assert ("down", "challenge") in middle.relayed
         assert ("up", "hello") not in middle.relayed  # it stopped before signing one
         assert host.members == [] and host.lobby_names == ["Host"]
     finally:
-        await middle.close()
         await host.close()
+        await within(mem.close())
 
 
+@virtual_time
 async def test_a_relayed_hello_signed_for_another_connection_is_refused_by_the_host(
-        tmp_path: Path) -> None:
+        tmp_path: Path, clock: VirtualLoop) -> None:
     """The other direction: a joiner that signs its hello for its own channel (as every
     joiner does) — relayed by someone with the code into a second connection — is
     refused by the host with a clear error naming the channel binding, and it does not
     enter the lobby. (The joiner here does not check the challenge, to reach the host's
-    check; the relay changes nothing.)"""
-    host_net = net()
-    host = HostNode(Identity.generate(), tmp_path / "p0", "Host", host_net, seats=2,
-                    proofs=False, busy=secure_busy,
-                    wrap=node_wrap(parse_code(CODE), host_net, limiter=AttemptLimiter()))
-    port = await host.listen("127.0.0.1", 0)
-    middle = Middle(port)
-    mport = await middle.start(port)
+    check; the relay changes nothing.) The refusal is the host's next frame: with no
+    time passing, no heartbeat comes in between."""
+    mem = MemoryNet()
+    host = open_host(tmp_path, mem)
+    port = await host.listen("127.0.0.1", 0, transport=mem.listen)
+    middle = Middle(mem, port)
+    mport = await middle.start()
     try:
-        r, w = await asyncio.open_connection("127.0.0.1", mport)
-        ch = await secure_client_handshake(r, w, CODE, timeout=LIMIT)
-        chal = decode_frame(await ch.recv(), from_host=True)
+        ch = await secure_client_link(await mem.connector("127.0.0.1", mport)(), CODE,
+                                      timeout=LIMIT)
+        chal = decode_frame(await within(ch.recv()), from_host=True)
         assert chal["t"] == "challenge" and chal["bind"] != ch.binding
         me = Identity.generate()
         await ch.send(encode_msg(
             "hello", v=NET_PROTOCOL, name="Ana", key=me.public_key_bytes(), game=None,
             have=0, head=None, bind=ch.binding,
             sig=sign_hello(me, chal["nonce"], chal["key"], "Ana", None, 0, ch.binding)))
-        err = decode_frame(await asyncio.wait_for(ch.recv(), LIMIT), from_host=True)
-        while err["t"] == "ping":
-            err = decode_frame(await asyncio.wait_for(ch.recv(), LIMIT), from_host=True)
+        err = decode_frame(await within(ch.recv()), from_host=True)
+        assert clock.time() == 0.0
         assert (err["t"], err["code"], err["fatal"]) == ("error", "auth", True)
         assert "another encrypted connection" in err["reason"]
         assert "sits between" in err["reason"]
         assert host.members == []
-        w.close()
+        ch.close()
     finally:
-        await middle.close()
         await host.close()
+        await within(mem.close())
 
 
 # ------------------------------------------------------------------ a fake host
@@ -323,18 +328,51 @@ async def test_a_joiner_stops_after_a_few_joins_a_fake_host_leaves_unanswered(
     assert not list((tmp_path / "p1").glob("games/*"))
 
 
-async def test_unanswered_joins_are_counted_only_in_a_row(tmp_path: Path) -> None:
+@virtual_time
+async def test_a_fake_host_gets_its_few_guesses_at_the_back_off_instants(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """The same fake host in this process, on virtual time: the joiner's JOINs reach it
+    at 0, then ``retry_first`` and twice that later — MAX_UNANSWERED in all — and the
+    node stops right after the last with a fatal "gave-up" naming the guesses; it never
+    waits out a timeout, and never reaches a lobby."""
+    mem = MemoryNet()
+    joins: list[float] = []
+
+    async def fake(channel: Channel) -> None:
+        channel.send(HostHandshake(WRONG).hello())
+        with contextlib.suppress(ChannelClosed):
+            await channel.recv()
+            joins.append(clock.time())
+        channel.close()
+
+    _, port = await mem.listen(fake, "127.0.0.1", 0)
+    identity = Identity.generate()
+    peer = PeerNode(identity, tmp_path / "p1", "Ana", "127.0.0.1", port, D,
+                    wrap=node_wrap(parse_code(CODE), D, identity=identity), code=CODE,
+                    connect=mem.connector("127.0.0.1", port))
+    with pytest.raises(PeerFatal, match=r"3 times in a row: stopping, since each attempt "
+                                        r"lets whoever answers there test one guess"):
+        await within(peer.run())
+    assert joins == pytest.approx([0.0, 0.1, 0.3], abs=1e-9)
+    assert len(joins) == MAX_UNANSWERED and clock.time() == joins[-1]
+    assert peer.session.state.value != "lobby" and peer.table is None
+    await within(mem.close())
+
+
+@virtual_time
+async def test_unanswered_joins_are_counted_only_in_a_row(
+        tmp_path: Path, clock: VirtualLoop) -> None:
     """A host that hangs up on a JOIN now and then (a restart) costs nothing: a
-    successful handshake resets the count."""
+    successful handshake resets the count. Each hang-up is retried after the back-off
+    (``retry_first`` doubling), twice in a row, and the game is played to its end."""
     lan = await SecureLan.start(tmp_path)
     assert lan.peer is not None
     real = lan.host.wrap
-    hung = 0
+    hung: list[float] = []
 
     async def flaky(channel: Any, role: str) -> Any:
-        nonlocal hung
-        if hung < MAX_UNANSWERED - 1:
-            hung += 1
+        if len(hung) < MAX_UNANSWERED - 1:
+            hung.append(clock.time())
             channel.send(HostHandshake(CODE).hello())
             with contextlib.suppress(Exception):
                 await channel.recv()
@@ -344,31 +382,37 @@ async def test_unanswered_joins_are_counted_only_in_a_row(tmp_path: Path) -> Non
 
     try:
         for _ in range(2):
-            hung = 0
+            hung.clear()
             lan.host.wrap = flaky
-            await lan.cut_and_reconnect()
-            assert hung == MAX_UNANSWERED - 1
+            cut, back = await lan.cut_and_reconnect()
+            assert len(hung) == MAX_UNANSWERED - 1
+            # retry_first after the cut, then the wait doubles with each hang-up
+            assert [t - cut for t in hung] == pytest.approx([0.1, 0.3], abs=1e-9)
+            assert back - cut == pytest.approx(0.7, abs=1e-9)
         lan.host.wrap = real
         await lan.play_to_the_end()
     finally:
         await lan.close()
 
 
-async def test_a_busy_host_is_retried_with_back_off(tmp_path: Path) -> None:
+@virtual_time
+async def test_a_busy_host_is_retried_with_back_off(
+        tmp_path: Path, clock: VirtualLoop) -> None:
     """'busy' is "try again later" to the joiner: REFUSE 6 instead of HELLO, three times;
-    the joiner says so in its status ("the host is busy … — retrying (n)"), backs off
-    (its wait doubles with n), gets back in and the game finishes."""
+    the joiner says so in its status ("the host is busy … — retrying (n)"), backs off —
+    its wait doubles with n, each attempt at its exact instant —, gets back in and the
+    game finishes."""
     lan = await SecureLan.start(tmp_path)
     peer = lan.peer
     assert peer is not None
     real = lan.host.wrap
-    turned: list[int] = []
+    turned: list[float] = []
     statuses: list[str] = []
     peer.subscribe(lambda: statuses.append(peer.net_status or ""))
 
     async def busy(channel: Any, role: str) -> Any:
         if len(turned) < 3:
-            turned.append(1)
+            turned.append(clock.time())
             refuse_busy(channel, "every connection slot is in use", 1.0)
             await channel.drain()
             channel.close()
@@ -377,10 +421,11 @@ async def test_a_busy_host_is_retried_with_back_off(tmp_path: Path) -> None:
 
     try:
         lan.host.wrap = busy
-        await lan.cut_and_reconnect()
-        assert len(turned) == 3
+        cut, back = await lan.cut_and_reconnect()
+        # retry_first (0.1 s) after the cut, then 0.2, 0.4, 0.8: retry_first · 2^n
+        assert [t - cut for t in turned] == pytest.approx([0.1, 0.3, 0.7], abs=1e-9)
+        assert back - cut == pytest.approx(1.5, abs=1e-9)
         busy_lines = [st for st in statuses if st.startswith("the host is busy")]
-        # the count that doubles the wait each time (retry_first · 2^n, up to retry_max)
         for n in (1, 2, 3):
             assert any(st.endswith(f"try again in 1 s — retrying ({n})")
                        for st in busy_lines), statuses
@@ -393,8 +438,9 @@ async def test_a_busy_host_is_retried_with_back_off(tmp_path: Path) -> None:
 # ------------------------------------------------------------------ shutting a player out
 
 
+@virtual_time
 async def test_twenty_wrong_codes_from_elsewhere_do_not_shut_a_seated_player_out(
-        tmp_path: Path) -> None:
+        tmp_path: Path, clock: VirtualLoop) -> None:
     """Someone without the code spends the game's whole budget (20 wrong codes, from
     seven other addresses): the game takes no new joiner — a right code from a stranger
     is refused like a wrong one — but seat 1 reconnects (its JOIN proves its identity
@@ -403,11 +449,12 @@ async def test_twenty_wrong_codes_from_elsewhere_do_not_shut_a_seated_player_out
     try:
         results = []
         for i in range(21):
-            results.append(await guess(lan.port, WRONG, local=f"127.0.0.{2 + i // 3}"))
+            results.append(await within(guess(lan.mem, lan.port, WRONG,
+                                              local=f"10.0.0.{2 + i // 3}")))
         assert sum(isinstance(r, WrongCode) for r in results) == 20
         assert isinstance(results[-1], TooManyAttempts) and results[-1].scope == "game"
         assert lan.limiter.failures == 20
-        stranger = await guess(lan.port, CODE, local="127.0.0.9")
+        stranger = await within(guess(lan.mem, lan.port, CODE, local="10.0.0.9"))
         assert isinstance(stranger, TooManyAttempts) and stranger.scope == "game"
         await lan.cut_and_reconnect()
         assert lan.limiter.failures == 20  # the reconnect was no attempt
@@ -416,19 +463,20 @@ async def test_twenty_wrong_codes_from_elsewhere_do_not_shut_a_seated_player_out
         await lan.close()
 
 
+@virtual_time
 async def test_three_wrong_codes_from_the_players_own_address_do_not_block_it(
-        tmp_path: Path) -> None:
+        tmp_path: Path, clock: VirtualLoop) -> None:
     """Someone on the player's own machine or NAT (127.0.0.1, as the player) tries three
     wrong codes: that address is locked out for 600 s — a stranger there with the right
-    code is told the real wait — yet seat 1, from that very address, reconnects and the
-    game finishes. The wait counts down on the limiter's (injected) clock."""
-    clock = Clock()
-    lan = await SecureLan.start(tmp_path, limiter=AttemptLimiter(clock=clock))
+    code, 20 s later, is told the real wait — yet seat 1, from that very address,
+    reconnects and the game finishes. The wait counts down on the host's loop clock."""
+    lan = await SecureLan.start(tmp_path)
     try:
+        first = clock.time()
         for _ in range(3):
-            assert isinstance(await guess(lan.port, WRONG), WrongCode)
-        clock.now += 20
-        stranger = await guess(lan.port, CODE, identity=Identity.generate())
+            assert isinstance(await within(guess(lan.mem, lan.port, WRONG)), WrongCode)
+        await clock.advance_to(first + 20.0)
+        stranger = await within(guess(lan.mem, lan.port, CODE, identity=Identity.generate()))
         assert isinstance(stranger, TooManyAttempts) and stranger.scope == "address"
         assert stranger.retry_after == 580
         assert "try again in 9 min 40 s" in str(stranger)
@@ -439,28 +487,32 @@ async def test_three_wrong_codes_from_the_players_own_address_do_not_block_it(
         await lan.close()
 
 
+@virtual_time
 async def test_holding_every_connection_slot_does_not_keep_a_seated_player_out(
-        tmp_path: Path) -> None:
+        tmp_path: Path, clock: VirtualLoop) -> None:
     """Someone without the code opens all 32 connection slots, stays silent in the
     handshake, and opens a new one whenever one closes. Seat 1's reconnect takes the
-    place of the oldest (which is told "busy": REFUSE 6, try again later), and the game
-    is played to its end while the slots stay held."""
+    place of the oldest (which is told "busy": REFUSE 6, try again later) on its first
+    retry, and the game is played to its end while the slots stay held; a silent
+    handshake is closed at exactly ``handshake_timeout``."""
     lan = await SecureLan.start(tmp_path)
-    held: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
+    held: list[float] = []  # when each was opened
+    ended: list[tuple[float, float]] = []  # (opened, closed) of each closed by the host
     refusals: list[bytes] = []
     stop = asyncio.Event()
 
     async def hold() -> None:
-        r, w = await asyncio.open_connection("127.0.0.1", lan.port)
-        held.append((r, w))
+        opened = clock.time()
+        ch = await lan.mem.connector("127.0.0.1", lan.port, local="10.6.6.6")()
+        held.append(opened)
         try:
-            hello = await read_frame(r)
+            hello = await ch.recv()
             assert hello[0] == T_HELLO
-            refusals.append(await read_frame(r))  # only ever "busy"
-        except (asyncio.IncompleteReadError, ConnectionError):
-            pass
+            refusals.append(await ch.recv())  # only ever "busy"
+        except ChannelClosed:
+            ended.append((opened, clock.time()))
         finally:
-            w.close()
+            ch.close()
 
     async def attacker() -> None:
         tasks: set[asyncio.Task[None]] = set()
@@ -477,17 +529,23 @@ async def test_holding_every_connection_slot_does_not_keep_a_seated_player_out(
     try:
         await until(lambda: len(lan.host._securing) == lan.host.net.max_conns,
                     "every slot held")
-        await lan.cut_and_reconnect()
+        cut, back = await lan.cut_and_reconnect()
+        assert back - cut == pytest.approx(D.retry_first, abs=1e-9)  # its first retry
         assert refusals and all(f[0] == T_REFUSE and f[1] == R_BUSY for f in refusals)
+        await clock.advance(2 * D.handshake_timeout)
+        assert ended and all(b - a == pytest.approx(D.handshake_timeout, abs=1e-9)
+                             for a, b in ended), ended[:3]
         await lan.play_to_the_end()
         assert len(held) > lan.host.net.max_conns  # it took each freed slot again
     finally:
         stop.set()
-        await attack
+        await within(attack)
         await lan.close()
 
 
-async def test_a_replayed_join_is_not_counted_as_a_wrong_code(tmp_path: Path) -> None:
+@virtual_time
+async def test_a_replayed_join_is_not_counted_as_a_wrong_code(
+        tmp_path: Path, clock: VirtualLoop) -> None:
     """Someone records seat 1's JOIN (here: a relay that keeps the first frame upwards)
     and replays it, from seat 1's own address, more often than that address may guess
     wrong. The host recognises each as a replay (REFUSE 7, nothing counted), so a
@@ -495,39 +553,37 @@ async def test_a_replayed_join_is_not_counted_as_a_wrong_code(tmp_path: Path) ->
     the game finishes."""
     recorded: list[bytes] = []
 
-    async def recording_relay(port: int) -> int:
-        async def conn(r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
-            hr, hw = await asyncio.open_connection("127.0.0.1", port)
+    async def recording_relay(mem: MemoryNet, port: int) -> int:
+        async def conn(down: Channel) -> None:
+            up = await mem.connector("127.0.0.1", port)()
 
-            async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter,
-                           keep: bool) -> None:
+            async def pipe(src: Channel, dst: Channel, keep: bool) -> None:
                 with contextlib.suppress(Exception):
                     while True:
-                        frame = await read_frame(src)
+                        frame = await src.recv()
                         if keep and not recorded:
                             recorded.append(frame)
-                        await write_frame(dst, frame)
+                        dst.send(frame)
                 dst.close()
 
-            await asyncio.gather(pipe(r, hw, True), pipe(hr, w, False))
+            await asyncio.gather(pipe(down, up, True), pipe(up, down, False))
 
-        server = await asyncio.start_server(conn, "127.0.0.1", 0)
-        return int(server.sockets[0].getsockname()[1])
+        _, relay = await mem.listen(conn, "127.0.0.1", 0)
+        return relay
 
     lan = await SecureLan.start(tmp_path, via=recording_relay)
     try:
         assert recorded and len(recorded[0]) == 179  # a JOIN with its seat proof
         for _ in range(5):
-            r, w = await asyncio.open_connection("127.0.0.1", lan.port)
-            assert (await read_frame(r))[0] == T_HELLO
-            await write_frame(w, recorded[0])
-            reply = await read_frame(r)
+            ch = await lan.mem.connector("127.0.0.1", lan.port)()
+            assert (await within(ch.recv()))[0] == T_HELLO
+            ch.send(recorded[0])
+            reply = await within(ch.recv())
             assert reply[:2] == bytes([T_REFUSE, R_REPLAYED])
-            w.close()
+            ch.close()
         assert lan.limiter.failures == 0 and lan.limiter.replays == 5
-        newcomer = await guess(lan.port, CODE)
+        newcomer = await within(guess(lan.mem, lan.port, CODE))
         assert isinstance(newcomer, SecureChannel)  # the address is not locked out
-        newcomer.close()
         await lan.cut_and_reconnect()
         await lan.play_to_the_end()
     finally:

@@ -8,7 +8,8 @@ follows only once the move is in the log, and a host that refuses a move the mov
 legal is accused by name (protocol/GAME.md "move and reveal", "accuse";
 protocol/SECURITY.md). Each test performs the attack against the real code path:
 :class:`~splitnet.game.local.LocalGame` (the same cores, log and checks a LAN game runs)
-or a patched :class:`~splitnet.net.host.HostNode` over 127.0.0.1.
+or a patched :class:`~splitnet.net.host.HostNode` on virtual time over the in-memory
+network.
 """
 
 from __future__ import annotations

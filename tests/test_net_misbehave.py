@@ -1,7 +1,15 @@
 """A misbehaving peer: a test client that speaks the protocol itself, plays its seat
 honestly, and in between sends every kind of bad input. Each one is refused with the
 right error code, and nobody's state or saved log changes: the honest host and bot
-processes finish the game, and all three transcripts are identical and verify.
+processes finish the game, and all three transcripts are identical and verify (real
+processes on loopback: the whole path, the first test).
+
+The others run in this process on virtual time over the in-memory network
+(tests/virtual_time.py, tests/memnet.py) with the real default timings, and check when
+things happen, to the instant: a failed proof refused and relayed as evidence one hop
+later, and the cheat's node resynchronising after ``retry_first``; a seat gone silent
+shown as "not answering" at the first heartbeat past ``silent_after``, then
+"disconnected" the moment its connection ends.
 """
 
 from __future__ import annotations
@@ -17,8 +25,10 @@ from splitnet.app.lan_session import NetSession
 from splitnet.bots import make_bot
 from splitnet.net.config import NetSettings
 from splitnet.net.framing import MAX_FRAME
+from splitnet.net.host import HostNode
 from splitnet.net.peer import PeerNode
 from splitnet.net.secure import SecureLink, secure_wrap
+from splitnet.net.store import GameFiles
 from splitnet.net.wire import (
     NET_PROTOCOL,
     ChannelClosed,
@@ -31,10 +41,15 @@ from splitnet.rules import Discard, DrawPile, action_to_dict
 from splitnet.session.codec import encode
 from splitnet.session.identity import Identity
 from splitnet.session.log import Author, Entry, make_ack
+from splitnet.session.transcript import read_transcript
 from splitnet.verify import verify_records
+from tests.memnet import Link, MemoryNet
 from tests.test_net_game import TIMEOUT, Proc, game_file, host_port_and_code, wait_until
+from tests.virtual_time import VirtualLoop, virtual_time
 
-pytestmark = pytest.mark.slow
+D = NetSettings()  # the defaults, as a player runs them
+GAME_LIMIT = 3600.0  # one whole game, in loop time
+HOP = 0.125  # each memory link's delay, each way
 
 
 class Evil:
@@ -179,6 +194,7 @@ class Evil:
         return True
 
 
+@pytest.mark.slow
 async def test_misbehaving_peer_is_refused_while_the_others_finish(tmp_path: Path) -> None:
     host = Proc(tmp_path, "host", "host", "--port", "0", "--bind", "127.0.0.1",
                 "--play-as-bot", "heuristic", "--seats", "3", "--no-proofs", "--no-announce",
@@ -233,8 +249,6 @@ async def test_misbehaving_peer_is_refused_while_the_others_finish(tmp_path: Pat
         files = [game_file(tmp_path / f"p{i}") for i in range(3)]
         data = [f.read_bytes() for f in files if f is not None]
         assert len(data) == 3 and data[0] == data[1] == data[2]
-        from splitnet.session.transcript import read_transcript
-
         v = verify_records(read_transcript(files[0]))  # type: ignore[arg-type]
         assert v.ok, v.summary
         # every refusal was logged by the host, in words
@@ -251,38 +265,73 @@ async def test_misbehaving_peer_is_refused_while_the_others_finish(tmp_path: Pat
                 proc.p.kill()
 
 
-async def test_a_failed_proof_is_shown_to_everyone_as_signed_evidence(tmp_path: Path) -> None:
-    """In one process (three nodes over loopback): a seat sends one draw share with a
-    broken proof. The host refuses it ('cheat') and hands the other seats the signed
-    message; the cheat's node resynchronises, sends a good share, and the game ends."""
-    from splitnet.net.host import HostNode
+class Table:
+    """A host (seat 0) and Ana, Bo (seats 1, 2 in join order) on the memory network,
+    every link ``HOP`` s each way; ``opened`` notes when each joiner's links were made."""
 
-    net = NetSettings(final_wait=10)
-    host = HostNode(Identity.generate(), tmp_path / "h", "Host", net, seats=3, proofs=False)
-    port = await host.listen("127.0.0.1", 0)
-    honest = PeerNode(Identity.generate(), tmp_path / "a", "Ana", "127.0.0.1", port, net)
-    cheat = PeerNode(Identity.generate(), tmp_path / "b", "Bo", "127.0.0.1", port, net)
-    tasks = [honest.start()]
-    for _ in range(100):  # seats follow join order: Ana first
-        if len(host.members) == 1:
-            break
-        await asyncio.sleep(0.05)
-    tasks.append(cheat.start())
+    def __init__(self, tmp: Path, clock: VirtualLoop, mem: MemoryNet, net: NetSettings,
+                 host: HostNode, port: int, bo: PeerNode | None = None) -> None:
+        self.tmp, self.clock, self.mem, self.net = tmp, clock, mem, net
+        self.host, self.port = host, port
+        self.opened: dict[str, list[float]] = {"Ana": [], "Bo": []}
+        self.ana = self.joiner("Ana", "a")
+        self.bo = bo or self.joiner("Bo", "b")
+        self.tasks: list[asyncio.Task[None]] = []
+
+    @classmethod
+    async def start(cls, tmp: Path, clock: VirtualLoop, net: NetSettings = D) -> Table:
+        mem = MemoryNet()
+        host = HostNode(Identity.generate(), tmp / "h", "Host", net, seats=3, proofs=False)
+        port = await host.listen("127.0.0.1", 0, transport=mem.listen)
+        t = cls(tmp, clock, mem, net, host, port)
+        t.tasks.append(t.ana.start())
+        await clock.until(lambda: len(host.members) == 1, "Ana first", within=5.0)
+        t.tasks.append(t.bo.start())
+        await clock.run_until(host.started.wait(), within=5.0)
+        for node in (t.ana, t.bo):
+            await clock.run_until(node.started_evt.wait(), within=5.0)
+        return t
+
+    def joiner(self, name: str, d: str, identity: Identity | None = None,
+               resume: Any = None) -> PeerNode:
+        def hop(link: Link) -> None:
+            link.client.delay = link.server.delay = HOP
+            self.opened[name].append(self.clock.time())
+
+        return PeerNode(identity or Identity.generate(), self.tmp / d, name, "127.0.0.1",
+                        self.port, self.net, resume=resume,
+                        connect=self.mem.connector("127.0.0.1", self.port, on_link=hop))
+
+    async def close(self) -> None:
+        await self.host.close()
+        for t in self.tasks:
+            t.cancel()
+        await self.clock.run_until(asyncio.gather(*self.tasks, return_exceptions=True),
+                                   within=30.0)
+        await self.clock.run_until(self.mem.close(), within=30.0)
+
+
+@virtual_time
+async def test_a_failed_proof_is_shown_to_everyone_as_signed_evidence(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """A seat sends one draw share with a broken proof. The host refuses it ('cheat') the
+    moment it arrives (one hop after it was sent) and hands the other seats the signed
+    message (one hop later, as the cheat gets its refusal); the cheat's node drops that
+    connection, resynchronises on a new one ``retry_first`` later, sends a good share,
+    and the game ends — no timeout involved."""
+    t = await Table.start(tmp_path, clock)
+    host, honest, cheat = t.host, t.ana, t.bo
     try:
-        await asyncio.wait_for(host.started.wait(), 20)
-        for node in (honest, cheat):
-            await asyncio.wait_for(node.started_evt.wait(), 20)
         assert cheat.table is not None
         core = cheat.table.core
         real_outbox = core.outbox
-        broken = False
+        broken_at: list[float] = []
 
         def outbox() -> list[tuple[str, dict[str, Any]]]:
-            nonlocal broken
             out = []
             for kind, body in real_outbox():
-                if not broken and kind == "shares" and body.get("purpose") == "draw":
-                    broken = True
+                if not broken_at and kind == "shares" and body.get("purpose") == "draw":
+                    broken_at.append(clock.time())
                     p = body["proof"]
                     body = {**body, "proof": bytes([p[0] ^ 1]) + p[1:]}
                 out.append((kind, body))
@@ -291,50 +340,48 @@ async def test_a_failed_proof_is_shown_to_everyone_as_signed_evidence(tmp_path: 
         core.outbox = outbox  # type: ignore[method-assign]
         host_task = asyncio.ensure_future(host.done.wait())
         sessions = [NetSession(host, host_task, bot=make_bot("heuristic", 0)),
-                    NetSession(honest, tasks[0], bot=make_bot("heuristic", 1)),
-                    NetSession(cheat, tasks[1], bot=make_bot("heuristic", 2))]
-        await asyncio.wait_for(asyncio.gather(*(s.run() for s in sessions)), TIMEOUT)
-        assert broken
+                    NetSession(honest, t.tasks[0], bot=make_bot("heuristic", 1)),
+                    NetSession(cheat, t.tasks[1], bot=make_bot("heuristic", 2))]
+        runs = asyncio.ensure_future(asyncio.gather(*(s.run() for s in sessions)))
+        refused_at = await clock.until(lambda: bool(host.evidence), "the host refuses it",
+                                       within=GAME_LIMIT)
+        sent = broken_at[0]
+        assert refused_at == pytest.approx(sent + HOP, abs=1e-9)
+        relayed_at = await clock.until(lambda: bool(honest.evidence), "Ana gets it",
+                                       within=5.0)
+        assert relayed_at == pytest.approx(sent + 2 * HOP, abs=1e-9)
+        assert "cheat" in [c for c, *_ in cheat.refusals]  # told in the same instant
+        again = await clock.until(lambda: len(t.opened["Bo"]) == 2, "Bo's new connection",
+                                  within=5.0)
+        assert again == pytest.approx(sent + 2 * HOP + D.retry_first, abs=1e-9)
+        await clock.run_until(runs, within=GAME_LIMIT)
         assert all(s.core.finished for s in sessions), [s.verdict for s in sessions]
         cheat_seat = cheat.table.seat
         for node in (host, honest):
             assert [(s, k) for s, k, _ in node.evidence] == [(cheat_seat, "shares")]
         assert any("kept as evidence" in line for line in sessions[1].log)
-        assert ("cheat" in [c for c, *_ in cheat.refusals])
         files = [game_file(tmp_path / d) for d in ("h", "a", "b")]
         data = {f.read_bytes() for f in files if f is not None}
         assert len(data) == 1
         assert list((tmp_path / "a" / "games").glob("*.evidence"))
+        assert len(t.opened["Bo"]) == 2 and len(t.opened["Ana"]) == 1  # one resync, Bo's
     finally:
-        await host.close()
-        for t in tasks:
-            t.cancel()
+        await t.close()
 
 
-async def test_evidence_kept_and_relayed_per_seat_is_bounded(tmp_path: Path) -> None:
+@virtual_time
+async def test_evidence_kept_and_relayed_per_seat_is_bounded(
+        tmp_path: Path, clock: VirtualLoop) -> None:
     """A seated cheater sends one draw share with a broken proof — and then 40 more, each
     different, signed and refused. Each is refused ('cheat'), but the host keeps and
     relays only the first ``max_evidence`` of that seat within ``max_evidence_bytes``
     (one is proof enough): the `.evidence` files and the lists on every peer stay within
     the bound, and the game still ends normally."""
-    from splitnet.net.host import HostNode
-
-    net = NetSettings(final_wait=10, max_evidence=3, max_evidence_bytes=64 * 1024)
-    host = HostNode(Identity.generate(), tmp_path / "h", "Host", net, seats=3, proofs=False)
-    port = await host.listen("127.0.0.1", 0)
-    honest = PeerNode(Identity.generate(), tmp_path / "a", "Ana", "127.0.0.1", port, net)
-    cheat = PeerNode(Identity.generate(), tmp_path / "b", "Bo", "127.0.0.1", port, net)
-    tasks = [honest.start()]
-    for _ in range(100):  # seats follow join order: Ana first
-        if len(host.members) == 1:
-            break
-        await asyncio.sleep(0.05)
-    tasks.append(cheat.start())
+    net = NetSettings(max_evidence=3, max_evidence_bytes=64 * 1024)
+    t = await Table.start(tmp_path, clock, net)
+    host, honest, cheat = t.host, t.ana, t.bo
     flood = 40
     try:
-        await asyncio.wait_for(host.started.wait(), 20)
-        for node in (honest, cheat):
-            await asyncio.wait_for(node.started_evt.wait(), 20)
         assert cheat.table is not None and host.table is not None
         table = cheat.table
         real_outbox = table.core.outbox
@@ -360,9 +407,10 @@ async def test_evidence_kept_and_relayed_per_seat_is_bounded(tmp_path: Path) -> 
         table.core.outbox = outbox  # type: ignore[method-assign]
         host_task = asyncio.ensure_future(host.done.wait())
         sessions = [NetSession(host, host_task, bot=make_bot("heuristic", 0)),
-                    NetSession(honest, tasks[0], bot=make_bot("heuristic", 1)),
-                    NetSession(cheat, tasks[1], bot=make_bot("heuristic", 2))]
-        await asyncio.wait_for(asyncio.gather(*(s.run() for s in sessions)), TIMEOUT)
+                    NetSession(honest, t.tasks[0], bot=make_bot("heuristic", 1)),
+                    NetSession(cheat, t.tasks[1], bot=make_bot("heuristic", 2))]
+        await clock.run_until(asyncio.gather(*(s.run() for s in sessions)),
+                              within=GAME_LIMIT)
         assert broken
         assert all(s.core.finished and s.core.verdict is None for s in sessions)
         assert "cheat" in [c for c, *_ in cheat.refusals]
@@ -376,61 +424,59 @@ async def test_evidence_kept_and_relayed_per_seat_is_bounded(tmp_path: Path) -> 
             assert len(files) == 1
             assert files[0].stat().st_size <= 3 * 1024 + net.max_evidence_bytes
     finally:
-        await host.close()
-        for t in tasks:
-            t.cancel()
+        await t.close()
 
 
-async def test_status_names_a_silent_then_a_disconnected_seat(tmp_path: Path) -> None:
+@virtual_time
+async def test_status_names_a_silent_then_a_disconnected_seat(
+        tmp_path: Path, clock: VirtualLoop) -> None:
     """The others' status line says whom the table waits for and why: a seat that stops
-    answering, then one whose connection is gone. It comes back and the game ends."""
-    from splitnet.net.host import HostNode
-    from splitnet.net.store import GameFiles
-
-    net = NetSettings(ping_interval=0.1, silent_after=0.4, final_wait=10, retry_first=0.05)
-    host = HostNode(Identity.generate(), tmp_path / "h", "Host", net, seats=3, proofs=False)
-    port = await host.listen("127.0.0.1", 0)
-    ana = PeerNode(Identity.generate(), tmp_path / "a", "Ana", "127.0.0.1", port, net)
-    bo_id = Identity.generate()
-    bo = PeerNode(bo_id, tmp_path / "b", "Bo", "127.0.0.1", port, net)
-    tasks = [ana.start(), bo.start()]
+    answering — "not answering" from the first heartbeat past ``silent_after`` (5 s)
+    after the last frame the host heard from it, on the host's line and one hop later on
+    Ana's —, then one whose connection is gone — "disconnected" the moment its close
+    arrives. It comes back from its files and the game ends."""
+    t = await Table.start(tmp_path, clock)
+    host, ana, bo = t.host, t.ana, t.bo
     try:
-        await asyncio.wait_for(host.started.wait(), 20)
-        for node in (ana, bo):
-            await asyncio.wait_for(node.started_evt.wait(), 20)
         host_task = asyncio.ensure_future(host.done.wait())
         watch = NetSession(host, host_task, bot=make_bot("heuristic", 0))
-        others = [watch, NetSession(ana, tasks[0], bot=make_bot("heuristic", 1))]
+        others = [watch, NetSession(ana, t.tasks[0], bot=make_bot("heuristic", 1))]
         runs = [asyncio.ensure_future(s.run()) for s in others]
         # Bo freezes: it takes frames in but answers nothing, not even pings
         bo._handle = lambda ch, f: None  # type: ignore[method-assign]
-        statuses: list[str] = []
-        for _ in range(200):
-            statuses.append(watch.status)
-            if "waiting for Bo (not answering" in watch.status:
-                break
-            await asyncio.sleep(0.05)
-        assert "waiting for Bo (not answering" in watch.status, statuses[-5:]
+        frozen = clock.time()
+        await clock.until(lambda: host.table is not None
+                          and host.table.core.waiting_for() == [2], "the table waits for Bo",
+                          within=10.0)
+        heard = host.conns[2].last_heard
+        assert frozen <= heard <= frozen + HOP  # the last frame Bo sent before it froze
+        silent = await clock.until(lambda: "waiting for Bo (not answering" in watch.status,
+                                   "the host shows Bo silent", within=30.0)
+        # beats every second from t=0: the first one more than 5 s after it last heard Bo
+        assert silent == pytest.approx(int(heard + D.silent_after) + D.ping_interval,
+                                       abs=1e-9)
+        told = await clock.until(lambda: "waiting for Bo (not answering" in others[1].status,
+                                 "Ana shows Bo silent", within=5.0)
+        assert told == pytest.approx(silent + HOP, abs=1e-9)
         # then Bo's process dies: the connection is gone
-        tasks[1].cancel()
-        await asyncio.wait([tasks[1]], timeout=5)
-        assert tasks[1].done()
-        for _ in range(200):  # the host's status first, Ana's once its peers frame is in
-            if all("waiting for Bo (disconnected)" in s.status for s in others):
-                break
-            await asyncio.sleep(0.05)
-        assert "waiting for Bo (disconnected)" in watch.status, watch.status
-        assert "waiting for Bo (disconnected)" in others[1].status, others[1].status
+        t.tasks[1].cancel()
+        gone = clock.time()
+        await clock.run_until(asyncio.wait([t.tasks[1]]), within=1.0)
+        seen = await clock.until(lambda: "waiting for Bo (disconnected)" in watch.status,
+                                 "the host shows Bo gone", within=5.0)
+        assert seen == pytest.approx(gone + HOP, abs=1e-9)  # its close, one hop on
+        seen_ana = await clock.until(
+            lambda: "waiting for Bo (disconnected)" in others[1].status,
+            "Ana shows Bo gone", within=5.0)
+        assert seen_ana == pytest.approx(seen + HOP, abs=1e-9)
         # Bo starts again from its files and the game ends for everyone
         assert bo.table is not None
         meta = GameFiles(tmp_path / "b", bo.table.game_id).load_meta()
-        bo2 = PeerNode(bo_id, tmp_path / "b", "Bo", "127.0.0.1", port, net, resume=meta)
+        bo2 = t.joiner("Bo", "b", identity=bo.identity, resume=meta)
         t2 = bo2.start()
-        tasks.append(t2)
+        t.tasks.append(t2)
         s2 = NetSession(bo2, t2, bot=make_bot("heuristic", 2))
-        await asyncio.wait_for(asyncio.gather(s2.run(), *runs), TIMEOUT)
+        await clock.run_until(asyncio.gather(s2.run(), *runs), within=GAME_LIMIT)
         assert all(s.core.finished for s in (*others, s2))
     finally:
-        await host.close()
-        for t in tasks:
-            t.cancel()
+        await t.close()

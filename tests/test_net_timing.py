@@ -10,19 +10,26 @@ pinged connections still in their handshake.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from splitnet.app.lan_session import NetSession
+from splitnet.bots import make_bot
 from splitnet.net.config import NetSettings
 from splitnet.net.host import HostNode
 from splitnet.net.joincode import parse_code
 from splitnet.net.links import node_wrap, secure_busy
 from splitnet.net.peer import HostGone, PeerFatal, PeerNode
 from splitnet.net.secure import AttemptLimiter
+from splitnet.net.store import unfinished_games
+from splitnet.net.wire import ChannelClosed, decode_frame
 from splitnet.session.identity import Identity
+from splitnet.session.transcript import read_transcript
+from splitnet.verify import verify_records
 from tests.memnet import Link, MemoryNet
 from tests.virtual_time import VirtualLoop, virtual_time
 
@@ -43,9 +50,11 @@ def joiner(tmp: Path, mem: MemoryNet, port: int, name: str, *, net: NetSettings 
 
 
 async def table_of_three(tmp: Path, clock: VirtualLoop, mem: MemoryNet, *,
-                         on_link: Any = None) -> tuple[HostNode, list[PeerNode]]:
-    """A host and Ana, Bo in its started game (at t=0: the deal runs in an instant)."""
-    host = HostNode(Identity.generate(), tmp / "host", "Host", D, seats=3, proofs=False)
+                         on_link: Any = None, net: NetSettings = D
+                         ) -> tuple[HostNode, list[PeerNode]]:
+    """A host (with ``net``) and Ana, Bo in its started game (at t=0: the deal runs in
+    an instant)."""
+    host = HostNode(Identity.generate(), tmp / "host", "Host", net, seats=3, proofs=False)
     port = await host.listen("127.0.0.1", 0, transport=mem.listen)
     peers = [joiner(tmp, mem, port, n, on_link=on_link) for n in ("Ana", "Bo")]
     for p in peers:
@@ -98,6 +107,161 @@ async def test_a_joiner_with_nobody_at_its_address_backs_off_and_gives_up_in_bou
     assert node.session.final and node.fatal is not None
 
 
+# ---------------------------------------------------------------------- a lost host, mid-game
+def crash(host: HostNode) -> None:
+    """The host process dies (kill -9): its connections end (the joiners see their
+    stream close), nothing more goes out — no bye —, and its port refuses."""
+    assert host.server is not None
+    host.server.close()
+    for c in list(host.all_conns):
+        c.ch.close()
+    for t in list(host._tasks):
+        t.cancel()
+    assert host.table is not None
+    host.table.close()
+
+
+def count_attempts(clock: VirtualLoop, node: PeerNode) -> list[float]:
+    """The instants of ``node``'s connection attempts, from now on."""
+    attempts: list[float] = []
+    real = node.connect
+    assert real is not None
+
+    async def counting() -> Any:
+        attempts.append(clock.time())
+        return await real()
+
+    node.connect = counting
+    return attempts
+
+
+#: the back-off after a loss: retry_first (0.1 s) doubling, then retry_max (2 s) apart
+BACKOFF = [0.1, 0.2, 0.4, 0.8, 1.6]
+
+
+def backs_off(attempts: list[float], lost: float) -> None:
+    """The attempts after a loss at ``lost``: each exactly where the back-off puts it."""
+    gaps = [b - a for a, b in itertools.pairwise([lost, *attempts])]
+    assert gaps[:5] == pytest.approx(BACKOFF[:len(gaps)], abs=1e-9)
+    assert gaps[5:] == pytest.approx([D.retry_max] * len(gaps[5:]), abs=1e-9)
+
+
+@virtual_time
+async def test_a_joiner_that_loses_its_host_mid_game_backs_off_then_gives_up_in_bounded_time(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """The host dies at t=3 mid-game and never comes back. Each joiner sees its stream
+    end at once, says so, and tries again: after retry_first, doubling to retry_max, and
+    gives up with HostGone at the first attempt more than ``retry_total`` (180 s) after
+    the loss — exactly — with its game kept on disk to resume."""
+    mem = MemoryNet()
+    host, peers = await table_of_three(tmp_path, clock, mem)
+    attempts = [count_attempts(clock, p) for p in peers]
+    await clock.advance_to(3.0)
+    crash(host)
+    await clock.advance(0.0)
+    for p in peers:
+        assert p.net_status == "connection to the host lost — reconnecting…"
+    await clock.advance(0.1)
+    for p in peers:  # the first retry, refused, said as it is (the loss was failure 1)
+        assert p.net_status == f"cannot reach the host at 127.0.0.1:{host.port} — retrying (2)"
+    tasks = [p.task for p in peers]
+    await clock.until(lambda: all(t is not None and t.done() for t in tasks),
+                      "both give up", within=300.0)
+    for p, tried in zip(peers, attempts, strict=True):
+        backs_off(tried, 3.0)
+        assert tried[-2] - 3.0 <= D.retry_total < tried[-1] - 3.0  # the first past 180 s
+        assert p.task is not None
+        with pytest.raises(HostGone, match=r"cannot reach the host at 127\.0\.0\.1:\d+ "
+                           r"again \(connection refused\) for 180 s: giving up"):
+            p.task.result()
+        assert p.table is not None and unfinished_games(p.data_dir, "peer")  # to resume
+    assert clock.time() == pytest.approx(attempts[0][-1], abs=1e-9)  # it stops right there
+    assert len(attempts[0]) == 5 + 89  # 3.1 … 6.1, then every 2 s to 184.1
+    await stop(clock, host, peers, mem)
+
+
+@virtual_time
+async def test_a_host_back_within_the_bound_is_rejoined_on_the_next_retry_and_the_bound_restarts(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """The host dies at t=3 and is restarted from its files at t=30 on the same port:
+    both joiners are back in their seats at their next attempt (30.1, on the 2 s grid
+    from 6.1). A good connection resets the back-off and the bound: the host dies again
+    at t=40, the joiners retry after retry_first again, and give up at the first
+    attempt more than 180 s after t=40 — not after t=3."""
+    mem = MemoryNet()
+    host, peers = await table_of_three(tmp_path, clock, mem)
+    attempts = [count_attempts(clock, p) for p in peers]
+    await clock.advance_to(3.0)
+    port = host.port
+    crash(host)
+    await clock.advance_to(30.0)
+    for tried in attempts:
+        backs_off(tried, 3.0)
+        assert tried[-1] == pytest.approx(28.1, abs=1e-9)
+    meta = unfinished_games(tmp_path / "host", "host")[0]
+    again = HostNode.resume(host.identity, tmp_path / "host", meta, D)
+    await again.listen("127.0.0.1", port, transport=mem.listen)
+    back = await clock.until(lambda: all(p.ready for p in peers) and len(again.conns) == 2,
+                             "both back in their seats", within=5.0)
+    assert back == pytest.approx(30.1, abs=1e-9)
+    for tried in attempts:
+        assert tried[-1] == pytest.approx(30.1, abs=1e-9)
+        tried.clear()
+    await clock.advance_to(40.0)
+    crash(again)
+    tasks = [p.task for p in peers]
+    await clock.until(lambda: all(t is not None and t.done() for t in tasks),
+                      "both give up", within=300.0)
+    for p, tried in zip(peers, attempts, strict=True):
+        backs_off(tried, 40.0)
+        assert tried[-2] - 40.0 <= D.retry_total < tried[-1] - 40.0
+        assert p.task is not None and isinstance(p.task.exception(), HostGone)
+    await again.close()
+    await stop(clock, host, peers, mem)
+
+
+# ---------------------------------------------------------------------- a seat gone for good
+@virtual_time
+async def test_a_seat_gone_for_good_is_abandoned_at_the_first_beat_past_open_hand_after(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """R8.6 on virtual time: Bo's node dies at t=0, its connection closes, and it never
+    comes back. The host (``open_hand_after`` 30 s) abandons its seat at the first
+    heartbeat more than 30 s after the game started waiting for it — not before, not
+    later —; the deal is dealt again with the seat played open-handed, the game ends,
+    and the host's and Ana's transcripts are identical and verify."""
+    mem = MemoryNet()
+    patient = NetSettings(open_hand_after=30.0)
+    host, (ana, bo) = await table_of_three(tmp_path, clock, mem, net=patient)
+    seen: list[tuple[float, str]] = []
+    host.on_entry_hooks.append(lambda e: seen.append((clock.time(), e.kind)))
+    assert bo.task is not None and ana.task is not None
+    bo.task.cancel()
+    await clock.run_until(asyncio.wait([bo.task]), within=1.0)
+    host_task = asyncio.ensure_future(host.done.wait())
+    sessions = [NetSession(host, host_task, bot=make_bot("heuristic", 0)),
+                NetSession(ana, ana.task, bot=make_bot("heuristic", 1))]
+    runs = asyncio.ensure_future(asyncio.gather(*(s.run() for s in sessions)))
+    table = host.table
+    assert table is not None
+    await clock.until(lambda: 2 in host._owed_since, "the game waits for Bo", within=60.0)
+    since = host._owed_since[2]
+    assert 2 not in host.conns
+    abandoned = await clock.until(lambda: any(k == "abandon" for _, k in seen),
+                                  "Bo's seat abandoned", within=120.0)
+    # beats every second from t=0: the first one more than 30 s after the wait began
+    assert abandoned == pytest.approx(int(since + 30.0) + 1.0, abs=1e-9)
+    assert [k for t, k in seen if since < t < abandoned] == []  # nothing in between
+    await clock.run_until(runs, within=3600.0)
+    assert all(s.core.finished and s.core.verdict is None for s in sessions), \
+        [s.verdict for s in sessions]
+    recs = [read_transcript(next((tmp_path / d / "games").glob("*.splitlog")), repair=True)
+            for d in ("host", "Ana")]
+    assert recs[0] == recs[1]
+    v = verify_records(recs[0])
+    assert v.ok and "Bo abandoned by the host" in v.summary, v.summary
+    await stop(clock, host, [ana, bo], mem)
+
+
 # ---------------------------------------------------------------------- heartbeats
 @virtual_time
 async def test_a_slow_handshake_is_never_pinged_and_completes(
@@ -125,6 +289,40 @@ async def test_a_slow_handshake_is_never_pinged_and_completes(
     assert len(mem.links) == 1 and node.epoch == 0  # one connection, never dropped
     assert host.lobby_names == ["Host", "Ana"]
     await stop(clock, host, [node], mem)
+
+
+@virtual_time
+async def test_a_connection_that_sends_no_hello_is_refused_at_exactly_the_handshake_timeout(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """A connection that takes the challenge and then says nothing holds a slot for at
+    most ``handshake_timeout`` (10 s): the host refuses it then ("no hello within 10 s",
+    fatal) and closes it — it is never pinged meanwhile, and never enters the lobby."""
+    mem = MemoryNet()
+    host = HostNode(Identity.generate(), tmp_path / "host", "Host", D, seats=None)
+    port = await host.listen("127.0.0.1", 0, transport=mem.listen)
+    ch = await mem.connector("127.0.0.1", port)()
+    got: list[tuple[float, dict[str, Any]]] = []
+
+    async def read() -> None:
+        try:
+            while True:
+                frame = decode_frame(await ch.recv(), from_host=True)
+                got.append((clock.time(), frame))
+        except ChannelClosed:
+            got.append((clock.time(), {"t": "closed"}))
+
+    reader = asyncio.ensure_future(read())
+    await clock.advance(9.999)
+    assert [f["t"] for _, f in got] == ["challenge"] and host.all_conns
+    await clock.run_until(reader, within=0.001)
+    (t1, chal), (t2, err), (t3, end) = got
+    assert (t1, chal["t"]) == (0.0, "challenge")
+    assert t2 == t3 == D.handshake_timeout
+    assert (err["t"], err["code"], err["fatal"]) == ("error", "protocol", True)
+    assert err["reason"] == "no hello within 10 s" and end["t"] == "closed"
+    assert not host.all_conns and host.lobby_names == ["Host"]
+    await host.close()
+    await clock.run_until(mem.close(), within=5.0)
 
 
 @virtual_time

@@ -48,11 +48,15 @@ from splitnet.net.secure import (
     WrongCode,
     peer_address,
     secure_client_handshake,
+    secure_client_link,
     secure_server_handshake,
+    secure_server_link,
     secure_wrap,
 )
 from splitnet.net.wire import challenge_bytes, hello_bytes, sign_challenge, sign_hello
 from splitnet.session.identity import Identity, verify
+from tests.memnet import MemoryNet
+from tests.virtual_time import VirtualLoop, virtual_time
 
 CODE = "42-walnut-harbor"
 OTHER = "42-walnut-hazel"
@@ -805,14 +809,63 @@ async def test_parallel_guesses_cannot_outrun_the_limit() -> None:
     assert limiter.failures == 3
 
 
-async def test_silent_joiner_times_out() -> None:
-    host = Host(CODE, timeout=0.3)
-    async with serve(host):
-        r, w = await asyncio.open_connection("127.0.0.1", host.port)
-        await read_frame(r)
-        await wait_for(lambda: bool(host.errors))
-        w.close()
-    assert isinstance(host.errors[0], HandshakeError) and host.errors[0].code == "timeout"
+@virtual_time
+async def test_silent_joiner_times_out(clock: VirtualLoop) -> None:
+    """On virtual time over the in-memory network: a joiner that reads the HELLO and
+    sends nothing is dropped by the host at exactly its handshake timeout, with
+    ``HandshakeError("timeout")``; the joiner sees its connection end then."""
+    mem = MemoryNet()
+    errors: list[BaseException] = []
+
+    async def serve(channel: object) -> None:
+        try:
+            await secure_server_link(channel, CODE, game_id=GAME,  # type: ignore[arg-type]
+                                     timeout=10.0)
+        except Exception as e:
+            errors.append(e)
+
+    _, port = await mem.listen(serve, "127.0.0.1", 0)  # type: ignore[arg-type]
+    ch = await mem.connector("127.0.0.1", port)()
+    assert (await clock.run_until(ch.recv(), within=0.0))[0] == secure.T_HELLO
+    await clock.advance(9.999)
+    assert errors == []
+    await clock.advance(0.001)
+    assert isinstance(errors[0], HandshakeError) and errors[0].code == "timeout"
+    assert "took longer than 10.0 s" in str(errors[0])
+    with pytest.raises(ConnectionError):  # ChannelClosed: the host closed it at t=10
+        await clock.run_until(ch.recv(), within=0.0)
+    await clock.run_until(mem.close(), within=1.0)
+
+
+@virtual_time
+async def test_a_join_left_unanswered_is_given_up_at_the_joiners_timeout(
+        clock: VirtualLoop) -> None:
+    """The joiner's own clock: a host that sends a real HELLO, reads the JOIN (one guess
+    of the code) and then says nothing is left at exactly the joiner's timeout, with
+    ``HandshakeError("unanswered")`` — to be counted, not retried forever."""
+    mem = MemoryNet()
+    joins: list[float] = []
+
+    async def fake(channel: object) -> None:
+        ch = channel
+        ch.send(HostHandshake(OTHER).hello())  # type: ignore[attr-defined]
+        await ch.recv()  # type: ignore[attr-defined]
+        joins.append(clock.time())
+        with contextlib.suppress(ConnectionError):  # never a word more: until it hangs up
+            await ch.recv()  # type: ignore[attr-defined]
+        joins.append(clock.time())
+
+    _, port = await mem.listen(fake, "127.0.0.1", 0)  # type: ignore[arg-type]
+    raw = await mem.connector("127.0.0.1", port)()
+    attempt = asyncio.ensure_future(secure_client_link(raw, CODE, timeout=7.5))
+    await clock.advance(7.4)
+    assert joins == [0.0] and not attempt.done()
+    await clock.advance(0.1)
+    assert attempt.done() and joins == [0.0, 7.5]  # it hung up then
+    e = attempt.exception()
+    assert isinstance(e, HandshakeError) and e.code == "unanswered", e
+    assert "did not answer within 7.5 s after our JOIN" in str(e)
+    await clock.run_until(mem.close(), within=1.0)
 
 
 async def test_joiner_against_a_server_that_is_not_splitnet() -> None:

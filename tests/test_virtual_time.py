@@ -210,3 +210,22 @@ async def test_injected_delay_loss_and_a_cut_cable(clock: VirtualLoop) -> None:
     await clock.advance(100.0)
     assert len(arrivals) == 2 and not reader.done()
     reader.cancel()
+
+
+@virtual_time
+async def test_a_delayed_frame_lands_when_another_timer_a_hair_earlier_moves_the_clock(
+        clock: VirtualLoop) -> None:
+    """Two sums for one instant can differ in the last bit (0.1 s retries plus 0.125 s
+    hops did, in a game): the clock then stops at the earlier one, and asyncio runs every
+    timer within its clock resolution there — the frame must land then, not have its
+    timer scheduled again for the same instant, forever (the loop never idles)."""
+    net = MemoryNet()
+    port, got = await _served(net)
+    client = await net.connector("127.0.0.1", port)()
+    server = await got.get()
+    client.delay = 0.3
+    client.send(b"one")
+    early = asyncio.get_running_loop().call_at(0.3 - 1e-12, lambda: None)
+    await clock.advance(0.3)
+    assert early.when() < 0.3
+    assert await clock.run_until(server.recv(), within=0.0) == b"one"  # type: ignore[attr-defined]

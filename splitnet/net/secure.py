@@ -34,7 +34,8 @@ Layers, each usable alone:
   (``seal``/``open``);
 * :class:`AttemptLimiter` (clock injected) — wrong codes per address and per game;
 * asyncio: :func:`secure_server_handshake` / :func:`secure_client_handshake` on a
-  reader/writer pair → :class:`SecureChannel` (``await send``, ``await recv``), and
+  reader/writer pair → :class:`SecureChannel` (``await send``, ``await recv``; the same
+  on any :class:`FrameLink`: :func:`secure_server_link` / :func:`secure_client_link`), and
   :func:`secure_wrap` for code that already holds a frame channel (sync ``send``,
   ``await recv``, ``drain``, ``close``, ``wait_closed``, ``peer``).
 """
@@ -87,7 +88,9 @@ __all__ = [
     "WrongCode",
     "refuse_busy",
     "secure_client_handshake",
+    "secure_client_link",
     "secure_server_handshake",
+    "secure_server_link",
     "secure_wrap",
 ]
 
@@ -1046,7 +1049,20 @@ async def secure_server_handshake(
     closes the connection and raises :class:`WrongCode`, :class:`TooManyAttempts`,
     :class:`HandshakeError` (also on timeout) or :class:`SecureClosed`. A JOIN whose
     seat proof shows one of *seats* passes every limit."""
-    link = StreamLink(reader, writer)
+    return await secure_server_link(StreamLink(reader, writer), code, game_id=game_id,
+                                    limiter=limiter, timeout=timeout, entropy=entropy,
+                                    seats=seats)
+
+
+async def secure_server_link(
+    link: FrameLink, code: JoinCode | str, *,
+    game_id: bytes | None = None, limiter: AttemptLimiter | None = None,
+    timeout: float | None = 10.0, entropy: Entropy | None = None,
+    seats: Collection[bytes] = (),
+) -> SecureChannel:
+    """:func:`secure_server_handshake` on any :class:`FrameLink` (a connection that
+    already moves whole frames, e.g. an in-memory one); the limiter counts by
+    :func:`link_address`."""
     session = await _handshake(_host_side(link, code, game_id, limiter, entropy,
                                           lambda: seats), link, timeout)
     return SecureChannel(link, session)
@@ -1061,7 +1077,16 @@ async def secure_client_handshake(
     :func:`secure_server_handshake`, and :class:`TryLater`; a connection that ends, or
     times out, after our JOIN is a :class:`HandshakeError` with code ``"unanswered"``).
     With *identity*, the JOIN carries a seat proof."""
-    link = StreamLink(reader, writer)
+    return await secure_client_link(StreamLink(reader, writer), code, timeout=timeout,
+                                    entropy=entropy, identity=identity)
+
+
+async def secure_client_link(
+    link: FrameLink, code: JoinCode | str, *,
+    timeout: float | None = 10.0, entropy: Entropy | None = None,
+    identity: Identity | None = None,
+) -> SecureChannel:
+    """:func:`secure_client_handshake` on any :class:`FrameLink`."""
     session = await _handshake(_join_side(link, code, entropy, identity, timeout), link, None)
     return SecureChannel(link, session)
 
