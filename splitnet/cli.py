@@ -298,8 +298,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="split (default) or splito (docs/SPLITO.md; on the fair deck, "
                          "protocol/SPLITO_GAME.md)")
     sp.add_argument("--players", "-n", type=int, default=4,
-                    help="2–6 for Split, 2–8 for Splito (default 4; the fair deck seats "
-                         "at most 6 so far, --local-shuffle 8)")
+                    help="2–6 for Split, 2–8 for Splito (default 4)")
     sp.add_argument("--seed", "-s", type=int, default=0,
                     help="derives every peer's secrets: same seed, same game")
     sp.add_argument("--bots", default="normal",

@@ -225,6 +225,9 @@ class SplitoCore:
         self.record: dict[str, Any] | None = None
         self.objective_order: list[str] | None = None
         self._sent: set[tuple[Any, ...]] = set()
+        #: the dealt holders' share messages sealed to us, by slot (we forward the one of
+        #: the card we play, S7.3)
+        self.received: dict[int, dict[str, Any]] = {}
         #: a box sealed to us whose shares do not verify: we owe a complaint
         self._bad_box: Sealed | None = None
         #: after the audit: the engine knowing every face (S7.5)
@@ -413,10 +416,10 @@ class SplitoCore:
         h = self.dealt_holder(slot)
         if h == self.seat:
             return self.cards.shares_message([slot], "pass")
-        for s in self.sealed:
-            if s.frm == h and s.to == self.seat and slot in s.slots:
-                return self._open_box(s, self.cards.exchange(s.eph))[slot]
-        raise DeckUsageError(f"no share of slot {slot} was sealed to us")  # pragma: no cover
+        msg = self.received.get(slot)
+        if msg is None:  # pragma: no cover - we play only cards we can read
+            raise DeckUsageError(f"no share of slot {slot} was sealed to us")
+        return msg
 
     def _reveal_message(self, turn: int) -> dict[str, Any]:
         self._pledge(1, "shares", self._final_digest())
@@ -750,13 +753,15 @@ class SplitoCore:
             # Ours: read the hand. Shares that do not verify stop nothing here: we owe
             # a complaint (outbox), which shows this one box to everyone.
             trial = self.cards.fork()
+            opened = self._open_box(sealed, trial.exchange(eph))
             try:
-                for msg in self._open_box(sealed, trial.exchange(eph)).values():
+                for msg in opened.values():
                     trial.learn_shares(author, msg, "pass")
             except CheatDetected:
                 self._bad_box = sealed
             else:
                 self.cards = trial
+                self.received.update(opened)
         self.sealed.append(sealed)
         self.passes_due.discard((author, to))
         if not self.passes_due:
