@@ -273,7 +273,7 @@ def test_a_pass_to_the_wrong_seat_or_of_the_wrong_size_is_refused_s5_4() -> None
     game.send(0, "pass", body)  # the true one is still accepted
 
 
-def test_a_reordered_hand_breaks_no_knowledge_the_receiver_reads_only_its_new_hand() -> None:
+def test_after_a_pass_the_receiver_reads_its_new_hand_and_no_hand_it_has_not_held() -> None:
     """S5.4, S7.2: after the first pass, seat 1 reads the hand dealt to seat 0 — and the
     hand dealt to seat 2 stays unreadable to it until that hand reaches it."""
     game = new_game(3)

@@ -163,6 +163,19 @@ def test_the_vectors_follow_the_written_layouts() -> None:
     assert p["box_bytes"] == 12 * 128  # S5.4: 12 cards left, share ‖ proof each
 
 
+
+def test_the_entry_table_of_splito_game_md_is_the_codes_kinds() -> None:
+    """SPLITO_GAME.md §4 lists exactly the kinds SplitoCore takes."""
+    import re
+
+    from splitnet.game.splito_core import KINDS
+
+    doc = (Path(__file__).resolve().parent.parent / "protocol" / "SPLITO_GAME.md").read_text()
+    section = doc[doc.index("## 4. Entries"):doc.index("## 5.")]
+    listed = set(re.findall(r"^\| `(\w+)` \|", section, re.M))
+    assert listed == set(KINDS)
+
+
 if __name__ == "__main__":  # pragma: no cover
     if "--write" in sys.argv:
         vectors = compute_vectors()
