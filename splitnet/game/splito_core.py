@@ -53,14 +53,16 @@ from splitnet.crypto.elgamal import Deck, card_points, card_table
 from splitnet.crypto.errors import CheatDetected, DeckUsageError
 from splitnet.crypto.proofs import SHARES_PROOF_BYTES
 from splitnet.crypto.seeds import nonzero_scalar, u64
-from splitnet.game.core import (
+from splitnet.game.table import (
     GameError,
     MemoryPledges,
     Pledge,
     PledgeBook,
     PledgeRefused,
     Position,
-    _proof_functions,
+    check_chat,
+    check_timeout,
+    proof_functions,
 )
 from splitnet.splito.engine import SIDES, Game, IllegalMove, Phase, Play, commitment, full_deck
 from splitnet.splito.record import build_record
@@ -204,7 +206,7 @@ class SplitoCore:
         points, self._table = card_encodings(game_id)
         self._points = points
         c = settings.central_objectives
-        self._prover, self._verifier = _proof_functions(game_id, self._seed)
+        self._prover, self._verifier = proof_functions(game_id, self._seed)
         self.objectives = self._new_deck(tuple((group.IDENTITY, points[72 + j])
                                                for j in range(37)))
         self.cards: DeckRound | None = None  # once the objective deck is shuffled
@@ -473,10 +475,7 @@ class SplitoCore:
         if kind not in KINDS:
             raise GameError(author, kind, f"unknown message kind {kind!r}")
         if kind == "chat":
-            text = body.get("text")
-            if set(body) != {"text"} or not isinstance(text, str) or len(text) > 500:
-                raise GameError(author, "chat", 'a chat body is exactly {"text": ≤ 500 '
-                                "characters}")
+            text = check_chat(author, body)
             if not self.settings.chat_during_play and self.stage in (Stage.DEAL, Stage.PLAY,
                                                                      Stage.PASS):
                 raise _err(author, "chat", "S5.5", "no chat from the deal until the scores "
@@ -489,7 +488,7 @@ class SplitoCore:
         payload = {k: v for k, v in body.items() if k != "round"}
         try:
             if kind == "timeout":
-                self._apply_timeout(author, payload)
+                self._apply_timeout(author, body)
             elif kind == "commit":
                 self._apply_commit(author, payload)
             elif kind == "shuffle":
@@ -516,17 +515,7 @@ class SplitoCore:
             raise GameError(author, step, f"out of turn: {why}")
 
     def _apply_timeout(self, author: int, body: dict[str, Any]) -> None:
-        if author != self.host:
-            raise GameError(author, "timeout", "only the host declares a timeout")
-        seat, waited = body.get("seat"), body.get("waited")
-        if (set(body) != {"seat", "waited"} or isinstance(waited, bool)
-                or not isinstance(waited, int) or waited < 0 or isinstance(seat, bool)
-                or not isinstance(seat, int)):
-            raise GameError(author, "timeout", "a timeout has exactly round, seat and waited "
-                            "(integers ≥ 0)")
-        if seat == self.host or seat not in self.waiting_for():
-            raise GameError(author, "timeout", f"a false timeout: the game does not wait for "
-                            f"seat {seat} (it waits for {self.waiting_for()})")
+        seat, waited = check_timeout(author, body, self.host, self.waiting_for())
         step = {Stage.PLAY: "move" if self.engine.phase is Phase.COMMIT else "reveal"
                 }.get(self.stage, self.stage.value)
         self._stop(_err(seat, step, "S5.6", f"did not answer for {waited} s (timed out by "
