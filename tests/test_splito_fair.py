@@ -358,3 +358,14 @@ def test_a_splito_transcript_with_any_changed_byte_fails() -> None:
         rec[len(rec) // 2] ^= 0x40
         v = verify_records([*records[:i], bytes(rec), *records[i + 1:]])
         assert not v.ok and f"FAILED at entry {i}" in v.summary
+
+
+def test_chat_is_closed_from_the_deal_to_the_scores_unless_the_table_allows_it_s5_5() -> None:
+    game = new_game(3)
+    game.send(1, "chat", {"text": "good luck"})  # before the deal: allowed
+    run_until(game, lambda g: g.cores[0].stage is Stage.PLAY)
+    with pytest.raises(GameError, match=r"seat 2 at chat: S5\.5: no chat from the deal"):
+        game.send(2, "chat", {"text": "I hold a red six"})
+    with pytest.raises(GameError, match=r"exactly \{\"text\": …\}"):
+        game.send(2, "chat", {"text": "hi", "to": 1})
+    assert game.cores[0].chat == [(1, "good luck")]
