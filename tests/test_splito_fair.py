@@ -369,3 +369,38 @@ def test_chat_is_closed_from_the_deal_to_the_scores_unless_the_table_allows_it_s
     with pytest.raises(GameError, match=r"exactly \{\"text\": …\}"):
         game.send(2, "chat", {"text": "hi", "to": 1})
     assert game.cores[0].chat == [(1, "good luck")]
+
+
+JUNK: list[Any] = [None, True, -1, 2**63 - 1, "x", b"\x00" * 33, [1, [2]], {"a": 1}, [None] * 3]
+FIELDS = {"commit": ("commit", "key", "pok"), "shuffle": ("deck_of", "deck", "proof"),
+          "deal": ("central", "hands"), "move": ("turn", "commit"),
+          "reveal": ("turn", "slot", "card", "side", "nonce", "share"),
+          "pass": ("turn", "to", "eph", "box"), "complain": ("turn", "from", "key", "proof"),
+          "open": ("seed",), "timeout": ("seat", "waited")}
+
+
+def test_junk_in_any_entry_at_any_stage_is_one_game_error_and_changes_nothing() -> None:
+    """Bad input always gets a GameError naming its author and changes nothing: after
+    junk of every kind at every stage, the game plays on to a verified end."""
+    game = new_game(3)
+    seen: set[tuple[str, str]] = set()
+
+    def poke(g: Game) -> None:
+        stage = (g.cores[0].stage.value, g.cores[0].engine.phase.value)
+        if stage in seen or g.finished:
+            return
+        seen.add(stage)
+        for kind, fields in FIELDS.items():
+            for i, junk in enumerate(JUNK):
+                body = {"round": 1, **{f: JUNK[(i + k) % len(JUNK)] for k, f in
+                                       enumerate(fields)}}
+                body[fields[i % len(fields)]] = junk
+                with pytest.raises(GameError):
+                    g.send(1, kind, body)
+
+    game.run_bots(bots(3), on_step=poke)
+    assert {"keys", "objectives", "cards", "deal", "play", "pass", "open"} <= {
+        st for st, _ in seen}
+    assert ("play", "commit") in seen and ("play", "reveal") in seen
+    v = verify_records(game.log.records())
+    assert v.ok, v.summary

@@ -725,10 +725,10 @@ class SplitoCore:
         if set(body) != {"turn", "to", "eph", "box"}:
             raise _err(author, "pass", "S5.4", "a pass is exactly {turn, to, eph, box}")
         turn, to, eph, box = body["turn"], body["to"], body["eph"], body["box"]
-        if turn != self.engine.turn - 1 or (author, to) not in self.passes_due:
+        if (turn != self.engine.turn - 1 or isinstance(to, bool) or not isinstance(to, int)
+                or (author, to) not in self.passes_due):
             raise _err(author, "pass", "S5.4", f"no pass from seat {author} to {to!r} is due "
                        f"after turn {self.engine.turn - 1}")
-        assert isinstance(to, int)
         slots = tuple(self._sealed_slots(author, to))
         if not isinstance(box, bytes) or len(box) != SEALED_BYTES * len(slots):
             raise _err(author, "pass", "S5.4", f"the box must seal {len(slots)} shares "
@@ -765,6 +765,8 @@ class SplitoCore:
     def _apply_complaint(self, author: int, body: dict[str, Any]) -> None:
         """``author`` shows the key of a box sealed to it: if the shares in it do not
         verify, its sender is convicted (S5.4); otherwise the complaint is refused."""
+        self._expect(self.stage in (Stage.PLAY, Stage.PASS) and self.cards is not None,
+                     author, "complain", "S5.4: no hand has been passed")
         assert self.cards is not None
         if set(body) != {"turn", "from", "key", "proof"}:
             raise _err(author, "complain", "S5.4", "a complaint is exactly {turn, from, key, "
