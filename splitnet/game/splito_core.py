@@ -64,6 +64,7 @@ from splitnet.game.table import (
     check_timeout,
     proof_functions,
 )
+from splitnet.splito.cards import N_CARDS, N_NUMBER_CARDS, N_OBJECTIVES
 from splitnet.splito.engine import SIDES, Game, IllegalMove, Phase, Play, commitment, full_deck
 from splitnet.splito.record import build_record
 from splitnet.splito.settings import SplitoSettings
@@ -143,8 +144,8 @@ def card_encodings(game_id: bytes) -> tuple[tuple[bytes, ...], Any]:
     """The 109 Splito plaintext points M_k = hash_to_point("splitnet/splito/v1/card",
     game_id, u64(k)), k the card's index in S1.3's order (number cards, then the
     objective set's ids), and the lookup point → k."""
-    n = 109
-    return card_points(game_id, n, DOMAIN_CARD), card_table(game_id, n, DOMAIN_CARD)
+    return (card_points(game_id, N_CARDS, DOMAIN_CARD),
+            card_table(game_id, N_CARDS, DOMAIN_CARD))
 
 
 def play_nonce(game_id: bytes, seed: bytes, turn: int) -> str:
@@ -176,9 +177,6 @@ def _err(seat: int | None, step: str, rule: str, why: str) -> GameError:
 class SplitoCore:
     """One peer's Splito game on the fair deck (``seat`` None: an observer)."""
 
-    #: the entry kind of a seat's own choice (LocalGame sends it)
-    MOVE_KIND: Final = "move"
-
     def __init__(self, game_id: bytes, players: Sequence[str], settings: SplitoSettings,
                  seat: int | None, seeds: SeedSource | None = None, *, host: int = 0,
                  pledges: PledgeBook | None = None, shuffle_proofs: bool = True) -> None:
@@ -207,8 +205,8 @@ class SplitoCore:
         self._points = points
         c = settings.central_objectives
         self._prover, self._verifier = proof_functions(game_id, self._seed)
-        self.objectives = self._new_deck(tuple((group.IDENTITY, points[72 + j])
-                                               for j in range(37)))
+        self.objectives = self._new_deck(tuple((group.IDENTITY, points[N_NUMBER_CARDS + j])
+                                               for j in range(N_OBJECTIVES)))
         self.cards: DeckRound | None = None  # once the objective deck is shuffled
         self._commit_msgs: list[tuple[int, dict[str, Any]]] = []
         self._central = list(range(c))
@@ -556,7 +554,8 @@ class SplitoCore:
         final = self.objectives.deck
         assert final is not None
         c = self.settings.central_objectives
-        initial = tuple((group.IDENTITY, self._points[k]) for k in range(72)) + final[c:]
+        initial = tuple((group.IDENTITY, self._points[k])
+                        for k in range(N_NUMBER_CARDS)) + final[c:]
         deck = self._new_deck(initial)
         for seat, msg in self._commit_msgs:
             deck.on_commit(seat, msg)
@@ -604,7 +603,7 @@ class SplitoCore:
         central_ids = []
         for j in self._central:
             k = self.objectives.card(j)
-            if k is None or not 72 <= k < 109:  # pragma: no cover - the hops are proved
+            if k is None or not N_NUMBER_CARDS <= k < N_CARDS:  # pragma: no cover - proved
                 raise GameError(None, "deal", f"objective slot {j} is no objective card")
             central_ids.append(self.ids[k])
         faces: list[str | None] = [None] * self.settings.deck_size
@@ -812,7 +811,7 @@ class SplitoCore:
             self._stop(GameError(e.seat, "audit", e.reason))
             return
         c = self.settings.central_objectives
-        if sorted(deck) != sorted([*self.ids[:72], *order[c:]]):  # pragma: no cover
+        if sorted(deck) != sorted([*self.ids[:N_NUMBER_CARDS], *order[c:]]):  # pragma: no cover
             self._stop(GameError(None, "audit", "S4.3: the deck is not the number cards and "
                                  "the objective cards after the central ones"))
             return
