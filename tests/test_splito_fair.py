@@ -404,3 +404,25 @@ def test_junk_in_any_entry_at_any_stage_is_one_game_error_and_changes_nothing() 
     assert ("play", "commit") in seen and ("play", "reveal") in seen
     v = verify_records(game.log.records())
     assert v.ok, v.summary
+
+
+def test_every_seat_recognises_its_own_messages_and_no_forged_one_in_its_name() -> None:
+    """The node's seams (made_by_us, move_is_legal, forget_unlogged): every entry of a
+    whole game is what its author makes; the same kind with another body is not."""
+    game = new_game(3)
+    forged = 0
+
+    def check(g: Game) -> None:
+        nonlocal forged
+        for core in g.cores:
+            for kind, body in core.outbox():
+                assert core.made_by_us(kind, body)
+                if kind in ("pass", "reveal", "deal"):
+                    other = {**body, "turn": -1} if "turn" in body else {**body, "hands": {}}
+                    assert not core.made_by_us(kind, other)
+                    forged += 1
+            core.forget_unlogged()  # nothing was sent: owed again next time
+
+    game.run_bots(bots(3), on_step=check)
+    assert forged > 20
+    assert verify_records(game.log.records()).ok

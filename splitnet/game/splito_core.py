@@ -461,6 +461,50 @@ class SplitoCore:
         k, proof = self.cards.prove_exchange(s.eph, s.turn)
         return {"round": ROUND, "turn": s.turn, "from": s.frm, "key": k, "proof": proof}
 
+    # ------------------------------------------------------------------ the node's seams
+    def forget_unlogged(self) -> None:
+        """After a reconnect: whatever :meth:`outbox` produced that never reached the log is
+        produced again (what is owed is read from the log, not from memory)."""
+        self._sent = set()
+
+    def owed_step(self, seat: int) -> str:
+        """The step a seat the game waits for owes a message at (a timeout's step)."""
+        if self.stage is Stage.PLAY:
+            return "move" if self.engine.phase is Phase.COMMIT else "reveal"
+        return {Stage.KEYS: "commit", Stage.SHUFFLE_OBJECTIVES: "shuffle",
+                Stage.SHUFFLE_CARDS: "shuffle"}.get(self.stage, str(self.stage.value))
+
+    def move_is_legal(self, body: object) -> bool:
+        """Is this the commitment this seat made for the current turn (S7.3)? (A host
+        that refuses it refuses a legal move.)"""
+        turn = self.engine.turn
+        mine = self._chosen.get(turn)
+        return (isinstance(body, dict) and mine is not None and self.can_move()
+                and body == {"round": ROUND, "turn": turn, "commit": mine[4]})
+
+    def made_by_us(self, kind: str, body: dict[str, Any]) -> bool:
+        """For an entry in this seat's own name, before it is applied: is it what this
+        seat makes? Every protocol message is a function of our seed and the log, and a
+        move must be the commitment we chose; anything else in our name is an old
+        message replayed by the host or a stolen key. Chat and anything we could not
+        make now (the ordinary checks refuse it) count as ours."""
+        if (self.seat is None or self._seed is None or self.finished
+                or kind not in ("commit", "shuffle", "deal", "move", "reveal", "pass",
+                                "open")):
+            return True
+        if kind == "move":
+            mine = self._chosen.get(self.engine.turn)
+            return mine is None or body.get("commit") == mine[4]
+        saved, book = self._sent, self.pledges
+        try:  # what outbox() would make now, with no side effect (nothing pledged)
+            self._sent, self.pledges = set(), MemoryPledges()
+            made = [b for k, b in self.outbox() if k == kind]
+        except (DeckUsageError, CheatDetected):
+            return True
+        finally:
+            self._sent, self.pledges = saved, book
+        return not made or body in made
+
     # ------------------------------------------------------------------ consuming
     def apply(self, author: int, kind: str, body: dict[str, Any], *,
               at: Position | None = None) -> None:
@@ -514,11 +558,9 @@ class SplitoCore:
 
     def _apply_timeout(self, author: int, body: dict[str, Any]) -> None:
         seat, waited = check_timeout(author, body, self.host, self.waiting_for())
-        step = {Stage.PLAY: "move" if self.engine.phase is Phase.COMMIT else "reveal"
-                }.get(self.stage, self.stage.value)
-        self._stop(_err(seat, step, "S5.6", f"did not answer for {waited} s (timed out by "
-                        f"the host, seat {author}); it cannot be replaced: its hand is "
-                        "known to no one else"))
+        self._stop(_err(seat, self.owed_step(seat), "S5.6", f"did not answer for {waited} s "
+                        f"(timed out by the host, seat {author}); it cannot be replaced: its "
+                        "hand is known to no one else"))
 
     def _apply_commit(self, author: int, body: dict[str, Any]) -> None:
         self._expect(self.stage is Stage.KEYS, author, "commit", "commitments are closed")
