@@ -426,3 +426,26 @@ def test_every_seat_recognises_its_own_messages_and_no_forged_one_in_its_name() 
     game.run_bots(bots(3), on_step=check)
     assert forged > 20
     assert verify_records(game.log.records()).ok
+
+
+@pytest.mark.parametrize(("change", "why"), [
+    (lambda h: h["rules"].pop("dealer"), "missing key"),
+    (lambda h: h["rules"].update(players=4), "for 4 players"),
+    (lambda h: h.update(extra=1), "exactly protocol, game, rules and shuffle_proofs"),
+    (lambda h: h.update(game="chess"), "unknown key 'game'"),
+])
+def test_a_bad_splito_header_is_one_line_naming_the_host(change: Callable[[dict[str, Any]], Any],
+                                                         why: str) -> None:
+    from splitnet.session.log import Log, Player
+
+    settings = SplitoSettings.standard(3)
+    header = splito_header(settings, PROTOCOL)
+    change(header)
+    src = SelfplaySecrets(3)
+    ids = [src.identity(s) for s in range(3)]
+    log, _ = Log.start(ids[0], game_id=src.game_id(), host_seat=0, settings=header,
+                       players=[Player(s, f"p{s}", ids[s].public_key_bytes())
+                                for s in range(3)])
+    v = verify_records(log.records())
+    assert not v.ok and v.summary.startswith("FAILED at entry 0 (seat 0): header:")
+    assert why in v.summary and "\n" not in v.summary
