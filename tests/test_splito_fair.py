@@ -117,7 +117,7 @@ def test_whole_games_verify_and_each_seat_knows_what_s7_allows_at_every_entry(n:
     assert len(v.record["turns"]) == 13
 
 
-@pytest.mark.parametrize("n", [2, 5, 8])
+@pytest.mark.parametrize("n", [2, 5, 6, 7, 8])
 def test_the_variant_and_larger_tables_verify_with_s7_knowledge_at_every_entry(n: int) -> None:
     assert MAX_PLAYERS == 8  # the deck seats Splito's 2–8 (S2.1)
     game = new_game(n, seed=20 + n)
