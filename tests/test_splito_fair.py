@@ -449,3 +449,11 @@ def test_a_bad_splito_header_is_one_line_naming_the_host(change: Callable[[dict[
     v = verify_records(log.records())
     assert not v.ok and v.summary.startswith("FAILED at entry 0 (seat 0): header:")
     assert why in v.summary and "\n" not in v.summary
+
+
+def test_a_splito_transcript_cut_short_is_incomplete_not_failed() -> None:
+    game = new_game(3)
+    run_until(game, reveal_phase(4))
+    v = verify_records(game.log.records())
+    assert not v.ok and v.incomplete
+    assert v.summary.startswith("incomplete: the transcript ends at play (turn 4)")
