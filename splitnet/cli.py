@@ -295,8 +295,8 @@ def build_parser() -> argparse.ArgumentParser:
                                     "through the fair-deck protocol; prints the summary. The "
                                     "same arguments always give the same transcript and record.")
     sp.add_argument("--game", choices=("split", "splito"), default="split",
-                    help="split (default) or splito (docs/SPLITO.md; so far only with "
-                         "--local-shuffle)")
+                    help="split (default) or splito (docs/SPLITO.md; on the fair deck, "
+                         "protocol/SPLITO_GAME.md)")
     sp.add_argument("--players", "-n", type=int, default=4,
                     help="2–6 for Split, 2–8 for Splito (default 4)")
     sp.add_argument("--seed", "-s", type=int, default=0,

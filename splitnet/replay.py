@@ -122,6 +122,10 @@ def load_record(path: Path) -> dict[str, Any]:
             raise LocalFileError(path, f"is larger than {MAX_RECORD_BYTES} bytes: not a game "
                                  "record")
         rec = parse_json(data, path, what="splitnet transcript or game record")
+    if isinstance(rec, dict) and rec.get("format") == "splito-record/1":
+        raise LocalFileError(path, "a Splito game (docs/SPLITO.md S12): replay does not show "
+                             "Splito games yet; `splitnet verify` checks it and `verify "
+                             "--json` prints its record")
     try:
         return validate_record(rec)
     except RecordError as e:

@@ -1,20 +1,27 @@
 """``splitnet selfplay --game splito``: bots play a whole game of Splito on this machine.
 
-A test tool until the fair table runs Splito: the deal is the seeded local stand-in
-(:class:`splitnet.splito.local.SeededDeal`), which one process knows entirely, so it
-requires ``--local-shuffle``. Each seat's bot still plays on its own view (S7) and every
-play goes through commit and reveal (S7.3); the record (S12) is re-checked by the
-referee (S12.4) before it is printed or written.
+By default the game runs on the fair deck among separate in-memory peers
+(:class:`splitnet.game.splito_core.SplitoCore`, protocol/SPLITO_GAME.md): every seat
+shuffles both decks with proofs, is dealt privately, commits to each play before any is
+revealed (S7.3) and receives the passed hands as shares sealed to it (S5.4); the
+transcript is then verified as ``splitnet verify`` does, and the record is the audit's.
+With ``--local-shuffle`` the deal is the seeded local stand-in
+(:class:`splitnet.splito.local.SeededDeal`, a test tool one process knows entirely).
+Either way the record (S12) is re-checked by the referee (S12.4) before it is printed
+or written.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
+from splitnet.crypto.deck import MAX_PLAYERS as MAX_DECK_SEATS
+from splitnet.game.core import GameError, PledgeBook
 from splitnet.localfiles import MAX_SETTINGS_BYTES, LocalFileError, read_json
-from splitnet.splito.bots import make_bot
+from splitnet.splito.bots import Bot, make_bot
 from splitnet.splito.local import play_local
 from splitnet.splito.record import check_record, dumps, summary
 from splitnet.splito.settings import SettingsError, SplitoSettings
@@ -36,13 +43,45 @@ def load_settings(path: str | None, players: int) -> SplitoSettings:
     return s
 
 
+def play_fair(settings: SplitoSettings, bots: Sequence[Bot], seed: int, names: Sequence[str],
+              transcript: str | None) -> dict[str, Any] | None:
+    """Bots play on the fair deck; the verified record, or None (said on stderr)."""
+    from splitnet.game.local import PROTOCOL, LocalGame, SelfplaySecrets
+    from splitnet.game.splito_core import SplitoCore, splito_header
+    from splitnet.verify import verify_records
+
+    if settings.players > MAX_DECK_SEATS:
+        raise SystemExit(f"splitnet: the fair deck seats at most {MAX_DECK_SEATS} players "
+                         f"so far, not {settings.players}")
+
+    def make(game_id: bytes, seat: int, seeds: Callable[[int], bytes], pledges: PledgeBook,
+             keys: list[bytes]) -> SplitoCore:
+        return SplitoCore(game_id, names, settings, seat, seeds, pledges=pledges)
+
+    path = Path(transcript) if transcript else None
+    if path is not None and path.exists():
+        path.unlink()  # the same arguments always give the same file
+    game = LocalGame(names, settings, SelfplaySecrets(seed), transcript=path, make_core=make,
+                     header=splito_header(settings, PROTOCOL))
+    try:
+        game.run_bots(bots)
+    except GameError as e:  # pragma: no cover - honest bots on honest peers
+        print(f"splitnet: the game stopped: {e}", file=sys.stderr)
+        return None
+    finally:
+        game.close()
+    verdict = verify_records(game.log.records())
+    if not verdict.ok or verdict.record is None:
+        print(f"splitnet: the game's own transcript does not verify: {verdict.summary}",
+              file=sys.stderr)
+        return None
+    return verdict.record
+
+
 def run_splito_selfplay(players: int, bot_names: Sequence[str], seed: int,
                         settings_path: str | None, *, record: str | None,
                         local_shuffle: bool, transcript: str | None) -> int:
-    if not local_shuffle:
-        raise SystemExit("splitnet: Splito is dealt only by the seeded local stand-in so far; "
-                         "add --local-shuffle (a test tool, not a fair deal)")
-    if transcript:
+    if transcript and local_shuffle:
         raise SystemExit("splitnet: --local-shuffle makes no transcript")
     if not 2 <= players <= 8:
         raise SystemExit(f"splitnet: Splito is for 2 to 8 players (S2.1), not {players}")
@@ -52,7 +91,13 @@ def run_splito_selfplay(players: int, bot_names: Sequence[str], seed: int,
     except ValueError as e:
         raise SystemExit(f"splitnet: {e}") from None
     names = [f"{b}-{i}" for i, b in enumerate(bot_names)]
-    rec = play_local(settings, bots, seed, names=names).record
+    if local_shuffle:
+        rec = play_local(settings, bots, seed, names=names).record
+    else:
+        fair = play_fair(settings, bots, seed, names, transcript)
+        if fair is None:
+            return 1
+        rec = fair
     verdict = check_record(rec)
     if not verdict.ok:
         print("splitnet: the game's own record does not pass the referee: "

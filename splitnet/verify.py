@@ -27,6 +27,8 @@ from splitnet.game.rematch import (
     first_dealer,
     parse_rematch,
 )
+from splitnet.game.splito_core import GAME as SPLITO
+from splitnet.game.splito_core import SplitoCore, splito_from_header
 from splitnet.localfiles import MAX_TRANSCRIPT_BYTES, LocalFileError, read_local
 from splitnet.record import dumps
 from splitnet.rules import Settings, SettingsError
@@ -84,9 +86,10 @@ def settings_from_header(raw: object) -> tuple[Settings, bool]:
 
 
 def verify_records(records: list[bytes]) -> Verdict:
-    """Verify a transcript given as its records (see protocol/TRANSCRIPT.md)."""
+    """Verify a transcript given as its records (see protocol/TRANSCRIPT.md). The header
+    names the game: Split (no ``game`` key) or Splito (protocol/SPLITO_GAME.md)."""
     log = Log()
-    core: GameCore | None = None
+    core: GameCore | SplitoCore | None = None
     names: list[str] = []
     for i, rec in enumerate(records):
         try:
@@ -102,10 +105,14 @@ def verify_records(records: list[bytes]) -> Verdict:
                        f"{PROTOCOL} only")
                 return Verdict(False, f"unsupported protocol: {why}", seq=0, reason=why)
             try:
-                settings, proofs = settings_from_header(h.settings)
-                core = GameCore(h.game_id, names, settings, None, shuffle_proofs=proofs,
-                                host=h.host, keys=[p.key for p in h.players],
-                                first_dealer=first_dealer(h.settings, len(names)))
+                if h.settings.get("game") == SPLITO:
+                    rules, _ = splito_from_header(h.settings)
+                    core = SplitoCore(h.game_id, names, rules, None, host=h.host)
+                else:
+                    settings, proofs = settings_from_header(h.settings)
+                    core = GameCore(h.game_id, names, settings, None, shuffle_proofs=proofs,
+                                    host=h.host, keys=[p.key for p in h.players],
+                                    first_dealer=first_dealer(h.settings, len(names)))
             except (SettingsError, ValueError) as e:
                 return _fail(0, h.host, f"header: {e}")
             continue
@@ -125,6 +132,8 @@ def verify_records(records: list[bytes]) -> Verdict:
     if core is None:
         return Verdict(False, "incomplete: the transcript holds no record",
                        reason="empty transcript", incomplete=True)
+    if isinstance(core, SplitoCore):
+        return _splito_verdict(core, log, records, names)
     if not core.finished:
         stage = core.round.stage if core.round else "?"
         return Verdict(False, f"incomplete: the transcript ends in round "
@@ -155,6 +164,36 @@ def verify_records(records: list[bytes]) -> Verdict:
                                        else "not used (hops checked at the audit)"))
     lines.append("shuffle fair: yes")
     return Verdict(True, "\n".join(lines), record=game)
+
+
+def _splito_verdict(core: SplitoCore, log: Log, records: list[bytes],
+                    names: list[str]) -> Verdict:
+    """The end of a Splito transcript: the audit's record (S12) passes the referee
+    (S12.4), or what is missing."""
+    from splitnet.splito.record import check_record
+
+    if not core.finished or core.record is None:
+        return Verdict(False, f"incomplete: the transcript ends at {core.stage.value} (turn "
+                       f"{core.engine.turn}); everything up to entry {len(records) - 1} "
+                       "verified", reason="the game did not finish", incomplete=True)
+    rec = core.record
+    referee = check_record(rec)
+    if not referee.ok:  # pragma: no cover - the core applies the same rules
+        return _fail(len(records) - 1, None, "S12.4: the record fails the referee: "
+                     + "; ".join(referee.faults[:3]))
+    shown_names = [shown(n) for n in names]
+    lines = [f"game {log.game_id.hex()} — Splito, {len(names)} players: "
+             f"{', '.join(shown_names)}",
+             f"{len(records)} entries, signatures and hash chain: ok",
+             f"{len(rec['turns'])} turns: every commitment opened by its reveal, every play "
+             "legal, every passed hand's sealed shares checked (S7.3, S5.4)"]
+    for s in sorted(rec["scores"], key=lambda s: (-s["score"], s["seat"])):
+        lines.append(f"  {shown_names[s['seat']]:16} {s['score']:5} = {s['left_points']} × "
+                     f"{s['right_points']}")
+    lines.append("winner: " + " and ".join(shown_names[w] for w in rec["winners"]))
+    lines.append("shuffle proofs: checked at every hop (objective deck and card deck)")
+    lines.append("shuffle fair: yes")
+    return Verdict(True, "\n".join(lines), record=rec)
 
 
 def _fail(seq: int, seat: int | None, reason: str) -> Verdict:
@@ -227,7 +266,12 @@ def run_verify(path: Path | list[Path], as_json: bool = False) -> int:
             print(f"== {shown(str(p))}", flush=True)
         v = verify_records(records)
         if as_json and v.ok and v.record is not None:
-            sys.stdout.write(dumps(v.record))
+            if v.record.get("format") == "splito-record/1":
+                from splitnet.splito.record import dumps as splito_dumps
+
+                sys.stdout.write(splito_dumps(v.record))
+            else:
+                sys.stdout.write(dumps(v.record))
         else:  # every line ours; names and reasons in it were shown() where they came in
             print(v.summary, file=sys.stdout if v.ok else sys.stderr, flush=True)
         if not v.ok:

@@ -1,4 +1,5 @@
-"""``splitnet selfplay --game splito --local-shuffle``: the local test entry point."""
+"""``splitnet selfplay --game splito``: on the fair deck (a transcript ``verify`` checks) and
+with ``--local-shuffle`` (the local test entry point)."""
 
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ def test_selfplay_splito_two_players_and_a_settings_file(tmp_path: Path) -> None
 
 
 @pytest.mark.parametrize(("argv", "error"), [
-    (["-n", "4"], "--local-shuffle"),
+    (["-n", "9"], "S2.1"),
     (["-n", "9", "--local-shuffle"], "S2.1"),
     (["-n", "4", "--local-shuffle", "--transcript", "t"], "no transcript"),
     (["-n", "4", "--local-shuffle", "--settings", "/nonexistent/s.json"], "no such settings file"),
@@ -57,3 +58,32 @@ def test_selfplay_splito_settings_must_name_every_key(tmp_path: Path) -> None:
     with pytest.raises(SystemExit, match="missing key"):
         main(["selfplay", "--game", "splito", "-n", "4", "--local-shuffle", "--settings",
               str(cfg)])
+
+
+def test_selfplay_splito_on_the_fair_deck_writes_a_transcript_verify_checks(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """S7.5, S12: the same arguments give the same transcript; verify accepts it and
+    its --json is the record selfplay wrote, which the referee accepts."""
+    t1, t2, rec = tmp_path / "a.splitlog", tmp_path / "b.splitlog", tmp_path / "r.json"
+    args = ["selfplay", "--game", "splito", "-n", "3", "-s", "9", "--bots", "random"]
+    assert main([*args, "--transcript", str(t1), "--record", str(rec)]) == 0
+    assert "Winner: " in capsys.readouterr().out
+    assert main([*args, "--transcript", str(t2)]) == 0
+    assert t1.read_bytes() == t2.read_bytes()
+    capsys.readouterr()
+    assert main(["verify", str(t1)]) == 0
+    out = capsys.readouterr().out
+    assert "Splito, 3 players" in out and "shuffle fair: yes" in out
+    assert main(["verify", "--json", str(t1)]) == 0
+    assert capsys.readouterr().out == rec.read_text()
+    assert check_text(rec.read_text()).ok
+    for f in (t1, rec):  # not shown by replay yet: one line, exit 1
+        assert main(["replay", str(f)]) == 1
+        err = capsys.readouterr().err.strip()
+        assert "a Splito game" in err and "\n" not in err
+    data = bytearray(t1.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    t1.write_bytes(bytes(data))
+    assert main(["verify", str(t1)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("FAILED at entry") and "\n" not in err

@@ -14,7 +14,7 @@ from typing import Any
 from splitnet import describe
 from splitnet.bots import Bot, choose_off_loop
 from splitnet.frontend import HumanAgent, SessionBase
-from splitnet.game.core import GameError
+from splitnet.game.core import GameCore, GameError
 from splitnet.game.local import LocalGame
 from splitnet.rules import Action, Game
 
@@ -23,7 +23,7 @@ class FairSession(SessionBase):
     """A :class:`~splitnet.frontend.TableSession`: you and bots, dealt by the fair-deck
     protocol among in-memory peers, every round audited."""
 
-    def __init__(self, game: LocalGame, seat: int, bots: Sequence[Bot | None],
+    def __init__(self, game: LocalGame[GameCore], seat: int, bots: Sequence[Bot | None],
                  human: HumanAgent, bot_delay: float = 0.0) -> None:
         super().__init__(game.names, seat)
         self.game = game

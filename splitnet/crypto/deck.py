@@ -127,6 +127,12 @@ class DeckRound:
     increasing seat order), send shares and open — by default all ``n_players``. A seat
     left out (an open-handed seat, protocol/GAME.md "abandon") holds no key: a slot is
     readable once every seat of ``seats`` has shared it. At least two seats take part.
+
+    ``initial``/``table``: another game's deck (Splito, protocol/SPLITO_GAME.md): the
+    deck the first hop takes (by default Split's trivial encryption of its 104 cards) and
+    the lookup plaintext point → card id that reads it; ``card_name`` names a card id in
+    messages. The deck's length is ``len(initial)``; its ciphertexts need not be trivial
+    (a deck may start from another deck's, under the same keys: feed it the same COMMITs).
     """
 
     def __init__(
@@ -140,6 +146,9 @@ class DeckRound:
         shuffle_prover: ShuffleProver | None = None,
         shuffle_verifier: ShuffleVerifier | None = None,
         seats: Sequence[int] | None = None,
+        initial: Deck | None = None,
+        table: Mapping[bytes, int] | None = None,
+        card_name: Callable[[int], str] | None = None,
     ) -> None:
         if not isinstance(game_id, bytes) or len(game_id) != GAME_ID_BYTES:
             raise DeckUsageError(f"game_id must be {GAME_ID_BYTES} bytes")
@@ -172,11 +181,20 @@ class DeckRound:
         )
         self._prover = shuffle_prover
         self._verifier = shuffle_verifier
-        self._table = card_table(game_id)
+        if (initial is None) != (table is None):
+            raise DeckUsageError("give both initial and table (another game's deck) or neither")
+        self._table = card_table(game_id) if table is None else table
+        start = initial_deck(game_id) if initial is None else tuple(initial)
+        if not start:
+            raise DeckUsageError("a deck holds at least one card")
+        #: the number of cards (slots 0 … size−1)
+        self.size: Final = len(start)
+        self._name: Callable[[int], str] = (card_name if card_name is not None
+                                            else name if initial is None else str)
         # --- protocol state (changed only by on_* after a message is fully verified)
         self._commits: dict[int, tuple[bytes, bytes]] = {}  # seat -> (commitment, Y_i)
         self._joint: bytes | None = None
-        self._decks: list[Deck] = [initial_deck(game_id)]  # [initial, after seat 0, …]
+        self._decks: list[Deck] = [start]  # [initial, after seat 0, …]
         self._shares: dict[int, dict[int, bytes]] = {}  # slot -> seat -> d
         self._opened: dict[int, int] = {}  # seat -> x_i (after a verified OPEN)
         self._own_hop_trusted = False
@@ -261,7 +279,7 @@ class DeckRound:
         """Slots this peer can read now (it holds or can compute every seat's share)."""
         if not self.shuffled:
             return set()
-        return {s for s in range(N_CARDS) if self._readable(s)}
+        return {s for s in range(self.size) if self._readable(s)}
 
     def card(self, slot: int) -> int | None:
         """The card id (0…103, ``cards.face(id)`` for its face) in ``slot``, or None if
@@ -271,7 +289,7 @@ class DeckRound:
         no card or to a card already seen in another slot: some hop was not honest, and
         the openings (:meth:`on_open`) will name the seat.
         """
-        _check_slot(slot)
+        _check_slot(slot, self.size)
         if slot in self._cards:
             return self._cards[slot]
         if not self.shuffled or not self._readable(slot):
@@ -299,7 +317,7 @@ class DeckRound:
             raise CheatDetected(
                 None,
                 "decrypt",
-                f"card {k} ({name(k)}) appears in slots {self._card_slot[k]} and {slot}",
+                f"card {k} ({self._name(k)}) appears in slots {self._card_slot[k]} and {slot}",
             )
         self._cards[slot] = k
         self._card_slot[k] = slot
@@ -362,8 +380,8 @@ class DeckRound:
             assert self._joint is not None
             inputs = self._decks[-1]
             d_in = deck_digest(self.game_id, self.round_no, self._joint, inputs)
-            perm = derive_permutation(self.game_id, self.round_no, seat, seed, d_in)
-            rhos = derive_remasks(self.game_id, self.round_no, seat, seed, d_in)
+            perm = derive_permutation(self.game_id, self.round_no, seat, seed, d_in, self.size)
+            rhos = derive_remasks(self.game_id, self.round_no, seat, seed, d_in, self.size)
             out = shuffle_hop(inputs, perm, rhos, self._joint)
             proof = None
             if self._prover is not None:
@@ -391,7 +409,7 @@ class DeckRound:
         proof = f["proof"]
         if proof is not None and not isinstance(proof, bytes):
             raise CheatDetected(seat, step, "proof: expected bytes or nil")
-        out = _parse_deck(seat, f["deck"])
+        out = _parse_deck(seat, f["deck"], self.size)
         own = seat == self.seat and self._sent_hop == (out, proof)
         if not own:
             for i, (c1, c2) in enumerate(out):
@@ -428,7 +446,7 @@ class DeckRound:
         if not slots or len(set(slots)) != len(slots):
             raise DeckUsageError("slots must be a non-empty list of distinct slots")
         for s in slots:
-            _check_slot(s)
+            _check_slot(s, self.size)
             if seat in self._shares.get(s, {}):
                 raise DeckUsageError(f"seat {seat} already sent its share for slot {s}")
         key = self._sent_shares.get((purpose, tuple(slots)))
@@ -496,7 +514,7 @@ class DeckRound:
         if self._opened:
             raise CheatDetected(seat, step, "shares after the round was opened")
         f = _fields(seat, step, msg, ("slots", "shares", "proof"))
-        slots = _parse_slots(seat, f["slots"])
+        slots = _parse_slots(seat, f["slots"], self.size)
         raw = f["shares"]
         if not isinstance(raw, list | tuple) or len(raw) != len(slots):
             raise CheatDetected(seat, step, "shares: expected one share per slot")
@@ -528,6 +546,66 @@ class DeckRound:
             self._shares.setdefault(s, {})[c.seat] = d
         if c.statement is None:
             self._own_local_slots.update(c.slots)
+
+    def has_share(self, slot: int, seat: int) -> bool:
+        """Does this peer hold ``seat``'s decryption share of ``slot`` (its own excepted)?"""
+        return seat in self._shares.get(slot, {})
+
+    def learn_shares(self, seat: int, msg: Message, purpose: str) -> None:
+        """Like :meth:`on_shares`, for a share this peer may already hold because it was
+        given to it alone (Splito's passed hands, protocol/SPLITO_GAME.md): the proof is
+        always checked — every peer must reach the same decision — and a share already
+        held must be the same (it is, when the proof holds: a share is x·c1)."""
+        _check_purpose(purpose)
+        fresh = {k: v for k, v in self._shares.items()}
+        slots = msg.get("slots") if isinstance(msg, dict) else None
+        if isinstance(slots, list | tuple):
+            for s in slots:
+                if isinstance(s, int) and seat in fresh.get(s, {}):
+                    fresh[s] = {i: d for i, d in fresh[s].items() if i != seat}
+        twin = self.fork()
+        twin._shares = fresh
+        checked = twin._check_shares(seat, msg, purpose, {})
+        if checked.statement is not None:
+            ok = _decode(seat, "shares", lambda: _verify_one(checked.statement))
+            if not ok:
+                raise CheatDetected(seat, "shares", _BAD_SHARES)
+        for s, d in zip(checked.slots, checked.shares, strict=True):
+            held = self._shares.get(s, {}).get(seat)
+            if held is not None and held != d:  # pragma: no cover - the proof is sound
+                raise CheatDetected(seat, "shares", f"a second share for slot {s}")
+        self._apply_shares(checked)
+
+    def exchange(self, point: bytes) -> bytes:
+        """x_i·P for this seat's key share x_i (a Diffie–Hellman value with the point's
+        owner, e.g. an ephemeral key R = e·G of a message sealed to this seat)."""
+        x, _, _ = self._secrets("exchange")
+        return group.mul(x, group.decode_point(point, "point"))
+
+    def prove_exchange(self, point: bytes, label: int) -> tuple[bytes, bytes]:
+        """(K, proof): K = x_i·P and a Chaum–Pedersen proof (purpose "complaint", slot
+        ``label``) that log_G(Y_i) = log_P(K) — K shown to all opens one sealed message."""
+        x, seat, _ = self._secrets("prove_exchange")
+        assert self._own_key is not None
+        k = self.exchange(point)
+        return k, prove_shares(x, self._own_key, self.game_id, self.round_no, seat,
+                               "complaint", [label], [point], [k])
+
+    def check_exchange(self, seat: int, point: bytes, k: object, proof: object,
+                       label: int) -> bytes:
+        """Check a seat's :meth:`prove_exchange`; returns K (CheatDetected names the seat)."""
+        self._check_seat(seat)
+        kp = _point(seat, "complaint", k, "key")
+        ok = _decode(seat, "complaint", lambda: verify_shares(
+            proof, self._commits[seat][1], self.game_id, self.round_no, seat, "complaint",
+            [label], [point], [kp]))
+        if not ok:
+            raise CheatDetected(seat, "complaint", "the proof of the shown key does not verify")
+        return kp
+
+    def opened_key(self, seat: int) -> int | None:
+        """The key share x_i of a seat whose OPEN is in (for audits above the deck)."""
+        return self._opened.get(seat)
 
     # ------------------------------------------------------------------ OPEN
 
@@ -564,8 +642,8 @@ class DeckRound:
             d_in = deck_digest(self.game_id, self.round_no, self._joint, self._decks[k])
             expect = shuffle_hop(
                 self._decks[k],
-                derive_permutation(self.game_id, self.round_no, seat, seed, d_in),
-                derive_remasks(self.game_id, self.round_no, seat, seed, d_in),
+                derive_permutation(self.game_id, self.round_no, seat, seed, d_in, self.size),
+                derive_remasks(self.game_id, self.round_no, seat, seed, d_in, self.size),
                 self._joint,
             )
             if expect != self._decks[k + 1]:
@@ -608,7 +686,7 @@ class DeckRound:
                     raise CheatDetected(None, "audit", f"slot {s} decrypts to no card")
                 if k in where:
                     raise CheatDetected(
-                        None, "audit", f"card {k} ({name(k)}) is in slots {where[k]} and {s}"
+                        None, "audit", f"card {k} ({self._name(k)}) is in slots {where[k]} and {s}"
                     )
                 if s in self._cards and self._cards[s] != k:  # pragma: no cover - defensive
                     raise CheatDetected(None, "audit", f"slot {s} was read as another card")
@@ -702,9 +780,9 @@ def _point(seat: int, step: str, raw: object, what: str) -> bytes:
         raise CheatDetected(seat, step, str(e)) from e
 
 
-def _parse_deck(seat: int, raw: object) -> Deck:
-    if not isinstance(raw, list | tuple) or len(raw) != N_CARDS:
-        raise CheatDetected(seat, "shuffle", f"deck: expected {N_CARDS} entries")
+def _parse_deck(seat: int, raw: object, size: int = N_CARDS) -> Deck:
+    if not isinstance(raw, list | tuple) or len(raw) != size:
+        raise CheatDetected(seat, "shuffle", f"deck: expected {size} entries")
     out: list[Ciphertext] = []
     for i, pair in enumerate(raw):
         if (
@@ -718,20 +796,20 @@ def _parse_deck(seat: int, raw: object) -> Deck:
     return tuple(out)
 
 
-def _parse_slots(seat: int, raw: object) -> tuple[int, ...]:
-    if not isinstance(raw, list | tuple) or not raw or len(raw) > N_CARDS:
+def _parse_slots(seat: int, raw: object, size: int = N_CARDS) -> tuple[int, ...]:
+    if not isinstance(raw, list | tuple) or not raw or len(raw) > size:
         raise CheatDetected(seat, "shares", "slots: expected a non-empty list")
     for s in raw:
-        if isinstance(s, bool) or not isinstance(s, int) or not 0 <= s < N_CARDS:
-            raise CheatDetected(seat, "shares", f"slots: {s!r} is not a slot 0…{N_CARDS - 1}")
+        if isinstance(s, bool) or not isinstance(s, int) or not 0 <= s < size:
+            raise CheatDetected(seat, "shares", f"slots: {s!r} is not a slot 0…{size - 1}")
     if len(set(raw)) != len(raw):
         raise CheatDetected(seat, "shares", "slots: a slot is listed twice")
     return tuple(raw)
 
 
-def _check_slot(slot: int) -> None:
-    if isinstance(slot, bool) or not isinstance(slot, int) or not 0 <= slot < N_CARDS:
-        raise DeckUsageError(f"slot {slot!r} is outside 0…{N_CARDS - 1}")
+def _check_slot(slot: int, size: int = N_CARDS) -> None:
+    if isinstance(slot, bool) or not isinstance(slot, int) or not 0 <= slot < size:
+        raise DeckUsageError(f"slot {slot!r} is outside 0…{size - 1}")
 
 
 def _check_purpose(purpose: str) -> None:

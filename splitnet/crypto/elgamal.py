@@ -36,27 +36,31 @@ Deck = tuple[Ciphertext, ...]
 
 
 @functools.lru_cache(maxsize=8)
-def _card_data(game_id: bytes) -> tuple[tuple[bytes, ...], Mapping[bytes, int]]:
-    points = tuple(group.hash_to_point(DOMAIN_CARD, game_id, u64(k)) for k in range(N_CARDS))
+def _card_data(game_id: bytes, count: int = N_CARDS,
+               domain: bytes = DOMAIN_CARD) -> tuple[tuple[bytes, ...], Mapping[bytes, int]]:
+    points = tuple(group.hash_to_point(domain, game_id, u64(k)) for k in range(count))
     table = {p: k for k, p in enumerate(points)}
-    if len(table) != N_CARDS or group.IDENTITY in table:  # pragma: no cover - 2^-240
+    if len(table) != count or group.IDENTITY in table:  # pragma: no cover - 2^-240
         raise ValueError("card points collide for this game id; pick another game id")
     return points, MappingProxyType(table)
 
 
-def card_points(game_id: bytes) -> tuple[bytes, ...]:
-    """M_0 … M_103 for a game (cached: the table is per game, not per round)."""
-    return _card_data(game_id)[0]
+def card_points(game_id: bytes, count: int = N_CARDS,
+                domain: bytes = DOMAIN_CARD) -> tuple[bytes, ...]:
+    """M_0 … M_103 for a game (cached: the table is per game, not per round). Another
+    game's cards (Splito's 109) take their own ``count`` and ``domain``."""
+    return _card_data(game_id, count, domain)[0]
 
 
-def card_table(game_id: bytes) -> Mapping[bytes, int]:
+def card_table(game_id: bytes, count: int = N_CARDS,
+               domain: bytes = DOMAIN_CARD) -> Mapping[bytes, int]:
     """The read-only lookup point → card id for a game."""
-    return _card_data(game_id)[1]
+    return _card_data(game_id, count, domain)[1]
 
 
-def initial_deck(game_id: bytes) -> Deck:
+def initial_deck(game_id: bytes, count: int = N_CARDS, domain: bytes = DOMAIN_CARD) -> Deck:
     """The trivial encryption (IDENTITY, M_k) for k = 0…103; never sent on the wire."""
-    return tuple((group.IDENTITY, m) for m in card_points(game_id))
+    return tuple((group.IDENTITY, m) for m in card_points(game_id, count, domain))
 
 
 def remask(ct: Ciphertext, rho: int, joint_key: bytes) -> Ciphertext:

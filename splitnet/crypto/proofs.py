@@ -58,7 +58,11 @@ DOMAIN_SHARES_CHALLENGE: Final = b"splitnet/v1/shares/challenge"
 DOMAIN_SHARES_BATCH: Final = b"splitnet/v1/shares/batch"
 DOMAIN_SHARES_BATCH_WEIGHT: Final = b"splitnet/v1/shares/batch-weight"
 
-PURPOSES: Final = frozenset({"deal", "draw", "reveal"})
+#: What a SHARES proof is for (bound into its transcript): Split's "deal", "draw" and
+#: "reveal"; Splito's "central" (the central objectives, opened to all) and "pass" (one
+#: card's share for the seat a hand passes to, S5.4) and "complaint" (a seat shows the
+#: key of a sealed message to it: K = x·R for the message's R).
+PURPOSES: Final = frozenset({"deal", "draw", "reveal", "central", "pass", "complaint"})
 
 
 def encode_proof(e: int, z: int) -> bytes:

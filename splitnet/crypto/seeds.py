@@ -130,15 +130,17 @@ def _check_digest(d: bytes) -> None:
 
 
 def derive_remasks(
-    game_id: bytes, round_no: int, seat: int, seed: bytes, input_digest: bytes
+    game_id: bytes, round_no: int, seat: int, seed: bytes, input_digest: bytes,
+    n: int = N_CARDS,
 ) -> list[int]:
     """ρ_0 … ρ_103: the scalar added to output position k of the seat's shuffle hop on
-    the input deck whose :func:`deck_digest` is ``input_digest``."""
+    the input deck whose :func:`deck_digest` is ``input_digest`` (``n`` positions: 104
+    for Split's deck; the digest names the deck, its length included)."""
     _check_digest(input_digest)
     base = (game_id, u64(round_no), u64(seat), seed, input_digest)
     # ρ_k = nonzero_scalar(DOMAIN_REMASK, *base, u64(k)), i.e. counter 0 unless that
     # gives zero (probability 2^-252), in which case the general loop takes over.
-    fast = hash_to_scalars(DOMAIN_REMASK, base, [(u64(k), u64(0)) for k in range(N_CARDS)])
+    fast = hash_to_scalars(DOMAIN_REMASK, base, [(u64(k), u64(0)) for k in range(n)])
     return [r or nonzero_scalar(DOMAIN_REMASK, *base, u64(k)) for k, r in enumerate(fast)]
 
 
@@ -181,13 +183,14 @@ def permutation_from_stream(data: bytes, n: int = N_CARDS) -> list[int]:
 
 
 def derive_permutation(
-    game_id: bytes, round_no: int, seat: int, seed: bytes, input_digest: bytes
+    game_id: bytes, round_no: int, seat: int, seed: bytes, input_digest: bytes,
+    n: int = N_CARDS,
 ) -> list[int]:
     """π_i as a list: output position k of the seat's hop takes input position perm[k]
-    (for the input deck whose :func:`deck_digest` is ``input_digest``)."""
+    (for the input deck whose :func:`deck_digest` is ``input_digest``, of ``n`` cards)."""
     _check_digest(input_digest)
     return permutation_from_stream(
-        group.frame(DOMAIN_PERM, game_id, u64(round_no), u64(seat), seed, input_digest)
+        group.frame(DOMAIN_PERM, game_id, u64(round_no), u64(seat), seed, input_digest), n
     )
 
 

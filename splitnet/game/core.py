@@ -47,12 +47,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from splitnet.crypto.deck import DeckRound
 from splitnet.crypto.errors import CheatDetected, DeckUsageError
-from splitnet.errors import Blame
 from splitnet.game.open_hand import open_hand_move, open_hand_seed
+
+# The table's, shared by every game; re-exported here, where callers have always found them.
+from splitnet.game.table import PLEDGE_STEPS as PLEDGE_STEPS
+from splitnet.game.table import GameError as GameError
+from splitnet.game.table import MemoryPledges as MemoryPledges
+from splitnet.game.table import Pledge as Pledge
+from splitnet.game.table import PledgeBook as PledgeBook
+from splitnet.game.table import PledgeRefused as PledgeRefused
+from splitnet.game.table import Position as Position
+from splitnet.game.table import check_chat, check_timeout, proof_functions
 from splitnet.record import Recorder
 from splitnet.rules import (
     Action,
@@ -69,77 +78,10 @@ from splitnet.session.codec import DecodeError
 from splitnet.session.identity import verify
 from splitnet.session.log import LogError, check_refusal, message_hash, parse_message
 
+_proof_functions = proof_functions  # the name it had here
+
 KINDS = ("commit", "shuffle", "shares", "move", "reveal", "alarm", "open", "chat", "timeout",
          "accuse", "abandon")
-
-
-@dataclass(frozen=True)
-class Position:
-    """Where an entry stands (or will stand) in the log: its ``seq``, the log head
-    ``prev`` before it and its author's ``counter``. Only an ``accuse`` needs it."""
-
-    seq: int
-    prev: bytes
-    counter: int
-
-
-class GameError(Blame):
-    """A log entry breaks the game protocol or the rules: ``seat`` is at fault
-    (``seat S at STEP: REASON``)."""
-
-
-class PledgeRefused(GameError):
-    """This seat refuses to send a message derived from its seed on a deck other than the
-    one it already pledged at that position (round, step). A local refusal, not a verdict
-    of the log: the seat stops and sends nothing more. ``seat`` is the host, which served
-    the log (a fork of it, or another hop it ordered after a restart)."""
-
-    def __init__(self, host: int, round_no: int, step: str, reason: str) -> None:
-        self.round_no = round_no
-        super().__init__(host, step, reason,
-                         text=f"refused to send our {step} of round {round_no}: {reason} "
-                              f"[host seat {host} at fault]")
-
-
-#: The steps at which a seat pledges a deck: "shuffle" — the deck its hop takes;
-#: "shares" — the final deck, which its deal, draw and reveal shares are of; "open" —
-#: the final deck of the round whose seed it opens (after that it plays no more in it).
-PLEDGE_STEPS = ("shuffle", "shares", "open")
-
-
-@dataclass(frozen=True)
-class Pledge:
-    """What must be durable before this seat sends anything derived from its seed on a
-    deck: in round ``round_no`` at ``step`` (PLEDGE_STEPS), the deck with
-    ``seeds.deck_digest`` ``digest`` (32 bytes)."""
-
-    round_no: int
-    step: str
-    digest: bytes
-
-
-class PledgeBook(Protocol):
-    """Where a seat's pledges are kept (the node layer: next to its seeds, fsynced)."""
-
-    def pledged(self, round_no: int, step: str) -> bytes | None:
-        """The digest pledged at (round, step), or None."""
-
-    def pledge(self, p: Pledge) -> None:
-        """Record ``p`` durably; return only once it would survive a power loss."""
-
-
-class MemoryPledges:
-    """A :class:`PledgeBook` in memory: for in-process sessions, where the seat's state
-    cannot outlive the process anyway (and for tests, which keep it to "restart")."""
-
-    def __init__(self) -> None:
-        self.book: dict[tuple[int, str], bytes] = {}
-
-    def pledged(self, round_no: int, step: str) -> bytes | None:
-        return self.book.get((round_no, step))
-
-    def pledge(self, p: Pledge) -> None:
-        self.book[(p.round_no, p.step)] = p.digest
 
 
 @dataclass
@@ -437,13 +379,7 @@ class GameCore:
         if not 0 <= author < self.n:
             raise GameError(None, kind, f"no seat {author}")
         if kind == "chat":  # GAME.md "chat": exactly {"text": ≤ 500 characters}, any time
-            text = body.get("text")
-            if set(body) != {"text"}:
-                raise GameError(author, "chat", 'a chat body is exactly {"text": …}, with '
-                                "no other key")
-            if not isinstance(text, str) or len(text) > 500:
-                raise GameError(author, "chat", "chat text must be a string of ≤ 500 characters")
-            self.chat.append((author, text))
+            self.chat.append((author, check_chat(author, body)))
             return
         r = self.round
         assert r is not None
@@ -588,17 +524,7 @@ class GameCore:
         with a verdict naming that seat — if the game really waits for it. Only the host
         orders messages, so only the host can know; it is the host's word (a seat whose
         message the host dropped knows better: protocol/SECURITY.md)."""
-        if author != self.host:
-            raise GameError(author, "timeout", "only the host declares a timeout")
-        if set(body) != {"round", "seat", "waited"}:
-            raise GameError(author, "timeout", "a timeout has exactly round, seat and waited")
-        seat, waited = body.get("seat"), body.get("waited")
-        if (isinstance(waited, bool) or not isinstance(waited, int) or waited < 0
-                or isinstance(seat, bool) or not isinstance(seat, int)):
-            raise GameError(author, "timeout", "seat and waited must be integers ≥ 0")
-        if seat == self.host or seat not in self.waiting_for():
-            raise GameError(author, "timeout", f"a false timeout: the game does not wait for "
-                            f"seat {seat} (it waits for {self.waiting_for()})")
+        seat, waited = check_timeout(author, body, self.host, self.waiting_for())
         self._stop(GameError(seat, self.owed_step(seat), f"did not answer for {waited} s "
                              f"(timed out by the host, seat {author})"))
 
@@ -958,23 +884,3 @@ class GameCore:
     @property
     def record(self) -> dict[str, Any]:
         return self.recorder.record
-
-
-def _proof_functions(game_id: bytes, seed: bytes | None) -> tuple[Any, Any]:
-    """The shuffle proof bound to this game's generators (a prover only for a seat with a
-    seed). The prover's nonce seed comes from the deck: derived from the round seed and
-    the hop's input (DECK.md §4), so transcripts are reproducible and nonces never repeat."""
-    from splitnet.crypto.shuffle_proof import prove_shuffle, verify_shuffle
-
-    def verify(ctx: bytes, pk: bytes, inputs: Any, outputs: Any, proof: bytes) -> None:
-        verify_shuffle(ctx, pk, inputs, outputs, proof, context_game=game_id)
-
-    if seed is None:
-        return None, verify
-
-    def prove(ctx: bytes, pk: bytes, inputs: Any, outputs: Any, perm: Any, rhos: Any,
-              nonce_seed: bytes) -> bytes:
-        return prove_shuffle(ctx, pk, inputs, outputs, perm, rhos, nonce_seed=nonce_seed,
-                             context_game=game_id)
-
-    return prove, verify

@@ -5,6 +5,10 @@ message is signed by its author, ordered by the host (seat 0) into the hash-chai
 optionally written to a transcript, and applied by every peer — the same path a LAN game
 takes, without sockets. Used by ``selfplay``, by ``play`` (through
 :class:`splitnet.app.fair.FairSession`) and by the tests.
+
+The table does not know the game: a Split game's peers are GameCores (the default); any
+other game gives ``make_core`` (one peer's sans-IO core, :class:`TableCore`) and the
+header's settings map — Splito's is :class:`splitnet.game.splito_core.SplitoCore`.
 """
 
 from __future__ import annotations
@@ -13,11 +17,11 @@ import hashlib
 import secrets
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar, overload
 
 from splitnet.game.core import GameCore, GameError, MemoryPledges, PledgeBook, Position
 from splitnet.game.rematch import REMATCH_KEY, Rematch
-from splitnet.rules import Action, Game, Settings
+from splitnet.rules import Settings
 from splitnet.session.identity import Identity
 from splitnet.session.log import Author, Log, Player, parse_message
 from splitnet.session.transcript import TranscriptWriter
@@ -27,10 +31,37 @@ PROTOCOL = "splitnet/2"
 
 class Chooser(Protocol):
     """Whatever picks a seat's moves in :meth:`LocalGame.run_bots` (a bot from
-    :mod:`splitnet.bots`, injected by the caller: the game layer knows no bots)."""
+    :mod:`splitnet.bots` or :mod:`splitnet.splito.bots`, injected by the caller: the game
+    layer knows no bots): a move of the game's kind from the seat's own view."""
 
-    def choose(self, game: Game, seat: int) -> Action:
+    def choose(self, game: Any, seat: int) -> Any:
         """A legal move for ``seat`` from its own view ``game``."""
+
+
+class TableCore(Protocol):
+    """One peer's sans-IO game core, as the table drives it (GameCore, SplitoCore)."""
+
+    finished: bool
+    verdict: GameError | None
+    #: this seat's view of the game (what its bot chooses from)
+    engine: Any
+
+    def apply(self, author: int, kind: str, body: dict[str, Any], *,
+              at: Position | None = None) -> None: ...
+
+    def outbox(self) -> list[tuple[str, dict[str, Any]]]: ...
+
+    def can_move(self) -> bool: ...
+
+    def move_message(self, action: Any) -> dict[str, Any]: ...
+
+    def waiting_for(self) -> list[int]: ...
+
+
+C = TypeVar("C", bound=TableCore)
+#: make_core(game id, seat, its seed source, its pledge book, every seat's identity key)
+#: → that seat's core
+CoreFactory = Callable[[bytes, int, Callable[[int], bytes], PledgeBook, list[bytes]], C]
 
 
 def game_settings(settings: Settings, shuffle_proofs: bool,
@@ -86,12 +117,25 @@ class RandomSecrets:
         return seed
 
 
-class LocalGame:
+class LocalGame(Generic[C]):
     """Peers, the host's log and (optionally) the transcript file."""
 
-    def __init__(self, names: Sequence[str], settings: Settings, source: Any, *,
+    @overload
+    def __init__(self: LocalGame[GameCore], names: Sequence[str], settings: Settings,
+                 source: Any, *, shuffle_proofs: bool = True, transcript: Path | None = None,
+                 writer: TranscriptWriter | None = None) -> None: ...
+
+    @overload
+    def __init__(self: LocalGame[C], names: Sequence[str], settings: Any, source: Any, *,
                  shuffle_proofs: bool = True, transcript: Path | None = None,
-                 writer: TranscriptWriter | None = None) -> None:
+                 writer: TranscriptWriter | None = None, make_core: CoreFactory[C],
+                 header: dict[str, Any]) -> None: ...
+
+    def __init__(self, names: Sequence[str], settings: Any, source: Any, *,
+                 shuffle_proofs: bool = True, transcript: Path | None = None,
+                 writer: TranscriptWriter | None = None,
+                 make_core: CoreFactory[Any] | None = None,
+                 header: dict[str, Any] | None = None) -> None:
         """A new game; or, with ``writer`` (a reopened transcript holding at least the
         header), the saved game in it: call :meth:`replay_saved` next — after attaching
         any listener that should hear the game so far."""
@@ -102,7 +146,7 @@ class LocalGame:
         self.host = ids[0]
         self.listeners: list[Callable[[int, str, dict[str, Any]], None]] = []
         #: called by :meth:`close` (a saved game marks itself over here)
-        self.on_close: list[Callable[[LocalGame], None]] = []
+        self.on_close: list[Callable[[LocalGame[Any]], None]] = []
         #: records of a reopened transcript not yet re-applied (:meth:`replay_saved`)
         self.saved: list[bytes] = []
         #: seats that stopped answering (a player gone for good): they send nothing more
@@ -119,7 +163,8 @@ class LocalGame:
             players = [Player(s, nm, ids[s].public_key_bytes()) for s, nm in enumerate(names)]
             self.writer = TranscriptWriter(transcript) if transcript else None
             self.log, _ = Log.start(self.host, game_id=game_id, host_seat=0, players=players,
-                                    settings=game_settings(settings, shuffle_proofs))
+                                    settings=(header if header is not None else
+                                              game_settings(settings, shuffle_proofs)))
             if self.writer:
                 self.writer.append(self.log.records()[0])
         self.authors = [Author(ids[s], game_id, s, self.log.next_counter(s))
@@ -133,10 +178,15 @@ class LocalGame:
         self.pledges: list[PledgeBook] = [book(s) if book is not None else MemoryPledges()
                                           for s in range(self.n)]
         keys = [p.key for p in self.log.header.players]
-        self.cores = [GameCore(game_id, names, settings, s, source.round_seeds(s),
-                               shuffle_proofs=shuffle_proofs, pledges=self.pledges[s],
-                               keys=keys)
-                      for s in range(self.n)]
+        if make_core is not None:
+            self.cores: list[C] = [make_core(game_id, s, source.round_seeds(s),
+                                             self.pledges[s], keys)
+                                   for s in range(self.n)]
+        else:
+            self.cores = [GameCore(game_id, names, settings, s,  # type: ignore[misc]
+                                   source.round_seeds(s), shuffle_proofs=shuffle_proofs,
+                                   pledges=self.pledges[s], keys=keys)
+                          for s in range(self.n)]
         if writer is None:
             self._accept_all()
 
@@ -223,15 +273,18 @@ class LocalGame:
     def abandon(self, seat: int, waited: int) -> None:
         """The host abandons ``seat`` after ``waited`` seconds (GAME.md "abandon", R8.6):
         the deal in progress is void and dealt again with the seat open-handed."""
-        r = self.cores[0].round
+        core = self.cores[0]
+        if not isinstance(core, GameCore):
+            raise GameError(0, "abandon", "only a Split game plays a seat open-handed (R8.6)")
+        r = core.round
         if r is None:
             raise GameError(0, "abandon", "the game is over")
         self.send(0, "abandon", {"round": r.number, "seat": seat, "waited": waited})
 
-    def play_move(self, seat: int, action: Action) -> None:
+    def play_move(self, seat: int, action: Any) -> None:
         """Validate on the seat's own core (IllegalMove: nothing changes), then send."""
         body = self.cores[seat].move_message(action)
-        self.send(seat, "move", body)
+        self.send(seat, "move", body)  # every game's choice is a "move" entry
 
     @property
     def finished(self) -> bool:
@@ -251,7 +304,7 @@ class LocalGame:
 
     def run_bots(self, bots: Sequence[Chooser | None], max_steps: int = 200_000, *,
                  open_hand_after: int | None = None,
-                 on_step: Callable[[LocalGame], None] | None = None) -> None:
+                 on_step: Callable[[LocalGame[Any]], None] | None = None) -> None:
         """Play to the end; raises GameError if a message is refused or the game stops
         with a verdict. With ``open_hand_after``, a :attr:`silent` seat the game waits
         for is abandoned (as if that many seconds had passed) and played open-handed.

@@ -1,0 +1,139 @@
+"""What every game on the fair table shares, whatever the game (sans-IO): where an entry
+stands in the log, the error that names the seat at fault, the pledges a seat makes before
+it sends anything derived from its seed on a deck (GAME.md "Pledges"), the entries every
+game takes the same way — ``chat`` and the host's ``timeout`` — and the shuffle proof
+bound to the game (SHUFFLE_PROOF.md). Split's :class:`~splitnet.game.core.GameCore` and
+Splito's :class:`~splitnet.game.splito_core.SplitoCore` are built on it; the log
+(:mod:`splitnet.session.log`) and the deck (:class:`splitnet.crypto.deck.DeckRound`) are
+game-agnostic already.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from splitnet.errors import Blame
+
+#: GAME.md "chat": the longest chat text
+MAX_CHAT = 500
+
+
+@dataclass(frozen=True)
+class Position:
+    """Where an entry stands (or will stand) in the log: its ``seq``, the log head
+    ``prev`` before it and its author's ``counter``. Only an ``accuse`` needs it."""
+
+    seq: int
+    prev: bytes
+    counter: int
+
+
+class GameError(Blame):
+    """A log entry breaks the game protocol or the rules: ``seat`` is at fault
+    (``seat S at STEP: REASON``)."""
+
+
+class PledgeRefused(GameError):
+    """This seat refuses to send a message derived from its seed on a deck other than the
+    one it already pledged at that position (round, step). A local refusal, not a verdict
+    of the log: the seat stops and sends nothing more. ``seat`` is the host, which served
+    the log (a fork of it, or another hop it ordered after a restart)."""
+
+    def __init__(self, host: int, round_no: int, step: str, reason: str) -> None:
+        self.round_no = round_no
+        super().__init__(host, step, reason,
+                         text=f"refused to send our {step} of round {round_no}: {reason} "
+                              f"[host seat {host} at fault]")
+
+
+#: The steps at which a seat pledges a deck: "shuffle" — the deck its hop takes;
+#: "shares" — the final deck, which its deal, draw and reveal shares are of; "open" —
+#: the final deck of the round whose seed it opens (after that it plays no more in it).
+PLEDGE_STEPS = ("shuffle", "shares", "open")
+
+
+@dataclass(frozen=True)
+class Pledge:
+    """What must be durable before this seat sends anything derived from its seed on a
+    deck: in round ``round_no`` at ``step`` (PLEDGE_STEPS), the deck with
+    ``seeds.deck_digest`` ``digest`` (32 bytes)."""
+
+    round_no: int
+    step: str
+    digest: bytes
+
+
+class PledgeBook(Protocol):
+    """Where a seat's pledges are kept (the node layer: next to its seeds, fsynced)."""
+
+    def pledged(self, round_no: int, step: str) -> bytes | None:
+        """The digest pledged at (round, step), or None."""
+
+    def pledge(self, p: Pledge) -> None:
+        """Record ``p`` durably; return only once it would survive a power loss."""
+
+
+class MemoryPledges:
+    """A :class:`PledgeBook` in memory: for in-process sessions, where the seat's state
+    cannot outlive the process anyway (and for tests, which keep it to "restart")."""
+
+    def __init__(self) -> None:
+        self.book: dict[tuple[int, str], bytes] = {}
+
+    def pledged(self, round_no: int, step: str) -> bytes | None:
+        return self.book.get((round_no, step))
+
+    def pledge(self, p: Pledge) -> None:
+        self.book[(p.round_no, p.step)] = p.digest
+
+
+def check_chat(author: int, body: dict[str, Any]) -> str:
+    """GAME.md "chat": exactly {"text": ≤ 500 characters}; the text, or GameError."""
+    text = body.get("text")
+    if set(body) != {"text"}:
+        raise GameError(author, "chat", 'a chat body is exactly {"text": …}, with '
+                        "no other key")
+    if not isinstance(text, str) or len(text) > MAX_CHAT:
+        raise GameError(author, "chat", "chat text must be a string of ≤ 500 characters")
+    return text
+
+
+def check_timeout(author: int, body: dict[str, Any], host: int,
+                  waiting: list[int]) -> tuple[int, int]:
+    """GAME.md "timeout": the host says ``seat`` owed a message for ``waited`` seconds.
+    Returns (seat, waited) if the game really waits for that seat (``waiting``); else
+    GameError naming the author. Only the host orders messages, so only the host can
+    know; it is the host's word (protocol/SECURITY.md)."""
+    if author != host:
+        raise GameError(author, "timeout", "only the host declares a timeout")
+    if set(body) != {"round", "seat", "waited"}:
+        raise GameError(author, "timeout", "a timeout has exactly round, seat and waited")
+    seat, waited = body.get("seat"), body.get("waited")
+    if (isinstance(waited, bool) or not isinstance(waited, int) or waited < 0
+            or isinstance(seat, bool) or not isinstance(seat, int)):
+        raise GameError(author, "timeout", "seat and waited must be integers ≥ 0")
+    if seat == host or seat not in waiting:
+        raise GameError(author, "timeout", f"a false timeout: the game does not wait for "
+                        f"seat {seat} (it waits for {waiting})")
+    return seat, waited
+
+
+def proof_functions(game_id: bytes, seed: bytes | None) -> tuple[Any, Any]:
+    """The shuffle proof bound to this game's generators (a prover only for a seat with a
+    seed). The prover's nonce seed comes from the deck: derived from the round seed and
+    the hop's input (DECK.md §4), so transcripts are reproducible and nonces never repeat."""
+    from splitnet.crypto.shuffle_proof import prove_shuffle, verify_shuffle
+
+    def verify(ctx: bytes, pk: bytes, inputs: Any, outputs: Any, proof: bytes) -> None:
+        verify_shuffle(ctx, pk, inputs, outputs, proof, context_game=game_id)
+
+    if seed is None:
+        return None, verify
+
+    def prove(ctx: bytes, pk: bytes, inputs: Any, outputs: Any, perm: Any, rhos: Any,
+              nonce_seed: bytes) -> bytes:
+        return prove_shuffle(ctx, pk, inputs, outputs, perm, rhos, nonce_seed=nonce_seed,
+                             context_game=game_id)
+
+    return prove, verify
