@@ -125,10 +125,22 @@ def human_session(name: str, bot_names: Sequence[str], seed: int | None,
         else:
             source = saved.create(data_dir, source.game_id(), name, seat, kinds, bot_seeds)
         path = source.files.transcript
-    game = LocalGame(names, settings, source, shuffle_proofs=shuffle_proofs, transcript=path)
+    game = LocalGame(names, settings, source, shuffle_proofs=shuffle_proofs, transcript=path,
+                     checker=_play_checker(shuffle_proofs))
     if data_dir is not None:
         _finish_when_over(game, data_dir)
     return FairSession(game, seat, agents, HumanAgent(), bot_delay=bot_delay)
+
+
+def _play_checker(proofs: bool) -> Any:
+    """You and the bots in one process: the other seats' shuffle proofs are checked in
+    worker processes (the machine's other core), each hop once for all the peers here
+    (protocol/SECURITY.md, "Pipelined shuffle checks")."""
+    if not proofs:
+        return None
+    from splitnet.game.pool import shared_pool
+
+    return shared_pool()
 
 
 def _finish_when_over(game: Any, data_dir: Path) -> None:
@@ -168,7 +180,8 @@ def resume_session(data_dir: Path, meta: Any, *, bot_delay: float = 0.0,
         if [k is None for k in source.bots] != [s == meta.seat for s in range(len(names))]:
             raise saved.SavedGameError(f"{writer.path}: the saved seats do not give you seat "
                                        f"{meta.seat + 1} and a bot every other seat")
-        game = LocalGame(names, settings, source, shuffle_proofs=proofs, writer=writer)
+        game = LocalGame(names, settings, source, shuffle_proofs=proofs, writer=writer,
+                         checker=_play_checker(proofs))
         bots = [make_bot(k, source.bot_seeds[s], budget=think) if k is not None else None
                 for s, k in enumerate(source.bots)]
         session = FairSession(game, meta.seat, bots, HumanAgent(), bot_delay=bot_delay)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from splitnet.bench import bench_deck_proofs, bench_engine
 
 
@@ -13,9 +15,25 @@ def test_bench_engine_reports_games_per_second_and_the_ratio_to_the_goal() -> No
 
 
 def test_bench_deck_with_proofs_reports_prove_verify_and_setup() -> None:
-    out = bench_deck_proofs([2])
+    """Sequential and pipelined critical paths, each as a ratio to its model (N·(prove +
+    verify) + deal; N·prove + verify(last hop) + deal) measured in the same run."""
+    import re
+
+    out = bench_deck_proofs([2], play=False)
     row = [ln for ln in out.splitlines() if ln.strip().startswith("2 ")]
-    assert row and "ms" in row[0] and ("met" in row[0])
+    assert row and "ms" in row[0]
+    ratios = [float(x) for x in re.findall(r"\((\d+\.\d\d)\)", row[0])]
+    assert len(ratios) == 2 and all(0.5 < r < 2 for r in ratios), row[0]
+    assert "pipelined crit" in out and "≤ 0.40 s at 6 players" in out
+
+
+@pytest.mark.slow
+def test_bench_play_setup_times_the_three_ways_of_checking() -> None:
+    from splitnet.bench import bench_play_setup
+
+    out = bench_play_setup([2], reps=1)
+    row = [ln for ln in out if ln.strip().startswith("2 ")]
+    assert row and row[0].count(" s ") >= 3 and "CPU" in row[0], out
 
 
 def test_bench_bots_reports_the_rate_with_its_interval_time_and_target_spread() -> None:

@@ -9,6 +9,9 @@ order — the log is the source of truth)::
 
     COMMIT   every seat, any order      commit_message()        → on_commit(seat, msg)
     SHUFFLE  seats 0, 1, …, N−1         shuffle_message()       → on_shuffle(seat, msg)
+             (pipelined: on_shuffle(seat, msg, defer=True) takes the hop unchecked, the
+             next seat shuffles at once; settle_hop(hop, verdict) for each unchecked_hops()
+             in chain order before the first share — DECK.md §5.2)
     SHARES   deal / draw / reveal       shares_message(slots,p) → on_shares(seat, msg, p)
     OPEN     every seat, round end      open_message()          → on_open(seat, msg)
     then     audit() → the card id of every slot
@@ -44,6 +47,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Final, TypeAlias, TypeVar
 
@@ -105,6 +109,7 @@ ShuffleVerifier: TypeAlias = Callable[
 ]
 
 DOMAIN_SHUFFLE: Final = b"splitnet/v2/shuffle"
+DOMAIN_HOP_CHECK: Final = b"splitnet/v2/hop-check"
 MIN_PLAYERS: Final = 2
 #: The deck layer takes up to 8 seats (Splito plays with up to 8, docs/SPLITO.md); Split
 #: itself is for 2–6 (R3.1), which its rules check (Settings.check_players).
@@ -115,6 +120,28 @@ def shuffle_context(game_id: bytes, round_no: int, seat: int, input_digest: byte
     """The context a shuffle proof binds: frame("splitnet/v2/shuffle", game_id, u64(round),
     u64(seat), input_digest) — the hop's position and the digest of the deck it takes."""
     return group.frame(DOMAIN_SHUFFLE, game_id, u64(round_no), u64(seat), input_digest)
+
+
+@dataclasses.dataclass(frozen=True)
+class HopCheck:
+    """A hop taken with its proof still to be checked (``on_shuffle(…, defer=True)``):
+    exactly the arguments of the shuffle verifier, so the check can run anywhere (another
+    process) and its verdict be handed back with :meth:`DeckRound.settle_hop`."""
+
+    seat: int
+    context: bytes
+    joint_key: bytes
+    inputs: Deck
+    outputs: Deck
+    proof: bytes
+
+    def digest(self, game_id: bytes) -> bytes:
+        """SHA-256 of everything the check depends on (generators: ``game_id``): equal
+        digests, equal verdicts."""
+        parts = [u64(self.seat), self.context, self.joint_key, self.proof,
+                 *(b for pair in self.inputs for b in pair),
+                 *(b for pair in self.outputs for b in pair)]
+        return hashlib.sha256(group.frame(DOMAIN_HOP_CHECK, game_id, *parts)).digest()
 
 
 class DeckRound:
@@ -198,6 +225,8 @@ class DeckRound:
         self._shares: dict[int, dict[int, bytes]] = {}  # slot -> seat -> d
         self._opened: dict[int, int] = {}  # seat -> x_i (after a verified OPEN)
         self._own_hop_trusted = False
+        #: hops taken with their proof check deferred, not yet settled (chain order)
+        self._unchecked: list[HopCheck] = []
         self._own_local_slots: set[int] = set()  # own shares fed back as produced
         # --- caches of our own computations (never of a peer's unverified data)
         self._own_key: bytes | None = None if self._x is None else group.base_mul(self._x)
@@ -218,6 +247,7 @@ class DeckRound:
         twin = copy.copy(self)
         twin._commits = dict(self._commits)
         twin._decks = list(self._decks)
+        twin._unchecked = list(self._unchecked)
         twin._shares = {s: dict(d) for s, d in self._shares.items()}
         twin._opened = dict(self._opened)
         twin._own_local_slots = set(self._own_local_slots)
@@ -243,6 +273,29 @@ class DeckRound:
     def shuffled(self) -> bool:
         """True once all N hops are in: slots exist from then on."""
         return len(self._decks) == len(self.seats) + 1
+
+    @property
+    def verified(self) -> bool:
+        """True once all N hops are in and every hop's proof is checked (no deferred
+        check outstanding): shares can be made and read only from then on."""
+        return self.shuffled and not self._unchecked
+
+    def unchecked_hops(self) -> list[HopCheck]:
+        """The hops taken with ``defer=True`` whose verdict is not settled yet, in chain
+        order (settle them in this order with :meth:`settle_hop`)."""
+        return list(self._unchecked)
+
+    def settle_hop(self, hop: HopCheck, error: str | None) -> None:
+        """The verdict of a deferred proof check: ``error`` None = the proof verifies,
+        else the verifier's reason. Hops are settled in chain order (DeckUsageError
+        otherwise), so the first bad hop is the one named. A rejected hop raises
+        CheatDetected(its seat, "shuffle", …) and stays unsettled: the deck never becomes
+        :attr:`verified` and no share can be made of it."""
+        if not self._unchecked or self._unchecked[0] != hop:
+            raise DeckUsageError("settle deferred hop checks in chain order, each once")
+        if error is not None:
+            raise CheatDetected(hop.seat, "shuffle", f"the shuffle proof is rejected: {error}")
+        self._unchecked.pop(0)
 
     @property
     def deck(self) -> Deck | None:
@@ -392,8 +445,12 @@ class DeckRound:
         out, proof = self._sent_hop
         return {"deck": [[c1, c2] for c1, c2 in out], "proof": proof}
 
-    def on_shuffle(self, seat: int, msg: Message) -> None:
-        """A seat's SHUFFLE: in turn, 104 canonical non-identity pairs, proof if required."""
+    def on_shuffle(self, seat: int, msg: Message, *, defer: bool = False) -> None:
+        """A seat's SHUFFLE: in turn, 104 canonical non-identity pairs, proof if required.
+
+        ``defer``: the proof (present, if a verifier is configured) is not checked now but
+        kept as a :class:`HopCheck` (:meth:`unchecked_hops`) for :meth:`settle_hop`; the
+        next hop can be made on this one's output meanwhile (DECK.md §5.2, pipelining)."""
         step = "shuffle"
         self._check_seat(seat)
         if len(self._commits) < len(self.seats):
@@ -411,6 +468,7 @@ class DeckRound:
             raise CheatDetected(seat, step, "proof: expected bytes or nil")
         out = _parse_deck(seat, f["deck"], self.size)
         own = seat == self.seat and self._sent_hop == (out, proof)
+        deferred: HopCheck | None = None
         if not own:
             for i, (c1, c2) in enumerate(out):
                 _point(seat, step, c1, f"deck[{i}].c1")
@@ -421,12 +479,18 @@ class DeckRound:
                 assert self._joint is not None
                 d_in = deck_digest(self.game_id, self.round_no, self._joint, self._decks[-1])
                 ctx = shuffle_context(self.game_id, self.round_no, seat, d_in)
-                try:
-                    self._verifier(ctx, self._joint, self._decks[-1], out, proof)
-                except ValueError as e:
-                    raise CheatDetected(seat, step, f"the shuffle proof is rejected: {e}") from e
-        # verified: mutate
+                if defer:
+                    deferred = HopCheck(seat, ctx, self._joint, self._decks[-1], out, proof)
+                else:
+                    try:
+                        self._verifier(ctx, self._joint, self._decks[-1], out, proof)
+                    except ValueError as e:
+                        raise CheatDetected(seat, step,
+                                            f"the shuffle proof is rejected: {e}") from e
+        # verified (or its proof check deferred): mutate
         self._decks.append(out)
+        if deferred is not None:
+            self._unchecked.append(deferred)
         if own:
             self._own_hop_trusted = True
 
@@ -441,6 +505,8 @@ class DeckRound:
         _check_purpose(purpose)
         if not self.shuffled:
             raise DeckUsageError("no shares before the shuffle is complete")
+        if self._unchecked:
+            raise DeckUsageError("no shares before every hop's proof is checked (settle_hop)")
         if self._opened:
             raise DeckUsageError("the round is already being opened")
         if not slots or len(set(slots)) != len(slots):
@@ -511,6 +577,8 @@ class DeckRound:
         self._check_seat(seat)
         if not self.shuffled:
             raise CheatDetected(seat, step, "shares before the shuffle is complete")
+        if self._unchecked:  # our own lag, not the sender's fault
+            raise DeckUsageError("settle every deferred hop check before taking shares")
         if self._opened:
             raise CheatDetected(seat, step, "shares after the round was opened")
         f = _fields(seat, step, msg, ("slots", "shares", "proof"))

@@ -8,7 +8,11 @@ record. Every peer runs it; so does the verifier, as an observer with no secrets
 Per round (protocol/GAME.md)::
 
     commit   every seat           deck COMMIT
-    shuffle  seats 0 … N−1        deck SHUFFLE (with its proof)
+    shuffle  seats 0 … N−1        deck SHUFFLE (with its proof); pipelined: each proof
+                                  check goes to the injected HopChecker as the hop
+                                  arrives and the next seat shuffles at once; the last
+                                  hop's entry takes every verdict in chain order before
+                                  the deal (a bad earlier hop stops the game naming it)
     shares   every seat, "deal"   shares for every dealt slot but its own + the first discard
     move     the seat to act      {"move": …} — no shares (R8.1: the host learns no card)
     reveal   the mover, next      its shares of the played cards not yet public, only once
@@ -49,8 +53,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from splitnet.crypto.deck import DeckRound
+from splitnet.crypto.deck import DeckRound, HopCheck
 from splitnet.crypto.errors import CheatDetected, DeckUsageError
+from splitnet.game.checks import HopChecker, HopVerdict, InlineChecker
 from splitnet.game.open_hand import open_hand_move, open_hand_seed
 
 # The table's, shared by every game; re-exported here, where callers have always found them.
@@ -112,6 +117,8 @@ class RoundState:
     #: (engine events so far, seat) after each move: who made which events (narration;
     #: an open seat's moves are in no entry)
     event_actors: list[tuple[int, int]] = field(default_factory=list)
+    #: the deferred shuffle-proof checks of the hops taken so far, in chain order
+    checks: list[tuple[HopCheck, HopVerdict]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -131,7 +138,8 @@ class GameCore:
                  seat: int | None, seeds: SeedSource | None = None, *,
                  shuffle_proofs: bool = True, host: int = 0,
                  pledges: PledgeBook | None = None,
-                 keys: Sequence[bytes] | None = None, first_dealer: int = 0) -> None:
+                 keys: Sequence[bytes] | None = None, first_dealer: int = 0,
+                 checker: HopChecker | None = None, pipeline: bool = True) -> None:
         self.game_id = game_id
         self.players = list(players)
         self.n = len(players)
@@ -150,6 +158,12 @@ class GameCore:
         self.keys = list(keys) if keys is not None else None
         #: round 1's dealer (R3.2): 0, or in a rematch the header's (game/rematch.py)
         self.first_dealer = first_dealer
+        #: where other seats' shuffle proofs are checked (injected: a process pool; by
+        #: default at once, in this thread)
+        self.checker: HopChecker = checker if checker is not None else InlineChecker()
+        #: pipelined shuffle (GAME.md "shuffle proofs"): a hop's proof check is deferred
+        #: to the checker and settled when the last hop is in; False: checked on arrival
+        self.pipeline = pipeline
         # this seat's view (observer: public only)
         self.engine = Game(self.n, settings, first_dealer=first_dealer)
         self.recorder = Recorder(Game(self.n, settings, first_dealer=first_dealer), players)
@@ -426,9 +440,7 @@ class GameCore:
             elif kind == "shuffle":
                 self._expect(r.stage == "shuffle" and r.deck.next_shuffler() == author, author,
                              kind, f"it is seat {r.deck.next_shuffler()}'s turn to shuffle")
-                r.deck.on_shuffle(author, payload)
-                if r.deck.shuffled:
-                    r.stage = "deal"
+                self._apply_shuffle(r, author, payload)
             elif kind == "shares":
                 self._apply_shares(r, author, body.get("purpose"), payload)
             elif kind == "move":
@@ -605,6 +617,34 @@ class GameCore:
             self.engine.apply(action)
             self._moved(r, seat, action, drawn)
         raise AssertionError("the open-hand bot did not stop")  # pragma: no cover
+
+    def _apply_shuffle(self, r: RoundState, author: int, payload: dict[str, Any]) -> None:
+        """A hop. Pipelined, its proof check goes to the checker now and the next seat may
+        shuffle on it at once; the last hop's entry waits for every verdict, in chain
+        order, before the deal can start (GAME.md "shuffle proofs"). The first rejected
+        hop is named: the last hop's own refuses this entry (the core unchanged); an
+        earlier one — already in the log, signed by its shuffler — stops the game."""
+        if r.deck.seats[-1] != author:
+            r.deck.on_shuffle(author, payload, defer=self.pipeline)
+            for hop in r.deck.unchecked_hops()[len(r.checks):]:
+                r.checks.append((hop, self.checker.submit(self.game_id, hop)))
+            return
+        trial = r.deck.fork()
+        trial.on_shuffle(author, payload, defer=self.pipeline)
+        checks = list(r.checks)
+        for hop in trial.unchecked_hops()[len(checks):]:
+            checks.append((hop, self.checker.submit(self.game_id, hop)))
+        for hop, verdict in checks:
+            try:
+                trial.settle_hop(hop, verdict.result())
+            except CheatDetected as e:
+                if e.seat == author:
+                    raise
+                r.deck, r.checks = trial, []
+                self._stop(GameError(e.seat, e.step, e.reason))
+                return
+        r.deck, r.checks = trial, []
+        r.stage = "deal"
 
     def _stop(self, verdict: GameError) -> None:
         """The entry just applied convicts a seat: the game is over, with this verdict."""

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar, overload
 
+from splitnet.game.checks import HopChecker
 from splitnet.game.core import GameCore, GameError, MemoryPledges, PledgeBook, Position
 from splitnet.game.rematch import REMATCH_KEY, Rematch
 from splitnet.rules import Settings
@@ -123,7 +124,8 @@ class LocalGame(Generic[C]):
     @overload
     def __init__(self: LocalGame[GameCore], names: Sequence[str], settings: Settings,
                  source: Any, *, shuffle_proofs: bool = True, transcript: Path | None = None,
-                 writer: TranscriptWriter | None = None) -> None: ...
+                 writer: TranscriptWriter | None = None,
+                 checker: HopChecker | None = None) -> None: ...
 
     @overload
     def __init__(self: LocalGame[C], names: Sequence[str], settings: Any, source: Any, *,
@@ -135,10 +137,16 @@ class LocalGame(Generic[C]):
                  shuffle_proofs: bool = True, transcript: Path | None = None,
                  writer: TranscriptWriter | None = None,
                  make_core: CoreFactory[Any] | None = None,
-                 header: dict[str, Any] | None = None) -> None:
+                 header: dict[str, Any] | None = None,
+                 checker: HopChecker | None = None) -> None:
         """A new game; or, with ``writer`` (a reopened transcript holding at least the
         header), the saved game in it: call :meth:`replay_saved` next — after attaching
-        any listener that should hear the game so far."""
+        any listener that should hear the game so far.
+
+        ``checker``: where every peer's deferred shuffle-proof checks run (one checker
+        for all the peers: a :class:`~splitnet.game.pool.ProofPool` uses the other core,
+        and with ``share`` each hop is checked once for all of them); by default each
+        peer checks every other seat's hop itself, in this thread."""
         self.names = list(names)
         self.n = len(names)
         self.settings = settings
@@ -185,7 +193,7 @@ class LocalGame(Generic[C]):
         else:
             self.cores = [GameCore(game_id, names, settings, s,  # type: ignore[misc]
                                    source.round_seeds(s), shuffle_proofs=shuffle_proofs,
-                                   pledges=self.pledges[s], keys=keys)
+                                   pledges=self.pledges[s], keys=keys, checker=checker)
                           for s in range(self.n)]
         if writer is None:
             self._accept_all()
