@@ -1221,7 +1221,16 @@ async def bot_main(args: argparse.Namespace) -> int:
 
 
 def _run(main: Any) -> int:
-    """asyncio.run, with Ctrl-C or SIGTERM (after a clean shutdown) giving status 130."""
+    """asyncio.run, with Ctrl-C or SIGTERM (after a clean shutdown) giving status 130.
+
+    The peers of this command check other seats' shuffle proofs in worker processes,
+    started now, before any lobby (protocol/GAME.md "shuffle proofs", pipelined)."""
+    from splitnet.game.pool import ProofPool
+    from splitnet.net import table
+
+    pool = ProofPool().start()
+    table.CHECKER = pool
+
     async def closing() -> int:
         try:
             return int(await main)
@@ -1235,6 +1244,8 @@ def _run(main: Any) -> int:
         return 130
     finally:
         wormhole.stop_twisted()  # internet play: its thread pool would keep us alive
+        table.CHECKER = None
+        pool.close()
     return rc
 
 

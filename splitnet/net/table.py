@@ -17,6 +17,7 @@ from pathlib import Path
 
 from splitnet import describe
 from splitnet.crypto.errors import CheatDetected
+from splitnet.game.checks import HopChecker
 from splitnet.game.core import GameCore, GameError, Position
 from splitnet.game.local import game_settings
 from splitnet.game.rematch import PreviousGame, Rematch, RematchError, check_follows, first_dealer
@@ -57,6 +58,13 @@ def log_error_code(e: LogError) -> str:
                                 "unknown-author", "kind") else "protocol"
 
 
+#: Where the tables of this process check other seats' shuffle proofs: set once by the
+#: command that runs the peers (``host``, ``join``, ``bot``: a worker-process pool, so
+#: the checks use the machine's other core while the chain goes on); None: each check
+#: runs in the peer's own thread.
+CHECKER: HopChecker | None = None
+
+
 class Table:
     """A started game as one seat sees it."""
 
@@ -80,7 +88,8 @@ class Table:
         self.first_dealer = first_dealer(h.settings, self.n)
         self.core = GameCore(h.game_id, self.names, settings, seat, seeds.seed,
                              shuffle_proofs=proofs, host=h.host, pledges=seeds,
-                             keys=[p.key for p in h.players], first_dealer=self.first_dealer)
+                             keys=[p.key for p in h.players], first_dealer=self.first_dealer,
+                             checker=CHECKER)
         self.author = Author(identity, h.game_id, seat, log.next_counter(seat))
         self.listeners: list[Callable[[Entry], None]] = []
         #: the saved log in words, told as a restart re-applies it (:meth:`load`), so a
