@@ -19,6 +19,7 @@ import atexit
 import contextlib
 import multiprocessing
 import os
+import signal
 import threading
 from collections import OrderedDict
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -28,13 +29,16 @@ from splitnet.game.checks import HopVerdict, check_hop
 
 
 def _init_worker() -> None:
-    """Each worker, at start: a lower priority than the peer's own thread, whose proving
-    is on every later seat's critical path; and the proof code imported before the first
-    hop."""
+    """Each worker, at start: the proof code imported before the first hop, and a lower
+    priority than the peer's own thread, whose proving is on every later seat's critical
+    path."""
     import splitnet.crypto.shuffle_proof  # noqa: F401
 
     with contextlib.suppress(OSError, AttributeError):
         os.nice(5)
+    # Ctrl-C at the terminal reaches the whole process group: the peer's process decides
+    # what happens (the workers stop with it), a worker never prints a traceback.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _pid() -> int:
