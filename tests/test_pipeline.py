@@ -18,6 +18,7 @@ from splitnet.game.core import GameError
 from splitnet.game.local import LocalGame, SelfplaySecrets
 from splitnet.game.pool import ProofPool
 from splitnet.rules import Settings
+from splitnet.verify import verify_records
 from tests.test_deck_helpers import GID, seed_for
 
 
@@ -106,6 +107,9 @@ def test_a_bad_hop_at_k_with_pipelining_still_blames_k_and_no_card_is_dealt(k: i
         assert "rejected" in v.reason
     nothing_dealt(g)
     assert [e.kind for e in g.log.entries].count("shuffle") == 4
+    # splitnet verify reaches the same verdict at the same entry: the last hop
+    v = verify_records(g.log.records())
+    assert not v.ok and v.seat == k and v.seq == g.log.entries[-1].seq, v.summary
     with pytest.raises(GameError):  # nothing more is accepted
         g.pump()
         g.send(1, "chat", {"text": "hi"})
