@@ -72,6 +72,11 @@ class Counting:
         self.inner = InlineChecker(share=True)
         self.asked: list[int] = []  # seat of each hop whose verdict was taken
         self.submitted: list[int] = []
+        self.started = 0
+
+    def start(self) -> Counting:
+        self.started += 1
+        return self
 
     def submit(self, game_id: bytes, hop: HopCheck) -> HopVerdict:
         self.submitted.append(hop.seat)
@@ -140,6 +145,7 @@ def test_the_next_seat_shuffles_before_any_verdict_is_taken() -> None:
     to_shuffle(g)
     assert send_one(g) and send_one(g)
     assert checker.asked == [] and sorted(set(checker.submitted)) == [0, 1]
+    assert checker.started == 3  # each core readied it when the game was set up
     assert send_one(g)  # the last hop: every peer takes its verdicts now
     # each peer (0, 1, 2 in turn) takes the verdicts of the others' hops in chain order
     assert checker.asked == [1, 2, 0, 2, 0, 1]

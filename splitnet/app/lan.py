@@ -1223,12 +1223,13 @@ async def bot_main(args: argparse.Namespace) -> int:
 def _run(main: Any) -> int:
     """asyncio.run, with Ctrl-C or SIGTERM (after a clean shutdown) giving status 130.
 
-    The peers of this command check other seats' shuffle proofs in worker processes,
-    started now, before any lobby (protocol/GAME.md "shuffle proofs", pipelined)."""
+    The peers of this command check other seats' shuffle proofs in worker processes
+    (protocol/GAME.md "shuffle proofs", pipelined), started when a game with shuffle
+    proofs is set up: a game without them, or a command that ends before, starts none."""
     from splitnet.game.pool import ProofPool
     from splitnet.net import table
 
-    pool = ProofPool().start()
+    pool = ProofPool()
     table.CHECKER = pool
 
     async def closing() -> int:

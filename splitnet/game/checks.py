@@ -33,6 +33,10 @@ class HopVerdict(Protocol):
 class HopChecker(Protocol):
     """Runs deferred shuffle-proof checks."""
 
+    def start(self) -> object:
+        """Get ready (e.g. start worker processes): called when a game with shuffle proofs
+        is set up, before its first hop. Idempotent."""
+
     def submit(self, game_id: bytes, hop: HopCheck) -> HopVerdict:
         """Start checking ``hop``'s proof (generators of ``game_id``); return at once."""
 
@@ -73,6 +77,9 @@ class InlineChecker:
         self._seen: OrderedDict[bytes, str | None] = OrderedDict()
         #: how many proofs this checker verified (the rest were shared verdicts)
         self.checked = 0
+
+    def start(self) -> InlineChecker:
+        return self
 
     def submit(self, game_id: bytes, hop: HopCheck) -> HopVerdict:
         key = hop.digest(game_id) if self.share else b""

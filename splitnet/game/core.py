@@ -161,6 +161,8 @@ class GameCore:
         #: where other seats' shuffle proofs are checked (injected: a process pool; by
         #: default at once, in this thread)
         self.checker: HopChecker = checker if checker is not None else InlineChecker()
+        if shuffle_proofs:
+            self.checker.start()  # a pool's workers come up before the first hop
         #: pipelined shuffle (GAME.md "shuffle proofs"): a hop's proof check is deferred
         #: to the checker and settled when the last hop is in; False: checked on arrival
         self.pipeline = pipeline
