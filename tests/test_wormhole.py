@@ -483,6 +483,52 @@ def test_relay_down_when_dilation_reconnects(servers: Servers, tmp_path: Path) -
         kill_all(procs)
 
 
+def test_bot_killed_for_good_is_played_open_handed_through_the_relay(
+        servers: Servers, tmp_path: Path) -> None:
+    """R8.6 through the wormhole (as tests/test_net_game.py's LAN test): in a relay-only
+    game of three seats a guest is killed (-9) mid-round and never comes back; the host,
+    with ``--open-hand-after``, abandons its seat, the deal is dealt again with that seat
+    open-handed and the game finishes. The open seat owes no final ack (NETWORK.md §6):
+    nobody waits ``final_wait`` (beyond the test's bound) for it, nobody warns of an
+    unconfirmed seat, and the two transcripts left are identical and verify."""
+    from tests.test_net_game import FOREVER
+
+    host = Proc(tmp_path, "host", "host", "--internet", *servers.args, "--port", "0",
+                "--bind", "127.0.0.1", "--play-as-bot", "heuristic", "--seats", "3",
+                "--no-announce", "--no-proofs", "--name", "heuristic-0",
+                "--data-dir", str(tmp_path / "p0"), "--test-seed", "20",
+                "--open-hand-after", "1", "--net-timing",
+                f"wormhole_idle=3,ping_interval=0.2,final_wait={FOREVER}")
+    procs = [host]
+    try:
+        for i in (1, 2):
+            wait_until(lambda i=i: len(invitations(host)) >= i, 60, f"invitation {i}")
+            procs.append(Proc(tmp_path, f"bot{i}", "bot", invitations(host)[i - 1],
+                              *servers.args, "--net-timing",
+                              f"wormhole_idle=3,final_wait={FOREVER}",
+                              "--name", f"heuristic-{i}", "--data-dir",
+                              str(tmp_path / f"p{i}"), "--test-seed", "20"))
+            wait_until(lambda i=i: host.stderr().count("joined the lobby") >= i, 60,
+                       f"bot {i} to join")
+        victim = procs[2]
+        wait_until(lambda: n_records(tmp_path / "p2") >= 30, 90, "round 1 to be under way")
+        victim.kill()
+        left = procs[:2]
+        finished_and_verified(left, tmp_path)
+        assert "no final ack" not in host.stderr(), host.stderr()[-2000:]
+        assert "never confirmed" not in procs[1].stderr(), procs[1].stderr()[-2000:]
+        assert "open-handed (R8.6)" in host.stderr()
+        assert servers.relay.accepted >= 2  # both guests came through the relay
+        from splitnet.session.transcript import read_transcript
+
+        f = game_file(tmp_path / "p0")
+        assert f is not None
+        v = verify_records(read_transcript(f))
+        assert "heuristic-2 abandoned by the host" in v.summary, v.summary
+    finally:
+        kill_all(procs)
+
+
 def test_resume_codes_are_pinned_and_fresh_per_counter() -> None:
     """The resume code of NETWORK.md §12 (its vector), a nameplate the mailbox never
     allocates (20 digits) that both magic-wormhole and its mailbox accept; another code
