@@ -160,8 +160,7 @@ def resume_session(data_dir: Path, meta: Any, *, bot_delay: float = 0.0,
     the seeds each seat saved, and the log narrated again. Raises
     :class:`~splitnet.app.saved.SavedGameError` (one line) if it cannot be resumed."""
     from splitnet.app import saved
-    from splitnet.game.local import LocalGame
-    from splitnet.verify import settings_from_header
+    from splitnet.game.local import LocalGame, settings_from_header
 
     source = saved.load(data_dir, meta)
     writer = saved.open_transcript(data_dir, meta)
@@ -211,7 +210,7 @@ def rematch_session(prev: FairSession, game_no: int, seed: int | None, *,
     """Game ``game_no`` of the run ``prev`` belongs to (a rematch; ``prev`` may be new or
     resumed from its save): the same person, bot kinds and rules, seated as
     :func:`human_session` seats that game, and saved in ``data_dir`` like any game."""
-    from splitnet.verify import settings_from_header
+    from splitnet.game.local import settings_from_header
 
     n = len(prev.players)
     back = n - place_in_run(prev)

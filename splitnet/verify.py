@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from splitnet.game.core import GameCore, GameError, Position
+from splitnet.game.local import PROTOCOL, settings_from_header
 from splitnet.game.rematch import (
-    REMATCH_KEY,
     RematchError,
     check_follows,
     first_dealer,
@@ -31,12 +31,11 @@ from splitnet.game.splito_core import GAME as SPLITO
 from splitnet.game.splito_core import SplitoCore, splito_from_header
 from splitnet.localfiles import MAX_TRANSCRIPT_BYTES, LocalFileError, read_local
 from splitnet.record import dumps
-from splitnet.rules import Settings, SettingsError
+from splitnet.rules import SettingsError
 from splitnet.session.log import Log, LogError
 from splitnet.session.transcript import TornTail, TranscriptError, records_from_bytes
 from splitnet.text import shown
 
-PROTOCOL = "splitnet/2"
 #: Exit statuses of ``splitnet verify`` (protocol/TRANSCRIPT.md §10).
 EXIT_OK, EXIT_FAILED, EXIT_INCOMPLETE = 0, 1, 3
 
@@ -51,38 +50,6 @@ class Verdict:
     reason: str = ""
     #: Every record checked out but the game is not over (no verdict against anyone).
     incomplete: bool = False
-
-
-HEADER_SETTINGS_KEYS = ("protocol", "rules", "shuffle_proofs")
-#: keys a header's settings may hold besides those: a rematch's (GAME.md "Rematch")
-HEADER_OPTIONAL_KEYS = (REMATCH_KEY,)
-
-
-def settings_from_header(raw: object) -> tuple[Settings, bool]:
-    """The rules and the proof option of a header's settings map (GAME.md, SETTINGS.md):
-    every key present, none unknown, the pad inline — nothing filled in, nothing opened."""
-    if not isinstance(raw, dict):
-        raise SettingsError("header.settings: expected a map")
-    for key in raw:
-        if key not in HEADER_SETTINGS_KEYS + HEADER_OPTIONAL_KEYS:
-            raise SettingsError(f"header.settings: unknown key {shown(repr(key), limit=40)}")
-    missing = [k for k in HEADER_SETTINGS_KEYS if k not in raw]
-    if missing:
-        raise SettingsError(f"header.settings: missing {', '.join(missing)}")
-    if raw.get("protocol") != PROTOCOL:
-        raise SettingsError(f"header.settings.protocol: expected {PROTOCOL!r}, "
-                            f"got {shown(repr(raw.get('protocol')), limit=40)}")
-    proofs = raw.get("shuffle_proofs")
-    if not isinstance(proofs, bool):
-        raise SettingsError("header.settings.shuffle_proofs: expected true or false")
-    try:
-        parse_rematch(raw)
-    except RematchError as e:
-        raise SettingsError(str(e)) from None
-    try:
-        return Settings.from_dict(raw["rules"]), proofs
-    except SettingsError as e:
-        raise SettingsError(f"header.settings.rules: {e}") from None
 
 
 def verify_records(records: list[bytes]) -> Verdict:

@@ -43,13 +43,12 @@ FORBIDDEN: dict[str, set[str]] = {
 NET_DEBTS = {
     ("net.bench", "bots"),
     ("net.table", "describe"),
-    ("net.table", "verify"),
 }
 
 #: What game/ still imports from above it, exactly: the open-handed seat's player (R8.6),
 #: whose choices the protocol fixes, is splitnet.bots' heuristic. It is to be injected
-#: into GameCore by whoever assembles a peer (app/, the LAN commands in app/lan.py,
-#: verify), as the bots are into LocalGame.run_bots.
+#: into GameCore by whoever assembles a peer (app/, verify), as the bots are into
+#: LocalGame.run_bots.
 GAME_DEBTS = {
     ("game.open_hand", "bots"),
 }

@@ -245,7 +245,7 @@ class WrongHeaderHost(HostNode):
         if self.change.get("swap"):
             players = [players[0], Player(1, players[2].name, players[2].key),
                        Player(2, players[1].name, players[1].key)]
-        from splitnet.verify import settings_from_header
+        from splitnet.game.local import settings_from_header
         rules, _ = settings_from_header(prev.header.settings)  # the game's own …
         if self.change.get("rounds"):
             rules = dataclasses.replace(rules, rounds=rules.rounds + 1)  # … or not

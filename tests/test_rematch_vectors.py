@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from splitnet.game.local import game_settings
+from splitnet.game.local import game_settings, settings_from_header
 from splitnet.game.rematch import (
     Rematch,
     RematchError,
@@ -27,7 +27,6 @@ from splitnet.rules import Settings
 from splitnet.session.codec import encode
 from splitnet.session.identity import Identity
 from splitnet.session.log import Author, Log, Player
-from splitnet.verify import settings_from_header
 from tests.test_session_vectors import NAMES, seed
 
 PATH = Path(__file__).parent / "vectors" / "rematch_v1.json"

@@ -21,11 +21,12 @@ from typing import Any, Generic, Protocol, TypeVar, overload
 
 from splitnet.game.checks import HopChecker
 from splitnet.game.core import GameCore, GameError, MemoryPledges, PledgeBook, Position
-from splitnet.game.rematch import REMATCH_KEY, Rematch
-from splitnet.rules import Settings
+from splitnet.game.rematch import REMATCH_KEY, Rematch, RematchError, parse_rematch
+from splitnet.rules import Settings, SettingsError
 from splitnet.session.identity import Identity
 from splitnet.session.log import Author, Log, Player, parse_message
 from splitnet.session.transcript import TranscriptWriter
+from splitnet.text import shown
 
 PROTOCOL = "splitnet/2"
 
@@ -74,6 +75,39 @@ def game_settings(settings: Settings, shuffle_proofs: bool,
     if rematch is not None:
         out[REMATCH_KEY] = rematch.to_dict()
     return out
+
+
+#: the keys of a header's settings map (GAME.md), every one required
+HEADER_SETTINGS_KEYS = ("protocol", "rules", "shuffle_proofs")
+#: keys a header's settings may hold besides those: a rematch's (GAME.md "Rematch")
+HEADER_OPTIONAL_KEYS = (REMATCH_KEY,)
+
+
+def settings_from_header(raw: object) -> tuple[Settings, bool]:
+    """The rules and the proof option of a header's settings map (GAME.md, SETTINGS.md):
+    every key present, none unknown, the pad inline — nothing filled in, nothing opened."""
+    if not isinstance(raw, dict):
+        raise SettingsError("header.settings: expected a map")
+    for key in raw:
+        if key not in HEADER_SETTINGS_KEYS + HEADER_OPTIONAL_KEYS:
+            raise SettingsError(f"header.settings: unknown key {shown(repr(key), limit=40)}")
+    missing = [k for k in HEADER_SETTINGS_KEYS if k not in raw]
+    if missing:
+        raise SettingsError(f"header.settings: missing {', '.join(missing)}")
+    if raw.get("protocol") != PROTOCOL:
+        raise SettingsError(f"header.settings.protocol: expected {PROTOCOL!r}, "
+                            f"got {shown(repr(raw.get('protocol')), limit=40)}")
+    proofs = raw.get("shuffle_proofs")
+    if not isinstance(proofs, bool):
+        raise SettingsError("header.settings.shuffle_proofs: expected true or false")
+    try:
+        parse_rematch(raw)
+    except RematchError as e:
+        raise SettingsError(str(e)) from None
+    try:
+        return Settings.from_dict(raw["rules"]), proofs
+    except SettingsError as e:
+        raise SettingsError(f"header.settings.rules: {e}") from None
 
 
 class SelfplaySecrets:

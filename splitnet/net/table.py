@@ -19,14 +19,13 @@ from splitnet import describe
 from splitnet.crypto.errors import CheatDetected
 from splitnet.game.checks import HopChecker
 from splitnet.game.core import GameCore, GameError, Position
-from splitnet.game.local import game_settings
+from splitnet.game.local import game_settings, settings_from_header
 from splitnet.game.rematch import PreviousGame, Rematch, RematchError, check_follows, first_dealer
 from splitnet.net.store import GameFiles, SeedStore, Transcript
 from splitnet.net.wire import WireError
 from splitnet.rules import IllegalMove, Settings
 from splitnet.session.identity import Identity
 from splitnet.session.log import Author, Entry, Log, LogError, Player
-from splitnet.verify import settings_from_header
 
 _log = logging.getLogger("splitnet.net")
 
