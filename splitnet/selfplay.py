@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from splitnet.app.fair import FairSession
-from splitnet.bots import Bot, bot_label, bot_player_name, make_bot
+from splitnet.bots import Bot, bot_label, bot_player_name, make_bot, open_hand_player
 from splitnet.cards import card_id, pretty
 from splitnet.frontend import HumanAgent
 from splitnet.localplay import LocalTable, SeededShuffle
@@ -62,7 +62,7 @@ def run_selfplay(n: int, bot_names: Sequence[str], seed: int, settings: Settings
         if path is not None and path.exists():
             path.unlink()  # the same arguments always give the same file
         game = LocalGame(names, settings, SelfplaySecrets(seed), shuffle_proofs=shuffle_proofs,
-                         transcript=path)
+                         transcript=path, open_hand=open_hand_player)
         try:
             game.run_bots(bots)
         finally:
@@ -126,7 +126,8 @@ def human_session(name: str, bot_names: Sequence[str], seed: int | None,
             source = saved.create(data_dir, source.game_id(), name, seat, kinds, bot_seeds)
         path = source.files.transcript
     game = LocalGame(names, settings, source, shuffle_proofs=shuffle_proofs, transcript=path,
-                     checker=_play_checker(shuffle_proofs))
+                     checker=_play_checker(shuffle_proofs),
+                     open_hand=open_hand_player)
     if data_dir is not None:
         _finish_when_over(game, data_dir)
     return FairSession(game, seat, agents, HumanAgent(), bot_delay=bot_delay)
@@ -180,7 +181,8 @@ def resume_session(data_dir: Path, meta: Any, *, bot_delay: float = 0.0,
             raise saved.SavedGameError(f"{writer.path}: the saved seats do not give you seat "
                                        f"{meta.seat + 1} and a bot every other seat")
         game = LocalGame(names, settings, source, shuffle_proofs=proofs, writer=writer,
-                         checker=_play_checker(proofs))
+                         checker=_play_checker(proofs),
+                         open_hand=open_hand_player)
         bots = [make_bot(k, source.bot_seeds[s], budget=think) if k is not None else None
                 for s, k in enumerate(source.bots)]
         session = FairSession(game, meta.seat, bots, HumanAgent(), bot_delay=bot_delay)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from splitnet.bots import open_hand_player
 from splitnet.game.core import GameCore, GameError, Position
 from splitnet.game.local import PROTOCOL, settings_from_header
 from splitnet.game.rematch import (
@@ -79,7 +80,8 @@ def verify_records(records: list[bytes]) -> Verdict:
                     settings, proofs = settings_from_header(h.settings)
                     core = GameCore(h.game_id, names, settings, None, shuffle_proofs=proofs,
                                     host=h.host, keys=[p.key for p in h.players],
-                                    first_dealer=first_dealer(h.settings, len(names)))
+                                    first_dealer=first_dealer(h.settings, len(names)),
+                                    open_hand=open_hand_player)
             except (SettingsError, ValueError) as e:
                 return _fail(0, h.host, f"header: {e}")
             continue

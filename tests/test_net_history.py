@@ -12,7 +12,7 @@ from typing import Any
 
 from splitnet import describe
 from splitnet.app import saved
-from splitnet.app.lan_session import NetSession
+from splitnet.app.lan_session import LAN_PARTS, NetSession
 from splitnet.bots import make_bot
 from splitnet.net.store import GameFiles
 from splitnet.net.table import Table
@@ -96,7 +96,7 @@ def test_a_restarted_joiner_shows_the_log_so_far(tmp_path: Path) -> None:
     lan, gid, live, ident, later, told = _saved_lan_seat(tmp_path)
     assert any(line.startswith("Round 2:") for line in live[:told])
     assert "Bo: hello" in live[:told] and len(live) > told
-    table = Table.load(ident, GameFiles(lan, gid))
+    table = Table.load(ident, GameFiles(lan, gid), parts=LAN_PARTS)
     assert table.seat == SEAT
 
     async def go() -> NetSession:
@@ -121,7 +121,7 @@ def test_a_table_fed_live_does_not_claim_a_history(tmp_path: Path) -> None:
     records = files.transcript.read_bytes()
     recs = read_transcript(files.transcript)
     files.transcript.unlink()
-    table = Table.from_header(ident, lan, recs[0], None)
+    table = Table.from_header(ident, lan, recs[0], None, LAN_PARTS)
     for rec in recs[1:]:
         table.add_record(rec)
     assert table.history == [] and table.narrated == 0
@@ -133,4 +133,24 @@ def test_a_table_fed_live_does_not_claim_a_history(tmp_path: Path) -> None:
     session = asyncio.run(go())
     assert session.log == ["Resumed the game in round 2."]
     assert files.transcript.read_bytes() == records
+    table.close()
+
+
+def test_a_table_given_no_narrator_tells_nothing(tmp_path: Path) -> None:
+    """The network layer knows no narration: a table reopened without one
+    (``TableParts``) re-applies the same log, tells nothing, and a session on it starts
+    narrating where it joins."""
+    lan, gid, _, ident, _, _ = _saved_lan_seat(tmp_path)
+    told = Table.load(ident, GameFiles(lan, gid), parts=LAN_PARTS)
+    told.close()
+    table = Table.load(ident, GameFiles(lan, gid))
+    assert table.narrator is None and table.history == [] and table.narrated == 0
+    assert table.core.record == told.core.record and told.history
+
+    async def go() -> NetSession:
+        task: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        return NetSession(FakeNode(table), task, bot=make_bot("heuristic", 1))
+
+    session = asyncio.run(go())
+    assert session.log == ["Resumed the game in round 2."]
     table.close()

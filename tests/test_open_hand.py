@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from splitnet.bots import make_bot
+from splitnet.bots import make_bot, open_hand_player
 from splitnet.crypto.deck import DeckRound
 from splitnet.crypto.errors import DeckUsageError
-from splitnet.game.core import GameCore, GameError
+from splitnet.game.core import GameCore, GameError, OpenHandMissing
 from splitnet.game.local import LocalGame, SelfplaySecrets
 from splitnet.game.open_hand import open_hand_seed
 from splitnet.rules import DrawPile, Settings, action_to_dict
@@ -23,8 +23,9 @@ from splitnet.verify import verify_records
 
 def new_game(n: int, proofs: bool, seed: int = 3) -> tuple[LocalGame, GameCore]:
     g = LocalGame([f"p{i}" for i in range(n)], Settings(rounds=2), SelfplaySecrets(seed),
-                  shuffle_proofs=proofs)
-    obs = GameCore(g.log.game_id, g.names, g.settings, None, shuffle_proofs=proofs)
+                  shuffle_proofs=proofs, open_hand=open_hand_player)
+    obs = GameCore(g.log.game_id, g.names, g.settings, None, shuffle_proofs=proofs,
+                   open_hand=open_hand_player)
     g.listeners.append(lambda a, k, b: obs.apply(a, k, dict(b)))
     return g, obs
 
@@ -330,6 +331,32 @@ def test_abandoned_at_any_stage_the_deal_is_dealt_again_and_the_game_verifies(
     assert host.record["rounds"][0]["number"] == 1  # the void deal is not a round
     v = verify_records(g.log.records())
     assert v.ok and v.record == host.record == obs.record
+
+
+def test_a_core_without_the_open_hand_player_refuses_an_abandonment_in_one_line() -> None:
+    """The game layer knows no bots: the player is injected. A core assembled without it
+    refuses a (sound) abandonment clearly, blaming nobody, and changes nothing; the same
+    entry then applies on a core that has it."""
+    g, _ = new_game(3, proofs=False)
+    at_play_waiting_for(g, 2)
+    bare = GameCore(g.log.game_id, g.names, g.settings, None, shuffle_proofs=False)
+    for e in g.log.entries[1:]:
+        if e.kind != "accept":
+            bare.apply(e.author, e.kind, dict(e.body))
+    before = (bare.record, set(bare.open_seats), len(bare.rounds), bare.engine.round_no)
+    body = abandon_body(g, 2)
+    assert g.cores[0].abandon_refusal(2) is None  # the abandonment itself is sound
+    with pytest.raises(OpenHandMissing) as e:
+        bare.apply(0, "abandon", body)
+    assert e.value.seat is None and e.value.step == "abandon"
+    assert str(e.value) == ("cannot play seat 2 open-handed (R8.6): this peer was "
+                            "assembled without the open-hand player")
+    assert "\n" not in str(e.value)
+    assert (bare.record, bare.open_seats, len(bare.rounds), bare.engine.round_no) == before
+    assert not bare.finished and bare.verdict is None
+    bare.open_hand = open_hand_player
+    bare.apply(0, "abandon", body)
+    assert bare.open_seats == {2}
 
 
 def test_open_hand_seed_vectors() -> None:

@@ -18,7 +18,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from splitnet.app.lan_session import NetSession
+from splitnet.app.lan_session import LAN_PARTS, NetSession
 from splitnet.bots import FRIENDLY_NAMES, bot_label, bot_player_name, make_bot, parse_level
 from splitnet.frontend import HumanAgent
 from splitnet.game.rematch import PreviousGame
@@ -351,7 +351,7 @@ def _rematch_peer(node: PeerNode, prev: PreviousGame) -> PeerNode:
     identity, address and join code (NETWORK.md §13)."""
     return PeerNode(node.identity, node.data_dir, node.name, node.host, node.port, node.net,
                     seed_maker=node.seed_maker, wrap=node.wrap, code=node.code,
-                    connect=node.connect, rematch_of=prev)
+                    connect=node.connect, rematch_of=prev, parts=LAN_PARTS)
 
 
 def _no_rematch(node: PeerNode) -> None:
@@ -443,7 +443,7 @@ async def _offer_rematch(old: HostNode, prev: PreviousGame, *, bind: str, port: 
     gid = _rematch_game_id(prev, test_seed)
     node = HostNode(old.identity, old.data_dir, old.name, old.net, proofs=old.proofs,
                     seed_maker=old.seed_maker, game_id_maker=lambda: gid, wrap=wrap,
-                    code=old.code, busy=secure_busy, rematch_of=prev)
+                    code=old.code, busy=secure_busy, rematch_of=prev, parts=LAN_PARTS)
     await node.listen(bind, port)
     print(f"Rematch offered to the same seats ({_next_dealer_name(prev)} deals first); they "
           f"come back with the same join code ({old.code}). Waiting for every player to "
@@ -506,7 +506,8 @@ async def _run_bot_client(data_dir: Path, name: str, level: str, addr: str, port
     metas = unfinished_games(data_dir, "peer")
     node = PeerNode(identity, data_dir, name, addr, port, net, seed_maker=seed_maker,
                     resume=metas[0] if metas else None,
-                    wrap=node_wrap(code, net, identity=identity), code=str(code))
+                    wrap=node_wrap(code, net, identity=identity), code=str(code),
+                    parts=LAN_PARTS)
     task = node.start()
     waiter = asyncio.ensure_future(node.started_evt.wait())
     await asyncio.wait([task, waiter], return_when=asyncio.FIRST_COMPLETED)
@@ -698,7 +699,7 @@ async def host_main(args: argparse.Namespace) -> int:
         gid = meta.gid
         try:
             node = HostNode.resume(identity, data_dir, meta, net, seed_maker=seed_maker,
-                                   wrap=wrap, busy=secure_busy)
+                                   wrap=wrap, busy=secure_busy, parts=LAN_PARTS)
         except (OSError, ValueError) as e:
             raise SystemExit(f"splitnet: cannot resume game {meta.game_id}: {e}") from None
         port = args.port if args.port else meta.port  # "--port 0" again: the same port
@@ -711,7 +712,7 @@ async def host_main(args: argparse.Namespace) -> int:
         node = HostNode(identity, data_dir, args.name, net, seats=args.seats,
                         proofs=not args.no_proofs, seed_maker=seed_maker,
                         game_id_maker=lambda: gid, wrap=wrap, code=str(code),
-                        busy=secure_busy)
+                        busy=secure_busy, parts=LAN_PARTS)
         if meta is not None:
             port = args.port if args.port else meta.port  # "--port 0" again: the same
             bind = args.bind or meta.bind or "0.0.0.0"
@@ -875,8 +876,9 @@ def _peer_node(args: argparse.Namespace, data_dir: Path, identity: Identity,
 
     try:
         return PeerNode(identity, data_dir, args.name, host, port, net, seed_maker=seed_maker,
-                        resume=meta, wrap=node_wrap(code, net, on_secure=secure, identity=identity),
-                        code=str(code)), typed
+                        resume=meta, wrap=node_wrap(code, net, on_secure=secure,
+                                                    identity=identity),
+                        code=str(code), parts=LAN_PARTS), typed
     except (OSError, ValueError) as e:
         raise SystemExit(f"splitnet: cannot resume: {e}") from None
 
@@ -1017,7 +1019,8 @@ def _wormhole_peer(args: argparse.Namespace, data_dir: Path, identity: Identity,
     host, port = _WORMHOLE_HOST.split(":")
     try:
         node = PeerNode(identity, data_dir, args.name, host, int(port), net,
-                        seed_maker=seed_maker, resume=meta, wrap=wrap, connect=connector)
+                        seed_maker=seed_maker, resume=meta, wrap=wrap, connect=connector,
+                        parts=LAN_PARTS)
     except (OSError, ValueError) as e:
         raise SystemExit(f"splitnet: cannot resume: {e}") from None
 

@@ -19,12 +19,17 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from splitnet import describe
-from splitnet.bots import Bot, choose_off_loop
+from splitnet.bots import Bot, choose_off_loop, open_hand_player
 from splitnet.frontend import HumanAgent, SessionBase
-from splitnet.net.table import Table
+from splitnet.net.table import Table, TableParts
 from splitnet.net.wire import WireError
 from splitnet.rules import Action, BonusDraw, DrawPile, Game, IllegalMove
 from splitnet.session.log import Entry
+
+#: What a LAN seat's table is assembled with from above the network layer: the
+#: open-handed seat's player the protocol names (R8.6) and the narration of a reopened
+#: game's saved log (shown by the session as the game so far).
+LAN_PARTS = TableParts(open_hand=open_hand_player, narrator=describe.Narrator)
 
 
 class Node(Protocol):
@@ -83,10 +88,12 @@ class NetSession(SessionBase):
         node.subscribe(self._on_net)
         view = self.core.engine
         if view.round_no:  # resumed mid-game
-            if self.table.narrated == len(self.table.log) - 1:
+            told = self.table.narrator
+            if (self.table.narrated == len(self.table.log) - 1
+                    and isinstance(told, describe.Narrator)):
                 # restarted from the saved transcript: the game so far, as it was told
                 self.log.extend(self.table.history)
-                self._narrator = self.table.narrator
+                self._narrator = told
             else:
                 self._narrator.resume(view, sum(1 for r in self.core.rounds
                                                 if r.faces is not None))

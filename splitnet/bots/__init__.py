@@ -428,6 +428,15 @@ FRIENDLY_NAMES: tuple[str, ...] = ("Ana", "Bo", "Cy", "Dee", "Eli", "Fay", "Gus"
                                    "Ivy", "Jo", "Kit", "Lu")
 
 
+def open_hand_player(view: Game, seat: int, seed: int) -> Action:
+    """The open-handed seat's player the protocol names (R8.6, protocol/GAME.md
+    "abandon"): the heuristic bot seeded with ``seed``, on the public view ``view``.
+    Every peer and the verifier give this one to their game core
+    (``GameCore(open_hand=...)``); a change to its choices is a protocol change
+    (tests/test_open_hand.py pins them)."""
+    return HeuristicBot(seed).choose(view, seat)
+
+
 def parse_level(text: str) -> str:
     """The canonical level for ``text`` (case-insensitive); ValueError names the levels."""
     t = text.strip().lower()

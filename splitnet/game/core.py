@@ -56,7 +56,7 @@ from typing import Any
 from splitnet.crypto.deck import DeckRound, HopCheck
 from splitnet.crypto.errors import CheatDetected, DeckUsageError
 from splitnet.game.checks import HopChecker, HopVerdict, InlineChecker
-from splitnet.game.open_hand import open_hand_move, open_hand_seed
+from splitnet.game.open_hand import OpenHandPlayer, open_hand_move, open_hand_seed
 
 # The table's, shared by every game; re-exported here, where callers have always found them.
 from splitnet.game.table import PLEDGE_STEPS as PLEDGE_STEPS
@@ -87,6 +87,18 @@ _proof_functions = proof_functions  # the name it had here
 
 KINDS = ("commit", "shuffle", "shares", "move", "reveal", "alarm", "open", "chat", "timeout",
          "accuse", "abandon")
+
+
+class OpenHandMissing(GameError):
+    """This core was built without the open-hand player (``GameCore(open_hand=...)``), so
+    it cannot play an abandoned seat (R8.6): the abandonment is refused and nothing
+    changes. Blames nobody: the entry may be sound, this peer is assembled wrong."""
+
+    def __init__(self, seat: int) -> None:
+        super().__init__(None, "abandon", f"cannot play seat {seat} open-handed: this peer "
+                         "was assembled without the open-hand player (R8.6)",
+                         text=f"cannot play seat {seat} open-handed (R8.6): this peer was "
+                              "assembled without the open-hand player")
 
 
 @dataclass
@@ -139,7 +151,8 @@ class GameCore:
                  shuffle_proofs: bool = True, host: int = 0,
                  pledges: PledgeBook | None = None,
                  keys: Sequence[bytes] | None = None, first_dealer: int = 0,
-                 checker: HopChecker | None = None, pipeline: bool = True) -> None:
+                 checker: HopChecker | None = None, pipeline: bool = True,
+                 open_hand: OpenHandPlayer | None = None) -> None:
         self.game_id = game_id
         self.players = list(players)
         self.n = len(players)
@@ -166,6 +179,8 @@ class GameCore:
         #: pipelined shuffle (GAME.md "shuffle proofs"): a hop's proof check is deferred
         #: to the checker and settled when the last hop is in; False: checked on arrival
         self.pipeline = pipeline
+        #: plays an abandoned seat (R8.6), injected: the game layer knows no bots
+        self.open_hand = open_hand
         # this seat's view (observer: public only)
         self.engine = Game(self.n, settings, first_dealer=first_dealer)
         self.recorder = Recorder(Game(self.n, settings, first_dealer=first_dealer), players)
@@ -562,6 +577,8 @@ class GameCore:
         why = self.abandon_refusal(seat)
         if why is not None:
             raise false(why)
+        if self.open_hand is None:
+            raise OpenHandMissing(seat)
         self.open_seats.add(seat)
         self.abandonments.append((r.number, seat, waited))
         r.abandoned.append(seat)
@@ -610,9 +627,12 @@ class GameCore:
             seat = self.engine.actor
             if seat is None or seat not in self.open_seats:
                 return
+            player = self.open_hand
+            if player is None:  # pragma: no cover - an abandonment without it is refused
+                raise OpenHandMissing(seat)
             action = open_hand_move(self.engine, r.public, seat,
                                     open_hand_seed(self.game_id, r.number, seat,
-                                                   len(r.actions)))
+                                                   len(r.actions)), player)
             if any(s not in r.public for s in played_slots(action)):  # pragma: no cover
                 raise GameError(None, "move", "the open-hand bot played a hidden card")
             drawn = self.engine.pile_top if isinstance(action, DrawPile | BonusDraw) else None

@@ -21,6 +21,7 @@ from typing import Any, Generic, Protocol, TypeVar, overload
 
 from splitnet.game.checks import HopChecker
 from splitnet.game.core import GameCore, GameError, MemoryPledges, PledgeBook, Position
+from splitnet.game.open_hand import OpenHandPlayer
 from splitnet.game.rematch import REMATCH_KEY, Rematch, RematchError, parse_rematch
 from splitnet.rules import Settings, SettingsError
 from splitnet.session.identity import Identity
@@ -159,7 +160,8 @@ class LocalGame(Generic[C]):
     def __init__(self: LocalGame[GameCore], names: Sequence[str], settings: Settings,
                  source: Any, *, shuffle_proofs: bool = True, transcript: Path | None = None,
                  writer: TranscriptWriter | None = None,
-                 checker: HopChecker | None = None) -> None: ...
+                 checker: HopChecker | None = None,
+                 open_hand: OpenHandPlayer | None = None) -> None: ...
 
     @overload
     def __init__(self: LocalGame[C], names: Sequence[str], settings: Any, source: Any, *,
@@ -172,7 +174,8 @@ class LocalGame(Generic[C]):
                  writer: TranscriptWriter | None = None,
                  make_core: CoreFactory[Any] | None = None,
                  header: dict[str, Any] | None = None,
-                 checker: HopChecker | None = None) -> None:
+                 checker: HopChecker | None = None,
+                 open_hand: OpenHandPlayer | None = None) -> None:
         """A new game; or, with ``writer`` (a reopened transcript holding at least the
         header), the saved game in it: call :meth:`replay_saved` next — after attaching
         any listener that should hear the game so far.
@@ -180,7 +183,9 @@ class LocalGame(Generic[C]):
         ``checker``: where every peer's deferred shuffle-proof checks run (one checker
         for all the peers: a :class:`~splitnet.game.pool.ProofPool` uses the other core,
         and with ``share`` each hop is checked once for all of them); by default each
-        peer checks every other seat's hop itself, in this thread."""
+        peer checks every other seat's hop itself, in this thread. ``open_hand`` plays a
+        seat the host abandons (R8.6; ``splitnet.bots.open_hand_player``): without it
+        every core refuses an abandonment."""
         self.names = list(names)
         self.n = len(names)
         self.settings = settings
@@ -227,7 +232,8 @@ class LocalGame(Generic[C]):
         else:
             self.cores = [GameCore(game_id, names, settings, s,  # type: ignore[misc]
                                    source.round_seeds(s), shuffle_proofs=shuffle_proofs,
-                                   pledges=self.pledges[s], keys=keys, checker=checker)
+                                   pledges=self.pledges[s], keys=keys, checker=checker,
+                                   open_hand=open_hand)
                           for s in range(self.n)]
         if writer is None:
             self._accept_all()

@@ -36,7 +36,7 @@ from splitnet.net.store import (
     read_final_acks,
     sync_final_acks,
 )
-from splitnet.net.table import SeedMaker, Table
+from splitnet.net.table import SeedMaker, Table, TableParts
 from splitnet.net.wire import (
     NET_PROTOCOL,
     Channel,
@@ -130,7 +130,8 @@ class HostNode:
                  game_id_maker: Callable[[], bytes] | None = None,
                  wrap: ChannelWrap = plain, code: str = "",
                  busy: Callable[[Channel, str], None] | None = None,
-                 rematch_of: PreviousGame | None = None) -> None:
+                 rematch_of: PreviousGame | None = None,
+                 parts: TableParts | None = None) -> None:
         self.identity = identity
         self.key = identity.public_key_bytes()
         self.data_dir = data_dir
@@ -139,6 +140,8 @@ class HostNode:
         self.seats = seats
         self.proofs = proofs
         self.seed_maker = seed_maker
+        #: what the game's table is assembled with from above net/ (the open-hand player)
+        self.parts = parts
         self.game_id_maker = game_id_maker
         self.wrap = wrap
         #: tells a connection still in the handshake that there is no slot for it (the
@@ -225,13 +228,14 @@ class HostNode:
     def resume(cls, identity: Identity, data_dir: Path, meta: GameMeta,
                net: NetSettings | None = None, *, seed_maker: SeedMaker | None = None,
                wrap: ChannelWrap = plain,
-               busy: Callable[[Channel, str], None] | None = None) -> HostNode:
+               busy: Callable[[Channel, str], None] | None = None,
+               parts: TableParts | None = None) -> HostNode:
         """A host restarted on its unfinished game: the log and core rebuilt from the
         transcript and saved seeds. It orders nothing until every seat is back."""
         files = GameFiles(data_dir, meta.gid)
-        table = Table.load(identity, files, seed_maker)
+        table = Table.load(identity, files, seed_maker, parts)
         node = cls(identity, data_dir, meta.name, net, proofs=table.proofs,
-                   seed_maker=seed_maker, wrap=wrap, busy=busy)
+                   seed_maker=seed_maker, wrap=wrap, busy=busy, parts=parts)
         node.lobby = LobbyMachine(None, started=True)
         node.game = GameMachine(resuming=True)
         node._adopt(table)
@@ -379,7 +383,7 @@ class HostNode:
             table = self._rematch_table(game_id)
         else:
             table = Table.new_host(self.identity, self.data_dir, game_id, players,
-                                   self.proofs, self.seed_maker)
+                                   self.proofs, self.seed_maker, parts=self.parts)
         table.files.save_meta(meta_now(game_id=game_id.hex(), role="host", seat=0,
                                        name=self.name, host="", port=self.port,
                                        bind=self.bind, code=self.code))
@@ -414,7 +418,7 @@ class HostNode:
         if game_id == prev.game_id:
             raise ValueError("a rematch needs a new game id")
         return Table.new_rematch(self.identity, self.data_dir, game_id, prev,
-                                 self.seed_maker)
+                                 self.seed_maker, self.parts)
 
     def _offer_frame(self, only: Conn | None = None) -> None:
         """The rematch offer, with the seats that agreed so far, to one member or all."""

@@ -19,7 +19,7 @@ from splitnet.net.config import EvidenceBudget, NetSettings
 from splitnet.net.framing import FrameTooLarge
 from splitnet.net.join_state import JoinEvent, JoinMachine, JoinState, Retry
 from splitnet.net.store import GameFiles, GameMeta, meta_now
-from splitnet.net.table import SeedMaker, Table
+from splitnet.net.table import SeedMaker, Table, TableParts
 from splitnet.net.wire import (
     NET_PROTOCOL,
     Channel,
@@ -75,7 +75,8 @@ class PeerNode:
                  wrap: ChannelWrap = plain, resume: GameMeta | None = None,
                  code: str = "",
                  connect: Connect | None = None,
-                 rematch_of: PreviousGame | None = None) -> None:
+                 rematch_of: PreviousGame | None = None,
+                 parts: TableParts | None = None) -> None:
         self.identity = identity
         self.key = identity.public_key_bytes()
         self.data_dir = data_dir
@@ -84,6 +85,8 @@ class PeerNode:
         self.port = port
         self.net = net or NetSettings()
         self.seed_maker = seed_maker
+        #: what the game's table is assembled with from above net/ (the open-hand player)
+        self.parts = parts
         self.wrap = wrap
         #: opens a fresh connection to the host (default: TCP to host:port); e.g. a
         #: wormhole subchannel (:class:`splitnet.net.wormhole.WormholeConnector`), or an
@@ -93,7 +96,8 @@ class PeerNode:
         self.code = code
         self.table: Table | None = None
         if resume is not None:
-            self.table = Table.load(identity, GameFiles(data_dir, resume.gid), seed_maker)
+            self.table = Table.load(identity, GameFiles(data_dir, resume.gid), seed_maker,
+                                    parts)
             self.name = resume.name
         self.lobby_players: list[str] = []
         self.lobby_keys: list[bytes] = []  # identity keys, in the order of lobby_players
@@ -676,7 +680,7 @@ class PeerNode:
     def _start(self, header: bytes) -> None:
         """The host started the game: verify the header, save the meta file, accept."""
         self.table = Table.from_header(self.identity, self.data_dir, header, self.seed_maker,
-                                       follows=self.rematch_of)
+                                       follows=self.rematch_of, parts=self.parts)
         table = self.table
         table.files.save_meta(meta_now(game_id=table.game_id.hex(), role="peer",
                                        seat=table.seat, name=self.name,

@@ -7,19 +7,25 @@ The host and every joiner hold one. A joiner feeds it the host's records
 both leave everything unchanged when they refuse — and only then orders it
 (:meth:`Table.order`). Either way every accepted entry is written to the transcript and
 applied to the core, exactly the path of :class:`splitnet.game.local.LocalGame`.
+
+What a table needs from above the network layer — the open-handed seat's player (R8.6)
+and the narration of a restarted game — comes in as :class:`TableParts`, from whoever
+assembles a peer (``splitnet host``/``join``/``bot``: :data:`splitnet.app.lan_session.LAN_PARTS`).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Protocol
 
-from splitnet import describe
 from splitnet.crypto.errors import CheatDetected
 from splitnet.game.checks import HopChecker
 from splitnet.game.core import GameCore, GameError, Position
 from splitnet.game.local import game_settings, settings_from_header
+from splitnet.game.open_hand import OpenHandPlayer
 from splitnet.game.rematch import PreviousGame, Rematch, RematchError, check_follows, first_dealer
 from splitnet.net.store import GameFiles, SeedStore, Transcript
 from splitnet.net.wire import WireError
@@ -64,11 +70,39 @@ def log_error_code(e: LogError) -> str:
 CHECKER: HopChecker | None = None
 
 
+class Told(Protocol):
+    """What a narration makes of one entry: lines of text."""
+
+    @property
+    def lines(self) -> list[str]: ...
+
+
+class Narration(Protocol):
+    """Tells the log in words, entry by entry, as a restart replays it (the application's
+    :class:`splitnet.describe.Narrator`)."""
+
+    def after_entry(self, core: GameCore, author: int, kind: str,
+                    body: dict[str, Any]) -> Told: ...
+
+
+@dataclass(frozen=True)
+class TableParts:
+    """What a seat's table is assembled with from above the network layer (which knows
+    no bots and no narration): ``open_hand`` plays a seat the host abandons (R8.6;
+    without it the core refuses an abandonment), ``narrator(names, seat)`` tells a
+    reopened game's saved log (:attr:`Table.history`; without it nothing is told)."""
+
+    open_hand: OpenHandPlayer | None = None
+    narrator: Callable[[Sequence[str], int], Narration] | None = None
+
+
 class Table:
     """A started game as one seat sees it."""
 
     def __init__(self, identity: Identity, log: Log, seat: int, files: GameFiles,
-                 transcript: Transcript, seeds: SeedStore) -> None:
+                 transcript: Transcript, seeds: SeedStore,
+                 parts: TableParts | None = None) -> None:
+        parts = parts or TableParts()
         h = log.header
         settings, proofs = settings_from_header(h.settings)
         self.identity = identity
@@ -88,22 +122,25 @@ class Table:
         self.core = GameCore(h.game_id, self.names, settings, seat, seeds.seed,
                              shuffle_proofs=proofs, host=h.host, pledges=seeds,
                              keys=[p.key for p in h.players], first_dealer=self.first_dealer,
-                             checker=CHECKER)
+                             checker=CHECKER,
+                             open_hand=parts.open_hand)
         self.author = Author(identity, h.game_id, seat, log.next_counter(seat))
         self.listeners: list[Callable[[Entry], None]] = []
         #: the saved log in words, told as a restart re-applies it (:meth:`load`), so a
         #: session opened on this table shows the game so far; ``narrator`` goes on
-        #: from there
+        #: from there (None: ``parts`` gave none, nothing is told)
         self.history: list[str] = []
-        self.narrator = describe.Narrator(self.names, seat)
-        #: the last entry ``narrator`` has told (0: the header)
+        self.narrator = (parts.narrator(self.names, seat) if parts.narrator is not None
+                         else None)
+        #: the last entry ``narrator`` has told (0: the header, or no narrator)
         self.narrated = 0
 
     # ------------------------------------------------------------------ making one
     @classmethod
     def new_host(cls, identity: Identity, data_dir: Path, game_id: bytes,
                  players: list[Player], proofs: bool, seed_maker: SeedMaker | None, *,
-                 settings: Settings | None = None, rematch: Rematch | None = None) -> Table:
+                 settings: Settings | None = None, rematch: Rematch | None = None,
+                 parts: TableParts | None = None) -> Table:
         """The host's table of a new game (a rematch: ``rematch`` names the game before,
         whose ``settings`` it keeps; GAME.md "Rematch")."""
         log, _ = Log.start(identity, game_id=game_id, host_seat=0, players=players,
@@ -117,11 +154,12 @@ class Table:
         transcript.sync()
         seeds = SeedStore(files.secrets, game_id, 0, log.header_hash,
                           seed_maker(game_id, 0) if seed_maker else None)
-        return cls(identity, log, 0, files, transcript, seeds)
+        return cls(identity, log, 0, files, transcript, seeds, parts)
 
     @classmethod
     def new_rematch(cls, identity: Identity, data_dir: Path, game_id: bytes,
-                    prev: PreviousGame, seed_maker: SeedMaker | None) -> Table:
+                    prev: PreviousGame, seed_maker: SeedMaker | None,
+                    parts: TableParts | None = None) -> Table:
         """The host's table of the rematch of ``prev``: its seats (names, keys, order) and
         settings, the header naming that game and the next first dealer (GAME.md
         "Rematch")."""
@@ -129,12 +167,13 @@ class Table:
             raise ValueError("a rematch needs a new game id")
         settings, proofs = settings_from_header(prev.header.settings)
         return cls.new_host(identity, data_dir, game_id, list(prev.header.players), proofs,
-                            seed_maker, settings=settings, rematch=prev.next())
+                            seed_maker, settings=settings, rematch=prev.next(), parts=parts)
 
     @classmethod
     def from_header(cls, identity: Identity, data_dir: Path, header: bytes,
                     seed_maker: SeedMaker | None, *,
-                    follows: PreviousGame | None = None) -> Table:
+                    follows: PreviousGame | None = None,
+                    parts: TableParts | None = None) -> Table:
         """A joiner's table from the host's header record (raises WireError). With
         ``follows``, the header must be the rematch of that game (GAME.md "Rematch"),
         checked before any file is made."""
@@ -171,14 +210,14 @@ class Table:
             transcript.write(header)
             transcript.sync()
             transcript.records = [header]
-        table = cls(identity, log, seat, files, transcript, seeds)
+        table = cls(identity, log, seat, files, transcript, seeds, parts)
         for rec in transcript.records[1:]:  # a restart inside the accept phase
             table._replay(rec)
         return table
 
     @classmethod
     def load(cls, identity: Identity, files: GameFiles,
-             seed_maker: SeedMaker | None = None) -> Table:
+             seed_maker: SeedMaker | None = None, parts: TableParts | None = None) -> Table:
         """Reopen a game after a restart: the transcript (a torn tail is cut), then every
         entry re-verified and re-applied to a fresh core with the saved seeds."""
         transcript = Transcript(files.transcript)
@@ -202,7 +241,7 @@ class Table:
         except ValueError:
             transcript.close()
             raise
-        table = cls(identity, log, seat, files, transcript, seeds)
+        table = cls(identity, log, seat, files, transcript, seeds, parts)
         for rec in recs[1:]:
             table._replay(rec)
         table.author.counter = table.log.next_counter(seat)
@@ -211,6 +250,8 @@ class Table:
     def _replay(self, record: bytes) -> None:
         entry = self.log.append_record(record)
         self._apply(entry)
+        if self.narrator is None:
+            return
         if entry.seq > 0 and entry.kind != "accept":
             news = self.narrator.after_entry(self.core, entry.author, entry.kind,
                                              dict(entry.body))
