@@ -254,11 +254,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
     elif args.what == "deck":
         print(bench.bench_deck(players, proofs=not args.no_proofs))
     elif args.what == "net":
-        from splitnet.net.bench import bench_net
+        from splitnet.app.bench_net import bench_net
 
         print(bench_net(players, proofs=not args.no_proofs))
     elif args.what == "wormhole":
-        from splitnet.net.bench import bench_wormhole
+        from splitnet.app.bench_net import bench_wormhole
 
         print(bench_wormhole(players, proofs=not args.no_proofs))
     else:

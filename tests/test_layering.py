@@ -5,9 +5,13 @@ bodies included (a lazy import is still a dependency).
     rules, crypto, splito  pure: no I/O layers, no game, no application above them
     session                the signed log and its files: nothing from game/net/app up
     game                   the fair-deck core: no bots, front ends, self-play, verifier,
-                           command line, networking or application glue (one known debt
-                           below: the open-handed seat's bot)
-    net                    no front ends and no command line beyond the known debts below
+                           command line, networking or application glue (the open-handed
+                           seat's player is injected: GameCore(open_hand=...))
+    net                    networking only: no bots, front ends, narration, self-play,
+                           verifier, benches, command line or application glue (the
+                           LAN commands, their session and lobby screens are app/lan*.py
+                           and ui/lobby.py; a table's parts from above come in as
+                           net.table.TableParts)
 """
 
 from __future__ import annotations
@@ -37,21 +41,10 @@ FORBIDDEN: dict[str, set[str]] = {
             "describe", "verify"},
 }
 
-#: What net/ still imports from above it: the bench (net/bench.py) and the seat's table
-#: narration and header check (net/table.py). Until they move this list is exact (the
-#: test fails if an entry disappears, so it cannot go stale, or if one is added).
-NET_DEBTS = {
-    ("net.bench", "bots"),
-    ("net.table", "describe"),
-}
-
-#: What game/ still imports from above it, exactly: the open-handed seat's player (R8.6),
-#: whose choices the protocol fixes, is splitnet.bots' heuristic. It is to be injected
-#: into GameCore by whoever assembles a peer (app/, verify), as the bots are into
-#: LocalGame.run_bots.
-GAME_DEBTS = {
-    ("game.open_hand", "bots"),
-}
+#: What the network layer must never import, whatever else changes (issue 11): the
+#: bots, the front ends and their screens, self-play, the verifier, narration and the
+#: application glue.
+NET_NEVER = {"bots", "frontend", "ui", "selfplay", "verify", "describe", "app"}
 
 
 def _module(path: Path) -> tuple[str, str]:
@@ -120,18 +113,17 @@ def test_the_parser_sees_relative_lazy_and_root_imports(tmp_path: Path) -> None:
     assert _banned("game.probe", found) == {("game.probe", t) for t in ("bots", "describe", "ui")}
 
 
-@pytest.mark.parametrize("layer", sorted(set(FORBIDDEN) - {"net"}))
+@pytest.mark.parametrize("layer", sorted(FORBIDDEN))
 def test_layer_imports_nothing_above_it(layer: str) -> None:
-    debts = GAME_DEBTS if layer == "game" else set()
-    assert sorted(v for v in _violations() if _top(v[0]) == layer and v not in debts) == []
+    assert sorted(v for v in _violations() if _top(v[0]) == layer) == []
 
 
-def test_game_imports_from_above_only_its_known_debts() -> None:
-    assert {v for v in _violations() if _top(v[0]) == "game"} == GAME_DEBTS
-
-
-def test_net_imports_from_above_only_its_known_debts() -> None:
-    assert {v for v in _violations() if _top(v[0]) == "net"} == NET_DEBTS
+def test_net_imports_no_bots_front_ends_selfplay_verifier_narration_or_app() -> None:
+    assert NET_NEVER <= FORBIDDEN["net"]
+    net = sorted(p for p in ROOT.rglob("*.py") if _top(_module(p)[0]) == "net")
+    assert len(net) > 10  # the parser looked at the package
+    used = {(_module(p)[0], _top(t)) for p in net for t in imports_of(p)}
+    assert sorted(u for u in used if u[1] in NET_NEVER) == []
 
 
 def test_nothing_below_the_application_imports_it() -> None:

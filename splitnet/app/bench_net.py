@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from splitnet.bots import make_bot
+from splitnet.bots import make_bot, open_hand_player
 from splitnet.game.local import LocalGame, SelfplaySecrets
 from splitnet.rules import BonusDraw, DrawPile, Settings
 
@@ -44,7 +44,8 @@ def quantile(xs: list[float], q: float) -> float:
 def in_process(n: int, seed: int, proofs: bool) -> dict[str, Any]:
     """One game among in-memory peers, timed as the network game is."""
     names = [f"heuristic-{i}" for i in range(n)]
-    game = LocalGame(names, Settings(), SelfplaySecrets(seed), shuffle_proofs=proofs)
+    game = LocalGame(names, Settings(), SelfplaySecrets(seed), shuffle_proofs=proofs,
+                     open_hand=open_hand_player)
     bots = [make_bot("heuristic", seed * 100 + i) for i in range(n)]
     setup: list[float] = []
     draws: list[float] = []
