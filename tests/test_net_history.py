@@ -10,6 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from splitnet import describe
 from splitnet.app import saved
 from splitnet.app.lan_session import LAN_PARTS, NetSession
@@ -154,3 +156,28 @@ def test_a_table_given_no_narrator_tells_nothing(tmp_path: Path) -> None:
     session = asyncio.run(go())
     assert session.log == ["Resumed the game in round 2."]
     table.close()
+
+
+def test_a_node_that_stops_is_a_verdict_a_programming_error_is_not(tmp_path: Path) -> None:
+    """The session's run turns the node's own stop (PeerFatal: the host is gone, refused
+    us, cheated) into "game stopped: …"; a programming error in the node or the seat's
+    player propagates instead of passing for a game verdict."""
+    from splitnet.net.peer import PeerFatal
+
+    lan, gid, _, ident, _, _ = _saved_lan_seat(tmp_path)
+
+    async def run_with(exc: BaseException) -> NetSession:
+        table = Table.load(ident, GameFiles(lan, gid), parts=LAN_PARTS)
+        task: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        session = NetSession(FakeNode(table), task, bot=make_bot("heuristic", 1))
+        task.set_exception(exc)
+        try:
+            await session.run()
+        finally:
+            table.close()
+        return session
+
+    stopped = asyncio.run(run_with(PeerFatal("the host closed the game")))
+    assert stopped.verdict == "game stopped: the host closed the game" and stopped.finished
+    with pytest.raises(AttributeError, match="no attribute"):
+        asyncio.run(run_with(AttributeError("'NoneType' object has no attribute 'x'")))

@@ -18,6 +18,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
+from splitnet.aio import stop, until
 from splitnet.app.lan_session import LAN_PARTS, NetSession
 from splitnet.bots import FRIENDLY_NAMES, bot_label, bot_player_name, make_bot, parse_level
 from splitnet.frontend import HumanAgent
@@ -509,16 +510,16 @@ async def _run_bot_client(data_dir: Path, name: str, level: str, addr: str, port
                     wrap=node_wrap(code, net, identity=identity), code=str(code),
                     parts=LAN_PARTS)
     task = node.start()
-    waiter = asyncio.ensure_future(node.started_evt.wait())
-    await asyncio.wait([task, waiter], return_when=asyncio.FIRST_COMPLETED)
-    waiter.cancel()
-    if node.table is None:
-        await task
-        return
-    seed = test_seed * 100 + node.table.seat if test_seed is not None else _random_seed()
-    bot = make_bot(level, seed, budget=think)
-    session = NetSession(node, task, bot=bot)
-    await session.run()
+    try:
+        await until(node.started_evt, task)
+        if node.table is None:  # the node stopped before the game: its log says why
+            return
+        seed = test_seed * 100 + node.table.seat if test_seed is not None else _random_seed()
+        bot = make_bot(level, seed, budget=think)
+        session = NetSession(node, task, bot=bot)
+        await session.run()
+    finally:
+        await stop(task, PeerFatal)
     if offers is not None:  # the host's own bots agree to every rematch it offers
         await _bot_rematches(node, level, seed, think, offered=offers.offered, quiet=True)
 
@@ -559,14 +560,14 @@ class _Announcer:
         self.on_change: Callable[[], None] = lambda: None
         self._wake = asyncio.Event()
         self._stop = False
-        self._task: asyncio.Future[None] | None = None
+        self._task: asyncio.Task[None] | None = None
 
     def free(self) -> int:
         return max(0, (self.node.seats or MAX_PLAYERS) - len(self.node.lobby_names))
 
     def start(self) -> None:
         self.node.subscribe(self._wake.set)
-        self._task = asyncio.ensure_future(self._run())
+        self._task = asyncio.create_task(self._run())
 
     def _say(self, status: str, *, warn: bool = False) -> None:
         self.status = status
@@ -611,10 +612,14 @@ class _Announcer:
         self._stop = True
         self._wake.set()
         task = self._task
-        if task is not None and not task.done():
+        if task is None:
+            return
+        if not task.done():
             await asyncio.wait([task], timeout=3.0)
-            if not task.done():
-                task.cancel()
+        if not task.done():  # stuck: cancelled, and its goodbye (ann.close) cut short too
+            task.cancel()
+            await asyncio.wait([task], timeout=1.0)
+        await stop(task)
 
 
 def _keep_lobby(node: HostNode, data_dir: Path, gid: bytes, port: int, bind: str,
@@ -748,8 +753,8 @@ async def host_main(args: argparse.Namespace) -> int:
     if not args.no_announce and not node.started.is_set():
         announcer = _Announcer(node, node.name, port, bind, identity.fingerprint())
         announcer.start()
-    node_task = asyncio.ensure_future(node.done.wait())
-    bot_tasks = []
+    node_task = asyncio.create_task(node.done.wait())
+    bot_tasks: list[asyncio.Task[None]] = []
     level = args.bot_level
     bot_names = [bot_player_name(i, taken=[args.name]) for i in range(args.bots)]
     bots_line = ("Bots here: " + ", ".join(bot_label(nm, level) for nm in bot_names)
@@ -760,7 +765,7 @@ async def host_main(args: argparse.Namespace) -> int:
     for i, bot_name in enumerate(bot_names):
         bdir = data_dir / "bots" / f"bot{i + 1}"
         bot_addr = "127.0.0.1" if bind in _WILDCARD else bind
-        bot_tasks.append(asyncio.ensure_future(_run_bot_client(
+        bot_tasks.append(asyncio.create_task(_run_bot_client(
             bdir, bot_name, level, bot_addr, port, net, seed_maker,
             args.test_seed, code, args.think, offers=offers)))
     rc = 1
@@ -817,17 +822,17 @@ async def host_main(args: argparse.Namespace) -> int:
             if not await _rematch_lobby(node, addrs[0], bool(args.play_as_bot or args.plain),
                                         known):
                 break
-            node_task = asyncio.ensure_future(node.done.wait())
-        for t in bot_tasks:
-            with contextlib.suppress(asyncio.TimeoutError, Exception):
-                await asyncio.wait_for(t, net.final_wait)
+            node_task = asyncio.create_task(node.done.wait())
+        if bot_tasks:  # the bots here finish their game (their final acks), or are stopped
+            await asyncio.wait(bot_tasks, timeout=net.final_wait)
         return rc
     finally:
         if announcer is not None:
             await announcer.close()
         for t in bot_tasks:
-            t.cancel()
+            await stop(t)
         await node.close()
+        await stop(node_task)
         if invites is not None:
             await invites.close()
             wormhole.stop_twisted()
@@ -894,12 +899,9 @@ def _ask_again(node: PeerNode, typed: bool, tries: int) -> bool:
 
 
 async def _wait_start(node: PeerNode, task: asyncio.Future[Any], report: bool = True) -> bool:
-    waiter = asyncio.ensure_future(node.started_evt.wait())
-    await asyncio.wait([task, waiter], return_when=asyncio.FIRST_COMPLETED)
-    waiter.cancel()
+    await until(node.started_evt, task)
     if node.table is None:
-        with contextlib.suppress(Exception):
-            await task
+        await stop(task, PeerFatal)  # it stopped: why is node.fatal
         if report:
             _report_fatal(node)
         return False
@@ -1133,9 +1135,7 @@ async def join_main(args: argparse.Namespace) -> int:
             else:
                 return rc
         finally:
-            task.cancel()
-            with contextlib.suppress(BaseException):
-                await task
+            await stop(task, PeerFatal)
         print_fp = False
     return 1  # pragma: no cover - _ask_again stops at MAX_CODE_PROMPTS
 
@@ -1154,13 +1154,12 @@ async def _join_game(node: PeerNode, task: asyncio.Future[Any], args: argparse.N
         else:
             from splitnet.ui.tui import run_lobby
 
-            lobby_task = asyncio.ensure_future(run_lobby(lobby, title="splitnet — join"))
-            await asyncio.wait([lobby_task, task], return_when=asyncio.FIRST_COMPLETED)
-            ok = lobby_task.done() and lobby_task.result()
-            if not lobby_task.done():
-                lobby_task.cancel()  # and wait: what is printed before the screen
-                with contextlib.suppress(BaseException):  # is restored is lost
-                    await lobby_task
+            lobby_task = asyncio.create_task(run_lobby(lobby, title="splitnet — join"))
+            try:
+                await asyncio.wait([lobby_task, task], return_when=asyncio.FIRST_COMPLETED)
+                ok = lobby_task.done() and lobby_task.result()
+            finally:  # and wait: what is printed before the screen is restored is lost
+                await stop(lobby_task)
         if not ok or not await _wait_start(node, task, report=False):
             return None
     assert node.table is not None
@@ -1215,9 +1214,7 @@ async def bot_main(args: argparse.Namespace) -> int:
         print(f"splitnet: {e}", file=sys.stderr)
         return 1
     finally:
-        task.cancel()
-        with contextlib.suppress(BaseException):
-            await task
+        await stop(task, PeerFatal)
 
 
 # ---------------------------------------------------------------------- argparse

@@ -19,8 +19,11 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from splitnet import describe
+from splitnet.aio import stop, until
 from splitnet.bots import Bot, choose_off_loop, open_hand_player
+from splitnet.errors import SplitnetError
 from splitnet.frontend import HumanAgent, SessionBase
+from splitnet.net.peer import PeerFatal
 from splitnet.net.table import Table, TableParts
 from splitnet.net.wire import WireError
 from splitnet.rules import Action, BonusDraw, DrawPile, Game, IllegalMove
@@ -238,9 +241,7 @@ class NetSession(SessionBase):
                     await self._human_turn(task)
                     continue
                 self._wake.clear()
-                waiter = asyncio.ensure_future(self._wake.wait())
-                await asyncio.wait([task, waiter], return_when=asyncio.FIRST_COMPLETED)
-                waiter.cancel()
+                await until(self._wake, task)
             await task
             if self.node.fatal and (not self.core.finished or self.core.verdict is not None):
                 self.verdict = f"game stopped: {self.node.fatal}"
@@ -251,7 +252,7 @@ class NetSession(SessionBase):
                 self.log.append("Not confirmed by " + ", ".join(self.unconfirmed) + ": their "
                                 "acknowledgement of the final log never reached us (they left "
                                 "early, or the host withheld it) — compare transcripts.")
-        except Exception as e:
+        except (PeerFatal, SplitnetError) as e:  # the node stopped: the game cannot go on
             self.verdict = f"game stopped: {e}"
             self.log.append(self.verdict)
         finally:
@@ -262,19 +263,16 @@ class NetSession(SessionBase):
         human = self.human
         assert human is not None
         epoch = self.node.epoch
-        choose = asyncio.ensure_future(human.choose_and_apply(self.core.engine, self.seat,
-                                                              self._send_move))
+        choose = asyncio.create_task(human.choose_and_apply(self.core.engine, self.seat,
+                                                            self._send_move))
         human.waiting = True
         self._changed()
-        while not choose.done() and not task.done():
-            self._wake.clear()
-            waiter = asyncio.ensure_future(self._wake.wait())
-            await asyncio.wait([choose, task, waiter], return_when=asyncio.FIRST_COMPLETED)
-            waiter.cancel()
-            if not self.core.can_move() or self.node.epoch != epoch:
-                break
-        if not choose.done():
-            choose.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await choose
+        try:
+            while not choose.done() and not task.done():
+                self._wake.clear()
+                await until(self._wake, choose, task)
+                if not self.core.can_move() or self.node.epoch != epoch:
+                    break
+        finally:
+            await stop(choose)  # a move it made is in the log; an error in it propagates
         self._changed()

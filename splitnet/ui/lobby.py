@@ -11,6 +11,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from splitnet.aio import until
 from splitnet.net.join_state import JoinState
 from splitnet.text import shown
 
@@ -195,28 +196,21 @@ async def plain_lobby(lobby: Any, started: asyncio.Event, stop: asyncio.Future[A
     reader: asyncio.Future[str] | None = None
     if host:
         print("Press Enter to start the game when everyone is in (2–6 players).", flush=True)
-    try:
-        while not started.is_set() and not stop.done():
-            waits: list[asyncio.Future[Any]] = [asyncio.ensure_future(started.wait()), stop]
-            if host:
-                if reader is None:
-                    reader = loop.run_in_executor(None, sys.stdin.readline)
-                waits.append(reader)
-            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
-            waits[0].cancel()
-            if reader is not None and reader.done():
-                line = reader.result()
-                reader = None
-                if not line:
-                    host = False  # no more input: wait for --seats or nothing
-                    continue
-                if line.strip().lower() in ("", "s", "start"):
-                    try:
-                        await lobby.start()
-                    except ValueError as e:
-                        print(f"! {e}", flush=True)
-                elif line.strip().lower() in ("q", "quit"):
-                    return False
-    finally:
-        pass
+    while not started.is_set() and not stop.done():
+        if host and reader is None:  # a thread blocked on stdin (it cannot be cancelled)
+            reader = loop.run_in_executor(None, sys.stdin.readline)
+        await until(started, stop, *([reader] if reader is not None else []))
+        if reader is not None and reader.done():
+            line = reader.result()
+            reader = None
+            if not line:
+                host = False  # no more input: wait for --seats or nothing
+                continue
+            if line.strip().lower() in ("", "s", "start"):
+                try:
+                    await lobby.start()
+                except ValueError as e:
+                    print(f"! {e}", flush=True)
+            elif line.strip().lower() in ("q", "quit"):
+                return False
     return started.is_set()

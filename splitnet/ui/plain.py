@@ -12,6 +12,7 @@ import sys
 from collections.abc import Callable
 from typing import TextIO
 
+from splitnet.aio import stop
 from splitnet.cards import STRENGTH, match_kind, name, parse_face, pretty, rank
 from splitnet.errors import SplitnetError
 from splitnet.frontend import TableSession
@@ -246,7 +247,7 @@ async def run_plain(session: TableSession, *, inp: TextIO | None = None,
         printed = len(session.log)
 
     session.subscribe(flush_log)
-    runner = asyncio.ensure_future(session.run())
+    runner = asyncio.create_task(session.run())
     say("splitnet — Split at the terminal. Type ? for help.")
     read_line: Callable[[], str] = inp.readline
     try:
@@ -305,8 +306,7 @@ async def run_plain(session: TableSession, *, inp: TextIO | None = None,
             numbered = []
         await runner
     finally:
-        if not runner.done():
-            runner.cancel()
+        await stop(runner)
     flush_log()
     view = session.view
     say("=== Game over ===")
