@@ -149,6 +149,22 @@ class Narrator:
         return (f"Round {audited_rounds[-1]}: shuffle verified — every seed matched its "
                 "commitment; every shuffle, proof and share checked.")
 
+    def abandon_line(self, body: dict[str, Any]) -> str:
+        """What an ``abandon`` entry means, for everyone at the table (R8.6) — the same
+        whether the host's timer made it (``--open-hand-after``) or the host chose to."""
+        seat, waited = body.get("seat"), body.get("waited")
+        known = isinstance(seat, int) and 0 <= seat < len(self.players)
+        name = self.players[seat] if known else "?"  # type: ignore[index]
+        after = f"; the host stopped waiting after {waited} s" if isinstance(
+            waited, int) else ""
+        if known and seat == self.viewer:
+            return (f"Your seat was given up for gone: this round does not count and is "
+                    f"dealt again; from now on your cards are dealt face up and the "
+                    f"computer plays them (R8.6{after}).")
+        return (f"{name} is gone: this round does not count and is dealt again; from now "
+                f"on {name}'s cards are dealt face up and the computer plays them "
+                f"(R8.6{after}).")
+
     def after_entry(self, core: CoreView, author: int, kind: str,
                     body: dict[str, Any]) -> EntryNews:
         """Lines for one applied log entry of a fair-deck game (local or LAN)."""
@@ -158,12 +174,7 @@ class Narrator:
         if kind == "move":
             self.mover = author
         if kind == "abandon":  # R8.6: the deal is void; the engine is back before it
-            seat = body.get("seat")
-            name = self.players[seat] if isinstance(seat, int) and 0 <= seat < len(
-                self.players) else "?"
-            lines.append(f"{name} is gone: this round does not count and is dealt again; "
-                         f"from now on {name}'s cards are dealt face up and the computer "
-                         "plays them (R8.6).")
+            lines.append(self.abandon_line(body))
             self.round_seen = core.engine.round_no
             self.seen = len(core.engine.events)
         r = core.round

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Protocol, Self, SupportsIndex, overload
+from typing import Any, Protocol, Self, SupportsIndex, overload, runtime_checkable
 
 from splitnet.rules import Action, Game, IllegalMove
 from splitnet.text import shown
@@ -42,6 +42,18 @@ class TableSession(Protocol):
 
     async def run(self) -> None:
         """Drive the game to its end."""
+
+
+@runtime_checkable
+class OffersOpenHand(Protocol):
+    """A session whose seat may give another seat up for gone (the LAN host, R8.6): the
+    full-screen table's ``o`` and the plain front end's prompt use it."""
+
+    def open_hand_offer(self) -> tuple[int, int] | None:
+        """(seat, seconds the game has waited for it, disconnected), or None."""
+
+    async def abandon(self, seat: int) -> None:
+        """Play ``seat`` open-handed from now on (IllegalMove if that is not possible)."""
 
 
 class ShownLines(list[str]):

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from splitnet.aio import stop, until
-from splitnet.app.lan_session import LAN_PARTS, NetSession
+from splitnet.app.lan_session import LAN_PARTS, OFFER_OPEN_HAND_AFTER, NetSession
 from splitnet.bots import FRIENDLY_NAMES, bot_label, bot_player_name, make_bot, parse_level
 from splitnet.frontend import HumanAgent
 from splitnet.game.rematch import PreviousGame
@@ -1323,8 +1323,9 @@ def add_parsers(sub: Any) -> None:
     h.add_argument("--open-hand-after", type=float, default=None, metavar="SECONDS",
                    help="a player the game waits for who is gone this long is not waited "
                         "for any more: the round is dealt again and the computer plays "
-                        "that seat open-handed, its cards face up (R8.6; default: never, "
-                        "the game waits and then times the seat out)")
+                        "that seat open-handed, its cards face up (R8.6; default: not by "
+                        f"itself — after {OFFER_OPEN_HAND_AFTER:g} s the host's screen "
+                        "offers it, else the game waits and then times the seat out)")
     h.add_argument("--code", help=argparse.SUPPRESS)  # a fixed join code: tests, scripts
     h.add_argument("--internet", action="store_true",
                    help="also invite players anywhere through magic-wormhole: prints an "

@@ -54,11 +54,20 @@ class Node(Protocol):
     def seat_states(self) -> dict[int, tuple[str, int]]: ...
 
 
+#: The host is offered to play a seat open-handed (R8.6) once the game has waited this
+#: long for it while it is disconnected (a key in the full-screen table, a prompt in
+#: plain mode); ``host --open-hand-after`` does it without asking.
+OFFER_OPEN_HAND_AFTER = 30.0
+
+
 class NetSession(SessionBase):
-    """A LAN game for one seat (a TableSession)."""
+    """A LAN game for one seat (a TableSession). On the host's seat it also offers to
+    play a seat gone for good open-handed (:meth:`open_hand_offer`, :meth:`abandon`)."""
 
     def __init__(self, node: Node, task: asyncio.Future[Any], *, bot: Bot | None = None,
-                 human: HumanAgent | None = None, bot_delay: float = 0.0) -> None:
+                 human: HumanAgent | None = None, bot_delay: float = 0.0,
+                 offer_after: float = OFFER_OPEN_HAND_AFTER,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         if node.table is None:
             raise ValueError("the game has not started")
         if (bot is None) == (human is None):
@@ -77,6 +86,11 @@ class NetSession(SessionBase):
         self.extra_notes: Callable[[], list[str]] | None = None
         #: players whose ack of the final log a joiner never saw (PeerNode.unconfirmed)
         self.unconfirmed: list[str] = []
+        self.offer_after = offer_after
+        self.clock = clock
+        #: seat → since when (``clock``) the game waits for it while it is disconnected
+        self._gone_since: dict[int, float] = {}
+        self._offer_timer: asyncio.TimerHandle | None = None
         self._wake = asyncio.Event()
         self._evidence_seen = 0
         self._narrator = describe.Narrator(self.players, self.seat)
@@ -151,7 +165,75 @@ class NetSession(SessionBase):
         self._evidence_seen = len(evidence)
         self._changed()
 
+    # ------------------------------------------------------------------ a seat gone for good
+    @property
+    def hosting(self) -> bool:
+        """This session plays the host's seat (the one that may abandon a seat)."""
+        return self.seat == self.table.host_seat
+
+    def _track_gone(self) -> None:
+        """Note since when the game waits for each disconnected seat; wake the screen
+        when one of them reaches :attr:`offer_after` (the host's offer)."""
+        if not self.hosting:
+            return
+        core = self.core
+        gone = set()
+        if not (self.finished or core.finished) and self.table.log.all_accepted:
+            states = self.node.seat_states()
+            gone = {s for s in core.waiting_for()
+                    if s != self.seat and states.get(s, ("ok", 0))[0] == "gone"}
+        now = self.clock()
+        for s in list(self._gone_since):
+            if s not in gone:
+                del self._gone_since[s]
+        for s in gone:
+            self._gone_since.setdefault(s, now)
+        due = [since + self.offer_after - now for since in self._gone_since.values()
+               if since + self.offer_after > now]
+        if self._offer_timer is not None:
+            self._offer_timer.cancel()
+            self._offer_timer = None
+        if due:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:  # no loop (a test driving the clock): checked when asked
+                return
+            self._offer_timer = loop.call_later(min(due) + 0.05, self._changed)
+
+    def open_hand_offer(self) -> tuple[int, int] | None:
+        """(seat, seconds) of a seat the host may play open-handed now (R8.6): the game
+        has waited :attr:`offer_after` seconds or more for it while it is disconnected,
+        and the game may do without it. None on every other seat and otherwise."""
+        if not self.hosting or not self.node.ready or self.finished or self.core.finished:
+            return None
+        now = self.clock()
+        for s, since in sorted(self._gone_since.items()):
+            if now - since >= self.offer_after and self.core.abandon_refusal(s) is None:
+                return s, int(now - since)
+        return None
+
+    async def abandon(self, seat: int) -> None:
+        """The host gives ``seat`` up for gone (R8.6; the entry ``--open-hand-after``
+        makes): the deal in progress is void and dealt again, the seat played
+        open-handed from then on. IllegalMove (nothing sent) if the offer no longer
+        stands — the player came back, or the game no longer waits for them."""
+        offer = self.open_hand_offer()
+        if offer is None or offer[0] != seat:
+            name = self.players[seat] if 0 <= seat < len(self.players) else f"seat {seat}"
+            raise IllegalMove("R8.6", f"{name}'s seat is not to be given up now (back, "
+                              "or the game does not wait for them)")
+        r = self.core.round
+        assert r is not None  # the game waits for the seat
+        try:
+            sent = self.node.send_game("abandon", {"round": r.number, "seat": seat,
+                                                   "waited": offer[1]})
+        except WireError as e:
+            raise IllegalMove("R8.6", e.reason) from None
+        if not sent:
+            raise IllegalMove("net", "not connected — try again in a moment")
+
     def _refresh(self) -> None:
+        self._track_gone()
         if self.finished:
             self.status = "game over"
             return
@@ -257,6 +339,8 @@ class NetSession(SessionBase):
             self.log.append(self.verdict)
         finally:
             self.finished = True
+            if self._offer_timer is not None:
+                self._offer_timer.cancel()
             self._changed()
 
     async def _human_turn(self, task: asyncio.Future[Any]) -> None:

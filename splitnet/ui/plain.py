@@ -15,7 +15,7 @@ from typing import TextIO
 from splitnet.aio import stop
 from splitnet.cards import STRENGTH, match_kind, name, parse_face, pretty, rank
 from splitnet.errors import SplitnetError
-from splitnet.frontend import TableSession
+from splitnet.frontend import OffersOpenHand, TableSession
 from splitnet.rules import (
     Action,
     BonusDraw,
@@ -57,6 +57,10 @@ Match types: weak = same rank, different colour; strong = same rank and colour;
 perfect = identical halves. Bonuses: perfect → another player marks a negative box;
 strong → you may draw a card; weak → you may swap one of your matches for another
 player's match of the same type."""
+
+
+#: a host who answered no is asked again about the same seat after this many seconds
+REASK_OPEN_HAND = 60
 
 
 def render_table(view: Game, players: list[str], seat: int) -> str:
@@ -246,13 +250,50 @@ async def run_plain(session: TableSession, *, inp: TextIO | None = None,
             say(line)
         printed = len(session.log)
 
+    #: seat → the wait (s) when the host was last asked to give it up (R8.6)
+    asked: dict[int, int] = {}
+
+    def due(seat: int, waited: int) -> bool:
+        """Ask now? Not yet asked, gone again since, or answered no a while ago."""
+        last = asked.get(seat)
+        return last is None or waited < last or waited >= last + REASK_OPEN_HAND
+
+    async def offer_open_hand(offering: OffersOpenHand, seat: int, waited: int) -> bool:
+        """The host's prompt for a seat gone for good; False: no more input."""
+        flush_log()
+        asked[seat] = waited
+        who = session.players[seat]
+        out.write(f"{who} has been disconnected for {waited} s and the game waits for "
+                  f"them. Play {who}'s seat open-handed from now on? This round is dealt "
+                  f"again and {who}'s cards are face up, played by the computer (R8.6). "
+                  f"[y/N] ")
+        out.flush()
+        line = await loop.run_in_executor(None, read_line)
+        if not line:
+            return False
+        if line.strip().lower() not in ("y", "yes"):
+            say(f"Waiting for {who} (asked again in {REASK_OPEN_HAND} s).")
+            return True
+        try:
+            await offering.abandon(seat)
+        except IllegalMove as e:
+            say(f"! {e}")
+        return True
+
     session.subscribe(flush_log)
     runner = asyncio.create_task(session.run())
     say("splitnet — Split at the terminal. Type ? for help.")
     read_line: Callable[[], str] = inp.readline
+    # the LAN host's session offers a seat gone for good (R8.6)
+    offering = session if isinstance(session, OffersOpenHand) else None
     try:
         while not runner.done():
             view = session.view
+            offer = offering.open_hand_offer() if offering is not None else None
+            if offering is not None and offer is not None and due(*offer):
+                if not await offer_open_hand(offering, *offer):
+                    offering = None  # no more input: the host cannot answer
+                continue
             if view.actor != session.seat or session.status != "your turn":
                 await asyncio.wait([runner], timeout=0.02)
                 continue

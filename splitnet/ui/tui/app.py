@@ -28,7 +28,7 @@ from prompt_toolkit.output import Output
 from prompt_toolkit.styles import Style
 from prompt_toolkit.widgets import Frame
 
-from splitnet.frontend import TableSession
+from splitnet.frontend import OffersOpenHand, TableSession
 from splitnet.rules import Action, Game, IllegalMove
 from splitnet.ui.tui.controls import SizedControl
 from splitnet.ui.tui.help import help_lines
@@ -394,6 +394,11 @@ class TuiApp:
         m = self.model
         if key != "q":
             m.confirm_quit = False
+        giving_up, m.confirm_open = m.confirm_open, None
+        if giving_up is not None and key == "o":
+            self.app.create_background_task(self._abandon(giving_up))
+            self.app.invalidate()
+            return
         pending, m.confirm = m.confirm, None
         if pending is not None and key == pending.key:
             self.submit(pending.action)
@@ -448,6 +453,13 @@ class TuiApp:
             self.open_summary()
         elif key == "h":
             self.ask_hint()
+        elif key == "o":
+            offer = m.open_hand_offer()
+            if offer is not None:
+                m.confirm_open = offer[0]
+            else:
+                m.note = Note("o gives up the seat of a player the game has waited for, "
+                              "disconnected, for a while (the host only, R8.6)")
         elif key == "n" and self.session.finished and m.rematch_offered:
             self.outcome = "rematch"
             self.quit()
@@ -463,11 +475,23 @@ class TuiApp:
             m.note = Note("arrows move the cursor; ↑↓ and Tab switch between table, row, hand")
         self.app.invalidate()
 
+    async def _abandon(self, seat: int) -> None:
+        """The host confirmed: ``seat`` is played open-handed from now on (R8.6)."""
+        m = self.model
+        session = self.session
+        assert isinstance(session, OffersOpenHand)
+        try:
+            await session.abandon(seat)
+        except IllegalMove as e:
+            m.note = Note(f"✗ {e}", "error")
+        self.app.invalidate()
+
     def leave(self) -> None:
         """Ctrl-C: the same as q — during a game it asks first (from any screen), after
         the game it quits."""
         m = self.model
         m.confirm = None
+        m.confirm_open = None
         if self.app.layout.has_focus(self.chat_buffer):
             self.cancel_chat()
         if not (self.session.finished or m.confirm_quit):
@@ -478,6 +502,7 @@ class TuiApp:
         m = self.model
         m.confirm_quit = False
         m.confirm = None
+        m.confirm_open = None
         order = m.hand_order()
         if 0 <= index < len(order):
             m.area, m.hand_cursor = "hand", index
@@ -488,6 +513,7 @@ class TuiApp:
         m = self.model
         m.confirm_quit = False
         m.confirm = None
+        m.confirm_open = None
         if m.area == "row" and m.row_cursor == index:
             self.act(m.intent_take())
         else:
@@ -498,6 +524,7 @@ class TuiApp:
         m = self.model
         m.confirm_quit = False
         m.confirm = None
+        m.confirm_open = None
         again = m.area == "table" and m.table_cursor == (match_id, half)
         m.area, m.table_cursor = "table", (match_id, half)
         if m.swapping():

@@ -67,6 +67,9 @@ pressed twice (the first press says what the second would do)
 the game the end screen
   n           after the game: a new game against the same players (on a LAN a \
 rematch: the same seats, if every player agrees; the host offers it)
+  o           LAN host: once the game has waited 30 s for a disconnected player, give \
+their seat up for gone (R8.6; press twice): the round is dealt again and the computer \
+plays their cards face up
   PgUp PgDn   scroll the log
   Esc         clear the selection and the message (answers at once)
   ?           this help

@@ -14,7 +14,7 @@ from splitnet.ui.tui.model import LABELS
 if TYPE_CHECKING:
     from splitnet.ui.tui.app import TuiApp
 
-TABLE_KEYS = "dtluxsewcrhn?q"
+TABLE_KEYS = "dtluxsewcrhno?q"
 NAMED = {
     "left": "left", "right": "right", "up": "up", "down": "down", "tab": "tab",
     "s-tab": "s-tab", "home": "home", "end": "end", "space": "space", "enter": "enter",

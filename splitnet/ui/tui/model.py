@@ -20,7 +20,7 @@ from typing import Literal
 from prompt_toolkit.output import ColorDepth
 
 from splitnet.cards import card_id, pretty, rank, suit
-from splitnet.frontend import TableSession
+from splitnet.frontend import OffersOpenHand, TableSession
 from splitnet.rules import (
     Action,
     BonusDraw,
@@ -153,6 +153,8 @@ class TableModel:
         self.rejoin: str | None = None
         #: the end screen offers a new game against the same players
         self.rematch_offered = False
+        #: the host pressed o once: this seat is given up for gone if o comes again (R8.6)
+        self.confirm_open: int | None = None
         #: a render pass number; legal moves are computed once per pass (None: every call)
         self.stamp: int | None = None
         self._legal: tuple[int, Legal] | None = None
@@ -181,6 +183,30 @@ class TableModel:
 
     def my_turn(self) -> bool:
         return self.view.actor == self.seat
+
+    def open_hand_offer(self) -> tuple[int, int] | None:
+        """(seat, seconds) the host may play open-handed now (R8.6; a LAN host's
+        session), else None."""
+        s = self.session
+        if isinstance(s, OffersOpenHand) and not s.finished:
+            return s.open_hand_offer()
+        return None
+
+    def open_hand_line(self) -> str | None:
+        """The host's line naming the seat gone for good and the key that gives it up."""
+        offer = self.open_hand_offer()
+        if offer is None:
+            return None
+        who = self.players[offer[0]]
+        return (f"{who} has been disconnected for {offer[1]} s and the game waits for "
+                f"them — o plays {who}'s seat open-handed (R8.6), or wait for them.")
+
+    def confirm_open_text(self) -> str:
+        assert self.confirm_open is not None
+        who = self.players[self.confirm_open]
+        return (f"Give {who}'s seat up for gone? This round is dealt again and from now on "
+                f"{who}'s cards are face up, played by the computer (R8.6). o again "
+                "confirms, any other key keeps waiting.")
 
     def legal(self) -> Legal:
         """The engine's legal moves for this seat (the only source of highlights)."""
@@ -714,6 +740,9 @@ class TableModel:
         if view.phase == "game_over" or self.session.finished:
             again = ", n plays again" if self.rematch_offered else ""
             return f"Game over — r shows the end screen and every pad{again}, q quits."
+        offer = self.open_hand_line()
+        if offer is not None:
+            return offer
         if view.phase == "round_over":
             status = f" ({self.session.status})" if self.session.status else ""
             if view.round_no == 0:
@@ -791,5 +820,8 @@ class TableModel:
                 hints.append(("n", "new game"))
         elif self.my_turn():
             hints.append(("h", "hint"))
+        offer = self.open_hand_offer()
+        if offer is not None:
+            hints.append(("o", f"open-hand {self.players[offer[0]]}"))
         hints += [("←→↑↓", "move"), ("Space", "select"), ("?", "help"), ("q", "quit")]
         return hints

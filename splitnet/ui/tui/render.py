@@ -531,6 +531,8 @@ class Painter:
             back = (" (the same command brings you back)" if m.rejoin else "")
             text = f"Leave the game{back}? q or Ctrl-C again quits, any other key stays."
             style = "class:note.error"
+        elif m.confirm_open is not None:
+            text, style = m.confirm_open_text(), "class:note.error"
         elif m.confirm is not None:
             text, style = m.confirm.text, "class:note.error"
         elif note is not None:
@@ -542,7 +544,8 @@ class Painter:
         for key, what in m.key_hints():
             click = on_click(partial(self.ui.press, key))
             keys += [("", " "), ("class:key", key, click), ("class:key.what", f" {what} ", click)]
-        if get_cwidth(text) + 1 > width and (note is not None or m.confirm is not None):
+        if get_cwidth(text) + 1 > width and (note is not None or m.confirm is not None
+                                             or m.confirm_open is not None):
             # A long message (a hint, a refusal) takes the keys' line for a moment.
             two = wrap(text, width - 1, width - 3)
             if len(two) > 1:

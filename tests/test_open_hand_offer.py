@@ -1,0 +1,287 @@
+"""R8.6 on the host's screen: a seat the game has waited for, disconnected, for a while
+is offered to the host — a line naming it and the key ``o`` in the full-screen table
+(pressed twice: ask, then confirm), a prompt in plain mode. Either makes the same
+``abandon`` entry ``host --open-hand-after`` makes, through the host's own path (signed,
+checked on its core, ordered); the others read it in the log. A player back in time is
+offered no more. The clock is the test's: no wall-clock waits."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from prompt_toolkit.application import create_app_session
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+from splitnet import describe
+from splitnet.app import saved
+from splitnet.app.lan_session import LAN_PARTS, NetSession
+from splitnet.bots import make_bot
+from splitnet.frontend import HumanAgent
+from splitnet.net.store import GameFiles
+from splitnet.net.table import Table
+from splitnet.rules import IllegalMove, Settings
+from splitnet.selfplay import human_session
+from splitnet.session.log import Entry
+from splitnet.session.transcript import TranscriptWriter, read_transcript
+from splitnet.ui.plain import REASK_OPEN_HAND, run_plain
+from splitnet.ui.tui import TuiApp
+from splitnet.ui.tui.snapshot import screen_text
+
+LEAVER = 2
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class HostSeat:
+    """Just what a NetSession reads from the host's node, and the host's own way of
+    saying something (HostNode.send_game: signed, checked on its core, ordered)."""
+
+    def __init__(self, table: Table) -> None:
+        self.table: Table | None = table
+        self.net_status: str | None = None
+        self.fatal: str | None = None
+        self.epoch = 0
+        self.evidence: list[tuple[int, str, str]] = []
+        self.states: dict[int, tuple[str, int]] = {1: ("ok", 0), LEAVER: ("gone", 0)}
+        self.sent: list[tuple[str, dict[str, Any]]] = []
+        self._subs: list[Callable[[], None]] = []
+
+    @property
+    def ready(self) -> bool:
+        return True
+
+    def subscribe(self, callback: Callable[[], None]) -> None:
+        self._subs.append(callback)
+
+    def changed(self) -> None:
+        for cb in list(self._subs):
+            cb()
+
+    def send_game(self, kind: str, body: dict[str, Any]) -> bool:
+        table = self.table
+        assert table is not None
+        msg, sig = table.author.message(kind, body)
+        table.check(msg, sig, table.seat)
+        table.order(msg, sig)
+        self.sent.append((kind, body))
+        return True
+
+    def seat_states(self) -> dict[int, tuple[str, int]]:
+        return dict(self.states)
+
+
+def host_waiting_for_the_leaver(tmp_path: Path) -> tuple[Path, bytes, Any]:
+    """A 3-seat game played (host at seat 0, bots elsewhere) until it waits for the
+    leaver's move alone; the host's files laid out as a LAN host keeps them."""
+    local = tmp_path / "local"
+    s = human_session("Host", ["heuristic", "heuristic"], 7, Settings(),
+                      shuffle_proofs=False, data_dir=local)
+    g = s.game
+    bots = [make_bot("heuristic", 5), *s.bots[1:]]
+    for _ in range(2000):
+        c = g.cores[0]
+        r = c.round
+        if (r is not None and r.stage == "play" and c.waiting_for() == [LEAVER]
+                and g.cores[LEAVER].can_move()):
+            break
+        if g.pump():
+            continue
+        seat = g.mover()
+        assert seat is not None
+        bot = bots[seat]
+        assert bot is not None
+        g.play_move(seat, bot.choose(g.cores[seat].engine, seat))
+    else:  # pragma: no cover
+        raise AssertionError("the game never waited for the leaver alone")
+    g.close()
+    gid = g.log.game_id
+    src = saved.load(local, GameFiles(local, gid).load_meta())
+    lan = tmp_path / "lan"
+    files = GameFiles(lan, gid)
+    with TranscriptWriter(files.transcript) as w:
+        for rec in read_transcript(GameFiles(local, gid).transcript):
+            w.append(rec)
+    shutil.copy(saved.seat_secrets_path(src.files, 0, 0), files.secrets)
+    return lan, gid, src.identity(0)
+
+
+@pytest.fixture
+def host_table(tmp_path: Path):  # type: ignore[no-untyped-def]
+    lan, gid, ident = host_waiting_for_the_leaver(tmp_path)
+    table = Table.load(ident, GameFiles(lan, gid), parts=LAN_PARTS)
+    assert table.seat == table.host_seat == 0
+    assert table.core.waiting_for() == [LEAVER]
+    yield table
+    table.close()
+
+
+def host_session(table: Table, clock: Clock) -> tuple[NetSession, HostSeat]:
+    node = HostSeat(table)
+    task: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+    return NetSession(node, task, human=HumanAgent(), clock=clock), node
+
+
+def test_the_offer_comes_after_the_wait_and_goes_when_the_player_is_back(
+        host_table: Table) -> None:
+    clock = Clock()
+
+    async def go() -> None:
+        session, node = host_session(host_table, clock)
+        assert session.hosting and session.open_hand_offer() is None
+        clock.now += 29
+        node.changed()
+        assert session.open_hand_offer() is None
+        clock.now += 2
+        assert session.open_hand_offer() == (LEAVER, 31)
+        node.states[LEAVER] = ("ok", 0)  # back in time: simply resumed
+        node.changed()
+        assert session.open_hand_offer() is None
+        with pytest.raises(IllegalMove, match="not to be given up now"):
+            await session.abandon(LEAVER)
+        node.states[LEAVER] = ("gone", 0)  # gone again: the wait starts over
+        node.changed()
+        clock.now += 29
+        assert session.open_hand_offer() is None
+        assert node.sent == [] and host_table.core.open_seats == set()
+
+    asyncio.run(go())
+
+
+def test_only_the_hosts_seat_is_offered_anything(tmp_path: Path) -> None:
+    lan, gid, _ = host_waiting_for_the_leaver(tmp_path)
+    src = saved.load(tmp_path / "local", GameFiles(tmp_path / "local", gid).load_meta())
+    joiner = tmp_path / "joiner"
+    files = GameFiles(joiner, gid)
+    files.transcript.parent.mkdir(parents=True)
+    shutil.copy(GameFiles(lan, gid).transcript, files.transcript)
+    shutil.copy(saved.seat_secrets_path(src.files, 1, 0), files.secrets)
+    table = Table.load(src.identity(1), files, parts=LAN_PARTS)
+    clock = Clock()
+
+    async def go() -> None:
+        node = HostSeat(table)
+        task: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        session = NetSession(node, task, human=HumanAgent(), clock=clock)
+        clock.now += 3600
+        node.changed()
+        assert not session.hosting and session.open_hand_offer() is None
+
+    asyncio.run(go())
+    table.close()
+
+
+def test_the_full_screen_table_names_the_seat_and_o_twice_abandons_it(
+        host_table: Table) -> None:
+    clock = Clock()
+    heard: list[Entry] = []
+
+    async def go() -> None:
+        session, node = host_session(host_table, clock)
+        host_table.listeners.append(heard.append)
+        with create_pipe_input() as inp, create_app_session(input=inp, output=DummyOutput()):
+            tui = TuiApp(session)
+            m = tui.model
+            m.sync()
+            tui.press("o")  # too early: says what o is for, changes nothing
+            assert m.confirm_open is None and m.note is not None and "R8.6" in m.note.text
+            clock.now += 45
+            node.changed()
+            m.sync()
+            m.note = None
+            assert m.instruction() == (
+                "Bo has been disconnected for 45 s and the game waits for them — o plays "
+                "Bo's seat open-handed (R8.6), or wait for them.")
+            assert ("o", "open-hand Bo") in m.key_hints()
+            text = "\n".join(screen_text(tui.app, 100, 30))
+            assert "Bo has been disconnected for 45 s" in text and "open-hand Bo" in text
+            tui.press("o")
+            assert m.confirm_open == LEAVER
+            text = "\n".join(screen_text(tui.app, 100, 30))
+            assert "Give Bo's seat up for gone?" in text
+            tui.press("right")  # any other key keeps waiting
+            assert m.confirm_open is None
+            await asyncio.sleep(0)
+            assert node.sent == []
+            tui.press("o")
+            tui.press("o")  # confirmed
+            for _ in range(100):
+                if node.sent:
+                    break
+                await asyncio.sleep(0.01)
+        assert node.sent == [("abandon", {"round": 1, "seat": LEAVER, "waited": 45})]
+        assert [e.kind for e in heard] == ["abandon"]
+        core = host_table.core
+        assert core.open_seats == {LEAVER} and core.abandonments == [(1, LEAVER, 45)]
+        assert session.open_hand_offer() is None  # done: no second offer
+        said = [ln for ln in session.log if "Bo is gone" in ln]
+        assert said == ["Bo is gone: this round does not count and is dealt again; from now "
+                        "on Bo's cards are dealt face up and the computer plays them (R8.6; "
+                        "the host stopped waiting after 45 s)."]
+
+    asyncio.run(go())
+
+
+def test_plain_mode_prompts_the_host_no_waits_yes_abandons(host_table: Table) -> None:
+    clock = Clock()
+    out = io.StringIO()
+
+    class Answers(io.StringIO):
+        """The host's answers, one per prompt; the test's clock moves after a no."""
+
+        def readline(self, size: int | None = -1) -> str:
+            line = super().readline()
+            if line.startswith("n"):
+                clock.now += REASK_OPEN_HAND
+            return line
+
+    async def go() -> int:
+        session, _ = host_session(host_table, clock)
+
+        def over(entry: Entry) -> None:
+            if entry.kind == "abandon":
+                assert isinstance(session.task, asyncio.Future)
+                session.task.set_result(None)  # the test's node ends here
+
+        host_table.listeners.append(over)
+        clock.now += 31  # the game has waited 31 s when the front end looks
+        # bounded: a front end that never asks fails here instead of hanging
+        return await asyncio.wait_for(run_plain(session, inp=Answers("n\ny\n"), out=out),
+                                      60)
+
+    asyncio.run(go())
+    text = out.getvalue()
+    prompt = ("Bo has been disconnected for 31 s and the game waits for them. Play Bo's seat "
+              "open-handed from now on? This round is dealt again and Bo's cards are face "
+              "up, played by the computer (R8.6). [y/N] ")
+    assert prompt in text
+    assert f"Waiting for Bo (asked again in {REASK_OPEN_HAND} s)." in text
+    assert "Bo has been disconnected for 91 s" in text  # asked again after the no
+    assert text.count("[y/N]") == 2
+    assert host_table.core.open_seats == {LEAVER}
+    assert host_table.core.abandonments == [(1, LEAVER, 91)]
+    assert "Bo is gone: this round does not count" in text
+
+
+def test_the_narration_tells_the_leaver_itself_what_happened() -> None:
+    """The seat given up reads it in its own words when it comes back (a bot watching to
+    the end, a person restarted); everyone else reads it under the seat's name."""
+    body = {"round": 2, "seat": LEAVER, "waited": 120}
+    assert describe.Narrator(["Host", "Ana", "Bo"], LEAVER).abandon_line(body) == (
+        "Your seat was given up for gone: this round does not count and is dealt again; "
+        "from now on your cards are dealt face up and the computer plays them (R8.6; the "
+        "host stopped waiting after 120 s).")
+    assert describe.Narrator(["Host", "Ana", "Bo"], 1).abandon_line(body).startswith(
+        "Bo is gone: this round does not count and is dealt again")
