@@ -132,3 +132,8 @@ def test_nothing_below_the_application_imports_it() -> None:
         if _top(_module(p)[0]) in FORBIDDEN and any(_top(t) == "app" for t in imports_of(p))
     )
     assert users == []
+
+
+def test_the_leaves_import_no_splitnet_module() -> None:
+    assert {leaf: sorted(imports_of(ROOT / f"{leaf}.py")) for leaf in sorted(LEAVES)} == {
+        leaf: [] for leaf in sorted(LEAVES)}
