@@ -575,7 +575,7 @@ class _Announcer:
         self.on_change()
 
     async def _run(self) -> None:
-        from splitnet.net.discovery import SERVICE_TYPE, announce
+        from splitnet.net.discovery import LAN_ERRORS, SERVICE_TYPE, announce
 
         if self.bind not in _WILDCARD and ":" in self.bind:
             self._say("not announced on the LAN (announcements are IPv4 only): players "
@@ -587,7 +587,7 @@ class _Announcer:
                                  free=self.free(), seats=self.node.seats,
                                  protocol=NET_PROTOCOL, fingerprint=self.fingerprint,
                                  addresses=only, interfaces=only)
-        except Exception as e:  # OSError (no multicast), zeroconf's own errors: go on
+        except LAN_ERRORS as e:  # no multicast, zeroconf's own errors: go on
             self._say(f"could not announce the game on the LAN ({type(e).__name__}: {e}); "
                       f"players join by address", warn=True)
             return
@@ -601,7 +601,7 @@ class _Announcer:
                 if free != ann.free:
                     await ann.update(free=free)
                 await self._wake.wait()
-        except Exception as e:
+        except LAN_ERRORS as e:
             _log.warning("LAN announcement failed: %s: %s", type(e).__name__, e)
         finally:
             await ann.close()
@@ -911,12 +911,12 @@ async def _wait_start(node: PeerNode, task: asyncio.Future[Any], report: bool = 
 async def _choose_game(timeout: float, interfaces: list[str] | None) -> Any:
     """``splitnet join`` with no address: the games announced on the LAN, to pick one
     (a :class:`~splitnet.net.discovery.GameAd`, or None to give up)."""
-    from splitnet.net.discovery import list_games
+    from splitnet.net.discovery import LAN_ERRORS, list_games
 
     print(f"Looking for splitnet games on the LAN ({timeout:g} s)…", flush=True)
     try:
         found = await list_games(timeout, interfaces=interfaces)
-    except Exception as e:  # OSError: no multicast on this machine
+    except LAN_ERRORS as e:  # no multicast on this machine
         raise SystemExit(f"splitnet: cannot look for games on the LAN ({type(e).__name__}: "
                          f"{e}); join by address: splitnet join ADDR[:PORT]") from None
     games = [g for g in found if g.address]

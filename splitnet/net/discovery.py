@@ -23,6 +23,7 @@ from types import TracebackType
 from typing import Final, Literal, TextIO
 
 import ifaddr
+from zeroconf import Error as ZeroconfError
 from zeroconf import InterfaceChoice, IPVersion, ServiceStateChange, Zeroconf
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
@@ -30,6 +31,7 @@ from splitnet.text import shown
 
 __all__ = [
     "DEFAULT_PROTOCOL",
+    "LAN_ERRORS",
     "SERVICE_TYPE",
     "TXT_VERSION",
     "Announcement",
@@ -43,6 +45,10 @@ __all__ = [
 ]
 
 SERVICE_TYPE: Final = "_splitnet._tcp.local."
+#: What the LAN may answer announcing or browsing with — no multicast here, a name
+#: clash, zeroconf's own errors: the caller says so and goes on without discovery
+#: (joining by address works all the same). Anything else is a bug, and propagates.
+LAN_ERRORS: Final = (OSError, ZeroconfError)
 #: Version of the TXT layout (key ``txtvers``).
 TXT_VERSION: Final = "1"
 #: The network protocol a host speaks (key ``proto``; the LAN code passes its own).
