@@ -67,7 +67,7 @@ class NetSession(SessionBase):
     def __init__(self, node: Node, task: asyncio.Future[Any], *, bot: Bot | None = None,
                  human: HumanAgent | None = None, bot_delay: float = 0.0,
                  offer_after: float = OFFER_OPEN_HAND_AFTER,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] | None = None) -> None:
         if node.table is None:
             raise ValueError("the game has not started")
         if (bot is None) == (human is None):
@@ -87,7 +87,8 @@ class NetSession(SessionBase):
         #: players whose ack of the final log a joiner never saw (PeerNode.unconfirmed)
         self.unconfirmed: list[str] = []
         self.offer_after = offer_after
-        self.clock = clock
+        #: the host's clock, as the node's: the event loop's time (a test may give its own)
+        self.clock: Callable[[], float] = clock or asyncio.get_running_loop().time
         #: seat → since when (``clock``) the game waits for it while it is disconnected
         self._gone_since: dict[int, float] = {}
         self._offer_timer: asyncio.TimerHandle | None = None
