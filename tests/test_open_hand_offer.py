@@ -33,6 +33,7 @@ from splitnet.session.transcript import TranscriptWriter, read_transcript
 from splitnet.ui.plain import REASK_OPEN_HAND, run_plain
 from splitnet.ui.tui import TuiApp
 from splitnet.ui.tui.snapshot import screen_text
+from tests.virtual_time import VirtualLoop, virtual_time
 
 LEAVER = 2
 
@@ -285,3 +286,81 @@ def test_the_narration_tells_the_leaver_itself_what_happened() -> None:
         "host stopped waiting after 120 s).")
     assert describe.Narrator(["Host", "Ana", "Bo"], 1).abandon_line(body).startswith(
         "Bo is gone: this round does not count and is dealt again")
+
+
+# ------------------------------------------------------------------ the whole path
+@pytest.mark.slow
+@virtual_time
+async def test_on_the_lan_the_hosts_offer_gives_a_killed_seat_up_and_the_game_verifies(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """A real host and two joiners over the in-memory network on virtual time, each
+    assembled as ``splitnet host``/``join`` assemble them (LAN_PARTS). Bo's node dies
+    for good; the game goes on until it waits for Bo, then waits. No offer before 30 s of
+    that; then the host's session offers Bo's seat, the host takes it, every peer plays
+    Bo open-handed to the end, and the host's and Ana's transcripts are the same and
+    verify, telling the abandonment."""
+    from splitnet.net.config import NetSettings
+    from splitnet.net.host import HostNode
+    from splitnet.net.peer import PeerNode
+    from splitnet.session.identity import Identity
+    from splitnet.verify import verify_records
+    from tests.memnet import MemoryNet
+
+    # no timer of the host's own: the seat waits for the host's person (answer and move
+    # timeouts far off)
+    net = NetSettings(ping_interval=0.125, silent_after=0.5, host_timeout=0.75,
+                      ack_interval=0.0625, final_wait=3.0, retry_first=0.0625,
+                      retry_total=5.0, answer_timeout=3600.0, move_timeout=3600.0)
+    mem = MemoryNet()
+    host = HostNode(Identity.generate(), tmp_path / "p0", "Host", net, seats=3, proofs=False,
+                    parts=LAN_PARTS)
+    port = await host.listen("127.0.0.1", 0, transport=mem.listen)
+    peers = [PeerNode(Identity.generate(), tmp_path / f"p{i}", name, "127.0.0.1", port, net,
+                      connect=mem.connector("127.0.0.1", port), parts=LAN_PARTS)
+             for i, name in ((1, "Ana"), (2, "Bo"))]
+    tasks = []
+    try:
+        for i, p in enumerate(peers, 1):
+            tasks.append(p.start())
+            await clock.until(lambda i=i: len(host.members) >= i, "a joiner", within=30)
+        await clock.run_until(host.started.wait(), within=30)
+        ana, bo = peers
+        await clock.run_until(ana.started_evt.wait(), within=30)
+        await clock.run_until(bo.started_evt.wait(), within=30)
+        tasks[1].cancel()  # Bo's process dies for good
+        await asyncio.gather(tasks[1], return_exceptions=True)
+        host_task = asyncio.ensure_future(host.done.wait())
+        me = NetSession(host, host_task, bot=make_bot("heuristic", 0))
+        ana_s = NetSession(ana, tasks[0], bot=make_bot("heuristic", 1))
+        runs = [asyncio.ensure_future(s.run()) for s in (me, ana_s)]
+        assert host.table is not None
+        core = host.table.core
+        since = await clock.until(lambda: LEAVER in core.waiting_for()
+                                  and host.seat_states().get(LEAVER, ("ok", 0))[0] == "gone",
+                                  "the game to wait for Bo, gone", within=120)
+        await clock.advance(29.0)
+        assert me.open_hand_offer() is None and ana_s.open_hand_offer() is None
+        offered = await clock.until(lambda: me.open_hand_offer() is not None, "the offer",
+                                    within=5)
+        assert 30.0 <= offered - since <= 30.25
+        offer = me.open_hand_offer()
+        assert offer is not None and offer[0] == LEAVER and ana_s.open_hand_offer() is None
+        await me.abandon(LEAVER)
+        await clock.run_until(asyncio.gather(*runs), within=600)
+        assert core.finished and core.verdict is None and core.open_seats == {LEAVER}
+        for s in (me, ana_s):
+            assert not (s.verdict or "").startswith("game stopped"), s.verdict
+        told = [ln for ln in ana_s.log if ln.startswith("Bo is gone")]
+        assert told and told[0].endswith(f"(R8.6; the host stopped waiting after "
+                                         f"{offer[1]} s).")
+        recs = [read_transcript(next((tmp_path / f"p{s}" / "games").glob("*.splitlog")),
+                                repair=True) for s in (0, 1)]
+        assert recs[0] == recs[1]
+        v = verify_records(recs[0])
+        assert v.ok and f"Bo abandoned by the host after {offer[1]} s" in v.summary
+    finally:
+        await host.close()
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await mem.close()
