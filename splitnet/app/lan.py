@@ -387,9 +387,7 @@ async def _bot_rematches(node: PeerNode, level: str, seed: int, think: float | N
             _bench_out(session, bench_out)
             rc = 0 if quiet else _print_result(session)
         finally:
-            task.cancel()
-            with contextlib.suppress(BaseException):
-                await task
+            await stop(task, PeerFatal)
     return rc
 
 
@@ -409,13 +407,13 @@ async def _join_rematches(node: PeerNode, args: argparse.Namespace, data_dir: Pa
             else:
                 from splitnet.ui.tui import run_lobby
 
-                lobby_task = asyncio.ensure_future(run_lobby(lobby, title="splitnet — rematch"))
-                await asyncio.wait([lobby_task, task], return_when=asyncio.FIRST_COMPLETED)
-                ok = lobby_task.done() and lobby_task.result()
-                if not lobby_task.done():
-                    lobby_task.cancel()
-                    with contextlib.suppress(BaseException):
-                        await lobby_task
+                lobby_task = asyncio.create_task(run_lobby(lobby, title="splitnet — rematch"))
+                try:
+                    await asyncio.wait([lobby_task, task],
+                                       return_when=asyncio.FIRST_COMPLETED)
+                    ok = lobby_task.done() and lobby_task.result()
+                finally:
+                    await stop(lobby_task)
             if not ok and node.table is None and not task.done():
                 await node.decline(f"{node.name} left")  # the player left: no rematch
             if not ok or not await _wait_start(node, task, report=False):
@@ -427,9 +425,7 @@ async def _join_rematches(node: PeerNode, args: argparse.Namespace, data_dir: Pa
             rc, wanted = await _front_end(session, args.plain, data_dir, _bell_wanted(args),
                                           rematch=node.connect is None)
         finally:
-            task.cancel()
-            with contextlib.suppress(BaseException):
-                await task
+            await stop(task, PeerFatal)
     return rc
 
 
@@ -456,7 +452,7 @@ async def _rematch_lobby(node: HostNode, address: str, plain: bool,
                          known: KnownPeers | None) -> bool:
     """Until every seat agreed (True: the rematch has started) or the rematch ended
     without a game (a no, a seat that left or did not answer, the host's q)."""
-    done = asyncio.ensure_future(node.done.wait())
+    done = asyncio.create_task(node.done.wait())
     lobby = HostLobby(node, address, code=node.code, known=known,
                       extra=lambda: [_agreed_line(node)])
     try:
@@ -465,19 +461,16 @@ async def _rematch_lobby(node: HostNode, address: str, plain: bool,
         else:
             from splitnet.ui.tui import run_lobby
 
-            screen = asyncio.ensure_future(run_lobby(lobby, title="splitnet — rematch"))
-            started = asyncio.ensure_future(node.started.wait())
-            await asyncio.wait([screen, started, done], return_when=asyncio.FIRST_COMPLETED)
-            ok = node.started.is_set()
-            for t in (screen, started):
-                if not t.done():
-                    t.cancel()
-                    with contextlib.suppress(BaseException):
-                        await t
+            screen = asyncio.create_task(run_lobby(lobby, title="splitnet — rematch"))
+            try:
+                await until(node.started, screen, done)
+                ok = node.started.is_set()
+            finally:
+                await stop(screen)
             if not ok and not node.done.is_set():
                 node.end_rematch(f"{node.name} called off the rematch")
     finally:
-        done.cancel()
+        await stop(done)
     if not ok:
         print(shown(node.no_rematch or "no rematch"), flush=True)
     return ok
