@@ -123,7 +123,7 @@ def test_a_table_fed_live_does_not_claim_a_history(tmp_path: Path) -> None:
     records = files.transcript.read_bytes()
     recs = read_transcript(files.transcript)
     files.transcript.unlink()
-    table = Table.from_header(ident, lan, recs[0], None, LAN_PARTS)
+    table = Table.from_header(ident, lan, recs[0], None, parts=LAN_PARTS)
     for rec in recs[1:]:
         table.add_record(rec)
     assert table.history == [] and table.narrated == 0
