@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from splitnet.app.lan_session import NetSession
+from splitnet.app.lan_session import LAN_PARTS, NetSession
 from splitnet.bots import make_bot
 from splitnet.net.config import NetSettings
 from splitnet.net.host import HostNode
@@ -46,7 +46,7 @@ def joiner(tmp: Path, mem: MemoryNet, port: int, name: str, *, net: NetSettings 
         "wrap": node_wrap(parse_code(code), net, identity=identity), "code": code}
     return PeerNode(identity, tmp / name, name, "127.0.0.1", port, net,
                     connect=mem.connector("127.0.0.1", port, local=local, on_link=on_link),
-                    **wrap)  # type: ignore[arg-type]
+                    parts=LAN_PARTS, **wrap)  # type: ignore[arg-type]
 
 
 async def table_of_three(tmp: Path, clock: VirtualLoop, mem: MemoryNet, *,
@@ -54,7 +54,8 @@ async def table_of_three(tmp: Path, clock: VirtualLoop, mem: MemoryNet, *,
                          ) -> tuple[HostNode, list[PeerNode]]:
     """A host (with ``net``) and Ana, Bo in its started game (at t=0: the deal runs in
     an instant)."""
-    host = HostNode(Identity.generate(), tmp / "host", "Host", net, seats=3, proofs=False)
+    host = HostNode(Identity.generate(), tmp / "host", "Host", net, seats=3, proofs=False,
+                    parts=LAN_PARTS)  # assembled as splitnet host/join assemble them
     port = await host.listen("127.0.0.1", 0, transport=mem.listen)
     peers = [joiner(tmp, mem, port, n, on_link=on_link) for n in ("Ana", "Bo")]
     for p in peers:
