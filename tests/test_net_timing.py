@@ -430,3 +430,44 @@ async def test_wrong_codes_lock_out_an_address_for_exactly_the_window_then_the_g
     assert g.fatal is not None and "takes no more joiners" in g.fatal, g.fatal
     assert len(host.lobby_names) == 3  # the two let in stay
     await stop(clock, host, nodes, mem)
+
+
+# ---------------------------------------------------------------------- the game starts
+@virtual_time
+async def test_a_joiner_cut_off_as_the_game_starts_is_welcomed_back_and_plays_it(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """Found by ``splitnet bench lan-load`` at 12×6 under load: a joiner whose connection
+    is lost in the lobby while the lobby fills misses the game's header; when it
+    reconnects the host welcomes it back to its seat (it holds no log yet) and then sends
+    the header as record 0. That header must be caught up like any record — it used to
+    fire the join machine's ``play`` a second time ("play is not allowed in state
+    catching-up") and the seat stopped for good, stalling the table. Now Bo reconnects
+    at ``host_timeout`` after its last frame, catches up from record 0 and the game ends
+    with identical, verified transcripts."""
+    mem = MemoryNet()
+    host = HostNode(Identity.generate(), tmp_path / "host", "Host", D, seats=4, proofs=False,
+                    parts=LAN_PARTS)
+    port = await host.listen("127.0.0.1", 0, transport=mem.listen)
+    ana, bo, cy = (joiner(tmp_path, mem, port, n) for n in ("Ana", "Bo", "Cy"))
+    for p in (ana, bo):
+        p.start()
+    await clock.until(lambda: host.lobby_names == ["Host", "Ana", "Bo"], "in", within=1.0)
+    await clock.advance_to(2.0)
+    next(lk for lk in mem.links if lk.client is bo.ch).cut()  # nothing reaches Bo
+    cy.start()  # the lobby fills: the host starts with Bo's seat, its header is lost
+    await clock.run_until(host.started.wait(), within=1.0)
+    assert bo.table is None
+    back = await clock.until(lambda: bo.ready, "Bo back in the game", within=60.0)
+    assert back < 2.0 + D.host_timeout + 2.0
+    host_task = asyncio.ensure_future(host.done.wait())
+    sessions = [NetSession(host, host_task, bot=make_bot("heuristic", 0))] + [
+        NetSession(p, p.task, bot=make_bot("heuristic", i))  # type: ignore[arg-type]
+        for i, p in enumerate((ana, bo, cy), start=1)]
+    await clock.run_until(asyncio.gather(*(s.run() for s in sessions)), within=3600.0)
+    assert all(s.core.finished and s.core.verdict is None for s in sessions), \
+        [s.verdict for s in sessions]
+    recs = [read_transcript(next((tmp_path / d / "games").glob("*.splitlog")), repair=True)
+            for d in ("host", "Ana", "Bo", "Cy")]
+    assert all(r == recs[0] for r in recs)
+    assert verify_records(recs[0]).ok
+    await stop(clock, host, [ana, bo, cy], mem)

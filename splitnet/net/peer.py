@@ -689,6 +689,12 @@ class PeerNode:
         _log.info("game %s started: seat %d of %s", table.game_id.hex(), table.seat,
                   ", ".join(table.names))
         self._attach()
+        if self.session.state is JoinState.CATCHING_UP:
+            # welcomed back to our seat before we held the header (our connection was lost
+            # as the lobby filled): the header is record 0 of those we are catching up on
+            if len(table.log) >= self.target:
+                self._synced()
+            return
         self.session.fire(JoinEvent.PLAY)
         self.target = 1
         self._synced()
