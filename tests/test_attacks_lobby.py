@@ -63,30 +63,13 @@ from splitnet.session.identity import Identity
 from splitnet.session.transcript import read_transcript
 from splitnet.verify import verify_records
 from tests.memnet import MemoryNet
-from tests.virtual_time import VirtualLoop, virtual_time
+from tests.virtual_time import LIMIT, VirtualLoop, running, until, virtual_time, within
 
 T = TypeVar("T")
-LIMIT = 30.0  # seconds of loop time any one wait may take
 GAME_LIMIT = 600.0  # one whole two-player game, in loop time
 CODE = "7-lunar-anchor"
 WRONG = "8-lunar-anchor"
 D = NetSettings()  # the defaults, as a player runs them
-
-
-def _loop() -> VirtualLoop:
-    loop = asyncio.get_running_loop()
-    assert isinstance(loop, VirtualLoop)
-    return loop
-
-
-async def until(pred: Callable[[], bool], what: str, limit: float = LIMIT) -> float:
-    """Move the clock until ``pred()``; the loop time at which it first held."""
-    return await _loop().until(pred, what, within=limit)
-
-
-async def within(aw: Awaitable[T], limit: float = LIMIT) -> T:
-    """Await ``aw``, moving the clock for at most ``limit`` s."""
-    return await _loop().run_until(aw, within=limit)
 
 
 class SecureLan:
@@ -110,7 +93,7 @@ class SecureLan:
                     ) -> SecureLan:
         """``via(mem, port)``: a relay in front of the host; the port the joiner uses."""
         mem = MemoryNet()
-        lan = cls(tmp, mem, limiter or AttemptLimiter(clock=_loop().time))
+        lan = cls(tmp, mem, limiter or AttemptLimiter(clock=running().time))
         lan.port = await lan.host.listen("127.0.0.1", 0, transport=mem.listen)
         port = lan.port if via is None else await via(mem, lan.port)
         identity = Identity.generate()
@@ -130,7 +113,7 @@ class SecureLan:
         assert peer is not None
         old = self.host.conns[1]
         epoch = peer.epoch
-        cut = _loop().time()
+        cut = running().time()
         old.close()
         await until(lambda: peer.epoch > epoch, "the joiner to notice the cut")
         back = await until(lambda: self.host.conns.get(1) not in (None, old) and peer.ready,
@@ -219,7 +202,7 @@ def open_host(tmp: Path, mem: MemoryNet) -> HostNode:
     return HostNode(Identity.generate(), tmp / "p0", "Host", D, seats=2, proofs=False,
                     busy=secure_busy,
                     wrap=node_wrap(parse_code(CODE), D,
-                                   limiter=AttemptLimiter(clock=_loop().time)))
+                                   limiter=AttemptLimiter(clock=running().time)))
 
 
 @virtual_time

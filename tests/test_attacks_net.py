@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -34,10 +34,9 @@ from splitnet.session.log import TAG_ENTRY, Author, Log, parse_message, prove_eq
 from splitnet.session.transcript import read_transcript
 from splitnet.verify import verify_records
 from tests.memnet import MemoryNet
-from tests.virtual_time import VirtualLoop, virtual_time
+from tests.virtual_time import VirtualLoop, until, virtual_time, within
 
 T = TypeVar("T")
-LIMIT = 30.0  # seconds of loop time any one wait may take
 
 #: fast heartbeats, short answer timeout; no move timeout unless a test wants one (the
 #: game waits for the first move, which nobody makes); final_wait short. Binary fractions:
@@ -118,22 +117,6 @@ class Lan:
             t.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)
         await self.mem.close()
-
-
-def _loop() -> VirtualLoop:
-    loop = asyncio.get_running_loop()
-    assert isinstance(loop, VirtualLoop)
-    return loop
-
-
-async def until(pred: Callable[[], bool], what: str, limit: float = LIMIT) -> float:
-    """Move the clock until ``pred()``; the loop time at which it first held."""
-    return await _loop().until(pred, what, within=limit)
-
-
-async def within(aw: Awaitable[T], limit: float = LIMIT) -> T:
-    """Await ``aw``, moving the clock for at most ``limit`` s."""
-    return await _loop().run_until(aw, within=limit)
 
 
 def _msg_of(record: bytes) -> bytes:

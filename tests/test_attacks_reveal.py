@@ -44,8 +44,8 @@ from splitnet.rules import (
 from splitnet.session.identity import Identity
 from splitnet.session.log import make_refusal, parse_message
 from splitnet.verify import verify_records
-from tests.test_attacks_net import Lan, _msg_of, net, stopped_at_last, until, within
-from tests.virtual_time import VirtualLoop, virtual_time
+from tests.test_attacks_net import Lan, _msg_of, net, stopped_at_last
+from tests.virtual_time import VirtualLoop, until, virtual_time, within
 
 PLAYS = ("lay", "upgrade", "discard", "late_lay")
 

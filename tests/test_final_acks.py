@@ -24,8 +24,8 @@ from splitnet.net.store import (
 )
 from splitnet.session.identity import Identity
 from splitnet.session.log import make_ack
-from tests.test_attacks_net import LIMIT, Lan, net, within
-from tests.virtual_time import VirtualLoop, virtual_time
+from tests.test_attacks_net import Lan, net
+from tests.virtual_time import LIMIT, VirtualLoop, virtual_time, within
 
 VECTORS = Path(__file__).parent / "vectors" / "session_v1.json"
 

@@ -224,7 +224,8 @@ async def test_a_chat_with_escapes_over_the_lan_reaches_the_other_seats_shown(
     while every transcript keeps exactly what Bo signed."""
     from splitnet.app.lan_session import NetSession
     from splitnet.bots import make_bot
-    from tests.test_attacks_net import Lan, until
+    from tests.test_attacks_net import Lan
+    from tests.virtual_time import until
 
     lan = await Lan.start(tmp_path)
     ana, bo = lan.peers

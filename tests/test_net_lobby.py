@@ -29,10 +29,10 @@ from splitnet.net.joincode import new_code
 from splitnet.net.store import GameFiles, read_meta, unfinished_games
 from splitnet.session.identity import Identity
 from splitnet.verify import verify_records
-from tests.test_attacks_net import Lan, net, until, within
+from tests.test_attacks_net import Lan, net
 from tests.test_net_game import TIMEOUT, Proc, host_port_and_code, wait_until
 from tests.test_net_join import PipedProc
-from tests.virtual_time import VirtualLoop, virtual_time
+from tests.virtual_time import VirtualLoop, until, virtual_time, within
 
 HOST = ("host", "--bind", "127.0.0.1", "--play-as-bot", "heuristic", "--no-proofs",
         "--no-announce", "--name", "Hosta")

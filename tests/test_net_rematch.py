@@ -28,8 +28,8 @@ from splitnet.session.identity import Identity
 from splitnet.session.log import Player
 from splitnet.session.transcript import read_transcript
 from splitnet.verify import chain_problem, verify_records
-from tests.test_attacks_net import LIMIT, Lan, net, until, within
-from tests.virtual_time import VirtualLoop, virtual_time
+from tests.test_attacks_net import Lan, net
+from tests.virtual_time import LIMIT, VirtualLoop, until, virtual_time, within
 
 
 @pytest.fixture(autouse=True)

@@ -202,3 +202,24 @@ def virtual_time(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[...
     params = [p for p in sig.parameters.values() if p.name != "clock"]
     wrapper.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
     return wrapper
+
+
+#: seconds of loop time any one wait of :func:`until` / :func:`within` may take
+LIMIT = 30.0
+
+
+def running() -> VirtualLoop:
+    """The virtual loop the calling test runs on."""
+    loop = asyncio.get_running_loop()
+    assert isinstance(loop, VirtualLoop)
+    return loop
+
+
+async def until(pred: Callable[[], bool], what: str, limit: float = LIMIT) -> float:
+    """Move the clock until ``pred()``; the loop time at which it first held."""
+    return await running().until(pred, what, within=limit)
+
+
+async def within(aw: Awaitable[T], limit: float = LIMIT) -> T:
+    """Await ``aw``, moving the clock for at most ``limit`` s."""
+    return await running().run_until(aw, within=limit)

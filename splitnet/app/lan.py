@@ -834,6 +834,20 @@ async def host_main(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------- join / bot
 
 
+def _words_once(show: bool) -> Callable[[SecureLink], None]:
+    """The joiner's ``on_secure``: print the verification words of the first secure link
+    (if ``show``), not again on every reconnect."""
+    shown = False
+
+    def secure(link: SecureLink) -> None:
+        nonlocal shown
+        if show and not shown:
+            shown = True
+            print(f"Verification: {link.verification} — compare with the host's screen",
+                  flush=True)
+    return secure
+
+
 def _peer_node(args: argparse.Namespace, data_dir: Path, identity: Identity,
                net: NetSettings, seed_maker: SeedMaker | None, *,
                show_words: bool, retyped: bool = False) -> tuple[PeerNode, bool]:
@@ -863,14 +877,7 @@ def _peer_node(args: argparse.Namespace, data_dir: Path, identity: Identity,
         code = _ask_code(None, "Type the join code again: " if retyped else
                          "Join code (the host shows it, e.g. 7-lunar-anchor): ")
         typed = True
-    shown = False
-
-    def secure(link: SecureLink) -> None:
-        nonlocal shown
-        if show_words and not shown:
-            shown = True
-            print(f"Verification: {link.verification} — compare with the host's screen",
-                  flush=True)
+    secure = _words_once(show_words)
 
     try:
         return PeerNode(identity, data_dir, args.name, host, port, net, seed_maker=seed_maker,
@@ -997,14 +1004,7 @@ def _wormhole_peer(args: argparse.Namespace, data_dir: Path, identity: Identity,
                          f"{chain.game_id}, which is over here: ask the host for a new one")
     if chain is not None and meta is None:
         print("Back to the host's lobby through a resume wormhole.", flush=True)
-    shown = False
-
-    def secure(link: SecureLink) -> None:
-        nonlocal shown
-        if show_words and not shown:
-            shown = True
-            print(f"Verification: {link.verification} — compare with the host's screen",
-                  flush=True)
+    secure = _words_once(show_words)
 
     connector = wormhole.WormholeConnector(None if chain else args.addr, settings,
                                            max_buffer=net.max_send_buffer, resume=resume,
