@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, Self, SupportsIndex, overload, runtime_checkable
 
 from splitnet.rules import Action, Game, IllegalMove
+from splitnet.splito.engine import Game as SplitoGame
+from splitnet.splito.engine import Play as SplitoPlay
 from splitnet.text import shown
 
 
@@ -36,6 +38,38 @@ class TableSession(Protocol):
 
     async def submit(self, action: Action) -> None:
         """Play a move for the human seat; raises IllegalMove (nothing changes) if refused."""
+
+    async def chat(self, text: str) -> None:
+        """Say something to the table (shown in every player's log)."""
+
+    async def run(self) -> None:
+        """Drive the game to its end."""
+
+
+class SplitoTableSession(Protocol):
+    """What a Splito front end talks to (docs/SPLITO.md): the same shape as
+    :class:`TableSession`, over the Splito engine. Local games (``play --game splito``)
+    and LAN games provide it alike.
+
+    ``view`` is the human seat's own :class:`splitnet.splito.engine.Game`: its current
+    hand, the hands it held before, the zones and the central objectives (S7) — never a
+    card the seat may not know. ``view.waiting_for()`` names the seats whose commitment
+    (S7.3) is still missing this turn; ``view.committed(seat)`` says whether one is in."""
+
+    players: list[str]
+    seat: int
+    view: SplitoGame
+    log: list[str]
+    status: str
+    verdict: str | None
+    finished: bool
+
+    def subscribe(self, callback: Callable[[], None]) -> None:
+        """``callback`` runs after every change (commitment, reveal, pass, status, chat)."""
+
+    async def submit(self, play: SplitoPlay) -> None:
+        """Commit the human seat's play for this turn (S5.2); raises
+        :class:`splitnet.splito.engine.IllegalMove` (nothing changes) if refused."""
 
     async def chat(self, text: str) -> None:
         """Say something to the table (shown in every player's log)."""
