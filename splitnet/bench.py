@@ -388,14 +388,16 @@ def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
 
 
 def seat_rotated_games(hero: Callable[[int], Bot], others: Callable[[int], Bot],
-                       games: int, seed: int = 0, n: int = 4) -> tuple[float, int]:
+                       games: int, seed: int = 0, n: int = 4,
+                       first: int = 0) -> tuple[float, int]:
     """``games`` games of 1 hero against n−1 others, the hero's seat rotating with the
-    game number, deals fixed by ``seed`` + game number. Every bot plays on its own seat's
-    view (R8) through the local table. Returns (wins, games); a shared win counts 1/k."""
+    game number, deals fixed by ``seed`` + game number (games ``first`` … ``first +
+    games − 1``). Every bot plays on its own seat's view (R8) through the local table.
+    Returns (wins, games); a shared win counts 1/k."""
     from splitnet.localplay import LocalTable, SeededShuffle
 
     wins = 0.0
-    for i in range(games):
+    for i in range(first, first + games):
         hero_seat = i % n
         game_seed = seed * 100_003 + i
         agents = [hero(game_seed * 8 + s) if s == hero_seat else others(game_seed * 8 + s)
@@ -429,21 +431,40 @@ def round1_targets(level: str, games: int, seed: int = 0, n: int = 4) -> list[in
     return hits
 
 
-def bench_bots(games: int = 40, budget: float = 0.3, samples: int | None = None,
-               seed: int = 0, spread_games: int = 30, levels: bool = True,
-               margin: float | None = None, candidates: int | None = None) -> str:
-    """The bots' benchmark: 1 strong vs 3 normal (seat-rotated, fixed seeds) with a 95%
-    interval and the time per searched decision; the round-1 perfect-bonus targets by
-    seat; easy against normal and against random."""
+class FixedTargetBot:
+    """The heuristic with the old, fixed perfect-bonus targeting: the leader by the
+    scored rounds only (``game.score``, blind to this round's marks and matches), ties to
+    the lowest seat. A benchmark opponent (issue: "≥ 35% against heuristics whose
+    targeting is fixed"), not a level."""
+
+    name = "fixed-target"
+
+    def __init__(self, seed: int = 0) -> None:
+        from splitnet.bots import HeuristicBot
+
+        self._h = HeuristicBot(seed)
+
+    def choose(self, game: Game, seat: int) -> Any:
+        move = self._h.choose(game, seat)
+        if isinstance(move, BonusMark):
+            others = [s for s in range(game.n) if s != seat]
+            return BonusMark(seat, max(others, key=lambda s: (game.score(s), -s)))
+        return move
+
+
+def _opponent(kind: str, seed: int) -> Bot:
+    return FixedTargetBot(seed) if kind == "fixed" else make_bot(kind, seed)
+
+
+def _strong_match(args: tuple[str, int, int, int, float, int | None, float | None,
+                              int | None]) -> tuple[float, int, float, float, int]:
+    """One chunk of 1 strong vs 3 ``kind`` games (game numbers start … stop): wins, and
+    the strong bots' searched decisions, wall and CPU time in search, samples. A module
+    function so that a process pool can run chunks side by side."""
     from splitnet.bots.search import SearchConfig, StrongBot
 
-    lines = ["bots: 4-player games, seat-rotated, fixed seeds; a shared win counts 1/k"]
-    spread = round1_targets("normal", spread_games, seed)
-    total = sum(spread) or 1
-    lines.append(f"  round-1 perfect-bonus targets by seat, {spread_games} games of 4 normal "
-                 f"bots: {' / '.join(map(str, spread))}  (largest share "
-                 f"{max(spread) / total:.0%}; 25% is even)")
-    strong_bots: list[StrongBot] = []
+    kind, seed, start, stop, budget, samples, margin, candidates = args
+    bots: list[StrongBot] = []
 
     def strong(s: int) -> Bot:
         cfg = SearchConfig(budget=budget, samples=samples)
@@ -452,32 +473,82 @@ def bench_bots(games: int = 40, budget: float = 0.3, samples: int | None = None,
         if candidates is not None:
             cfg.max_candidates = candidates
         b = StrongBot(s, cfg)
-        strong_bots.append(b)
+        bots.append(b)
         return b
 
-    t0 = time.perf_counter()
-    wins, n = seat_rotated_games(strong, lambda s: make_bot("normal", s), games, seed)
-    dt = time.perf_counter() - t0
-    lo, hi = wilson(wins, n)
-    searched = sum(b.searched for b in strong_bots)
-    per = sum(b.search_time for b in strong_bots) / searched if searched else 0.0
-    cpu = sum(b.search_cpu for b in strong_bots) / searched if searched else 0.0
+    wins, _ = seat_rotated_games(strong, lambda s: _opponent(kind, s), stop - start, seed,
+                                 first=start)
+    return (wins, sum(b.searched for b in bots), sum(b.search_time for b in bots),
+            sum(b.search_cpu for b in bots), sum(b.sampled for b in bots))
+
+
+def _run_chunks(kind: str, games: int, seed: int, jobs: int, budget: float,
+                samples: int | None, margin: float | None,
+                candidates: int | None) -> tuple[float, int, float, float, int]:
+    """``games`` strong-vs-``kind`` games in ``jobs`` processes (1: in this one). The
+    games, and so the result, are the same for any ``jobs``: each game's deal and bots'
+    seeds come from its number alone."""
+    step = max(1, -(-games // (jobs * 4)))
+    chunks = [(kind, seed, a, min(games, a + step), budget, samples, margin, candidates)
+              for a in range(0, games, step)]
+    if jobs <= 1 or len(chunks) == 1:
+        parts = [_strong_match(c) for c in chunks]
+    else:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            parts = list(pool.map(_strong_match, chunks))
+    w, k, t, c, m = zip(*parts, strict=True)
+    return sum(w), sum(k), sum(t), sum(c), sum(m)
+
+
+def bench_bots(games: int = 40, budget: float = 0.3, samples: int | None = None,
+               seed: int = 0, spread_games: int = 30, levels: bool = True,
+               margin: float | None = None, candidates: int | None = None,
+               jobs: int = 1, fixed: bool = True) -> str:
+    """The bots' benchmark: 1 strong vs 3 normal (seat-rotated, fixed seeds) with a 95%
+    interval and the time per searched decision; the same against 3 heuristics whose
+    perfect-bonus targeting is fixed (:class:`FixedTargetBot`); the round-1
+    perfect-bonus targets by seat; easy against normal and against random. ``jobs``
+    processes play the games (the figures do not depend on it, the time per decision
+    only through the machine's load)."""
+    from splitnet.bots.search import SearchConfig
+
+    lines = ["bots: 4-player games, seat-rotated, fixed seeds; a shared win counts 1/k"]
+    spread = round1_targets("normal", spread_games, seed)
+    total = sum(spread) or 1
+    lines.append(f"  round-1 perfect-bonus targets by seat, {spread_games} games of 4 normal "
+                 f"bots: {' / '.join(map(str, spread))}  (largest share "
+                 f"{max(spread) / total:.0%}; 25% is even)")
     mode = f"{samples} samples/decision" if samples is not None else f"budget {budget:g} s"
     probe = SearchConfig()
     mode += (f", margin {probe.margin if margin is None else margin:g}, "
              f"{probe.max_candidates if candidates is None else candidates} candidates")
-    lines.append(f"  1 strong ({mode}) vs 3 normal: won {wins:g} of {n} = {wins / n:.1%} "
-                 f"(95% CI {lo:.1%}–{hi:.1%}); goal ≥ 40% → ratio {wins / n / 0.40:.2f}")
-    sampled = sum(b.sampled for b in strong_bots)
-    lines.append(f"    {searched} searched decisions ({searched / max(1, n):.0f} a game, "
-                 f"{sampled / max(1, searched):.0f} samples each), "
-                 f"{per * 1e3:.0f} ms each on average, {cpu * 1e3:.0f} ms of CPU "
-                 f"(limit 300 ms → ratio {cpu / 0.3:.2f}); {dt:.0f} s for {n} games")
-    if n:
-        goal_h = 1000 * (searched / n * 0.3 + max(0.0, dt - per * searched) / n) / 3600
-        lines.append(f"    this run's setting for 1000 games: ≈ {dt / n * 1000 / 3600:.1f} h; "
-                     f"the goal's run (1000 games at 0.3 s a decision) ≈ {goal_h:.1f} h on "
-                     "one core")
+    matches = [("normal", "3 normal", 0.40)] + ([("fixed", "3 fixed-target", 0.35)]
+                                                if fixed else [])
+    for kind, label, goal in matches:
+        t0 = time.perf_counter()
+        wins, searched, t_search, c_search, sampled = _run_chunks(
+            kind, games, seed, jobs, budget, samples, margin, candidates)
+        dt = time.perf_counter() - t0
+        n = games
+        lo, hi = wilson(wins, n)
+        per = t_search / searched if searched else 0.0
+        cpu = c_search / searched if searched else 0.0
+        lines.append(f"  1 strong ({mode}) vs {label}: won {wins:g} of {n} = "
+                     f"{wins / n:.1%} (95% CI {lo:.1%}–{hi:.1%}); goal ≥ {goal:.0%} → "
+                     f"ratio {wins / n / goal:.2f}")
+        lines.append(f"    {searched} searched decisions ({searched / max(1, n):.0f} a game, "
+                     f"{sampled / max(1, searched):.0f} samples each), "
+                     f"{per * 1e3:.0f} ms each on average, {cpu * 1e3:.0f} ms of CPU "
+                     f"(limit 300 ms → ratio {cpu / 0.3:.2f}); {dt:.0f} s for {n} games "
+                     f"in {jobs} process{'es' if jobs > 1 else ''}")
+        if kind == "normal" and n:
+            rest = max(0.0, dt * jobs - t_search) / n  # the non-search CPU of a game
+            goal_h = 1000 * (searched / n * 0.3 + rest) / 3600
+            lines.append(f"    this run's setting for 1000 games: ≈ "
+                         f"{dt * jobs / n * 1000 / 3600:.1f} h of one core; the goal's run "
+                         f"(1000 games at 0.3 s a decision) ≈ {goal_h:.1f} h on one core")
     if levels:
         lv_games = max(games, 100)
         w_n, n_n = seat_rotated_games(lambda s: make_bot("easy", s),

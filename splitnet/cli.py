@@ -243,6 +243,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     elif args.what == "bots":
         if args.samples is not None and args.samples < 1:
             raise SystemExit("splitnet: --samples must be at least 1")
+        if not 1 <= args.jobs <= 64:
+            raise SystemExit("splitnet: --jobs is a number of processes, 1 to 64")
         if args.candidates is not None and args.candidates < 2:
             raise SystemExit("splitnet: --candidates must be at least 2")
         if args.margin is not None and not 0 <= args.margin < 1:
@@ -250,7 +252,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         print(bench.bench_bots(args.games or 40, budget=_think(args.think),
                                samples=args.samples, seed=args.seed,
                                spread_games=args.spread_games, levels=not args.no_levels,
-                               margin=args.margin, candidates=args.candidates))
+                               margin=args.margin, candidates=args.candidates,
+                               jobs=args.jobs, fixed=not args.no_fixed))
     elif args.what == "deck":
         print(bench.bench_deck(players, proofs=not args.no_proofs))
     elif args.what == "net":
@@ -423,6 +426,11 @@ def build_parser() -> argparse.ArgumentParser:
                     help="bots: games for the round-1 target spread (default 30)")
     bn.add_argument("--no-levels", action="store_true",
                     help="bots: skip the easy-vs-normal/random games")
+    bn.add_argument("--no-fixed", action="store_true",
+                    help="bots: skip 1 strong vs 3 heuristics with fixed targeting")
+    bn.add_argument("--jobs", "-j", type=int, default=1, metavar="J",
+                    help="bots: play the games in J processes (the figures do not depend "
+                         "on it; default 1)")
     bn.set_defaults(func=cmd_bench)
 
     br = sub.add_parser("browse", help="list the games announced on the LAN",

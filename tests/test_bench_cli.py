@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from splitnet.bench import bench_deck_proofs, bench_engine
@@ -46,3 +48,36 @@ def test_bench_bots_reports_the_rate_with_its_interval_time_and_target_spread() 
     assert "95% CI" in out
     assert "ms each" in out and "round-1 perfect-bonus targets by seat" in out
     assert "ratio" in out and "1000 games at 0.3 s a decision" in out and "CPU" in out
+    assert "vs 3 fixed-target" in out and "goal ≥ 35%" in out
+
+
+def test_bench_bots_gives_the_same_figures_in_one_process_or_two() -> None:
+    from splitnet.bench import _run_chunks
+
+    one = _run_chunks("fixed", 3, 5, 1, 0.3, 2, None, 3)
+    two = _run_chunks("fixed", 3, 5, 2, 0.3, 2, None, 3)
+    assert (one[0], one[1], one[4]) == (two[0], two[1], two[4])  # wins, decisions, samples
+
+
+def test_the_fixed_target_opponent_aims_by_scored_rounds_and_lowest_seat() -> None:
+    from splitnet.bench import FixedTargetBot
+    from splitnet.rules import BonusMark, Game
+
+    g = Game(4)
+    bot = FixedTargetBot(1)
+    # Every seat at 0 after no scored round: the tie goes to the lowest other seat.
+    faces = list(range(104))
+    random.Random(3).shuffle(faces)
+    g.start_round(faces)
+    marks = 0
+    for _ in range(400):
+        if g.phase in ("round_over", "game_over"):
+            break
+        seat = g.actor
+        assert seat is not None
+        move = bot.choose(g, seat)
+        if isinstance(move, BonusMark):
+            assert move.target == (1 if seat == 0 else 0)
+            marks += 1
+        g.apply(move)
+    assert marks > 0
