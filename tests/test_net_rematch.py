@@ -422,6 +422,9 @@ async def test_the_end_screens_n_asks_for_the_rematch_with_the_next_first_dealer
     session = SimpleNamespace(table=table)
     assert await lan._front_end(session, False, Path("."), rematch=True) == (0, True)  # type: ignore[arg-type]
     assert seen["rematch"] is True and seen["next_dealer"] == 0  # 2 + 1 mod 3
+    assert seen["rematch_as"] == "joiner"  # the end screen's n agrees, it does not offer
+    assert await lan._front_end(session, False, Path("."), rematch=True, host=True) == (0, True)  # type: ignore[arg-type]
+    assert seen["rematch_as"] == "host"
     core.verdict = "seat 1 at move: …"
     assert await lan._front_end(session, False, Path("."), rematch=True) == (0, False)  # type: ignore[arg-type]
     assert "No rematch after a game that stopped early." in capsys.readouterr().out

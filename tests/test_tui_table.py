@@ -563,3 +563,16 @@ def test_a_lan_end_screen_says_how_to_play_another_game() -> None:
         text = " ".join("".join(f[1] for f in ln).strip() for ln in tui._overlay_lines(80))
     assert "another game: quit and run `splitnet join 10.0.0.5:7420` again" in text
     assert "n new game" not in text
+
+
+@pytest.mark.parametrize(("role", "words"), [
+    ("host", "n offer a rematch to the same seats (Ana deals first; everyone must agree)"),
+    ("joiner", "n agree to a rematch with the same seats if the host offers one (Ana deals "
+               "first)"),
+])
+def test_a_lan_end_screen_words_n_for_who_presses_it(role: str, words: str) -> None:
+    with create_pipe_input() as inp, create_app_session(input=inp, output=DummyOutput()):
+        tui, _ = finished_game()
+        tui.rematch_as = role
+        text = " ".join("".join(f[1] for f in ln).strip() for ln in tui._overlay_lines(200))
+    assert words in text and "n new game" not in text

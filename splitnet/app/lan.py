@@ -279,7 +279,8 @@ async def _front_end(session: NetSession, plain: bool, data_dir: Path,
     offer: dict[str, Any] = {}
     if rematch:  # n at the end screen; the first deal passes left (R3.2)
         table = session.table
-        offer = {"rematch": True, "next_dealer": (table.first_dealer + 1) % table.n}
+        offer = {"rematch": True, "next_dealer": (table.first_dealer + 1) % table.n,
+                 "rematch_as": "host" if host else "joiner"}
     outcome = await run_tui(session, bell=bell, rejoin=again, **offer)
     rc = _print_result(session, rejoin=again)
     wanted = rematch and outcome == "rematch"

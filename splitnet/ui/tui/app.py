@@ -154,7 +154,7 @@ class TuiApp:
                  input: Input | None = None, output: Output | None = None,
                  hint: Hinter | None = None, bell: bool = False,
                  rejoin: str | None = None, rematch: bool = False,
-                 next_dealer: int | None = None) -> None:
+                 next_dealer: int | None = None, rematch_as: str = "local") -> None:
         self.session = session
         self.model = TableModel(session)
         #: the hint key's adviser: (this seat's view, seat) → (move, reason); None: no h
@@ -168,6 +168,9 @@ class TuiApp:
         #: LAN, the same seats if everyone agrees), whose first dealer is this seat
         self.model.rematch_offered = rematch
         self.next_dealer = next_dealer
+        #: who presses n at the end: "local" (``splitnet play``), "host" (offers the LAN
+        #: rematch) or "joiner" (agrees to it); the end screen words the key so
+        self.rematch_as = rematch_as
         #: what the player chose at the end: "rematch" or "quit"
         self.outcome = "quit"
         self._title = title
@@ -257,7 +260,7 @@ class TuiApp:
         if m.overlay == "final" and m.summaries:
             first = self.next_dealer if self.next_dealer is not None else 1 % m.view.n
             nxt = m.name(first) if m.rematch_offered else None
-            return final_lines(m.summaries, width, nxt, again=m.rejoin)
+            return final_lines(m.summaries, width, nxt, again=m.rejoin, role=self.rematch_as)
         return []
 
     def _overlay_render(self, width: int, height: int | None) -> list[Line]:

@@ -66,7 +66,8 @@ pressed twice (the first press says what the second would do)
   r           results of the last round (every pad, hands left, shuffle verdict); after \
 the game the end screen
   n           after the game: a new game against the same players (on a LAN a \
-rematch: the same seats, if every player agrees; the host offers it)
+rematch with the same seats: the host's n offers it, a joiner's n agrees to it; it is \
+played if every player agrees)
   o           LAN host: once the game has waited 30 s for a disconnected player, give \
 their seat up for gone (R8.6; press twice): the round is dealt again and the computer \
 plays their cards face up

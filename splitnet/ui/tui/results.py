@@ -87,12 +87,23 @@ def _bad(verdict: str) -> bool:
     return any(w in low for w in ("cheat", "fail", "mismatch", "invalid", "wrong"))
 
 
+#: What ``n`` does at the end screen, by who presses it: in ``splitnet play``; on a LAN,
+#: the host (who offers the rematch) or a joiner (who agrees to it).
+REMATCH_KEYS = {
+    "local": "n new game with the same players ({dealer} deals first)",
+    "host": "n offer a rematch to the same seats ({dealer} deals first; everyone must agree)",
+    "joiner": "n agree to a rematch with the same seats if the host offers one ({dealer} "
+              "deals first)",
+}
+
+
 def final_lines(rounds: list[RoundSummary], width: int, next_dealer: str | None,
-                again: str | None = None) -> list[Line]:
+                again: str | None = None, role: str = "local") -> list[Line]:
     """The end of the game: the winner, the standings, the round-by-round story (points
     per round, running totals), every pad as printed, and what comes next (a new game
     against the same players when ``next_dealer`` names who deals its first round; on a
-    LAN, ``again`` is the command that opens or joins another game)."""
+    LAN, ``again`` is the command that opens or joins another game). ``role`` says who
+    would press ``n`` (:data:`REMATCH_KEYS`)."""
     last = rounds[-1]
 
     def name(seat: int) -> str:
@@ -115,7 +126,7 @@ def final_lines(rounds: list[RoundSummary], width: int, next_dealer: str | None,
     # What comes next, near the top where it is seen.
     keys = "← the last round's results · ↑↓ scroll · Esc the table · q quits"
     if next_dealer is not None:
-        keys = f"n new game with the same players ({next_dealer} deals first) · " + keys
+        keys = REMATCH_KEYS[role].format(dealer=next_dealer) + " · " + keys
     elif again is not None:
         keys += f" · another game: quit and run `{again}` again (the host shows a new code)"
     lines += [words((" " if i == 0 else "   ") + t, "class:ask.you")
