@@ -40,30 +40,6 @@ def _verified(session: SplitoFairSession) -> None:
     assert v.record["format"] == "splito-record/1"
 
 
-def test_a_whole_three_player_game_by_lines_with_refusals_s5_2(tmp_path: Path) -> None:
-    session = splito_session("You", ["normal", "random"], 11, data_dir=tmp_path)
-    script = ("?\nobjectives\nZ left\nA up\nA\nscores\nzones\nshow\nsay hello\n"
-              + "A left\nB r\n" * 7)
-    rc, out = _play(session, script)
-    assert rc == 0, out[-2000:]
-    assert "Notation (S1.4): ◇3 is the number 3" in out  # help: the seed's notation
-    assert "OBJ37 Green and purple fives, 4 points" in out  # objectives in words
-    assert "'Z' is not a card of your hand" in out
-    assert "the side is left or right" in out
-    assert "a play is a card and a side" in out
-    assert "! Not sent — S5.5" in out  # no chat during play by default
-    assert "Scores if the game ended now (left × right, S11.1)" in out
-    assert "Waiting for the commitment of: you, Ana, Bo" in out
-    assert out.count("Your play for turn ") == 13
-    assert "You committed " in out and "(S7.3: hidden until every play is in)" in out
-    assert out.count("revealed: ") == 13 and "=== Game over ===" in out and "Winner:" in out
-    assert "Final scores (left × right, S11.1)" not in out  # no table after the end
-    assert session.finished and session.view.over
-    _verified(session)
-    # the finished game is saved, marked over and no longer offered
-    assert saved.unfinished(tmp_path) == []
-
-
 def test_an_interrupted_game_is_resumed_after_our_commitment_and_verifies_s7_3(
         tmp_path: Path) -> None:
     session = splito_session("You", ["normal", "normal"], 5, data_dir=tmp_path)
@@ -123,17 +99,34 @@ def test_parse_play_reads_letters_and_card_ids_and_refuses_the_rest() -> None:
         raise AssertionError(f"{bad!r} was read as a play")
 
 
-def test_play_game_splito_through_the_command_and_verify(tmp_path: Path) -> None:
+def test_a_whole_game_by_lines_through_the_command_with_refusals_then_verify(
+        tmp_path: Path) -> None:
+    script = ("?\nobjectives\nZ left\nA up\nA\nscores\nzones\nshow\nsay hello\n"
+              + "B left\n" * 12 + "A right\n")
     r = subprocess.run([*SPLITNET, "play", "--game", "splito", "-n", "3", "--plain",
                         "--seed", "4", "--data-dir", str(tmp_path)],
-                       input="B left\n" * 12 + "A right\n", capture_output=True,
-                       text=True, timeout=300, check=False)
+                       input=script, capture_output=True, text=True, timeout=300,
+                       check=False)
+    out = r.stdout
     assert r.returncode == 0, r.stderr[-2000:]
-    assert "Winner:" in r.stdout and "check it with `splitnet verify" in r.stdout
+    assert "Notation (S1.4): ◇3 is the number 3" in out  # help: the seed's notation
+    assert "OBJ37 Green and purple fives, 4 points" in out  # objectives in words
+    assert "'Z' is not a card of your hand" in out
+    assert "the side is left or right" in out
+    assert "a play is a card and a side" in out
+    assert "! Not sent — S5.5" in out  # no chat during play by default
+    assert "Scores if the game ended now (left × right, S11.1)" in out
+    assert "Waiting for the commitment of: you, Ana, Bo" in out
+    assert out.count("Your play for turn ") == 13
+    assert "You committed " in out and "(S7.3: hidden until every play is in)" in out
+    assert out.count("revealed: ") == 13 and "=== Game over ===" in out and "Winner:" in out
+    assert "check it with `splitnet verify" in out
     [log] = list((tmp_path / "games").glob("*.splitlog"))
     v = subprocess.run([*SPLITNET, "verify", str(log)], capture_output=True, text=True,
                        timeout=300, check=False)
     assert v.returncode == 0, v.stdout + v.stderr
+    # the finished game is saved, marked over and no longer offered
+    assert saved.unfinished(tmp_path) == []
     bad = subprocess.run([*SPLITNET, "play", "--game", "splito", "-n", "9", "--plain"],
                          capture_output=True, text=True, timeout=60, check=False)
     assert bad.returncode != 0 and "2 to 8 players (S2.1)" in bad.stderr
