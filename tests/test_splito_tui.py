@@ -162,6 +162,9 @@ def test_every_region_fits_80x24(n: int) -> None:
             assert f"{s.players[sc.seat]} {sc.left_points}×{sc.right_points}={sc.score}" in text
         assert "Turn 6 commitments:" in text and "Your hand" in text
         assert "Your play: a card A–" in text and "Log" in text
+        if n <= 3:  # the last reveal, all at once (S5.3), its cards marked in the zones
+            assert "Turn 5 revealed:" in text
+            assert sum("class:new" in f[0] for line in lines for f in line) >= n
         lz, rz = s.view.seat_zones(0)
         pts = s.view.zone_points()
         assert f"{pts[lz]} point" in text and f"{pts[rz]} point" in text

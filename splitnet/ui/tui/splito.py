@@ -35,7 +35,7 @@ COLOURS = {
     "sc.y": "bg:#ffd700 #000000 bold", "sc.g": "bg:#00af00 #000000 bold",
     "sc.b": "bg:#0087ff #ffffff bold", "sc.p": "bg:#af5fd7 #ffffff bold",
     "obj": "#ffd75f bold", "pts": "#d7af5f", "num": "#d0d0d0", "ok": "#87ff87 bold",
-    "no": "#ff8787", "wait": "#ffd700 bold", "zone.head": "bold", "zone.pts":
+    "no": "#ff8787", "wait": "#ffd700 bold", "new": "underline", "zone.head": "bold", "zone.pts":
     "bg:#303030 #ffffff bold", "log.turn": "#ffd75f", "title.status": "bg:#ffd700 #000000 bold",
 }
 SPLITO_STYLE = Style([*STYLE.style_rules, *COLOURS.items()])

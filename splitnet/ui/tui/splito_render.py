@@ -126,14 +126,37 @@ def zone_lines(m: SplitoModel, z: ZoneFacts, width: int, *, title: str,
     pts: Line = [("class:zone.pts", f" {points_text(z.points)}{now} ")]
     lines: list[Line] = [fit(head, width - width_of(pts)) + pts]
     numbers = sorted((c for c in z.cards if is_number_card(c)), key=card_order)
+    fresh = last_revealed(m.view)
     if numbers:
-        lines += flow([card_frags(c, m.mono) for c in numbers], width)
+        lines += flow([card_frags(c, m.mono, "class:new" if c in fresh else "")
+                       for c in numbers], width)
     else:
         lines.append([("class:dim", " no number card yet")])
     objs = [_objective_item(o.objective, o.fulfilled, o.source == "central", m.mono, wide)
             for o in z.objectives]
     lines += flow(objs, width, sep="  ")
     return lines
+
+
+def last_revealed(view: Game) -> set[str]:
+    """The cards of the last turn's reveal (S5.3), marked where they now lie."""
+    if not view.history:
+        return set()
+    return {f for p in view.history[-1] if (f := view.faces[p.slot]) is not None}
+
+
+def reveal_lines(m: SplitoModel, width: int) -> list[Line]:
+    """The last turn's plays, all at once (S5.3): who put which card to which side."""
+    v = m.view
+    if not v.history:
+        return []
+    items: list[Line] = [[("class:label", f"Turn {len(v.history)} revealed:")]]
+    for p in v.history[-1]:
+        face = v.faces[p.slot]
+        items.append([("class:seat.you" if p.seat == m.seat else "class:seat",
+                       m.name(p.seat)), ("", f" {p.side} " if width >= 100 else f"→{p.side} "),
+                      *card_frags(face, m.mono, "class:new")])
+    return flow(items, width, sep="  ")
 
 
 def scores_lines(m: SplitoModel, t: TableFacts, width: int) -> list[Line]:
@@ -251,6 +274,10 @@ def table_lines(m: SplitoModel, width: int, height: int,
     top += hand_lines(m, width, click)
     bottom = [prompt_line(m, width), note_line(m, width)]
     room = height - len(top) - len(bottom)
+    revealed = reveal_lines(m, width)
+    if revealed and room - len(revealed) >= 5:  # the log keeps at least 4 lines
+        top += revealed
+        room -= len(revealed)
     others: list[Line] = []
     if t.others and room >= 14:  # a big terminal: the rest of the table too
         others.append([("class:label", " The other zones:")])
