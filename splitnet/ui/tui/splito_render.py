@@ -132,10 +132,13 @@ def zone_lines(m: SplitoModel, z: ZoneFacts, width: int, *, title: str,
                        for c in numbers], width)
     else:
         lines.append([("class:dim", " no number card yet")])
-    objs = [_objective_item(o.objective, o.fulfilled, o.source == "central", m.mono, wide)
-            for o in z.objectives]
-    lines += flow(objs, width, sep="  ")
-    return lines
+    named = flow([_objective_item(o.objective, o.fulfilled, o.source == "central", m.mono,
+                                  True) for o in z.objectives], width, sep="  ")
+    if wide or len(named) <= 2:  # the names where they fit, else the ids (help names them)
+        return lines + named
+    return lines + flow([_objective_item(o.objective, o.fulfilled, o.source == "central",
+                                         m.mono, False) for o in z.objectives], width,
+                        sep="  ")
 
 
 def last_revealed(view: Game) -> set[str]:
