@@ -1,0 +1,240 @@
+"""Splito in words, from one seat's point of view (docs/SPLITO.md; S7: hidden cards stay
+hidden): the lines a session adds to its log as the game's entries are applied.
+
+Every Splito session (local, LAN, replay) narrates through a :class:`SplitoNarrator`:
+who has committed (never what, S7.3), every turn's plays revealed all at once (S5.3),
+the hands passed (S5.4), the end with every score written out (S10–S11) and the audit's
+verdict (S7.5). Names and chat pass through :func:`splitnet.text.shown`, as every line
+of a session's log does.
+
+>>> from splitnet.splito.engine import Game, Play, full_deck
+>>> from splitnet.splito.settings import SplitoSettings
+>>> g = Game(SplitoSettings.standard(3), game_id="0" * 32)
+>>> central = ["OBJ01", "OBJ19"]
+>>> g.deal(central, [c for c in full_deck(g.settings) if c not in central])
+>>> zone_name(g, ["Ana", "Bo", "Cy"], 0, viewer=1)
+'zone Ana|you'
+>>> g.play_turn([Play(s, g.hands[s][0], "left") for s in range(3)], ["0" * 32] * 3)
+>>> print(describe_turn(g, ["Ana", "Bo", "Cy"], viewer=0, turn=1).replace(" · ", "\\n"))
+Turn 1 revealed: you → left [R]2 (zone you|Bo)
+Bo → left [R]1 (zone Bo|Cy)
+Cy → left [R]1 (zone Cy|you)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from splitnet.splito.cards import COLOUR_NAMES, is_number_card, number_face, pretty
+from splitnet.splito.engine import Game, Phase, PlayLog
+from splitnet.text import shown
+
+
+def card_text(game: Game, card: str) -> str:
+    """A card in the seed's notation (S1.4) in plain text: ``[G]5`` a green 5; an
+    objective card by its id and name: ``OBJ07 Evens (2)``."""
+    if is_number_card(card):
+        return pretty(card)
+    obj = game.settings.objective_set.by_id.get(card)
+    if obj is None:
+        return shown(card, limit=32)
+    return f"{obj.id} {obj.name} ({obj.points})".replace("  ", " ")
+
+
+def card_words(card: str) -> str:
+    """A number card in words: ``green 5`` (S1.2); an objective card: its id."""
+    if is_number_card(card):
+        value, colour = number_face(card)
+        return f"{COLOUR_NAMES[colour]} {value}"
+    return card
+
+
+def _who(players: Sequence[str], seat: int, viewer: int | None, *, capital: bool = False
+         ) -> str:
+    if seat == viewer:
+        return "You" if capital else "you"
+    return shown(players[seat], limit=64)
+
+
+def zone_name(game: Game, players: Sequence[str], zone: int, viewer: int | None) -> str:
+    """``zone Ana|Bo`` (S3.1: between seat z and seat z+1); with 2 players, whose left or
+    right zone it is (S8.1)."""
+    seats = game.zone_seats(zone)
+    if game.n == 2:
+        side = "left" if zone % 2 == 0 else "right"
+        owner = seats[0]
+        whose = "your" if owner == viewer else f"{shown(players[owner], limit=64)}'s"
+        return f"{whose} {side} zone"
+    return "zone " + "|".join(_who(players, s, viewer) for s in seats)
+
+
+def describe_play(game: Game, players: Sequence[str], play: PlayLog,
+                  viewer: int | None) -> str:
+    """``Ana → left [G]5 (zone Ana|Bo)``: one revealed play (S5.3)."""
+    face = game.faces[play.slot]
+    card = card_text(game, face) if face is not None else "a hidden card"
+    return (f"{_who(players, play.seat, viewer)} → {play.side} {card} "
+            f"({zone_name(game, players, play.zone, viewer)})")
+
+
+def describe_turn(game: Game, players: Sequence[str], viewer: int | None,
+                  turn: int) -> str:
+    """Turn ``turn``'s plays, every one at once, in seat order (S5.3)."""
+    plays = game.history[turn - 1]
+    return (f"Turn {turn} revealed: "
+            + " · ".join(describe_play(game, players, p, viewer) for p in plays))
+
+
+def score_text(game: Game, seat: int) -> str:
+    """``3 × 4 = 12``: a seat's left zone × right zone (S11.1)."""
+    s = game.scores()[seat]
+    return f"{s.left_points} × {s.right_points} = {s.score}"
+
+
+def describe_end(game: Game, players: Sequence[str], viewer: int | None) -> list[str]:
+    """The final scores, each written out, and the winner (S10–S11)."""
+    lines = ["Game over (S10.1): every zone scored."]
+    scores = game.scores()
+    for s in sorted(scores, key=lambda x: (-x.score, x.cards_in_zones, x.seat)):
+        lines.append(f"  {_who(players, s.seat, viewer, capital=True)}: left "
+                     f"{s.left_points} × right {s.right_points} = {s.score} "
+                     f"({s.cards_in_zones} cards in your zones)"
+                     if s.seat == viewer else
+                     f"  {_who(players, s.seat, viewer, capital=True)}: left "
+                     f"{s.left_points} × right {s.right_points} = {s.score} "
+                     f"({s.cards_in_zones} cards in their zones)")
+    winners = game.winners()
+    names = " and ".join(_who(players, w, viewer, capital=i == 0)
+                         for i, w in enumerate(winners))
+    best = scores[winners[0]].score
+    tied = [s.seat for s in scores if s.score == best]
+    why = ""
+    if len(tied) > 1 and len(winners) < len(tied):
+        why = " (S11.3: fewest cards in their zones)"
+    elif len(winners) > 1:
+        why = " (S11.3: a shared win)"
+    verb = "win" if len(winners) > 1 or winners[0] == viewer else "wins"
+    lines.append(f"{names} {verb} with {best}{why}.")
+    return lines
+
+
+class SplitoCoreView(Protocol):
+    """What :meth:`SplitoNarrator.after_entry` reads of a core
+    (:class:`splitnet.game.splito_core.SplitoCore`)."""
+
+    engine: Game
+    verdict: Any
+    record: dict[str, Any] | None
+
+    @property
+    def finished(self) -> bool: ...
+
+
+@dataclass
+class EntryNews:
+    lines: list[str]
+    #: a new verdict line: the audit passed, or the game stopped
+    verdict: str | None
+
+
+class SplitoNarrator:
+    """Turns one seat's view of a Splito game into log lines as its entries are applied."""
+
+    def __init__(self, players: Sequence[str], viewer: int | None) -> None:
+        self.players = [shown(p, limit=64) for p in players]
+        self.viewer = viewer
+        self.dealt = False
+        self.turns_told = 0
+        self.committed: set[tuple[int, int]] = set()
+        self.ended = False
+        self.audited = False
+        self.stopped = False
+
+    def resume(self, game: Game) -> None:
+        """Start narrating a game already under way (its past is not told again)."""
+        self.dealt = game.phase is not Phase.SETUP
+        self.turns_told = len(game.history)
+        self.ended = game.over
+
+    def deal_lines(self, game: Game) -> list[str]:
+        central = ", ".join(card_text(game, c) for c in game.central) or "none"
+        lines = [f"Dealt: {game.settings.hand_size} cards each, {game.turns} turns; "
+                 f"central objectives (they count in every zone, S10.2): {central}."]
+        if self.viewer is not None:
+            lines.append("Your hand: " + hand_text(game, self.viewer) + ".")
+        return lines
+
+    def after_change(self, game: Game) -> list[str]:
+        """Lines for the turns revealed (and the end reached) since the last call."""
+        out: list[str] = []
+        if not self.dealt and game.phase is not Phase.SETUP:
+            self.dealt = True
+            out.extend(self.deal_lines(game))
+        while self.turns_told < len(game.history):
+            self.turns_told += 1
+            out.append(describe_turn(game, self.players, self.viewer, self.turns_told))
+            if self.turns_told < game.turns:
+                out.append(self.pass_line(game))
+        if game.over and not self.ended:
+            self.ended = True
+            out.extend(describe_end(game, self.players, self.viewer))
+        return out
+
+    def pass_line(self, game: Game) -> str:
+        """S5.4: the hands pass left (with 2 players, to the other)."""
+        left = game.n - 1
+        n_cards = game.settings.hand_size - self.turns_told
+        if self.viewer is None:
+            return f"Hands passed left ({n_cards} cards each, S5.4)."
+        frm = _who(self.players, (self.viewer - 1) % game.n, None)
+        if left == 1:
+            return f"Hands passed (S5.4): you now hold the {n_cards} cards {frm} held."
+        return f"Hands passed left (S5.4): you now hold the {n_cards} cards {frm} held."
+
+    def after_entry(self, core: SplitoCoreView, author: int, kind: str,
+                    body: dict[str, Any]) -> EntryNews:
+        """Lines for one applied log entry of a Splito game (local or LAN)."""
+        game = core.engine
+        lines: list[str] = []
+        verdict: str | None = None
+        if kind == "chat":
+            lines.append(f"{self.players[author]}: {shown(body.get('text'), limit=500)}")
+        elif kind == "move":
+            turn = body.get("turn")
+            key = (turn if isinstance(turn, int) else game.turn, author)
+            if key not in self.committed:
+                self.committed.add(key)
+                missing = [self.players[s] for s in game.waiting_for()] \
+                    if game.phase is Phase.COMMIT else []
+                who = _who(self.players, author, self.viewer, capital=True)
+                tail = (f"; waiting for {', '.join(missing)}" if missing
+                        else "; every play is in: revealing")
+                lines.append(f"{who} committed a play for turn {key[0]} (S7.3){tail}.")
+        if kind in ("deal", "reveal", "pass", "move"):
+            lines.extend(self.after_change(game))
+        if core.record is not None and not self.audited:
+            self.audited = True
+            verdict = ("Audit passed (S7.5): every seed matched its commitment; both "
+                       "shuffles, every proof, share, sealed pass and play checked.")
+            lines.append(verdict)
+        if core.verdict is not None and not self.stopped:
+            self.stopped = True
+            verdict = f"game stopped: {core.verdict}"
+            lines.append(verdict)
+        return EntryNews(lines, verdict)
+
+
+def hand_text(game: Game, seat: int) -> str:
+    """A hand as text, number cards first in S1.3 order, then objectives (unknown cards
+    are counted, never guessed)."""
+    from splitnet.splito.cards import card_order
+
+    known = sorted((f for s in game.hands[seat] if (f := game.faces[s]) is not None),
+                   key=card_order)
+    hidden = len(game.hands[seat]) - len(known)
+    parts = [card_text(game, c) if not is_number_card(c) else pretty(c) for c in known]
+    if hidden:
+        parts.append(f"{hidden} hidden")
+    return " ".join(parts) if parts else "(empty)"
