@@ -329,6 +329,33 @@ class SplitoCore:
         self._chosen[turn] = (play.slot, play.side, card, nonce, digest)
         return {"round": ROUND, "turn": turn, "commit": digest}
 
+    def chosen(self, turn: int) -> tuple[int, str] | None:
+        """(slot, side) of this seat's own play of ``turn`` once committed (its narrator
+        tells its own player what it chose; nobody else learns it before the reveal)."""
+        mine = self._chosen.get(turn)
+        if mine is None and turn == self.engine.turn and self.seat is not None \
+                and self.engine.committed(self.seat):
+            mine = self._recall(turn)
+        return None if mine is None else (mine[0], mine[1])
+
+    def _recall(self, turn: int) -> tuple[int, str, str, str, str] | None:
+        """After a restart (a saved game taken up again) this turn's choice is in the log
+        but not in memory: the nonce comes from our seed (:func:`play_nonce`), so the play
+        of our hand whose commitment is the one logged is found by trying each (S7.3)."""
+        digest = self.engine.commits[self.seat] if self.seat is not None else None
+        if digest is None or self._seed is None or self.seat is None:
+            return None
+        nonce = play_nonce(self.game_id, self._seed, turn)
+        for slot in self.engine.hands[self.seat]:
+            card = self.engine.faces[slot]
+            for side in SIDES if card is not None else ():
+                assert card is not None
+                if commitment(self.engine.game_id, turn, self.seat, card, side,
+                              nonce) == digest:
+                    self._chosen[turn] = (slot, side, card, nonce, digest)
+                    return self._chosen[turn]
+        return None
+
     def _pledge(self, position: int, step: str, digest: bytes | None) -> None:
         """GAME.md "Pledges": the deck a message derived from our seed is on is made
         durable first; another deck at the same position is refused for good."""
@@ -385,7 +412,7 @@ class SplitoCore:
         elif st is Stage.PLAY and self.engine.phase is Phase.REVEAL \
                 and self.engine.reveals[seat] is None:
             turn = self.engine.turn
-            mine = self._chosen.get(turn)
+            mine = self._chosen.get(turn) or self._recall(turn)
             if mine is not None and mine[4] == self.engine.commits[seat]:
                 once(("reveal", turn), "reveal", lambda: self._reveal_message(turn))
         elif st is Stage.PASS:

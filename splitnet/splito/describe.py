@@ -211,7 +211,15 @@ class SplitoNarrator:
                 who = _who(self.players, author, self.viewer, capital=True)
                 tail = (f"; waiting for {', '.join(missing)}" if missing
                         else "; every play is in: revealing")
-                lines.append(f"{who} committed a play for turn {key[0]} (S7.3){tail}.")
+                what = "a play"
+                chosen = getattr(core, "chosen", None)
+                mine = chosen(key[0]) if author == self.viewer and chosen else None
+                if mine is not None:  # our own choice, told to us alone
+                    face = game.faces[mine[0]]
+                    if face is not None:
+                        what = f"{card_text(game, face)} → {mine[1]}"
+                rule = "S7.3: hidden until every play is in" if what != "a play" else "S7.3"
+                lines.append(f"{who} committed {what} for turn {key[0]} ({rule}){tail}.")
         if kind in ("deal", "reveal", "pass", "move"):
             lines.extend(self.after_change(game))
         if core.record is not None and not self.audited:
