@@ -20,6 +20,7 @@ splitnet — the card game Split, peer to peer, with a deck nobody can stack.
   splitnet play                 you against 3 bots, full screen (--plain: line-based);
                                 saved as you play: an unfinished game is offered again
                                 (--bot easy|normal|strong: the bots' level)
+  splitnet play --game splito   Splito (docs/SPLITO.md) against 3 bots (-n 2–8 players)
   splitnet selfplay -n 4 -s 7   bots play a whole game; prints the summary
   splitnet verify FILE          audit a finished game's transcript
   splitnet replay FILE          step through a finished game, every card open (n/p/q)
@@ -161,9 +162,93 @@ def _after_play(session: Any) -> None:
               "another).", flush=True)
 
 
+def _splito_session(args: argparse.Namespace, pace: float) -> Any:
+    """``play --game splito``: a new saved Splito game, or the saved one taken up again
+    (an unfinished Splito game is offered as a Split one is)."""
+    from splitnet.app import saved
+    from splitnet.app.splito_fair import resume_splito, saved_game_is_splito, splito_session
+
+    data_dir = _data_dir(args)
+    n = args.players if args.players is not None else 4
+    if not 2 <= n <= 8:
+        raise SystemExit(f"splitnet: Splito is for 2 to 8 players (S2.1), not {n}")
+    if args.settings is not None:
+        raise SystemExit("splitnet: --settings is for Split; Splito plays the settings of "
+                         "docs/SPLITO.md S13 for its player count")
+    meta = None
+    try:
+        if args.resume is not None:
+            meta = saved.find(data_dir, args.resume)
+        elif not args.new:
+            games = [m for m in saved.unfinished(data_dir)
+                     if saved_game_is_splito(data_dir, m)]
+            if games and _ask_resume(saved.when(games[0])):
+                meta = games[0]
+        if meta is not None:
+            print(f"Resuming the game from {saved.when(meta)} ({meta.game_id[:12]}): "
+                  "checking its log…", file=sys.stderr, flush=True)
+            return resume_splito(data_dir, meta, bot_delay=pace)
+    except saved.SavedGameError as e:
+        raise SystemExit(f"splitnet: cannot resume: {e} (start another game with --new)"
+                         ) from None
+    levels = _bots_arg(args.bot, n - 1)
+    try:
+        return splito_session(args.name, levels, args.seed, bot_delay=pace,
+                              data_dir=data_dir)
+    except ValueError as e:  # a level Splito has no bot for
+        if isinstance(e, saved.SavedGameError):
+            raise SystemExit(f"splitnet: cannot save the game in {data_dir}: {e}") from None
+        raise SystemExit(f"splitnet: {e}") from None
+    except OSError as e:
+        raise SystemExit(f"splitnet: cannot save the game in {data_dir}: {e}") from None
+
+
+def _play_splito(args: argparse.Namespace) -> int:
+    session = _splito_session(args, 0.0 if args.plain else args.pace)
+
+    async def main() -> int:
+        if args.plain:
+            from splitnet.ui.splito_plain import run_splito_plain
+
+            return await run_splito_plain(session)
+        from splitnet.ui.tui.splito import run_splito_tui
+
+        await run_splito_tui(session, title="splitnet")
+        return 0
+
+    try:
+        return asyncio.run(main())
+    finally:
+        _after_play(session)
+
+
+def _saved_splito(args: argparse.Namespace) -> bool:
+    """``play --resume ID`` of a saved Splito game takes it up as Splito."""
+    if args.resume is None:
+        return False
+    from splitnet.app import saved
+    from splitnet.app.splito_fair import saved_game_is_splito
+
+    data_dir = _data_dir(args)
+    try:
+        return saved_game_is_splito(data_dir, saved.find(data_dir, args.resume))
+    except saved.SavedGameError:
+        return False
+
+
 def cmd_play(args: argparse.Namespace) -> int:
     if args.saved:
         return _list_saved(_data_dir(args))
+    if args.game == "splito" or _saved_splito(args):
+        return _play_splito(args)
+    if args.players is not None:
+        if args.bots is not None and args.bots != args.players - 1:
+            raise SystemExit("splitnet: --players and --bots disagree")
+        args.bots = args.players - 1
+    if args.bots is None:
+        args.bots = 3
+    if not 1 <= args.bots <= 5:
+        raise SystemExit("splitnet: --bots must be 1–5 (2–6 players in all)")
     if args.plain:
         from splitnet.ui.plain import run_plain
 
@@ -322,13 +407,21 @@ def build_parser() -> argparse.ArgumentParser:
     sp.set_defaults(func=cmd_selfplay)
 
     pl = sub.add_parser("play", help="play against bots on this machine",
-                        description="Play Split against bots on this machine, full screen "
-                                    "(--plain: line based). Press ? in the game for the keys.")
+                        description="Play Split (or Splito: --game splito) against bots on "
+                                    "this machine, full screen (--plain: line based). Press "
+                                    "? in the game for the keys.")
+    pl.add_argument("--game", choices=("split", "splito"), default="split",
+                    help="split (default) or splito (docs/SPLITO.md; dealt on the fair "
+                         "deck, protocol/SPLITO_GAME.md)")
     pl.add_argument("--plain", action="store_true", help="line-based front end")
-    pl.add_argument("--bots", type=int, default=3, help="number of bots, 1–5 (default 3)")
+    pl.add_argument("--players", "-n", type=int, default=None,
+                    help="players in all, you included: 2–6 for Split, 2–8 for Splito "
+                         "(default 4)")
+    pl.add_argument("--bots", type=int, default=None,
+                    help="Split: number of bots, 1–5 (default 3; the same as -n minus 1)")
     pl.add_argument("--bot", default="normal", metavar="LEVEL",
                     help=f"the bots' level: {', '.join(LEVELS)} (default normal); or a "
-                         "comma list, one per bot")
+                         "comma list, one per bot (Splito: the levels docs/PLAYING.md lists)")
     pl.add_argument("--think", type=float, default=0.3, metavar="SECONDS",
                     help="strong bots: time per decision (default 0.3)")
     pl.add_argument("--name", default="You", help="your name at the table")
@@ -451,9 +544,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if getattr(args, "bots", None) is not None and args.command == "play":
-        if not 1 <= args.bots <= 5:
-            raise SystemExit("splitnet: --bots must be 1–5 (2–6 players in all)")
     try:
         rc: int = args.func(args)
     except KeyboardInterrupt:

@@ -15,6 +15,7 @@ from typing import Any, Protocol, Self, SupportsIndex, overload, runtime_checkab
 
 from splitnet.rules import Action, Game, IllegalMove
 from splitnet.splito.engine import Game as SplitoGame
+from splitnet.splito.engine import IllegalMove as SplitoIllegalMove
 from splitnet.splito.engine import Play as SplitoPlay
 from splitnet.text import shown
 
@@ -210,5 +211,50 @@ class HumanAgent:
                     continue
                 pending.reply.set_result(None)
                 return pending.action
+        finally:
+            self.waiting = False
+
+
+@dataclass
+class _PendingPlay:
+    play: SplitoPlay
+    reply: asyncio.Future[None] = field(default_factory=lambda: asyncio.get_running_loop()
+                                        .create_future())
+
+
+class SplitoHumanAgent:
+    """A Splito seat played by a person (:class:`HumanAgent` for Splito): ``choose_and_apply``
+    waits until the front end submits a play that the seat's core accepts (S5.2); a refused
+    play is reported back to the front end and the agent keeps waiting. Outside the
+    seat's choice (committed already, or the turn not yet open) a play is refused at once
+    and nothing changes."""
+
+    name = "human"
+
+    def __init__(self) -> None:
+        self._queue: asyncio.Queue[_PendingPlay] = asyncio.Queue()
+        self.waiting = False
+
+    async def submit(self, play: SplitoPlay) -> None:
+        if not self.waiting:
+            raise SplitoIllegalMove("S5.2", "no play of yours is awaited now: your play of "
+                                    "this turn is committed, or the turn is not open yet")
+        pending = _PendingPlay(play)
+        await self._queue.put(pending)
+        await pending.reply
+
+    async def choose_and_apply(self, apply: Callable[[SplitoPlay], None]) -> SplitoPlay:
+        self.waiting = True
+        try:
+            while True:
+                pending = await self._queue.get()
+                try:
+                    apply(pending.play)
+                except SplitoIllegalMove as e:
+                    pending.reply.set_exception(e)
+                    continue
+                self.waiting = False
+                pending.reply.set_result(None)
+                return pending.play
         finally:
             self.waiting = False

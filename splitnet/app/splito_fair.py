@@ -1,0 +1,273 @@
+"""``splitnet play --game splito``: you and bots at a Splito table on this machine, every
+card dealt by the fair-deck protocol among separate in-memory peers
+(:class:`splitnet.game.splito_core.SplitoCore`, protocol/SPLITO_GAME.md), the game kept
+in the data directory as it is played (:mod:`splitnet.app.saved`) so an interrupted one
+can be taken up again and a finished one checked with ``splitnet verify``.
+
+:class:`SplitoFairSession` is a :class:`~splitnet.frontend.SplitoTableSession`: the
+front ends (``splitnet.ui.splito_plain``, ``splitnet.ui.tui.splito``) read only it.
+Every turn is simultaneous (S5.2): the bots commit one after another (each after the
+pace delay, thinking off the event loop on a copy of its own view) while the table waits
+for your play; nothing is revealed until every commitment is in the log (S7.3).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import secrets
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from splitnet.frontend import SessionBase, SplitoHumanAgent
+from splitnet.game.core import GameError, PledgeBook
+from splitnet.game.local import PROTOCOL, LocalGame, RandomSecrets, SelfplaySecrets
+from splitnet.game.splito_core import SplitoCore, splito_from_header, splito_header
+from splitnet.splito.bots import Bot, make_bot
+from splitnet.splito.describe import SplitoNarrator
+from splitnet.splito.engine import Game, Phase, Play
+from splitnet.splito.settings import SplitoSettings
+
+#: what a saved Splito game's header names (splitnet/game/splito_core.py GAME)
+GAME = "splito"
+
+
+def can_choose(view: Game, seat: int) -> bool:
+    """Is a play of ``seat``'s awaited now (S5.2): the commit phase, no commitment of its
+    own yet, and every card of its hand readable (after a pass, S5.4, the hand is read
+    once the sealed shares are in)?"""
+    return (view.phase is Phase.COMMIT and not view.committed(seat)
+            and bool(view.hands[seat])
+            and all(view.faces[s] is not None for s in view.hands[seat]))
+
+
+class SplitoFairSession(SessionBase):
+    """You and bots at a Splito table on the fair deck (a SplitoTableSession)."""
+
+    def __init__(self, game: LocalGame[SplitoCore], seat: int, bots: Sequence[Bot | None],
+                 human: SplitoHumanAgent, bot_delay: float = 0.0) -> None:
+        super().__init__(game.names, seat)
+        self.game = game
+        self.core = game.cores[seat]
+        self.bots = bots
+        self.human = human
+        self.bot_delay = bot_delay
+        self._narrator = SplitoNarrator(self.players, seat)
+        #: set while the table waits for our play (the human agent is listening)
+        self._human_ready = asyncio.Event()
+        game.listeners.append(self._on_entry)
+
+    @property
+    def view(self) -> Game:
+        return self.core.engine
+
+    @property
+    def record(self) -> dict[str, Any] | None:
+        """The game record (S12) once the audit has opened every card (S7.5)."""
+        return self.core.record
+
+    def _on_entry(self, author: int, kind: str, body: dict[str, Any]) -> None:
+        news = self._narrator.after_entry(self.core, author, kind, body)
+        self.log.extend(news.lines)
+        if news.verdict is not None:
+            self.verdict = news.verdict
+        self._status_now()
+        self._changed()
+
+    def _status_now(self) -> None:
+        progress = self.core.progress()
+        if can_choose(self.view, self.seat) and not self.core.finished:
+            self.status = f"your play — {progress}"
+        else:
+            self.status = progress
+
+    async def submit(self, play: Play) -> None:
+        # The turn may have opened on this seat's view an instant before the table's loop
+        # turned to wait for our play: wait for that (not for the bots).
+        if not self.human.waiting and can_choose(self.view, self.seat) and not self.finished:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._human_ready.wait(), timeout=5)
+        await self.human.submit(play)
+
+    async def chat(self, text: str) -> None:
+        try:
+            self.game.send(self.seat, "chat", {"text": text[:500]})
+        except GameError as e:  # S5.5: no chat during play unless the table agreed
+            from splitnet.splito.engine import IllegalMove
+
+            raise IllegalMove("S5.5", str(e).split("S5.5: ", 1)[-1]) from None
+
+    async def run(self) -> None:
+        g = self.game
+        human: asyncio.Task[Play] | None = None
+        try:
+            for _ in range(1_000_000):
+                if human is not None and human.done():
+                    human.result()
+                    human = None
+                    self._human_ready.clear()
+                if g.finished:
+                    if g.verdict is not None:
+                        raise g.verdict
+                    break
+                if g.pump():
+                    await asyncio.sleep(0)
+                    continue
+                movers = [s for s in range(g.n) if g.cores[s].can_move()]
+                if not movers:
+                    if human is not None and not human.done():
+                        await asyncio.wait([human], timeout=0.05)
+                        continue
+                    raise RuntimeError("the game is stuck: nobody owes a message")
+                if self.seat in movers and human is None:
+                    human = asyncio.create_task(self.human.choose_and_apply(
+                        lambda p: g.play_move(self.seat, p)))
+                    await asyncio.sleep(0)  # the agent is listening from here on
+                    self._human_ready.set()
+                    self._status_now()
+                    self._changed()
+                bots = [s for s in movers if s != self.seat]
+                if bots:
+                    await asyncio.sleep(self.bot_delay)
+                    s = bots[0]
+                    bot = self.bots[s]
+                    assert bot is not None
+                    view = g.cores[s].engine
+                    play = await asyncio.to_thread(bot.choose, view.clone(), s)
+                    if g.cores[s].can_move():
+                        g.play_move(s, play)
+                    continue
+                assert human is not None
+                await asyncio.wait([human])
+        except GameError as e:
+            self.verdict = f"game stopped: {e}"
+            self.log.append(self.verdict)
+        finally:
+            if human is not None and not human.done():
+                human.cancel()
+                await asyncio.gather(human, return_exceptions=True)
+            g.close()
+        self.finished = True
+        self.status = "game over" if g.verdict is None else f"game stopped: {g.verdict}"
+        self._changed()
+
+
+def _make_core(names: Sequence[str], settings: SplitoSettings
+               ) -> Callable[[bytes, int, Callable[[int], bytes], PledgeBook, list[bytes]],
+                             SplitoCore]:
+    def make(game_id: bytes, seat: int, seeds: Callable[[int], bytes], pledges: PledgeBook,
+             keys: list[bytes]) -> SplitoCore:
+        return SplitoCore(game_id, list(names), settings, seat, seeds, pledges=pledges)
+    return make
+
+
+def _finish_when_over(game: LocalGame[Any], data_dir: Path) -> None:
+    from splitnet.app import saved
+
+    def close(g: LocalGame[Any]) -> None:
+        if g.finished:
+            saved.finish(data_dir, g.log.game_id)
+
+    game.on_close.append(close)
+
+
+def splito_session(name: str, bot_levels: Sequence[str], seed: int | None,
+                   settings: SplitoSettings | None = None, *, bot_delay: float = 0.0,
+                   data_dir: Path | None = None) -> SplitoFairSession:
+    """You (seat 0) against bots of ``bot_levels`` at a Splito table (2–8 players, S2.1),
+    every card dealt by the fair-deck protocol. With ``seed`` every peer's secrets and the
+    bots are reproducible (testing); without, the secrets come from the OS. With
+    ``data_dir`` the game is saved there as it is played (:func:`resume_splito`)."""
+    from splitnet.app import saved
+    from splitnet.bots import bot_player_name
+
+    n = len(bot_levels) + 1
+    settings = settings if settings is not None else SplitoSettings.standard(n)
+    if settings.players != n:
+        raise ValueError(f"the settings are for {settings.players} players, not {n} (S2.1)")
+    rng = random.Random(seed if seed is not None else secrets.randbits(64))
+    bot_seeds = [0] + [rng.randrange(2**31) for _ in bot_levels]
+    bots: list[Bot | None] = [None, *(make_bot(b, bot_seeds[i + 1])
+                                      for i, b in enumerate(bot_levels))]
+    names = [name] + [bot_player_name(i, taken=[name]) for i in range(len(bot_levels))]
+    kinds: list[str | None] = [None, *bot_levels]
+    source: Any = SelfplaySecrets(seed) if seed is not None else RandomSecrets()
+    path = None
+    if data_dir is not None:
+        if isinstance(source, SelfplaySecrets):
+            seeded = source
+            source = saved.create(data_dir, seeded.game_id(), name, 0, kinds, bot_seeds,
+                                  keys=[seeded.identity_seed(s) for s in range(n)],
+                                  make=seeded.round_seeds)
+        else:
+            source = saved.create(data_dir, source.game_id(), name, 0, kinds, bot_seeds)
+        path = source.files.transcript
+    game = LocalGame(names, settings, source, transcript=path,
+                     make_core=_make_core(names, settings),
+                     header=splito_header(settings, PROTOCOL))
+    if data_dir is not None:
+        _finish_when_over(game, data_dir)
+    return SplitoFairSession(game, 0, bots, SplitoHumanAgent(), bot_delay=bot_delay)
+
+
+def saved_game_is_splito(data_dir: Path, meta: Any) -> bool:
+    """Does this saved local game's transcript header name Splito? (False for Split, or
+    for a file that cannot be read: resuming it then says why.)"""
+    from splitnet.net.store import GameFiles
+    from splitnet.session.log import Log, LogError
+    from splitnet.session.transcript import TranscriptError, read_transcript
+
+    try:
+        records = read_transcript(GameFiles(data_dir, meta.gid).transcript, repair=True)
+        head = Log()
+        head.append_record(records[0])
+    except (OSError, ValueError, IndexError, LogError, TranscriptError):
+        return False
+    raw = head.header.settings
+    return isinstance(raw, dict) and raw.get("game") == GAME
+
+
+def resume_splito(data_dir: Path, meta: Any, *, bot_delay: float = 0.0) -> SplitoFairSession:
+    """Take up a saved Splito game where it stopped: the transcript is reopened (a torn
+    tail from a crash is cut), every entry re-verified and re-applied to every seat with
+    the seeds each seat saved (so a play committed before the stop is revealed as
+    committed, S7.3), and the log narrated again. Raises
+    :class:`~splitnet.app.saved.SavedGameError` (one line) if it cannot be resumed."""
+    from splitnet.app import saved
+    from splitnet.session.log import Log
+
+    source = saved.load(data_dir, meta)
+    writer = saved.open_transcript(data_dir, meta)
+    try:
+        head = Log()
+        head.append_record(writer.records[0])
+        h = head.header
+        settings, _ = splito_from_header(h.settings)
+        names = [p.name for p in h.players]
+        if len(names) != len(source.keys) or h.host != 0 or any(
+                p.key != source.identity(p.seat).public_key_bytes() for p in h.players):
+            raise saved.SavedGameError(f"{writer.path}: the transcript's players are not "
+                                       "the saved game's seats")
+        if [k is None for k in source.bots] != [s == meta.seat for s in range(len(names))]:
+            raise saved.SavedGameError(f"{writer.path}: the saved seats do not give you seat "
+                                       f"{meta.seat + 1} and a bot every other seat")
+        game = LocalGame(names, settings, source, writer=writer,
+                         make_core=_make_core(names, settings),
+                         header=splito_header(settings, PROTOCOL))
+        bots = [make_bot(k, source.bot_seeds[s]) if k is not None else None
+                for s, k in enumerate(source.bots)]
+        session = SplitoFairSession(game, meta.seat, bots, SplitoHumanAgent(),
+                                    bot_delay=bot_delay)
+        replayed = game.replay_saved()
+        session.log.append(f"Resumed the game ({replayed} saved log entries checked).")
+    except ValueError as e:  # every SplitnetError: a LogError, a GameError, a bad setting
+        writer.close()
+        if isinstance(e, saved.SavedGameError):
+            raise
+        raise saved.SavedGameError(f"{writer.path}: {e}") from None
+    _finish_when_over(game, data_dir)
+    if game.finished:  # it ended before the last save: nothing left to play
+        game.close()
+    return session

@@ -1,0 +1,131 @@
+"""The plain Splito front end (splitnet/ui/splito_plain.py) over the local session
+(splitnet/app/splito_fair.py): whole games played by lines, refusals naming their rule
+and changing nothing, the game saved as it is played, resumed after an interruption —
+even between our commitment and its reveal (S7.3) — and verified."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+from splitnet.app import saved
+from splitnet.app.splito_fair import (
+    SplitoFairSession,
+    resume_splito,
+    saved_game_is_splito,
+    splito_session,
+)
+from splitnet.splito.engine import Play
+from splitnet.ui.splito_plain import CommandError, parse_play, render_table, run_splito_plain
+from splitnet.verify import verify_records
+
+SPLITNET = [sys.executable, "-m", "splitnet.cli"]
+
+
+def _play(session: SplitoFairSession, script: str) -> tuple[int, str]:
+    out = io.StringIO()
+
+    async def main() -> int:
+        return await run_splito_plain(session, inp=io.StringIO(script), out=out)
+
+    return asyncio.run(main()), out.getvalue()
+
+
+def _verified(session: SplitoFairSession) -> None:
+    v = verify_records(session.game.log.records())
+    assert v.ok and v.record is not None, v.summary
+    assert v.record["format"] == "splito-record/1"
+
+
+def test_a_whole_three_player_game_by_lines_with_refusals_s5_2(tmp_path: Path) -> None:
+    session = splito_session("You", ["normal", "random"], 11, data_dir=tmp_path)
+    script = ("?\nobjectives\nZ left\nA up\nA\nscores\nzones\nshow\nsay hello\n"
+              + "A left\nB r\n" * 7)
+    rc, out = _play(session, script)
+    assert rc == 0, out[-2000:]
+    assert "Notation (S1.4): ◇3 is the number 3" in out  # help: the seed's notation
+    assert "OBJ37 Green and purple fives, 4 points" in out  # objectives in words
+    assert "'Z' is not a card of your hand" in out
+    assert "the side is left or right" in out
+    assert "a play is a card and a side" in out
+    assert "! Not sent — S5.5" in out  # no chat during play by default
+    assert "Scores if the game ended now (left × right, S11.1)" in out
+    assert "Waiting for the commitment of: you, Ana, Bo" in out
+    assert out.count("Your play for turn ") == 13
+    assert "You committed " in out and "(S7.3: hidden until every play is in)" in out
+    assert out.count("revealed: ") == 13 and "=== Game over ===" in out and "Winner:" in out
+    assert "Final scores (left × right, S11.1)" not in out  # no table after the end
+    assert session.finished and session.view.over
+    _verified(session)
+    # the finished game is saved, marked over and no longer offered
+    assert saved.unfinished(tmp_path) == []
+
+
+def test_an_interrupted_game_is_resumed_after_our_commitment_and_verifies_s7_3(
+        tmp_path: Path) -> None:
+    session = splito_session("You", ["normal", "normal"], 5, data_dir=tmp_path)
+    g = session.game
+    for _ in range(200):  # up to our first play (the bots do not move here)
+        if g.cores[0].can_move():
+            break
+        assert g.pump()
+    slot = sorted(g.cores[0].engine.hands[0])[3]
+    card = g.cores[0].engine.face(slot)
+    g.play_move(0, Play(0, slot, "right"))  # committed; then the program stops
+    g.close()
+    [meta] = saved.unfinished(tmp_path)
+    assert saved_game_is_splito(tmp_path, meta)
+    again = resume_splito(tmp_path, meta)
+    assert "Resumed the game" in again.log[-1]
+    assert again.view.committed(0) and again.view.turn == 1
+    rc, out = _play(again, "A left\n" * 12)
+    assert rc == 0, out[-2000:]
+    first = next(line for line in out.splitlines() if line.startswith("Turn 1 revealed"))
+    from splitnet.splito.describe import card_text
+
+    assert f"you → right {card_text(again.view, card)}" in first  # what we committed
+    assert again.view.over
+    _verified(again)
+
+
+def test_parse_play_reads_letters_and_card_ids_and_refuses_the_rest() -> None:
+    session = splito_session("You", ["normal"], 2)  # not saved, not run
+    g = session.game
+    for _ in range(200):
+        if g.cores[0].can_move():
+            break
+        assert g.pump()
+    view = session.view
+    text = render_table(view, session.players, 0)
+    assert "your left zone" in text and "Your hand: A " in text  # the 2-player zones
+    hand = sorted(view.hands[0], key=lambda s: view.face(s))
+    first = parse_play("a L", view, 0)
+    assert first.side == "left" and first.slot in hand
+    card = view.face(hand[0])
+    by_id = parse_play(f"play {card} right", view, 0)
+    assert view.face(by_id.slot) == card and by_id.side == "right"
+    for bad in ("A", "A up", "ZZ9 left", "A left now"):
+        try:
+            parse_play(bad, view, 0)
+        except CommandError:
+            continue
+        raise AssertionError(f"{bad!r} was read as a play")
+
+
+def test_play_game_splito_through_the_command_and_verify(tmp_path: Path) -> None:
+    r = subprocess.run([*SPLITNET, "play", "--game", "splito", "-n", "3", "--plain",
+                        "--seed", "4", "--data-dir", str(tmp_path)],
+                       input="B left\n" * 12 + "A right\n", capture_output=True,
+                       text=True, timeout=300, check=False)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "Winner:" in r.stdout and "check it with `splitnet verify" in r.stdout
+    [log] = list((tmp_path / "games").glob("*.splitlog"))
+    v = subprocess.run([*SPLITNET, "verify", str(log)], capture_output=True, text=True,
+                       timeout=300, check=False)
+    assert v.returncode == 0, v.stdout + v.stderr
+    bad = subprocess.run([*SPLITNET, "play", "--game", "splito", "-n", "9", "--plain"],
+                         capture_output=True, text=True, timeout=60, check=False)
+    assert bad.returncode != 0 and "2 to 8 players (S2.1)" in bad.stderr
