@@ -1,0 +1,238 @@
+"""The full-screen Splito table (prompt_toolkit) for any
+:class:`~splitnet.frontend.SplitoTableSession` — the local game and the LAN game alike.
+
+``run_splito_tui(session)`` shows one player's table: the hand with its letters, the two
+zones the player shares with the neighbours (cards, the objectives counted there and
+which are fulfilled now, the points), the central objectives, every player's score if
+the game ended now, whose commitment is missing, the log with each turn's plays revealed
+all at once, help (``?``) with every objective card in words and in the seed's notation,
+and the end screen. Keys: :mod:`splitnet.ui.tui.splito_model`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.layout import Layout, Window
+from prompt_toolkit.output import Output
+from prompt_toolkit.styles import Style
+
+from splitnet.frontend import SplitoTableSession
+from splitnet.splito.engine import IllegalMove, Play
+from splitnet.ui.tui.app import ESC_WAIT, MONO, STYLE
+from splitnet.ui.tui.controls import SizedControl
+from splitnet.ui.tui.render import Line
+from splitnet.ui.tui.splito_model import Note, SplitoModel
+from splitnet.ui.tui.splito_render import click_card, overlay_lines, table_lines
+
+#: the six colours of S1.2 as coloured frames (the value or ◇ drawn on them)
+COLOURS = {
+    "sc.r": "bg:#d70000 #ffffff bold", "sc.o": "bg:#ff8700 #000000 bold",
+    "sc.y": "bg:#ffd700 #000000 bold", "sc.g": "bg:#00af00 #000000 bold",
+    "sc.b": "bg:#0087ff #ffffff bold", "sc.p": "bg:#af5fd7 #ffffff bold",
+    "obj": "#ffd75f bold", "pts": "#d7af5f", "num": "#d0d0d0", "ok": "#87ff87 bold",
+    "no": "#ff8787", "wait": "#ffd700 bold", "zone.head": "bold", "zone.pts":
+    "bg:#303030 #ffffff bold", "log.turn": "#ffd75f", "title.status": "bg:#ffd700 #000000 bold",
+}
+SPLITO_STYLE = Style([*STYLE.style_rules, *COLOURS.items()])
+#: without colours: the colour letters are written out (the renderer does that) and the
+#: highlights are attributes every terminal shows
+SPLITO_MONO = Style([*STYLE.style_rules, *COLOURS.items(), *MONO.items(),
+                     ("selected", "reverse bold"), ("zone.pts", "reverse"),
+                     ("ok", "bold"), ("no", ""), ("wait", "bold")])
+
+#: the keys the table reads (every other key is ignored, never an action)
+KEYS = "lreq?"
+NAMED = {"left": "left", "right": "right", "up": "up", "down": "down", "enter": "enter",
+         "escape": "escape", "pageup": "pageup", "pagedown": "pagedown", "space": "space"}
+
+
+class SplitoTuiApp:
+    """One player's full-screen Splito table."""
+
+    def __init__(self, session: SplitoTableSession, *, title: str = "splitnet",
+                 input: Input | None = None, output: Output | None = None,
+                 bell: bool = False, rejoin: str | None = None,
+                 mono: bool | None = None) -> None:
+        self.session = session
+        self.model = SplitoModel(session, mono=mono)
+        self.bell = bell
+        self.rejoin = rejoin
+        self.outcome = "quit"
+        self.error: BaseException | None = None
+        self._title = title
+        self._turn_seen = False
+        self._closed = False
+        self.app: Application[None] = Application(
+            layout=Layout(Window(SizedControl(self._render, focusable=True,
+                                              on_scroll=self._scroll))),
+            key_bindings=self._keys(),
+            style=SPLITO_MONO if self.model.mono else SPLITO_STYLE,
+            full_screen=True, mouse_support=True, input=input, output=output)
+        # Esc answers at once (a lone ESC byte is the Esc key after 30 ms)
+        self.app.ttimeoutlen = ESC_WAIT
+        self.app.timeoutlen = ESC_WAIT
+        session.subscribe(self._changed)
+
+    # ------------------------------------------------------------------ drawing
+    def _render(self, width: int, height: int | None) -> list[Line]:
+        h = height if height is not None else 24
+        m = self.model
+        if m.overlay is not None:
+            return overlay_lines(m, width, h)
+        lines = table_lines(m, width, h, click_card(m, self.press))
+        if self.rejoin and m.confirm_quit:
+            lines[-1] = [("class:note.error", f" q again leaves; come back with: "
+                          f"{self.rejoin}")]
+        return lines
+
+    def _scroll(self, delta: int) -> None:
+        m = self.model
+        if m.overlay is not None:
+            m.scroll = max(0, m.scroll + delta)
+        else:
+            m.log_back = max(0, m.log_back - delta)
+        self.app.invalidate()
+
+    # ------------------------------------------------------------------ keys
+    def _keys(self) -> KeyBindings:
+        kb = KeyBindings()
+
+        def bind(key: str, name: str) -> None:
+            @kb.add(key, eager=key == "escape")
+            def _(event: KeyPressEvent) -> None:
+                self.press(name)
+
+        for k in KEYS:
+            bind(k, k)
+        for k in "ABCDEFGHIJKLMNOPQRSTUVWXYZjk":
+            bind(k, k)
+        for k, name in NAMED.items():
+            bind(k, name)
+
+        @kb.add("c-c")
+        def _leave(event: KeyPressEvent) -> None:
+            self.leave()
+
+        @kb.add("<any>")
+        def _other(event: KeyPressEvent) -> None:
+            # any other key: a word about the keys, never a move
+            data = event.key_sequence[0].data if event.key_sequence else ""
+            if len(data) == 1 and data.isprintable():
+                self.press(data)
+        return kb
+
+    def press(self, key: str) -> None:
+        m = self.model
+        outcome = m.press(key)
+        if outcome == "quit":
+            self.quit()
+        elif isinstance(outcome, Play):
+            m.busy = True
+            self.app.create_background_task(self._submit(outcome))
+        self.app.invalidate()
+
+    def leave(self) -> None:
+        """Ctrl-C: the same as q — during a game it asks first, after the game it quits."""
+        m = self.model
+        if not (self.session.finished or m.confirm_quit):
+            m.overlay = None
+        self.press("q")
+
+    async def _submit(self, play: Play) -> None:
+        m = self.model
+        try:
+            await self.session.submit(play)
+        except IllegalMove as e:
+            m.note = Note(f"✗ {e}", "error")
+        except Exception as e:  # the session could not take the play (e.g. network)
+            m.note = Note(f"✗ the play was not sent: {e}", "error")
+        else:
+            m.after_commit(play)
+        finally:
+            m.busy = False
+            m.sync()
+            self.app.invalidate()
+
+    # ------------------------------------------------------------------ session events
+    def _changed(self) -> None:
+        if self._closed:
+            return
+        self.model.sync()
+        self._turn_signal()
+        self.app.invalidate()
+
+    def _turn_signal(self) -> None:
+        """With ``bell``: ring once and retitle the terminal when the table starts
+        waiting for our play."""
+        mine = self.model.my_play()
+        if mine == self._turn_seen:
+            return
+        self._turn_seen = mine
+        if not self.bell:
+            return
+        out = self.app.output
+        if mine:
+            out.bell()
+            out.set_title(f"{self._title} — your play")
+        else:
+            out.set_title(self._title)
+        out.flush()
+
+    # ------------------------------------------------------------------ running
+    def quit(self) -> None:
+        if not self.app.is_done and self.app.is_running:
+            self.app.exit()
+
+    def _runner_done(self, task: asyncio.Future[None]) -> None:
+        if task.cancelled():
+            return
+        err = task.exception()
+        if err is not None:
+            self.error = err
+            self.model.note = Note(f"✗ the game stopped: {err!r} — q quits", "error")
+        self._changed()
+
+    async def run(self, *, drive: bool = True) -> None:
+        self.model.sync()
+        runner: asyncio.Future[None] | None = None
+        if drive:
+            runner = asyncio.ensure_future(self.session.run())
+            runner.add_done_callback(self._runner_done)
+        try:
+            self._turn_signal()
+            await self.app.run_async()
+        finally:
+            self._closed = True
+            if self.bell and self._turn_seen:
+                self.app.output.clear_title()
+                self.app.output.flush()
+            if runner is not None and not runner.done():
+                runner.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await runner
+        if self.error is not None:
+            raise self.error
+
+
+async def run_splito_tui(session: SplitoTableSession, *, title: str = "splitnet",
+                         drive: bool = True, bell: bool = False,
+                         rejoin: str | None = None) -> str:
+    """Run the full-screen Splito table beside ``session.run()`` in this asyncio loop.
+
+    Returns ``"quit"`` when the player leaves (q twice or Ctrl-C twice during a game,
+    once after it). With ``drive`` (the default) the table starts ``session.run()``
+    itself and cancels it when the player leaves early; pass ``drive=False`` when the
+    caller runs the session. ``bell`` rings (and retitles the terminal) when the table
+    starts waiting for your play; ``rejoin`` is the command that brings the player back
+    (LAN), shown when they ask to leave."""
+    app = SplitoTuiApp(session, title=title, bell=bell, rejoin=rejoin)
+    await app.run(drive=drive)
+    return app.outcome
+
+
+__all__ = ["SplitoTuiApp", "run_splito_tui"]
