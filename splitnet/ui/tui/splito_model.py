@@ -13,8 +13,6 @@ offered for Enter, and the session's core checks it again.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -24,10 +22,6 @@ from splitnet.frontend import SplitoTableSession
 from splitnet.splito.describe import card_text
 from splitnet.splito.engine import Game, IllegalMove, Phase, Play, Side
 from splitnet.ui.splito_table import hand_labels
-
-#: after a play is committed, the next turn's letters are not taken for this long, so
-#: keys typed in the same burst (a repeat, a second Enter) do not start the next turn
-SETTLE_S = 0.25
 
 
 @dataclass(frozen=True)
@@ -52,8 +46,7 @@ def can_choose(view: Game, seat: int) -> bool:
 class SplitoModel:
     """One player's Splito table state over a :class:`SplitoTableSession`."""
 
-    def __init__(self, session: SplitoTableSession, *, mono: bool | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, session: SplitoTableSession, *, mono: bool | None = None) -> None:
         self.session = session
         #: no colours (NO_COLOR): colours are written as letters ([R]), highlights reversed
         self.mono = (ColorDepth.from_env() == ColorDepth.DEPTH_1_BIT) if mono is None else mono
@@ -72,8 +65,6 @@ class SplitoModel:
         self._labels: list[tuple[str, int, str | None]] = []
         self._labels_key: tuple[int, frozenset[int]] | None = None
         self._end_opened = False
-        self._settle_until = 0.0
-        self._now = clock
 
     # ------------------------------------------------------------------ reading
     @property
@@ -125,9 +116,7 @@ class SplitoModel:
         """After every change of the session: a new turn clears the choice; the end of
         the game opens the end screen (once)."""
         v = self.view
-        if v.turn != self._turn:
-            if self._turn is not None:
-                self._settle_until = self._now() + SETTLE_S
+        if v.turn != self._turn:  # a new hand: nothing chosen carries over (S5.4)
             self._turn = v.turn
             self.selected = None
             self.side = None
@@ -146,7 +135,6 @@ class SplitoModel:
         self.selected = None
         self.side = None
         self.note = None
-        self._settle_until = self._now() + SETTLE_S
 
     # ------------------------------------------------------------------ keys
     def press(self, key: str) -> Outcome:
@@ -209,8 +197,6 @@ class SplitoModel:
             return False
         if self.busy:
             return False
-        if self._now() < self._settle_until:
-            return False  # keys of the burst that committed the last play
         if not can_choose(self.view, self.seat):
             if self.view.committed(self.seat):
                 self.note = Note("your play of this turn is committed (S5.2: final); the "

@@ -398,8 +398,8 @@ def end_lines(m: SplitoModel, width: int) -> list[Line]:
     if m.session.verdict:
         out.append([])
         bad = m.session.verdict.startswith("game stopped")
-        out.append([("class:verdict.bad" if bad else "class:verdict",
-                     " " + m.session.verdict)])
+        out += [[("class:verdict.bad" if bad else "class:verdict", " " + part)]
+                for part in wrap(m.session.verdict, width - 2)]
     story = [line for line in m.session.log if line.startswith("Turn ")]
     if story:
         out.append([])
