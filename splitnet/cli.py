@@ -105,8 +105,11 @@ def _list_saved(data_dir: Path) -> int:
         return 0
     print("Unfinished local games, newest first (resume one with "
           "`splitnet play --resume ID`):")
+    from splitnet.app.splito_fair import saved_game_is_splito
+
     for m in games:
-        print(f"  {m.game_id[:12]}  {saved.when(m):18}  {m.name}")
+        game = "Splito" if saved_game_is_splito(data_dir, m) else "Split"
+        print(f"  {m.game_id[:12]}  {saved.when(m):18}  {game:6}  {m.name}")
     return 0
 
 
@@ -131,7 +134,11 @@ def _play_session(args: argparse.Namespace, pace: float) -> Any:
         if args.resume is not None:
             meta = saved.find(data_dir, args.resume)
         elif not args.new:
-            games = saved.unfinished(data_dir)
+            from splitnet.app.splito_fair import saved_game_is_splito
+
+            # a saved Splito game is offered by `play --game splito`
+            games = [m for m in saved.unfinished(data_dir)
+                     if not saved_game_is_splito(data_dir, m)]
             if games and _ask_resume(saved.when(games[0])):
                 meta = games[0]
         if meta is not None:
@@ -175,6 +182,11 @@ def _splito_session(args: argparse.Namespace, pace: float) -> Any:
     if args.settings is not None:
         raise SystemExit("splitnet: --settings is for Split; Splito plays the settings of "
                          "docs/SPLITO.md S13 for its player count")
+    if args.no_proofs:
+        raise SystemExit("splitnet: Splito is dealt with shuffle proofs only "
+                         "(protocol/SPLITO_GAME.md)")
+    if args.bots is not None:
+        raise SystemExit("splitnet: Splito counts its players with -n (2–8, you included)")
     meta = None
     try:
         if args.resume is not None:

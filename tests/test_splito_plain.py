@@ -78,6 +78,14 @@ def test_an_interrupted_game_is_resumed_after_our_commitment_and_verifies_s7_3(
     g.close()
     [meta] = saved.unfinished(tmp_path)
     assert saved_game_is_splito(tmp_path, meta)
+    listed = subprocess.run([*SPLITNET, "play", "--saved", "--data-dir", str(tmp_path)],
+                            capture_output=True, text=True, timeout=60, check=False)
+    assert f"{meta.game_id[:12]}" in listed.stdout and " Splito " in listed.stdout
+    # a Split game (`play` without --game) does not offer to resume it
+    split = subprocess.run([*SPLITNET, "play", "--plain", "--no-proofs", "--seed", "1",
+                            "--data-dir", str(tmp_path)], input="q\n", capture_output=True,
+                           text=True, timeout=120, check=False)
+    assert "resume?" not in split.stdout + split.stderr
     again = resume_splito(tmp_path, meta)
     assert "Resumed the game" in again.log[-1]
     assert again.view.committed(0) and again.view.turn == 1
