@@ -87,10 +87,9 @@ class SplitoNetSession(SessionBase):
         self.unconfirmed: list[str] = []
         table.listeners.append(self._on_entry)
         node.subscribe(self._on_net)
-        if self.core.stage is not Stage.KEYS or len(table.log) > 1 + table.n:
+        if self.core.stage in (Stage.PLAY, Stage.PASS) and self.view.turn > 1:
             self.log.append(f"Resumed the game: {self._where()}.")
-            self._told_deal = self.core.stage not in (Stage.KEYS, Stage.SHUFFLE_OBJECTIVES,
-                                                      Stage.SHUFFLE_CARDS, Stage.DEAL)
+        self._tell_deal()
         self._refresh()
 
     @property
@@ -127,11 +126,7 @@ class SplitoNetSession(SessionBase):
             self.log.append(f"{self._name(author)} revealed {card or '?'} to the {side}.")
         elif kind == "timeout" and core.verdict is not None:
             self.log.append(f"Game stopped: {core.verdict}")
-        if not self._told_deal and core.stage in (Stage.PLAY, Stage.OPEN, Stage.DONE):
-            self._told_deal = True
-            central = ", ".join(view.central) or "none"
-            self.log.append(f"The cards are dealt (central objectives: {central}). "
-                            f"Turn 1 of {view.turns}.")
+        self._tell_deal()
         if core.verdict is not None and self.verdict is None:
             self.verdict = f"game stopped: {core.verdict}"
             if kind != "timeout":
@@ -143,6 +138,15 @@ class SplitoNetSession(SessionBase):
             self.verdict = "game verified: every shuffle, deal, pass and play checked (S7.5)"
             self.log.extend(summary(core.record).splitlines())
         self._changed()
+
+    def _tell_deal(self) -> None:
+        if self._told_deal or self.core.stage not in (Stage.PLAY, Stage.PASS, Stage.OPEN,
+                                                      Stage.DONE):
+            return
+        self._told_deal = True
+        central = ", ".join(self.view.central) or "none"
+        self.log.append(f"The cards are dealt (central objectives: {central}); "
+                        f"{self.view.turns} turns.")
 
     def _on_net(self) -> None:
         evidence = getattr(self.node, "evidence", [])
