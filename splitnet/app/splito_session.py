@@ -25,7 +25,7 @@ from typing import Any, Final
 from splitnet.aio import until
 from splitnet.app.lan_session import Node
 from splitnet.errors import SplitnetError
-from splitnet.frontend import SessionBase
+from splitnet.frontend import SessionBase, SplitoTableSession
 from splitnet.game.splito_core import SplitoCore, Stage
 from splitnet.net.peer import PeerFatal
 from splitnet.net.table import Table
@@ -305,3 +305,8 @@ class SplitoNetSession(SessionBase):
         if getattr(bot, "searches", False):  # a search thinks on a copy, off the loop
             return await asyncio.to_thread(bot.choose, self.view.clone(), self.seat)
         return bot.choose(self.view, self.seat)
+
+
+def as_table_session(session: SplitoNetSession) -> SplitoTableSession:
+    """A SplitoNetSession is what a Splito front end reads (checked by the type checker)."""
+    return session
