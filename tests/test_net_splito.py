@@ -92,7 +92,7 @@ def test_a_three_seat_splito_game_over_the_lan_verifies(splito_table, tmp_path: 
                          timeout=120)
     assert out.returncode == 0, out.stderr
     assert "shuffle fair: yes" in out.stdout
-    assert "The cards are dealt" in t.bots[0].stdout()
+    assert "Dealt:" in t.bots[0].stdout() and "Audit passed (S7.5)" in t.bots[0].stdout()
 
 
 def _entries(data_dir: Path) -> list[tuple[int, str, dict[str, object]]]:

@@ -135,7 +135,8 @@ async def test_a_splito_game_over_the_network_identical_and_verified_and_no_earl
     v = verify_records(recs[0])
     assert v.ok, v.summary
     assert v.record == h.record
-    assert any(line.startswith("The cards are dealt") for line in bo_s.log)
+    assert any(line.startswith("Dealt:") for line in bo_s.log)
+    assert any(line.startswith("Turn 13 revealed") for line in bo_s.log)
     await close(clock, host, [ana, bo], mem)
 
 

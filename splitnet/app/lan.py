@@ -345,7 +345,7 @@ def _follow(session: AnySession, verbose: bool) -> None:
         nonlocal printed
         for line in session.log[printed:]:
             if verbose or line.startswith(("Round ", "  ", "Resumed", "game stopped",
-                                           "Game stopped", "The cards are dealt")):
+                                           "Dealt:", "Audit passed", "Time is up")):
                 print(line, flush=True)
         printed = len(session.log)
 

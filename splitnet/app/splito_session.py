@@ -6,7 +6,8 @@ The session drives one seat — a person (the front end calls :meth:`submit`) or
 bot (:mod:`splitnet.splito.bots`) — on the seat's own
 :class:`~splitnet.game.splito_core.SplitoCore`: ``view`` is that core's engine (the seat's
 hand, the hands it held, the zones and the central objectives, S7), the log is told in
-lines as entries arrive and the status names whose commitment is still missing (S7.3).
+lines as entries arrive (:class:`~splitnet.splito.describe.SplitoNarrator`, as for a game
+on this machine) and the status names whose commitment is still missing (S7.3).
 
 S5.6: with the table's ``turn_timeout_s``, a seat that has not chosen its play that long
 after its turn opened has it chosen by its own program — this session, which alone knows
@@ -32,6 +33,7 @@ from splitnet.net.table import Table
 from splitnet.net.wire import WireError
 from splitnet.session.log import Entry
 from splitnet.splito.bots import BOTS, Bot, make_bot
+from splitnet.splito.describe import SplitoNarrator
 from splitnet.splito.engine import Game, IllegalMove, Phase, Play
 
 #: the level names every command offers (docs/PLAYING.md) → Splito's bots: easy is the
@@ -82,14 +84,16 @@ class SplitoNetSession(SessionBase):
         self._timer: asyncio.TimerHandle | None = None
         self._wake = asyncio.Event()
         self._evidence_seen = 0
-        self._told_deal = False
+        self._narrator = SplitoNarrator(self.players, self.seat)
         #: players whose ack of the final log a joiner never saw (PeerNode.unconfirmed)
         self.unconfirmed: list[str] = []
         table.listeners.append(self._on_entry)
         node.subscribe(self._on_net)
         if self.core.stage in (Stage.PLAY, Stage.PASS) and self.view.turn > 1:
+            self._narrator.resume(self.view)  # (the game so far is not told again)
             self.log.append(f"Resumed the game: {self._where()}.")
-        self._tell_deal()
+        else:
+            self.log.extend(self._narrator.after_change(self.view))  # the deal, if done
         self._refresh()
 
     @property
@@ -112,41 +116,12 @@ class SplitoNetSession(SessionBase):
         return "You" if seat == self.seat else self.players[seat]
 
     def _on_entry(self, entry: Entry) -> None:
-        author, kind, body = entry.author, entry.kind, entry.body
-        core, view = self.core, self.view
-        if kind == "chat":
-            self.log.append(f"{self._name(author)}: {body.get('text', '')}")
-        elif kind == "move":
-            self.log.append(f"{self._name(author)} committed a play for turn "
-                            f"{body.get('turn')}.")
-        elif kind == "reveal" and not core.finished:
-            slot, side = body.get("slot"), body.get("side")
-            card = view.faces[slot] if isinstance(slot, int) and 0 <= slot < len(
-                view.faces) else None
-            self.log.append(f"{self._name(author)} revealed {card or '?'} to the {side}.")
-        elif kind == "timeout" and core.verdict is not None:
-            self.log.append(f"Game stopped: {core.verdict}")
-        self._tell_deal()
-        if core.verdict is not None and self.verdict is None:
-            self.verdict = f"game stopped: {core.verdict}"
-            if kind != "timeout":
-                self.log.append(self.verdict)
-        elif core.finished and core.record is not None and kind == "open" \
-                and self.verdict is None:
-            from splitnet.splito.record import summary
-
-            self.verdict = "game verified: every shuffle, deal, pass and play checked (S7.5)"
-            self.log.extend(summary(core.record).splitlines())
+        news = self._narrator.after_entry(self.core, entry.author, entry.kind,
+                                          dict(entry.body))
+        self.log.extend(news.lines)
+        if news.verdict is not None:
+            self.verdict = news.verdict
         self._changed()
-
-    def _tell_deal(self) -> None:
-        if self._told_deal or self.core.stage not in (Stage.PLAY, Stage.PASS, Stage.OPEN,
-                                                      Stage.DONE):
-            return
-        self._told_deal = True
-        central = ", ".join(self.view.central) or "none"
-        self.log.append(f"The cards are dealt (central objectives: {central}); "
-                        f"{self.view.turns} turns.")
 
     def _on_net(self) -> None:
         evidence = getattr(self.node, "evidence", [])
