@@ -203,3 +203,74 @@ async def test_s5_6_a_seat_gone_for_good_stops_the_game_naming_it_never_open_han
     for s in sessions:
         assert s.verdict is not None and "S5.6" in s.verdict
     await close(clock, host, [ana, bo], mem)
+
+
+def test_a_person_plays_a_lan_splito_game_by_lines_with_the_plain_front_end(
+        tmp_path: Path) -> None:
+    """app/lan.py hands a person's SplitoNetSession to ui/splito_plain.py: the same
+    front end as a game on this machine, playing over the network to the end. (On the
+    real event loop: the front end reads its lines in a worker thread.)"""
+    import io
+    import time
+
+    from splitnet.ui.splito_plain import run_splito_plain
+
+    async def main() -> tuple[int, str, SplitoNetSession, HostNode, list[PeerNode]]:
+        mem = MemoryNet()
+        loop = asyncio.get_running_loop()
+        host = HostNode(Identity.generate(), tmp_path / "host", "Host", D, seats=3,
+                        parts=LAN_PARTS, choice=choice())
+        port = await host.listen("127.0.0.1", 0, transport=mem.listen)
+        peers = [PeerNode(Identity.generate(), tmp_path / n, n, "127.0.0.1", port, D,
+                          connect=mem.connector("127.0.0.1", port), parts=LAN_PARTS)
+                 for n in ("Ana", "Bo")]
+        for p in peers:
+            p.start()
+        await asyncio.wait_for(host.started.wait(), 60)
+        for _ in range(6000):
+            if all(p.ready for p in peers):
+                break
+            await asyncio.sleep(0.01)
+        ana, bo = peers
+        host_task = asyncio.ensure_future(host.done.wait())
+        bots = [SplitoNetSession(host, host_task, bot=splito_bot("normal", 0)),
+                SplitoNetSession(ana, ana.task, bot=splito_bot("normal", 1))]  # type: ignore[arg-type]
+        bo_s = SplitoNetSession(bo, bo.task, human=True)  # type: ignore[arg-type]
+        out = io.StringIO()
+
+        class Person(io.StringIO):
+            """Types a play when the table asks for one (bounded: 300 s in all)."""
+
+            typed = 0
+
+            def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
+                for _ in range(30_000):
+                    if loop.is_closed():
+                        return ""
+                    if bo_s._my_turn() or bo_s.finished:
+                        break
+                    time.sleep(0.01)
+                else:
+                    return ""
+                if bo_s.finished:
+                    return ""
+                self.typed += 1
+                return "Z left\n" if self.typed == 1 else ("A left\n" if self.typed % 2
+                                                            else "B r\n")
+
+        results = await asyncio.wait_for(asyncio.gather(
+            *(s.run() for s in bots), run_splito_plain(bo_s, inp=Person(), out=out)), 600)
+        await host.close()
+        for p in peers:
+            if p.task is not None:
+                p.task.cancel()
+        await mem.close()
+        return results[-1], out.getvalue(), bo_s, host, peers
+
+    rc, text, bo_s, _, _ = asyncio.run(main())
+    assert rc == 0, text[-2000:]
+    assert "'Z' is not a card of your hand" in text
+    assert text.count("Your play for turn ") == 13 and "Winner:" in text
+    assert bo_s.core.finished and bo_s.core.verdict is None
+    recs = transcripts(tmp_path)
+    assert recs[1] == recs[0] and recs[2] == recs[0] and verify_records(recs[0]).ok

@@ -215,10 +215,27 @@ class SplitoNetSession(SessionBase):
         """Commit the person's play of this turn (S5.2, S7.3); IllegalMove if refused."""
         if not self.human:
             raise IllegalMove("S5.2", "this seat is played by a bot")
+        if not self._my_turn() and self.core.can_move() and not self.finished:
+            # the game lets us play and the node is an instant from ready (in sync with
+            # the host): wait for it (bounded) rather than refuse a play made in time
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(5.0):
+                    while not self._my_turn() and self.core.can_move():
+                        self._wake.clear()
+                        await self._wake.wait()
         if not self._my_turn():
             raise IllegalMove("S5.2", "you cannot choose a play now: "
                               + (self.node.net_status or self.core.progress()))
+        turn = self.view.turn
         self._send(play)
+        # back once the commitment is in the log (the view says so, as a front end reads
+        # it), the connection is lost (it is resent from the kept play), or after 30 s
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(30.0):
+                while (not self.finished and self.node.ready and self.view.turn == turn
+                       and not self.view.committed(self.seat)):
+                    self._wake.clear()
+                    await self._wake.wait()
 
     async def chat(self, text: str) -> None:
         with contextlib.suppress(WireError):
