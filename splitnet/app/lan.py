@@ -25,6 +25,7 @@ from splitnet.bots import FRIENDLY_NAMES, bot_label, bot_player_name, make_bot, 
 from splitnet.frontend import HumanAgent
 from splitnet.game.rematch import PreviousGame
 from splitnet.game.splito_core import GAME as SPLITO
+from splitnet.game.splito_core import SplitoCore
 from splitnet.localfiles import LocalFileError
 from splitnet.net import wormhole
 from splitnet.net.addrs import join_addresses, parse_addr
@@ -412,7 +413,7 @@ async def _splito_front_end(session: SplitoNetSession, plain: bool, bell: bool) 
 def _finished_game(table: Table | None) -> PreviousGame | None:
     """The game just played, if a rematch may follow it (over, with no verdict; Split
     only: a Splito game has no rematch yet)."""
-    if (table is None or table.split_core is None or not table.core.finished
+    if (table is None or isinstance(table.core, SplitoCore) or not table.core.finished
             or table.core.verdict is not None):
         return None
     return PreviousGame(table.log.header, table.log.head())
