@@ -227,9 +227,11 @@ def _bell_wanted(args: argparse.Namespace) -> bool:
 AnySession = NetSession | SplitoNetSession
 
 
-def _splito_choice(settings_path: str | None, seats: int | None) -> GameChoice:
+def _splito_choice(settings_path: str | None, seats: int | None,
+                   move_timeout: float) -> GameChoice:
     """``host --game splito``: 2–8 seats (S2.1); the header's rules are S13's defaults
-    for the player count, or a settings file's (which then fixes the count)."""
+    for the player count, or a settings file's (which then fixes the count; its
+    ``turn_timeout_s`` must end before the host's ``move_timeout`` would stop the game)."""
     from splitnet.game.local import PROTOCOL
     from splitnet.game.splito_core import splito_header
     from splitnet.splito_selfplay import load_settings
@@ -240,6 +242,11 @@ def _splito_choice(settings_path: str | None, seats: int | None) -> GameChoice:
         if seats is not None and seats != fixed.players:
             raise SystemExit(f"splitnet: the settings are for {fixed.players} players, "
                              f"not --seats {seats}")
+        t = fixed.turn_timeout_s
+        if t is not None and t >= move_timeout:
+            raise SystemExit(f"splitnet: turn_timeout_s {t} must be below the host's "
+                             f"move timeout ({move_timeout:g} s), or no one's program "
+                             "plays for a late seat before the game stops (S5.6)")
 
     def header(players: int) -> dict[str, Any]:
         if fixed is not None and fixed.players != players:
@@ -774,6 +781,8 @@ async def host_main(args: argparse.Namespace) -> int:
     ui_log = None if (args.plain or args.play_as_bot) else data_dir / "net.log"
     _setup_logging("host", ui_log)
     splito = args.game == SPLITO
+    if splito and args.settings is not None and args.seats is None:
+        args.seats = _settings_players(args.settings)  # the file's players fix the seats
     max_players = SPLITO_MAX_PLAYERS if splito else MAX_PLAYERS
     rule = "S2.1" if splito else "R3.1"
     if args.seats is not None and not 2 <= args.seats <= max_players:
@@ -785,7 +794,7 @@ async def host_main(args: argparse.Namespace) -> int:
     if splito and args.no_proofs:
         raise SystemExit("splitnet: Splito is dealt with shuffle proofs only "
                          "(protocol/SPLITO_GAME.md): drop --no-proofs")
-    choice = (_splito_choice(args.settings, args.seats) if splito
+    choice = (_splito_choice(args.settings, args.seats, net.move_timeout) if splito
               else _split_choice(args.settings, not args.no_proofs))
     meta: GameMeta | None = None
     if args.resume:
