@@ -156,7 +156,9 @@ def test_a_reveal_before_every_commitment_is_refused_naming_the_seat_s7_3() -> N
     run_until(game, lambda g: g.cores[0].stage is Stage.PLAY
               and g.cores[0].engine.committed(1) and not g.cores[0].engine.committed(2))
     core = game.cores[1]
-    slot, side, card, nonce, _ = core._chosen[1]
+    kept = core.plays.chosen(1)
+    assert kept is not None
+    slot, side, card, nonce = kept.slot, kept.side, kept.card, kept.nonce
     early = {"round": 1, "turn": 1, "slot": slot, "card": card, "side": side,
              "nonce": nonce, "share": core._holder_share(slot)}
     with pytest.raises(GameError, match=r"S7.3: no play is revealed before every seat has "

@@ -20,9 +20,12 @@ from typing import Any
 
 from splitnet.aio import stop, until
 from splitnet.app.lan_session import LAN_PARTS, OFFER_OPEN_HAND_AFTER, NetSession
+from splitnet.app.splito_session import SplitoNetSession, splito_bot
 from splitnet.bots import FRIENDLY_NAMES, bot_label, bot_player_name, make_bot, parse_level
 from splitnet.frontend import HumanAgent
 from splitnet.game.rematch import PreviousGame
+from splitnet.game.splito_core import GAME as SPLITO
+from splitnet.game.splito_core import SplitoCore
 from splitnet.localfiles import LocalFileError
 from splitnet.net import wormhole
 from splitnet.net.addrs import join_addresses, parse_addr
@@ -38,6 +41,7 @@ from splitnet.net.host import MAX_PLAYERS, HostNode
 from splitnet.net.joincode import JoinCode, JoinCodeError, new_code, parse_code
 from splitnet.net.known_peers import KnownPeers, KnownPeersError
 from splitnet.net.links import node_wrap, secure_busy
+from splitnet.net.lobby_state import SPLITO_MAX_PLAYERS
 from splitnet.net.peer import PeerFatal, PeerNode
 from splitnet.net.secure import AttemptLimiter, SecureError, SecureLink, WrongCode
 from splitnet.net.store import (
@@ -50,10 +54,11 @@ from splitnet.net.store import (
     read_meta,
     unfinished_games,
 )
-from splitnet.net.table import SeedMaker, Table
+from splitnet.net.table import GAMES, SPLIT, GameChoice, SeedMaker, Table
 from splitnet.net.wire import NET_PROTOCOL, plain
 from splitnet.session.identity import Identity, IdentityError, default_data_dir
 from splitnet.session.log import new_game_id
+from splitnet.splito.settings import SplitoSettings
 from splitnet.text import ShownLog, shown
 from splitnet.ui.lobby import HostLobby, JoinLobby, plain_lobby
 
@@ -219,12 +224,102 @@ def _bell_wanted(args: argparse.Namespace) -> bool:
     return not (getattr(args, "no_bell", False) or os.environ.get("SPLITNET_NO_BELL"))
 
 
-def _print_result(session: NetSession, rejoin: str | None = None) -> int:
-    from splitnet.selfplay import summary
+AnySession = NetSession | SplitoNetSession
 
+
+def _splito_choice(settings_path: str | None, seats: int | None,
+                   move_timeout: float) -> GameChoice:
+    """``host --game splito``: 2–8 seats (S2.1); the header's rules are S13's defaults
+    for the player count, or a settings file's (which then fixes the count; its
+    ``turn_timeout_s`` must end before the host's ``move_timeout`` would stop the game)."""
+    from splitnet.game.local import PROTOCOL
+    from splitnet.game.splito_core import splito_header
+    from splitnet.splito_selfplay import load_settings
+
+    fixed = None
+    if settings_path is not None:
+        fixed = load_settings(settings_path, _settings_players(settings_path))
+        if seats is not None and seats != fixed.players:
+            raise SystemExit(f"splitnet: the settings are for {fixed.players} players, "
+                             f"not --seats {seats}")
+        t = fixed.turn_timeout_s
+        if t is not None and t >= move_timeout:
+            raise SystemExit(f"splitnet: turn_timeout_s {t} must be below the host's "
+                             f"move timeout ({move_timeout:g} s), or no one's program "
+                             "plays for a late seat before the game stops (S5.6)")
+
+    def header(players: int) -> dict[str, Any]:
+        if fixed is not None and fixed.players != players:
+            raise ValueError(f"the settings file is for {fixed.players} players, not "
+                             f"{players} (S2.1)")
+        return splito_header(fixed or SplitoSettings.standard(players), PROTOCOL)
+
+    return GameChoice(SPLITO, SPLITO_MAX_PLAYERS, "S2.1", header)
+
+
+def _settings_players(path: str) -> int:
+    """The player count a Splito settings file names (its ``players``)."""
+    from splitnet.localfiles import MAX_SETTINGS_BYTES, LocalFileError, read_json
+
+    try:
+        data = read_json(Path(path), limit=MAX_SETTINGS_BYTES, what="settings file")
+    except LocalFileError as e:
+        raise SystemExit(f"splitnet: {e}") from None
+    n = data.get("players") if isinstance(data, dict) else None
+    if isinstance(n, bool) or not isinstance(n, int) or not 2 <= n <= SPLITO_MAX_PLAYERS:
+        raise SystemExit(f"splitnet: {path}: players must be 2–{SPLITO_MAX_PLAYERS} (S2.1)")
+    return n
+
+
+def _split_choice(settings_path: str | None, proofs: bool) -> GameChoice:
+    """``host --settings FILE`` for Split: the header's rules from the file (SETTINGS.md)."""
+    if settings_path is None:
+        return SPLIT
+    from splitnet.game.local import game_settings
+    from splitnet.localfiles import MAX_SETTINGS_BYTES, LocalFileError, read_json
+    from splitnet.rules import Settings, SettingsError
+
+    try:
+        data = read_json(Path(settings_path), limit=MAX_SETTINGS_BYTES, what="settings file")
+        if not isinstance(data, dict):
+            raise SettingsError(f"{settings_path}: the settings file must hold a JSON object")
+        rules = Settings.from_dict(data)
+    except (LocalFileError, SettingsError) as e:
+        raise SystemExit(f"splitnet: {e}") from None
+    return GameChoice(header=lambda _n: game_settings(rules, shuffle_proofs=proofs))
+
+
+def _bot_session(node: HostNode | PeerNode, task: asyncio.Future[Any], level: str,
+                 seed: int, think: float | None, delay: float = 0.0) -> AnySession:
+    """A bot's session for whichever game the table runs (Splito: splito_bot's levels)."""
+    assert node.table is not None
+    if node.table.splito_core is not None:
+        return SplitoNetSession(node, task, bot=splito_bot(level, seed), bot_delay=delay)
+    return NetSession(node, task, bot=make_bot(level, seed, budget=think), bot_delay=delay)
+
+
+def _human_session(node: HostNode | PeerNode, task: asyncio.Future[Any]) -> AnySession:
+    assert node.table is not None
+    if node.table.splito_core is not None:
+        return SplitoNetSession(node, task, human=True)
+    return NetSession(node, task, human=HumanAgent())
+
+
+def _print_result(session: AnySession, rejoin: str | None = None) -> int:
     core = session.core
-    if core.finished and core.verdict is None:
-        print(summary(core.record), flush=True)
+    if isinstance(session, SplitoNetSession):
+        from splitnet.splito.record import summary as splito_summary
+
+        if session.core.finished and session.core.verdict is None \
+                and session.core.record is not None:
+            print(splito_summary(session.core.record), flush=True)
+            print(f"transcript: {session.table.files.transcript}", flush=True)
+            return 0
+    elif core.finished and core.verdict is None:
+        from splitnet.selfplay import summary
+
+        assert isinstance(session, NetSession)
+        print(summary(session.core.record), flush=True)
         if session.unconfirmed:
             print(f"warning: {', '.join(session.unconfirmed)} never confirmed this final log "
                   "to us (left early, or the host withheld it): compare transcripts",
@@ -240,34 +335,39 @@ def _print_result(session: NetSession, rejoin: str | None = None) -> int:
     return 1
 
 
-def _bench_out(session: NetSession, path: str | None) -> None:
+def _bench_out(session: AnySession, path: str | None) -> None:
     """``--bench-out FILE``: this seat's timings and the game record, as JSON."""
     if path:
         import json
 
-        Path(path).write_text(json.dumps({"seat": session.seat, "timings": session.timings,
+        timings = session.timings if isinstance(session, NetSession) else {}
+        Path(path).write_text(json.dumps({"seat": session.seat, "timings": timings,
                                           "record": session.core.record}))
 
 
-def _follow(session: NetSession, verbose: bool) -> None:
+def _follow(session: AnySession, verbose: bool) -> None:
     """A bot's console: round lines, verdicts (every line with ``verbose``)."""
     printed = 0
 
     def show() -> None:
         nonlocal printed
         for line in session.log[printed:]:
-            if verbose or line.startswith(("Round ", "  ", "Resumed", "game stopped")):
+            if verbose or line.startswith(("Round ", "  ", "Resumed", "game stopped",
+                                           "Dealt:", "Audit passed", "Time is up")):
                 print(line, flush=True)
         printed = len(session.log)
 
     session.subscribe(show)
 
 
-async def _front_end(session: NetSession, plain: bool, data_dir: Path,
+async def _front_end(session: AnySession, plain: bool, data_dir: Path,
                      bell: bool = True, *, rematch: bool = False,
                      host: bool = False) -> tuple[int, bool]:
     """The person's table until they leave: the exit status, and whether they asked for
-    a rematch at the end (offered with ``rematch``; on the host: it offers one)."""
+    a rematch at the end (offered with ``rematch``; on the host: it offers one). A
+    Splito table has its own front ends, and no rematch."""
+    if isinstance(session, SplitoNetSession):
+        return await _splito_front_end(session, plain, bell), False
     if plain:
         from splitnet.ui.plain import run_plain
 
@@ -290,12 +390,38 @@ async def _front_end(session: NetSession, plain: bool, data_dir: Path,
     return rc, wanted
 
 
+async def _splito_front_end(session: SplitoNetSession, plain: bool, bell: bool) -> int:
+    """A person's Splito table: ``splitnet.ui.splito_plain.run_splito_plain`` or
+    ``splitnet.ui.tui.splito.run_splito_tui`` (each drives the session, as Split's do),
+    imported only here."""
+    import importlib
+    import inspect
+
+    again = _again_command()
+    try:
+        if plain:
+            run: Any = importlib.import_module("splitnet.ui.splito_plain").run_splito_plain
+            kw: dict[str, Any] = {}
+        else:
+            run = importlib.import_module("splitnet.ui.tui.splito").run_splito_tui
+            kw = {"title": "splitnet", "drive": True, "bell": bell, "rejoin": again}
+    except (ImportError, AttributeError):
+        raise SystemExit("splitnet: this build has no Splito table front end yet; play a "
+                         "Splito seat with splitnet bot, or host --play-as-bot") from None
+    outcome = run(session, **kw)
+    if inspect.isawaitable(outcome):
+        await outcome
+    return _print_result(session, rejoin=again)
+
+
 # ---------------------------------------------------------------------- rematch (§13)
 
 
 def _finished_game(table: Table | None) -> PreviousGame | None:
-    """The game just played, if a rematch may follow it (over, with no verdict)."""
-    if table is None or not table.core.finished or table.core.verdict is not None:
+    """The game just played, if a rematch may follow it (over, with no verdict; Split
+    only: a Splito game has no rematch yet)."""
+    if (table is None or isinstance(table.core, SplitoCore) or not table.core.finished
+            or table.core.verdict is not None):
         return None
     return PreviousGame(table.log.header, table.log.head())
 
@@ -380,8 +506,7 @@ async def _bot_rematches(node: PeerNode, level: str, seed: int, think: float | N
                 if not quiet:
                     _no_rematch(node)
                 break
-            session = NetSession(node, task, bot=make_bot(level, seed + 1000 * k,
-                                                          budget=think), bot_delay=delay)
+            session = _bot_session(node, task, level, seed + 1000 * k, think, delay)
             if verbose is not None:
                 _follow(session, verbose)
             await session.run()
@@ -509,8 +634,7 @@ async def _run_bot_client(data_dir: Path, name: str, level: str, addr: str, port
         if node.table is None:  # the node stopped before the game: its log says why
             return
         seed = test_seed * 100 + node.table.seat if test_seed is not None else _random_seed()
-        bot = make_bot(level, seed, budget=think)
-        session = NetSession(node, task, bot=bot)
+        session = _bot_session(node, task, level, seed, think)
         await session.run()
     finally:
         await stop(task, PeerFatal)
@@ -656,10 +780,22 @@ async def host_main(args: argparse.Namespace) -> int:
     seed_maker, game_id_maker = _test_secrets(args.test_seed)
     ui_log = None if (args.plain or args.play_as_bot) else data_dir / "net.log"
     _setup_logging("host", ui_log)
-    if args.seats is not None and not 2 <= args.seats <= MAX_PLAYERS:
-        raise SystemExit("splitnet: --seats must be 2–6 (R3.1)")
-    if not 0 <= args.bots <= 5:
-        raise SystemExit("splitnet: --bots must be 0–5")
+    splito = args.game == SPLITO
+    if splito and args.settings is not None and args.seats is None:
+        args.seats = _settings_players(args.settings)  # the file's players fix the seats
+    max_players = SPLITO_MAX_PLAYERS if splito else MAX_PLAYERS
+    rule = "S2.1" if splito else "R3.1"
+    if args.seats is not None and not 2 <= args.seats <= max_players:
+        raise SystemExit(f"splitnet: --seats must be 2–{max_players} for "
+                         f"{GAMES[args.game]} ({rule})")
+    if not 0 <= args.bots <= max_players - 1:
+        raise SystemExit(f"splitnet: --bots must be 0–{max_players - 1} for "
+                         f"{GAMES[args.game]} ({rule})")
+    if splito and args.no_proofs:
+        raise SystemExit("splitnet: Splito is dealt with shuffle proofs only "
+                         "(protocol/SPLITO_GAME.md): drop --no-proofs")
+    choice = (_splito_choice(args.settings, args.seats, net.move_timeout) if splito
+              else _split_choice(args.settings, not args.no_proofs))
     meta: GameMeta | None = None
     if args.resume:
         meta = _find_game(data_dir, args.resume, "host")
@@ -711,7 +847,7 @@ async def host_main(args: argparse.Namespace) -> int:
         node = HostNode(identity, data_dir, args.name, net, seats=args.seats,
                         proofs=not args.no_proofs, seed_maker=seed_maker,
                         game_id_maker=lambda: gid, wrap=wrap, code=str(code),
-                        busy=secure_busy, parts=LAN_PARTS)
+                        busy=secure_busy, parts=LAN_PARTS, choice=choice)
         if meta is not None:
             port = args.port if args.port else meta.port  # "--port 0" again: the same
             bind = args.bind or meta.bind or "0.0.0.0"
@@ -753,6 +889,9 @@ async def host_main(args: argparse.Namespace) -> int:
     bot_names = [bot_player_name(i, taken=[args.name]) for i in range(args.bots)]
     bots_line = ("Bots here: " + ", ".join(bot_label(nm, level) for nm in bot_names)
                  if bot_names else None)
+    if splito:  # (Split, the default, is not named: its lines are as they always were)
+        bots_line = f"Game: Splito, {args.seats or 'up to 8'} seats" + (
+            f"; {bots_line}" if bots_line else "")
     if bots_line:
         print(bots_line, flush=True)
     offers = _Offers()  # after each game: does a rematch follow? (for the bots here)
@@ -790,8 +929,7 @@ async def host_main(args: argparse.Namespace) -> int:
             if args.play_as_bot:
                 seed = (args.test_seed * 100 + table.seat if args.test_seed is not None
                         else _random_seed()) + 1000 * game_no
-                session = NetSession(node, node_task, bot=make_bot(args.play_as_bot, seed,
-                                                                   budget=args.think))
+                session = _bot_session(node, node_task, args.play_as_bot, seed, args.think)
                 _follow(session, args.verbose)
                 await session.run()
                 rc = _print_result(session)
@@ -799,8 +937,8 @@ async def host_main(args: argparse.Namespace) -> int:
                 wanted = rematches_left > 0
                 rematches_left -= 1
             else:
-                session = NetSession(node, node_task, human=HumanAgent())
-                if invites is not None:
+                session = _human_session(node, node_task)
+                if invites is not None and isinstance(session, NetSession):
                     session.extra_notes = lambda: [
                         f"to rejoin: splitnet join {i.code}" for i in invites.open if i.code]
                 rc, wanted = await _front_end(session, args.plain, data_dir,
@@ -1158,7 +1296,7 @@ async def _join_game(node: PeerNode, task: asyncio.Future[Any], args: argparse.N
             return None
     assert node.table is not None
     _remember_players(known, node.table)
-    session = NetSession(node, task, human=HumanAgent())
+    session = _human_session(node, task)
     rc, wanted = await _front_end(session, args.plain, data_dir, _bell_wanted(args),
                                   rematch=node.connect is None)
     return await _join_rematches(node, args, data_dir, known, rc, wanted)
@@ -1194,8 +1332,7 @@ async def bot_main(args: argparse.Namespace) -> int:
         _remember_players(known, table)
         seed = (args.test_seed * 100 + table.seat if args.test_seed is not None
                 else _random_seed())
-        session = NetSession(node, task, bot=make_bot(args.level, seed, budget=args.think),
-                             bot_delay=args.delay)
+        session = _bot_session(node, task, args.level, seed, args.think, args.delay)
         _follow(session, args.verbose)
         await session.run()
         _bench_out(session, args.bench_out)
@@ -1293,8 +1430,15 @@ def add_parsers(sub: Any) -> None:
                    help=f"TCP port to listen on (default {DEFAULT_PORT}; 0: any free port)")
     h.add_argument("--bind", default=None, help="address to listen on (default: all)")
     h.add_argument("--name", default="Host", help="your name at the table")
+    h.add_argument("--game", choices=("split", SPLITO), default="split",
+                   help="the game: split (default) or splito (2–8 players, docs/SPLITO.md); "
+                        "players who join learn it from the host")
+    h.add_argument("--settings", metavar="FILE", default=None,
+                   help="the game's rules from a JSON file (Split: protocol/SETTINGS.md; "
+                        "Splito: docs/SPLITO.md S13, whose players fixes the seat count)")
     h.add_argument("--seats", type=int, default=None,
-                   help="start automatically when this many players (2–6) are in")
+                   help="start automatically when this many players (Split 2–6, Splito "
+                        "2–8) are in")
     h.add_argument("--bots", type=int, default=0, help="add K bot players (run here)")
     h.add_argument("--bot-level", "--level", default="normal", type=level, metavar="LEVEL",
                    help=f"level of the --bots players: {levels} (default normal)")
@@ -1352,7 +1496,9 @@ def add_parsers(sub: Any) -> None:
 
     b = sub.add_parser("bot", help="join a game on the LAN as a bot",
                        description="A bot joins a game on the LAN, with the host's address "
-                                   "and join code.")
+                                   "and join code, and plays whichever game the host runs "
+                                   "(Split, or Splito: easy = random, normal = heuristic, "
+                                   "strong = the search where there is one, else heuristic).")
     b.add_argument("addr", metavar="ADDR[:PORT] | CODE",
                    help="the host's address, or the invitation code of a host --internet")
     b.add_argument("--code", help=code_help)

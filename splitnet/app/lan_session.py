@@ -75,7 +75,9 @@ class NetSession(SessionBase):
         self.node = node
         self.task = task
         self.table: Table = node.table
-        self.core = self.table.core
+        if self.table.split_core is None:
+            raise ValueError("this game is not Split: its session is SplitoNetSession")
+        self.core = self.table.split_core
         super().__init__(list(self.table.names), self.table.seat)
         #: the seat's own engine (the core keeps this one object for the whole game)
         self.view: Game = self.core.engine

@@ -593,6 +593,11 @@ class GameCore:
         if set(self.members()) <= r.opened:
             self._void(r)
 
+    @property
+    def round_number(self) -> int | None:
+        """The round in progress (what a ``timeout`` or ``abandon`` names), or None."""
+        return None if self.round is None else self.round.number
+
     def abandon_refusal(self, seat: int) -> str | None:
         """Why the host may not abandon ``seat`` now (R8.6), or None if it may."""
         r = self.round

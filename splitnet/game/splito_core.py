@@ -54,8 +54,11 @@ from splitnet.crypto.errors import CheatDetected, DeckUsageError
 from splitnet.crypto.proofs import SHARES_PROOF_BYTES
 from splitnet.crypto.seeds import nonzero_scalar, u64
 from splitnet.game.table import (
+    ChosenPlay,
     GameError,
+    MemoryPlays,
     MemoryPledges,
+    PlayBook,
     Pledge,
     PledgeBook,
     PledgeRefused,
@@ -179,7 +182,8 @@ class SplitoCore:
 
     def __init__(self, game_id: bytes, players: Sequence[str], settings: SplitoSettings,
                  seat: int | None, seeds: SeedSource | None = None, *, host: int = 0,
-                 pledges: PledgeBook | None = None, shuffle_proofs: bool = True) -> None:
+                 pledges: PledgeBook | None = None, plays: PlayBook | None = None,
+                 shuffle_proofs: bool = True) -> None:
         if not shuffle_proofs:
             raise ValueError("Splito is dealt with shuffle proofs only "
                              "(protocol/SPLITO_GAME.md)")
@@ -195,6 +199,12 @@ class SplitoCore:
         self.shuffle_proofs = True
         self.pledges: PledgeBook = pledges if pledges is not None else MemoryPledges()
         self.refused: PledgeRefused | None = None
+        #: this seat's chosen play per turn, kept durably before its commitment is sent
+        #: (protocol/SPLITO_GAME.md "Durability"): a restarted seat opens what it committed
+        self.plays: PlayBook = plays if plays is not None else MemoryPlays()
+        #: no seat is ever played open-handed in Splito (S5.6: a hand is known to no one
+        #: else); the table's interface asks
+        self.open_seats: set[int] = set()
         self._seed = seeds(ROUND) if (seeds is not None and seat is not None) else None
         self.stage = Stage.KEYS
         gid = game_id.hex()
@@ -213,8 +223,6 @@ class SplitoCore:
         self.dealt_by: set[int] = set()
         self._deal_buffer: list[tuple[int, dict[str, Any]]] = []
         self._central_buffer: list[tuple[int, dict[str, Any]]] = []
-        #: this seat's chosen play per turn: (slot, side, card, nonce, commitment)
-        self._chosen: dict[int, tuple[int, str, str, str, str]] = {}
         self.passes_due: set[tuple[int, int]] = set()  # (from, to) of the current pass
         self.sealed: list[Sealed] = []
         self.opened: set[int] = set()
@@ -308,7 +316,8 @@ class SplitoCore:
         return (self.seat is not None and not self.finished and self.refused is None
                 and self._bad_box is None and self.stage is Stage.PLAY
                 and self.engine.phase is Phase.COMMIT
-                and not self.engine.committed(self.seat))
+                and not self.engine.committed(self.seat)
+                and self.plays.chosen(self.engine.turn) is None)
 
     def knows(self, slot: int) -> bool:
         """Can this peer read card slot ``slot`` (it holds every seat's share)?"""
@@ -316,8 +325,16 @@ class SplitoCore:
 
     # ------------------------------------------------------------------ producing
     def move_message(self, play: Play) -> dict[str, Any]:
-        """This seat's commitment to ``play`` (S7.3); IllegalMove if S5.2 refuses it."""
+        """This seat's commitment to ``play`` (S7.3); IllegalMove if S5.2 refuses it.
+
+        The play is kept in :attr:`plays` (durably, on a node) before the commitment is
+        returned: once chosen, a turn's play is never changed — :meth:`outbox` sends the
+        same commitment again after a reconnect or a restart if the log lacks it."""
         if not self.can_move() or self.seat is None or self._seed is None:
+            kept = self.plays.chosen(self.engine.turn) if self.seat is not None else None
+            if kept is not None and not self.finished:
+                raise IllegalMove("S7.3", f"your play of turn {kept.turn} is chosen already "
+                                  f"({kept.card} to the {kept.side}); it is never changed")
             raise IllegalMove("S5.2", "you cannot choose a play now")
         if play.seat != self.seat:
             raise IllegalMove("S5.2", "a play must be for your own seat")
@@ -326,22 +343,24 @@ class SplitoCore:
         card = self.engine.face(play.slot)
         nonce = play_nonce(self.game_id, self._seed, turn)
         digest = commitment(self.engine.game_id, turn, self.seat, card, play.side, nonce)
-        self._chosen[turn] = (play.slot, play.side, card, nonce, digest)
+        self.plays.choose(ChosenPlay(turn, play.slot, play.side, card, nonce, digest))
+        self._sent.add(("move", turn))
         return {"round": ROUND, "turn": turn, "commit": digest}
 
     def chosen(self, turn: int) -> tuple[int, str] | None:
         """(slot, side) of this seat's own play of ``turn`` once committed (its narrator
         tells its own player what it chose; nobody else learns it before the reveal)."""
-        mine = self._chosen.get(turn)
+        mine = self.plays.chosen(turn)
         if mine is None and turn == self.engine.turn and self.seat is not None \
                 and self.engine.committed(self.seat):
             mine = self._recall(turn)
-        return None if mine is None else (mine[0], mine[1])
+        return None if mine is None else (mine.slot, mine.side)
 
-    def _recall(self, turn: int) -> tuple[int, str, str, str, str] | None:
-        """After a restart (a saved game taken up again) this turn's choice is in the log
-        but not in memory: the nonce comes from our seed (:func:`play_nonce`), so the play
-        of our hand whose commitment is the one logged is found by trying each (S7.3)."""
+    def _recall(self, turn: int) -> ChosenPlay | None:
+        """A play in the log that :attr:`plays` does not hold (a book that was lost, or a
+        core given none): the nonce comes from our seed (:func:`play_nonce`), so the play
+        of our hand whose commitment is the one logged is found by trying each (S7.3),
+        and kept."""
         digest = self.engine.commits[self.seat] if self.seat is not None else None
         if digest is None or self._seed is None or self.seat is None:
             return None
@@ -352,9 +371,21 @@ class SplitoCore:
                 assert card is not None
                 if commitment(self.engine.game_id, turn, self.seat, card, side,
                               nonce) == digest:
-                    self._chosen[turn] = (slot, side, card, nonce, digest)
-                    return self._chosen[turn]
+                    kept = ChosenPlay(turn, slot, side, card, nonce, digest)
+                    self.plays.choose(kept)
+                    return kept
         return None
+
+    @property
+    def round_number(self) -> int:
+        """The round a timeout names: a Splito game has one deal, round 1."""
+        return ROUND
+
+    def abandon_refusal(self, seat: int) -> str | None:
+        """Why ``seat`` cannot be played open-handed: never in Splito (S5.6)."""
+        name = self.players[seat] if 0 <= seat < self.n else f"seat {seat}"
+        return (f"S5.6: {name} cannot be replaced or played open-handed in Splito: its "
+                "hand is known to no one else, so a seat gone for good stops the game")
 
     def _pledge(self, position: int, step: str, digest: bytes | None) -> None:
         """GAME.md "Pledges": the deck a message derived from our seed is on is made
@@ -409,11 +440,18 @@ class SplitoCore:
             once(("shuffle", "cards"), "shuffle", hop_b)
         elif st is Stage.DEAL and seat not in self.dealt_by:
             once(("deal",), "deal", self._deal_message)
+        elif st is Stage.PLAY and self.engine.phase is Phase.COMMIT \
+                and not self.engine.committed(seat):
+            # a play chosen (and kept) whose commitment the log lacks: the same one again
+            turn = self.engine.turn
+            kept = self.plays.chosen(turn)
+            if kept is not None:
+                once(("move", turn), "move", lambda: {"turn": turn, "commit": kept.commit})
         elif st is Stage.PLAY and self.engine.phase is Phase.REVEAL \
                 and self.engine.reveals[seat] is None:
             turn = self.engine.turn
-            mine = self._chosen.get(turn) or self._recall(turn)
-            if mine is not None and mine[4] == self.engine.commits[seat]:
+            mine = self.plays.chosen(turn) or self._recall(turn)
+            if mine is not None and mine.commit == self.engine.commits[seat]:
                 once(("reveal", turn), "reveal", lambda: self._reveal_message(turn))
         elif st is Stage.PASS:
             turn = self.engine.turn - 1
@@ -450,7 +488,9 @@ class SplitoCore:
 
     def _reveal_message(self, turn: int) -> dict[str, Any]:
         self._pledge(1, "shares", self._final_digest())
-        slot, side, card, nonce, _ = self._chosen[turn]
+        kept = self.plays.chosen(turn)
+        assert kept is not None
+        slot, side, card, nonce = kept.slot, kept.side, kept.card, kept.nonce
         return {"turn": turn, "slot": slot, "card": card, "side": side, "nonce": nonce,
                 "share": self._holder_share(slot)}
 
@@ -505,9 +545,11 @@ class SplitoCore:
         """Is this the commitment this seat made for the current turn (S7.3)? (A host
         that refuses it refuses a legal move.)"""
         turn = self.engine.turn
-        mine = self._chosen.get(turn)
-        return (isinstance(body, dict) and mine is not None and self.can_move()
-                and body == {"round": ROUND, "turn": turn, "commit": mine[4]})
+        mine = self.plays.chosen(turn)
+        return (isinstance(body, dict) and mine is not None and self.seat is not None
+                and not self.finished and self.stage is Stage.PLAY
+                and self.engine.phase is Phase.COMMIT and not self.engine.committed(self.seat)
+                and body == {"round": ROUND, "turn": turn, "commit": mine.commit})
 
     def made_by_us(self, kind: str, body: dict[str, Any]) -> bool:
         """For an entry in this seat's own name, before it is applied: is it what this
@@ -520,8 +562,8 @@ class SplitoCore:
                                 "open")):
             return True
         if kind == "move":
-            mine = self._chosen.get(self.engine.turn)
-            return mine is None or body.get("commit") == mine[4]
+            mine = self.plays.chosen(self.engine.turn)
+            return mine is None or body.get("commit") == mine.commit
         saved, book = self._sent, self.pledges
         try:  # what outbox() would make now, with no side effect (nothing pledged)
             self._sent, self.pledges = set(), MemoryPledges()

@@ -88,6 +88,50 @@ class MemoryPledges:
         self.book[(p.round_no, p.step)] = p.digest
 
 
+@dataclass(frozen=True)
+class ChosenPlay:
+    """A seat's chosen play of one simultaneous turn (Splito, S7.3): the card slot, the
+    side, the card's id, the nonce and the commitment made of them. It must be durable
+    before the commitment is sent: a seat restarted between its commitment and its reveal
+    opens exactly this play, never another (protocol/SPLITO_GAME.md "Durability")."""
+
+    turn: int
+    slot: int
+    side: str
+    card: str
+    nonce: str
+    commit: str
+
+
+class PlayBook(Protocol):
+    """Where a seat's chosen plays are kept (the node layer: next to its seeds and
+    pledges, fsynced). One play per turn, never replaced."""
+
+    def chosen(self, turn: int) -> ChosenPlay | None:
+        """The play chosen for ``turn``, or None."""
+
+    def choose(self, play: ChosenPlay) -> None:
+        """Record ``play`` durably (ValueError if another play is kept for its turn);
+        return only once it would survive a power loss."""
+
+
+class MemoryPlays:
+    """A :class:`PlayBook` in memory (in-process sessions and tests, as
+    :class:`MemoryPledges`)."""
+
+    def __init__(self) -> None:
+        self.book: dict[int, ChosenPlay] = {}
+
+    def chosen(self, turn: int) -> ChosenPlay | None:
+        return self.book.get(turn)
+
+    def choose(self, play: ChosenPlay) -> None:
+        have = self.book.get(play.turn)
+        if have is not None and have != play:
+            raise ValueError(f"turn {play.turn}: another play is chosen already")
+        self.book[play.turn] = play
+
+
 def check_chat(author: int, body: dict[str, Any]) -> str:
     """GAME.md "chat": exactly {"text": ≤ 500 characters}; the text, or GameError."""
     text = body.get("text")

@@ -36,7 +36,7 @@ from splitnet.net.store import (
     read_final_acks,
     sync_final_acks,
 )
-from splitnet.net.table import SeedMaker, Table, TableParts
+from splitnet.net.table import SPLIT, GameChoice, SeedMaker, Table, TableParts
 from splitnet.net.wire import (
     NET_PROTOCOL,
     Channel,
@@ -131,7 +131,8 @@ class HostNode:
                  wrap: ChannelWrap = plain, code: str = "",
                  busy: Callable[[Channel, str], None] | None = None,
                  rematch_of: PreviousGame | None = None,
-                 parts: TableParts | None = None) -> None:
+                 parts: TableParts | None = None,
+                 choice: GameChoice = SPLIT) -> None:
         self.identity = identity
         self.key = identity.public_key_bytes()
         self.data_dir = data_dir
@@ -153,7 +154,10 @@ class HostNode:
         self.code = code
         self.members: list[Member] = []  # joiners in join order (the host is seat 0)
         #: open → full → starting → started, or closed (lobby_state.py)
-        self.lobby = LobbyMachine(seats)
+        #: the game this host opens its lobby for (Split unless told; NETWORK.md §4)
+        self.choice = choice
+        self.lobby = LobbyMachine(seats, max_players=choice.max_players, game=choice.name,
+                                  rule=choice.rule)
         self.table: Table | None = None
         self.conns: dict[int, Conn] = {}
         self.all_conns: set[Conn] = set()
@@ -349,6 +353,8 @@ class HostNode:
             {"name": m.name, "key": m.key} for m in self.members]
         for m in self.members:
             if m.conn is not None:
+                if self.choice.game != "split":  # a Split host sends none (wire unchanged)
+                    m.conn.send("game", game=self.choice.name, max=self.choice.max_players)
                 m.conn.send("lobby", players=players, seats=self.seats)
         self._changed()
 
@@ -382,8 +388,11 @@ class HostNode:
         if self.rematch_of is not None:  # the same seats, rules and order (GAME.md)
             table = self._rematch_table(game_id)
         else:
+            made = (self.choice.header(len(players)) if self.choice.header is not None
+                    else None)
             table = Table.new_host(self.identity, self.data_dir, game_id, players,
-                                   self.proofs, self.seed_maker, parts=self.parts)
+                                   self.proofs, self.seed_maker, parts=self.parts,
+                                   header=made)
         table.files.save_meta(meta_now(game_id=game_id.hex(), role="host", seat=0,
                                        name=self.name, host="", port=self.port,
                                        bind=self.bind, code=self.code))
@@ -1057,7 +1066,7 @@ class HostNode:
         now = self._now()
         for seat, since in sorted(self._owed_since.items()):
             step = table.core.owed_step(seat)
-            r = table.core.round
+            r = table.core.round_number
             assert r is not None
             after = self.net.open_hand_after
             gone = seat not in self.conns or self.states.get(seat, ("ok", 0))[0] != "ok"
@@ -1069,7 +1078,7 @@ class HostNode:
                 _log.warning("%s gone for %.0f s: abandoned, its seat is played "
                              "open-handed (R8.6)", table.names[seat], now - since)
                 try:
-                    self.send_game("abandon", {"round": r.number, "seat": seat,
+                    self.send_game("abandon", {"round": r, "seat": seat,
                                                "waited": int(now - since)})
                 except WireError as e:  # pragma: no cover - our own core said it may
                     _log.error("the host's own abandonment was refused: %s", e)
@@ -1079,7 +1088,7 @@ class HostNode:
             _log.warning("%s owed its %s for %.0f s: timed out, the game stops",
                          table.names[seat], step, now - since)
             try:
-                self.send_game("timeout", {"round": r.number, "seat": seat,
+                self.send_game("timeout", {"round": r, "seat": seat,
                                            "waited": int(now - since)})
             except WireError as e:  # pragma: no cover - our own core said it waits
                 _log.error("the host's own timeout was refused: %s", e)

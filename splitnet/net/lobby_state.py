@@ -30,6 +30,7 @@ from splitnet.net.machine import Machine
 
 MAX_PLAYERS = 6  # R3.1
 MIN_PLAYERS = 2  # R3.1
+SPLITO_MAX_PLAYERS = 8  # Splito: S2.1
 
 
 class LobbyState(Enum):
@@ -64,15 +65,21 @@ TABLE: dict[tuple[LobbyState, LobbyEvent], LobbyState] = {
 class LobbyMachine(Machine[LobbyState, LobbyEvent]):
     """``seats``: the auto-start count (``--seats``), or None (the host starts it)."""
 
-    def __init__(self, seats: int | None, *, started: bool = False) -> None:
+    def __init__(self, seats: int | None, *, started: bool = False,
+                 max_players: int = MAX_PLAYERS, game: str = "Split",
+                 rule: str = "R3.1") -> None:
         super().__init__("lobby", LobbyState.STARTED if started else LobbyState.OPEN, TABLE)
         self.seats = seats
         self.count = 1  # the host
+        #: the game's seat limit (Split 2–6 by R3.1, Splito 2–8 by S2.1) and its words
+        self.max_players = max_players
+        self.game = game
+        self.rule = rule
 
     @property
     def limit(self) -> int:
         """How many players (the host included) may be in."""
-        return self.seats or MAX_PLAYERS
+        return self.seats or self.max_players
 
     @property
     def accepting(self) -> bool:
@@ -93,12 +100,12 @@ class LobbyMachine(Machine[LobbyState, LobbyEvent]):
         return self.state is LobbyState.FULL
 
     def can_begin(self) -> bool:
-        """May the host start the game now (R3.1: 2 to 6 players)?"""
+        """May the host start the game now (R3.1: 2 to 6 players; Splito S2.1: 2 to 8)?"""
         return (self.can(LobbyEvent.START)
-                and MIN_PLAYERS <= self.count <= MAX_PLAYERS)
+                and MIN_PLAYERS <= self.count <= self.max_players)
 
     def begin(self) -> None:
-        if not MIN_PLAYERS <= self.count <= MAX_PLAYERS:
-            raise ValueError(f"Split needs {MIN_PLAYERS} to {MAX_PLAYERS} players (R3.1); "
-                             f"{self.count} in the lobby")
+        if not MIN_PLAYERS <= self.count <= self.max_players:
+            raise ValueError(f"{self.game} needs {MIN_PLAYERS} to {self.max_players} players "
+                             f"({self.rule}); {self.count} in the lobby")
         self.fire(LobbyEvent.START)

@@ -47,6 +47,7 @@ from splitnet.session.log import (
     parse_message,
     prove_equivocation,
 )
+from splitnet.text import shown
 
 _log = logging.getLogger("splitnet.net")
 
@@ -102,6 +103,10 @@ class PeerNode:
         self.lobby_players: list[str] = []
         self.lobby_keys: list[bytes] = []  # identity keys, in the order of lobby_players
         self.lobby_seats: int | None = None
+        #: the game the host's lobby is for, in words, and its seat limit (a "game" frame;
+        #: none: Split, 2–6 by R3.1)
+        self.lobby_game = "Split"
+        self.lobby_max = 6
         self.host_key: bytes | None = None
         self.ch: Channel | None = None
         self.target = 0
@@ -463,6 +468,9 @@ class PeerNode:
             self.lobby_players = [p["name"] for p in f["players"]]
             self.lobby_keys = [p["key"] for p in f["players"]]
             self.lobby_seats = f["seats"]
+            self._changed()
+        elif t == "game":
+            self.lobby_game, self.lobby_max = shown(f["game"], limit=16), f["max"]
             self._changed()
         elif t == "need":
             self._hand_back(ch, f["from"])

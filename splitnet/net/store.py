@@ -5,7 +5,8 @@
                        header hash: each seed fsynced before its commitment is sent
                        (without it the seat could not open the round it committed), each
                        pledge — the digest of the deck its hop or shares are on — before
-                       that message is (GAME.md "Pledges")
+                       that message is (GAME.md "Pledges"); in Splito each chosen play
+                       and its nonce before its commitment is (SPLITO_GAME.md "Durability")
     GAME_ID.meta       JSON (0600): role, seat, host address, port, name, finished, and
                        the join code, so that a restart reconnects without asking for it;
                        a host writes it (``lobby`` true) as soon as its lobby is open
@@ -42,7 +43,8 @@ from typing import Any
 
 from splitnet.durable import atomic_write
 from splitnet.game.core import PLEDGE_STEPS, Pledge
-from splitnet.session.codec import Bytes, DecodeError, Int, Map, check, decode, encode
+from splitnet.game.table import ChosenPlay
+from splitnet.session.codec import Bytes, DecodeError, Int, Map, Str, check, decode, encode
 from splitnet.session.transcript import TranscriptWriter
 
 SEED_LEN = 32
@@ -239,6 +241,11 @@ HEADER_HASH_LEN = 32
 _SECRETS = Map({"game_id": Bytes(exact=16), "seat": Int(0, 15),
                 "header": Bytes(exact=HEADER_HASH_LEN),
                 "seeds": Map({}, extra=True), "pledges": Map({}, extra=True)})
+#: a Splito seat's file also keeps its chosen plays (written only once there is one, so a
+#: Split game's file is unchanged)
+_SECRETS_PLAYS = Map({**_SECRETS.fields, "plays": Map({}, extra=True)})
+_PLAY = Map({"slot": Int(0, 255), "side": Str(5, 4), "card": Str(16, 1),
+             "nonce": Str(64, 1), "commit": Str(64, 64)})
 
 
 class SeedStore:
@@ -255,6 +262,11 @@ class SeedStore:
     It is also the seat's :class:`~splitnet.game.core.PledgeBook`: ``pledge`` writes the
     digest of the deck a hop or shares are on durably before the core makes the message;
     ``pledged`` reads it back after a restart, so the core refuses another deck there.
+
+    And it is a Splito seat's :class:`~splitnet.game.table.PlayBook`: ``choose`` writes a
+    turn's chosen play (slot, side, card, nonce, commitment) durably before the core
+    returns its commitment; ``chosen`` reads it back, so a seat killed between its
+    commitment and its reveal opens exactly the play it committed to.
     """
 
     def __init__(self, path: Path, game_id: bytes, seat: int, header_hash: bytes,
@@ -268,13 +280,15 @@ class SeedStore:
         self.make = make
         self.seeds: dict[int, bytes] = {}
         self.pledges: dict[tuple[int, str], bytes] = {}
+        self.plays: dict[int, ChosenPlay] = {}
         if path.exists():
             self._load()
 
     def _load(self) -> None:
         try:
             obj = decode(self.path.read_bytes(), max_len=1 << 16)
-            check(obj, _SECRETS, "secrets")
+            check(obj, _SECRETS_PLAYS if isinstance(obj, dict) and "plays" in obj
+                  else _SECRETS, "secrets")
         except (OSError, DecodeError) as e:
             raise ValueError(f"{self.path}: unreadable secrets file: {e}") from None
         assert isinstance(obj, dict)
@@ -294,6 +308,27 @@ class SeedStore:
                     or len(v) != 32):
                 raise ValueError(f"{self.path}: bad pledge entry {k!r}")
             self.pledges[(int(rnd), step)] = v
+        for k, v in obj.get("plays", {}).items():
+            try:
+                check(v, _PLAY, f"secrets.plays.{k}")
+            except DecodeError as e:
+                raise ValueError(f"{self.path}: bad play entry: {e}") from None
+            if not k.isdigit() or not 1 <= int(k) <= 64:
+                raise ValueError(f"{self.path}: bad play entry {k!r}")
+            self.plays[int(k)] = ChosenPlay(int(k), v["slot"], v["side"], v["card"],
+                                            v["nonce"], v["commit"])
+
+    def chosen(self, turn: int) -> ChosenPlay | None:
+        return self.plays.get(turn)
+
+    def choose(self, play: ChosenPlay) -> None:
+        """Write the play durably (refusing to replace another one of its turn)."""
+        have = self.plays.get(play.turn)
+        if have is not None and have != play:
+            raise ValueError(f"turn {play.turn}: another play is chosen already")
+        if have is None:
+            self.plays[play.turn] = play
+            self._save()
 
     def pledged(self, round_no: int, step: str) -> bytes | None:
         return self.pledges.get((round_no, step))
@@ -319,6 +354,10 @@ class SeedStore:
         obj = {"game_id": self.game_id, "seat": self.seat, "header": self.header_hash,
                "seeds": {str(k): v for k, v in sorted(self.seeds.items())},
                "pledges": {f"{r}:{step}": d for (r, step), d in sorted(self.pledges.items())}}
+        if self.plays:
+            obj["plays"] = {str(t): {"slot": p.slot, "side": p.side, "card": p.card,
+                                     "nonce": p.nonce, "commit": p.commit}
+                            for t, p in sorted(self.plays.items())}
         atomic_write(self.path, encode(obj), 0o600)
 
 

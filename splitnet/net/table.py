@@ -8,6 +8,12 @@ both leave everything unchanged when they refuse — and only then orders it
 (:meth:`Table.order`). Either way every accepted entry is written to the transcript and
 applied to the core, exactly the path of :class:`splitnet.game.local.LocalGame`.
 
+The table does not know the game: the header's settings map names it (no ``game`` key:
+Split; ``"game": "splito"``: Splito, protocol/SPLITO_GAME.md), and the table builds that
+game's core — a :class:`~splitnet.game.core.GameCore` or a
+:class:`~splitnet.game.splito_core.SplitoCore` — behind :class:`NetCore`, the one
+interface the table, the host and the joiner call.
+
 What a table needs from above the network layer — the open-handed seat's player (R8.6)
 and the narration of a restarted game — comes in as :class:`TableParts`, from whoever
 assembles a peer (``splitnet host``/``join``/``bot``: :data:`splitnet.app.lan_session.LAN_PARTS`).
@@ -19,7 +25,7 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 from splitnet.crypto.errors import CheatDetected
 from splitnet.game.checks import HopChecker
@@ -27,11 +33,16 @@ from splitnet.game.core import GameCore, GameError, Position
 from splitnet.game.local import game_settings, settings_from_header
 from splitnet.game.open_hand import OpenHandPlayer
 from splitnet.game.rematch import PreviousGame, Rematch, RematchError, check_follows, first_dealer
+from splitnet.game.splito_core import GAME as SPLITO
+from splitnet.game.splito_core import SplitoCore, splito_from_header
+from splitnet.game.table import PledgeRefused
 from splitnet.net.store import GameFiles, SeedStore, Transcript
 from splitnet.net.wire import WireError
 from splitnet.rules import IllegalMove, Settings
 from splitnet.session.identity import Identity
 from splitnet.session.log import Author, Entry, Log, LogError, Player
+from splitnet.splito.engine import IllegalMove as SplitoIllegalMove
+from splitnet.splito.settings import SplitoSettings
 
 _log = logging.getLogger("splitnet.net")
 
@@ -39,13 +50,92 @@ GAME_KINDS = ("commit", "shuffle", "shares", "move", "reveal", "alarm", "open", 
               "timeout", "accuse", "abandon")
 SeedMaker = Callable[[bytes, int], Callable[[int], bytes]]  # (game_id, seat) → round → seed
 
+#: the games a table runs: the header's ``game`` (absent for Split) → its name in words
+GAMES: Final = {"split": "Split", SPLITO: "Splito"}
+
+
+class NetCore(Protocol):
+    """One seat's sans-IO game core as the network layer drives it, whatever the game
+    (:class:`~splitnet.game.core.GameCore` and
+    :class:`~splitnet.game.splito_core.SplitoCore` both are one). The host validates a
+    message by :meth:`apply` to its own core; every peer applies every ordered entry."""
+
+    finished: bool
+    verdict: GameError | None
+    #: this seat refused to make a message (GAME.md "Pledges"): it stops
+    refused: PledgeRefused | None
+    #: seats played open-handed (R8.6; none in Splito)
+    open_seats: set[int]
+
+    @property
+    def record(self) -> dict[str, Any] | None: ...
+
+    @property
+    def round_number(self) -> int | None:
+        """The round in progress (what the host's ``timeout`` names)."""
+
+    def apply(self, author: int, kind: str, body: dict[str, Any], *,
+              at: Position | None = None) -> None: ...
+
+    def outbox(self) -> list[tuple[str, dict[str, Any]]]: ...
+
+    def waiting_for(self) -> list[int]: ...
+
+    def progress(self) -> str: ...
+
+    def can_move(self) -> bool: ...
+
+    def owed_step(self, seat: int) -> str: ...
+
+    def abandon_refusal(self, seat: int) -> str | None: ...
+
+    def move_is_legal(self, body: object) -> bool: ...
+
+    def made_by_us(self, kind: str, body: dict[str, Any]) -> bool: ...
+
+    def forget_unlogged(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class GameChoice:
+    """The game a host opens its lobby for: its ``game`` (the header's, "split" for none),
+    its seat limit and the rule that sets it, and ``header(players)`` — the header's
+    settings map for that many players (None: Split's, made from the host's options)."""
+
+    game: str = "split"
+    max_players: int = 6
+    rule: str = "R3.1"
+    header: Callable[[int], dict[str, Any]] | None = None
+
+    @property
+    def name(self) -> str:
+        return GAMES[self.game]
+
+
+#: Split, 2–6 players (R3.1): a host's game unless told otherwise
+SPLIT: Final = GameChoice()
+
+
+def header_game(raw: object) -> str:
+    """The game a header's settings map names: "split" (no ``game`` key) or "splito"."""
+    game = raw.get("game", "split") if isinstance(raw, dict) else "split"
+    return game if isinstance(game, str) and game in GAMES else "split"
+
+
+def check_header_settings(raw: object) -> None:
+    """Refuse (ValueError) a header's settings map that no table can run."""
+    if header_game(raw) == SPLITO:
+        splito_from_header(raw)
+    else:
+        settings_from_header(raw)
+
 
 def game_error_code(e: GameError) -> str:
     """The wire error code for a message the game core refused."""
     cause = e.__cause__
     if isinstance(cause, CheatDetected):
         return "cheat"
-    if isinstance(cause, IllegalMove):
+    if isinstance(cause, IllegalMove | SplitoIllegalMove):
         return "illegal"
     if e.reason.startswith("message for round"):
         return "round"
@@ -104,7 +194,7 @@ class Table:
                  parts: TableParts | None = None) -> None:
         parts = parts or TableParts()
         h = log.header
-        settings, proofs = settings_from_header(h.settings)
+        self.game = header_game(h.settings)
         self.identity = identity
         self.log = log
         self.seat = seat
@@ -115,22 +205,39 @@ class Table:
         self.names = [p.name for p in h.players]
         self.n = len(self.names)
         self.host_seat = h.host
-        self.settings = settings
-        self.proofs = proofs
-        #: round 1's dealer (R3.2: seat 0, or the rematch header's)
-        self.first_dealer = first_dealer(h.settings, self.n)
-        self.core = GameCore(h.game_id, self.names, settings, seat, seeds.seed,
-                             shuffle_proofs=proofs, host=h.host, pledges=seeds,
-                             keys=[p.key for p in h.players], first_dealer=self.first_dealer,
-                             checker=CHECKER,
-                             open_hand=parts.open_hand)
+        self.splito: SplitoSettings | None = None
+        self.split_core: GameCore | None = None
+        self.splito_core: SplitoCore | None = None
+        self.core: NetCore
+        if self.game == SPLITO:
+            self.splito, proofs = splito_from_header(h.settings)
+            self.settings = Settings()  # (Split's rules: unused by a Splito table)
+            self.proofs = proofs
+            self.first_dealer = self.splito.dealer
+            self.splito_core = SplitoCore(h.game_id, self.names, self.splito, seat,
+                                          seeds.seed, host=h.host, pledges=seeds,
+                                          plays=seeds)
+            self.core = self.splito_core
+        else:
+            settings, proofs = settings_from_header(h.settings)
+            self.settings = settings
+            self.proofs = proofs
+            #: round 1's dealer (R3.2: seat 0, or the rematch header's)
+            self.first_dealer = first_dealer(h.settings, self.n)
+            self.split_core = GameCore(h.game_id, self.names, settings, seat, seeds.seed,
+                                       shuffle_proofs=proofs, host=h.host, pledges=seeds,
+                                       keys=[p.key for p in h.players],
+                                       first_dealer=self.first_dealer, checker=CHECKER,
+                                       open_hand=parts.open_hand)
+            self.core = self.split_core
         self.author = Author(identity, h.game_id, seat, log.next_counter(seat))
         self.listeners: list[Callable[[Entry], None]] = []
         #: the saved log in words, told as a restart re-applies it (:meth:`load`), so a
         #: session opened on this table shows the game so far; ``narrator`` goes on
         #: from there (None: ``parts`` gave none, nothing is told)
         self.history: list[str] = []
-        self.narrator = (parts.narrator(self.names, seat) if parts.narrator is not None
+        self.narrator = (parts.narrator(self.names, seat)
+                         if parts.narrator is not None and self.split_core is not None
                          else None)
         #: the last entry ``narrator`` has told (0: the header, or no narrator)
         self.narrated = 0
@@ -140,12 +247,17 @@ class Table:
     def new_host(cls, identity: Identity, data_dir: Path, game_id: bytes,
                  players: list[Player], proofs: bool, seed_maker: SeedMaker | None, *,
                  settings: Settings | None = None, rematch: Rematch | None = None,
-                 parts: TableParts | None = None) -> Table:
+                 parts: TableParts | None = None,
+                 header: dict[str, Any] | None = None) -> Table:
         """The host's table of a new game (a rematch: ``rematch`` names the game before,
-        whose ``settings`` it keeps; GAME.md "Rematch")."""
+        whose ``settings`` it keeps; GAME.md "Rematch"). ``header``: the header's
+        settings map of another game than Split (Splito: ``splito_header``)."""
+        if header is not None:
+            check_header_settings(header)
         log, _ = Log.start(identity, game_id=game_id, host_seat=0, players=players,
-                           settings=game_settings(settings or Settings(),
-                                                  shuffle_proofs=proofs, rematch=rematch))
+                           settings=header if header is not None else
+                           game_settings(settings or Settings(), shuffle_proofs=proofs,
+                                         rematch=rematch))
         files = GameFiles(data_dir, game_id)
         transcript = Transcript(files.transcript)
         if transcript.records:
@@ -180,8 +292,11 @@ class Table:
         log = Log()
         try:
             log.append_record(header)
-            settings_from_header(log.header.settings)
-            first_dealer(log.header.settings, len(log.header.players))
+            check_header_settings(log.header.settings)
+            if header_game(log.header.settings) == "split":
+                first_dealer(log.header.settings, len(log.header.players))
+            elif len(log.header.players) != splito_from_header(log.header.settings)[0].players:
+                raise ValueError("the Splito settings are not for this many players (S2.1)")
         except (LogError, ValueError) as e:
             raise WireError("protocol", f"the host's game header is not valid: {e}",
                             fatal=True) from None
@@ -250,10 +365,10 @@ class Table:
     def _replay(self, record: bytes) -> None:
         entry = self.log.append_record(record)
         self._apply(entry)
-        if self.narrator is None:
+        if self.narrator is None or self.split_core is None:
             return
         if entry.seq > 0 and entry.kind != "accept":
-            news = self.narrator.after_entry(self.core, entry.author, entry.kind,
+            news = self.narrator.after_entry(self.split_core, entry.author, entry.kind,
                                              dict(entry.body))
             self.history.extend(news.lines)
         self.narrated = entry.seq

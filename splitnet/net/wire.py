@@ -103,7 +103,10 @@ SCHEMAS: Final[dict[str, tuple[Schema, bool, bool]]] = {
                      "ready": Bool()}), False, True),
     "lobby": (Map({"t": _T, "players": List(Map({"name": _NAME, "key": _KEY}),
                                            max_len=MAX_SEATS),
-                   "seats": Opt(Int(2, 6))}), False, True),
+                   "seats": Opt(Int(2, 8))}), False, True),
+    # the game a lobby is for, when it is not Split (NETWORK.md §4): sent before "lobby"
+    "game": (Map({"t": _T, "game": Str(16, 1, printable=True), "max": Int(2, 8)}),
+             False, True),
     "rec": (Map({"t": _T, "seq": _U31, "record": Bytes(max_len=MAX_RECORD)}), True, True),
     "need": (Map({"t": _T, "from": _U31}), False, True),
     "msg": (Map({"t": _T, "msg": Bytes(max_len=MAX_MSG), "sig": Bytes(max_len=64)}),

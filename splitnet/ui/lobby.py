@@ -120,6 +120,11 @@ class JoinLobby:
         else:
             self.code = None
         self.info = [f"Host key fingerprint: {fingerprint(key)}"] if key and words else []
+        game = getattr(node, "lobby_game", "Split")
+        if game != "Split":  # the host named its game (a "game" frame, NETWORK.md §4)
+            seats = node.lobby_seats
+            self.info.insert(0, shown(f"Game: {game}, " + (f"{seats} seats" if seats else
+                                      f"up to {getattr(node, 'lobby_max', 8)} seats")))
         if key and self.announced_fp and self.announced_fp != fingerprint(key):
             self.info.append(f"WARNING: the game's announcement gave another fingerprint "
                              f"({self.announced_fp}): ask the host which is theirs")

@@ -1,0 +1,304 @@
+"""A LAN Splito game for one seat: :class:`SplitoNetSession`, the
+:class:`~splitnet.frontend.SplitoTableSession` over a host or joiner node (the Split
+session is :class:`~splitnet.app.lan_session.NetSession`).
+
+The session drives one seat — a person (the front end calls :meth:`submit`) or a Splito
+bot (:mod:`splitnet.splito.bots`) — on the seat's own
+:class:`~splitnet.game.splito_core.SplitoCore`: ``view`` is that core's engine (the seat's
+hand, the hands it held, the zones and the central objectives, S7), the log is told in
+lines as entries arrive (:class:`~splitnet.splito.describe.SplitoNarrator`, as for a game
+on this machine) and the status names whose commitment is still missing (S7.3).
+
+S5.6: with the table's ``turn_timeout_s``, a seat that has not chosen its play that long
+after its turn opened has it chosen by its own program — this session, which alone knows
+the hand: its first card in id order, to the left (:meth:`Game.timeout_play`). No one
+else can (the host never sees a hand), so a seat gone for good stops the game: the host's
+``timeout`` names it (protocol/SPLITO_GAME.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from typing import Any, Final
+
+from splitnet.aio import until
+from splitnet.app.lan_session import Node
+from splitnet.errors import SplitnetError
+from splitnet.frontend import SessionBase, SplitoTableSession
+from splitnet.game.splito_core import SplitoCore, Stage
+from splitnet.net.peer import PeerFatal
+from splitnet.net.table import Table
+from splitnet.net.wire import WireError
+from splitnet.session.log import Entry
+from splitnet.splito.bots import BOTS, Bot, make_bot
+from splitnet.splito.describe import SplitoNarrator
+from splitnet.splito.engine import Game, IllegalMove, Phase, Play
+
+#: the level names every command offers (docs/PLAYING.md) → Splito's bots: easy is the
+#: uniform random player, normal the heuristic that weighs both zones; strong is the
+#: search level where one is built, else the heuristic
+SPLITO_LEVELS: Final = {"easy": "random", "random": "random", "normal": "heuristic",
+                        "heuristic": "heuristic", "strong": "strong"}
+
+
+def splito_bot(level: str, seed: int) -> Bot:
+    """The Splito bot for a command's ``--level`` (ValueError naming the choices)."""
+    name = SPLITO_LEVELS.get(level)
+    if name is None:
+        raise ValueError(f"Splito has no {level!r} bot; choose from easy, normal, strong")
+    if name not in BOTS:
+        name = "heuristic"  # no search level for Splito here: the strongest there is
+    return make_bot(name, seed)
+
+
+class SplitoNetSession(SessionBase):
+    """A LAN Splito game for one seat (a SplitoTableSession): a person's or a bot's."""
+
+    def __init__(self, node: Node, task: asyncio.Future[Any], *, bot: Bot | None = None,
+                 human: bool = False, bot_delay: float = 0.0,
+                 clock: Callable[[], float] | None = None) -> None:
+        table = node.table
+        if table is None:
+            raise ValueError("the game has not started")
+        if table.splito_core is None:
+            raise ValueError("this game is not Splito: its session is NetSession")
+        if (bot is None) == (not human):
+            raise ValueError("a seat is played by exactly one of a bot or a person")
+        self.node = node
+        self.task = task
+        self.table: Table = table
+        self.core: SplitoCore = table.splito_core
+        super().__init__(list(table.names), table.seat)
+        #: the seat's own engine (the core keeps this one object for the whole game)
+        self.view: Game = self.core.engine
+        self.bot = bot
+        self.human = human
+        self.bot_delay = bot_delay
+        self.clock: Callable[[], float] = clock or asyncio.get_running_loop().time
+        #: S5.6: the table's limit on choosing a play (None: no limit)
+        self.turn_timeout: int | None = self.core.settings.turn_timeout_s
+        #: (turn, since when this seat may choose its play), for S5.6
+        self._turn_open: tuple[int, float] | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._wake = asyncio.Event()
+        self._evidence_seen = 0
+        self._narrator = SplitoNarrator(self.players, self.seat)
+        #: players whose ack of the final log a joiner never saw (PeerNode.unconfirmed)
+        self.unconfirmed: list[str] = []
+        table.listeners.append(self._on_entry)
+        node.subscribe(self._on_net)
+        if self.core.stage in (Stage.PLAY, Stage.PASS) and self.view.turn > 1:
+            self._narrator.resume(self.view)  # (the game so far is not told again)
+            self.log.append(f"Resumed the game: {self._where()}.")
+        else:
+            self.log.extend(self._narrator.after_change(self.view))  # the deal, if done
+        self._refresh()
+
+    @property
+    def record(self) -> dict[str, Any] | None:
+        """The game record (S12) once the audit wrote it, else None."""
+        return self.core.record
+
+    def _where(self) -> str:
+        if self.core.stage in (Stage.PLAY, Stage.PASS):
+            return f"turn {self.view.turn} of {self.view.turns}"
+        return str(self.core.stage.value)
+
+    def _changed(self) -> None:
+        self._refresh()
+        self._wake.set()
+        super()._changed()
+
+    # ------------------------------------------------------------------ the log in words
+    def _name(self, seat: int) -> str:
+        return "You" if seat == self.seat else self.players[seat]
+
+    def _on_entry(self, entry: Entry) -> None:
+        news = self._narrator.after_entry(self.core, entry.author, entry.kind,
+                                          dict(entry.body))
+        self.log.extend(news.lines)
+        if news.verdict is not None:
+            self.verdict = news.verdict
+        self._changed()
+
+    def _on_net(self) -> None:
+        evidence = getattr(self.node, "evidence", [])
+        for seat, kind, reason in evidence[self._evidence_seen:]:
+            who = self._name(seat)
+            self.log.append(f"Refused {who}'s {kind}: {reason} — kept as evidence.")
+        self._evidence_seen = len(evidence)
+        self._changed()
+
+    def _refresh(self) -> None:
+        self._track_turn()
+        core = self.core
+        if self.finished:
+            self.status = "game over" if core.verdict is None else core.progress()
+            return
+        if self.node.fatal:
+            self.status = f"game stopped: {self.node.fatal}"
+            return
+        if self.node.net_status:
+            self.status = self.node.net_status
+            return
+        if core.finished:
+            self.status = "game over" if core.verdict is None else core.progress()
+            return
+        log = self.table.log
+        if not log.all_accepted:
+            missing = [self.players[s] for s in range(len(self.players))
+                       if s not in log.accepted]
+            self.status = "waiting for " + ", ".join(missing) + " to accept the game"
+            return
+        notes = []
+        waiting = set(core.waiting_for())
+        for s, (state, quiet) in sorted(self.node.seat_states().items()):
+            if state == "ok" or s == self.seat:
+                continue
+            what = "disconnected" if state == "gone" else f"not answering for {quiet} s"
+            notes.append(f"waiting for {self.players[s]} ({what})" if s in waiting
+                         else f"{self.players[s]} {what}")
+        base = core.progress()
+        if self.human and self._my_turn():
+            base = "your turn: choose a card and a side — " + base
+            if self._turn_open is not None and self.turn_timeout is not None:
+                left = self._turn_open[1] + self.turn_timeout - self.clock()
+                notes.append(f"{max(0, int(left))} s left, then your first card goes "
+                             "left (S5.6)")
+        self.status = base + ("  — " + "; ".join(notes) if notes else "")
+
+    # ------------------------------------------------------------------ S5.6
+    def _track_turn(self) -> None:
+        """Note when this seat's turn opened; with ``turn_timeout_s``, wake when it is up."""
+        if not self._my_turn():
+            if self._turn_open is not None and self.view.turn != self._turn_open[0]:
+                self._turn_open = None
+            return
+        turn = self.view.turn
+        if self._turn_open is None or self._turn_open[0] != turn:
+            self._turn_open = (turn, self.clock())
+            if self.turn_timeout is not None:
+                if self._timer is not None:
+                    self._timer.cancel()
+                with contextlib.suppress(RuntimeError):  # no loop: checked when asked
+                    self._timer = asyncio.get_running_loop().call_later(
+                        self.turn_timeout + 0.01, self._wake.set)
+
+    def time_is_up(self) -> bool:
+        """S5.6: this seat's time to choose its play this turn is over."""
+        return (self.turn_timeout is not None and self._turn_open is not None
+                and self._my_turn() and self._turn_open[0] == self.view.turn
+                and self.clock() - self._turn_open[1] >= self.turn_timeout)
+
+    # ------------------------------------------------------------------ acting
+    def _my_turn(self) -> bool:
+        core = self.core
+        return (self.node.ready and core.can_move() and not core.finished
+                and core.engine.phase is Phase.COMMIT)
+
+    def _send(self, play: Play) -> None:
+        """Check the play on our own core (IllegalMove: nothing changes); it is kept
+        durably, then its commitment is sent (the core sends it again if it is lost)."""
+        body = self.core.move_message(play)
+        try:
+            sent = self.node.send_game("move", body)
+        except WireError as e:  # the host refused its own seat's commitment
+            raise IllegalMove("net", e.reason) from None
+        if not sent:
+            self.log.append("Your play is kept; its commitment goes out as soon as the host "
+                            "is reached.")
+        self._changed()
+
+    async def submit(self, play: Play) -> None:
+        """Commit the person's play of this turn (S5.2, S7.3); IllegalMove if refused."""
+        if not self.human:
+            raise IllegalMove("S5.2", "this seat is played by a bot")
+        if not self._my_turn() and self.core.can_move() and not self.finished:
+            # the game lets us play and the node is an instant from ready (in sync with
+            # the host): wait for it (bounded) rather than refuse a play made in time
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(5.0):
+                    while not self._my_turn() and self.core.can_move():
+                        self._wake.clear()
+                        await self._wake.wait()
+        if not self._my_turn():
+            raise IllegalMove("S5.2", "you cannot choose a play now: "
+                              + (self.node.net_status or self.core.progress()))
+        turn = self.view.turn
+        self._send(play)
+        # back once the commitment is in the log (the view says so, as a front end reads
+        # it), the connection is lost (it is resent from the kept play), or after 30 s
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(30.0):
+                while (not self.finished and self.node.ready and self.view.turn == turn
+                       and not self.view.committed(self.seat)):
+                    self._wake.clear()
+                    await self._wake.wait()
+
+    async def chat(self, text: str) -> None:
+        with contextlib.suppress(WireError):
+            self.node.send_game("chat", {"text": text[:500]})
+
+    def _timeout_play(self) -> None:
+        play = self.view.timeout_play(self.seat)
+        self.log.append(f"Time is up (S5.6, {self.turn_timeout} s): your own program plays "
+                        f"your first card, {self.view.face(play.slot)}, to the left.")
+        self._send(play)
+
+    async def run(self) -> None:
+        task = self.task
+        try:
+            for _ in range(10_000_000):
+                if task.done():
+                    break
+                if self._my_turn():
+                    if self.time_is_up():
+                        with contextlib.suppress(IllegalMove):
+                            self._timeout_play()
+                        await asyncio.sleep(0)
+                        continue
+                    if self.bot is not None:
+                        if self.bot_delay:
+                            await asyncio.sleep(self.bot_delay)
+                        if self._my_turn():
+                            play = await self._choose()
+                            try:
+                                self._send(play)
+                            except IllegalMove:
+                                await asyncio.sleep(0.05)
+                        await asyncio.sleep(0)
+                        continue
+                self._wake.clear()
+                await until(self._wake, task)
+            await task
+            if self.node.fatal and (not self.core.finished or self.core.verdict is not None):
+                self.verdict = f"game stopped: {self.node.fatal}"
+                self.log.append(self.verdict)
+            check = getattr(self.node, "unconfirmed", None)  # a joiner (SECURITY.md §4)
+            if self.core.finished and check is not None and check():
+                self.unconfirmed = [self.players[s] for s in check()]
+                self.log.append("Not confirmed by " + ", ".join(self.unconfirmed) + ": their "
+                                "acknowledgement of the final log never reached us (they left "
+                                "early, or the host withheld it) — compare transcripts.")
+        except (PeerFatal, SplitnetError) as e:  # the node stopped: the game cannot go on
+            self.verdict = f"game stopped: {e}"
+            self.log.append(self.verdict)
+        finally:
+            self.finished = True
+            if self._timer is not None:
+                self._timer.cancel()
+            self._changed()
+
+    async def _choose(self) -> Play:
+        bot = self.bot
+        assert bot is not None
+        if getattr(bot, "searches", False):  # a search thinks on a copy, off the loop
+            return await asyncio.to_thread(bot.choose, self.view.clone(), self.seat)
+        return bot.choose(self.view, self.seat)
+
+
+def as_table_session(session: SplitoNetSession) -> SplitoTableSession:
+    """A SplitoNetSession is what a Splito front end reads (checked by the type checker)."""
+    return session

@@ -1,0 +1,151 @@
+"""Splito over the LAN with real processes on loopback (protocol/SPLITO_GAME.md "LAN"):
+``splitnet host --game splito --play-as-bot`` and ``splitnet bot`` processes, each with
+its own data directory; the transcripts are byte-identical and ``splitnet verify``
+passes. A bot killed -9 between its commitment and its reveal (S7.3) is restarted and
+opens exactly the play it committed to: its chosen play was on disk before its
+commitment was sent."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from splitnet.net.store import SeedStore
+from splitnet.session.log import Log
+from splitnet.session.transcript import read_transcript
+from splitnet.verify import verify_records
+from tests.test_net_game import TIMEOUT, Proc, game_file, host_port_and_code, wait_until
+
+pytestmark = pytest.mark.slow
+
+
+class SplitoTable:
+    """A Splito host (seat 0, a bot) and ``n - 1`` bot processes, all on 127.0.0.1."""
+
+    def __init__(self, tmp: Path, n: int, bot_extra: dict[int, tuple[str, ...]]) -> None:
+        self.tmp = tmp
+        self.n = n
+        self.host = Proc(tmp, "host", "host", "--game", "splito", "--port", "0", "--bind",
+                         "127.0.0.1", "--play-as-bot", "normal", "--seats", str(n),
+                         "--no-announce", "--name", "Host", "--data-dir", str(tmp / "p0"),
+                         "--test-seed", "4")
+        wait_until(lambda: "listening on port" in self.host.stdout(), 30, "the host to listen")
+        assert "Game: Splito, 3 seats" in self.host.stdout()
+        self.port, self.code = host_port_and_code(self.host)
+        self.bots: list[Proc] = []
+        for i in range(1, n):
+            self.bots.append(Proc(tmp, f"bot{i}", "bot", f"127.0.0.1:{self.port}", "--name",
+                                  f"B{i}", "--data-dir", str(tmp / f"p{i}"), "--code",
+                                  self.code, "--test-seed", "4", *bot_extra.get(i, ())))
+            wait_until(lambda i=i: self.host.stderr().count("joined the lobby") >= i, 30,
+                       f"bot {i} to join")
+
+    @property
+    def procs(self) -> list[Proc]:
+        return [self.host, *self.bots]
+
+    def finish(self) -> list[bytes]:
+        for p in self.procs:
+            rc = p.wait(TIMEOUT)
+            assert rc == 0, f"{p.label} exited {rc}\n{p.stderr()[-3000:]}"
+            assert "Scores (left zone × right zone):" in p.stdout(), p.stdout()[-2000:]
+        files = [game_file(self.tmp / f"p{i}") for i in range(self.n)]
+        assert all(files)
+        data = [f.read_bytes() for f in files if f]
+        assert all(d == data[0] for d in data[1:]), "transcripts differ"
+        assert files[0] is not None
+        return read_transcript(files[0])
+
+    def kill_all(self) -> None:
+        for p in self.procs:
+            if p.p.poll() is None:
+                p.p.kill()
+
+
+@pytest.fixture
+def splito_table(tmp_path: Path):  # type: ignore[no-untyped-def]
+    made: list[SplitoTable] = []
+
+    def make(n: int, bot_extra: dict[int, tuple[str, ...]] | None = None) -> SplitoTable:
+        t = SplitoTable(tmp_path, n, bot_extra or {})
+        made.append(t)
+        return t
+
+    yield make
+    for t in made:
+        t.kill_all()
+
+
+def test_a_three_seat_splito_game_over_the_lan_verifies(splito_table, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    t = splito_table(3)
+    records = t.finish()
+    v = verify_records(records)
+    assert v.ok, v.summary
+    assert v.record is not None and v.record["format"] == "splito-record/1"
+    assert [s["name"] for s in v.record["seats"]] == ["Host", "B1", "B2"]
+    out = subprocess.run([sys.executable, "-m", "splitnet.cli", "verify",
+                          str(game_file(tmp_path / "p2"))], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "shuffle fair: yes" in out.stdout
+    assert "Dealt:" in t.bots[0].stdout() and "Audit passed (S7.5)" in t.bots[0].stdout()
+
+
+def _entries(data_dir: Path) -> list[tuple[int, str, dict[str, object]]]:
+    f = game_file(data_dir)
+    if f is None:
+        return []
+    log = Log()
+    out = []
+    for rec in read_transcript(f, repair=True):
+        e = log.append_record(rec)
+        if e.seq > 0:
+            out.append((e.author, e.kind, dict(e.body)))
+    return out
+
+
+def _committed_not_revealed(data_dir: Path, seat: int) -> bool:
+    """The host's log holds ``seat``'s commitment of the current turn and not yet the
+    turn's reveals (one seat's commitment is still missing)."""
+    entries = _entries(data_dir)
+    moves = [(a, b.get("turn")) for a, k, b in entries if k == "move"]
+    reveals = {b.get("turn") for _, k, b in entries if k == "reveal"}
+    if not moves:
+        return False
+    turn = moves[-1][1]
+    return turn not in reveals and (seat, turn) in moves
+
+
+def test_a_bot_killed_between_commitment_and_reveal_opens_what_it_committed(
+        splito_table, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # B2 waits before each commitment, so B1's sits in the log without its reveal
+    t = splito_table(3, {2: ("--delay", "1.5")})
+    victim = t.bots[0]
+    wait_until(lambda: _committed_not_revealed(tmp_path / "p0", 1), 90,
+               "B1's commitment to be in the log before the turn's reveals")
+    victim.kill()
+    f = game_file(tmp_path / "p1")
+    assert f is not None
+    entries = _entries(tmp_path / "p0")
+    turn = [b["turn"] for a, k, b in entries if k == "move" and a == 1][-1]
+    committed = [b["commit"] for a, k, b in entries if k == "move" and a == 1][-1]
+    # the play was on disk before the commitment left: the secrets file holds it
+    header = read_transcript(f)[0]
+    log = Log()
+    log.append_record(header)
+    kept = SeedStore(f.with_suffix(".secrets"), log.game_id, 1, log.header_hash).chosen(turn)  # type: ignore[arg-type]
+    assert kept is not None and kept.commit == committed
+    time.sleep(0.3)
+    victim.start()  # the same command: it resumes its unfinished game
+    v = verify_records(t.finish())
+    assert v.ok, v.summary
+    assert "Resuming game" in victim.stdout()
+    reveal = [b for a, k, b in _entries(tmp_path / "p0")
+              if k == "reveal" and a == 1 and b["turn"] == turn]
+    assert len(reveal) == 1
+    assert (reveal[0]["slot"], reveal[0]["side"], reveal[0]["card"]) == (
+        kept.slot, kept.side, kept.card)
