@@ -83,7 +83,7 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
 
         return run_splito_selfplay(args.players, names, args.seed, args.settings,
                                    record=args.record, local_shuffle=args.local_shuffle,
-                                   transcript=args.transcript)
+                                   transcript=args.transcript, samples=args.samples)
     return run_selfplay(args.players, names, args.seed, _settings(args.settings),
                         record=args.record, transcript=args.transcript, samples=args.samples,
                         local_shuffle=args.local_shuffle, shuffle_proofs=not args.no_proofs)

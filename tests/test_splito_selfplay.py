@@ -43,7 +43,7 @@ def test_selfplay_splito_two_players_and_a_settings_file(tmp_path: Path) -> None
     (["-n", "9", "--local-shuffle"], "S2.1"),
     (["-n", "4", "--local-shuffle", "--transcript", "t"], "no transcript"),
     (["-n", "4", "--local-shuffle", "--settings", "/nonexistent/s.json"], "no such settings file"),
-    (["-n", "4", "--local-shuffle", "--bots", "strong"], "Splito has no 'strong' bot"),
+    (["-n", "4", "--local-shuffle", "--bots", "oracle"], "unknown bot level 'oracle'"),
 ])
 def test_selfplay_splito_refuses_bad_arguments(argv: list[str], error: str) -> None:
     with pytest.raises(SystemExit, match=error):
