@@ -189,6 +189,35 @@ def bench_fair(players: Sequence[int], seed: int = 0) -> list[str]:
     return lines
 
 
+PARTS = ("engine", "bots", "fair")
+
+
+def run_bench_splito(only: str | None, players: str | None, games: int | None,
+                     budget: float, samples: int | None, seed: int, *,
+                     levels: bool = True) -> int:
+    """``splitnet bench splito``: check the arguments (one line each), run, print."""
+    parts = [p.strip() for p in (only or ",".join(PARTS)).split(",") if p.strip()]
+    unknown = [p for p in parts if p not in PARTS]
+    if unknown or not parts:
+        raise SystemExit(f"splitnet: bench splito --only takes {', '.join(PARTS)}, not "
+                         f"{only!r}")
+    text = players or "2,4,8"
+    try:
+        counts = [int(x) for x in text.split(",")]
+    except ValueError:
+        raise SystemExit(f"splitnet: --players is a list of numbers like 2,4,8, not "
+                         f"{text!r}") from None
+    if not counts or not all(2 <= n <= 8 for n in counts):
+        raise SystemExit(f"splitnet: Splito is for 2 to 8 players (S2.1), not {text!r}")
+    if games is not None and games < 1:
+        raise SystemExit("splitnet: --games must be at least 1")
+    if samples is not None and samples < 1:
+        raise SystemExit("splitnet: --samples must be at least 1")
+    print(bench_splito(parts, counts, games, budget, samples, seed,
+                       bots_players=counts[0] if players else 4, levels=levels))
+    return 0
+
+
 def bench_splito(parts: Sequence[str], players: Sequence[int], games: int | None = None,
                  budget: float = 0.3, samples: int | None = None, seed: int = 0,
                  bots_players: int = 4, levels: bool = True) -> str:
