@@ -5,7 +5,7 @@ given as a ratio to a limit measured or derived in the same run.
 * **engine** — whole games of heuristic self-play per second on one engine (commit and
   reveal of S7.3 included) at 2–8 players, and the strong bot's rollouts
   (:mod:`splitnet.splito.flat`) in plays per second. The limit for the rollouts is what
-  a searched decision needs: ``min_samples`` × ``max_candidates`` whole-game rollouts
+  a searched decision needs: ``FIT_SAMPLES`` × ``max_candidates`` whole-game rollouts
   from the first turn within the 0.3 s budget.
 * **bots** — 1 strong vs heuristics (seat-rotated, fixed seeds, a shared win counts 1/k),
   with a Wilson 95% interval and the ratio to parity (1/n); normal vs random and easy vs
@@ -79,14 +79,14 @@ def _rollout_rate(n: int, count: int, seed: int) -> tuple[float, int]:
 
 
 def bench_engine(players: Sequence[int], games: int) -> list[str]:
-    from splitnet.splito.search import SearchConfig
+    from splitnet.splito.search import FIT_SAMPLES, SearchConfig
 
     cfg = SearchConfig()
-    need = cfg.min_samples * cfg.max_candidates / cfg.budget  # rollouts per second
+    need = FIT_SAMPLES * cfg.max_candidates / cfg.budget  # rollouts per second
     lines = [f"engine: heuristic self-play, one engine, commit + reveal (S7.3), one core "
              f"(CPU time); {games} games per player count",
              f"  rollouts: whole games from the deal on the flat state, as the strong bot "
-             f"plays them; limit = {cfg.min_samples} samples × {cfg.max_candidates} "
+             f"plays them; limit = {FIT_SAMPLES} samples × {cfg.max_candidates} "
              f"candidates in {cfg.budget:g} s = {need:.0f} rollouts/s"]
     for n in players:
         t0 = time.thread_time()

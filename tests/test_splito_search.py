@@ -6,14 +6,17 @@ from __future__ import annotations
 
 import copy
 import random
+from collections import Counter
 
 import pytest
 
 from splitnet.cli import main
 from splitnet.splito.bots import LEVELS, EasyBot, HeuristicBot, RandomBot, make_bot
+from splitnet.splito.cards import NUMBER_CARDS, number_face
 from splitnet.splito.engine import Game, commitment
-from splitnet.splito.flat import heuristic_values, rollout
+from splitnet.splito.flat import CELLS, compile_cond, face_index, heuristic_values, rollout
 from splitnet.splito.local import play_local
+from splitnet.splito.objectives import default_objective_set, holds, missing
 from splitnet.splito.search import (
     SearchConfig,
     StrongBot,
@@ -37,6 +40,31 @@ def _positions(n: int, seed: int) -> list[tuple[Game, list[Game]]]:
     play_local(SplitoSettings.standard(n), [make_bot("normal", seed + s) for s in range(n)],
                seed, observer=obs)
     return out
+
+
+def test_S9_3_every_compiled_condition_counts_the_missing_cards_as_missing_does() -> None:
+    """Random zones and pools (every face 0–2 times in all): each of the 37 conditions
+    compiled for the flat state gives what objectives.missing gives, and holds exactly
+    when the condition holds."""
+    oset = default_objective_set()
+    compiled = [(o, compile_cond(o.cond)) for o in oset.objectives]
+    rng = random.Random(5)
+    faces = [number_face(c) for c in NUMBER_CARDS]
+    for k in range(400):
+        cards = list(faces)
+        rng.shuffle(cards)
+        size = rng.randrange(0, 16) if k % 4 else rng.randrange(0, 40)
+        zone = cards[:size]
+        rest = cards[size:]
+        pool = Counter(rest[:rng.randrange(0, len(rest) + 1)])
+        z, p = [0] * CELLS, [0] * CELLS
+        for f in zone:
+            z[face_index(f)] += 1
+        for f, m in pool.items():
+            p[face_index(f)] += m
+        for o, fn in compiled:
+            assert fn(z, p) == missing(o.cond, zone, pool), (o.id, zone, pool)
+            assert (fn(z, z) == 0) == holds(o.cond, zone), (o.id, zone)
 
 
 @pytest.mark.parametrize("n", [2, 3, 5, 8])

@@ -160,18 +160,19 @@ def compile_cond(cond: Cond) -> Missing:
         return distinct
     if isinstance(cond, Run):
         length = cond.length
-        lines: list[list[Callable[[Counts], tuple[int, ...]]]]
-        if cond.same_colour:
-            lines = [[_getter([face_index((v, c))]) for v in VALUES] for c in COLOURS]
-        else:
-            lines = [[_getter([face_index((v, c)) for c in COLOURS]) for v in VALUES]]
         starts = range(0, 7 - length)
+        same = cond.same_colour
+        # a colour's six values are every 6th cell; a value's six colours a run of 6
+        by_colour = [slice(c, 36, 6) for c in range(6)]
+        by_value = [slice(6 * k, 6 * k + 6) for k in range(6)]
 
         def run(z: Counts, p: Counts) -> int | None:
+            if same:
+                lines = [(z[sl], p[sl]) for sl in by_colour]
+            else:
+                lines = [([any(z[sl]) for sl in by_value], [any(p[sl]) for sl in by_value])]
             best: int | None = None
-            for line in lines:
-                have = [any(gv(z)) for gv in line]
-                avail = [any(gv(p)) for gv in line]
+            for have, avail in lines:
                 for v in starts:
                     holes = 0
                     for w in range(v, v + length):
@@ -180,6 +181,8 @@ def compile_cond(cond: Cond) -> Missing:
                                 break
                             holes += 1
                     else:
+                        if holes == 0:
+                            return 0
                         if best is None or holes < best:
                             best = holes
             return best
