@@ -192,10 +192,13 @@ def test_the_last_turn_is_not_searched() -> None:
 def test_suggest_gives_a_legal_play_and_its_reason_in_words() -> None:
     for full, views in _positions(4, 6)[::4]:
         for seat in (0, 2):
-            play, reason = suggest(views[seat], seat, samples=3)
+            names = ["Ana", "Bo", "Cy", "Dee"]
+            play, reason = suggest(views[seat], seat, samples=3, names=names)
             assert play in views[seat].legal_plays(seat)
             assert reason and "\n" not in reason
-            assert reason.startswith(describe_play(views[seat], play) + ": ")
+            assert reason.startswith(describe_play(views[seat], play, names) + ": ")
+            assert "(shared with " + names[(seat + 1) % 4] in reason or (
+                "(shared with " + names[(seat - 1) % 4] in reason)
             assert "deals tried" in reason or full.turn == full.turns
     _, views = _positions(3, 6)[0]
     g = views[0]

@@ -275,12 +275,18 @@ class StrongBot:
 
 
 # ------------------------------------------------------------------ hints
-def describe_play(game: Game, play: Play) -> str:
-    """A play in words, from the player's view: "[G]5 to your left zone (with Bo)"."""
+def describe_play(game: Game, play: Play, names: list[str] | None = None) -> str:
+    """A play in words, from the player's view: "[G]5 to your left zone (shared with
+    Bo)"; ``names`` by seat (default "seat N")."""
     card = game.face(play.slot)
     zone = game.zone_of(play.seat, play.side)
     seats = [s for s in game.zone_seats(zone) if s != play.seat]
-    with_ = f" (shared with seat {seats[0]})" if seats else ""
+    if seats:
+        s = seats[0]
+        who = names[s] if names is not None and 0 <= s < len(names) else f"seat {s}"
+        with_ = f" (shared with {who})"
+    else:
+        with_ = ""
     what = pretty(card) if is_number_card(card) else (
         f"{card} {game.settings.objective_set.by_id[card].name}".strip())
     return f"{what} to your {play.side} zone{with_}"
@@ -293,7 +299,9 @@ def _why(game: Game, play: Play) -> str:
     by_id = game.settings.objective_set.by_id
     if not is_number_card(card):
         obj = by_id[card]
-        return (f"the zone can meet it: {obj.text or obj.name} ({obj.points} point"
+        text = (obj.text or obj.name).rstrip(".")
+        text = text[:1].lower() + text[1:]
+        return (f"the zone can still meet it — {text} ({obj.points} point"
                 f"{'s' if obj.points != 1 else ''}, S10.2)")
     faces = game.zone_faces(zone)
     objs = [*game.zone_objectives(zone), *(by_id[c] for c in game.central)]
@@ -317,28 +325,31 @@ def _why(game: Game, play: Play) -> str:
 
 
 def suggest(game: Game, seat: int, *, budget: float = 0.3, samples: int | None = None,
-            seed: int = 0) -> Suggestion:
+            seed: int = 0, names: list[str] | None = None) -> Suggestion:
     """The strong bot's play for ``seat`` on ``game`` — that seat's own view (it reads
-    nothing else, S7) — and the reason in one line of words, e.g. ``[G]5 to your left
-    zone (shared with seat 1): it fulfils OBJ22 Green and blue there; simulations agree:
-    58% (40 deals tried)``. ``budget`` seconds (or exactly ``samples`` samples).
+    nothing else, S7) — and the reason in one line of words, e.g. ``[R]6 to your right
+    zone (shared with seat 3): it brings OBJ07 Evens closer there; simulations prefer it
+    to [O]2 to your right zone (shared with seat 3): about 56% against 43% chance of
+    finishing ahead (12 deals tried)``. ``budget`` seconds (or exactly ``samples`` samples).
 
     It blocks for the budget: a front end calls it off its event loop on a copy, e.g.
     ``await asyncio.to_thread(suggest, view.clone(), seat)``. ValueError when ``seat``
-    has no play to choose now (S5.2)."""
+    has no play to choose now (S5.2). ``names`` (by seat) make the reason name players."""
     if game.phase is not Phase.COMMIT or not game.legal_plays(seat):
         raise ValueError(f"seat {seat} has no play to choose now (S5.2)")
     bot = StrongBot(seed, SearchConfig(budget=budget, samples=samples))
     d = bot.decide(game, seat)
-    what = describe_play(game, d.play)
+    what = describe_play(game, d.play, names)
     why = _why(game, d.play)
     if not d.searched:
         return Suggestion(d.play, f"{what}: {why}")
     values = dict(d.values)
     mine = values[d.play]
     if d.play == d.anchor:
-        sim = f"simulations found nothing clearly better: {round(100 * mine)}%"
+        sim = (f"simulations found nothing clearly better: about {round(100 * mine)}% "
+               "chance of finishing ahead")
     else:
-        sim = (f"simulations prefer it to {describe_play(game, d.anchor)}: "
-               f"{round(100 * mine)}% against {round(100 * values[d.anchor])}%")
+        sim = (f"simulations prefer it to {describe_play(game, d.anchor, names)}: about "
+               f"{round(100 * mine)}% against {round(100 * values[d.anchor])}% chance of "
+               "finishing ahead")
     return Suggestion(d.play, f"{what}: {why}; {sim} ({d.samples} deals tried)")
