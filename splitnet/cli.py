@@ -382,8 +382,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="print the whole game at once, as into a pipe")
     rp.set_defaults(func=cmd_replay)
 
-    bn = sub.add_parser("bench", help="benchmarks: engine, bots, deck, net, wormhole, "
-                        "lan-load, splito",
+    bn = sub.add_parser("bench", help="benchmarks: speed of engine, deck, net; bot strength",
                         description="Measure speed: rules-engine games and rollouts per "
                                     "second, the bots' strength and time per decision, the "
                                     "fair-deck protocol's costs, or a LAN game on loopback "
