@@ -173,3 +173,29 @@ def test_replay_a_fair_deck_transcript_step_by_step(tmp_path: Path) -> None:
     r = subprocess.run(SPLITNET + ["replay", "--all", str(t)], capture_output=True,
                        text=True, timeout=120, check=False)
     assert r.returncode == 0 and "turn 13: every play revealed together" in r.stdout
+
+
+def test_S12_4_mutated_records_each_get_one_line_or_replay(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """150 deterministic mutations of a real Splito record (cut, bad bytes, a field
+    removed or added, wrong types, huge numbers, deep nesting …): each one is refused
+    with exit status 1 and one line on stderr, never a traceback — or, when it is still
+    a valid record (a player's name changed), replayed."""
+    from splitnet.cli import main
+    from tests.test_inputs import mutate
+
+    text = dumps(_record(3, 9))
+    f = tmp_path / "m.json"
+    refused = 0
+    for i in range(150):
+        f.write_bytes(mutate(text, i))
+        rc = main(["replay", "--all", str(f)])
+        out, err = capsys.readouterr()
+        if rc == 0:
+            assert err == "" and "=== Final ===" in out, i
+            continue
+        assert rc == 1, (i, rc, err)
+        assert len(err.splitlines()) == 1 and err.startswith("splitnet replay: "), (i, err)
+        assert out == "", i
+        refused += 1
+    assert refused >= 135, refused
