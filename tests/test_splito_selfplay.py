@@ -77,10 +77,10 @@ def test_selfplay_splito_on_the_fair_deck_writes_a_transcript_verify_checks(
     assert main(["verify", "--json", str(t1)]) == 0
     assert capsys.readouterr().out == rec.read_text()
     assert check_text(rec.read_text()).ok
-    for f in (t1, rec):  # not shown by replay yet: one line, exit 1
-        assert main(["replay", str(f)]) == 1
-        err = capsys.readouterr().err.strip()
-        assert "a Splito game" in err and "\n" not in err
+    for f in (t1, rec):  # replay shows the transcript and the record alike
+        assert main(["replay", "--all", str(f)]) == 0
+        cap = capsys.readouterr()
+        assert cap.err == "" and "=== Final ===" in cap.out and "Winner: " in cap.out
     data = bytearray(t1.read_bytes())
     data[len(data) // 2] ^= 0x01
     t1.write_bytes(bytes(data))
