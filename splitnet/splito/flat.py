@@ -265,14 +265,11 @@ def estimate(zone: Counts, objectives: Sequence[FlatObjective], pool: Counts,
     return total
 
 
-# A card in a flat hand: a face cell 0–35 for a number card, or a FlatObjective.
-Card = "int | FlatObjective"
-
-
 @dataclass
 class FlatGame:
-    """What a rollout needs of a game: the hands (cards as :data:`Card`), the zones'
-    counts and objectives, the pool, the central objectives, the turn (S5)."""
+    """What a rollout needs of a game: the hands (a number card as its face's cell 0–35,
+    an objective card as its :class:`FlatObjective`), the zones' counts and objectives,
+    the pool, the central objectives, the turn (S5)."""
 
     n: int
     turn: int

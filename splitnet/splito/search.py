@@ -39,7 +39,7 @@ from typing import NamedTuple
 
 from splitnet.splito.bots import HeuristicBot
 from splitnet.splito.cards import COLOUR_NAMES, is_number_card, number_face, pretty
-from splitnet.splito.engine import Game, Phase, Play
+from splitnet.splito.engine import Game, Phase, Play, full_deck
 from splitnet.splito.flat import (
     CELLS,
     FlatGame,
@@ -122,8 +122,6 @@ def determinize(game: Game, seat: int, rng: random.Random,
                              "should know")
         faces[s] = f
     seen = {f for f in faces if f is not None}
-    from splitnet.splito.engine import full_deck
-
     pool = [c for c in full_deck(game.settings) if c not in seen and c not in game.central]
     hidden = [s for s in range(len(faces)) if faces[s] is None]
     if len(pool) != len(hidden):  # pragma: no cover - a card in two places
