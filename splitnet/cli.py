@@ -371,8 +371,9 @@ def build_parser() -> argparse.ArgumentParser:
     vf.set_defaults(func=cmd_verify)
 
     rp = sub.add_parser("replay", help="step through a finished game, every card open",
-                        description="Show a finished game turn by turn with every card open, "
-                                    "from its transcript (verified first) or its game record.")
+                        description="Show a finished game (Split or Splito) turn by turn "
+                                    "with every card open, from its transcript (verified "
+                                    "first) or its game record (checked first).")
     rp.add_argument("file", help="a transcript (.splitlog, verified first) or a game record")
     rp.add_argument("--step", action="store_true",
                     help="step through it even when input is not a terminal (the default "

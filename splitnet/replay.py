@@ -3,11 +3,10 @@
 FILE is a transcript (``.splitlog``, verified first) or a game record (JSON,
 protocol/RECORD.md, checked strictly; a Splito record, docs/SPLITO.md S12, passes the
 referee first, and its steps are :mod:`splitnet.splito.replay`'s; anything else is
-refused in one line). At a
-terminal (or with ``--step``) it steps through the game one turn at a time, forwards and
-backwards, showing the whole table after each step and a prompt (:data:`STEP_HELP`);
-into a pipe (or with ``--all``) it prints each round's deal, then each turn in words, and
-exits.
+refused in one line). At a terminal (or with ``--step``) it steps through the game one
+turn at a time, forwards and backwards, showing the whole table after each step and a
+prompt (:data:`STEP_HELP`); into a pipe (or with ``--all``) it prints each round's deal,
+then each turn in words, and exits (a Splito game: every step with its table).
 
 The table at each step is kept from the record's own events (who drew, took, laid,
 upgraded, swapped, discarded what): a display of what the record says happened, not a
