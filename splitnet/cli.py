@@ -30,8 +30,9 @@ splitnet — the card game Split, peer to peer, with a deck nobody can stack.
   splitnet host --internet      also invite players anywhere (prints splitnet join CODE)
   splitnet join CODE            join through that invitation (bot CODE: a bot)
   splitnet browse [--timeout S] list the games announced on the LAN
-  splitnet bench engine|bots|deck|net|wormhole|lan-load  measure speed (bots: strength
-                                too; lan-load: many LAN games at once, each checked)
+  splitnet bench engine|bots|deck|net|wormhole|lan-load|splito  measure speed (bots:
+                                strength too; lan-load: many LAN games at once, each
+                                checked; splito: its engine, bots and fair-deck game)
 """
 
 
@@ -84,7 +85,7 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
 
         return run_splito_selfplay(args.players, names, args.seed, args.settings,
                                    record=args.record, local_shuffle=args.local_shuffle,
-                                   transcript=args.transcript)
+                                   transcript=args.transcript, samples=args.samples)
     return run_selfplay(args.players, names, args.seed, _settings(args.settings),
                         record=args.record, transcript=args.transcript, samples=args.samples,
                         local_shuffle=args.local_shuffle, shuffle_proofs=not args.no_proofs)
@@ -307,6 +308,11 @@ def cmd_play(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     from splitnet import bench
 
+    if args.what == "splito":
+        from splitnet.bench_splito import run_bench_splito
+
+        return run_bench_splito(args.only, args.players, args.games, _think(args.think),
+                                args.samples, args.seed, levels=not args.no_levels)
     if args.what == "lan-load":
         from splitnet.net.load import lan_load
 
@@ -470,8 +476,9 @@ def build_parser() -> argparse.ArgumentParser:
     vf.set_defaults(func=cmd_verify)
 
     rp = sub.add_parser("replay", help="step through a finished game, every card open",
-                        description="Show a finished game turn by turn with every card open, "
-                                    "from its transcript (verified first) or its game record.")
+                        description="Show a finished game (Split or Splito) turn by turn "
+                                    "with every card open, from its transcript (verified "
+                                    "first) or its game record (checked first).")
     rp.add_argument("file", help="a transcript (.splitlog, verified first) or a game record")
     rp.add_argument("--step", action="store_true",
                     help="step through it even when input is not a terminal (the default "
@@ -481,8 +488,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="print the whole game at once, as into a pipe")
     rp.set_defaults(func=cmd_replay)
 
-    bn = sub.add_parser("bench", help="benchmarks: engine, bots, deck, net, wormhole, "
-                        "lan-load",
+    bn = sub.add_parser("bench", help="benchmarks: speed of engine, deck, net; bot strength",
                         description="Measure speed: rules-engine games and rollouts per "
                                     "second, the bots' strength and time per decision, the "
                                     "fair-deck protocol's costs, or a LAN game on loopback "
@@ -490,24 +496,31 @@ def build_parser() -> argparse.ArgumentParser:
                                     "wormhole relay path beside the LAN path, or many LAN "
                                     "games at once on loopback (lan-load: each checked to "
                                     "start with every seat, finish, and leave identical "
-                                    "transcripts that verify).")
+                                    "transcripts that verify); splito: Splito's engine and "
+                                    "rollout speed, its bots' strength and a whole game on "
+                                    "the fair deck by player count.")
     bn.add_argument("what", choices=["engine", "bots", "deck", "net", "wormhole",
-                                     "lan-load"])
+                                     "lan-load", "splito"])
+    bn.add_argument("--only", default=None, metavar="PARTS",
+                    help="splito: a comma list of engine, bots, fair (default all three)")
     bn.add_argument("--players", default=None,
                     help="player counts (default 2,4,6): deck 2–8 (Splito seats up to 8), "
                          "net and wormhole 2–6 (R3.1); lan-load: the seats of each game "
-                         "(default 6)")
+                         "(default 6); splito: engine and fair 2–8 (default 2,4,8), bots "
+                         "the first count (default 4)")
     bn.add_argument("--no-proofs", action="store_true",
                     help="net: games without shuffle proofs; deck: skip the section with "
                          "shuffle proofs")
     bn.add_argument("--games", type=int, default=None,
                     help="engine: games per bot kind (default 200); bots: games of 1 strong "
                          "vs 3 normal (default 40; the goal's figure needs ≥ 1000); "
-                         "lan-load: games at once (default 12)")
+                         "lan-load: games at once (default 12); splito: engine games per "
+                         "player count (default 5) and strong-bot games (default 8)")
     bn.add_argument("--think", type=float, default=0.3, metavar="SECONDS",
-                    help="bots: the strong bot's time per decision (default 0.3)")
+                    help="bots, splito: the strong bot's time per decision (default 0.3)")
     bn.add_argument("--samples", type=int, default=None, metavar="N",
-                    help="bots: N samples per decision instead of a time (deterministic)")
+                    help="bots, splito: N samples per decision instead of a time "
+                         "(deterministic)")
     bn.add_argument("--margin", type=float, default=None, metavar="P",
                     help="bots: the gain in chance of winning another move needs over the "
                          "normal bot's to be chosen (default 0.02)")
@@ -530,7 +543,7 @@ def build_parser() -> argparse.ArgumentParser:
     bn.add_argument("--spread-games", type=int, default=30, metavar="N",
                     help="bots: games for the round-1 target spread (default 30)")
     bn.add_argument("--no-levels", action="store_true",
-                    help="bots: skip the easy-vs-normal/random games")
+                    help="bots, splito: skip the easy-vs-normal/random games")
     bn.add_argument("--no-fixed", action="store_true",
                     help="bots: skip 1 strong vs 3 heuristics with fixed targeting")
     bn.add_argument("--jobs", "-j", type=int, default=1, metavar="J",

@@ -1,11 +1,12 @@
 """``splitnet replay FILE``: step through a finished game with every card open.
 
 FILE is a transcript (``.splitlog``, verified first) or a game record (JSON,
-protocol/RECORD.md, checked strictly; anything else is refused in one line). At a
-terminal (or with ``--step``) it steps through the game one turn at a time, forwards and
-backwards, showing the whole table after each step and a prompt (:data:`STEP_HELP`);
-into a pipe (or with ``--all``) it prints each round's deal, then each turn in words, and
-exits.
+protocol/RECORD.md, checked strictly; a Splito record, docs/SPLITO.md S12, passes the
+referee first, and its steps are :mod:`splitnet.splito.replay`'s; anything else is
+refused in one line). At a terminal (or with ``--step``) it steps through the game one
+turn at a time, forwards and backwards, showing the whole table after each step and a
+prompt (:data:`STEP_HELP`); into a pipe (or with ``--all``) it prints each round's deal,
+then each turn in words, and exits (a Splito game: every step with its table).
 
 The table at each step is kept from the record's own events (who drew, took, laid,
 upgraded, swapped, discarded what): a display of what the record says happened, not a
@@ -15,10 +16,10 @@ second rules engine.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from splitnet.cards import parse_face, pretty
 from splitnet.localfiles import (
@@ -32,6 +33,9 @@ from splitnet.record import RecordError, validate_record
 from splitnet.rules import Settings
 from splitnet.session.transcript import MAGIC, TranscriptError, records_from_bytes
 from splitnet.text import shown
+
+if TYPE_CHECKING:
+    from splitnet.splito.replay import SplitoStep
 
 
 def _c(text: str) -> str:
@@ -123,9 +127,14 @@ def load_record(path: Path) -> dict[str, Any]:
                                  "record")
         rec = parse_json(data, path, what="splitnet transcript or game record")
     if isinstance(rec, dict) and rec.get("format") == "splito-record/1":
-        raise LocalFileError(path, "a Splito game (docs/SPLITO.md S12): replay does not show "
-                             "Splito games yet; `splitnet verify` checks it and `verify "
-                             "--json` prints its record")
+        from splitnet.splito.record import check_record
+
+        verdict = check_record(rec)  # S12.4: the referee, before anything is shown
+        if not verdict.ok:
+            more = f" (and {len(verdict.faults) - 1} more)" if len(verdict.faults) > 1 else ""
+            raise LocalFileError(path, "not a valid Splito record (docs/SPLITO.md S12.4): "
+                                 f"{verdict.faults[0]}{more}")
+        return rec
     try:
         return validate_record(rec)
     except RecordError as e:
@@ -295,7 +304,7 @@ def replay_steps(record: dict[str, Any]) -> list[Step]:
     return steps
 
 
-def _goto(cmd: str, cur: int, steps: list[Step]) -> int | str:
+def _goto(cmd: str, cur: int, steps: Sequence[Step | SplitoStep]) -> int | str:
     """The step a command moves to, or a one-line complaint."""
     last = len(steps) - 1
     words = cmd.split()
@@ -320,8 +329,10 @@ def _goto(cmd: str, cur: int, steps: list[Step]) -> int | str:
     return f"unknown command {cmd[:20]!r} — type ? for the keys"
 
 
-def step_through(steps: list[Step], read: Callable[[], str],
-                 write: Callable[[str], None]) -> None:
+def step_through(steps: Sequence[Step | SplitoStep], read: Callable[[], str],
+                 write: Callable[[str], None], *,
+                 keys: str = "Enter/n next · p back · N step · r N round · q quit · ? keys",
+                 help_text: str = STEP_HELP) -> None:
     """Interactive stepping: show a step and its table, ask, move; ends on q or EOF."""
     if not steps:
         return
@@ -333,8 +344,7 @@ def step_through(steps: list[Step], read: Callable[[], str],
             write(st.table)
             shown = cur
         at_end = " (the end)" if cur == len(steps) - 1 else ""
-        write(f"[step {cur + 1}/{len(steps)} · {steps[cur].label}{at_end}]  "
-              "Enter/n next · p back · N step · r N round · q quit · ? keys")
+        write(f"[step {cur + 1}/{len(steps)} · {steps[cur].label}{at_end}]  {keys}")
         try:
             cmd = read().strip().lower()
         except EOFError:
@@ -342,7 +352,7 @@ def step_through(steps: list[Step], read: Callable[[], str],
         if cmd in ("q", "quit", "exit"):
             return
         if cmd in ("?", "h", "help"):
-            write(STEP_HELP)
+            write(help_text)
             continue
         if cmd in ("t", "table"):
             write(steps[cur].table)
@@ -367,6 +377,18 @@ def run_replay(path: Path, step: bool = False,
         return 1
     if interactive is None:
         interactive = sys.stdin.isatty() and sys.stdout.isatty()
+    if record.get("format") == "splito-record/1":
+        from splitnet.splito import replay as splito_replay
+
+        steps = splito_replay.replay_steps(record)
+        if step or interactive:
+            step_through(steps, wait or input, lambda text: print(text, flush=True),
+                         keys=splito_replay.PROMPT_KEYS, help_text=splito_replay.STEP_HELP)
+            return 0
+        for st in steps:  # a Splito page says little without its zones: both, every step
+            print("\n".join(st.lines))
+            print(st.table)
+        return 0
     if step or interactive:
         read = wait or input
         step_through(replay_steps(record), read, lambda text: print(text, flush=True))

@@ -80,14 +80,16 @@ def play_fair(settings: SplitoSettings, bots: Sequence[Bot], seed: int, names: S
 
 def run_splito_selfplay(players: int, bot_names: Sequence[str], seed: int,
                         settings_path: str | None, *, record: str | None,
-                        local_shuffle: bool, transcript: str | None) -> int:
+                        local_shuffle: bool, transcript: str | None,
+                        samples: int | None = None) -> int:
     if transcript and local_shuffle:
         raise SystemExit("splitnet: --local-shuffle makes no transcript")
     if not 2 <= players <= 8:
         raise SystemExit(f"splitnet: Splito is for 2 to 8 players (S2.1), not {players}")
     settings = load_settings(settings_path, players)
     try:
-        bots = [make_bot(b, seed * 100 + i) for i, b in enumerate(bot_names)]
+        # strong bots take a fixed number of samples: the same seed gives the same game
+        bots = [make_bot(b, seed * 100 + i, samples=samples) for i, b in enumerate(bot_names)]
     except ValueError as e:
         raise SystemExit(f"splitnet: {e}") from None
     names = [f"{b}-{i}" for i, b in enumerate(bot_names)]

@@ -81,3 +81,39 @@ def test_the_fixed_target_opponent_aims_by_scored_rounds_and_lowest_seat() -> No
             marks += 1
         g.apply(move)
     assert marks > 0
+
+
+def test_bench_splito_reports_speed_strength_and_the_fair_game_as_ratios(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Tiny: one engine game at 3 players, 2 strong-bot games of 2 samples, no levels, and
+    no fair-deck game (its section is tested on its own below)."""
+    from splitnet.cli import main
+
+    assert main(["bench", "splito", "--only", "engine,bots", "--players", "3", "--games",
+                 "1", "--samples", "2", "--no-levels"]) == 0
+    out = capsys.readouterr().out
+    assert "3 players:" in out and "games/s" in out and "rollouts" in out
+    assert "÷ limit" in out and "flat ÷ engine" in out
+    assert "1 strong (2 samples/decision) vs 2 normal: won" in out and "95% CI" in out
+    assert "parity 33% → ratio" in out and "ms of CPU" in out
+
+
+def test_bench_splito_fair_game_beside_the_local_deal() -> None:
+    from splitnet.bench_splito import bench_fair
+
+    out = bench_fair([2])
+    assert len(out) == 2 and "2 players:" in out[1] and "verified" in out[1]
+    assert "local deal" in out[1] and "→ ratio" in out[1]
+
+
+@pytest.mark.parametrize(("argv", "error"), [
+    (["--only", "speed"], "--only takes engine, bots, fair"),
+    (["--players", "9"], "S2.1"),
+    (["--players", "x"], "list of numbers"),
+    (["--samples", "0"], "--samples must be at least 1"),
+])
+def test_bench_splito_refuses_bad_arguments(argv: list[str], error: str) -> None:
+    from splitnet.cli import main
+
+    with pytest.raises(SystemExit, match=error):
+        main(["bench", "splito", *argv])

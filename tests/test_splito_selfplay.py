@@ -43,7 +43,7 @@ def test_selfplay_splito_two_players_and_a_settings_file(tmp_path: Path) -> None
     (["-n", "9", "--local-shuffle"], "S2.1"),
     (["-n", "4", "--local-shuffle", "--transcript", "t"], "no transcript"),
     (["-n", "4", "--local-shuffle", "--settings", "/nonexistent/s.json"], "no such settings file"),
-    (["-n", "4", "--local-shuffle", "--bots", "strong"], "Splito has no 'strong' bot"),
+    (["-n", "4", "--local-shuffle", "--bots", "oracle"], "unknown bot level 'oracle'"),
 ])
 def test_selfplay_splito_refuses_bad_arguments(argv: list[str], error: str) -> None:
     with pytest.raises(SystemExit, match=error):
@@ -77,10 +77,10 @@ def test_selfplay_splito_on_the_fair_deck_writes_a_transcript_verify_checks(
     assert main(["verify", "--json", str(t1)]) == 0
     assert capsys.readouterr().out == rec.read_text()
     assert check_text(rec.read_text()).ok
-    for f in (t1, rec):  # not shown by replay yet: one line, exit 1
-        assert main(["replay", str(f)]) == 1
-        err = capsys.readouterr().err.strip()
-        assert "a Splito game" in err and "\n" not in err
+    for f in (t1, rec):  # replay shows the transcript and the record alike
+        assert main(["replay", "--all", str(f)]) == 0
+        cap = capsys.readouterr()
+        assert cap.err == "" and "=== Final ===" in cap.out and "Winner: " in cap.out
     data = bytearray(t1.read_bytes())
     data[len(data) // 2] ^= 0x01
     t1.write_bytes(bytes(data))

@@ -1497,8 +1497,8 @@ def add_parsers(sub: Any) -> None:
     b = sub.add_parser("bot", help="join a game on the LAN as a bot",
                        description="A bot joins a game on the LAN, with the host's address "
                                    "and join code, and plays whichever game the host runs "
-                                   "(Split, or Splito: easy = random, normal = heuristic, "
-                                   "strong = the search where there is one, else heuristic).")
+                                   "(Split or Splito, at the level given: easy, normal or "
+                                   "strong).")
     b.add_argument("addr", metavar="ADDR[:PORT] | CODE",
                    help="the host's address, or the invitation code of a host --internet")
     b.add_argument("--code", help=code_help)

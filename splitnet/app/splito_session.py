@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any
 
 from splitnet.aio import until
 from splitnet.app.lan_session import Node
@@ -32,25 +32,16 @@ from splitnet.net.peer import PeerFatal
 from splitnet.net.table import Table
 from splitnet.net.wire import WireError
 from splitnet.session.log import Entry
-from splitnet.splito.bots import BOTS, Bot, make_bot
+from splitnet.splito.bots import Bot, make_bot
 from splitnet.splito.describe import SplitoNarrator
 from splitnet.splito.engine import Game, IllegalMove, Phase, Play
 
-#: the level names every command offers (docs/PLAYING.md) → Splito's bots: easy is the
-#: uniform random player, normal the heuristic that weighs both zones; strong is the
-#: search level where one is built, else the heuristic
-SPLITO_LEVELS: Final = {"easy": "random", "random": "random", "normal": "heuristic",
-                        "heuristic": "heuristic", "strong": "strong"}
-
 
 def splito_bot(level: str, seed: int) -> Bot:
-    """The Splito bot for a command's ``--level`` (ValueError naming the choices)."""
-    name = SPLITO_LEVELS.get(level)
-    if name is None:
-        raise ValueError(f"Splito has no {level!r} bot; choose from easy, normal, strong")
-    if name not in BOTS:
-        name = "heuristic"  # no search level for Splito here: the strongest there is
-    return make_bot(name, seed)
+    """The Splito bot for a command's ``--level``: the same names as Split's — easy,
+    normal (the heuristic that weighs both zones), strong (the search,
+    :mod:`splitnet.splito.search`); ValueError naming the choices."""
+    return make_bot(level, seed)
 
 
 class SplitoNetSession(SessionBase):

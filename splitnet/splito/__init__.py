@@ -1,7 +1,7 @@
 """Splito (docs/SPLITO.md): pure, deterministic rules, objective cards, record, referee
 and bots. No I/O, no randomness except the bots' and the test dealer's own seeds."""
 
-from splitnet.splito.bots import BOTS, Bot, HeuristicBot, RandomBot, make_bot
+from splitnet.splito.bots import BOTS, LEVELS, Bot, EasyBot, HeuristicBot, RandomBot, make_bot
 from splitnet.splito.engine import (
     SIDES,
     TRANSITIONS,
@@ -30,7 +30,8 @@ from splitnet.splito.record import Verdict, build_record, check_record, check_te
 from splitnet.splito.settings import SettingsError, SplitoSettings
 
 __all__ = [
-    "BOTS", "SIDES", "TRANSITIONS", "Bot", "Game", "HeuristicBot", "IllegalMove", "Objective",
+    "BOTS", "LEVELS", "SIDES", "TRANSITIONS", "Bot", "EasyBot", "Game", "HeuristicBot",
+    "IllegalMove", "Objective",
     "ObjectiveError", "ObjectiveResult", "ObjectiveSet", "Phase", "Play", "PlayLog",
     "RandomBot", "SeatScore", "SettingsError", "Side", "SplitoSettings", "UnknownFace",
     "Verdict", "build_record", "check_record", "check_text", "commitment",
