@@ -197,6 +197,10 @@ def bench_deck_proofs(players: list[int], play: bool = True) -> str:
     if play:
         lines.append("")
         lines.extend(bench_play_setup([n for n in players if n <= 6]))
+        from splitnet.app.bench_net import launch_lines
+
+        lines.append("")
+        lines.extend(launch_lines())
     return "\n".join(lines)
 
 

@@ -96,3 +96,12 @@ def test_bench_net_splits_a_draws_cpu_into_its_parts() -> None:
     assert r["total"]["frames"] > 0
     text = "\n".join(draw_lines(2, 11))
     assert "critical path (ms)" in text and "of the draw's CPU (goal ≤ 10%" in text
+
+
+@pytest.mark.slow
+def test_bench_launch_times_splitnet_play_to_its_first_hand() -> None:
+    from splitnet.app.bench_net import launch_times
+
+    [(first, table, main, workers)] = launch_times(runs=1, bots=1)
+    assert 0 < first <= table
+    assert main >= 0 and workers >= 0

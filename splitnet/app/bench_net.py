@@ -548,3 +548,100 @@ def _draw_summary(n: int, entries: Any, draws: list[int],
 
 def _add(a: dict[str, float], b: dict[str, float]) -> dict[str, float]:
     return {p: a.get(p, 0.0) + b.get(p, 0.0) for p in DRAW_PARTS}
+
+
+# --------------------------------------------------------------------------- launch
+
+GOAL_FIRST_TABLE = 1.5  # seconds from `splitnet play` to the first hand on screen
+
+
+def _proc_cpu(pid: int) -> tuple[float, float]:
+    """(CPU seconds of process ``pid``, of its living children together), from /proc
+    (zeros where that is not available)."""
+    tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+    def cpu(p: int) -> float:
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / tick
+        except (OSError, IndexError, ValueError):
+            return 0.0
+
+    try:
+        kids = [int(x) for x in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except (OSError, ValueError):
+        kids = []
+    return cpu(pid), sum(cpu(k) for k in kids)
+
+
+def launch_times(runs: int = 2, bots: int = 3,
+                 seed: int = 7) -> list[tuple[float, float, float, float]]:
+    """``splitnet play --plain`` (you + ``bots`` bots, shuffle proofs on) started as a
+    process ``runs`` times: (seconds to its first line, seconds to the first round's
+    line — the first hand dealt and on screen —, the CPU seconds the process and its
+    proof workers had used by then), wall clock from just before the process is started.
+    One run before them, not counted, writes the bytecode into a temporary cache, as an
+    installed copy has it (even where the environment says not to write bytecode)."""
+    out: list[tuple[float, float, float, float]] = []
+    with tempfile.TemporaryDirectory(prefix="splitnet-launch-") as tmp:
+        env = dict(os.environ, PYTHONPYCACHEPREFIX=str(Path(tmp) / "pyc"),
+                   PYTHONUNBUFFERED="1")
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        for k in range(runs + 1):
+            cmd = _cmd("play", "--plain", "--bots", str(bots), "--seed", str(seed), "--new",
+                       "--pace", "0", "--data-dir", str(Path(tmp) / f"d{k}"))
+            t0 = time.perf_counter()
+            p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT, env=env)
+            first = table = float("nan")
+            assert p.stdout is not None and p.stdin is not None
+            try:
+                for _, raw in zip(range(10_000), p.stdout, strict=False):
+                    now = time.perf_counter() - t0
+                    if first != first:
+                        first = now
+                    if raw.startswith(b"Round 1"):
+                        table = now
+                        main, workers = _proc_cpu(p.pid)
+                        break
+                p.stdin.write(b"q\n")
+                p.stdin.close()
+                p.wait(timeout=60)
+            finally:
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
+            if table != table:
+                raise RuntimeError("splitnet play showed no first round")
+            if k:
+                out.append((first, table, main, workers))
+    return out
+
+
+def launch_lines(runs: int = 2) -> list[str]:
+    """:func:`launch_times` as report lines, beside the bare interpreter's start and the
+    import of the command line measured in the same run (the machine's load varies)."""
+    def started(*args: str) -> float:
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, *args], check=True, capture_output=True)
+        return time.perf_counter() - t0
+
+    bare = min(started("-c", "pass") for _ in range(3))
+    cli = min(started("-c", "import splitnet.cli") for _ in range(2))
+    times = launch_times(runs)
+    first = min(t[1] for t in times)
+    # on 2 free cores: the process's own CPU, or half of it and its workers' together
+    free = min(max(m, (m + w) / 2) for _, _, m, w in times)
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    return [f"first table after launch: `splitnet play --plain` (you + 3 bots, proofs on) "
+            f"to the first round's hand, best of {runs} (load average {load:.1f} on "
+            f"{os.cpu_count()} cores)",
+            "  runs — first line / first hand (CPU by then: process + proof workers): "
+            + "; ".join(f"{a:.2f} s / {b:.2f} s ({m:.2f} + {w:.2f} s)"
+                        for a, b, m, w in times),
+            f"  the same run: bare interpreter {bare:.2f} s, import of the command line "
+            f"{cli:.2f} s",
+            f"  goal ≤ {GOAL_FIRST_TABLE} s: {first:.2f} s wall "
+            f"{'met' if first <= GOAL_FIRST_TABLE else 'MISSED'} "
+            f"({first / GOAL_FIRST_TABLE:.2f}× the limit); on 2 free cores ≈ {free:.2f} s "
+            f"({free / GOAL_FIRST_TABLE:.2f}×)"]
