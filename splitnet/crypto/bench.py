@@ -372,7 +372,7 @@ def _goal(what: str, value: float, goal: float, unit: str) -> str:
 #: ahead of time: "input" = it needs the received deck (or a challenge hashed from it);
 #: "sound" = it could be made input-independent with nothing but the seed to rest on;
 #: "pledge" = only by making its secrets input-independent, which rests on the pledge
-#: alone (SECURITY.md §2.1, "precompute"); "now" = already independent of the deck.
+#: alone (SECURITY.md §2.1, "Precompute").
 HOP_PARTS: Final = (
     ("derive π, ρ, nonce seed, digest", "seeds", "sound (π) / pledge (ρ)"),
     ("re-mask ρ·G, ρ·Y (shuffle)", "shuffle_hop", "pledge"),
@@ -489,5 +489,5 @@ def bench_hop(n: int = N_CARDS, reps: int = 3) -> list[str]:
     lines.append(f"  could be made before the deck arrives: {sound / total:.0%} of a hop "
                  f"soundly (π and the permutation commitments), {pledge / total:.0%} only "
                  "if ρ and the ω nonces rested on the pledge alone (protocol/SECURITY.md "
-                 "§2.1, precompute)")
+                 "§2.1, Precompute)")
     return lines

@@ -392,8 +392,8 @@ def prove_shuffle(
 
 
 # The prover's phases, one function each so a benchmark can time them (crypto/bench.py)
-# and so the document's split between what depends on the input deck and what does not
-# is visible in the code (SHUFFLE_PROOF.md §4, DECK.md §4).
+# and so what depends on the input deck and what does not is visible in the code
+# (SHUFFLE_PROOF.md §5; DECK.md §13, "No input-independent precomputation").
 
 
 def _commit_permutation(psi: Sequence[int], r: Sequence[int], hs: Sequence[bytes]) -> list[bytes]:
@@ -427,7 +427,7 @@ def _commit_nonces(
     hs: Sequence[bytes], w1: int, w2: int, w3: int, w_prime: Sequence[int]
 ) -> list[bytes]:
     """t1 = ω1·G, t2 = ω2·G, t3 = ω3·G + Σ ω'_i·h_i: n scalar multiplications that touch no
-    deck (but ω' must be fresh for every statement: SHUFFLE_PROOF.md §4)."""
+    deck (but ω' must be fresh for every statement: SECURITY.md §2.1, "Precompute")."""
     base_mul = group.base_mul
     t3 = group.add(base_mul(w3), _lincomb(list(zip(w_prime, hs, strict=True))))
     return [base_mul(w1), base_mul(w2), t3]
