@@ -376,8 +376,7 @@ def draw_cpu(n: int, seed: int) -> dict[str, Any]:
 
     One game of heuristic bots is played in one process (no shuffle proofs: a draw's cost
     does not depend on them); then its log is replayed as the host (a seat's frame opened,
-    the message checked, applied to its core, ordered, the record encoded once and sealed
-    for each joiner)
+    the message checked, applied to its core, ordered, the record sealed for each joiner)
     and as every joiner (the record's frame opened, the record verified — the author's and
     the host's Ed25519 signatures — and applied; its own draw shares made, signed and
     sealed), each call's CPU put in a part: **frames** (msgpack frame encoding and schema
@@ -393,7 +392,6 @@ def draw_cpu(n: int, seed: int) -> dict[str, Any]:
     from splitnet.game.core import GameCore, Position
     from splitnet.game.table import MemoryPledges
     from splitnet.net.secure import KeySchedule, SecureSession
-    from splitnet.net.wire import encode_msg
     from splitnet.session import log as log_mod
     from splitnet.session.identity import Identity
     from splitnet.session.log import Log
@@ -485,8 +483,8 @@ def draw_cpu(n: int, seed: int) -> dict[str, Any]:
                 clock.run("game core", cores[0].apply, m.author, m.kind, m.body, at=at)
             record = clock.run("log decode", host_log.order, f["msg"], f["sig"], host_id)
             assert record == rec, "the replayed host must sign the same record"
-            payload = clock.run("frames", encode_msg, "rec", seq=e.seq, record=record)
-            out = [clock.run("frames", to_seat[s].seal, payload) for s in range(1, n)]
+            out = [clock.run("frames", _seal, to_seat[s], "rec", seq=e.seq, record=record)
+                   for s in range(1, n)]
             account(d, ("host", "order", e.seq), b0)
             # each joiner: open, verify, apply
             for s in range(1, n):

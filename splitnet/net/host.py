@@ -102,18 +102,7 @@ class Conn:
         if t == "ping" and not self.m.may_ping:
             raise IllegalTransition(f"connection: no ping while {self.m.state.value}")
         try:
-            self.send_payload(encode_msg(t, **fields))
-        except WireError as e:
-            _log.warning("dropping %s: %s", self.who(), e.reason)
-            self.close()
-
-    def send_payload(self, payload: bytes) -> None:
-        """A frame already encoded (one entry broadcast to every connection is encoded
-        once, not once per connection)."""
-        if self.closed:
-            return
-        try:
-            self.ch.send(payload)
+            self.ch.send(encode_msg(t, **fields))
         except WireError as e:
             _log.warning("dropping %s: %s", self.who(), e.reason)
             self.close()
@@ -920,9 +909,8 @@ class HostNode:
         table = self.table
         assert table is not None
         table.transcript.kick()
-        frame = encode_msg("rec", seq=entry.seq, record=entry.record)
         for c in self.conns.values():
-            c.send_payload(frame)
+            c.send("rec", seq=entry.seq, record=entry.record)
         for hook in self.on_entry_hooks:
             hook(entry)
         self._track_owed(None if entry.kind == "chat" else entry.author)
