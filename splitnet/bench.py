@@ -190,9 +190,17 @@ def bench_deck_proofs(players: list[int], play: bool = True) -> str:
                  "≤ 1.15 × its model")
     lines.append("reference: a LibTMCG-based poker prototype needs ~30 s for 52 cards and "
                  "6 players")
+    from splitnet.crypto.bench import bench_hop
+
+    lines.append("")
+    lines.extend(bench_hop())
     if play:
         lines.append("")
         lines.extend(bench_play_setup([n for n in players if n <= 6]))
+        from splitnet.app.bench_net import launch_lines
+
+        lines.append("")
+        lines.extend(launch_lines())
     return "\n".join(lines)
 
 

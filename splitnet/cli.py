@@ -390,7 +390,10 @@ def cmd_browse(args: argparse.Namespace) -> int:
     return run_browse(args.timeout, interfaces=args.interface)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The whole command line; given ``argv``, the LAN commands (``host``, ``join``,
+    ``bot``: the network stack, a third of a second to import) are only added when the
+    command is not one of the others, so ``splitnet play`` starts without them."""
     p = argparse.ArgumentParser(prog="splitnet", description=DESCRIPTION,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND",
@@ -561,14 +564,17 @@ def build_parser() -> argparse.ArgumentParser:
                     help="only the interface with this address (repeatable; e.g. 127.0.0.1)")
     br.set_defaults(func=cmd_browse)
 
-    from splitnet.app.lan import add_parsers
+    command = next((a for a in (argv or []) if not a.startswith("-")), None)
+    if argv is None or command not in sub.choices:
+        from splitnet.app.lan import add_parsers
 
-    add_parsers(sub)
+        add_parsers(sub)
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    args = build_parser(argv).parse_args(argv)
     try:
         rc: int = args.func(args)
     except KeyboardInterrupt:

@@ -277,6 +277,75 @@ def test_two_hops_of_one_seat_on_two_inputs_are_unrelated() -> None:
     assert not any(group.sub(second[i][0], first[i][0]) in where for i in range(104))
 
 
+def _omega_reuse_attack(hops: list[tuple[bytes, bytes, Any, Any, bytes]],
+                        gid: bytes) -> list[int | None]:
+    """The attack on shuffle-proof nonces reused across two statements of one seat (the
+    precomputation SECURITY.md §2.1 rejects): s'_i = ω'_i + c·u_ψ(i), so with one ω' the
+    difference of two proofs' s'_i is c·u_ψ(i) − c'·u'_ψ(i), which names ψ(i) among the
+    public u's. Returns ψ(i) where the differences name one, else None."""
+    from splitnet.crypto import shuffle_proof as sp
+
+    a, b = (sp._prepare(ctx, y, i, o, proof, gid) for ctx, y, i, o, proof in hops)
+    cand = {(a.ch * ua - b.ch * ub) % group.L: j
+            for j, (ua, ub) in enumerate(zip(a.u, b.u, strict=True))}
+    return [cand.get((x - z) % group.L)
+            for x, z in zip(a.pr.s_prime, b.pr.s_prime, strict=True)]
+
+
+def test_a_seats_proofs_on_two_inputs_share_no_nonce_so_they_do_not_give_its_permutation(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Why a hop's proof nonces stay bound to its input (SECURITY.md §2.1, "precompute";
+    DECK.md §13): made ahead of the deck — one ω' for any input — two proofs of one seat
+    on two inputs (a host serving another hop after a restored .secrets file, past the
+    pledge) would spell its permutation out even with fresh re-masks. splitnet/2's
+    derivation (π, ρ and the nonce seed from the seed and the input's digest) leaves the
+    same attack nothing."""
+    import hashlib
+
+    from splitnet.crypto import elgamal, seeds
+    from splitnet.crypto import shuffle_proof as sp
+
+    gid, seed = bytes(range(16)), bytes([7]) * 32
+    y = group.base_mul(group.hash_to_scalar(b"splitnet/test/key", b"y"))
+    d0 = deck_digest(gid, 1, y, elgamal.initial_deck(gid))
+    h = elgamal.shuffle_hop(elgamal.initial_deck(gid), derive_permutation(gid, 1, 0, seed, d0),
+                            seeds.derive_remasks(gid, 1, 0, seed, d0), y)
+    h2 = elgamal.shuffle_hop(h, list(range(104)), [9000 + k for k in range(104)], y)
+
+    def hop(inputs: Any) -> tuple[bytes, bytes, Any, Any, bytes]:  # seat 1, as DeckRound
+        d_in = deck_digest(gid, 1, y, inputs)
+        perm = derive_permutation(gid, 1, 1, seed, d_in)
+        rhos = seeds.derive_remasks(gid, 1, 1, seed, d_in)
+        out = shuffle_hop(inputs, perm, rhos, y)
+        ctx = shuffle_context(gid, 1, 1, d_in)
+        return ctx, y, inputs, out, prove_shuffle(
+            ctx, y, inputs, out, perm, rhos, context_game=gid,
+            nonce_seed=seeds.derive_shuffle_nonce_seed(gid, 1, 1, seed, d_in))
+
+    assert _omega_reuse_attack([hop(h), hop(h2)], gid) == [None] * 104
+    # The rejected design: π and ω' made before the input is known (fresh ρ per input).
+    perm = derive_permutation(gid, 1, 1, seed, bytes(32))
+    key_prefix = group.frame(sp.DOMAIN_NONCE_KEY)
+
+    class FixedNonceKey:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(hashlib, name)
+
+        @staticmethod
+        def sha512(data: bytes = b"") -> Any:
+            return hashlib.sha512(b"input-independent" if data.startswith(key_prefix)
+                                  else data)
+
+    monkeypatch.setattr(sp, "hashlib", FixedNonceKey())
+    made = []
+    for inputs, tag in ((h, 1), (h2, 2)):
+        rhos = [group.hash_to_scalar(b"splitnet/test/rho", bytes([tag, k])) for k in range(104)]
+        out = shuffle_hop(inputs, perm, rhos, y)
+        made.append((b"ctx", y, inputs, out, prove_shuffle(
+            b"ctx", y, inputs, out, perm, rhos, nonce_seed=seed, context_game=gid)))
+    assert _omega_reuse_attack(made, gid) == perm
+
+
 def test_a_seat_that_opened_its_seed_refuses_to_play_on_in_that_round() -> None:
     """The opening is a pledge too. Seat 1 opens its round seed at the end of the round;
     after a restart the host serves a log in which the round is still in play (the end

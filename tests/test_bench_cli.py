@@ -117,3 +117,27 @@ def test_bench_splito_refuses_bad_arguments(argv: list[str], error: str) -> None
 
     with pytest.raises(SystemExit, match=error):
         main(["bench", "splito", *argv])
+
+
+def test_bench_net_splits_a_draws_cpu_into_its_parts() -> None:
+    # The LAN code replayed on one 2-player game's draws (the replayed host must sign
+    # every record exactly as the game's host did, or draw_cpu fails).
+    from splitnet.app.bench_net import DRAW_PARTS, draw_cpu, draw_lines
+
+    r = draw_cpu(2, 11)
+    assert r["draws"] > 0
+    assert set(r["total"]) == set(DRAW_PARTS) == set(r["crit"])
+    assert all(v >= 0 for v in [*r["total"].values(), *r["crit"].values()])
+    assert r["total"]["signatures"] > 0 and r["total"]["share proofs"] > 0
+    assert r["total"]["frames"] > 0
+    text = "\n".join(draw_lines(2, 11))
+    assert "critical path (ms)" in text and "of the draw's CPU (goal ≤ 10%" in text
+
+
+@pytest.mark.slow
+def test_bench_launch_times_splitnet_play_to_its_first_hand() -> None:
+    from splitnet.app.bench_net import launch_times
+
+    [(first, table, main, workers)] = launch_times(runs=1, bots=1)
+    assert 0 < first <= table
+    assert main >= 0 and workers >= 0

@@ -60,3 +60,24 @@ def test_replay_shows_every_card_of_a_verified_transcript(tmp_path: Path) -> Non
     bad.write_bytes(bytes(raw))
     r = run(["replay", str(bad)])
     assert r.returncode == 1 and "does not verify" in r.stderr
+
+
+def test_play_parses_without_the_lan_commands_and_every_other_command_still_has_them() -> None:
+    # `splitnet play` starts without importing the network stack (first table after
+    # launch); `host`, `join`, `bot`, a typo and the top-level help still see every command.
+    import subprocess
+    import sys
+
+    code = ("import sys; from splitnet.cli import build_parser; "
+            "a = build_parser(['play', '--plain']).parse_args(['play', '--plain']); "
+            "print(a.command, 'splitnet.app.lan' in sys.modules, "
+            "'splitnet.net.peer' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60, check=True).stdout.split()
+    assert out == ["play", "False", "False"]
+    from splitnet.cli import build_parser
+
+    for argv in (["host", "--seats", "3"], ["join", "127.0.0.1:1"], ["bot", "x"], ["-h"], None):
+        sub = next(a for a in build_parser(argv)._actions
+                   if a.dest == "command")
+        assert {"host", "join", "bot", "play"} <= set(sub.choices or ())  # type: ignore[arg-type]

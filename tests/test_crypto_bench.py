@@ -29,3 +29,24 @@ def test_op_counter_restores_group() -> None:
         group.msm([1, 2], [group.base_mul(1), group.base_mul(2)])
     assert group.mul is original
     assert c["mul"] == 3 and c["base"] == 3 and c["add"] == 2
+
+
+def test_hop_breakdown_times_every_part_and_restores_the_prover() -> None:
+    from splitnet.crypto import elgamal, seeds, shuffle_proof
+    from splitnet.crypto.bench import HOP_PARTS, bench_hop
+
+    originals = [shuffle_proof._commit_permutation, shuffle_proof.prove_shuffle,
+                 elgamal.shuffle_hop, seeds.derive_remasks]
+    lines = bench_hop(n=8, reps=1)
+    assert [shuffle_proof._commit_permutation, shuffle_proof.prove_shuffle,
+            elgamal.shuffle_hop, seeds.derive_remasks] == originals
+    text = "\n".join(lines)
+    for label, _, _ in HOP_PARTS:
+        assert label in text
+    # the op counts are exact: n base-point multiplications and additions for the
+    # permutation commitments, n of each kind for the re-mask of a non-trivial deck
+    row = next(ln for ln in lines if "permutation commitments c" in ln)
+    assert row.split()[-4:] == ["0", "8", "8", "sound"]
+    row = next(ln for ln in lines if "re-mask" in ln)
+    assert row.split()[-4:] == ["8", "8", "16", "pledge"]
+    assert "could be made before the deck arrives" in text

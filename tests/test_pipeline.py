@@ -296,3 +296,25 @@ def test_a_broken_pool_checks_in_the_calling_thread_with_the_same_verdicts() -> 
     assert why is not None and why == check_hop(GID, bad)
     assert pool.submitted == 0
     assert Done("x").result() == "x"
+
+
+@pytest.mark.slow
+def test_a_proof_pools_workers_run_below_the_peers_priority_from_their_start() -> None:
+    """The workers yield to the peer's own proving (and, at launch, to its start-up): each
+    runs NICER below the process that started it, however often start() is called."""
+    import os
+
+    from splitnet.game.pool import NICER
+
+    pool = ProofPool(workers=1).start()
+    try:
+        pool.start()
+        mine = os.getpriority(os.PRIO_PROCESS, 0)
+        pids = pool.pids()
+        assert len(pids) == 1
+        peers, obs = _chain(2)
+        obs.on_shuffle(0, peers[0].shuffle_message(), defer=True)
+        assert pool.submit(GID, obs.unchecked_hops()[0]).result() is None  # still checks
+        assert os.getpriority(os.PRIO_PROCESS, pids[0]) == min(19, mine + NICER)
+    finally:
+        pool.close()

@@ -162,6 +162,19 @@ def test_proof_is_deterministic_in_the_nonce_seed(hop3: Hop) -> None:
     assert p2[: 32 * 3] != hop3.proof[: 32 * 3]  # even the permutation commitments differ
 
 
+def test_a_prover_told_its_points_are_checked_makes_the_same_proof(hop10: Hop) -> None:
+    # The deck layer's prover skips re-decoding points it checked or computed; the proof
+    # must be byte for byte the one the checking path makes, and a malformed shape is
+    # still refused.
+    fast = prove_shuffle(hop10.ctx, hop10.pk, hop10.inputs, hop10.outputs, hop10.perm,
+                         hop10.rhos, nonce_seed=SEED, points_checked=True)
+    assert fast == hop10.proof
+    bad = [*hop10.outputs[:-1], (hop10.outputs[-1][0], b"short")]
+    with pytest.raises(ShuffleProofError, match=r"outputs\[9\]: expected two 32-byte points"):
+        prove_shuffle(hop10.ctx, hop10.pk, hop10.inputs, bad, hop10.perm, hop10.rhos,
+                      nonce_seed=SEED, points_checked=True)
+
+
 def test_generators_are_hash_derived_and_cached() -> None:
     g5 = generators(b"", 5)
     assert len(g5) == 6 and len(set(g5)) == 6 and group.G not in g5

@@ -171,9 +171,31 @@ def bench_net(players: list[int], *, proofs: bool = True, seed: int = 11) -> str
                      f"{'yes' if same else 'NO'}")
         lines.append(f"          | whole game: in-process {local['wall']:.1f} s, network "
                      f"{net['wall']:.1f} s; {len(net['draw'])} draws")
+        lines.extend(draw_lines(n, seed))
     lines.append(f"  goals: network round set-up ≤ {GOAL_SETUP:.2f}× in-process; a draw's "
-                 f"p99 + ≤ {GOAL_DRAW_MS:g} ms at 6 players")
+                 f"p99 + ≤ {GOAL_DRAW_MS:g} ms at 6 players; frames ≤ "
+                 f"{GOAL_NET_SHARE:.0%} of a draw's CPU")
     return "\n".join(lines)
+
+
+def draw_lines(n: int, seed: int) -> list[str]:
+    """:func:`draw_cpu` as report lines: a draw's CPU per part, all processes together and
+    on its critical path, each part as a share of the draw's CPU."""
+    r = draw_cpu(n, seed)
+    tot, crit = sum(r["total"].values()), sum(r["crit"].values())
+    parts = "  ".join(f"{p} {r['total'][p] * 1e3:.2f} ({r['total'][p] / tot:.0%})"
+                      for p in DRAW_PARTS)
+    cparts = "  ".join(f"{p} {r['crit'][p] * 1e3:.2f} ({r['crit'][p] / crit:.0%})"
+                       for p in DRAW_PARTS)
+    share = r["total"]["frames"] / tot
+    return [f"          | a draw's CPU (the LAN code on this game's {r['draws']} draws, no "
+            f"sockets): {tot * 1e3:.2f} ms in all {n} processes, {crit * 1e3:.2f} ms on "
+            "its critical path",
+            f"          |   all (ms): {parts}",
+            f"          |   critical path (ms): {cparts}",
+            f"          |   frames (msgpack + encryption) {share:.0%} of the draw's CPU "
+            f"(goal ≤ {GOAL_NET_SHARE:.0%}: {'met' if share <= GOAL_NET_SHARE else 'MISSED'})"
+            f"; the p99 above adds sockets, the event loop and the other processes"]
 
 
 # --------------------------------------------------------------------------- wormhole
@@ -313,3 +335,313 @@ def bench_wormhole(players: list[int], *, proofs: bool = False, seed: int = 11,
         finally:
             servers.close()
     return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- a draw's CPU
+
+#: Where a private draw's CPU goes, by part (:func:`draw_cpu`).
+DRAW_PARTS = ("frames", "signatures", "share proofs", "log decode", "game core")
+GOAL_NET_SHARE = 0.10  # frames (msgpack + encryption) ≤ 10 % of a draw's CPU
+
+
+class _Clock:
+    """CPU seconds of this thread spent in named parts; a part inside another is taken
+    out of the outer one (a signature check inside a log append counts as signatures)."""
+
+    def __init__(self) -> None:
+        self.spent: dict[str, float] = dict.fromkeys(DRAW_PARTS, 0.0)
+        self._stack: list[list[Any]] = []
+
+    def run(self, part: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        self._stack.append([part, 0.0])
+        t0 = time.thread_time()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            dt = time.thread_time() - t0
+            _, inner = self._stack.pop()
+            self.spent[part] += dt - inner
+            if self._stack:
+                self._stack[-1][1] += dt
+
+    def wrap(self, part: str, fn: Any) -> Any:
+        def inner(*args: Any, **kwargs: Any) -> Any:
+            return self.run(part, fn, *args, **kwargs)
+        return inner
+
+
+def draw_cpu(n: int, seed: int) -> dict[str, Any]:
+    """What each process of a LAN game spends on a private draw (R8.3), from the real code
+    a host and its joiners run on the records of one game, without the sockets.
+
+    One game of heuristic bots is played in one process (no shuffle proofs: a draw's cost
+    does not depend on them); then its log is replayed as the host (a seat's frame opened,
+    the message checked, applied to its core, ordered, the record sealed for each joiner)
+    and as every joiner (the record's frame opened, the record verified — the author's and
+    the host's Ed25519 signatures — and applied; its own draw shares made, signed and
+    sealed), each call's CPU put in a part: **frames** (msgpack frame encoding and schema
+    check, ChaCha20-Poly1305), **signatures** (Ed25519 signing and checking), **share
+    proofs** (making and checking the decryption shares' DLEQ proofs), **log decode**
+    (the record's msgpack and checks), **game core** (the rest of applying an entry).
+
+    Returns per part the CPU of every process together per draw (``total``), the
+    critical path's CPU (``crit``: drawer's move → host → the slowest seat's shares → host
+    → drawer, every seat's shares made in parallel) and the draw count.
+    """
+    from splitnet.crypto import deck as deck_mod
+    from splitnet.game.core import GameCore, Position
+    from splitnet.game.table import MemoryPledges
+    from splitnet.net.secure import KeySchedule, SecureSession
+    from splitnet.session import log as log_mod
+    from splitnet.session.identity import Identity
+    from splitnet.session.log import Log
+
+    names = [f"heuristic-{i}" for i in range(n)]
+    source = SelfplaySecrets(seed)
+    game = LocalGame(names, Settings(), source, shuffle_proofs=False,
+                     open_hand=open_hand_player)
+    bots = [make_bot("heuristic", seed * 100 + i) for i in range(n)]
+    for _ in range(1_000_000):
+        if game.finished:
+            break
+        if game.pump():
+            continue
+        seat = game.mover()
+        if seat is None:
+            raise RuntimeError("the game is stuck")
+        game.play_move(seat, bots[seat].choose(game.cores[seat].engine, seat))
+    entries = game.log.entries
+    # The draws: a move followed at once by every other seat's draw shares.
+    draw_of: dict[int, int] = {}  # seq → the seq of the draw move it belongs to
+    for e in entries:
+        if e.kind == "shares" and dict(e.body).get("purpose") == "draw":
+            prev = e.seq - 1
+            draw_of[e.seq] = draw_of.get(prev, prev)
+    for m in set(draw_of.values()):
+        draw_of[m] = m
+    draws = sorted(set(draw_of.values()))
+
+    clock = _Clock()
+    wrapped = [(log_mod, "verify", "signatures"), (Identity, "sign", "signatures"),
+               (deck_mod, "verify_shares", "share proofs"),
+               (deck_mod, "verify_shares_batch", "share proofs"),
+               (deck_mod, "prove_shares", "share proofs")]
+    saved = {(obj, attr): getattr(obj, attr) for obj, attr, _ in wrapped}
+    keys = KeySchedule.derive(bytes(32), bytes(32))
+    settings = game.cores[0].settings
+    header_keys = [p.key for p in game.log.header.players]
+    host_id = source.identity(0)
+    host_log = Log()
+    logs = [Log() for _ in range(n)]
+    cores = [GameCore(game.log.game_id, names, settings, s, source.round_seeds(s),
+                      shuffle_proofs=False, pledges=MemoryPledges(), keys=header_keys,
+                      open_hand=open_hand_player) for s in range(n)]
+    to_host = [SecureSession("host", keys) for _ in range(n)]
+    from_seat = [SecureSession("joiner", keys) for _ in range(n)]
+    to_seat = [SecureSession("host", keys) for _ in range(n)]
+    at_seat = [SecureSession("joiner", keys) for _ in range(n)]
+    # per draw: CPU of (role, step, seq) — role "host" or a seat, seq the record's
+    per: dict[int, dict[tuple[str, str, int], dict[str, float]]] = {d: {} for d in draws}
+
+    def account(d: int | None, key: tuple[str, str, int], before: dict[str, float]) -> None:
+        if d is None:
+            return
+        now = dict(clock.spent)
+        cell = per[d].setdefault(key, dict.fromkeys(DRAW_PARTS, 0.0))
+        for p in DRAW_PARTS:
+            cell[p] += now[p] - before[p]
+
+    try:
+        for obj, attr, part in wrapped:
+            setattr(obj, attr, clock.wrap(part, getattr(obj, attr)))
+        for e in entries:
+            rec = e.record
+            d = draw_of.get(e.seq)
+            if e.seq == 0:
+                host_log.append_record(rec)
+                for lg in logs:
+                    lg.append_record(rec)
+                continue
+            at = Position(e.seq, e.prev, e.counter)
+            # the author: its message signed and sealed (a draw share also made here)
+            b0 = dict(clock.spent)
+            if d is not None and e.kind == "shares":
+                clock.run("game core", cores[e.author].outbox)
+            if d is not None:
+                clock.run("signatures", source.identity(e.author).sign, e.msg_bytes)
+            f = {"msg": e.msg_bytes, "sig": e.sig}  # the host's own message: no frame
+            if e.author != 0:
+                frame = clock.run("frames", _seal, from_seat[e.author], "msg",
+                                  msg=e.msg_bytes, sig=e.sig)
+            account(d, (str(e.author), "send", e.seq), b0)
+            # the host: open, check, apply, order, seal for every joiner
+            b0 = dict(clock.spent)
+            if e.author != 0:
+                f = clock.run("frames", _open, to_host[e.author], frame, False)
+            m = clock.run("log decode", host_log.check_order, f["msg"], f["sig"])
+            if e.kind != "accept":
+                clock.run("game core", cores[0].apply, m.author, m.kind, m.body, at=at)
+            record = clock.run("log decode", host_log.order, f["msg"], f["sig"], host_id)
+            assert record == rec, "the replayed host must sign the same record"
+            out = [clock.run("frames", _seal, to_seat[s], "rec", seq=e.seq, record=record)
+                   for s in range(1, n)]
+            account(d, ("host", "order", e.seq), b0)
+            # each joiner: open, verify, apply
+            for s in range(1, n):
+                b0 = dict(clock.spent)
+                f = clock.run("frames", _open, at_seat[s], out[s - 1], True)
+                entry = clock.run("log decode", logs[s].append_record, f["record"])
+                if e.kind != "accept":
+                    clock.run("game core", cores[s].apply, entry.author, entry.kind,
+                              dict(entry.body), at=at)
+                account(d, (str(s), "receive", e.seq), b0)
+    finally:
+        for (obj, attr), fn in saved.items():
+            setattr(obj, attr, fn)
+    return _draw_summary(n, entries, draws, per)
+
+
+def _seal(session: Any, t: str, **fields: Any) -> bytes:
+    from splitnet.net.wire import encode_msg
+
+    frame: bytes = session.seal(encode_msg(t, **fields))
+    return frame
+
+
+def _open(session: Any, frame: bytes, from_host: bool) -> dict[str, Any]:
+    from splitnet.net.wire import decode_frame
+
+    return decode_frame(session.open(frame) or b"", from_host=from_host)
+
+
+def _draw_summary(n: int, entries: Any, draws: list[int],
+                  per: dict[int, dict[tuple[str, str, int], dict[str, float]]]
+                  ) -> dict[str, Any]:
+    zero = dict.fromkeys(DRAW_PARTS, 0.0)
+    total = dict(zero)
+    crit = dict(zero)
+    for d in draws:
+        cells = per[d]
+
+        def cell(role: int | str, step: str, seq: int) -> dict[str, float]:
+            return cells.get((str(role), step, seq), zero)  # noqa: B023 (used at once)
+
+        for c in cells.values():
+            for p in DRAW_PARTS:
+                total[p] += c[p] / len(draws)
+        drawer = entries[d].author
+        shares = [e for e in entries[d + 1: d + n] if e.kind == "shares"]
+        # the drawer's move → the host orders it → each seat takes it and sends its
+        # shares (in parallel: the slowest counts) → the host orders each → the drawer
+        # takes each (the host's own part of a step is in its "order")
+        path = [cell(drawer, "send", d), cell("host", "order", d)]
+        if shares:
+            path.append(max((_add(cell(e.author, "receive", d), cell(e.author, "send", e.seq))
+                             for e in shares), key=lambda c: sum(c.values())))
+        for e in shares:
+            path += [cell("host", "order", e.seq), cell(drawer, "receive", e.seq)]
+        for c in path:
+            for p in DRAW_PARTS:
+                crit[p] += c[p] / len(draws)
+    return {"total": total, "crit": crit, "draws": len(draws)}
+
+
+def _add(a: dict[str, float], b: dict[str, float]) -> dict[str, float]:
+    return {p: a.get(p, 0.0) + b.get(p, 0.0) for p in DRAW_PARTS}
+
+
+# --------------------------------------------------------------------------- launch
+
+GOAL_FIRST_TABLE = 1.5  # seconds from `splitnet play` to the first hand on screen
+
+
+def _proc_cpu(pid: int) -> tuple[float, float]:
+    """(CPU seconds of process ``pid``, of its living children together), from /proc
+    (zeros where that is not available)."""
+    tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+    def cpu(p: int) -> float:
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / tick
+        except (OSError, IndexError, ValueError):
+            return 0.0
+
+    try:
+        kids = [int(x) for x in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except (OSError, ValueError):
+        kids = []
+    return cpu(pid), sum(cpu(k) for k in kids)
+
+
+def launch_times(runs: int = 2, bots: int = 3,
+                 seed: int = 7) -> list[tuple[float, float, float, float]]:
+    """``splitnet play --plain`` (you + ``bots`` bots, shuffle proofs on) started as a
+    process ``runs`` times: (seconds to its first line, seconds to the first round's
+    line — the first hand dealt and on screen —, the CPU seconds the process and its
+    proof workers had used by then), wall clock from just before the process is started.
+    One run before them, not counted, writes the bytecode into a temporary cache, as an
+    installed copy has it (even where the environment says not to write bytecode)."""
+    out: list[tuple[float, float, float, float]] = []
+    with tempfile.TemporaryDirectory(prefix="splitnet-launch-") as tmp:
+        env = dict(os.environ, PYTHONPYCACHEPREFIX=str(Path(tmp) / "pyc"),
+                   PYTHONUNBUFFERED="1")
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        for k in range(runs + 1):
+            cmd = _cmd("play", "--plain", "--bots", str(bots), "--seed", str(seed), "--new",
+                       "--pace", "0", "--data-dir", str(Path(tmp) / f"d{k}"))
+            t0 = time.perf_counter()
+            p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT, env=env)
+            first = table = float("nan")
+            assert p.stdout is not None and p.stdin is not None
+            try:
+                for _, raw in zip(range(10_000), p.stdout, strict=False):
+                    now = time.perf_counter() - t0
+                    if first != first:
+                        first = now
+                    if raw.startswith(b"Round 1"):
+                        table = now
+                        main, workers = _proc_cpu(p.pid)
+                        break
+                p.stdin.write(b"q\n")
+                p.stdin.close()
+                p.wait(timeout=60)
+            finally:
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
+            if table != table:
+                raise RuntimeError("splitnet play showed no first round")
+            if k:
+                out.append((first, table, main, workers))
+    return out
+
+
+def launch_lines(runs: int = 2) -> list[str]:
+    """:func:`launch_times` as report lines, beside the bare interpreter's start and the
+    import of the command line measured in the same run (the machine's load varies)."""
+    def started(*args: str) -> float:
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, *args], check=True, capture_output=True)
+        return time.perf_counter() - t0
+
+    bare = min(started("-c", "pass") for _ in range(3))
+    cli = min(started("-c", "import splitnet.cli") for _ in range(2))
+    times = launch_times(runs)
+    first = min(t[1] for t in times)
+    # on 2 free cores: the process's own CPU, or half of it and its workers' together
+    free = min(max(m, (m + w) / 2) for _, _, m, w in times)
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    return [f"first table after launch: `splitnet play --plain` (you + 3 bots, proofs on) "
+            f"to the first round's hand, best of {runs} (load average {load:.1f} on "
+            f"{os.cpu_count()} cores)",
+            "  runs — first line / first hand (CPU by then: process + proof workers): "
+            + "; ".join(f"{a:.2f} s / {b:.2f} s ({m:.2f} + {w:.2f} s)"
+                        for a, b, m, w in times),
+            f"  the same run: bare interpreter {bare:.2f} s, import of the command line "
+            f"{cli:.2f} s",
+            f"  goal ≤ {GOAL_FIRST_TABLE} s: {first:.2f} s wall "
+            f"{'met' if first <= GOAL_FIRST_TABLE else 'MISSED'} "
+            f"({first / GOAL_FIRST_TABLE:.2f}× the limit); on 2 free cores ≈ {free:.2f} s "
+            f"({free / GOAL_FIRST_TABLE:.2f}×)"]

@@ -364,3 +364,130 @@ def _goal(what: str, value: float, goal: float, unit: str) -> str:
     if unit == "s":
         return f"{what} {value:.3f} s ≤ {goal} s {ok}"
     return f"{what} {value:.2f} ≤ {goal} {ok}"
+
+
+# ---------------------------------------------------------------------- one hop, by part
+
+#: The parts of one seat's hop (shuffle + proof), each with where it could be made
+#: ahead of time: "input" = it needs the received deck (or a challenge hashed from it);
+#: "sound" = it could be made input-independent with nothing but the seed to rest on;
+#: "pledge" = only by making its secrets input-independent, which rests on the pledge
+#: alone (SECURITY.md §2.1, "Precompute").
+HOP_PARTS: Final = (
+    ("derive π, ρ, nonce seed, digest", "seeds", "sound (π) / pledge (ρ)"),
+    ("re-mask ρ·G, ρ·Y (shuffle)", "shuffle_hop", "pledge"),
+    ("statement digest", "_statement", "input"),
+    ("permutation commitments c", "_commit_permutation", "sound"),
+    ("commitment chain ĉ, t̂", "_commitment_chain", "input"),
+    ("t1, t2, t3 (ω nonces)", "_commit_nonces", "pledge"),
+    ("t4a, t4b (re-encryption)", "_commit_reencryption", "input"),
+    ("responses", "_respond", "input"),
+)
+
+
+def bench_hop(n: int = N_CARDS, reps: int = 3) -> list[str]:
+    """Where one seat's shuffle + proof goes, part by part (CPU of this thread, median of
+    ``reps`` hops on a once-shuffled deck, the op-cost model priced at costs measured in
+    the same run), and which parts could be made before the received deck is in.
+
+    The parts are the prover's own functions (shuffle_proof's phase functions, the seed
+    derivations, the re-mask), timed by wrapping them for the duration of the run; what
+    the wrapped parts do not cover (nonce and challenge hashing, argument checks, framing)
+    is the last row.
+    """
+    from splitnet.crypto import seeds, shuffle_proof
+    from splitnet.crypto.deck import shuffle_context
+
+    costs = measure_op_costs(rounds=5, reps=10)
+    gid = bytes(range(16))
+    y = group.base_mul(group.hash_to_scalar(b"splitnet/v1/bench", b"joint key"))
+    deck0 = elgamal.initial_deck(gid)[:n]
+    seed0 = hashlib.sha256(b"bench hop 0").digest()
+    d0 = seeds.deck_digest(gid, 1, y, deck0)
+    deck = elgamal.shuffle_hop(deck0, seeds.derive_permutation(gid, 1, 0, seed0, d0, n),
+                               seeds.derive_remasks(gid, 1, 0, seed0, d0, n), y)
+    shuffle_proof.generators(gid, n)  # cached per game: not part of a hop
+
+    def hop(seed: bytes) -> None:
+        d_in = seeds.deck_digest(gid, 1, y, deck)
+        perm = seeds.derive_permutation(gid, 1, 1, seed, d_in, n)
+        rhos = seeds.derive_remasks(gid, 1, 1, seed, d_in, n)
+        nonce = seeds.derive_shuffle_nonce_seed(gid, 1, 1, seed, d_in)
+        out = elgamal.shuffle_hop(deck, perm, rhos, y)
+        shuffle_proof.prove_shuffle(shuffle_context(gid, 1, 1, d_in), y, deck, out, perm,
+                                    rhos, nonce_seed=nonce, context_game=gid,
+                                    points_checked=True)
+
+    spent: dict[str, list[float]] = defaultdict(list)
+    ops: dict[str, Counter[str]] = defaultdict(Counter)
+    totals: list[float] = []
+    targets = {name: (shuffle_proof, name) for _, name, _ in HOP_PARTS[2:]}
+    targets["shuffle_hop"] = (elgamal, "shuffle_hop")
+    derivations = ("deck_digest", "derive_permutation", "derive_remasks",
+                   "derive_shuffle_nonce_seed")
+    saved: dict[tuple[Any, str], Any] = {}
+    with count_group_ops() as counter:
+        run: dict[str, float] = {}
+        run_ops: dict[str, Counter[str]] = defaultdict(Counter)
+
+        def wrap(fn: Callable[..., Any], key: str) -> Callable[..., Any]:
+            @functools.wraps(fn)
+            def inner(*args: Any, **kwargs: Any) -> Any:
+                c0, t0 = Counter(counter), time.thread_time()
+                try:
+                    return fn(*args, **kwargs)
+                finally:
+                    run[key] = run.get(key, 0.0) + time.thread_time() - t0
+                    run_ops[key] += counter - c0
+            return inner
+
+        for mod, attr in targets.values():
+            saved[(mod, attr)] = getattr(mod, attr)
+        for attr in derivations:
+            saved[(seeds, attr)] = getattr(seeds, attr)
+        try:
+            for key, (mod, attr) in targets.items():
+                setattr(mod, attr, wrap(getattr(mod, attr), key))
+            for attr in derivations:
+                setattr(seeds, attr, wrap(getattr(seeds, attr), "seeds"))
+            for k in range(reps + 1):
+                run.clear()
+                run_ops.clear()
+                t0 = time.thread_time()
+                hop(hashlib.sha256(b"bench hop" + bytes([k])).digest())
+                dt = time.thread_time() - t0
+                if k:  # the first hop warms caches and is not counted
+                    totals.append(dt)
+                    for key, v in run.items():
+                        spent[key].append(v)
+                        ops[key] += run_ops[key]
+        finally:
+            for (mod, attr), fn in saved.items():
+                setattr(mod, attr, fn)
+    total = statistics.median(totals)
+    lines = [f"one hop of {n} cards (shuffle + proof, a seat k > 0), median of {reps}: "
+             f"{total * 1e3:.1f} ms; per-op cost (µs): mul {costs['mul'] * 1e6:.0f}, "
+             f"base {costs['base'] * 1e6:.0f}, add {costs['add'] * 1e6:.0f}",
+             f"  {'part':<34}{'ms':>7}{'share':>7}{'model ms':>9}  ops (mul base add)"
+             "   ahead of the deck?"]
+    shares: dict[str, float] = defaultdict(float)
+    covered = 0.0
+    for label, key, when in HOP_PARTS:
+        t = statistics.median(spent[key]) if spent[key] else 0.0
+        o = Counter({k: v // reps for k, v in ops[key].items()})
+        covered += t
+        shares[when.split()[0]] += t
+        lines.append(f"  {label:<34}{t * 1e3:7.2f}{t / total:7.0%}{_model(o, costs) * 1e3:9.2f}"
+                     f"  {o['mul']:4} {o['base']:4} {o['add']:4}   {when}")
+    rest = max(total - covered, 0.0)
+    lines.append(f"  {'hashing, checks, Python (the rest)':<34}{rest * 1e3:7.2f}"
+                 f"{rest / total:7.0%}")
+    sound = shares["sound"]
+    # On the pledge alone, the chain's r̂_i·G and ω̂_i·G (2n base-point multiplications at
+    # this run's cost) could be made ahead too.
+    pledge = sound + shares["pledge"] + shares["sound (π)"] + 2 * n * costs["base"]
+    lines.append(f"  could be made before the deck arrives: {sound / total:.0%} of a hop "
+                 f"soundly (π and the permutation commitments), {pledge / total:.0%} only "
+                 "if ρ and the ω nonces rested on the pledge alone (protocol/SECURITY.md "
+                 "§2.1, Precompute)")
+    return lines

@@ -89,7 +89,9 @@ Message: TypeAlias = dict[str, object]
 
 #: prove_shuffle(context, joint_key, inputs, outputs, perm, rhos, nonce_seed) -> proof
 #: bytes, where outputs[i] = inputs[perm[i]] + (rhos[i]·G, rhos[i]·Y) and nonce_seed is
-#: the secret the proof's nonces derive from (seeds.derive_shuffle_nonce_seed).
+#: the secret the proof's nonces derive from (seeds.derive_shuffle_nonce_seed). Every
+#: point of ``inputs`` has been checked (a received hop's points are, in on_shuffle) and
+#: ``outputs`` are this seat's own, so a prover need not decode them again.
 ShuffleProver: TypeAlias = Callable[
     [
         bytes,

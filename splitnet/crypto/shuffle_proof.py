@@ -151,7 +151,7 @@ def _decode(b: object, what: str, *, allow_identity: bool = False) -> bytes:
 
 
 def _ciphertexts(
-    cts: object, n: int | None, what: str, *, c1_identity: bool
+    cts: object, n: int | None, what: str, *, c1_identity: bool, check: bool = True
 ) -> tuple[list[bytes], list[bytes]]:
     if not isinstance(cts, Sequence) or isinstance(cts, bytes | str):
         raise ShuffleProofError(f"{what}: expected a sequence of ciphertexts")
@@ -162,25 +162,33 @@ def _ciphertexts(
     for k, ct in enumerate(cts):
         if not isinstance(ct, tuple | list) or len(ct) != 2:
             raise ShuffleProofError(f"{what}[{k}]: expected a pair (c1, c2)")
-        first.append(_decode(ct[0], f"{what}[{k}].c1", allow_identity=c1_identity))
-        second.append(_decode(ct[1], f"{what}[{k}].c2"))
+        if check:
+            first.append(_decode(ct[0], f"{what}[{k}].c1", allow_identity=c1_identity))
+            second.append(_decode(ct[1], f"{what}[{k}].c2"))
+        elif all(isinstance(x, bytes) and len(x) == P for x in ct):
+            first.append(ct[0])
+            second.append(ct[1])
+        else:
+            raise ShuffleProofError(f"{what}[{k}]: expected two {P}-byte points")
     return first, second
 
 
 def _statement(
-    context: object, context_game: object, pk: object, inputs: object, outputs: object
+    context: object, context_game: object, pk: object, inputs: object, outputs: object,
+    *, check_points: bool = True,
 ) -> _Statement:
-    """Validate the public statement and compute its digest D_stmt."""
+    """Validate the public statement and compute its digest D_stmt (``check_points``
+    False: the ciphertexts' points are taken as valid, their shape is still checked)."""
     if not isinstance(context, bytes):
         raise ShuffleProofError("context: expected bytes")
     if not isinstance(context_game, bytes):
         raise ShuffleProofError("context_game: expected bytes")
     pk_ = _decode(pk, "public key")
-    a, b = _ciphertexts(inputs, None, "inputs", c1_identity=True)
+    a, b = _ciphertexts(inputs, None, "inputs", c1_identity=True, check=check_points)
     n = len(a)
     if not MIN_N <= n <= MAX_N:
         raise ShuffleProofError(f"inputs: a shuffle needs {MIN_N}…{MAX_N} ciphertexts, got {n}")
-    a_out, b_out = _ciphertexts(outputs, n, "outputs", c1_identity=False)
+    a_out, b_out = _ciphertexts(outputs, n, "outputs", c1_identity=False, check=check_points)
     parts: list[bytes] = [context, context_game, _index(n), pk_]
     for x, y in zip(a, b, strict=True):
         parts += (x, y)
@@ -323,6 +331,7 @@ def prove_shuffle(
     *,
     nonce_seed: bytes,
     context_game: bytes = b"",
+    points_checked: bool = False,
 ) -> bytes:
     """Prove that ``outputs[i] = inputs[perm[i]] + rhos[i]·(G, pk)`` for all i.
 
@@ -334,16 +343,19 @@ def prove_shuffle(
 
     The witness is trusted: if ``outputs`` do not match ``perm``/``rhos`` the result is a
     proof that :func:`verify_shuffle` rejects. Raises :class:`ShuffleProofError` on
-    malformed arguments.
+    malformed arguments. ``points_checked``: the caller has already checked every point
+    of ``inputs`` and ``outputs`` (the deck layer checks a received deck's points, and its
+    own outputs it computed), so they are not decoded again (the same proof, 2n fewer
+    point validations; the shapes are still checked).
     """
-    st = _statement(context, context_game, pk, inputs, outputs)
+    st = _statement(context, context_game, pk, inputs, outputs,
+                    check_points=points_checked is not True)
     n = st.n
     psi = _check_perm(perm, n)
     rho = _check_rhos(rhos, n)
     if not isinstance(nonce_seed, bytes) or len(nonce_seed) < 16:
         raise ShuffleProofError("nonce_seed: expected at least 16 secret bytes")
 
-    base_mul, mul, add = group.base_mul, group.mul, group.add
     gens = _generators(context_game, n)
     h, hs = gens[0], gens[1:]
 
@@ -368,44 +380,87 @@ def prove_shuffle(
     w_hat = nonces(b"omega-hat", n)
     w_prime = nonces(b"omega-prime", n)
 
-    # Permutation commitment: c_{ψ(i)} = r_{ψ(i)}·G + h_i (commits to the columns of the
-    # permutation matrix).
-    c = [IDENTITY] * n
-    for i, j in enumerate(psi):
-        c[j] = add(base_mul(r[j]), hs[i])
-
+    c = _commit_permutation(psi, r, hs)
     d_u, u = _challenges_u(st, c)
     u_prime = [u[j] for j in psi]
+    c_hat, t_hat = _commitment_chain(h, u_prime, r_hat, w_hat, w_prime)
+    k = (sum(wp * rh for wp, rh in zip(w_prime, rho, strict=True)) - w4) % L
+    t = [*_commit_nonces(hs, w1, w2, w3, w_prime), *_commit_reencryption(st, psi, w_prime, k)]
+    ch = _challenge(d_u, c_hat, t, t_hat)
+    return _respond(ch, c, c_hat, t, t_hat, (w1, w2, w3, w4), w_hat, w_prime,
+                    r, r_hat, u, u_prime, rho).to_bytes()
 
-    # Commitment chain ĉ_i = r̂_i·G + u'_i·ĉ_{i-1}, ĉ_0 = h, and its commitments t̂_i.
+
+# The prover's phases, one function each so a benchmark can time them (crypto/bench.py)
+# and so what depends on the input deck and what does not is visible in the code
+# (SHUFFLE_PROOF.md §5; DECK.md §13, "No input-independent precomputation").
+
+
+def _commit_permutation(psi: Sequence[int], r: Sequence[int], hs: Sequence[bytes]) -> list[bytes]:
+    """c_{ψ(i)} = r_{ψ(i)}·G + h_i (commits to the columns of the permutation matrix):
+    n base-point multiplications; depends on ψ and r only, not on the decks."""
+    base_mul, add = group.base_mul, group.add
+    c = [IDENTITY] * len(psi)
+    for i, j in enumerate(psi):
+        c[j] = add(base_mul(r[j]), hs[i])
+    return c
+
+
+def _commitment_chain(
+    h: bytes, u_prime: Sequence[int], r_hat: Sequence[int], w_hat: Sequence[int],
+    w_prime: Sequence[int],
+) -> tuple[list[bytes], list[bytes]]:
+    """ĉ_i = r̂_i·G + u'_i·ĉ_{i-1} (ĉ_0 = h) and t̂_i = ω̂_i·G + ω'_i·ĉ_{i-1}: 2n scalar and
+    2n base-point multiplications, bound to the statement through u'."""
+    base_mul, mul, add = group.base_mul, group.mul, group.add
     c_hat: list[bytes] = []
     t_hat: list[bytes] = []
     prev = h
-    for i in range(n):
+    for i in range(len(u_prime)):
         t_hat.append(add(base_mul(w_hat[i]), mul(w_prime[i], prev)))
         prev = add(base_mul(r_hat[i]), mul(u_prime[i], prev))
         c_hat.append(prev)
+    return c_hat, t_hat
 
-    # Σ ω'_i·e'_i = Σ ω'_i·e_{ψ(i)} + (Σ ω'_i ρ_i)·(G, pk): same value as from the outputs,
-    # and free of multiplications wherever an input c1 is the identity (first hop).
-    k = (sum(wp * rh for wp, rh in zip(w_prime, rho, strict=True)) - w4) % L
-    t1 = base_mul(w1)
-    t2 = base_mul(w2)
-    t3 = add(base_mul(w3), _lincomb(list(zip(w_prime, hs, strict=True))))
-    t4a = add(_lincomb([(w_prime[i], st.a[j]) for i, j in enumerate(psi)]), base_mul(k))
-    t4b = add(_lincomb([(w_prime[i], st.b[j]) for i, j in enumerate(psi)]), mul(k, st.pk))
-    t = [t1, t2, t3, t4a, t4b]
 
-    ch = _challenge(d_u, c_hat, t, t_hat)
+def _commit_nonces(
+    hs: Sequence[bytes], w1: int, w2: int, w3: int, w_prime: Sequence[int]
+) -> list[bytes]:
+    """t1 = ω1·G, t2 = ω2·G, t3 = ω3·G + Σ ω'_i·h_i: n scalar multiplications that touch no
+    deck (but ω' must be fresh for every statement: SECURITY.md §2.1, "Precompute")."""
+    base_mul = group.base_mul
+    t3 = group.add(base_mul(w3), _lincomb(list(zip(w_prime, hs, strict=True))))
+    return [base_mul(w1), base_mul(w2), t3]
 
+
+def _commit_reencryption(
+    st: _Statement, psi: Sequence[int], w_prime: Sequence[int], k: int
+) -> list[bytes]:
+    """t4a, t4b: Σ ω'_i·e'_i = Σ ω'_i·e_{ψ(i)} + (Σ ω'_i ρ_i)·(G, pk) — the same value as
+    from the outputs, and free of multiplications wherever an input c1 is the identity
+    (first hop): up to 2n scalar multiplications on the input deck."""
+    t4a = group.add(_lincomb([(w_prime[i], st.a[j]) for i, j in enumerate(psi)]),
+                    group.base_mul(k))
+    t4b = group.add(_lincomb([(w_prime[i], st.b[j]) for i, j in enumerate(psi)]),
+                    group.mul(k, st.pk))
+    return [t4a, t4b]
+
+
+def _respond(
+    ch: int, c: list[bytes], c_hat: list[bytes], t: list[bytes], t_hat: list[bytes],
+    w: tuple[int, int, int, int], w_hat: Sequence[int], w_prime: Sequence[int],
+    r: Sequence[int], r_hat: Sequence[int], u: Sequence[int], u_prime: Sequence[int],
+    rho: Sequence[int],
+) -> _Proof:
+    """The responses (integer arithmetic only) and the proof."""
+    w1, w2, w3, w4 = w
     r_bar = sum(r) % L
     r_tilde = sum(x * y for x, y in zip(r, u, strict=True)) % L
     r_chain = 0  # ĉ_n = r_chain·G + (Π u_i)·h
     for x, y in zip(r_hat, u_prime, strict=True):
         r_chain = (x + y * r_chain) % L
     r_prime = sum(x * y for x, y in zip(u_prime, rho, strict=True)) % L
-
-    proof = _Proof(
+    return _Proof(
         c=c,
         c_hat=c_hat,
         t=t,
@@ -419,7 +474,6 @@ def prove_shuffle(
         s_hat=[(x + ch * y) % L for x, y in zip(w_hat, r_hat, strict=True)],
         s_prime=[(x + ch * y) % L for x, y in zip(w_prime, u_prime, strict=True)],
     )
-    return proof.to_bytes()
 
 
 # --------------------------------------------------------------------------- verifier

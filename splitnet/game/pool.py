@@ -27,15 +27,27 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from splitnet.crypto.deck import HopCheck
 from splitnet.game.checks import HopVerdict, check_hop
 
+#: How much lower than the peer's own process the workers run (a niceness difference).
+NICER = 5
+
+
+def _lower(pid: int, parent: int) -> None:
+    """Put process ``pid`` at ``NICER`` below ``parent``'s priority (absolute, so doing it
+    twice changes nothing); silently nothing where priorities are not available."""
+    with contextlib.suppress(OSError, AttributeError):
+        want = min(19, os.getpriority(os.PRIO_PROCESS, parent) + NICER)
+        if os.getpriority(os.PRIO_PROCESS, pid) < want:
+            os.setpriority(os.PRIO_PROCESS, pid, want)
+
 
 def _init_worker() -> None:
-    """Each worker, at start: the proof code imported before the first hop, and a lower
-    priority than the peer's own thread, whose proving is on every later seat's critical
-    path."""
+    """Each worker, at start: a lower priority than the peer's own thread, whose proving
+    is on every later seat's critical path (the parent lowers it too, as soon as the
+    worker exists, so even the worker's start-up yields to the peer's: at launch, the
+    first table), and the proof code imported before the first hop."""
+    _lower(os.getpid(), os.getppid())
     import splitnet.crypto.shuffle_proof  # noqa: F401
 
-    with contextlib.suppress(OSError, AttributeError):
-        os.nice(5)
     # Ctrl-C at the terminal reaches the whole process group: the peer's process decides
     # what happens (the workers stop with it), a worker never prints a traceback.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -103,6 +115,8 @@ class ProofPool:
                 except (OSError, RuntimeError, ValueError):
                     self._broken = True
                     self._executor = None
+            for pid in self.pids():
+                _lower(pid, os.getpid())
         return self
 
     def submit(self, game_id: bytes, hop: HopCheck) -> HopVerdict:

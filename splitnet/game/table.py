@@ -177,7 +177,9 @@ def proof_functions(game_id: bytes, seed: bytes | None) -> tuple[Any, Any]:
 
     def prove(ctx: bytes, pk: bytes, inputs: Any, outputs: Any, perm: Any, rhos: Any,
               nonce_seed: bytes) -> bytes:
+        # The deck layer hands the prover a deck whose points it checked (DeckRound
+        # checks every point of a received hop) and the outputs it computed itself.
         return prove_shuffle(ctx, pk, inputs, outputs, perm, rhos, nonce_seed=nonce_seed,
-                             context_game=game_id)
+                             context_game=game_id, points_checked=True)
 
     return prove, verify
