@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import random
 from typing import Any
 
 import pytest
@@ -559,3 +560,43 @@ def test_R4_1b_a_view_that_cannot_see_the_hand_holds_the_mover_to_the_pick() -> 
     refused(g, Lay(1, g.hands[1][0], g.hands[1][1]), "R8")
     g.reveal(0, full[0])  # a play reveals its cards: 2C with the picked KS
     refused(g, Lay(1, 0, 18), "R2.1")
+
+
+def test_R3_R6_the_rounds_phases_are_named_states_moved_by_one_table(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine's phases are an Enum; over whole games (and R6.2's late lays) every
+    change of phase is one the transition table allows, every phase is reached, and a
+    change outside it is refused (an engine bug, never a player's move)."""
+    from splitnet.bots import make_bot
+    from splitnet.rules.engine import TRANSITIONS, Phase
+
+    seen: set[tuple[Phase, Phase]] = set()
+    go = Game._go
+
+    def watched(self: Game, to: Phase) -> None:
+        seen.add((Phase(self.phase), to))
+        go(self, to)
+
+    monkeypatch.setattr(Game, "_go", watched)
+    for seed in range(12):
+        g = Game(2 + seed % 5)
+        bots = [make_bot("random" if seed % 2 else "normal", seed * 10 + i) for i in range(g.n)]
+        rng = random.Random(seed)
+        while g.phase != Phase.GAME_OVER:
+            faces = list(range(104))
+            rng.shuffle(faces)
+            g.start_round(faces)
+            while g.phase not in (Phase.ROUND_OVER, Phase.GAME_OVER):
+                seat = g.actor
+                assert seat is not None
+                g.apply(bots[seat].choose(g, seat))
+                assert isinstance(g.phase, Phase)
+    test_R6_2_late_lays_then_scoring()
+    assert all(b in TRANSITIONS[a] for a, b in seen)
+    assert {b for _, b in seen} == set(Phase)  # every phase is reached …
+    assert {a for a, _ in seen} == set(Phase) - {Phase.GAME_OVER}  # … and left but the last
+    monkeypatch.undo()
+    g = Game(2)
+    with pytest.raises(RuntimeError, match="from round_over to bonus"):
+        g._go(Phase.BONUS)
+    assert g.phase is Phase.ROUND_OVER

@@ -17,13 +17,13 @@ from splitnet.rules.actions import (
     action_to_dict,
     played_slots,
 )
-from splitnet.rules.engine import Game, IllegalMove, Match, RoundEnd, UnknownFace
+from splitnet.rules.engine import Game, IllegalMove, Match, Phase, RoundEnd, UnknownFace
 from splitnet.rules.scoring import leaders_now, marks_now, pad_points, standing_now
 from splitnet.rules.settings import Pad, Settings, SettingsError
 
 __all__ = [
     "Action", "BonusDraw", "BonusMark", "BonusSwap", "Discard", "DrawPile", "EndLateLays",
-    "Game", "IllegalMove", "LateLay", "Lay", "Match", "Pad", "RoundEnd", "Settings",
+    "Game", "IllegalMove", "LateLay", "Lay", "Match", "Pad", "Phase", "RoundEnd", "Settings",
     "SettingsError", "SkipBonus", "TakeRow", "UnknownFace", "Upgrade", "action_from_dict",
     "action_to_dict", "leaders_now", "marks_now", "pad_points", "played_slots", "standing_now",
 ]

@@ -9,7 +9,7 @@ does not know is refused, so every peer, the verifier and the bots run this same
 >>> g = Game(2)
 >>> g.start_round(faces=list(range(104)))   # a fully known deck (self-play, audit)
 >>> g.turn, g.phase
-(1, 'draw')
+(1, <Phase.DRAW: 'draw'>)
 >>> g.apply(DrawPile(1))
 >>> g.hands[1][-1]   # the top of the pile was slot 19 (9 cards each, then the first discard)
 19
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, Final
 
 from splitnet.cards import _KIND_TABLE, STRENGTH, MatchKind, match_kind, rank
@@ -44,7 +45,38 @@ from splitnet.rules.actions import (
 from splitnet.rules.settings import Settings
 
 N_SLOTS: Final = 104
-PHASES: Final = ("draw", "must_play", "play", "bonus", "late_lays", "round_over", "game_over")
+
+
+class Phase(StrEnum):
+    """Where a round stands (R3–R6): the engine's named states. A member equals its
+    string (``Phase.DRAW == "draw"``), the name the record, the front ends and the bots
+    read."""
+
+    DRAW = "draw"  # R4.1: the player to move draws (pile or row)
+    MUST_PLAY = "must_play"  # R4.1b: took from the row; the first play uses the picked card
+    PLAY = "play"  # R4.3: lay or upgrade, then discard
+    BONUS = "bonus"  # R5: a bonus is pending for the mover
+    LATE_LAYS = "late_lays"  # R6.2: those without a turn lay their matches
+    ROUND_OVER = "round_over"  # R6.3: scored; the next round may be dealt (R3.2)
+    GAME_OVER = "game_over"  # R7.3: the last round is scored
+
+
+PHASES: Final = tuple(p.value for p in Phase)
+
+_END: Final = frozenset({Phase.LATE_LAYS, Phase.ROUND_OVER, Phase.GAME_OVER})
+#: The one transition table of a round (R3–R6): the phases each phase may move to. The
+#: round ends (→ late lays or scored) from a draw that empties the pile (R4.2) or a
+#: discard that empties a hand (R4.5); a bonus draw ends it from play, where a bonus
+#: draw is made (R5.2).
+TRANSITIONS: Final[dict[Phase, frozenset[Phase]]] = {
+    Phase.ROUND_OVER: frozenset({Phase.DRAW}),
+    Phase.DRAW: frozenset({Phase.PLAY, Phase.MUST_PLAY}) | _END,
+    Phase.MUST_PLAY: frozenset({Phase.PLAY}),
+    Phase.PLAY: frozenset({Phase.PLAY, Phase.BONUS, Phase.DRAW}) | _END,
+    Phase.BONUS: frozenset({Phase.PLAY}),
+    Phase.LATE_LAYS: frozenset({Phase.ROUND_OVER, Phase.GAME_OVER}),
+    Phase.GAME_OVER: frozenset(),
+}
 
 
 class IllegalMove(SplitnetError):
@@ -106,7 +138,7 @@ class Game:
         # R3.2 [decision]: round 1's dealer is seat 0; in a rematch, the previous game's
         # first dealer's left neighbour
         self.dealer = first_dealer
-        self.phase = "round_over"
+        self.phase = Phase.ROUND_OVER
         self.faces: list[int | None] = [None] * N_SLOTS
         self.hands: list[list[int]] = [[] for _ in range(n_players)]
         self.pile_next = N_SLOTS
@@ -158,7 +190,14 @@ class Game:
         self.late_queue = []
         self.last_end = None
         self.events = []
-        self.phase = "draw"
+        self._go(Phase.DRAW)
+
+    def _go(self, to: Phase) -> None:
+        """Move to phase ``to``, by :data:`TRANSITIONS` only (a move the table lacks is a
+        bug in this engine, never a player's: their moves are checked before)."""
+        if to not in TRANSITIONS[Phase(self.phase)]:
+            raise RuntimeError(f"the engine went from {self.phase} to {to}")
+        self.phase = to
 
     def clone(self) -> Game:
         """An independent copy (cheaper than deepcopy): for trying a move.
@@ -455,7 +494,7 @@ class Game:
 
     def _bonus_draw(self, a: BonusDraw) -> None:
         self.pending_bonus = None
-        self.phase = "play"
+        self._go(Phase.PLAY)
         self._draw_pile(a.seat, "bonus_draw")
 
     def _swap(self, a: BonusSwap) -> None:
@@ -495,7 +534,7 @@ class Game:
         self.hands[seat].append(slot)
         self.events.append({"type": event, "slot": slot})
         if event == "draw_pile":
-            self.phase = "play"
+            self._go(Phase.PLAY)
         if self.pile_next >= N_SLOTS:  # R4.2: the last card ends the round at once
             self._end_round("pile_empty", seat)
 
@@ -521,7 +560,7 @@ class Game:
         self.hands[seat].extend(taken)
         self.picked = picked
         self.events.append({"type": "take_row", "index": index, "cards": list(taken)})
-        self.phase = "must_play"
+        self._go(Phase.MUST_PLAY)
 
     def _pick_playable(self, hand: list[int], picked: int) -> bool:
         if len(hand) < 2:
@@ -567,13 +606,13 @@ class Game:
         self._start_bonus(seat, kind)
 
     def _start_bonus(self, seat: int, kind: MatchKind) -> None:
-        self.phase = "play"
+        self._go(Phase.PLAY)
         if kind == "strong" and self.pile_count == 0:
             return  # R5.4: cannot be taken, skipped
         if kind == "weak" and not self._swap_possible(seat):
             return  # R5.4
         self.pending_bonus = kind
-        self.phase = "bonus"
+        self._go(Phase.BONUS)
 
     def _swap_possible(self, seat: int) -> bool:
         mine = {m.kind for m in self.matches if m.owner == seat}
@@ -581,7 +620,7 @@ class Game:
 
     def _bonus_done(self) -> None:
         self.pending_bonus = None
-        self.phase = "play"
+        self._go(Phase.PLAY)
 
     def _discard(self, seat: int, slot: int) -> None:
         self.face(slot)
@@ -593,7 +632,7 @@ class Game:
             return
         self.turn = (seat + 1) % self.n  # R3.4: play passes left
         self.turns_started[self.turn] += 1
-        self.phase = "draw"
+        self._go(Phase.DRAW)
 
     def _end_round(self, reason: str, seat: int) -> None:
         self.last_end = RoundEnd(reason, seat)
@@ -604,7 +643,7 @@ class Game:
             self.late_queue = [s for s in ((seat + i) % self.n for i in range(1, self.n))
                                if self.turns_started[s] == 0]
         if self.late_queue:
-            self.phase = "late_lays"
+            self._go(Phase.LATE_LAYS)
         else:
             self._score_round()
 
@@ -623,7 +662,8 @@ class Game:
         self.ends.append(end)
         # R6.4 [decision]: the player who went out deals next; else the deal passes left.
         self.dealer = end.seat if end.reason == "out" else (self.dealer + 1) % self.n
-        self.phase = "game_over" if self.round_no >= self.settings.rounds else "round_over"
+        self._go(Phase.GAME_OVER if self.round_no >= self.settings.rounds
+                 else Phase.ROUND_OVER)
 
     # ------------------------------------------------------------------ legal moves
     def legal_moves(self, seat: int) -> list[Action]:
