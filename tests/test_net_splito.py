@@ -34,7 +34,7 @@ class SplitoTable:
                          "--no-announce", "--name", "Host", "--data-dir", str(tmp / "p0"),
                          "--test-seed", "4")
         wait_until(lambda: "listening on port" in self.host.stdout(), 30, "the host to listen")
-        assert "Game: Splito, 3 seats" in self.host.stdout()
+        assert f"Game: Splito, {n} seats" in self.host.stdout()
         self.port, self.code = host_port_and_code(self.host)
         self.bots: list[Proc] = []
         for i in range(1, n):
@@ -80,15 +80,17 @@ def splito_table(tmp_path: Path):  # type: ignore[no-untyped-def]
         t.kill_all()
 
 
-def test_a_three_seat_splito_game_over_the_lan_verifies(splito_table, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    t = splito_table(3)
+def test_an_eight_seat_splito_game_over_the_lan_verifies(splito_table, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # the most seats Splito has (S2.1), every bot level among them
+    levels = ["strong", "easy", "normal"]
+    t = splito_table(8, {i: ("--level", levels[i % 3]) for i in range(1, 8)})
     records = t.finish()
     v = verify_records(records)
     assert v.ok, v.summary
     assert v.record is not None and v.record["format"] == "splito-record/1"
-    assert [s["name"] for s in v.record["seats"]] == ["Host", "B1", "B2"]
+    assert [s["name"] for s in v.record["seats"]] == ["Host", *(f"B{i}" for i in range(1, 8))]
     out = subprocess.run([sys.executable, "-m", "splitnet.cli", "verify",
-                          str(game_file(tmp_path / "p2"))], capture_output=True, text=True,
+                          str(game_file(tmp_path / "p7"))], capture_output=True, text=True,
                          timeout=120)
     assert out.returncode == 0, out.stderr
     assert "shuffle fair: yes" in out.stdout
