@@ -113,10 +113,44 @@ class LanSeat(SessionBase, Generic[MoveT]):
         self._wake.set()
         super()._changed()
 
+    # ------------------------------------------------------------------ the status line
     def _refresh(self) -> None:
+        self._track()
+        self.status = self._status_line()
+
+    def _status_line(self) -> str:
+        core = self.core
+        if self.finished:
+            return self._over_status()
+        if self.node.fatal:
+            return f"game stopped: {self.node.fatal}"
+        if self.node.net_status:
+            return self.node.net_status
+        turn = self._turn_status()
+        if turn is not None:
+            return turn
+        if core.finished:
+            return "game over" if core.verdict is None else core.progress()
+        accept = self._accept_status()
+        if accept is not None:
+            return accept
+        return self._playing_status(self._seat_notes())
+
+    def _track(self) -> None:
+        """Note the time of what the session times (called on every change)."""
+
+    def _over_status(self) -> str:
+        """The status once the session has finished."""
+        return "game over"
+
+    def _turn_status(self) -> str | None:
+        """The status while a person is choosing this seat's move, if it says so alone."""
+        return None
+
+    def _playing_status(self, notes: list[str]) -> str:
+        """The status during play: the game's progress, then the notes."""
         raise NotImplementedError
 
-    # ------------------------------------------------------------------ the status line
     def _accept_status(self) -> str | None:
         """The status while some player has not accepted the game yet, else None."""
         log = self.table.log
@@ -365,33 +399,19 @@ class NetSession(LanSeat[Action]):
         if not sent:
             raise IllegalMove("net", "not connected — try again in a moment")
 
-    def _refresh(self) -> None:
+    def _track(self) -> None:
         self._track_gone()
-        if self.finished:
-            self.status = "game over"
-            return
-        core = self.core
-        if self.node.fatal:
-            self.status = f"game stopped: {self.node.fatal}"
-            return
-        if self.node.net_status:
-            self.status = self.node.net_status
-            return
-        if self.human is not None and self.human.waiting and core.can_move():
-            self.status = "your turn"
-            return
-        if core.finished:
-            self.status = "game over" if core.verdict is None else core.progress()
-            return
-        accept = self._accept_status()
-        if accept is not None:
-            self.status = accept
-            return
-        notes = self._seat_notes()
+
+    def _turn_status(self) -> str | None:
+        if self.human is not None and self.human.waiting and self.core.can_move():
+            return "your turn"
+        return None
+
+    def _playing_status(self, notes: list[str]) -> str:
         if self.extra_notes is not None:
             notes += self.extra_notes()
-        base = core.progress()
-        self.status = base + ("  — " + "; ".join(notes) if notes else "")
+        base = self.core.progress()
+        return base + ("  — " + "; ".join(notes) if notes else "")
 
     # ------------------------------------------------------------------ acting
     def _my_turn(self) -> bool:

@@ -107,34 +107,21 @@ class SplitoNetSession(LanSeat[Play]):
         self._evidence_seen = len(evidence)
         self._changed()
 
-    def _refresh(self) -> None:
+    def _track(self) -> None:
         self._track_turn()
-        core = self.core
-        if self.finished:
-            self.status = "game over" if core.verdict is None else core.progress()
-            return
-        if self.node.fatal:
-            self.status = f"game stopped: {self.node.fatal}"
-            return
-        if self.node.net_status:
-            self.status = self.node.net_status
-            return
-        if core.finished:
-            self.status = "game over" if core.verdict is None else core.progress()
-            return
-        accept = self._accept_status()
-        if accept is not None:
-            self.status = accept
-            return
-        notes = self._seat_notes()
-        base = core.progress()
+
+    def _over_status(self) -> str:
+        return "game over" if self.core.verdict is None else self.core.progress()
+
+    def _playing_status(self, notes: list[str]) -> str:
+        base = self.core.progress()
         if self.human and self._my_turn():
             base = "your turn: choose a card and a side — " + base
             if self._turn_open is not None and self.turn_timeout is not None:
                 left = self._turn_open[1] + self.turn_timeout - self.clock()
                 notes.append(f"{max(0, int(left))} s left, then your first card goes "
                              "left (S5.6)")
-        self.status = base + ("  — " + "; ".join(notes) if notes else "")
+        return base + ("  — " + "; ".join(notes) if notes else "")
 
     # ------------------------------------------------------------------ S5.6
     def _track_turn(self) -> None:
