@@ -316,9 +316,7 @@ class NetSession(LanSeat[Action]):
         if kind == "move" and author == self.seat:
             self._in_flight = None
         news = self._narrator.after_entry(self.core, author, kind, body)
-        self.log.extend(news.lines)
-        if news.verdict is not None:
-            self.verdict = news.verdict
+        self._tell(news)
         self._changed()
 
     def _on_net(self) -> None:

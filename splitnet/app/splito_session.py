@@ -94,9 +94,7 @@ class SplitoNetSession(LanSeat[Play]):
     def _on_entry(self, entry: Entry) -> None:
         news = self._narrator.after_entry(self.core, entry.author, entry.kind,
                                           dict(entry.body))
-        self.log.extend(news.lines)
-        if news.verdict is not None:
-            self.verdict = news.verdict
+        self._tell(news)
         self._changed()
 
     def _on_net(self) -> None:
