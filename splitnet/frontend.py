@@ -123,6 +123,16 @@ class ShownLines(list[str]):
             super().__setitem__(index, shown(line))
 
 
+class News(Protocol):
+    """What a narrator (Split's or Splito's) makes of one log entry."""
+
+    @property
+    def lines(self) -> list[str]: ...
+
+    @property
+    def verdict(self) -> str | None: ...
+
+
 class SessionBase:
     """The state and notification every :class:`TableSession` shares: the narrated log,
     the status line, the verdict, and the callbacks run after each change.
@@ -171,6 +181,13 @@ class SessionBase:
     def _changed(self) -> None:
         for cb in list(self._subs):
             cb()
+
+    def _tell(self, news: News) -> None:
+        """A log entry in words (a narrator's news): its lines, and the verdict it
+        brings, if any."""
+        self.log.extend(news.lines)
+        if news.verdict is not None:
+            self.verdict = news.verdict
 
 
 @dataclass

@@ -7,7 +7,7 @@ import secrets
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from splitnet.app.fair import FairSession
 from splitnet.bots import Bot, bot_label, bot_player_name, make_bot, open_hand_player
@@ -15,6 +15,13 @@ from splitnet.cards import card_id, pretty
 from splitnet.frontend import HumanAgent
 from splitnet.localplay import LocalTable, SeededShuffle
 from splitnet.rules import Settings
+
+if TYPE_CHECKING:
+    from splitnet.app.saved import LocalSecrets
+    from splitnet.game.core import GameCore
+    from splitnet.game.local import LocalGame
+    from splitnet.session.log import Header
+    from splitnet.session.transcript import TranscriptWriter
 
 
 def summary(record: dict[str, Any]) -> str:
@@ -129,7 +136,7 @@ def human_session(name: str, bot_names: Sequence[str], seed: int | None,
                      checker=_play_checker(shuffle_proofs),
                      open_hand=open_hand_player)
     if data_dir is not None:
-        _finish_when_over(game, data_dir)
+        saved.finish_when_over(game, data_dir)
     return FairSession(game, seat, agents, HumanAgent(), bot_delay=bot_delay)
 
 
@@ -144,16 +151,6 @@ def _play_checker(proofs: bool) -> Any:
     return shared_pool()
 
 
-def _finish_when_over(game: Any, data_dir: Path) -> None:
-    from splitnet.app import saved
-
-    def close(g: Any) -> None:
-        if g.finished:
-            saved.finish(data_dir, g.log.game_id)
-
-    game.on_close.append(close)
-
-
 def resume_session(data_dir: Path, meta: Any, *, bot_delay: float = 0.0,
                    think: float | None = None) -> FairSession:
     """Take up a saved local game where it stopped: the transcript is reopened (a torn
@@ -163,40 +160,18 @@ def resume_session(data_dir: Path, meta: Any, *, bot_delay: float = 0.0,
     from splitnet.app import saved
     from splitnet.game.local import LocalGame, settings_from_header
 
-    source = saved.load(data_dir, meta)
-    writer = saved.open_transcript(data_dir, meta)
-    try:
-        from splitnet.session.log import Log
-
-        head = Log()
-        head.append_record(writer.records[0])
-        h = head.header
+    def build(h: Header, source: LocalSecrets, writer: TranscriptWriter
+              ) -> tuple[LocalGame[GameCore], FairSession]:
         settings, proofs = settings_from_header(h.settings)
         names = [p.name for p in h.players]
-        if len(names) != len(source.keys) or h.host != 0 or any(
-                p.key != source.identity(p.seat).public_key_bytes() for p in h.players):
-            raise saved.SavedGameError(f"{writer.path}: the transcript's players are not "
-                                       "the saved game's seats")
-        if [k is None for k in source.bots] != [s == meta.seat for s in range(len(names))]:
-            raise saved.SavedGameError(f"{writer.path}: the saved seats do not give you seat "
-                                       f"{meta.seat + 1} and a bot every other seat")
         game = LocalGame(names, settings, source, shuffle_proofs=proofs, writer=writer,
                          checker=_play_checker(proofs),
                          open_hand=open_hand_player)
         bots = [make_bot(k, source.bot_seeds[s], budget=think) if k is not None else None
                 for s, k in enumerate(source.bots)]
-        session = FairSession(game, meta.seat, bots, HumanAgent(), bot_delay=bot_delay)
-        replayed = game.replay_saved()
-        session.log.append(f"Resumed the game ({replayed} saved log entries checked).")
-    except ValueError as e:  # every SplitnetError: a Blame, a DecodeError, a bad setting
-        writer.close()
-        if isinstance(e, saved.SavedGameError):
-            raise
-        raise saved.SavedGameError(f"{writer.path}: {e}") from None
-    _finish_when_over(game, data_dir)
-    if game.finished:  # it ended before the last save: nothing left to play
-        game.close()
-    return session
+        return game, FairSession(game, meta.seat, bots, HumanAgent(), bot_delay=bot_delay)
+
+    return saved.resume_local(data_dir, meta, build)
 
 
 def place_in_run(session: FairSession) -> int:

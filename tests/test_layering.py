@@ -26,7 +26,7 @@ import splitnet
 ROOT = Path(splitnet.__file__).parent
 
 #: Modules with no splitnet dependencies of their own that any layer may use.
-LEAVES = {"cards", "text", "durable", "errors", "aio"}
+LEAVES = {"cards", "text", "durable", "errors", "aio", "paired"}
 
 #: What each package may never import (top-level names under ``splitnet``).
 APP = {"app", "cli", "selfplay", "localplay", "replay", "verify", "bench", "bench_splito",

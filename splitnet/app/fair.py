@@ -45,9 +45,7 @@ class FairSession(SessionBase):
 
     def _on_entry(self, author: int, kind: str, body: dict[str, Any]) -> None:
         news = self._narrator.after_entry(self.core, author, kind, body)
-        self.log.extend(news.lines)
-        if news.verdict is not None:
-            self.verdict = news.verdict
+        self._tell(news)
         self.status = self.core.progress()
         self._changed()
 

@@ -16,13 +16,14 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from splitnet import describe
 from splitnet.aio import stop, until
 from splitnet.bots import Bot, choose_off_loop, open_hand_player
 from splitnet.errors import SplitnetError
 from splitnet.frontend import HumanAgent, SessionBase
+from splitnet.game.core import GameCore
 from splitnet.net.peer import PeerFatal
 from splitnet.net.table import Table, TableParts
 from splitnet.net.wire import WireError
@@ -60,9 +61,186 @@ class Node(Protocol):
 OFFER_OPEN_HAND_AFTER = 30.0
 
 
-class NetSession(SessionBase):
+class SeatCore(Protocol):
+    """A seat's game core (Split's GameCore, Splito's SplitoCore), as the shared part
+    of its session reads it."""
+
+    finished: bool
+
+    @property
+    def verdict(self) -> object: ...
+
+    def waiting_for(self) -> list[int]: ...
+
+    def progress(self) -> str: ...
+
+    def can_move(self) -> bool: ...
+
+
+MoveT = TypeVar("MoveT")
+
+
+class LanSeat(SessionBase, Generic[MoveT]):
+    """What a LAN seat's session is whichever the game (:class:`NetSession` for Split,
+    :class:`~splitnet.app.splito_session.SplitoNetSession` for Splito): the node and its
+    task, the wake-up event, the seat notes of the status line, chat, a bot's turn, and
+    the run loop with its end — the node's fatal error as the verdict, and on a joiner
+    the players whose ack of the final log never arrived (SECURITY.md §4). A game's
+    session says when it is this seat's turn (:meth:`_my_turn`), how its bot chooses and
+    how a move is sent (:meth:`_choose`, :meth:`_send_move`), what a turn does
+    (:meth:`_act`) and which timers stop with the game (:meth:`_stop_timers`)."""
+
+    core: SeatCore
+    #: the game's refusal of a move (each game's rules have their own IllegalMove)
+    illegal: ClassVar[type[Exception]]
+
+    def __init__(self, node: Node, task: asyncio.Future[Any], table: Table,
+                 bot_delay: float, clock: Callable[[], float] | None) -> None:
+        self.node = node
+        self.task = task
+        self.table: Table = table
+        super().__init__(list(table.names), table.seat)
+        self.bot_delay = bot_delay
+        #: the event loop's time, as the node's (a test may give its own)
+        self.clock: Callable[[], float] = clock or asyncio.get_running_loop().time
+        #: players whose ack of the final log a joiner never saw (PeerNode.unconfirmed)
+        self.unconfirmed: list[str] = []
+        self._wake = asyncio.Event()
+        self._evidence_seen = 0
+
+    def _changed(self) -> None:
+        self._refresh()
+        self._wake.set()
+        super()._changed()
+
+    # ------------------------------------------------------------------ the status line
+    def _refresh(self) -> None:
+        self._track()
+        self.status = self._status_line()
+
+    def _status_line(self) -> str:
+        core = self.core
+        if self.finished:
+            return self._over_status()
+        if self.node.fatal:
+            return f"game stopped: {self.node.fatal}"
+        if self.node.net_status:
+            return self.node.net_status
+        turn = self._turn_status()
+        if turn is not None:
+            return turn
+        if core.finished:
+            return "game over" if core.verdict is None else core.progress()
+        accept = self._accept_status()
+        if accept is not None:
+            return accept
+        return self._playing_status(self._seat_notes())
+
+    def _track(self) -> None:
+        """Note the time of what the session times (called on every change)."""
+
+    def _over_status(self) -> str:
+        """The status once the session has finished."""
+        return "game over"
+
+    def _turn_status(self) -> str | None:
+        """The status while a person is choosing this seat's move, if it says so alone."""
+        return None
+
+    def _playing_status(self, notes: list[str]) -> str:
+        """The status during play: the game's progress, then the notes."""
+        raise NotImplementedError
+
+    def _accept_status(self) -> str | None:
+        """The status while some player has not accepted the game yet, else None."""
+        log = self.table.log
+        if log.all_accepted:
+            return None
+        missing = [self.players[s] for s in range(len(self.players))
+                   if s not in log.accepted]
+        return "waiting for " + ", ".join(missing) + " to accept the game"
+
+    def _seat_notes(self) -> list[str]:
+        """A note for each other seat that is silent or disconnected ("waiting for" it
+        when the game waits for it)."""
+        states = self.node.seat_states()
+        waiting = set(self.core.waiting_for())
+        notes = []
+        for s, (state, quiet) in sorted(states.items()):
+            if state == "ok" or s == self.seat:
+                continue
+            what = "disconnected" if state == "gone" else f"not answering for {quiet} s"
+            notes.append(f"waiting for {self.players[s]} ({what})" if s in waiting
+                         else f"{self.players[s]} {what}")
+        return notes
+
+    # ------------------------------------------------------------------ acting
+    def _my_turn(self) -> bool:
+        raise NotImplementedError
+
+    async def _choose(self) -> MoveT:
+        raise NotImplementedError
+
+    def _send_move(self, move: MoveT) -> None:
+        raise NotImplementedError
+
+    async def _act(self) -> bool:
+        """Play this seat's turn if it is one (True), else False: the loop waits."""
+        raise NotImplementedError
+
+    def _stop_timers(self) -> None:
+        """Cancel the session's own timers (the game is over)."""
+
+    async def chat(self, text: str) -> None:
+        with contextlib.suppress(WireError):
+            self.node.send_game("chat", {"text": text[:500]})
+
+    async def _bot_turn(self) -> None:
+        if self.bot_delay:
+            await asyncio.sleep(self.bot_delay)
+        if self._my_turn():
+            move = await self._choose()
+            try:
+                self._send_move(move)
+            except self.illegal:
+                await asyncio.sleep(0.05)
+        await asyncio.sleep(0)
+
+    async def run(self) -> None:
+        task = self.task
+        try:
+            for _ in range(10_000_000):
+                if task.done():
+                    break
+                if await self._act():
+                    continue
+                self._wake.clear()
+                await until(self._wake, task)
+            await task
+            if self.node.fatal and (not self.core.finished or self.core.verdict is not None):
+                self.verdict = f"game stopped: {self.node.fatal}"
+                self.log.append(self.verdict)
+            check = getattr(self.node, "unconfirmed", None)  # a joiner (SECURITY.md §4)
+            if self.core.finished and check is not None and check():
+                self.unconfirmed = [self.players[s] for s in check()]
+                self.log.append("Not confirmed by " + ", ".join(self.unconfirmed) + ": their "
+                                "acknowledgement of the final log never reached us (they left "
+                                "early, or the host withheld it) — compare transcripts.")
+        except (PeerFatal, SplitnetError) as e:  # the node stopped: the game cannot go on
+            self.verdict = f"game stopped: {e}"
+            self.log.append(self.verdict)
+        finally:
+            self.finished = True
+            self._stop_timers()
+            self._changed()
+
+
+class NetSession(LanSeat[Action]):
     """A LAN game for one seat (a TableSession). On the host's seat it also offers to
     play a seat gone for good open-handed (:meth:`open_hand_offer`, :meth:`abandon`)."""
+
+    core: GameCore
+    illegal = IllegalMove
 
     def __init__(self, node: Node, task: asyncio.Future[Any], *, bot: Bot | None = None,
                  human: HumanAgent | None = None, bot_delay: float = 0.0,
@@ -72,30 +250,21 @@ class NetSession(SessionBase):
             raise ValueError("the game has not started")
         if (bot is None) == (human is None):
             raise ValueError("a seat is played by exactly one of a bot or a person")
-        self.node = node
-        self.task = task
-        self.table: Table = node.table
-        if self.table.split_core is None:
+        table = node.table
+        if table.split_core is None:
             raise ValueError("this game is not Split: its session is SplitoNetSession")
-        self.core = self.table.split_core
-        super().__init__(list(self.table.names), self.table.seat)
+        self.core = table.split_core
+        super().__init__(node, task, table, bot_delay, clock)
         #: the seat's own engine (the core keeps this one object for the whole game)
         self.view: Game = self.core.engine
         self.bot = bot
         self.human = human
-        self.bot_delay = bot_delay
         #: more notes for the status line, e.g. the invitation for an away seat
         self.extra_notes: Callable[[], list[str]] | None = None
-        #: players whose ack of the final log a joiner never saw (PeerNode.unconfirmed)
-        self.unconfirmed: list[str] = []
         self.offer_after = offer_after
-        #: the host's clock, as the node's: the event loop's time (a test may give its own)
-        self.clock: Callable[[], float] = clock or asyncio.get_running_loop().time
         #: seat → since when (``clock``) the game waits for it while it is disconnected
         self._gone_since: dict[int, float] = {}
         self._offer_timer: asyncio.TimerHandle | None = None
-        self._wake = asyncio.Event()
-        self._evidence_seen = 0
         self._narrator = describe.Narrator(self.players, self.seat)
         self._in_flight: int | None = None  # node epoch when our move was sent
         #: measured on this seat (``bench net``): "draw" — our private draws, from
@@ -125,11 +294,6 @@ class NetSession(SessionBase):
         """The game record so far: every audited round with every card open (R8.4)."""
         return self.core.record
 
-    def _changed(self) -> None:
-        self._refresh()
-        self._wake.set()
-        super()._changed()
-
     # ------------------------------------------------------------------ the log in words
     def _measure(self, entry: Entry) -> None:
         now = time.perf_counter()
@@ -152,9 +316,7 @@ class NetSession(SessionBase):
         if kind == "move" and author == self.seat:
             self._in_flight = None
         news = self._narrator.after_entry(self.core, author, kind, body)
-        self.log.extend(news.lines)
-        if news.verdict is not None:
-            self.verdict = news.verdict
+        self._tell(news)
         self._changed()
 
     def _on_net(self) -> None:
@@ -235,45 +397,19 @@ class NetSession(SessionBase):
         if not sent:
             raise IllegalMove("net", "not connected — try again in a moment")
 
-    def _refresh(self) -> None:
+    def _track(self) -> None:
         self._track_gone()
-        if self.finished:
-            self.status = "game over"
-            return
-        core = self.core
-        if self.node.fatal:
-            self.status = f"game stopped: {self.node.fatal}"
-            return
-        if self.node.net_status:
-            self.status = self.node.net_status
-            return
-        if self.human is not None and self.human.waiting and core.can_move():
-            self.status = "your turn"
-            return
-        if core.finished:
-            self.status = "game over" if core.verdict is None else core.progress()
-            return
-        log = self.table.log
-        if not log.all_accepted:
-            missing = [self.players[s] for s in range(len(self.players))
-                       if s not in log.accepted]
-            self.status = "waiting for " + ", ".join(missing) + " to accept the game"
-            return
-        states = self.node.seat_states()
-        waiting = set(core.waiting_for())
-        notes = []
-        for s, (state, quiet) in sorted(states.items()):
-            if state == "ok" or s == self.seat:
-                continue
-            what = "disconnected" if state == "gone" else f"not answering for {quiet} s"
-            if s in waiting:
-                notes.append(f"waiting for {self.players[s]} ({what})")
-            else:
-                notes.append(f"{self.players[s]} {what}")
+
+    def _turn_status(self) -> str | None:
+        if self.human is not None and self.human.waiting and self.core.can_move():
+            return "your turn"
+        return None
+
+    def _playing_status(self, notes: list[str]) -> str:
         if self.extra_notes is not None:
             notes += self.extra_notes()
-        base = core.progress()
-        self.status = base + ("  — " + "; ".join(notes) if notes else "")
+        base = self.core.progress()
+        return base + ("  — " + "; ".join(notes) if notes else "")
 
     # ------------------------------------------------------------------ acting
     def _my_turn(self) -> bool:
@@ -300,51 +436,22 @@ class NetSession(SessionBase):
             raise IllegalMove("net", "this seat is played by a bot")
         await self.human.submit(action)
 
-    async def chat(self, text: str) -> None:
-        with contextlib.suppress(WireError):
-            self.node.send_game("chat", {"text": text[:500]})
+    async def _choose(self) -> Action:
+        assert self.bot is not None
+        return await choose_off_loop(self.bot, self.core.engine, self.seat)
 
-    async def run(self) -> None:
-        task = self.task
-        try:
-            for _ in range(10_000_000):
-                if task.done():
-                    break
-                if self._my_turn():
-                    if self.bot is not None:
-                        if self.bot_delay:
-                            await asyncio.sleep(self.bot_delay)
-                        if self._my_turn():
-                            action = await choose_off_loop(self.bot, self.core.engine,
-                                                           self.seat)
-                            try:
-                                self._send_move(action)
-                            except IllegalMove:
-                                await asyncio.sleep(0.05)
-                        await asyncio.sleep(0)
-                        continue
-                    await self._human_turn(task)
-                    continue
-                self._wake.clear()
-                await until(self._wake, task)
-            await task
-            if self.node.fatal and (not self.core.finished or self.core.verdict is not None):
-                self.verdict = f"game stopped: {self.node.fatal}"
-                self.log.append(self.verdict)
-            check = getattr(self.node, "unconfirmed", None)  # a joiner (SECURITY.md §4)
-            if self.core.finished and check is not None and check():
-                self.unconfirmed = [self.players[s] for s in check()]
-                self.log.append("Not confirmed by " + ", ".join(self.unconfirmed) + ": their "
-                                "acknowledgement of the final log never reached us (they left "
-                                "early, or the host withheld it) — compare transcripts.")
-        except (PeerFatal, SplitnetError) as e:  # the node stopped: the game cannot go on
-            self.verdict = f"game stopped: {e}"
-            self.log.append(self.verdict)
-        finally:
-            self.finished = True
-            if self._offer_timer is not None:
-                self._offer_timer.cancel()
-            self._changed()
+    async def _act(self) -> bool:
+        if not self._my_turn():
+            return False
+        if self.bot is not None:
+            await self._bot_turn()
+        else:
+            await self._human_turn(self.task)
+        return True
+
+    def _stop_timers(self) -> None:
+        if self._offer_timer is not None:
+            self._offer_timer.cancel()
 
     async def _human_turn(self, task: asyncio.Future[Any]) -> None:
         human = self.human

@@ -30,6 +30,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from splitnet.durable import atomic_write
 from splitnet.errors import SplitnetError
@@ -54,6 +55,10 @@ from splitnet.session.codec import (
 )
 from splitnet.session.identity import Identity
 from splitnet.session.transcript import TranscriptError, TranscriptWriter
+
+if TYPE_CHECKING:
+    from splitnet.game.local import LocalGame
+    from splitnet.session.log import Header
 
 ROLE = "local"
 
@@ -242,3 +247,61 @@ def when(meta: GameMeta, now: float | None = None) -> str:
 
 __all__ = ["ROLE", "GameMeta", "LocalSecrets", "SavedGameError", "create", "find", "finish",
            "load", "meta_now", "open_transcript", "unfinished", "when"]
+
+
+#: a resumed game's session, as :func:`resume_local` sees it: what it tells the player
+_Told = TypeVar("_Told", bound="_HasLog")
+
+
+class _HasLog(Protocol):
+    @property
+    def log(self) -> list[str]: ...
+
+
+def finish_when_over(game: LocalGame[Any], data_dir: Path) -> None:
+    """Mark the saved game finished (:func:`finish`) when ``game`` closes over."""
+
+    def close(g: LocalGame[Any]) -> None:
+        if g.finished:
+            finish(data_dir, g.log.game_id)
+
+    game.on_close.append(close)
+
+
+def resume_local(data_dir: Path, meta: GameMeta,
+                 build: Callable[[Header, LocalSecrets, TranscriptWriter],
+                                 tuple[LocalGame[Any], _Told]]) -> _Told:
+    """Take up a saved local game (Split's or Splito's) where it stopped: the transcript
+    is reopened (a torn tail from a crash is cut), its players checked against the saved
+    seats (yours and a bot's every other), the game and its session made by ``build``
+    (from the transcript's header, the saved seeds and the reopened transcript), every
+    entry re-verified and re-applied to every seat, and the log narrated again. Raises
+    :class:`SavedGameError` (one line) if it cannot be resumed."""
+    from splitnet.session.log import Log
+
+    source = load(data_dir, meta)
+    writer = open_transcript(data_dir, meta)
+    try:
+        head = Log()
+        head.append_record(writer.records[0])
+        h = head.header
+        if len(h.players) != len(source.keys) or h.host != 0 or any(
+                p.key != source.identity(p.seat).public_key_bytes() for p in h.players):
+            raise SavedGameError(f"{writer.path}: the transcript's players are not "
+                                 "the saved game's seats")
+        if [k is None for k in source.bots] != [s == meta.seat
+                                                for s in range(len(h.players))]:
+            raise SavedGameError(f"{writer.path}: the saved seats do not give you seat "
+                                 f"{meta.seat + 1} and a bot every other seat")
+        game, session = build(h, source, writer)
+        replayed = game.replay_saved()
+        session.log.append(f"Resumed the game ({replayed} saved log entries checked).")
+    except ValueError as e:  # every SplitnetError: a LogError, a Blame, a bad setting…
+        writer.close()
+        if isinstance(e, SavedGameError):
+            raise
+        raise SavedGameError(f"{writer.path}: {e}") from None
+    finish_when_over(game, data_dir)
+    if game.finished:  # it ended before the last save: nothing left to play
+        game.close()
+    return session

@@ -19,7 +19,7 @@ import random
 import secrets
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from splitnet.frontend import SessionBase, SplitoHumanAgent
 from splitnet.game.core import GameError, PledgeBook
@@ -29,6 +29,11 @@ from splitnet.splito.bots import Bot, make_bot
 from splitnet.splito.describe import SplitoNarrator
 from splitnet.splito.engine import Game, Phase, Play
 from splitnet.splito.settings import SplitoSettings
+
+if TYPE_CHECKING:
+    from splitnet.app.saved import LocalSecrets
+    from splitnet.session.log import Header
+    from splitnet.session.transcript import TranscriptWriter
 
 #: what a saved Splito game's header names (splitnet/game/splito_core.py GAME)
 GAME = "splito"
@@ -70,9 +75,7 @@ class SplitoFairSession(SessionBase):
 
     def _on_entry(self, author: int, kind: str, body: dict[str, Any]) -> None:
         news = self._narrator.after_entry(self.core, author, kind, body)
-        self.log.extend(news.lines)
-        if news.verdict is not None:
-            self.verdict = news.verdict
+        self._tell(news)
         self._status_now()
         self._changed()
 
@@ -163,16 +166,6 @@ def _make_core(names: Sequence[str], settings: SplitoSettings
     return make
 
 
-def _finish_when_over(game: LocalGame[Any], data_dir: Path) -> None:
-    from splitnet.app import saved
-
-    def close(g: LocalGame[Any]) -> None:
-        if g.finished:
-            saved.finish(data_dir, g.log.game_id)
-
-    game.on_close.append(close)
-
-
 def splito_session(name: str, bot_levels: Sequence[str], seed: int | None,
                    settings: SplitoSettings | None = None, *, bot_delay: float = 0.0,
                    data_dir: Path | None = None) -> SplitoFairSession:
@@ -208,7 +201,7 @@ def splito_session(name: str, bot_levels: Sequence[str], seed: int | None,
                      make_core=_make_core(names, settings),
                      header=splito_header(settings, PROTOCOL))
     if data_dir is not None:
-        _finish_when_over(game, data_dir)
+        saved.finish_when_over(game, data_dir)
     return SplitoFairSession(game, 0, bots, SplitoHumanAgent(), bot_delay=bot_delay)
 
 
@@ -236,38 +229,17 @@ def resume_splito(data_dir: Path, meta: Any, *, bot_delay: float = 0.0) -> Split
     committed, S7.3), and the log narrated again. Raises
     :class:`~splitnet.app.saved.SavedGameError` (one line) if it cannot be resumed."""
     from splitnet.app import saved
-    from splitnet.session.log import Log
 
-    source = saved.load(data_dir, meta)
-    writer = saved.open_transcript(data_dir, meta)
-    try:
-        head = Log()
-        head.append_record(writer.records[0])
-        h = head.header
+    def build(h: Header, source: LocalSecrets, writer: TranscriptWriter
+              ) -> tuple[LocalGame[SplitoCore], SplitoFairSession]:
         settings, _ = splito_from_header(h.settings)
         names = [p.name for p in h.players]
-        if len(names) != len(source.keys) or h.host != 0 or any(
-                p.key != source.identity(p.seat).public_key_bytes() for p in h.players):
-            raise saved.SavedGameError(f"{writer.path}: the transcript's players are not "
-                                       "the saved game's seats")
-        if [k is None for k in source.bots] != [s == meta.seat for s in range(len(names))]:
-            raise saved.SavedGameError(f"{writer.path}: the saved seats do not give you seat "
-                                       f"{meta.seat + 1} and a bot every other seat")
         game = LocalGame(names, settings, source, writer=writer,
                          make_core=_make_core(names, settings),
                          header=splito_header(settings, PROTOCOL))
         bots = [make_bot(k, source.bot_seeds[s]) if k is not None else None
                 for s, k in enumerate(source.bots)]
-        session = SplitoFairSession(game, meta.seat, bots, SplitoHumanAgent(),
-                                    bot_delay=bot_delay)
-        replayed = game.replay_saved()
-        session.log.append(f"Resumed the game ({replayed} saved log entries checked).")
-    except ValueError as e:  # every SplitnetError: a LogError, a GameError, a bad setting
-        writer.close()
-        if isinstance(e, saved.SavedGameError):
-            raise
-        raise saved.SavedGameError(f"{writer.path}: {e}") from None
-    _finish_when_over(game, data_dir)
-    if game.finished:  # it ended before the last save: nothing left to play
-        game.close()
-    return session
+        return game, SplitoFairSession(game, meta.seat, bots, SplitoHumanAgent(),
+                                       bot_delay=bot_delay)
+
+    return saved.resume_local(data_dir, meta, build)

@@ -23,13 +23,9 @@ import contextlib
 from collections.abc import Callable
 from typing import Any
 
-from splitnet.aio import until
-from splitnet.app.lan_session import Node
-from splitnet.errors import SplitnetError
-from splitnet.frontend import SessionBase, SplitoTableSession
+from splitnet.app.lan_session import LanSeat, Node
+from splitnet.frontend import SplitoTableSession
 from splitnet.game.splito_core import SplitoCore, Stage
-from splitnet.net.peer import PeerFatal
-from splitnet.net.table import Table
 from splitnet.net.wire import WireError
 from splitnet.session.log import Entry
 from splitnet.splito.bots import Bot, make_bot
@@ -44,8 +40,11 @@ def splito_bot(level: str, seed: int) -> Bot:
     return make_bot(level, seed)
 
 
-class SplitoNetSession(SessionBase):
+class SplitoNetSession(LanSeat[Play]):
     """A LAN Splito game for one seat (a SplitoTableSession): a person's or a bot's."""
+
+    core: SplitoCore
+    illegal = IllegalMove
 
     def __init__(self, node: Node, task: asyncio.Future[Any], *, bot: Bot | None = None,
                  human: bool = False, bot_delay: float = 0.0,
@@ -57,27 +56,18 @@ class SplitoNetSession(SessionBase):
             raise ValueError("this game is not Splito: its session is NetSession")
         if (bot is None) == (not human):
             raise ValueError("a seat is played by exactly one of a bot or a person")
-        self.node = node
-        self.task = task
-        self.table: Table = table
-        self.core: SplitoCore = table.splito_core
-        super().__init__(list(table.names), table.seat)
+        self.core = table.splito_core
+        super().__init__(node, task, table, bot_delay, clock)
         #: the seat's own engine (the core keeps this one object for the whole game)
         self.view: Game = self.core.engine
         self.bot = bot
         self.human = human
-        self.bot_delay = bot_delay
-        self.clock: Callable[[], float] = clock or asyncio.get_running_loop().time
         #: S5.6: the table's limit on choosing a play (None: no limit)
         self.turn_timeout: int | None = self.core.settings.turn_timeout_s
         #: (turn, since when this seat may choose its play), for S5.6
         self._turn_open: tuple[int, float] | None = None
         self._timer: asyncio.TimerHandle | None = None
-        self._wake = asyncio.Event()
-        self._evidence_seen = 0
         self._narrator = SplitoNarrator(self.players, self.seat)
-        #: players whose ack of the final log a joiner never saw (PeerNode.unconfirmed)
-        self.unconfirmed: list[str] = []
         table.listeners.append(self._on_entry)
         node.subscribe(self._on_net)
         if self.core.stage in (Stage.PLAY, Stage.PASS) and self.view.turn > 1:
@@ -97,11 +87,6 @@ class SplitoNetSession(SessionBase):
             return f"turn {self.view.turn} of {self.view.turns}"
         return str(self.core.stage.value)
 
-    def _changed(self) -> None:
-        self._refresh()
-        self._wake.set()
-        super()._changed()
-
     # ------------------------------------------------------------------ the log in words
     def _name(self, seat: int) -> str:
         return "You" if seat == self.seat else self.players[seat]
@@ -109,9 +94,7 @@ class SplitoNetSession(SessionBase):
     def _on_entry(self, entry: Entry) -> None:
         news = self._narrator.after_entry(self.core, entry.author, entry.kind,
                                           dict(entry.body))
-        self.log.extend(news.lines)
-        if news.verdict is not None:
-            self.verdict = news.verdict
+        self._tell(news)
         self._changed()
 
     def _on_net(self) -> None:
@@ -122,43 +105,21 @@ class SplitoNetSession(SessionBase):
         self._evidence_seen = len(evidence)
         self._changed()
 
-    def _refresh(self) -> None:
+    def _track(self) -> None:
         self._track_turn()
-        core = self.core
-        if self.finished:
-            self.status = "game over" if core.verdict is None else core.progress()
-            return
-        if self.node.fatal:
-            self.status = f"game stopped: {self.node.fatal}"
-            return
-        if self.node.net_status:
-            self.status = self.node.net_status
-            return
-        if core.finished:
-            self.status = "game over" if core.verdict is None else core.progress()
-            return
-        log = self.table.log
-        if not log.all_accepted:
-            missing = [self.players[s] for s in range(len(self.players))
-                       if s not in log.accepted]
-            self.status = "waiting for " + ", ".join(missing) + " to accept the game"
-            return
-        notes = []
-        waiting = set(core.waiting_for())
-        for s, (state, quiet) in sorted(self.node.seat_states().items()):
-            if state == "ok" or s == self.seat:
-                continue
-            what = "disconnected" if state == "gone" else f"not answering for {quiet} s"
-            notes.append(f"waiting for {self.players[s]} ({what})" if s in waiting
-                         else f"{self.players[s]} {what}")
-        base = core.progress()
+
+    def _over_status(self) -> str:
+        return "game over" if self.core.verdict is None else self.core.progress()
+
+    def _playing_status(self, notes: list[str]) -> str:
+        base = self.core.progress()
         if self.human and self._my_turn():
             base = "your turn: choose a card and a side — " + base
             if self._turn_open is not None and self.turn_timeout is not None:
                 left = self._turn_open[1] + self.turn_timeout - self.clock()
                 notes.append(f"{max(0, int(left))} s left, then your first card goes "
                              "left (S5.6)")
-        self.status = base + ("  — " + "; ".join(notes) if notes else "")
+        return base + ("  — " + "; ".join(notes) if notes else "")
 
     # ------------------------------------------------------------------ S5.6
     def _track_turn(self) -> None:
@@ -189,7 +150,7 @@ class SplitoNetSession(SessionBase):
         return (self.node.ready and core.can_move() and not core.finished
                 and core.engine.phase is Phase.COMMIT)
 
-    def _send(self, play: Play) -> None:
+    def _send_move(self, play: Play) -> None:
         """Check the play on our own core (IllegalMove: nothing changes); it is kept
         durably, then its commitment is sent (the core sends it again if it is lost)."""
         body = self.core.move_message(play)
@@ -218,7 +179,7 @@ class SplitoNetSession(SessionBase):
             raise IllegalMove("S5.2", "you cannot choose a play now: "
                               + (self.node.net_status or self.core.progress()))
         turn = self.view.turn
-        self._send(play)
+        self._send_move(play)
         # back once the commitment is in the log (the view says so, as a front end reads
         # it), the connection is lost (it is resent from the kept play), or after 30 s
         with contextlib.suppress(TimeoutError):
@@ -228,59 +189,28 @@ class SplitoNetSession(SessionBase):
                     self._wake.clear()
                     await self._wake.wait()
 
-    async def chat(self, text: str) -> None:
-        with contextlib.suppress(WireError):
-            self.node.send_game("chat", {"text": text[:500]})
-
     def _timeout_play(self) -> None:
         play = self.view.timeout_play(self.seat)
         self.log.append(f"Time is up (S5.6, {self.turn_timeout} s): your own program plays "
                         f"your first card, {self.view.face(play.slot)}, to the left.")
-        self._send(play)
+        self._send_move(play)
 
-    async def run(self) -> None:
-        task = self.task
-        try:
-            for _ in range(10_000_000):
-                if task.done():
-                    break
-                if self._my_turn():
-                    if self.time_is_up():
-                        with contextlib.suppress(IllegalMove):
-                            self._timeout_play()
-                        await asyncio.sleep(0)
-                        continue
-                    if self.bot is not None:
-                        if self.bot_delay:
-                            await asyncio.sleep(self.bot_delay)
-                        if self._my_turn():
-                            play = await self._choose()
-                            try:
-                                self._send(play)
-                            except IllegalMove:
-                                await asyncio.sleep(0.05)
-                        await asyncio.sleep(0)
-                        continue
-                self._wake.clear()
-                await until(self._wake, task)
-            await task
-            if self.node.fatal and (not self.core.finished or self.core.verdict is not None):
-                self.verdict = f"game stopped: {self.node.fatal}"
-                self.log.append(self.verdict)
-            check = getattr(self.node, "unconfirmed", None)  # a joiner (SECURITY.md §4)
-            if self.core.finished and check is not None and check():
-                self.unconfirmed = [self.players[s] for s in check()]
-                self.log.append("Not confirmed by " + ", ".join(self.unconfirmed) + ": their "
-                                "acknowledgement of the final log never reached us (they left "
-                                "early, or the host withheld it) — compare transcripts.")
-        except (PeerFatal, SplitnetError) as e:  # the node stopped: the game cannot go on
-            self.verdict = f"game stopped: {e}"
-            self.log.append(self.verdict)
-        finally:
-            self.finished = True
-            if self._timer is not None:
-                self._timer.cancel()
-            self._changed()
+    async def _act(self) -> bool:
+        if not self._my_turn():
+            return False
+        if self.time_is_up():
+            with contextlib.suppress(IllegalMove):
+                self._timeout_play()
+            await asyncio.sleep(0)
+            return True
+        if self.bot is not None:
+            await self._bot_turn()
+            return True
+        return False
+
+    def _stop_timers(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
 
     async def _choose(self) -> Play:
         bot = self.bot

@@ -43,6 +43,7 @@ from typing import NamedTuple
 from splitnet.bots import HeuristicBot
 from splitnet.bots.rollout import rollout
 from splitnet.cards import pretty
+from splitnet.paired import Paired, PairedConfig
 from splitnet.rules import (
     Action,
     BonusDraw,
@@ -72,8 +73,8 @@ _END = ("round_over", "game_over")
 
 
 @dataclass
-class SearchConfig:
-    """How hard the strong bot thinks.
+class SearchConfig(PairedConfig):
+    """How hard the strong bot thinks (:class:`splitnet.paired.PairedConfig`).
 
     ``budget``: seconds per decision at most (wall clock; at least ``min_samples`` are
     taken); ignored when ``samples`` is set.
@@ -83,12 +84,8 @@ class SearchConfig:
     and ``z``: how many standard errors of the paired difference it must clear.
     """
 
-    budget: float = 0.3
-    samples: int | None = None
     min_samples: int = 8
     max_candidates: int = 7
-    margin: float = 0.02
-    z: float = 2.0
     #: roll out with the heuristic on the checked engine instead of the flat rollout
     #: (:mod:`splitnet.bots.rollout`): the same values, about 3× slower; for tests
     reference_rollouts: bool = False
@@ -280,9 +277,7 @@ class StrongBot:
         # The samples depend on this bot's seed and the public history only.
         rng = random.Random(f"splitnet/strong/{self.seed}/{game.round_no}/"
                             f"{len(game.events)}/{game.phase}/{seat}")
-        sums = [0.0] * len(cands)
-        diffs: list[list[float]] = [[] for _ in cands]
-        n = 0
+        paired = Paired.of(len(cands))
         while True:
             det = determinize(game, seat, rng, known)
             roll_seed = rng.randrange(2**31)
@@ -297,31 +292,17 @@ class StrongBot:
                     for i, r in enumerate(rngs):
                         r.seed(roll_seed * 8 + i)
                     vals.append(self._value_of(g, rollout(g, rngs), seat))
-            for i, v in enumerate(vals):
-                sums[i] += v
-                diffs[i].append(v - vals[0])
-            n += 1
-            if cfg.samples is not None:
-                if n >= cfg.samples:
-                    break
-            elif n >= cfg.min_samples:
-                spent = time.perf_counter() - t0
-                if spent * (n + 1) / n > cfg.budget:  # one more sample would overrun
-                    break
+            paired.add(vals)
+            if cfg.enough(paired.n, time.perf_counter() - t0):
+                break
         self.searched += 1
+        n = paired.n
         self.sampled += n
         self.search_time += time.perf_counter() - t0
         self.search_cpu += time.thread_time() - c0
-        best_i, best_gain = 0, 0.0
-        for i in range(1, len(cands)):
-            d = diffs[i]
-            mean = sum(d) / n
-            var = sum((x - mean) ** 2 for x in d) / max(1, n - 1)
-            se = math.sqrt(var / n)
-            if mean > cfg.margin and mean > cfg.z * se and mean > best_gain:
-                best_i, best_gain = i, mean
+        best_i = paired.best(cfg, len(cands))
         self.last = Decision(cands[best_i], anchor, n, True,
-                             [(c, s / n) for c, s in zip(cands, sums, strict=True)])
+                             list(zip(cands, paired.means(len(cands)), strict=True)))
         return self.last
 
     @property

@@ -31,12 +31,12 @@ For front ends (a hint key): :func:`suggest` gives the play and the reason in wo
 
 from __future__ import annotations
 
-import math
 import random
 import time
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from splitnet.paired import Paired, PairedConfig
 from splitnet.splito.bots import HeuristicBot
 from splitnet.splito.cards import COLOUR_NAMES, is_number_card, number_face, pretty
 from splitnet.splito.engine import Game, Phase, Play, full_deck
@@ -57,8 +57,8 @@ FIT_SAMPLES = 4
 
 
 @dataclass
-class SearchConfig:
-    """How hard the strong bot thinks.
+class SearchConfig(PairedConfig):
+    """How hard the strong bot thinks (:class:`splitnet.paired.PairedConfig`).
 
     ``budget``: seconds per decision at most (wall clock; at least ``min_samples`` are
     taken, and fewer candidates when a rollout is long: 2 players, early turns); ignored
@@ -70,12 +70,8 @@ class SearchConfig:
     must clear.
     """
 
-    budget: float = 0.3
-    samples: int | None = None
     min_samples: int = 2
     max_candidates: int = 5
-    margin: float = 0.02
-    z: float = 2.0
 
 
 @dataclass
@@ -214,9 +210,8 @@ class StrongBot:
         rng = random.Random(f"splitnet/splito-strong/{self.seed}/{game.game_id}/"
                             f"{game.turn}/{seat}")
         rngs = [random.Random(0) for _ in range(game.n)]
-        sums = [0.0] * len(cands)
-        diffs: list[list[float]] = [[] for _ in cands]
-        n, width = 0, len(cands)
+        paired = Paired.of(len(cands))
+        width = len(cands)
         while True:
             det = flat_game(game, determinize(game, seat, rng, known))
             roll_seed = rng.randrange(2**31)
@@ -234,37 +229,23 @@ class StrongBot:
                     r.seed(roll_seed * 8 + i)
                 rollout(g, rngs)
                 vals.append(win_value(g.scores(), seat))
-                if n == 0 and j == 0 and cfg.samples is None:
+                if paired.n == 0 and j == 0 and cfg.samples is None:
                     # a long game ahead (2 players: 26 turns) and a short budget: compare
                     # fewer candidates, the heuristic's best, so that a few samples fit
                     cost = time.perf_counter() - t0
                     width = max(2, min(width, int(cfg.budget / (cost * FIT_SAMPLES))))
-            for i, v in enumerate(vals):
-                sums[i] += v
-                diffs[i].append(v - vals[0])
-            n += 1
-            if cfg.samples is not None:
-                if n >= cfg.samples:
-                    break
-            elif n >= cfg.min_samples:
-                spent = time.perf_counter() - t0
-                if spent * (n + 1) / n > cfg.budget:  # one more sample would overrun
-                    break
+            paired.add(vals)
+            if cfg.enough(paired.n, time.perf_counter() - t0):
+                break
         cands = cands[:width]
         self.searched += 1
+        n = paired.n
         self.sampled += n
         self.search_time += time.perf_counter() - t0
         self.search_cpu += time.thread_time() - c0
-        best_i, best_gain = 0, 0.0
-        for i in range(1, len(cands) if n >= 3 else 1):  # too few samples: the anchor
-            d = diffs[i]
-            mean = sum(d) / n
-            var = sum((x - mean) ** 2 for x in d) / max(1, n - 1)
-            se = math.sqrt(var / n)
-            if mean > cfg.margin and mean > cfg.z * se and mean > best_gain:
-                best_i, best_gain = i, mean
+        best_i = paired.best(cfg, len(cands) if n >= 3 else 1)  # too few samples: the anchor
         self.last = Decision(cands[best_i], anchor, n, True,
-                             [(c, s / n) for c, s in zip(cands, sums[:width], strict=True)])
+                             list(zip(cands, paired.means(width), strict=True)))
         return self.last
 
     @property

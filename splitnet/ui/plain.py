@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Callable
 from typing import TextIO
 
 from splitnet.aio import stop
 from splitnet.cards import STRENGTH, match_kind, name, parse_face, pretty, rank
-from splitnet.errors import SplitnetError
 from splitnet.frontend import OffersOpenHand, TableSession
 from splitnet.rules import (
     Action,
@@ -33,6 +31,7 @@ from splitnet.rules import (
     Upgrade,
 )
 from splitnet.rules.scoring import live, points_text, signed, standing_now
+from splitnet.ui.plain_io import CommandError, PlainTerminal
 
 HELP = """\
 Commands — the full screen's keys where a line can say the same (cards are written
@@ -143,10 +142,6 @@ def describe_move(view: Game, players: list[str], move: Action) -> str:
     return "end late lays"
 
 
-class CommandError(SplitnetError):
-    pass
-
-
 def _find_in_hand(view: Game, seat: int, text: str, exclude: tuple[int, ...] = ()) -> int:
     fc = parse_face(text)
     for s in view.hands[seat]:
@@ -234,21 +229,10 @@ def parse_command(line: str, view: Game, seat: int, players: list[str],
 async def run_plain(session: TableSession, *, inp: TextIO | None = None,
                     out: TextIO | None = None) -> int:
     """Play through ``session`` with lines on ``inp``/``out``; returns an exit status."""
-    inp = inp or sys.stdin
-    out = out or sys.stdout
-    loop = asyncio.get_running_loop()
-    printed = 0
+    term = PlainTerminal(session, inp or sys.stdin, out or sys.stdout)
+    say, flush_log = term.say, term.flush_log
     shown_turn: tuple[int, int, str] | None = None
     numbered: list[Action] = []
-
-    def say(text: str) -> None:
-        print(text, file=out, flush=True)
-
-    def flush_log() -> None:
-        nonlocal printed
-        for line in session.log[printed:]:
-            say(line)
-        printed = len(session.log)
 
     #: seat → the wait (s) when the host was last asked to give it up (R8.6)
     asked: dict[int, int] = {}
@@ -263,12 +247,10 @@ async def run_plain(session: TableSession, *, inp: TextIO | None = None,
         flush_log()
         asked[seat] = waited
         who = session.players[seat]
-        out.write(f"{who} has been disconnected for {waited} s and the game waits for "
-                  f"them. Play {who}'s seat open-handed from now on? This round is dealt "
-                  f"again and {who}'s cards are face up, played by the computer (R8.6). "
-                  f"[y/N] ")
-        out.flush()
-        line = await loop.run_in_executor(None, read_line)
+        line = await term.ask(f"{who} has been disconnected for {waited} s and the game "
+                              f"waits for them. Play {who}'s seat open-handed from now on? "
+                              f"This round is dealt again and {who}'s cards are face up, "
+                              "played by the computer (R8.6). [y/N] ")
         if not line:
             return False
         if line.strip().lower() not in ("y", "yes"):
@@ -280,10 +262,8 @@ async def run_plain(session: TableSession, *, inp: TextIO | None = None,
             say(f"! {e}")
         return True
 
-    session.subscribe(flush_log)
     runner = asyncio.create_task(session.run())
     say("splitnet — Split at the terminal. Type ? for help.")
-    read_line: Callable[[], str] = inp.readline
     # the LAN host's session offers a seat gone for good (R8.6)
     offering = session if isinstance(session, OffersOpenHand) else None
     try:
@@ -303,23 +283,15 @@ async def run_plain(session: TableSession, *, inp: TextIO | None = None,
                 say(render_table(view, session.players, session.seat))
                 say(ask_text(view, session.seat))
                 shown_turn = key
-            out.write("> ")
-            out.flush()
-            line = await loop.run_in_executor(None, read_line)
-            if not line:
-                say("\n(end of input: leaving the game)")
-                runner.cancel()
+            text = await term.command(runner)
+            if text is None:
                 return 1
-            text = line.strip()
             if not text:
                 continue
             low = text.lower()
             if low in ("?", "help", "h"):
                 say(HELP)
                 continue
-            if low in ("quit", "q", "exit"):
-                runner.cancel()
-                return 1
             if low == "show":
                 say(render_table(view, session.players, session.seat))
                 continue

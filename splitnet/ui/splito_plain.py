@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Callable
 from typing import TextIO
 
 from splitnet.aio import stop
-from splitnet.errors import SplitnetError
 from splitnet.frontend import SplitoTableSession
 from splitnet.splito.describe import card_text
 from splitnet.splito.engine import Game, IllegalMove, Play, Side
+from splitnet.ui.plain_io import CommandError, PlainTerminal
 from splitnet.ui.splito_table import ZoneFacts, hand_labels, points_text, table_facts
 
 HELP = """\
@@ -41,10 +40,6 @@ its neighbours, and your score is left zone × right zone (S10–S11).
 Notation (S1.4): ◇3 is the number 3 on a number card; [R] is a card of colour R (red;
 O orange, Y yellow, G green, B blue, P purple); [G]5 is a green 5; x, y: any values,
 c, d: any colours."""
-
-
-class CommandError(SplitnetError):
-    pass
 
 
 def objective_line(o: object) -> str:
@@ -174,25 +169,11 @@ async def run_splito_plain(session: SplitoTableSession, *, inp: TextIO | None = 
                            out: TextIO | None = None) -> int:
     """Play through ``session`` with lines on ``inp``/``out``; returns an exit status
     (0: the game was played to its end; 1: the player left, or input ended)."""
-    inp = inp or sys.stdin
-    out = out or sys.stdout
-    loop = asyncio.get_running_loop()
-    printed = 0
+    term = PlainTerminal(session, inp or sys.stdin, out or sys.stdout)
+    say, flush_log = term.say, term.flush_log
     shown_turn: int | None = None
-
-    def say(text: str) -> None:
-        print(text, file=out, flush=True)
-
-    def flush_log() -> None:
-        nonlocal printed
-        for line in session.log[printed:]:
-            say(line)
-        printed = len(session.log)
-
-    session.subscribe(flush_log)
     runner = asyncio.create_task(session.run())
     say("splitnet — Splito at the terminal. Type ? for help.")
-    read_line: Callable[[], str] = inp.readline
     try:
         while not runner.done():
             view = session.view
@@ -204,22 +185,14 @@ async def run_splito_plain(session: SplitoTableSession, *, inp: TextIO | None = 
                 say(render_table(view, session.players, session.seat))
                 say(f"Your play for turn {view.turn}: a card and a side, like 'A left'.")
                 shown_turn = view.turn
-            out.write("> ")
-            out.flush()
-            line = await loop.run_in_executor(None, read_line)
-            if not line:
-                say("\n(end of input: leaving the game)")
-                runner.cancel()
+            text = await term.command(runner)
+            if text is None:
                 return 1
-            text = line.strip()
             if not text:
                 continue
             low = text.lower()
             if low in ("?", "help", "h"):
                 say(HELP)
-            elif low in ("quit", "q", "exit"):
-                runner.cancel()
-                return 1
             elif low == "show":
                 say(render_table(view, session.players, session.seat))
             elif low == "zones":

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import copy
 import re
 from collections.abc import Callable
@@ -36,6 +35,7 @@ from splitnet.ui.tui.keys import build_key_bindings
 from splitnet.ui.tui.model import Confirm, Hinter, Intent, Note, TableModel
 from splitnet.ui.tui.render import Line, Painter, fit
 from splitnet.ui.tui.results import final_lines, summary_lines
+from splitnet.ui.tui.running import TableRunner
 
 #: seconds a lone ESC byte waits for the rest of an escape sequence (an arrow key's bytes
 #: arrive together; a person's Esc should answer at once)
@@ -147,7 +147,7 @@ class _SeatsWindow(Window):
         return super().preferred_height(width, max_available_height)
 
 
-class TuiApp:
+class TuiApp(TableRunner[TableSession, TableModel]):
     """One player's full-screen table over a :class:`TableSession`."""
 
     def __init__(self, session: TableSession, *, title: str = "splitnet",
@@ -283,19 +283,7 @@ class TuiApp:
     def _turn_signal(self) -> None:
         """With ``bell``: ring once and retitle the terminal when a turn of ours begins
         (the terminal may be in the background while the others play)."""
-        mine = self.model.my_turn() and not self.session.finished
-        if mine == self._turn_seen:
-            return
-        self._turn_seen = mine
-        if not self.bell:
-            return
-        out = self.app.output
-        if mine:
-            out.bell()
-            out.set_title(f"{self._title} — your turn")
-        else:
-            out.set_title(self._title)
-        out.flush()
+        self._signal_turn(self.model.my_turn() and not self.session.finished, "your turn")
 
     def open_summary(self) -> None:
         m = self.model
@@ -583,39 +571,3 @@ class TuiApp:
     def cancel_chat(self) -> None:
         self.chat_buffer.reset()
         self.app.layout.focus(self._main)
-
-    # ------------------------------------------------------------------ running
-    def quit(self) -> None:
-        if not self.app.is_done and self.app.is_running:
-            self.app.exit()
-
-    def _runner_done(self, task: asyncio.Future[None]) -> None:
-        if task.cancelled():
-            return
-        err = task.exception()
-        if err is not None:
-            self.error = err
-            self.model.note = Note(f"✗ the game stopped: {err!r} — q quits", "error")
-        self._changed()
-
-    async def run(self, *, drive: bool = True) -> None:
-        """Show the table until the player quits. With ``drive`` the table also runs
-        ``session.run()`` beside itself and cancels it if the player leaves early."""
-        self.model.sync()
-        runner: asyncio.Future[None] | None = None
-        if drive:
-            runner = asyncio.ensure_future(self.session.run())
-            runner.add_done_callback(self._runner_done)
-        try:
-            await self.app.run_async()
-        finally:
-            self._closed = True
-            if self.bell and self._turn_seen:  # leave no "your turn" title behind
-                self.app.output.clear_title()
-                self.app.output.flush()
-            if runner is not None and not runner.done():
-                runner.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await runner
-        if self.error is not None:
-            raise self.error

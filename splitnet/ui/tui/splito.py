@@ -11,9 +11,6 @@ and the end screen. Keys: :mod:`splitnet.ui.tui.splito_model`.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-
 from prompt_toolkit.application import Application
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
@@ -25,8 +22,10 @@ from splitnet.frontend import SplitoTableSession
 from splitnet.splito.engine import IllegalMove, Play
 from splitnet.ui.tui.app import ESC_WAIT, MONO, STYLE
 from splitnet.ui.tui.controls import SizedControl
+from splitnet.ui.tui.model import Note
 from splitnet.ui.tui.render import Line
-from splitnet.ui.tui.splito_model import Note, SplitoModel
+from splitnet.ui.tui.running import TableRunner
+from splitnet.ui.tui.splito_model import SplitoModel
 from splitnet.ui.tui.splito_render import click_card, overlay_lines, table_lines
 
 #: the six colours of S1.2 as coloured frames (the value or ◇ drawn on them)
@@ -51,7 +50,7 @@ NAMED = {"left": "left", "right": "right", "up": "up", "down": "down", "enter": 
          "escape": "escape", "pageup": "pageup", "pagedown": "pagedown", "space": "space"}
 
 
-class SplitoTuiApp:
+class SplitoTuiApp(TableRunner[SplitoTableSession, SplitoModel]):
     """One player's full-screen Splito table."""
 
     def __init__(self, session: SplitoTableSession, *, title: str = "splitnet",
@@ -169,54 +168,11 @@ class SplitoTuiApp:
     def _turn_signal(self) -> None:
         """With ``bell``: ring once and retitle the terminal when the table starts
         waiting for our play."""
-        mine = self.model.my_play()
-        if mine == self._turn_seen:
-            return
-        self._turn_seen = mine
-        if not self.bell:
-            return
-        out = self.app.output
-        if mine:
-            out.bell()
-            out.set_title(f"{self._title} — your play")
-        else:
-            out.set_title(self._title)
-        out.flush()
+        self._signal_turn(self.model.my_play(), "your play")
 
     # ------------------------------------------------------------------ running
-    def quit(self) -> None:
-        if not self.app.is_done and self.app.is_running:
-            self.app.exit()
-
-    def _runner_done(self, task: asyncio.Future[None]) -> None:
-        if task.cancelled():
-            return
-        err = task.exception()
-        if err is not None:
-            self.error = err
-            self.model.note = Note(f"✗ the game stopped: {err!r} — q quits", "error")
-        self._changed()
-
-    async def run(self, *, drive: bool = True) -> None:
-        self.model.sync()
-        runner: asyncio.Future[None] | None = None
-        if drive:
-            runner = asyncio.ensure_future(self.session.run())
-            runner.add_done_callback(self._runner_done)
-        try:
-            self._turn_signal()
-            await self.app.run_async()
-        finally:
-            self._closed = True
-            if self.bell and self._turn_seen:
-                self.app.output.clear_title()
-                self.app.output.flush()
-            if runner is not None and not runner.done():
-                runner.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await runner
-        if self.error is not None:
-            raise self.error
+    def _starting(self) -> None:
+        self._turn_signal()
 
 
 async def run_splito_tui(session: SplitoTableSession, *, title: str = "splitnet",

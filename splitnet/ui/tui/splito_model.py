@@ -13,7 +13,6 @@ offered for Enter, and the session's core checks it again.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
 
 from prompt_toolkit.output import ColorDepth
@@ -22,15 +21,7 @@ from splitnet.frontend import SplitoTableSession
 from splitnet.splito.describe import card_text
 from splitnet.splito.engine import Game, IllegalMove, Phase, Play, Side
 from splitnet.ui.splito_table import hand_labels
-
-
-@dataclass(frozen=True)
-class Note:
-    """One line for the player: a refusal (``error``), a hint about keys, or news."""
-
-    text: str
-    kind: Literal["error", "hint", "info"] = "hint"
-
+from splitnet.ui.tui.model import Note
 
 Outcome = Play | Literal["quit"] | None
 
