@@ -34,6 +34,7 @@ from splitnet.splito.engine import IllegalMove, Phase
 from splitnet.splito.settings import SplitoSettings
 from splitnet.verify import verify_records
 from tests.memnet import MemoryNet
+from tests.test_net_timing import stop
 from tests.virtual_time import VirtualLoop, virtual_time
 
 D = NetSettings()
@@ -64,15 +65,6 @@ async def splito_table(tmp: Path, clock: VirtualLoop, mem: MemoryNet, *,
     await clock.run_until(host.started.wait(), within=5.0)
     await clock.until(lambda: all(p.ready for p in peers), "both joiners in sync", within=5.0)
     return host, peers
-
-
-async def close(clock: VirtualLoop, host: HostNode, peers: list[PeerNode],
-                mem: MemoryNet) -> None:
-    await host.close()
-    for p in peers:
-        if p.task is not None:
-            p.task.cancel()
-    await clock.run_until(mem.close(), within=5.0)
 
 
 def transcripts(tmp: Path) -> list[list[bytes]]:
@@ -137,7 +129,7 @@ async def test_a_splito_game_over_the_network_identical_and_verified_and_no_earl
     assert v.record == h.record
     assert any(line.startswith("Dealt:") for line in bo_s.log)
     assert any(line.startswith("Turn 13 revealed") for line in bo_s.log)
-    await close(clock, host, [ana, bo], mem)
+    await stop(clock, host, [ana, bo], mem)
 
 
 @virtual_time
@@ -167,7 +159,7 @@ async def test_s5_6_a_seat_that_does_not_choose_plays_its_first_card_left_at_its
     recs = transcripts(tmp_path)
     assert recs[1] == recs[0] and recs[2] == recs[0]
     assert verify_records(recs[0]).ok
-    await close(clock, host, [ana, bo], mem)
+    await stop(clock, host, [ana, bo], mem)
 
 
 @virtual_time
@@ -202,7 +194,7 @@ async def test_s5_6_a_seat_gone_for_good_stops_the_game_naming_it_never_open_han
     assert h.abandon_refusal(2) is not None and "S5.6" in h.abandon_refusal(2)  # type: ignore[operator]
     for s in sessions:
         assert s.verdict is not None and "S5.6" in s.verdict
-    await close(clock, host, [ana, bo], mem)
+    await stop(clock, host, [ana, bo], mem)
 
 
 def test_a_person_plays_a_lan_splito_game_by_lines_with_the_plain_front_end(
