@@ -84,7 +84,9 @@ def test_parse_play_reads_letters_and_card_ids_and_refuses_the_rest() -> None:
         assert g.pump()
     view = session.view
     text = render_table(view, session.players, 0)
-    assert "your left zone" in text and "Your hand: A " in text  # the 2-player zones
+    # the 2-player variant's zones are the seat's own: named once, not "(your left zone)"
+    assert "Your left zone: " in text and "(your left zone)" not in text
+    assert "Your hand: A " in text
     hand = sorted(view.hands[0], key=lambda s: view.face(s))
     first = parse_play("a L", view, 0)
     assert first.side == "left" and first.slot in hand

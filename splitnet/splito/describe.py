@@ -206,7 +206,7 @@ class SplitoNarrator:
             key = (turn if isinstance(turn, int) else game.turn, author)
             if key not in self.committed:
                 self.committed.add(key)
-                missing = [self.players[s] for s in game.waiting_for()] \
+                missing = [_who(self.players, s, self.viewer) for s in game.waiting_for()] \
                     if game.phase is Phase.COMMIT else []
                 who = _who(self.players, author, self.viewer, capital=True)
                 tail = (f"; waiting for {', '.join(missing)}" if missing

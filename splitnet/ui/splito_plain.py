@@ -54,7 +54,9 @@ def zone_text(z: ZoneFacts, view: Game, title: str) -> list[str]:
     projection until the game is over, S6.2) and its points."""
     cards = " ".join(card_text(view, c) for c in z.cards)
     now = "" if view.over else " if the game ended now"
-    lines = [f"{title} ({z.label}): {points_text(z.points)}{now}",
+    # the 2-player variant's zones are nobody else's: their name is the title itself
+    named = title if z.label.lower() == title.lower() else f"{title} ({z.label})"
+    lines = [f"{named}: {points_text(z.points)}{now}",
              f"    cards: {cards or '(none yet)'}"]
     for line in z.objectives:
         mark = "✓ fulfilled" if line.fulfilled else "✗ not yet" if not view.over else "✗ not met"
