@@ -197,6 +197,15 @@ async def test_s5_6_a_seat_gone_for_good_stops_the_game_naming_it_never_open_han
     await stop(clock, host, [ana, bo], mem)
 
 
+async def stop_quietly(host: HostNode, peers: list[PeerNode], mem: MemoryNet) -> None:
+    """Close a table on the real event loop (:func:`stop` is for virtual time)."""
+    await host.close()
+    for p in peers:
+        if p.task is not None:
+            p.task.cancel()
+    await mem.close()
+
+
 def test_a_person_plays_a_lan_splito_game_by_lines_with_the_plain_front_end(
         tmp_path: Path) -> None:
     """app/lan.py hands a person's SplitoNetSession to ui/splito_plain.py: the same
@@ -252,11 +261,7 @@ def test_a_person_plays_a_lan_splito_game_by_lines_with_the_plain_front_end(
 
         results = await asyncio.wait_for(asyncio.gather(
             *(s.run() for s in bots), run_splito_plain(bo_s, inp=Person(), out=out)), 600)
-        await host.close()
-        for p in peers:
-            if p.task is not None:
-                p.task.cancel()
-        await mem.close()
+        await stop_quietly(host, peers, mem)
         return results[-1], out.getvalue(), bo_s, host, peers
 
     rc, text, bo_s, _, _ = asyncio.run(main())
@@ -266,3 +271,58 @@ def test_a_person_plays_a_lan_splito_game_by_lines_with_the_plain_front_end(
     assert bo_s.core.finished and bo_s.core.verdict is None
     recs = transcripts(tmp_path)
     assert recs[1] == recs[0] and recs[2] == recs[0] and verify_records(recs[0]).ok
+
+
+async def test_a_person_plays_a_lan_splito_game_by_keys_on_the_full_screen_table(
+        tmp_path: Path) -> None:
+    """app/lan.py hands a person's SplitoNetSession to ui/tui/splito.py as well: the
+    full-screen table of a game on this machine, by keys, over the network to the end
+    (real event loop, in-memory network); the bell rings at each of the 13 turns."""
+    from tests.test_splito_tui import BellOutput, running
+    from tests.test_tui_support import drained, wait_for
+
+    mem = MemoryNet()
+    host = HostNode(Identity.generate(), tmp_path / "host", "Host", D, seats=3,
+                    parts=LAN_PARTS, choice=choice())
+    port = await host.listen("127.0.0.1", 0, transport=mem.listen)
+    peers = [PeerNode(Identity.generate(), tmp_path / n, n, "127.0.0.1", port, D,
+                      connect=mem.connector("127.0.0.1", port), parts=LAN_PARTS)
+             for n in ("Ana", "Bo")]
+    for p in peers:
+        p.start()
+    await asyncio.wait_for(host.started.wait(), 60)
+    assert await wait_for(lambda: all(p.ready for p in peers), 60)
+    ana, bo = peers
+    host_task = asyncio.ensure_future(host.done.wait())
+    bots = [SplitoNetSession(host, host_task, bot=splito_bot("normal", 0)),
+            SplitoNetSession(ana, ana.task, bot=splito_bot("normal", 1))]  # type: ignore[arg-type]
+    session = SplitoNetSession(bo, bo.task, human=True)  # type: ignore[arg-type]
+    bot_runs = asyncio.gather(*(s.run() for s in bots))
+    out = BellOutput()
+    try:
+        async with running(session, out, bell=True) as (app, inp):
+            for _ in range(13):
+                assert await wait_for(lambda: app.model.my_play() or session.finished, 60)
+                if session.finished:
+                    break
+                turn = session.view.turn
+                inp.send_text("A")
+                inp.send_text("\x1b[C")  # →
+                await wait_for(lambda: drained(inp))
+                await asyncio.sleep(0.05)
+                assert app.model.side == "right" and app.model.selected is not None
+                inp.send_text("\r")
+                assert await wait_for(lambda t=turn: session.view.turn != t or
+                                      session.view.over, 60)
+            assert await wait_for(lambda: session.finished, 60)
+            assert await wait_for(lambda: app.model.overlay == "end", 5)
+            inp.send_text("q")
+            assert await wait_for(lambda: not app.app.is_running, 5)
+        await asyncio.wait_for(bot_runs, 60)
+    finally:
+        await stop_quietly(host, peers, mem)
+    assert out.bells == 13
+    assert session.core.finished and session.core.verdict is None
+    recs = transcripts(tmp_path)
+    assert recs[1] == recs[0] and recs[2] == recs[0] and verify_records(recs[0]).ok
+
