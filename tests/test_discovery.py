@@ -87,6 +87,7 @@ def test_announce_has_no_place_for_a_code() -> None:
     assert not {p for p in params if "code" in p or "secret" in p or "pass" in p}
     props = discovery._txt("g", "h", 1, 2, "p", "fp")
     assert set(props) == {"txtvers", "proto", "game", "host", "free", "auth", "seats", "fp"}
+    assert discovery._txt("g", "h", 1, 2, "p", "fp", "splito")["kind"] == "splito"
 
 
 def _info(props: dict[bytes, bytes | None], port: int = 7420) -> AsyncServiceInfo:
@@ -107,6 +108,19 @@ def test_hostile_announcements_are_cleaned_or_skipped() -> None:
     assert _parse("x", _info({**base, b"seats": b"x"})) is None
     assert _parse("x", _info({**base, b"game": b"\xff\xfe"})) is not None  # bad UTF-8: shown
     assert clean_text("a\u202eb\u200bc") == "a\ufffdb\ufffdc"  # bidi override, zero-width space
+
+
+def test_an_announcement_names_its_game_kind_cleaned() -> None:
+    base = {b"txtvers": b"1", b"proto": discovery.DEFAULT_PROTOCOL.encode(), b"free": b"2",
+            b"host": b"Ana", b"game": b"Ana's game"}
+    split = _parse(f"x.{SERVICE_TYPE}", _info(base))
+    assert split is not None and split.kind is None and "(" not in split.describe()
+    ad = _parse(f"x.{SERVICE_TYPE}", _info({**base, b"kind": b"splito"}))
+    assert ad is not None and ad.kind == "splito"
+    assert ad.describe().startswith("Ana's game (Splito) — host Ana, 2 seats free")
+    evil = _parse(f"x.{SERVICE_TYPE}", _info({**base, b"kind": b"\x1b[2Jsplito" + b"y" * 40}))
+    assert evil is not None and evil.kind is not None
+    assert "\x1b" not in evil.describe() and len(evil.kind) <= discovery.MAX_KIND
 
 
 def test_instance_label_fits_a_dns_label() -> None:

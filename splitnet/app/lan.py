@@ -704,7 +704,8 @@ class _Announcer:
             ann = await announce(game=f"{self.name}'s game", host=self.name, port=self.port,
                                  free=self.free(), seats=self.node.seats,
                                  protocol=NET_PROTOCOL, fingerprint=self.fingerprint,
-                                 addresses=only, interfaces=only)
+                                 addresses=only, interfaces=only,
+                                 kind=self.node.choice.game)
         except LAN_ERRORS as e:  # no multicast, zeroconf's own errors: go on
             self._say(f"could not announce the game on the LAN ({type(e).__name__}: {e}); "
                       f"players join by address", warn=True)

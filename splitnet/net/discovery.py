@@ -60,6 +60,7 @@ AUTH: Final = "code/spake2-v1"
 TTL: Final = 120
 MAX_TEXT: Final = 40
 MAX_SEATS: Final = 16
+MAX_KIND: Final = 16
 
 
 def clean_text(value: str, limit: int = MAX_TEXT) -> str:
@@ -89,6 +90,8 @@ class GameAd:
     fingerprint: str | None
     addresses: tuple[str, ...]
     port: int
+    #: which game the table plays (``kind``: "split", "splito"; None: not said, Split)
+    kind: str | None = None
 
     @property
     def address(self) -> str | None:
@@ -104,8 +107,9 @@ class GameAd:
         if self.seats is not None:
             seats += f" of {self.seats}"
         extra = "" if self.protocol == DEFAULT_PROTOCOL else f" [{self.protocol}]"
-        return (f"{self.game} — host {self.host}, {seats} — splitnet join {self.target}"
-                f"{extra}")
+        kind = f" ({self.kind.title()})" if self.kind and self.kind != "split" else ""
+        return (f"{self.game}{kind} — host {self.host}, {seats} — splitnet join "
+                f"{self.target}{extra}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,9 +122,11 @@ class BrowseEvent:
 
 
 def _txt(game: str, host: str, free: int, seats: int | None, protocol: str,
-         fingerprint: str | None) -> dict[str, str]:
+         fingerprint: str | None, kind: str | None = None) -> dict[str, str]:
     props = {"txtvers": TXT_VERSION, "proto": protocol, "game": clean_text(game),
              "host": clean_text(host), "free": str(free), "auth": AUTH}
+    if kind is not None:
+        props["kind"] = clean_text(kind, MAX_KIND)
     if seats is not None:
         props["seats"] = str(seats)
     if fingerprint:
@@ -146,6 +152,7 @@ def _parse(name: str, info: AsyncServiceInfo) -> GameAd | None:
         return None
     addresses = tuple(info.parsed_addresses(IPVersion.V4Only))
     fp = props.get("fp")
+    kind = clean_text(props.get("kind", ""), MAX_KIND).lower() or None
     return GameAd(
         name=clean_text(name.removesuffix("." + SERVICE_TYPE), 80),
         game=clean_text(props.get("game", "")) or "(unnamed game)",
@@ -153,7 +160,7 @@ def _parse(name: str, info: AsyncServiceInfo) -> GameAd | None:
         free=free, seats=seats, protocol=clean_text(props.get("proto", "?"), 32),
         auth=clean_text(props["auth"], 32) if "auth" in props else None,
         fingerprint=clean_text(fp, 64) if fp else None,
-        addresses=addresses, port=int(info.port),
+        addresses=addresses, port=int(info.port), kind=kind,
     )
 
 
@@ -241,16 +248,18 @@ class Announcement:
 async def announce(*, game: str, host: str, port: int, free: int, seats: int | None = None,
                    protocol: str = DEFAULT_PROTOCOL, fingerprint: str | None = None,
                    addresses: Sequence[str] | None = None,
-                   interfaces: Sequence[str] | None = None) -> Announcement:
+                   interfaces: Sequence[str] | None = None,
+                   kind: str | None = None) -> Announcement:
     """Announce a game listening on *port*. *addresses* defaults to this machine's IPv4
     addresses (or *interfaces* when given); *interfaces* limits mDNS to those interface
-    addresses (e.g. ``["127.0.0.1"]`` in tests). The join code is never part of it."""
+    addresses (e.g. ``["127.0.0.1"]`` in tests); *kind* names the game played ("split",
+    "splito"). The join code is never part of it."""
     if not 0 < port < 65536:
         raise ValueError("port must be 1–65535")
     if not 0 <= free <= MAX_SEATS:
         raise ValueError(f"free seats must be 0–{MAX_SEATS}")
     addrs = list(addresses or interfaces or _local_ipv4())
-    props = _txt(game, host, free, seats, protocol, fingerprint)
+    props = _txt(game, host, free, seats, protocol, fingerprint, kind)
     azc = _zeroconf(interfaces)
     server = f"splitnet-{secrets.token_hex(4)}.local."
     info = AsyncServiceInfo(
