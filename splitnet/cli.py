@@ -25,6 +25,7 @@ splitnet — the card game Split, peer to peer, with a deck nobody can stack.
   splitnet verify FILE          audit a finished game's transcript
   splitnet replay FILE          step through a finished game, every card open (n/p/q)
   splitnet host                 open a game on the LAN (prints the address and join code)
+  splitnet host --game splito   a Splito table on the LAN (2–8 seats; join learns the game)
   splitnet join [ADDR[:PORT]]   join a LAN game (asks for the code; no address: browse)
   splitnet bot ADDR --code C    add a bot to a LAN game (--level easy|normal|strong)
   splitnet host --internet      also invite players anywhere (prints splitnet join CODE)
