@@ -206,6 +206,32 @@ async def stop_quietly(host: HostNode, peers: list[PeerNode], mem: MemoryNet) ->
     await mem.close()
 
 
+async def person_and_two_bots(tmp: Path, mem: MemoryNet
+                             ) -> tuple[HostNode, list[PeerNode], list[SplitoNetSession],
+                                        SplitoNetSession]:
+    """On the real event loop: a host and Ana played by bots, Bo by a person (their
+    sessions), all in the started game."""
+    host = HostNode(Identity.generate(), tmp / "host", "Host", D, seats=3,
+                    parts=LAN_PARTS, choice=choice())
+    port = await host.listen("127.0.0.1", 0, transport=mem.listen)
+    peers = [PeerNode(Identity.generate(), tmp / n, n, "127.0.0.1", port, D,
+                      connect=mem.connector("127.0.0.1", port), parts=LAN_PARTS)
+             for n in ("Ana", "Bo")]
+    for p in peers:
+        p.start()
+    await asyncio.wait_for(host.started.wait(), 60)
+    for _ in range(6000):
+        if all(p.ready for p in peers):
+            break
+        await asyncio.sleep(0.01)
+    assert all(p.ready for p in peers), "both joiners in sync"
+    ana, bo = peers
+    host_task = asyncio.ensure_future(host.done.wait())
+    bots = [SplitoNetSession(host, host_task, bot=splito_bot("normal", 0)),
+            SplitoNetSession(ana, ana.task, bot=splito_bot("normal", 1))]  # type: ignore[arg-type]
+    return host, peers, bots, SplitoNetSession(bo, bo.task, human=True)  # type: ignore[arg-type]
+
+
 def test_a_person_plays_a_lan_splito_game_by_lines_with_the_plain_front_end(
         tmp_path: Path) -> None:
     """app/lan.py hands a person's SplitoNetSession to ui/splito_plain.py: the same
@@ -219,24 +245,7 @@ def test_a_person_plays_a_lan_splito_game_by_lines_with_the_plain_front_end(
     async def main() -> tuple[int, str, SplitoNetSession, HostNode, list[PeerNode]]:
         mem = MemoryNet()
         loop = asyncio.get_running_loop()
-        host = HostNode(Identity.generate(), tmp_path / "host", "Host", D, seats=3,
-                        parts=LAN_PARTS, choice=choice())
-        port = await host.listen("127.0.0.1", 0, transport=mem.listen)
-        peers = [PeerNode(Identity.generate(), tmp_path / n, n, "127.0.0.1", port, D,
-                          connect=mem.connector("127.0.0.1", port), parts=LAN_PARTS)
-                 for n in ("Ana", "Bo")]
-        for p in peers:
-            p.start()
-        await asyncio.wait_for(host.started.wait(), 60)
-        for _ in range(6000):
-            if all(p.ready for p in peers):
-                break
-            await asyncio.sleep(0.01)
-        ana, bo = peers
-        host_task = asyncio.ensure_future(host.done.wait())
-        bots = [SplitoNetSession(host, host_task, bot=splito_bot("normal", 0)),
-                SplitoNetSession(ana, ana.task, bot=splito_bot("normal", 1))]  # type: ignore[arg-type]
-        bo_s = SplitoNetSession(bo, bo.task, human=True)  # type: ignore[arg-type]
+        host, peers, bots, bo_s = await person_and_two_bots(tmp_path, mem)
         out = io.StringIO()
 
         class Person(io.StringIO):
@@ -282,21 +291,7 @@ async def test_a_person_plays_a_lan_splito_game_by_keys_on_the_full_screen_table
     from tests.test_tui_support import drained, wait_for
 
     mem = MemoryNet()
-    host = HostNode(Identity.generate(), tmp_path / "host", "Host", D, seats=3,
-                    parts=LAN_PARTS, choice=choice())
-    port = await host.listen("127.0.0.1", 0, transport=mem.listen)
-    peers = [PeerNode(Identity.generate(), tmp_path / n, n, "127.0.0.1", port, D,
-                      connect=mem.connector("127.0.0.1", port), parts=LAN_PARTS)
-             for n in ("Ana", "Bo")]
-    for p in peers:
-        p.start()
-    await asyncio.wait_for(host.started.wait(), 60)
-    assert await wait_for(lambda: all(p.ready for p in peers), 60)
-    ana, bo = peers
-    host_task = asyncio.ensure_future(host.done.wait())
-    bots = [SplitoNetSession(host, host_task, bot=splito_bot("normal", 0)),
-            SplitoNetSession(ana, ana.task, bot=splito_bot("normal", 1))]  # type: ignore[arg-type]
-    session = SplitoNetSession(bo, bo.task, human=True)  # type: ignore[arg-type]
+    host, peers, bots, session = await person_and_two_bots(tmp_path, mem)
     bot_runs = asyncio.gather(*(s.run() for s in bots))
     out = BellOutput()
     try:
