@@ -218,22 +218,48 @@ def _splito_session(args: argparse.Namespace, pace: float) -> Any:
 
 
 def _play_splito(args: argparse.Namespace) -> int:
-    session = _splito_session(args, 0.0 if args.plain else args.pace)
+    from splitnet.app import saved
+    from splitnet.app.splito_fair import rematch_dealer, splito_rematch
 
-    async def main() -> int:
+    pace = 0.0 if args.plain else args.pace
+    played = [_splito_session(args, pace)]
+    data_dir = _data_dir(args)
+
+    async def one(session: Any) -> tuple[int, bool]:
+        """A game at the table: its exit status, and whether n asked for the next."""
         if args.plain:
-            from splitnet.ui.splito_plain import run_splito_plain
+            from splitnet.ui.splito_plain import ask_rematch, run_splito_plain
+            from splitnet.ui.tui.splito_render import REMATCH_KEYS
 
-            return await run_splito_plain(session)
+            rc = await run_splito_plain(session)
+            keys = REMATCH_KEYS["local"].format(dealer=rematch_dealer(session))
+            return rc, rc == 0 and await ask_rematch(session, keys)
         from splitnet.ui.tui.splito import run_splito_tui
 
-        await run_splito_tui(session, title="splitnet")
+        outcome = await run_splito_tui(session, title="splitnet", rematch="local",
+                                       next_dealer=rematch_dealer(session))
+        return 0, outcome == "rematch"
+
+    async def main() -> int:
+        # n at the end starts the next game against the same players in the same seats,
+        # dealt by the dealer's left neighbour (S4.1 [decision]) and saved like the first
+        for _ in range(10_000):
+            rc, again = await one(played[-1])
+            if not again:
+                return rc
+            _after_play(played[-1])
+            try:
+                played.append(splito_rematch(played[-1], args.seed, bot_delay=pace,
+                                             data_dir=data_dir))
+            except (saved.SavedGameError, OSError) as e:
+                raise SystemExit(f"splitnet: cannot save the game in {data_dir}: {e}"
+                                 ) from None
         return 0
 
     try:
         return asyncio.run(main())
     finally:
-        _after_play(session)
+        _after_play(played[-1])
 
 
 def _saved_splito(args: argparse.Namespace) -> bool:

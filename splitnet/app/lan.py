@@ -23,9 +23,8 @@ from splitnet.app.lan_session import LAN_PARTS, OFFER_OPEN_HAND_AFTER, NetSessio
 from splitnet.app.splito_session import SplitoNetSession, splito_bot
 from splitnet.bots import FRIENDLY_NAMES, bot_label, bot_player_name, make_bot, parse_level
 from splitnet.frontend import HumanAgent
-from splitnet.game.rematch import PreviousGame
+from splitnet.game.rematch import PreviousGame, dealer_rule, next_dealer
 from splitnet.game.splito_core import GAME as SPLITO
-from splitnet.game.splito_core import SplitoCore
 from splitnet.localfiles import LocalFileError
 from splitnet.net import wormhole
 from splitnet.net.addrs import join_addresses, parse_addr
@@ -365,9 +364,15 @@ async def _front_end(session: AnySession, plain: bool, data_dir: Path,
                      host: bool = False) -> tuple[int, bool]:
     """The person's table until they leave: the exit status, and whether they asked for
     a rematch at the end (offered with ``rematch``; on the host: it offers one). A
-    Splito table has its own front ends, and no rematch."""
+    Splito table has its own front ends, with the same rematch."""
     if isinstance(session, SplitoNetSession):
-        return await _splito_front_end(session, plain, bell), False
+        rc, wanted = await _splito_front_end(session, plain, bell,
+                                             rematch=("host" if host else "joiner")
+                                             if rematch else None)
+        if wanted and _finished_game(session.table) is None:
+            print("No rematch after a game that stopped early.", flush=True)
+            wanted = False
+        return rc, wanted
     if plain:
         from splitnet.ui.plain import run_plain
 
@@ -390,28 +395,42 @@ async def _front_end(session: AnySession, plain: bool, data_dir: Path,
     return rc, wanted
 
 
-async def _splito_front_end(session: SplitoNetSession, plain: bool, bell: bool) -> int:
+async def _splito_front_end(session: SplitoNetSession, plain: bool, bell: bool, *,
+                            rematch: str | None = None) -> tuple[int, bool]:
     """A person's Splito table: ``splitnet.ui.splito_plain.run_splito_plain`` or
     ``splitnet.ui.tui.splito.run_splito_tui`` (each drives the session, as Split's do),
-    imported only here."""
+    imported only here. With ``rematch`` (who presses n: the LAN "host" offers, a
+    "joiner" agrees) the end offers the next game: the exit status, and whether the
+    person asked for it."""
     import importlib
     import inspect
 
     again = _again_command()
+    dealer = shown(session.table.names[next_dealer(session.table.log.header)])
     try:
         if plain:
-            run: Any = importlib.import_module("splitnet.ui.splito_plain").run_splito_plain
+            plain_ui = importlib.import_module("splitnet.ui.splito_plain")
+            run: Any = plain_ui.run_splito_plain
             kw: dict[str, Any] = {}
         else:
             run = importlib.import_module("splitnet.ui.tui.splito").run_splito_tui
             kw = {"title": "splitnet", "drive": True, "bell": bell, "rejoin": again}
+            if rematch is not None:
+                kw.update(rematch=rematch, next_dealer=dealer)
     except (ImportError, AttributeError):
         raise SystemExit("splitnet: this build has no Splito table front end yet; play a "
                          "Splito seat with splitnet bot, or host --play-as-bot") from None
     outcome = run(session, **kw)
     if inspect.isawaitable(outcome):
-        await outcome
-    return _print_result(session, rejoin=again)
+        outcome = await outcome
+    rc = _print_result(session, rejoin=again)
+    if rematch is None or rc != 0:
+        return rc, False
+    if plain:  # asked of a terminal only: piped input ends with the game (as Split's)
+        keys = importlib.import_module("splitnet.ui.tui.splito_render").REMATCH_KEYS
+        return rc, sys.stdin.isatty() and await plain_ui.ask_rematch(
+            session, keys[rematch].format(dealer=dealer))
+    return rc, outcome == "rematch"
 
 
 # ---------------------------------------------------------------------- rematch (§13)
@@ -419,15 +438,22 @@ async def _splito_front_end(session: SplitoNetSession, plain: bool, bell: bool) 
 
 def _finished_game(table: Table | None) -> PreviousGame | None:
     """The game just played, if a rematch may follow it (over, with no verdict; Split
-    only: a Splito game has no rematch yet)."""
-    if (table is None or isinstance(table.core, SplitoCore) or not table.core.finished
-            or table.core.verdict is not None):
+    or Splito)."""
+    if table is None or not table.core.finished or table.core.verdict is not None:
         return None
     return PreviousGame(table.log.header, table.log.head())
 
 
 def _next_dealer_name(prev: PreviousGame) -> str:
     return shown(prev.header.players[prev.next().first_dealer].name)
+
+
+def _deals(prev: PreviousGame) -> str:
+    """Who deals the rematch, in words: "Ana deals first" (Split, R3.2), "Ana deals,
+    S4.1" (Splito, whose one deal the dealer's left neighbour receives first)."""
+    name = _next_dealer_name(prev)
+    rule = dealer_rule(prev.header.settings)
+    return f"{name} deals first" if rule == "R3.2" else f"{name} deals, {rule}"
 
 
 async def _ask_rematch(table: Table, host: bool) -> bool:
@@ -438,7 +464,7 @@ async def _ask_rematch(table: Table, host: bool) -> bool:
         return False
     how = ("you offer it; everyone must agree" if host
            else "if the host offers it; everyone must agree")
-    print(f"Rematch with the same seats ({_next_dealer_name(prev)} deals first; {how})? "
+    print(f"Rematch with the same seats ({_deals(prev)}; {how})? "
           "n: yes, Enter: quit", flush=True)
     line = await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
     return line.strip().lower() in ("n", "y", "yes")
@@ -524,8 +550,7 @@ async def _join_rematches(node: PeerNode, args: argparse.Namespace, data_dir: Pa
     while wanted and (prev := _finished_game(node.table)) is not None:
         node = _rematch_peer(node, prev)
         task = node.start()
-        print(f"Rematch: waiting for the host to offer it ({_next_dealer_name(prev)} deals "
-              "first)…", flush=True)
+        print(f"Rematch: waiting for the host to offer it ({_deals(prev)})…", flush=True)
         try:
             lobby = JoinLobby(node, known=known)
             if args.plain:
@@ -547,7 +572,7 @@ async def _join_rematches(node: PeerNode, args: argparse.Namespace, data_dir: Pa
                 return rc
             assert node.table is not None
             _remember_players(known, node.table)
-            session = NetSession(node, task, human=HumanAgent())
+            session = _human_session(node, task)
             rc, wanted = await _front_end(session, args.plain, data_dir, _bell_wanted(args),
                                           rematch=node.connect is None)
         finally:
@@ -568,7 +593,7 @@ async def _offer_rematch(old: HostNode, prev: PreviousGame, *, bind: str, port: 
                     seed_maker=old.seed_maker, game_id_maker=lambda: gid, wrap=wrap,
                     code=old.code, busy=secure_busy, rematch_of=prev, parts=LAN_PARTS)
     await node.listen(bind, port)
-    print(f"Rematch offered to the same seats ({_next_dealer_name(prev)} deals first); they "
+    print(f"Rematch offered to the same seats ({_deals(prev)}); they "
           f"come back with the same join code ({old.code}). Waiting for every player to "
           "agree…", flush=True)
     return node

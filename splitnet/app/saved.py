@@ -113,6 +113,9 @@ class LocalSecrets:
     def game_id(self) -> bytes:
         return self.files.game_id
 
+    def identity_seed(self, seat: int) -> bytes:
+        return self.keys[seat]
+
     def identity(self, seat: int) -> Identity:
         return Identity.from_seed(self.keys[seat])
 

@@ -25,6 +25,7 @@ from splitnet.frontend import SessionBase, SplitoHumanAgent
 from splitnet.game.core import GameError, PledgeBook
 from splitnet.game.local import PROTOCOL, LocalGame, RandomSecrets, SelfplaySecrets
 from splitnet.game.splito_core import SplitoCore, splito_from_header, splito_header
+from splitnet.session.identity import Identity
 from splitnet.splito.bots import Bot, make_bot
 from splitnet.splito.describe import SplitoNarrator
 from splitnet.splito.engine import Game, Phase, Play
@@ -173,36 +174,104 @@ def splito_session(name: str, bot_levels: Sequence[str], seed: int | None,
     every card dealt by the fair-deck protocol. With ``seed`` every peer's secrets and the
     bots are reproducible (testing); without, the secrets come from the OS. With
     ``data_dir`` the game is saved there as it is played (:func:`resume_splito`)."""
-    from splitnet.app import saved
     from splitnet.bots import bot_player_name
 
     n = len(bot_levels) + 1
     settings = settings if settings is not None else SplitoSettings.standard(n)
     if settings.players != n:
         raise ValueError(f"the settings are for {settings.players} players, not {n} (S2.1)")
-    rng = random.Random(seed if seed is not None else secrets.randbits(64))
-    bot_seeds = [0] + [rng.randrange(2**31) for _ in bot_levels]
-    bots: list[Bot | None] = [None, *(make_bot(b, bot_seeds[i + 1])
-                                      for i, b in enumerate(bot_levels))]
     names = [name] + [bot_player_name(i, taken=[name]) for i in range(len(bot_levels))]
-    kinds: list[str | None] = [None, *bot_levels]
+    return _new_session(names, 0, [None, *bot_levels], seed, splito_header(settings, PROTOCOL),
+                        None, bot_delay=bot_delay, data_dir=data_dir)
+
+
+def splito_rematch(prev: SplitoFairSession, seed: int | None, *, bot_delay: float = 0.0,
+                   data_dir: Path | None = None) -> SplitoFairSession:
+    """The next game of ``prev``'s table (n at its end screen): the same players in the
+    same seats with the same identity keys, bot levels and rules, its header naming the
+    game before (GAME.md "Rematch", as on a LAN, so ``splitnet verify FIRST SECOND``
+    checks the pair) and dealt by the previous dealer's left neighbour (S4.1
+    [decision]); saved in ``data_dir`` and resumable like any game. With ``seed`` (the
+    first game's) it is reproducible too: its secrets come from that seed and the
+    previous game's id. ValueError if ``prev`` did not end with its audit passed."""
+    import hashlib
+
+    from splitnet.game.rematch import rematch_settings
+
+    g = prev.game
+    if not g.finished or g.verdict is not None or prev.record is None:
+        raise ValueError("a rematch follows a game played to its end")
+    header = rematch_settings(g.log.header, g.log.head())
+    kinds = [b.name if b is not None else None for b in prev.bots]
+    keys = [g.source.identity_seed(s) for s in range(g.n)]
+    if seed is not None:  # another game of the run: its own secrets, as reproducible
+        seed = int.from_bytes(hashlib.sha256(b"splitnet/splito/rematch" + str(seed).encode()
+                                             + g.log.game_id).digest()[:7], "big")
+    return _new_session(list(prev.players), prev.seat, kinds, seed, header, keys,
+                        bot_delay=bot_delay, data_dir=data_dir)
+
+
+def rematch_dealer(session: SplitoFairSession) -> str:
+    """The name of the player who deals the rematch of ``session``'s game (S4.1
+    [decision]: the dealer's left neighbour) — what its end screen's n says."""
+    from splitnet.game.rematch import next_dealer
+
+    h = session.game.log.header
+    return h.players[next_dealer(h)].name
+
+
+class _KeptKeys:
+    """A secrets source with the seats' identity keys given (a rematch keeps them) and
+    everything else from ``inner``."""
+
+    def __init__(self, inner: Any, keys: Sequence[bytes]) -> None:
+        self.inner, self.keys = inner, list(keys)
+
+    def game_id(self) -> bytes:
+        return bytes(self.inner.game_id())
+
+    def identity_seed(self, seat: int) -> bytes:
+        return self.keys[seat]
+
+    def identity(self, seat: int) -> Identity:
+        return Identity.from_seed(self.keys[seat])
+
+    def round_seeds(self, seat: int) -> Callable[[int], bytes]:
+        seeds: Callable[[int], bytes] = self.inner.round_seeds(seat)
+        return seeds
+
+
+def _new_session(names: list[str], seat: int, kinds: list[str | None], seed: int | None,
+                 header: dict[str, Any], keys: list[bytes] | None, *, bot_delay: float,
+                 data_dir: Path | None) -> SplitoFairSession:
+    """A new Splito game with this header settings map: the person at ``seat``, a bot of
+    ``kinds[s]`` at every other seat (seeded from ``seed``, or at random), the seats'
+    identity ``keys`` given (a rematch) or made; saved in ``data_dir`` if given."""
+    from splitnet.app import saved
+
+    settings, _ = splito_from_header(header)
+    n = len(names)
+    rng = random.Random(seed if seed is not None else secrets.randbits(64))
+    bot_seeds = [rng.randrange(2**31) if k is not None else 0 for k in kinds]
+    bots: list[Bot | None] = [make_bot(k, bot_seeds[s]) if k is not None else None
+                              for s, k in enumerate(kinds)]
     source: Any = SelfplaySecrets(seed) if seed is not None else RandomSecrets()
     path = None
     if data_dir is not None:
-        if isinstance(source, SelfplaySecrets):
-            seeded = source
-            source = saved.create(data_dir, seeded.game_id(), name, 0, kinds, bot_seeds,
-                                  keys=[seeded.identity_seed(s) for s in range(n)],
-                                  make=seeded.round_seeds)
-        else:
-            source = saved.create(data_dir, source.game_id(), name, 0, kinds, bot_seeds)
+        made = keys if keys is not None else (
+            [source.identity_seed(s) for s in range(n)] if isinstance(source, SelfplaySecrets)
+            else None)
+        make = source.round_seeds if isinstance(source, SelfplaySecrets) else None
+        source = saved.create(data_dir, source.game_id(), names[seat], seat, kinds,
+                              bot_seeds, keys=made, make=make)
         path = source.files.transcript
+    elif keys is not None:
+        source = _KeptKeys(source, keys)
     game = LocalGame(names, settings, source, transcript=path,
-                     make_core=_make_core(names, settings),
-                     header=splito_header(settings, PROTOCOL))
+                     make_core=_make_core(names, settings), header=header)
     if data_dir is not None:
         saved.finish_when_over(game, data_dir)
-    return SplitoFairSession(game, 0, bots, SplitoHumanAgent(), bot_delay=bot_delay)
+    return SplitoFairSession(game, seat, bots, SplitoHumanAgent(), bot_delay=bot_delay)
 
 
 def saved_game_is_splito(data_dir: Path, meta: Any) -> bool:

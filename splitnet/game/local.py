@@ -140,12 +140,18 @@ class RandomSecrets:
 
     def __init__(self) -> None:
         self._seeds: dict[tuple[int, int], bytes] = {}
+        self._keys: dict[int, bytes] = {}
 
     def game_id(self) -> bytes:
         return secrets.token_bytes(16)
 
+    def identity_seed(self, seat: int) -> bytes:
+        """The seat's identity key (raw Ed25519 private key), made once (a rematch keeps
+        the seats' keys, GAME.md "Rematch")."""
+        return self._keys.setdefault(seat, secrets.token_bytes(32))
+
     def identity(self, seat: int) -> Identity:
-        return Identity.generate()
+        return Identity.from_seed(self.identity_seed(seat))
 
     def round_seeds(self, seat: int) -> Callable[[int], bytes]:
         def seed(rnd: int) -> bytes:
@@ -191,6 +197,8 @@ class LocalGame(Generic[C]):
         self.settings = settings
         ids = [source.identity(s) for s in range(self.n)]
         self.host = ids[0]
+        #: where the seats' identities and seeds come from (a rematch keeps the keys)
+        self.source = source
         self.listeners: list[Callable[[int, str, dict[str, Any]], None]] = []
         #: called by :meth:`close` (a saved game marks itself over here)
         self.on_close: list[Callable[[LocalGame[Any]], None]] = []

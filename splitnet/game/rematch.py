@@ -11,6 +11,12 @@ its header's ``settings`` carry one more key (protocol/GAME.md "Rematch")::
 
 and round 1's dealer is that seat (R3.2 [decision]: the previous game's first dealer's
 left neighbour; a game that is no rematch has no such key and seat 0 deals first).
+
+A game whose rules name their dealer themselves — Splito's ``dealer`` setting (S4.1,
+S13) — carries it there too: the rematch's ``rules.dealer`` is its ``first_dealer``
+(docs/SPLITO.md S4.1 [decision]: the previous dealer's left neighbour), the one rule a
+rematch changes; :data:`DEALER_RULES` says which games do so. :func:`rematch_settings`
+makes the rematch's settings map from the previous game's, for every game.
 Every peer checks a rematch header against the game it has just finished
 (:func:`check_follows`) before it accepts it, and ``splitnet verify`` does the same when
 given both transcripts: a header that does not follow is refused in one line naming the
@@ -39,17 +45,23 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from splitnet.errors import SplitnetError
 from splitnet.session.log import GAME_ID_LEN, HASH_LEN, Header
 
-__all__ = ["REMATCH_KEY", "PreviousGame", "Rematch", "RematchError", "check_follows",
-           "first_dealer", "next_game", "parse_rematch"]
+__all__ = ["DEALER_RULES", "REMATCH_KEY", "PreviousGame", "Rematch", "RematchError",
+           "check_follows", "dealer_rule", "first_dealer", "next_dealer", "next_game",
+           "parse_rematch", "rematch_settings"]
 
 #: the optional key of a header's ``settings`` that makes a game a rematch
 REMATCH_KEY: Final = "rematch"
 _FIELDS: Final = ("first_dealer", "game", "head")
+#: the games (a header's ``settings.game``) whose ``rules`` name the first dealer
+#: themselves: that key of ``rules`` and the rule that says so. A game not listed (Split,
+#: whose header has no ``game``) deals first from seat 0 or the rematch's first dealer
+#: (R3.2).
+DEALER_RULES: Final = {"splito": ("dealer", "S4.1")}
 
 
 class RematchError(SplitnetError):
@@ -94,22 +106,81 @@ def parse_rematch(settings: Mapping[str, object]) -> Rematch | None:
     return Rematch(game, head, dealer)
 
 
+def _dealer_key(settings: Mapping[str, object]) -> tuple[str, str] | None:
+    game = settings.get("game")
+    return DEALER_RULES.get(game) if isinstance(game, str) else None
+
+
+def dealer_rule(settings: Mapping[str, object]) -> str:
+    """The rule that says who deals first in the game of this settings map: R3.2 (Split)
+    or the game's own (Splito: S4.1)."""
+    key = _dealer_key(settings)
+    return "R3.2" if key is None else key[1]
+
+
 def first_dealer(settings: Mapping[str, object], n: int | None = None) -> int:
-    """Round 1's dealer of the game with this header settings map (R3.2): 0, or the
-    rematch's ``first_dealer`` (checked to be one of the ``n`` seats when given)."""
+    """Round 1's dealer of the game with this header settings map: 0 or the rematch's
+    ``first_dealer`` (R3.2); for a game whose rules name the dealer (Splito, S4.1) that
+    setting, which a rematch's ``first_dealer`` must equal. Checked to be one of the
+    ``n`` seats when given (RematchError naming the field)."""
     r = parse_rematch(settings)
-    d = 0 if r is None else r.first_dealer
+    key = _dealer_key(settings)
+    where = f"header.settings.{REMATCH_KEY}.first_dealer"
+    if key is not None:
+        rules = settings.get("rules")
+        d = rules.get(key[0]) if isinstance(rules, Mapping) else None
+        if type(d) is not int:
+            raise RematchError(f"header.settings.rules.{key[0]}: expected a seat number "
+                               f"({key[1]})")
+        if r is not None and r.first_dealer != d:
+            raise RematchError(f"{where}: seat {r.first_dealer}, but the rules' {key[0]} "
+                               f"is seat {d} (the rematch's first dealer deals, {key[1]})")
+        if r is None:
+            where = f"header.settings.rules.{key[0]}"
+    else:
+        d = 0 if r is None else r.first_dealer
     if n is not None and not 0 <= d < n:
-        raise RematchError(f"header.settings.{REMATCH_KEY}.first_dealer: seat {d} is not "
-                           f"among the {n} players")
+        raise RematchError(f"{where}: seat {d} is not among the {n} players")
     return d
 
 
 def next_game(prev: Header, prev_head: bytes) -> Rematch:
     """The ``rematch`` of the game after ``prev``, whose log ended at ``prev_head``: the
-    first deal passes to the left (R3.2)."""
+    first deal passes to the left (R3.2; Splito S4.1 [decision])."""
+    return Rematch(prev.game_id, prev_head, next_dealer(prev))
+
+
+def next_dealer(prev: Header) -> int:
+    """Who deals first in the rematch of ``prev``: its first dealer's left neighbour."""
     n = len(prev.players)
-    return Rematch(prev.game_id, prev_head, (first_dealer(prev.settings, n) + 1) % n)
+    return (first_dealer(prev.settings, n) + 1) % n
+
+
+def rematch_settings(prev: Header, prev_head: bytes) -> dict[str, Any]:
+    """The header settings map of the rematch of ``prev`` (whose log ended at
+    ``prev_head``): the previous game's, with ``rematch`` naming it (:func:`next_game`)
+    and, for a game whose rules name the dealer (:data:`DEALER_RULES`), that rule set
+    to the new first dealer. Nothing else changes (GAME.md "Rematch")."""
+    r = next_game(prev, prev_head)
+    out: dict[str, Any] = {k: v for k, v in prev.settings.items() if k != REMATCH_KEY}
+    key = _dealer_key(prev.settings)
+    if key is not None:
+        rules = prev.settings["rules"]
+        assert isinstance(rules, Mapping)
+        out["rules"] = {**rules, key[0]: r.first_dealer}
+    out[REMATCH_KEY] = r.to_dict()
+    return out
+
+
+def _kept(settings: Mapping[str, object]) -> dict[str, object]:
+    """What a rematch keeps of a settings map: all but ``rematch`` and the game's dealer
+    rule (:data:`DEALER_RULES`)."""
+    out = {k: v for k, v in settings.items() if k != REMATCH_KEY}
+    key = _dealer_key(settings)
+    rules = out.get("rules")
+    if key is not None and isinstance(rules, Mapping):
+        out["rules"] = {k: v for k, v in rules.items() if k != key[0]}
+    return out
 
 
 def check_follows(prev: Header, prev_head: bytes, new: Header) -> None:
@@ -137,8 +208,9 @@ def check_follows(prev: Header, prev_head: bytes, new: Header) -> None:
     if new.host != prev.host:
         raise RematchError(f"header.host: seat {new.host}, the previous game's host was "
                            f"seat {prev.host}")
-    for key in sorted(set(new.settings) | set(prev.settings)):
-        if key != REMATCH_KEY and new.settings.get(key) != prev.settings.get(key):
+    kept_new, kept_prev = _kept(new.settings), _kept(prev.settings)
+    for key in sorted(set(kept_new) | set(kept_prev), key=str):
+        if kept_new.get(key) != kept_prev.get(key):
             raise RematchError(f"header.settings.{str(key)[:32]}: differs from the previous "
                                "game's (a rematch keeps the rules)")
     where = f"header.settings.{REMATCH_KEY}"
@@ -149,10 +221,12 @@ def check_follows(prev: Header, prev_head: bytes, new: Header) -> None:
         raise RematchError(f"{where}.head: not the hash of the previous game's last record "
                            f"({prev_head.hex()[:16]}…)")
     want = next_game(prev, prev_head).first_dealer
+    rule = dealer_rule(prev.settings)
     if r.first_dealer != want:
         was = first_dealer(prev.settings)
         raise RematchError(f"{where}.first_dealer: expected seat {want} (the previous game's "
-                           f"first dealer {was} + 1, R3.2), got {r.first_dealer}")
+                           f"first dealer {was} + 1, {rule}), got {r.first_dealer}")
+    first_dealer(new.settings, len(new.players))  # (a dealer rule must say the same)
 
 
 @dataclass(frozen=True)
@@ -190,4 +264,4 @@ class PreviousGame:
                                "we finished (the host's log ended elsewhere)")
         if dealer != want.first_dealer:
             raise RematchError(f"rematch.first_dealer: expected seat {want.first_dealer} "
-                               f"(R3.2), got {dealer}")
+                               f"({dealer_rule(self.header.settings)}), got {dealer}")

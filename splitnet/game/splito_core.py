@@ -53,6 +53,7 @@ from splitnet.crypto.elgamal import Deck, card_points, card_table
 from splitnet.crypto.errors import CheatDetected, DeckUsageError
 from splitnet.crypto.proofs import SHARES_PROOF_BYTES
 from splitnet.crypto.seeds import nonzero_scalar, u64
+from splitnet.game.rematch import REMATCH_KEY, Rematch, RematchError, first_dealer
 from splitnet.game.table import (
     ChosenPlay,
     GameError,
@@ -965,24 +966,40 @@ class SplitoCore:
 
 
 def splito_from_header(raw: object) -> tuple[SplitoSettings, bool]:
-    """A Splito header's settings map: {"protocol", "game": "splito", "rules", "shuffle_proofs"}."""
+    """A Splito header's settings map: {"protocol", "game": "splito", "rules",
+    "shuffle_proofs"}, and a rematch's ``rematch`` (GAME.md "Rematch", whose
+    ``first_dealer`` is the rules' ``dealer``, S4.1)."""
     from splitnet.splito.settings import SettingsError
 
     if not isinstance(raw, dict) or raw.get("game") != GAME:
         raise SettingsError("header.settings: not a Splito game")
-    if set(raw) != {"protocol", "game", "rules", "shuffle_proofs"}:
+    if set(raw) - {REMATCH_KEY} != {"protocol", "game", "rules", "shuffle_proofs"}:
         raise SettingsError("header.settings: a Splito header has exactly protocol, game, "
-                            "rules and shuffle_proofs")
+                            "rules and shuffle_proofs (and a rematch's rematch)")
     if raw["shuffle_proofs"] is not True:
         raise SettingsError("header.settings.shuffle_proofs: Splito is dealt with shuffle "
                             "proofs only")
     try:
-        return SplitoSettings.from_dict(raw["rules"]), True
+        settings = SplitoSettings.from_dict(raw["rules"])
     except SettingsError as e:
         raise SettingsError(f"header.settings.rules: {e}") from None
+    try:
+        first_dealer(raw, settings.players)
+    except RematchError as e:
+        raise SettingsError(str(e)) from None
+    return settings, True
 
 
-def splito_header(settings: SplitoSettings, protocol: str) -> dict[str, Any]:
-    """The header's settings map of a Splito game (protocol/SPLITO_GAME.md)."""
-    return {"protocol": protocol, "game": GAME, "rules": settings.to_dict(),
-            "shuffle_proofs": True}
+def splito_header(settings: SplitoSettings, protocol: str,
+                  rematch: Rematch | None = None) -> dict[str, Any]:
+    """The header's settings map of a Splito game (protocol/SPLITO_GAME.md); a rematch's
+    names the game before it, and its ``first_dealer`` is the rules' ``dealer`` (S4.1;
+    :func:`splitnet.game.rematch.rematch_settings` makes it from the previous header)."""
+    out: dict[str, Any] = {"protocol": protocol, "game": GAME, "rules": settings.to_dict(),
+                           "shuffle_proofs": True}
+    if rematch is not None:
+        if rematch.first_dealer != settings.dealer:
+            raise ValueError(f"the rematch's first dealer is seat {rematch.first_dealer}, "
+                             f"the settings' dealer seat {settings.dealer} (S4.1)")
+        out[REMATCH_KEY] = rematch.to_dict()
+    return out

@@ -36,7 +36,7 @@ from splitnet.net.store import (
     read_final_acks,
     sync_final_acks,
 )
-from splitnet.net.table import SPLIT, GameChoice, SeedMaker, Table, TableParts
+from splitnet.net.table import SPLIT, GameChoice, SeedMaker, Table, TableParts, choice_of
 from splitnet.net.wire import (
     NET_PROTOCOL,
     Channel,
@@ -196,11 +196,13 @@ class HostNode:
         self.agreed: set[int] = set()
         self.no_rematch: str | None = None
         self._offered_at: float | None = None  # (on the host's clock, from its first beat)
-        if rematch_of is not None:
+        if rematch_of is not None:  # the game of the game before (Split or Splito)
             self.offer = rematch_of.next()
             self.agreed = {rematch_of.header.host}
             self.seats = rematch_of.n
-            self.lobby = LobbyMachine(rematch_of.n)
+            self.choice = choice = choice_of(rematch_of.header.settings)
+            self.lobby = LobbyMachine(rematch_of.n, max_players=choice.max_players,
+                                      game=choice.name, rule=choice.rule)
 
     # ------------------------------------------------------------------ life cycle
     async def listen(self, bind: str, port: int, *, transport: Listen | None = None) -> int:

@@ -32,10 +32,18 @@ from splitnet.game.checks import HopChecker
 from splitnet.game.core import GameCore, GameError, Position
 from splitnet.game.local import game_settings, settings_from_header
 from splitnet.game.open_hand import OpenHandPlayer
-from splitnet.game.rematch import PreviousGame, Rematch, RematchError, check_follows, first_dealer
+from splitnet.game.rematch import (
+    PreviousGame,
+    Rematch,
+    RematchError,
+    check_follows,
+    first_dealer,
+    rematch_settings,
+)
 from splitnet.game.splito_core import GAME as SPLITO
 from splitnet.game.splito_core import SplitoCore, splito_from_header
 from splitnet.game.table import PledgeRefused
+from splitnet.net.lobby_state import SPLITO_MAX_PLAYERS
 from splitnet.net.store import GameFiles, SeedStore, Transcript
 from splitnet.net.wire import WireError
 from splitnet.rules import IllegalMove, Settings
@@ -114,6 +122,14 @@ class GameChoice:
 
 #: Split, 2–6 players (R3.1): a host's game unless told otherwise
 SPLIT: Final = GameChoice()
+
+
+def choice_of(raw: object) -> GameChoice:
+    """The game (and seat limit) of a header's settings map: what a rematch lobby is for
+    (NETWORK.md §13: the game of the game before)."""
+    if header_game(raw) == SPLITO:
+        return GameChoice(SPLITO, SPLITO_MAX_PLAYERS, "S2.1")
+    return SPLIT
 
 
 def header_game(raw: object) -> str:
@@ -272,14 +288,14 @@ class Table:
     def new_rematch(cls, identity: Identity, data_dir: Path, game_id: bytes,
                     prev: PreviousGame, seed_maker: SeedMaker | None,
                     parts: TableParts | None = None) -> Table:
-        """The host's table of the rematch of ``prev``: its seats (names, keys, order) and
-        settings, the header naming that game and the next first dealer (GAME.md
-        "Rematch")."""
+        """The host's table of the rematch of ``prev``, whatever the game: its seats
+        (names, keys, order) and settings, the header naming that game and the next first
+        dealer (GAME.md "Rematch"; a Splito header's rules name it too, S4.1)."""
         if game_id == prev.game_id:
             raise ValueError("a rematch needs a new game id")
-        settings, proofs = settings_from_header(prev.header.settings)
-        return cls.new_host(identity, data_dir, game_id, list(prev.header.players), proofs,
-                            seed_maker, settings=settings, rematch=prev.next(), parts=parts)
+        return cls.new_host(identity, data_dir, game_id, list(prev.header.players),
+                            prev.header.settings.get("shuffle_proofs") is True, seed_maker,
+                            parts=parts, header=rematch_settings(prev.header, prev.head))
 
     @classmethod
     def from_header(cls, identity: Identity, data_dir: Path, header: bytes,

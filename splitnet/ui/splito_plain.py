@@ -33,6 +33,8 @@ Commands (a card by its letter, as the table shows it, or by its id like G5 or O
   objectives         all 37 objective cards in words and in the seed's notation
   say TEXT           chat (off during play unless the table agreed, S5.5)
   ? (or help)        this text                q (or quit)   leave (the game is saved)
+  n (after the game) the next game with the same players in the same seats, the deal
+                     passed left (S4.1); on a LAN the host offers it, everyone agrees
 Splito: every turn everyone at once puts one card into the zone they share with their
 left or right neighbour; then the hands pass left (S5.4). At the end each zone scores
 its fulfilled objectives — the ones played into it and the two central ones — for both
@@ -222,3 +224,18 @@ async def run_splito_plain(session: SplitoTableSession, *, inp: TextIO | None = 
     flush_log()
     say(end_text(session))
     return 0
+
+
+async def ask_rematch(session: SplitoTableSession, keys: str, *, inp: TextIO | None = None,
+                      out: TextIO | None = None) -> bool:
+    """After the end (:func:`run_splito_plain` returned 0): offer the next game in one
+    line — ``keys`` says what n does (splitnet.ui.tui.splito_render.REMATCH_KEYS) — and
+    read the answer: True for n (or y/yes), False for anything else or the end of
+    input. Only after a game played to its end with no verdict."""
+    if not (session.finished and session.view.over and not session.verdict):
+        return False
+    o = out or sys.stdout
+    o.write(f"Next: {keys} · Enter or q quits\n> ")
+    o.flush()
+    line = await asyncio.get_running_loop().run_in_executor(None, (inp or sys.stdin).readline)
+    return line.strip().lower() in ("n", "y", "yes")

@@ -26,7 +26,7 @@ from splitnet.ui.tui.model import Note
 from splitnet.ui.tui.render import Line
 from splitnet.ui.tui.running import TableRunner
 from splitnet.ui.tui.splito_model import SplitoModel
-from splitnet.ui.tui.splito_render import click_card, overlay_lines, table_lines
+from splitnet.ui.tui.splito_render import REMATCH_KEYS, click_card, overlay_lines, table_lines
 
 #: the six colours of S1.2 as coloured frames (the value or ◇ drawn on them)
 COLOURS = {
@@ -45,7 +45,7 @@ SPLITO_MONO = Style([*STYLE.style_rules, *COLOURS.items(), *MONO.items(),
                      ("ok", "bold"), ("no", ""), ("wait", "bold")])
 
 #: the keys the table reads (every other key is ignored, never an action)
-KEYS = "lreq?"
+KEYS = "lreqn?"
 NAMED = {"left": "left", "right": "right", "up": "up", "down": "down", "enter": "enter",
          "escape": "escape", "pageup": "pageup", "pagedown": "pagedown", "space": "space"}
 
@@ -56,9 +56,12 @@ class SplitoTuiApp(TableRunner[SplitoTableSession, SplitoModel]):
     def __init__(self, session: SplitoTableSession, *, title: str = "splitnet",
                  input: Input | None = None, output: Output | None = None,
                  bell: bool = False, rejoin: str | None = None,
-                 mono: bool | None = None) -> None:
+                 mono: bool | None = None, rematch: str | None = None,
+                 next_dealer: str = "the next player") -> None:
         self.session = session
         self.model = SplitoModel(session, mono=mono)
+        if rematch is not None:  # n at the end: "local", the LAN "host" or a "joiner"
+            self.model.rematch_keys = REMATCH_KEYS[rematch].format(dealer=next_dealer)
         self.bell = bell
         self.rejoin = rejoin
         self.outcome = "quit"
@@ -128,7 +131,10 @@ class SplitoTuiApp(TableRunner[SplitoTableSession, SplitoModel]):
     def press(self, key: str) -> None:
         m = self.model
         outcome = m.press(key)
-        if outcome == "quit":
+        if outcome == "rematch":
+            self.outcome = "rematch"
+            self.quit()
+        elif outcome == "quit":
             self.quit()
         elif isinstance(outcome, Play):
             m.busy = True
@@ -177,16 +183,21 @@ class SplitoTuiApp(TableRunner[SplitoTableSession, SplitoModel]):
 
 async def run_splito_tui(session: SplitoTableSession, *, title: str = "splitnet",
                          drive: bool = True, bell: bool = False,
-                         rejoin: str | None = None) -> str:
+                         rejoin: str | None = None, rematch: str | None = None,
+                         next_dealer: str = "the next player") -> str:
     """Run the full-screen Splito table beside ``session.run()`` in this asyncio loop.
 
     Returns ``"quit"`` when the player leaves (q twice or Ctrl-C twice during a game,
-    once after it). With ``drive`` (the default) the table starts ``session.run()``
-    itself and cancels it when the player leaves early; pass ``drive=False`` when the
-    caller runs the session. ``bell`` rings (and retitles the terminal) when the table
-    starts waiting for your play; ``rejoin`` is the command that brings the player back
-    (LAN), shown when they ask to leave."""
-    app = SplitoTuiApp(session, title=title, bell=bell, rejoin=rejoin)
+    once after it), ``"rematch"`` if they asked for the next game at the end (n, offered
+    with ``rematch``: "local" — a new game here —, the LAN "host", who offers it, or a
+    "joiner", who agrees to it; ``next_dealer`` names who deals it, S4.1). With
+    ``drive`` (the default) the table starts ``session.run()`` itself and cancels it
+    when the player leaves early; pass ``drive=False`` when the caller runs the session.
+    ``bell`` rings (and retitles the terminal) when the table starts waiting for your
+    play; ``rejoin`` is the command that brings the player back (LAN), shown when they
+    ask to leave."""
+    app = SplitoTuiApp(session, title=title, bell=bell, rejoin=rejoin, rematch=rematch,
+                       next_dealer=next_dealer)
     await app.run(drive=drive)
     return app.outcome
 

@@ -23,7 +23,7 @@ from splitnet.splito.engine import Game, IllegalMove, Phase, Play, Side
 from splitnet.ui.splito_table import hand_labels
 from splitnet.ui.tui.model import Note
 
-Outcome = Play | Literal["quit"] | None
+Outcome = Play | Literal["quit", "rematch"] | None
 
 
 def can_choose(view: Game, seat: int) -> bool:
@@ -56,6 +56,9 @@ class SplitoModel:
         self._labels: list[tuple[str, int, str | None]] = []
         self._labels_key: tuple[int, frozenset[int]] | None = None
         self._end_opened = False
+        #: what n does at the end screen (a new game against the same players: played
+        #: here, offered by a LAN host, agreed to by a joiner), or None: no n
+        self.rematch_keys: str | None = None
 
     # ------------------------------------------------------------------ reading
     @property
@@ -127,12 +130,19 @@ class SplitoModel:
         self.side = None
         self.note = None
 
+    def can_rematch(self) -> bool:
+        """Does n start the next game now (offered, and this one played to its end)?"""
+        return (self.rematch_keys is not None and self.session.finished and self.view.over
+                and not self.session.verdict)
+
     # ------------------------------------------------------------------ keys
     def press(self, key: str) -> Outcome:
         """One key; returns the play to commit (only on Enter with a card and a side
-        chosen), "quit", or None."""
+        chosen), "quit", "rematch" (n at the end, when offered), or None."""
         if key != "q":
             self.confirm_quit = False
+        if key == "n" and self.can_rematch():
+            return "rematch"
         if self.overlay is not None:
             return self._overlay_key(key)
         if len(key) == 1 and key.isupper():

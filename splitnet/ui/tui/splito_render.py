@@ -211,8 +211,9 @@ def hand_lines(m: SplitoModel, width: int, click: Callable[[int], Click] | None)
 def prompt_line(m: SplitoModel, width: int) -> Line:
     v = m.view
     if m.session.finished:
-        return fit([("class:ask", " The game is over: e the end screen · ? help · q quit")],
-                   width)
+        again = f"{m.rematch_keys} · " if m.can_rematch() else ""
+        return fit([("class:ask", f" The game is over: {again}e the end screen · ? help · "
+                     "q quit")], width)
     if m.committed is not None:
         _, card, side = m.committed
         return fit([("class:ask.you", f" Committed: {card_text(v, card)} → {side}"),
@@ -316,6 +317,8 @@ KEYS = [
     ("Esc", "clear the choice (at once)"),
     ("PgUp/PgDn", "scroll the log"),
     ("e", "the end screen (after the game)"),
+    ("n", "after the game: a new game against the same players in the same seats, the "
+          "deal passed left (S4.1); on a LAN the host offers it and everyone must agree"),
     ("?", "this help (Esc closes, ↑↓ scroll)"),
     ("q", "leave: asks first during a game (Ctrl-C is the same); the game is saved"),
 ]
@@ -390,6 +393,19 @@ def help_lines(m: SplitoModel, width: int) -> list[Line]:
 
 
 # ---------------------------------------------------------------------- the end
+#: What ``n`` does at the end screen, by who presses it (as Split's end screen,
+#: splitnet.ui.tui.results.REMATCH_KEYS): in ``splitnet play``; on a LAN the host (who
+#: offers the rematch) or a joiner (who agrees to it). The seats stay; the deal passes
+#: to the dealer's left neighbour (S4.1 [decision]).
+REMATCH_KEYS = {
+    "local": "n new game with the same players and seats ({dealer} deals, S4.1)",
+    "host": "n offer a rematch to the same seats ({dealer} deals, S4.1; everyone must "
+            "agree)",
+    "joiner": "n agree to a rematch with the same seats if the host offers one ({dealer} "
+              "deals, S4.1)",
+}
+
+
 def end_lines(m: SplitoModel, width: int) -> list[Line]:
     """The end screen: the winner, every player's score written out, every zone's
     objectives that scored (S10–S11), the audit's verdict, the game turn by turn."""
@@ -402,6 +418,11 @@ def end_lines(m: SplitoModel, width: int) -> list[Line]:
         verb = "win" if len(winners) > 1 or winners[0] == m.seat else "wins"
         out.append([("class:results.head", f" {names} {verb} with "
                      f"{v.scores()[winners[0]].score} ")])
+        if m.can_rematch():  # what comes next, near the top where it is seen
+            assert m.rematch_keys is not None
+            out += [[("class:ask.you", (" " if i == 0 else "   ") + t)]
+                    for i, t in enumerate(wrap(f"{m.rematch_keys} · q quits", width - 2,
+                                               width - 4))]
         out.append([])
         for s in sorted(v.scores(), key=lambda x: (-x.score, x.cards_in_zones, x.seat)):
             style = "class:results.you" if s.seat == m.seat else "class:results.player"
@@ -439,7 +460,8 @@ def end_lines(m: SplitoModel, width: int) -> list[Line]:
             out.append([("", " " + parts[0])])
             out += [[("", "   " + p)] for p in parts[1:]]
     out.append([])
-    out.append([("class:dim", " Esc the table · ↑↓ scroll · q quit")])
+    again = "n the next game · " if m.can_rematch() else ""
+    out.append([("class:dim", f" {again}Esc the table · ↑↓ scroll · q quit")])
     return out
 
 
