@@ -229,7 +229,7 @@ def _play_splito(args: argparse.Namespace) -> int:
         """A game at the table: its exit status, and whether n asked for the next."""
         if args.plain:
             from splitnet.ui.splito_plain import ask_rematch, run_splito_plain
-            from splitnet.ui.tui.splito_render import REMATCH_KEYS
+            from splitnet.ui.splito_table import REMATCH_KEYS
 
             rc = await run_splito_plain(session)
             keys = REMATCH_KEYS["local"].format(dealer=rematch_dealer(session))

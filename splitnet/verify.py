@@ -25,6 +25,7 @@ from splitnet.game.local import PROTOCOL, settings_from_header
 from splitnet.game.rematch import (
     RematchError,
     check_follows,
+    dealer_rule,
     first_dealer,
     parse_rematch,
 )
@@ -153,9 +154,13 @@ def _splito_verdict(core: SplitoCore, log: Log, records: list[bytes],
     shown_names = [shown(n) for n in names]
     lines = [f"game {log.game_id.hex()} — Splito, {len(names)} players: "
              f"{', '.join(shown_names)}",
-             f"{len(records)} entries, signatures and hash chain: ok",
-             f"{len(rec['turns'])} turns: every commitment opened by its reveal, every play "
-             "legal, every passed hand's sealed shares checked (S7.3, S5.4)"]
+             f"{len(records)} entries, signatures and hash chain: ok"]
+    rematch = parse_rematch(log.header.settings)
+    if rematch is not None:  # GAME.md "Rematch": checked against that game given both
+        lines.append(f"rematch of game {rematch.game.hex()}: {shown_names[rematch.first_dealer]}"
+                     " dealt (S4.1)")
+    lines.append(f"{len(rec['turns'])} turns: every commitment opened by its reveal, every "
+                 "play legal, every passed hand's sealed shares checked (S7.3, S5.4)")
     for s in sorted(rec["scores"], key=lambda s: (-s["score"], s["seat"])):
         lines.append(f"  {shown_names[s['seat']]:16} {s['score']:5} = {s['left_points']} × "
                      f"{s['right_points']}")
@@ -196,7 +201,7 @@ def _read_records(path: Path) -> list[bytes] | None:
 def chain_problem(prev: list[bytes], records: list[bytes]) -> str | None:
     """Why the game of ``records`` is not the rematch of the (finished) game of ``prev``
     (GAME.md "Rematch": its header names that game and its final head, keeps the seats and
-    rules, and its first dealer is the previous one's left neighbour, R3.2) — one line
+    rules, and its first dealer is the previous one's left neighbour, R3.2, S4.1) — one line
     naming the field — or None when it follows."""
     logs: list[Log] = []
     for recs in (prev, records[:1]):
@@ -257,6 +262,6 @@ def run_verify(path: Path | list[Path], as_json: bool = False) -> int:
             log.append_record(records[0])
             print(f"rematch of the game before: same seats and rules, first dealer "
                   f"{shown(log.header.players[first_dealer(log.header.settings)].name)} "
-                  "(R3.2): ok", flush=True)
+                  f"({dealer_rule(log.header.settings)}): ok", flush=True)
         prev = records
     return worst

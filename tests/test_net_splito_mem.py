@@ -8,7 +8,9 @@ and virtual time (tests/virtual_time.py). protocol/SPLITO_GAME.md "LAN":
 - S5.6: with ``turn_timeout_s`` a seat that does not choose has its own program play its
   first card in id order to the left, at exactly that time;
 - S5.6: a seat that leaves for good stops the game with one line naming it (no
-  open-handed play: a Splito hand is known to no one else).
+  open-handed play: a Splito hand is known to no one else);
+- NETWORK.md §13: the rematch — the same seats, the deal passed left (S4.1), the pair
+  verified — and the end screen's n that asks for it.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import pytest
 from splitnet.app.lan_session import LAN_PARTS
 from splitnet.app.splito_session import SplitoNetSession, splito_bot
 from splitnet.game.local import PROTOCOL
+from splitnet.game.rematch import PreviousGame, Rematch
 from splitnet.game.splito_core import SplitoCore, Stage, splito_header
 from splitnet.net.config import NetSettings
 from splitnet.net.host import HostNode
@@ -321,3 +324,138 @@ async def test_a_person_plays_a_lan_splito_game_by_keys_on_the_full_screen_table
     recs = transcripts(tmp_path)
     assert recs[1] == recs[0] and recs[2] == recs[0] and verify_records(recs[0]).ok
 
+
+
+# ---------------------------------------------------------------------- a rematch (§13)
+def previous(node: HostNode | PeerNode) -> PreviousGame:
+    assert node.table is not None and node.table.core.finished
+    return PreviousGame(node.table.log.header, node.table.log.head())
+
+
+def splitlogs(tmp: Path, who: str) -> dict[bytes, list[bytes]]:
+    return {bytes.fromhex(f.stem): read_transcript(f, repair=True)
+            for f in sorted((tmp / who / "games").glob("*.splitlog"))}
+
+
+@virtual_time
+async def test_a_splito_rematch_keeps_the_seats_passes_the_deal_left_and_verifies_as_a_pair(
+        tmp_path: Path, clock: VirtualLoop, capsys: pytest.CaptureFixture[str]) -> None:
+    """NETWORK.md §13 for Splito: after a whole game the host offers the rematch at the
+    same address (no join code again), both joiners' bots agree by themselves, and the
+    next game has the same seats (names, keys, order) and rules but the dealer, which
+    passes left (S4.1 [decision]: rules.dealer 1 = rematch.first_dealer, so seat 2 is
+    dealt the first card, S4.3); both games are byte-identical on every seat, each
+    verifies, and ``splitnet verify FIRST SECOND`` checks the pair (not the other way)."""
+    from splitnet.verify import chain_problem, run_verify
+
+    mem = MemoryNet()
+    host, peers = await splito_table(tmp_path, clock, mem)
+    host_task = asyncio.ensure_future(host.done.wait())
+    sessions = [SplitoNetSession(host, host_task, bot=splito_bot("normal", 0))] + [
+        SplitoNetSession(p, p.task, bot=splito_bot("easy", i + 1))  # type: ignore[arg-type]
+        for i, p in enumerate(peers)]
+    await clock.run_until(asyncio.gather(*(s.run() for s in sessions)), within=3600.0)
+    await clock.run_until(host.done.wait(), within=60.0)
+    first = previous(host)
+    assert first.header.settings["rules"]["dealer"] == 0 and "rematch" not in first.header.settings
+    # the host's finished node closes; the rematch lobby listens on the same port
+    port = host.port
+    await host.close()
+    again = HostNode(host.identity, tmp_path / "host", "Host", D, rematch_of=first,
+                     parts=LAN_PARTS)
+    await again.listen("127.0.0.1", port, transport=mem.listen)
+    joiners = [PeerNode(p.identity, tmp_path / p.name, p.name, "127.0.0.1", port, D,
+                        rematch_of=previous(p), connect=mem.connector("127.0.0.1", port),
+                        parts=LAN_PARTS) for p in peers]
+    for p in peers:
+        assert p.task is not None
+        p.task.cancel()
+    for p in joiners:
+        p.start()
+    await clock.run_until(again.started.wait(), within=60.0)
+    await clock.until(lambda: all(p.ready for p in joiners), "both joiners in sync",
+                      within=10.0)
+    assert again.agreed == {0, 1, 2} and again.lobby.max_players == 8  # Splito's S2.1
+    assert all(p.lobby_game == "Splito" for p in joiners)
+    for p in joiners:
+        assert p.offer == Rematch(first.game_id, first.head, 1)
+    table = again.table
+    assert table is not None and table.splito is not None
+    h = table.log.header
+    assert h.game_id != first.game_id and h.players == first.header.players  # seats kept
+    assert h.settings["rematch"] == {"game": first.game_id, "head": first.head,
+                                     "first_dealer": 1}
+    assert {k: v for k, v in h.settings["rules"].items() if k != "dealer"} == {
+        k: v for k, v in first.header.settings["rules"].items() if k != "dealer"}
+    for t in [table] + [p.table for p in joiners]:
+        assert t is not None and t.splito is not None and t.splito.dealer == 1
+        assert t.splito_core is not None and t.splito_core.dealt_holder(0) == 2  # S4.3
+    task2 = asyncio.ensure_future(again.done.wait())
+    sessions = [SplitoNetSession(again, task2, bot=splito_bot("normal", 10))] + [
+        SplitoNetSession(p, p.task, bot=splito_bot("normal", 11 + i))  # type: ignore[arg-type]
+        for i, p in enumerate(joiners)]
+    await clock.run_until(asyncio.gather(*(s.run() for s in sessions)), within=3600.0)
+    assert all(s.core.finished and s.core.verdict is None for s in sessions), \
+        [s.verdict for s in sessions]
+    second = previous(again)
+    games = splitlogs(tmp_path, "host")
+    assert set(games) == {first.game_id, second.game_id}
+    for who in ("Ana", "Bo"):
+        assert splitlogs(tmp_path, who) == games  # byte-identical on every seat
+    v1, v2 = verify_records(games[first.game_id]), verify_records(games[second.game_id])
+    assert v1.ok and v2.ok, (v1.summary, v2.summary)
+    assert v1.record is not None and v2.record is not None
+    assert v1.record["settings"]["dealer"] == 0 and v2.record["settings"]["dealer"] == 1
+    assert f"rematch of game {first.game_id.hex()}: Ana dealt (S4.1)" in v2.summary
+    assert chain_problem(games[first.game_id], games[second.game_id]) is None
+    why = chain_problem(games[second.game_id], games[first.game_id])
+    assert why is not None and "header.settings.rematch: missing" in why
+    files = {g: tmp_path / "Ana" / "games" / f"{g.hex()}.splitlog" for g in games}
+    capsys.readouterr()
+    assert run_verify([files[first.game_id], files[second.game_id]]) == 0
+    out = capsys.readouterr().out
+    assert out.count("shuffle fair: yes") == 2
+    assert "rematch of the game before: same seats and rules, first dealer Ana (S4.1): ok" \
+        in out
+    assert run_verify([files[second.game_id], files[first.game_id]]) == 1
+    assert "is not the rematch of" in capsys.readouterr().err
+    await stop(clock, again, joiners, mem)
+
+
+async def test_the_splito_end_screens_n_offers_or_agrees_to_the_rematch(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The commands' glue (app/lan.py): a Splito table's full-screen end screen is told
+    who presses n — the host offers, a joiner agrees — and who deals the rematch (the
+    dealer's left neighbour, S4.1); its n becomes the rematch, q does not."""
+    from types import SimpleNamespace
+
+    import splitnet.ui.tui.splito as tui
+    from splitnet.app import lan
+    from splitnet.session.log import Header, Player
+
+    seen: dict[str, object] = {}
+    answer = ["rematch"]
+
+    async def fake_run(session: object, **kw: object) -> str:
+        seen.update(kw)
+        return answer[0]
+
+    monkeypatch.setattr(tui, "run_splito_tui", fake_run)
+    monkeypatch.setattr(lan, "_print_result", lambda session, rejoin=None: 0)
+    players = tuple(Player(i, n, bytes([i + 1]) * 32) for i, n in enumerate(["Hosta", "Ana",
+                                                                            "Bo"]))
+    rules = {**SplitoSettings.standard(3).to_dict(), "dealer": 2}
+    header = Header(b"\x01" * 16, 0, players, splito_header(SplitoSettings.from_dict(rules),
+                                                            PROTOCOL))
+    table = SimpleNamespace(names=[p.name for p in players],
+                            log=SimpleNamespace(header=header))
+    session = SimpleNamespace(table=table)
+    assert await lan._splito_front_end(session, False, False, rematch="host") == (0, True)  # type: ignore[arg-type]
+    assert seen["rematch"] == "host" and seen["next_dealer"] == "Hosta"  # 2 + 1 mod 3
+    assert await lan._splito_front_end(session, False, False, rematch="joiner") == (0, True)  # type: ignore[arg-type]
+    assert seen["rematch"] == "joiner"
+    answer[0] = "quit"
+    assert await lan._splito_front_end(session, False, False, rematch="joiner") == (0, False)  # type: ignore[arg-type]
+    seen.clear()
+    assert await lan._splito_front_end(session, False, False) == (0, False)  # type: ignore[arg-type]
+    assert "rematch" not in seen  # no rematch offered: no n

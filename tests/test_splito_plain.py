@@ -132,3 +132,66 @@ def test_a_whole_game_by_lines_through_the_command_with_refusals_then_verify(
     bad = subprocess.run([*SPLITNET, "play", "--game", "splito", "-n", "9", "--plain"],
                          capture_output=True, text=True, timeout=60, check=False)
     assert bad.returncode != 0 and "2 to 8 players (S2.1)" in bad.stderr
+
+
+def test_n_after_the_game_starts_the_next_at_the_same_seats_saved_resumed_and_verified(
+        tmp_path: Path) -> None:
+    """``play --game splito --plain``: after the end, n starts a new game against the
+    same players and bot levels in the same seats, dealt by the dealer's left neighbour
+    (S4.1 [decision]) and saved like the first; left half-way it is resumed by the same
+    command, and ``splitnet verify FIRST SECOND`` checks the pair (GAME.md "Rematch")."""
+    from splitnet.net.store import GameFiles
+    from splitnet.session.log import Log
+    from splitnet.session.transcript import read_transcript
+
+    cmd = [*SPLITNET, "play", "--game", "splito", "-n", "3", "--plain", "--seed", "4",
+           "--bot", "easy", "--data-dir", str(tmp_path)]
+    r = subprocess.run(cmd, input="A left\n" * 13 + "n\n" + "A left\n" * 5,
+                       capture_output=True, text=True, timeout=300, check=False)
+    out = r.stdout
+    assert r.returncode == 1, r.stderr[-2000:]  # the input ended during the second game
+    assert out.count("=== Game over ===") == 1
+    assert "Next: n new game with the same players and seats (Ana deals, S4.1) · Enter or " \
+           "q quits" in out
+    assert out.count("Your play for turn 1:") == 2 and "check it with `splitnet verify" in out
+    [meta] = saved.unfinished(tmp_path)
+    assert saved_game_is_splito(tmp_path, meta)
+    headers = {}
+    for f in (tmp_path / "games").glob("*.splitlog"):
+        log = Log()
+        log.append_record(read_transcript(f, repair=True)[0])
+        headers["rematch" in log.header.settings] = (f, log.header)
+    (first, h1), (second, h2) = headers[False], headers[True]
+    assert second == GameFiles(tmp_path, meta.gid).transcript and meta.seat == 0
+    assert h2.players == h1.players  # the same names and identity keys, in the same seats
+    assert (h1.settings["rules"]["dealer"], h2.settings["rules"]["dealer"]) == (0, 1)
+    assert h2.settings["rematch"]["first_dealer"] == 1
+    assert saved.load(tmp_path, meta).bots == [None, "easy", "easy"]  # the same levels
+    # the same command resumes the rematch; after its end, no third game (not n)
+    r = subprocess.run(cmd, input="y\n" + "A left\n" * 13, capture_output=True, text=True,
+                       timeout=300, check=False)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "Resuming the game" in r.stderr and r.stdout.count("=== Game over ===") == 1
+    assert "(Bo deals, S4.1)" in r.stdout  # what n would have started: the deal passes on
+    assert saved.unfinished(tmp_path) == [] and len(list((tmp_path / "games").glob(
+        "*.splitlog"))) == 2
+    v = subprocess.run([*SPLITNET, "verify", str(first), str(second)], capture_output=True,
+                       text=True, timeout=300, check=False)
+    assert v.returncode == 0, v.stdout + v.stderr
+    assert "rematch of the game before: same seats and rules, first dealer Ana (S4.1): ok" \
+        in v.stdout and v.stdout.count("shuffle fair: yes") == 2
+    v = subprocess.run([*SPLITNET, "verify", str(second), str(first)], capture_output=True,
+                       text=True, timeout=300, check=False)
+    assert v.returncode == 1 and "header.settings.rematch: missing" in v.stderr
+
+
+def test_a_rematch_follows_only_a_game_played_to_its_end() -> None:
+    from splitnet.app.splito_fair import splito_rematch
+
+    session = splito_session("You", ["normal"], 2)  # not run
+    try:
+        splito_rematch(session, 2)
+    except ValueError as e:
+        assert "a rematch follows a game played to its end" in str(e)
+    else:
+        raise AssertionError("a rematch of an unplayed game")

@@ -19,6 +19,7 @@ from prompt_toolkit.output import DummyOutput
 from splitnet.app.splito_fair import splito_session
 from splitnet.splito.cards import card_order
 from splitnet.splito.engine import Game, IllegalMove, Play
+from splitnet.ui.splito_table import REMATCH_KEYS
 from splitnet.ui.tui.render import width_of
 from splitnet.ui.tui.splito import SplitoTuiApp
 from splitnet.ui.tui.splito_model import SplitoModel
@@ -224,6 +225,52 @@ def test_the_end_screen_names_the_winner_and_every_score() -> None:
     assert "Audit passed" in text and "turn by turn" in text
     assert m.press("escape") is None and m.overlay is None
     assert m.press("q") == "quit"  # after the game, q leaves at once
+
+
+def test_n_at_the_end_starts_the_next_game_only_when_offered_and_played_out() -> None:
+    """The end screen's n (a rematch: the same players in the same seats, the deal passed
+    left, S4.1) says what it does near the top, in the prompt and at the bottom — worded
+    by who presses it — and is no key before the end, without an offer, or after a game
+    that stopped with a verdict."""
+    s = _stand_in(3, turns=13)
+    m = SplitoModel(s, mono=False)
+    m.rematch_keys = REMATCH_KEYS["local"].format(dealer="Ana")
+    m.sync()
+    assert m.press("n") is None  # the game is not finished yet
+    s.finished = True
+    s.verdict = "Audit passed (S7.5): …"
+    m.sync()
+    text = text_of(overlay_lines(m, 80, 200))
+    assert "n new game with the same players and seats (Ana deals, S4.1)" in text
+    assert " n the next game · Esc the table" in text
+    assert m.press("n") == "rematch"
+    m.overlay = None
+    assert "n new game with the same players and seats" in text_of(table_lines(m, 100, 30))
+    assert m.press("n") == "rematch"  # on the table as well
+    s.verdict = "game stopped: seat 1 at reveal: …"
+    assert m.press("n") is None and "n new game" not in text_of(table_lines(m, 100, 30))
+    s.verdict = None
+    m.rematch_keys = None  # not offered (a LAN game left by invitation, say)
+    assert m.press("n") is None and " n the next game" not in text_of(overlay_lines(m, 80, 200))
+    for role, words in (("host", "n offer a rematch to the same seats (Bo deals, S4.1; "
+                                 "everyone must agree)"),
+                        ("joiner", "n agree to a rematch with the same seats if the host "
+                                   "offers one (Bo deals, S4.1)")):
+        assert REMATCH_KEYS[role].format(dealer="Bo") == words
+
+
+async def test_the_running_tables_n_ends_it_with_the_rematch_outcome() -> None:
+    s = _stand_in(3, turns=13)
+    s.finished = True
+    with create_pipe_input() as inp, create_app_session(input=inp, output=DummyOutput()):
+        app = SplitoTuiApp(s, mono=False, rematch="local", next_dealer="Ana")
+        task = asyncio.ensure_future(app.run(drive=False))
+        assert await wait_for(lambda: app.app.is_running)
+        assert app.model.overlay == "end"
+        inp.send_text("n")
+        assert await wait_for(lambda: not app.app.is_running, 5)
+        await asyncio.wait_for(task, 30)
+    assert app.outcome == "rematch"
 
 
 class BellOutput(DummyOutput):

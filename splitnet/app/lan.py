@@ -427,7 +427,7 @@ async def _splito_front_end(session: SplitoNetSession, plain: bool, bell: bool, 
     if rematch is None or rc != 0:
         return rc, False
     if plain:  # asked of a terminal only: piped input ends with the game (as Split's)
-        keys = importlib.import_module("splitnet.ui.tui.splito_render").REMATCH_KEYS
+        keys = importlib.import_module("splitnet.ui.splito_table").REMATCH_KEYS
         return rc, sys.stdin.isatty() and await plain_ui.ask_rematch(
             session, keys[rematch].format(dealer=dealer))
     return rc, outcome == "rematch"

@@ -21,7 +21,13 @@ from splitnet.frontend import SplitoTableSession
 from splitnet.splito.describe import card_text
 from splitnet.splito.engine import Game, IllegalMove, Play, Side
 from splitnet.ui.plain_io import CommandError, PlainTerminal
-from splitnet.ui.splito_table import ZoneFacts, hand_labels, points_text, table_facts
+from splitnet.ui.splito_table import (
+    ZoneFacts,
+    hand_labels,
+    played_out,
+    points_text,
+    table_facts,
+)
 
 HELP = """\
 Commands (a card by its letter, as the table shows it, or by its id like G5 or OBJ07):
@@ -229,10 +235,10 @@ async def run_splito_plain(session: SplitoTableSession, *, inp: TextIO | None = 
 async def ask_rematch(session: SplitoTableSession, keys: str, *, inp: TextIO | None = None,
                       out: TextIO | None = None) -> bool:
     """After the end (:func:`run_splito_plain` returned 0): offer the next game in one
-    line — ``keys`` says what n does (splitnet.ui.tui.splito_render.REMATCH_KEYS) — and
+    line — ``keys`` says what n does (splitnet.ui.splito_table.REMATCH_KEYS) — and
     read the answer: True for n (or y/yes), False for anything else or the end of
     input. Only after a game played to its end with no verdict."""
-    if not (session.finished and session.view.over and not session.verdict):
+    if not played_out(session):
         return False
     o = out or sys.stdout
     o.write(f"Next: {keys} · Enter or q quits\n> ")

@@ -20,11 +20,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from splitnet.splito.cards import card_order
 from splitnet.splito.describe import zone_name
 from splitnet.splito.engine import Game, Phase, Side
 from splitnet.splito.objectives import Objective
+
+if TYPE_CHECKING:
+    from splitnet.frontend import SplitoTableSession
 
 #: a hand's labels, in S1.3's card order (26 letters: the 2-player variant's 26 cards)
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -121,3 +125,23 @@ def table_facts(view: Game, players: Sequence[str], seat: int) -> TableFacts:
 
 def points_text(points: int) -> str:
     return f"{points} point{'s' if points != 1 else ''}"
+
+
+#: What ``n`` does at the end screen, by who presses it (as Split's end screen,
+#: splitnet.ui.tui.results.REMATCH_KEYS): in ``splitnet play``; on a LAN the host (who
+#: offers the rematch) or a joiner (who agrees to it). The seats stay; the deal passes
+#: to the dealer's left neighbour (S4.1 [decision]).
+REMATCH_KEYS = {
+    "local": "n new game with the same players and seats ({dealer} deals, S4.1)",
+    "host": "n offer a rematch to the same seats ({dealer} deals, S4.1; everyone must "
+            "agree)",
+    "joiner": "n agree to a rematch with the same seats if the host offers one ({dealer} "
+              "deals, S4.1)",
+}
+
+
+def played_out(session: SplitoTableSession) -> bool:
+    """Was the game played to its end, its audit passed (no "game stopped" verdict,
+    S7.5)? Only then may a rematch follow."""
+    return (session.finished and session.view.over
+            and not (session.verdict or "").startswith("game stopped"))

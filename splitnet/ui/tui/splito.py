@@ -20,13 +20,14 @@ from prompt_toolkit.styles import Style
 
 from splitnet.frontend import SplitoTableSession
 from splitnet.splito.engine import IllegalMove, Play
+from splitnet.ui.splito_table import REMATCH_KEYS
 from splitnet.ui.tui.app import ESC_WAIT, MONO, STYLE
 from splitnet.ui.tui.controls import SizedControl
 from splitnet.ui.tui.model import Note
 from splitnet.ui.tui.render import Line
 from splitnet.ui.tui.running import TableRunner
 from splitnet.ui.tui.splito_model import SplitoModel
-from splitnet.ui.tui.splito_render import REMATCH_KEYS, click_card, overlay_lines, table_lines
+from splitnet.ui.tui.splito_render import click_card, overlay_lines, table_lines
 
 #: the six colours of S1.2 as coloured frames (the value or ◇ drawn on them)
 COLOURS = {

@@ -20,7 +20,7 @@ from prompt_toolkit.output import ColorDepth
 from splitnet.frontend import SplitoTableSession
 from splitnet.splito.describe import card_text
 from splitnet.splito.engine import Game, IllegalMove, Phase, Play, Side
-from splitnet.ui.splito_table import hand_labels
+from splitnet.ui.splito_table import hand_labels, played_out
 from splitnet.ui.tui.model import Note
 
 Outcome = Play | Literal["quit", "rematch"] | None
@@ -132,8 +132,7 @@ class SplitoModel:
 
     def can_rematch(self) -> bool:
         """Does n start the next game now (offered, and this one played to its end)?"""
-        return (self.rematch_keys is not None and self.session.finished and self.view.over
-                and not self.session.verdict)
+        return self.rematch_keys is not None and played_out(self.session)
 
     # ------------------------------------------------------------------ keys
     def press(self, key: str) -> Outcome:

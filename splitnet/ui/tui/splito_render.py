@@ -20,7 +20,12 @@ from splitnet.splito.cards import COLOUR_NAMES, card_order, is_number_card, numb
 from splitnet.splito.describe import card_text
 from splitnet.splito.engine import Game
 from splitnet.splito.objectives import Objective
-from splitnet.ui.splito_table import TableFacts, ZoneFacts, points_text, table_facts
+from splitnet.ui.splito_table import (
+    TableFacts,
+    ZoneFacts,
+    points_text,
+    table_facts,
+)
 from splitnet.ui.tui.render import Line, fit, on_click, width_of, wrap
 from splitnet.ui.tui.splito_model import SplitoModel
 
@@ -393,19 +398,6 @@ def help_lines(m: SplitoModel, width: int) -> list[Line]:
 
 
 # ---------------------------------------------------------------------- the end
-#: What ``n`` does at the end screen, by who presses it (as Split's end screen,
-#: splitnet.ui.tui.results.REMATCH_KEYS): in ``splitnet play``; on a LAN the host (who
-#: offers the rematch) or a joiner (who agrees to it). The seats stay; the deal passes
-#: to the dealer's left neighbour (S4.1 [decision]).
-REMATCH_KEYS = {
-    "local": "n new game with the same players and seats ({dealer} deals, S4.1)",
-    "host": "n offer a rematch to the same seats ({dealer} deals, S4.1; everyone must "
-            "agree)",
-    "joiner": "n agree to a rematch with the same seats if the host offers one ({dealer} "
-              "deals, S4.1)",
-}
-
-
 def end_lines(m: SplitoModel, width: int) -> list[Line]:
     """The end screen: the winner, every player's score written out, every zone's
     objectives that scored (S10–S11), the audit's verdict, the game turn by turn."""
