@@ -151,3 +151,53 @@ def test_a_bot_killed_between_commitment_and_reveal_opens_what_it_committed(
     assert len(reveal) == 1
     assert (reveal[0]["slot"], reveal[0]["side"], reveal[0]["card"]) == (
         kept.slot, kept.side, kept.card)
+
+
+def test_a_splito_table_plays_a_rematch_with_the_same_seats(tmp_path: Path) -> None:
+    """On loopback, NETWORK.md §13 for Splito: ``host --game splito --play-as-bot normal
+    --seats 3 --rematches 1`` and two ``splitnet bot --rematch``. After the game the host
+    offers the rematch (Ana deals, S4.1), both bots agree, the second game is played with
+    the same seats; every process exits 0, both transcripts are byte-identical on every
+    seat, and ``splitnet verify FIRST SECOND`` checks each and the pair."""
+    host = Proc(tmp_path, "host", "host", "--game", "splito", "--port", "0", "--bind",
+                "127.0.0.1", "--play-as-bot", "normal", "--seats", "3", "--rematches", "1",
+                "--no-announce", "--name", "Hosta", "--data-dir", str(tmp_path / "p0"),
+                "--test-seed", "8")
+    procs = [host]
+    try:
+        wait_until(lambda: "listening on port" in host.stdout(), 30, "the host to listen")
+        port, code = host_port_and_code(host)
+        for i, name in ((1, "Ana"), (2, "Bo")):
+            procs.append(Proc(tmp_path, f"bot{i}", "bot", f"127.0.0.1:{port}", "--name", name,
+                              "--code", code, "--rematch", "--data-dir",
+                              str(tmp_path / f"p{i}"), "--test-seed", "8", "--net-timing",
+                              "rematch_wait=8"))
+            wait_until(lambda i=i: host.stderr().count("joined the lobby") >= i, 30,
+                       f"bot {i} to join")
+        for p in procs:
+            rc = p.wait(3 * TIMEOUT)
+            assert rc == 0, f"{p.label} exited {rc}\n{p.stderr()[-3000:]}"
+            assert p.stdout().count("Scores (left zone × right zone):") == 2, \
+                p.stdout()[-3000:]
+        assert "Rematch offered to the same seats (Ana deals, S4.1)" in host.stdout()
+        for p in procs[1:]:
+            assert "no rematch: the host at" in p.stdout(), p.stdout()[-1000:]  # after game 2
+    finally:
+        for p in procs:
+            if p.p.poll() is None:
+                p.p.kill()
+    files = {s: sorted((tmp_path / f"p{s}" / "games").glob("*.splitlog")) for s in range(3)}
+    data = {s: [f.read_bytes() for f in fs] for s, fs in files.items()}
+    assert len(data[0]) == 2 and data[1] == data[0] and data[2] == data[0]
+    by_dealer = {}
+    for f in files[1]:
+        v = verify_records(read_transcript(f))
+        assert v.ok and v.record is not None, v.summary
+        by_dealer[v.record["settings"]["dealer"]] = f
+    assert set(by_dealer) == {0, 1}  # the rematch's deal passed left (S4.1)
+    out = subprocess.run([sys.executable, "-m", "splitnet.cli", "verify", str(by_dealer[0]),
+                          str(by_dealer[1])], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.count("shuffle fair: yes") == 2
+    assert "rematch of the game before: same seats and rules, first dealer Ana (S4.1): ok" \
+        in out.stdout
