@@ -12,6 +12,7 @@ on loopback with real processes, one of them killed and restarted in the rematch
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 from pathlib import Path
 from typing import ClassVar
@@ -171,8 +172,11 @@ async def test_a_seat_that_declines_or_leaves_ends_the_rematch_for_everyone(
         tmp_path: Path, clock: VirtualLoop, offered: bool, line: str) -> None:
     """Ana agrees; Bo's player says no to the offer (an ``answer`` no), or leaves before
     answering (a ``bye``): the host ends the rematch and every member is told, in one
-    line, who ended it. No game is started, nothing is saved."""
+    line, who ended it. No game is started, nothing is saved, and the host's saved
+    rematch lobby is closed (``on_close``: a restarted host does not offer it again)."""
     r = await Rematching.open(await played(tmp_path), peer_cls=HesitantPeer)
+    closed: list[str] = []
+    r.host.on_close.append(lambda: closed.append("closed"))
     try:
         ana, bo = r.peers
         await until(lambda: r.host.agreed == {0, 1} and bo.offer is not None,
@@ -182,7 +186,7 @@ async def test_a_seat_that_declines_or_leaves_ends_the_rematch_for_everyone(
         await bo.decline("gone home")
         await within(r.host.done.wait())
         assert r.host.table is None and not r.host.started.is_set()
-        assert r.host.no_rematch == line
+        assert r.host.no_rematch == line and closed == ["closed"]
         await within(asyncio.wait(r.tasks[:1]))
         assert ana.table is None and ana.fatal == line, ana.fatal
         for seat in (0, 1, 2):
@@ -511,3 +515,67 @@ def test_a_lan_table_plays_a_rematch_with_the_same_seats(tmp_path: Path, kill: b
     assert "is not the rematch of" in wrong.stderr
     assert "header.settings.rematch: missing" in wrong.stderr
 
+
+
+@pytest.mark.slow
+def test_a_host_killed_in_its_rematch_lobby_offers_it_again_when_restarted(
+        tmp_path: Path) -> None:
+    """On loopback (NETWORK.md §9, §13): the host is SIGKILLed in its rematch lobby — Ana
+    has agreed, Bo is held (SIGSTOP) before it could — and started again with the same
+    command: it does not open a fresh lobby but offers the same rematch again (the same
+    game id, code and port, the seats of the finished game); Ana gets back in by herself,
+    Bo agrees once released, the rematch is played (Ana deals first, R3.2) and no third
+    game follows (``--rematches 1`` goes on counting across the restart)."""
+    import json
+    import os
+    import signal
+
+    from tests.test_net_game import TIMEOUT, Proc, host_port_and_code, wait_until
+
+    host = Proc(tmp_path, "host", "host", "--port", "0", "--bind", "127.0.0.1",
+                "--play-as-bot", "heuristic", "--seats", "3", "--rematches", "1",
+                "--no-announce", "--no-proofs", "--name", "Hosta", "--data-dir",
+                str(tmp_path / "p0"), "--test-seed", "33", "--net-timing", "final_wait=3")
+    procs = [host]
+    try:
+        wait_until(lambda: "listening on port" in host.stdout(), 30, "the host to listen")
+        port, code = host_port_and_code(host)
+        for i, name in ((1, "Ana"), (2, "Bo")):
+            procs.append(Proc(tmp_path, f"bot{i}", "bot", f"127.0.0.1:{port}", "--name", name,
+                              "--code", code, "--rematch", "--data-dir", str(tmp_path / f"p{i}"),
+                              "--test-seed", "33", "--net-timing", "rematch_wait=15"))
+            wait_until(lambda i=i: host.stderr().count("joined the lobby") >= i, 30,
+                       f"bot {i} to join")
+        bo = procs[2]
+        # the host's result is printed before its rematch lobby exists: Bo cannot agree
+        wait_until(lambda: "Winner:" in host.stdout(), 2 * TIMEOUT, "the first game's end")
+        bo.p.send_signal(signal.SIGSTOP)
+        wait_until(lambda: "Rematch offered to the same seats" in host.stdout()
+                   and "agrees to the rematch" in host.stderr(), 60, "Ana's yes")
+        [first] = (tmp_path / "p0" / "games").glob("*.splitlog")
+        lobbies = [json.loads(m.read_text()) for m in (tmp_path / "p0" / "games").glob("*.meta")]
+        [lobby] = [m for m in lobbies if m["lobby"] and not m["finished"]]
+        assert lobby["rematch_of"] == first.stem and lobby["code"] == code
+        host.kill()
+        host.start()  # the same command
+        wait_until(lambda: host.stdout().count(f"listening on port {port}") == 2, 30,
+                   "the host to listen again on the same port")
+        assert "Resuming the rematch lobby of game" in host.stdout()
+        bo.p.send_signal(signal.SIGCONT)
+        for p in procs:
+            rc = p.wait(3 * TIMEOUT)
+            assert rc == 0, f"{p.label} exited {rc}\n{p.stderr()[-3000:]}"
+            assert p.stdout().count("Winner:") == 2, p.stdout()[-3000:]
+        assert host.stdout().count("Rematch offered to the same seats (Ana deals first)") == 2
+    finally:
+        for p in procs:
+            if p.p.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(p.p.pid, signal.SIGCONT)
+                p.p.kill()
+    games = transcripts(tmp_path, 0)
+    assert len(games) == 2 and all(transcripts(tmp_path, s) == games for s in (1, 2))
+    second = next(g for g in games if bytes.fromhex(first.stem) != g)
+    assert second.hex() == lobby["game_id"]  # the game id the killed host had offered
+    assert chain_problem(games[bytes.fromhex(first.stem)], games[second]) is None
+    assert verify_records(games[second]).ok

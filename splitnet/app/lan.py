@@ -13,7 +13,7 @@ import errno
 import logging
 import random
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -592,11 +592,74 @@ async def _offer_rematch(old: HostNode, prev: PreviousGame, *, bind: str, port: 
     node = HostNode(old.identity, old.data_dir, old.name, old.net, proofs=old.proofs,
                     seed_maker=old.seed_maker, game_id_maker=lambda: gid, wrap=wrap,
                     code=old.code, busy=secure_busy, rematch_of=prev, parts=LAN_PARTS)
-    await node.listen(bind, port)
-    print(f"Rematch offered to the same seats ({_deals(prev)}); they "
-          f"come back with the same join code ({old.code}). Waiting for every player to "
-          "agree…", flush=True)
+    port = await node.listen(bind, port)
+    # kept before it is offered: a host killed in its rematch lobby offers it again
+    _keep_lobby(node, old.data_dir, gid, port, bind, old.code, rematch_of=prev.game_id.hex())
+    _say_offered(prev, old.code)
     return node
+
+
+def _say_offered(prev: PreviousGame, code: str) -> None:
+    print(f"Rematch offered to the same seats ({_deals(prev)}); they "
+          f"come back with the same join code ({code}). Waiting for every player to "
+          "agree…", flush=True)
+
+
+def _chain_index(data_dir: Path, settings: Mapping[str, object]) -> int:
+    """How many games before this one (its header ``settings``) its chain of rematches
+    holds in ``data_dir`` (0: no rematch), following each header's ``rematch.game``."""
+    from splitnet.game.rematch import RematchError, parse_rematch
+    from splitnet.session.log import Log, LogError
+    from splitnet.session.transcript import TranscriptError, read_transcript
+
+    count = 0
+    for _ in range(100_000):
+        try:
+            r = parse_rematch(settings)
+        except RematchError:
+            break
+        if r is None:
+            break
+        count += 1
+        try:
+            log = Log()
+            log.append_record(read_transcript(GameFiles(data_dir, r.game).transcript,
+                                              repair=True)[0])
+        except (OSError, ValueError, IndexError, LogError, TranscriptError):
+            break
+        settings = log.header.settings
+    return count
+
+
+def _saved_previous(data_dir: Path, meta: GameMeta) -> PreviousGame:
+    """The finished game a saved rematch lobby (``meta.rematch_of``) offers the rematch
+    of, from this host's own files. SystemExit (one line) if they do not give it."""
+    try:
+        return _previous_on_disk(data_dir, bytes.fromhex(meta.rematch_of))
+    except ValueError as e:
+        raise SystemExit(f"splitnet: cannot offer the rematch of game {meta.rematch_of} "
+                         f"again: {shown(str(e))[:200]} (start another game with --new)"
+                         ) from None
+
+
+def _previous_on_disk(data_dir: Path, gid: bytes) -> PreviousGame:
+    """A finished game of this data directory as a rematch follows it: its meta says it
+    is over, its transcript gives the header and the final head (ValueError, one line,
+    if they do not)."""
+    from splitnet.session.log import Log, LogError
+    from splitnet.session.transcript import TranscriptError, read_transcript
+
+    files = GameFiles(data_dir, gid)
+    try:
+        over = files.load_meta().finished
+        if over:
+            log = Log()
+            for rec in read_transcript(files.transcript, repair=True):
+                log.append_record(rec)
+            return PreviousGame(log.header, log.head())
+    except (OSError, ValueError, TypeError, LogError, TranscriptError) as e:
+        raise ValueError(f"{files.transcript.name}: {e}") from None
+    raise ValueError(f"game {gid.hex()} is not over")
 
 
 async def _rematch_lobby(node: HostNode, address: str, plain: bool,
@@ -644,15 +707,22 @@ def _agreed_line(node: HostNode) -> str:
 async def _run_bot_client(data_dir: Path, name: str, level: str, addr: str, port: int,
                           net: NetSettings, seed_maker: SeedMaker | None,
                           test_seed: int | None, code: JoinCode,
-                          think: float | None = None, offers: _Offers | None = None) -> None:
+                          think: float | None = None, offers: _Offers | None = None,
+                          rematch_of: PreviousGame | None = None) -> None:
     """An in-process bot peer: the same code as ``splitnet bot``, over (loopback) TCP,
-    through the same join-code handshake (it is handed the code)."""
+    through the same join-code handshake (it is handed the code). ``rematch_of``: the
+    host (restarted) offers the rematch of that game, which this bot finished too: it
+    comes back for it, as after its game (NETWORK.md §13)."""
     identity = _identity(data_dir)
     metas = unfinished_games(data_dir, "peer")
+    prev = None
+    if rematch_of is not None and not metas:
+        with contextlib.suppress(ValueError):  # (without its own copy it cannot follow)
+            prev = _previous_on_disk(data_dir, rematch_of.game_id)
     node = PeerNode(identity, data_dir, name, addr, port, net, seed_maker=seed_maker,
                     resume=metas[0] if metas else None,
                     wrap=node_wrap(code, net, identity=identity), code=str(code),
-                    parts=LAN_PARTS)
+                    rematch_of=prev, parts=LAN_PARTS)
     task = node.start()
     try:
         await until(node.started_evt, task)
@@ -767,10 +837,11 @@ class _Announcer:
 
 
 def _keep_lobby(node: HostNode, data_dir: Path, gid: bytes, port: int, bind: str,
-                code: str) -> None:
+                code: str, rematch_of: str = "") -> None:
     """Save the lobby's game id, code, port and address durably before they are printed
-    (``lobby`` true); mark it finished when the host closes its lobby (a crash leaves it
-    to be opened again by the same command)."""
+    (``lobby`` true; a rematch lobby also names the finished game, ``rematch_of``); mark
+    it finished when the host closes its lobby (a crash leaves it to be opened again by
+    the same command)."""
     files = GameFiles(data_dir, gid)
     try:
         for old in unfinished_games(data_dir, "host"):
@@ -778,7 +849,8 @@ def _keep_lobby(node: HostNode, data_dir: Path, gid: bytes, port: int, bind: str
                 old.finished = True
                 GameFiles(data_dir, old.gid).save_meta(old)
         files.save_meta(meta_now(game_id=gid.hex(), role="host", seat=0, name=node.name,
-                                 host="", port=port, bind=bind, code=code, lobby=True))
+                                 host="", port=port, bind=bind, code=code, lobby=True,
+                                 rematch_of=rematch_of))
     except OSError as e:
         raise SystemExit(f"splitnet: cannot save the game in {files.meta.parent}: "
                          f"{e.strerror or e}") from None
@@ -829,7 +901,8 @@ async def host_main(args: argparse.Namespace) -> int:
         open_games = unfinished_games(data_dir, "host")
         if open_games:
             meta = open_games[0]
-            what = "the lobby of game" if meta.lobby else "unfinished game"
+            what = ("the rematch lobby of game" if meta.lobby and meta.rematch_of else
+                    "the lobby of game" if meta.lobby else "unfinished game")
             print(f"Resuming {what} {meta.game_id} (use --new to start another).",
                   flush=True)
     # one join code per game: a restarted host reuses it, so its players reconnect
@@ -865,6 +938,16 @@ async def host_main(args: argparse.Namespace) -> int:
             raise SystemExit(f"splitnet: cannot resume game {meta.game_id}: {e}") from None
         port = args.port if args.port else meta.port  # "--port 0" again: the same port
         bind = args.bind or meta.bind or "0.0.0.0"
+    elif meta is not None and meta.rematch_of:
+        # killed in its rematch lobby (NETWORK.md §13): the same offer again, to the same
+        # seats, with the same game id and code — the joiners looking for it get back in
+        gid = meta.gid
+        node = HostNode(identity, data_dir, meta.name, net, proofs=not args.no_proofs,
+                        seed_maker=seed_maker, game_id_maker=lambda: gid, wrap=wrap,
+                        code=str(code), busy=secure_busy,
+                        rematch_of=_saved_previous(data_dir, meta), parts=LAN_PARTS)
+        port = args.port if args.port else meta.port
+        bind = args.bind or meta.bind or "0.0.0.0"
     else:
         # the game id is drawn now and kept with the code from the moment they are
         # printed: a host restarted in its lobby opens the same lobby (NETWORK.md §9)
@@ -891,7 +974,8 @@ async def host_main(args: argparse.Namespace) -> int:
         raise SystemExit(f"splitnet: cannot listen on {bind}:{port}: {e.strerror or e}"
                          f"{hint}") from None
     if node.table is None:
-        _keep_lobby(node, data_dir, gid, port, bind, str(code))
+        _keep_lobby(node, data_dir, gid, port, bind, str(code),
+                    rematch_of=node.rematch_of.game_id.hex() if node.rematch_of else "")
     addrs = join_addresses(bind, port)
     print("Players join with:", flush=True)
     for a in addrs:
@@ -906,7 +990,7 @@ async def host_main(args: argparse.Namespace) -> int:
     invites = (_invitations(args, node, net, lambda: lobby, GameFiles(data_dir, gid),
                             wh_settings) if wh_settings is not None else None)
     announcer: _Announcer | None = None
-    if not args.no_announce and not node.started.is_set():
+    if not args.no_announce and not node.started.is_set() and node.rematch_of is None:
         announcer = _Announcer(node, node.name, port, bind, identity.fingerprint())
         announcer.start()
     node_task = asyncio.create_task(node.done.wait())
@@ -926,11 +1010,22 @@ async def host_main(args: argparse.Namespace) -> int:
         bot_addr = "127.0.0.1" if bind in _WILDCARD else bind
         bot_tasks.append(asyncio.create_task(_run_bot_client(
             bdir, bot_name, level, bot_addr, port, net, seed_maker,
-            args.test_seed, code, args.think, offers=offers)))
+            args.test_seed, code, args.think, offers=offers, rematch_of=node.rematch_of)))
     rc = 1
-    rematches_left = args.rematches if args.play_as_bot else 0
+    # --rematches K counts the games after the first: a restarted host goes on counting
+    # from the game it resumes (or whose rematch it offers again)
+    upcoming = node.table.log.header if node.table is not None else None
+    done_before = (_chain_index(data_dir, upcoming.settings) if upcoming is not None else
+                   _chain_index(data_dir, node.rematch_of.header.settings) + 1
+                   if node.rematch_of is not None else 0)
+    rematches_left = max(0, args.rematches - done_before) if args.play_as_bot else 0
     try:
-        if not node.started.is_set():
+        if not node.started.is_set() and node.rematch_of is not None:
+            _say_offered(node.rematch_of, str(code))
+            if not await _rematch_lobby(node, addrs[0], bool(args.play_as_bot or args.plain),
+                                        known):
+                return 1
+        elif not node.started.is_set():
             ann = announcer
             lobby = HostLobby(node, addrs[0], code=str(code), limiter=limiter, known=known,
                               extra=lambda: ([bots_line] if bots_line else [])

@@ -510,6 +510,8 @@ class HostNode:
         for m in self.members:
             if m.conn is not None:
                 m.conn.send("bye", reason=why[:200])
+        for cb in list(self.on_close):  # (a saved rematch lobby is over: not offered again)
+            cb()
         self.done.set()
         self._changed()
 

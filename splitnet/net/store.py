@@ -70,6 +70,9 @@ class GameMeta:
     #: a host's lobby, not yet started (no transcript yet): a restarted host opens it
     #: again with the same game id and code, so its players get back in by themselves
     lobby: bool = False
+    #: a host's rematch lobby (NETWORK.md §13): the id (hex) of the finished game it
+    #: offers the rematch of, so a restarted host offers it again ("": none)
+    rematch_of: str = ""
 
     @property
     def gid(self) -> bytes:
