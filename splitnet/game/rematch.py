@@ -16,7 +16,9 @@ A game whose rules name their dealer themselves — Splito's ``dealer`` setting 
 S13) — carries it there too: the rematch's ``rules.dealer`` is its ``first_dealer``
 (docs/SPLITO.md S4.1 [decision]: the previous dealer's left neighbour), the one rule a
 rematch changes; :data:`DEALER_RULES` says which games do so. :func:`rematch_settings`
-makes the rematch's settings map from the previous game's, for every game.
+makes the rematch's settings map from the previous game's, for every game (a Splito
+rematch on this machine has the same header as one on the LAN).
+
 Every peer checks a rematch header against the game it has just finished
 (:func:`check_follows`) before it accepts it, and ``splitnet verify`` does the same when
 given both transcripts: a header that does not follow is refused in one line naming the
