@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from splitnet.aio import until
+from splitnet.game.rematch import dealer_rule
 from splitnet.net.join_state import JoinState
 from splitnet.text import shown
 
@@ -152,7 +153,9 @@ class JoinLobby:
             names = [p.name for p in prev.header.players]
             agreed = set(getattr(node, "offer_agreed", []))
             waiting = [shown(n) for s, n in enumerate(names) if s not in agreed]
-            self.status = shown(f"rematch offered, {names[offer.first_dealer]} deals first; "
+            rule = dealer_rule(prev.header.settings)  # Split's first deal, Splito's deal
+            deals = "deals first" if rule == "R3.2" else f"deals ({rule})"
+            self.status = shown(f"rematch offered, {names[offer.first_dealer]} {deals}; "
                                 "you agreed — " + (f"waiting for {', '.join(waiting)}"
                                                    if waiting else "starting"))
         self.started = node.table is not None
