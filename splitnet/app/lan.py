@@ -23,7 +23,13 @@ from splitnet.app.lan_session import LAN_PARTS, OFFER_OPEN_HAND_AFTER, NetSessio
 from splitnet.app.splito_session import SplitoNetSession, splito_bot
 from splitnet.bots import FRIENDLY_NAMES, bot_label, bot_player_name, make_bot, parse_level
 from splitnet.frontend import HumanAgent
-from splitnet.game.rematch import PreviousGame, dealer_rule, next_dealer
+from splitnet.game.rematch import (
+    PreviousGame,
+    RematchError,
+    dealer_rule,
+    next_dealer,
+    parse_rematch,
+)
 from splitnet.game.splito_core import GAME as SPLITO
 from splitnet.localfiles import LocalFileError
 from splitnet.net import wormhole
@@ -608,7 +614,6 @@ def _say_offered(prev: PreviousGame, code: str) -> None:
 def _chain_index(data_dir: Path, settings: Mapping[str, object]) -> int:
     """How many games before this one (its header ``settings``) its chain of rematches
     holds in ``data_dir`` (0: no rematch), following each header's ``rematch.game``."""
-    from splitnet.game.rematch import RematchError, parse_rematch
     from splitnet.session.log import Log, LogError
     from splitnet.session.transcript import TranscriptError, read_transcript
 
