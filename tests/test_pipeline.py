@@ -78,9 +78,11 @@ class Counting:
         self.started += 1
         return self
 
-    def submit(self, game_id: bytes, hop: HopCheck) -> HopVerdict:
+    splitter = None
+
+    def submit(self, game_id: bytes, hop: HopCheck, *, last: bool = False) -> HopVerdict:
         self.submitted.append(hop.seat)
-        verdict = self.inner.submit(game_id, hop)
+        verdict = self.inner.submit(game_id, hop, last=last)
         outer = self
 
         class V:
@@ -270,7 +272,9 @@ def test_a_proof_pool_checks_in_a_worker_process_and_names_a_bad_hop() -> None:
         for _ in range(3):
             assert send_one(g)
         assert all(c.round is not None and c.round.stage == "deal" for c in g.cores)
-        assert pool.submitted == 3
+        # hops 0 and 1 in the worker; the last, waited for at once, in this thread and
+        # the pool's helper (submit(…, last=True))
+        assert pool.submitted == 2
         g2 = new_game(3, seed=4, checker=pool)
         to_shuffle(g2)
         g2.send(0, "shuffle", tampered_hop(g2, 0))

@@ -83,6 +83,7 @@ from splitnet.crypto.seeds import (
     derive_shuffle_nonce_seed,
     u64,
 )
+from splitnet.crypto.split import Splitter
 
 #: A protocol message: a msgpack-ready map (values are bytes/int/str/list/dict/None).
 Message: TypeAlias = dict[str, object]
@@ -157,6 +158,10 @@ class DeckRound:
     left out (an open-handed seat, protocol/GAME.md "abandon") holds no key: a slot is
     readable once every seat of ``seats`` has shared it. At least two seats take part.
 
+    ``splitter``: this seat's re-masks (its hop, and the hops it recomputes at the
+    opening) are cut into chunks it may run side by side (:mod:`splitnet.crypto.split`;
+    the same bytes); by default in this thread.
+
     ``initial``/``table``: another game's deck (Splito, protocol/SPLITO_GAME.md): the
     deck the first hop takes (by default Split's trivial encryption of its 104 cards) and
     the lookup plaintext point → card id that reads it; ``card_name`` names a card id in
@@ -178,6 +183,7 @@ class DeckRound:
         initial: Deck | None = None,
         table: Mapping[bytes, int] | None = None,
         card_name: Callable[[int], str] | None = None,
+        splitter: Splitter | None = None,
     ) -> None:
         if not isinstance(game_id, bytes) or len(game_id) != GAME_ID_BYTES:
             raise DeckUsageError(f"game_id must be {GAME_ID_BYTES} bytes")
@@ -209,6 +215,8 @@ class DeckRound:
             None if seat is None or seed is None else derive_key(game_id, round_no, seat, seed)
         )
         self._prover = shuffle_prover
+        #: cuts this seat's re-masks into chunks run side by side (the same deck)
+        self._splitter = splitter
         self._verifier = shuffle_verifier
         if (initial is None) != (table is None):
             raise DeckUsageError("give both initial and table (another game's deck) or neither")
@@ -437,7 +445,7 @@ class DeckRound:
             d_in = deck_digest(self.game_id, self.round_no, self._joint, inputs)
             perm = derive_permutation(self.game_id, self.round_no, seat, seed, d_in, self.size)
             rhos = derive_remasks(self.game_id, self.round_no, seat, seed, d_in, self.size)
-            out = shuffle_hop(inputs, perm, rhos, self._joint)
+            out = shuffle_hop(inputs, perm, rhos, self._joint, splitter=self._splitter)
             proof = None
             if self._prover is not None:
                 ctx = shuffle_context(self.game_id, self.round_no, seat, d_in)
@@ -715,6 +723,7 @@ class DeckRound:
                 derive_permutation(self.game_id, self.round_no, seat, seed, d_in, self.size),
                 derive_remasks(self.game_id, self.round_no, seat, seed, d_in, self.size),
                 self._joint,
+                splitter=self._splitter,
             )
             if expect != self._decks[k + 1]:
                 pos = next(

@@ -27,6 +27,7 @@ from typing import Final
 from splitnet.cards import N_CARDS
 from splitnet.crypto import group
 from splitnet.crypto.seeds import u64
+from splitnet.crypto.split import Splitter, parts_of, ranges, run
 
 DOMAIN_CARD: Final = b"splitnet/v1/card"
 
@@ -75,12 +76,23 @@ def remask(ct: Ciphertext, rho: int, joint_key: bytes) -> Ciphertext:
 
 
 def shuffle_hop(
-    deck: Sequence[Ciphertext], perm: Sequence[int], rhos: Sequence[int], joint_key: bytes
+    deck: Sequence[Ciphertext], perm: Sequence[int], rhos: Sequence[int], joint_key: bytes,
+    *, splitter: Splitter | None = None,
 ) -> Deck:
-    """One seat's hop: ``out[i] = remask(deck[perm[i]], rhos[i], Y)``."""
+    """One seat's hop: ``out[i] = remask(deck[perm[i]], rhos[i], Y)``. ``splitter``: the
+    re-masks, independent of each other, are cut into chunks it may run side by side
+    (:mod:`splitnet.crypto.split`); the result is the same."""
     if not len(deck) == len(perm) == len(rhos):
         raise ValueError("deck, permutation and re-masks differ in length")
-    return tuple(remask(deck[p], r, joint_key) for p, r in zip(perm, rhos, strict=True))
+    chunks = [([deck[perm[i]] for i in part], [rhos[i] for i in part], joint_key)
+              for part in ranges(len(perm), parts_of(splitter, len(perm)))]
+    return tuple(ct for part in run(splitter, remask_chunk, chunks) for ct in part)
+
+
+def remask_chunk(job: tuple[Sequence[Ciphertext], Sequence[int], bytes]) -> list[Ciphertext]:
+    """A chunk of a hop (picklable): :func:`remask` of each ciphertext by its ρ."""
+    cts, rhos, joint_key = job
+    return [remask(ct, r, joint_key) for ct, r in zip(cts, rhos, strict=True)]
 
 
 def decrypt(ct: Ciphertext, combined_share: bytes) -> bytes:

@@ -47,6 +47,7 @@ from functools import lru_cache
 from typing import Final, NamedTuple
 
 from splitnet.crypto import group
+from splitnet.crypto.split import Splitter, parts_of, ranges, run
 from splitnet.errors import SplitnetError
 
 __all__ = [
@@ -332,6 +333,7 @@ def prove_shuffle(
     nonce_seed: bytes,
     context_game: bytes = b"",
     points_checked: bool = False,
+    splitter: Splitter | None = None,
 ) -> bytes:
     """Prove that ``outputs[i] = inputs[perm[i]] + rhos[i]·(G, pk)`` for all i.
 
@@ -346,7 +348,9 @@ def prove_shuffle(
     malformed arguments. ``points_checked``: the caller has already checked every point
     of ``inputs`` and ``outputs`` (the deck layer checks a received deck's points, and its
     own outputs it computed), so they are not decoded again (the same proof, 2n fewer
-    point validations; the shapes are still checked).
+    point validations; the shapes are still checked). ``splitter``: every costly phase is
+    a batch of independent group operations, cut into chunks it may run side by side
+    (:mod:`splitnet.crypto.split`): the same proof bytes, by default in this thread.
     """
     st = _statement(context, context_game, pk, inputs, outputs,
                     check_points=points_checked is not True)
@@ -380,12 +384,34 @@ def prove_shuffle(
     w_hat = nonces(b"omega-hat", n)
     w_prime = nonces(b"omega-prime", n)
 
-    c = _commit_permutation(psi, r, hs)
+    # Phase 1, before the challenges u: c, Σ ω'_i·h_i and Σ ω'_i·e_ψ(i), by index i.
+    parts = ranges(n, parts_of(splitter, n))
+    first = run(splitter, _commit_chunk, [
+        ([r[psi[i]] for i in p], hs[p.start:p.stop], w_prime[p.start:p.stop],
+         [st.a[psi[i]] for i in p], [st.b[psi[i]] for i in p]) for p in parts])
+    c = [IDENTITY] * n
+    for p, (c_part, _, _, _) in zip(parts, first, strict=True):
+        for i, ci in zip(p, c_part, strict=True):
+            c[psi[i]] = ci
     d_u, u = _challenges_u(st, c)
     u_prime = [u[j] for j in psi]
-    c_hat, t_hat = _commitment_chain(h, u_prime, r_hat, w_hat, w_prime)
+    # Phase 2, the commitment chain in closed form (SHUFFLE_PROOF.md §5, "Commitment
+    # chain"): ĉ_i = R_i·G + U_i·h and t̂_i = T_i·G + V_i·h, no point depends on another.
+    big_r, big_u, big_t, big_v = _chain_scalars(u_prime, r_hat, w_hat, w_prime)
+    second = run(splitter, _commitment_chain, [
+        (h, big_r[p.start:p.stop], big_u[p.start:p.stop], big_t[p.start:p.stop],
+         big_v[p.start:p.stop]) for p in parts])
+    c_hat = [x for part, _ in second for x in part]
+    t_hat = [x for _, part in second for x in part]
     k = (sum(wp * rh for wp, rh in zip(w_prime, rho, strict=True)) - w4) % L
-    t = [*_commit_nonces(hs, w1, w2, w3, w_prime), *_commit_reencryption(st, psi, w_prime, k)]
+    base_mul = group.base_mul
+    t = [
+        base_mul(w1),
+        base_mul(w2),
+        group.add(base_mul(w3), _total([t3 for _, t3, _, _ in first])),
+        group.add(_total([t4a for _, _, t4a, _ in first]), base_mul(k)),
+        group.add(_total([t4b for _, _, _, t4b in first]), group.mul(k, st.pk)),
+    ]
     ch = _challenge(d_u, c_hat, t, t_hat)
     return _respond(ch, c, c_hat, t, t_hat, (w1, w2, w3, w4), w_hat, w_prime,
                     r, r_hat, u, u_prime, rho).to_bytes()
@@ -393,57 +419,88 @@ def prove_shuffle(
 
 # The prover's phases, one function each so a benchmark can time them (crypto/bench.py)
 # and so what depends on the input deck and what does not is visible in the code
-# (SHUFFLE_PROOF.md §5; DECK.md §13, "No input-independent precomputation").
+# (SHUFFLE_PROOF.md §5; DECK.md §13, "No input-independent precomputation"). Each works
+# on a chunk of the indices (module-level and picklable: a splitter may run it in
+# another process); in this thread, without a splitter, the chunk is all of them.
+
+_CommitJob = tuple[list[int], Sequence[bytes], list[int], list[bytes], list[bytes]]
+_ChainJob = tuple[bytes, list[int], list[int], list[int], list[int]]
 
 
-def _commit_permutation(psi: Sequence[int], r: Sequence[int], hs: Sequence[bytes]) -> list[bytes]:
-    """c_{ψ(i)} = r_{ψ(i)}·G + h_i (commits to the columns of the permutation matrix):
-    n base-point multiplications; depends on ψ and r only, not on the decks."""
+def _commit_chunk(job: _CommitJob) -> tuple[list[bytes], bytes, bytes, bytes]:
+    """Phase 1 on indices i of a chunk, given r_ψ(i), h_i, ω'_i, e_ψ(i) = (a, b):
+    (c_ψ(i) in the chunk's order, its part of Σ ω'_i·h_i, of Σ ω'_i·a_ψ(i), of Σ ω'_i·b_ψ(i))."""
+    rs, hs, w_prime, a, b = job
+    t4a, t4b = _commit_reencryption(w_prime, a, b)
+    return _commit_permutation(rs, hs), _commit_nonces(hs, w_prime), t4a, t4b
+
+
+def _commit_permutation(rs: Sequence[int], hs: Sequence[bytes]) -> list[bytes]:
+    """c_{ψ(i)} = r_{ψ(i)}·G + h_i (commits to the columns of the permutation matrix), for
+    the r_{ψ(i)} given in the order of i: a base-point multiplication each; depends on ψ
+    and r only, not on the decks."""
     base_mul, add = group.base_mul, group.add
-    c = [IDENTITY] * len(psi)
-    for i, j in enumerate(psi):
-        c[j] = add(base_mul(r[j]), hs[i])
-    return c
+    return [add(base_mul(x), hi) for x, hi in zip(rs, hs, strict=True)]
 
 
-def _commitment_chain(
-    h: bytes, u_prime: Sequence[int], r_hat: Sequence[int], w_hat: Sequence[int],
-    w_prime: Sequence[int],
-) -> tuple[list[bytes], list[bytes]]:
-    """ĉ_i = r̂_i·G + u'_i·ĉ_{i-1} (ĉ_0 = h) and t̂_i = ω̂_i·G + ω'_i·ĉ_{i-1}: 2n scalar and
-    2n base-point multiplications, bound to the statement through u'."""
-    base_mul, mul, add = group.base_mul, group.mul, group.add
-    c_hat: list[bytes] = []
-    t_hat: list[bytes] = []
-    prev = h
-    for i in range(len(u_prime)):
-        t_hat.append(add(base_mul(w_hat[i]), mul(w_prime[i], prev)))
-        prev = add(base_mul(r_hat[i]), mul(u_prime[i], prev))
-        c_hat.append(prev)
-    return c_hat, t_hat
-
-
-def _commit_nonces(
-    hs: Sequence[bytes], w1: int, w2: int, w3: int, w_prime: Sequence[int]
-) -> list[bytes]:
-    """t1 = ω1·G, t2 = ω2·G, t3 = ω3·G + Σ ω'_i·h_i: n scalar multiplications that touch no
-    deck (but ω' must be fresh for every statement: SECURITY.md §2.1, "Precompute")."""
-    base_mul = group.base_mul
-    t3 = group.add(base_mul(w3), _lincomb(list(zip(w_prime, hs, strict=True))))
-    return [base_mul(w1), base_mul(w2), t3]
+def _commit_nonces(hs: Sequence[bytes], w_prime: Sequence[int]) -> bytes:
+    """Σ ω'_i·h_i, t3's part that costs (t3 = ω3·G + the sum; t1 = ω1·G, t2 = ω2·G): a
+    scalar multiplication per index that touches no deck (but ω' must be fresh for every
+    statement: SECURITY.md §2.1, "Precompute")."""
+    return _lincomb(list(zip(w_prime, hs, strict=True)))
 
 
 def _commit_reencryption(
-    st: _Statement, psi: Sequence[int], w_prime: Sequence[int], k: int
-) -> list[bytes]:
-    """t4a, t4b: Σ ω'_i·e'_i = Σ ω'_i·e_{ψ(i)} + (Σ ω'_i ρ_i)·(G, pk) — the same value as
-    from the outputs, and free of multiplications wherever an input c1 is the identity
-    (first hop): up to 2n scalar multiplications on the input deck."""
-    t4a = group.add(_lincomb([(w_prime[i], st.a[j]) for i, j in enumerate(psi)]),
-                    group.base_mul(k))
-    t4b = group.add(_lincomb([(w_prime[i], st.b[j]) for i, j in enumerate(psi)]),
-                    group.mul(k, st.pk))
-    return [t4a, t4b]
+    w_prime: Sequence[int], a: Sequence[bytes], b: Sequence[bytes]
+) -> tuple[bytes, bytes]:
+    """Σ ω'_i·a_ψ(i), Σ ω'_i·b_ψ(i): t4a, t4b are Σ ω'_i·e'_i = Σ ω'_i·e_ψ(i) + (Σ ω'_i ρ_i)·(G,
+    pk) — the same value as from the outputs, and free of multiplications wherever an
+    input c1 is the identity (first hop): up to 2 scalar multiplications per index on the
+    input deck."""
+    return (_lincomb(list(zip(w_prime, a, strict=True))),
+            _lincomb(list(zip(w_prime, b, strict=True))))
+
+
+def _chain_scalars(
+    u_prime: Sequence[int], r_hat: Sequence[int], w_hat: Sequence[int],
+    w_prime: Sequence[int],
+) -> tuple[list[int], list[int], list[int], list[int]]:
+    """The chain in closed form (scalars only): with ĉ_0 = h = 0·G + 1·h and ĉ_i = r̂_i·G +
+    u'_i·ĉ_(i−1), ĉ_i = R_i·G + U_i·h where R_i = r̂_i + u'_i·R_(i−1), U_i = u'_i·U_(i−1), and
+    t̂_i = ω̂_i·G + ω'_i·ĉ_(i−1) = T_i·G + V_i·h with T_i = ω̂_i + ω'_i·R_(i−1), V_i = ω'_i·U_(i−1)."""
+    big_r: list[int] = []
+    big_u: list[int] = []
+    big_t: list[int] = []
+    big_v: list[int] = []
+    r_prev, u_prev = 0, 1
+    for up, rh, wh, wp in zip(u_prime, r_hat, w_hat, w_prime, strict=True):
+        big_t.append((wh + wp * r_prev) % L)
+        big_v.append(wp * u_prev % L)
+        r_prev = (rh + up * r_prev) % L
+        u_prev = up * u_prev % L
+        big_r.append(r_prev)
+        big_u.append(u_prev)
+    return big_r, big_u, big_t, big_v
+
+
+def _commitment_chain(job: _ChainJob) -> tuple[list[bytes], list[bytes]]:
+    """ĉ_i = R_i·G + U_i·h and t̂_i = T_i·G + V_i·h for a chunk of i (:func:`_chain_scalars`):
+    2 scalar and 2 base-point multiplications per index — the same count as the sequential
+    ĉ_i = r̂_i·G + u'_i·ĉ_(i−1), t̂_i = ω̂_i·G + ω'_i·ĉ_(i−1), and the same points — bound to
+    the statement through u'."""
+    h, big_r, big_u, big_t, big_v = job
+    base_mul, mul, add = group.base_mul, group.mul, group.add
+    c_hat = [add(base_mul(x), mul(y, h)) for x, y in zip(big_r, big_u, strict=True)]
+    t_hat = [add(base_mul(x), mul(y, h)) for x, y in zip(big_t, big_v, strict=True)]
+    return c_hat, t_hat
+
+
+def _total(points: Sequence[bytes]) -> bytes:
+    """The sum of a batch's partial sums (no addition for a single one)."""
+    acc = points[0]
+    for p in points[1:]:
+        acc = group.add(acc, p)
+    return acc
 
 
 def _respond(
@@ -487,14 +544,17 @@ def verify_shuffle(
     proof: bytes,
     *,
     context_game: bytes = b"",
+    splitter: Splitter | None = None,
 ) -> None:
     """Accept (return None) or raise :class:`ShuffleProofError` saying what failed.
 
     Every point and scalar is decoded strictly (canonical encodings, exact length); an
-    input c1 may be the identity (trivial encryption), no other point may.
+    input c1 may be the identity (trivial encryption), no other point may. ``splitter``:
+    the one linear combination's terms are cut into chunks it may run side by side
+    (partial sums added at the end: the same verdict), by default in this thread.
     """
     hop = _prepare(context, pk, inputs, outputs, proof, context_game)
-    if not _is_zero(hop.g_coef, hop.terms):
+    if not _is_zero(hop.g_coef, hop.terms, splitter):
         raise ShuffleProofError(_rejection(hop.st.n, _failed_equations(hop)))
 
 
@@ -508,7 +568,8 @@ class ShuffleHop(NamedTuple):
     proof: bytes
 
 
-def verify_shuffles(hops: Sequence[ShuffleHop], *, context_game: bytes = b"") -> None:
+def verify_shuffles(hops: Sequence[ShuffleHop], *, context_game: bytes = b"",
+                    splitter: Splitter | None = None) -> None:
     """Check several hops at once; same verdict as :func:`verify_shuffle` on each.
 
     All the hops' equations become one random linear combination, in which a point that
@@ -540,10 +601,10 @@ def verify_shuffles(hops: Sequence[ShuffleHop], *, context_game: bytes = b"") ->
         g_coef += gamma * ph.g_coef
         for p, x in ph.terms.items():
             terms[p] = (terms.get(p, 0) + gamma * x) % L
-    if _is_zero(g_coef, terms):
+    if _is_zero(g_coef, terms, splitter):
         return
     for k, ph in enumerate(prepared):
-        if not _is_zero(ph.g_coef, ph.terms):
+        if not _is_zero(ph.g_coef, ph.terms, splitter):
             raise ShuffleProofError(f"hop {k}: " + _rejection(ph.st.n, _failed_equations(ph)))
     raise ShuffleProofError("shuffle proofs rejected: the combined verification equation fails")
 
@@ -585,24 +646,33 @@ def _prepare(
     return _Hop(st, pr, gens, u, ch, d_b, g_coef, terms)
 
 
-def _is_zero(g_coef: int, terms: dict[bytes, int]) -> bool:
+def _is_zero(g_coef: int, terms: dict[bytes, int], splitter: Splitter | None = None) -> bool:
     """Whether g_coef·G + Σ coefficient·point is the identity.
 
-    One scalar multiplication per point, except coefficients ±1 (an addition).
+    One scalar multiplication per point, except coefficients ±1 (an addition). The terms
+    are independent: cut into chunks (``splitter``), each a partial sum, added at the end.
     """
+    items = [(x % L, p) for p, x in terms.items() if x % L and p != IDENTITY]
+    parts = ranges(len(items), parts_of(splitter, len(items)))
+    sums = run(splitter, _term_sum, [(g_coef % L if k == 0 else None, items[p.start:p.stop])
+                                     for k, p in enumerate(parts)])
+    return _total(sums) == IDENTITY
+
+
+def _term_sum(job: tuple[int | None, Sequence[tuple[int, bytes]]]) -> bytes:
+    """A chunk of :func:`_is_zero` (picklable): [g·G +] Σ x·P over its terms (x ≠ 0 mod L,
+    P not the identity); the chunk that carries g starts from g·G."""
+    g, items = job
     mul, add, sub = group.mul, group.add, group.sub
-    acc = group.base_mul(g_coef % L)
-    for p, x in terms.items():
-        x %= L
-        if x == 0 or p == IDENTITY:
-            continue
+    acc = group.base_mul(g) if g is not None else IDENTITY
+    for x, p in items:
         if x == 1:
             acc = add(acc, p)
         elif x == L - 1:
             acc = sub(acc, p)
         else:
             acc = add(acc, mul(x, p))
-    return acc == IDENTITY
+    return acc
 
 
 _EQUATIONS: Final = {

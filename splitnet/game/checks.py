@@ -21,6 +21,7 @@ from collections import OrderedDict
 from typing import Protocol
 
 from splitnet.crypto.deck import HopCheck
+from splitnet.crypto.split import Splitter
 
 
 class HopVerdict(Protocol):
@@ -37,20 +38,28 @@ class HopChecker(Protocol):
         """Get ready (e.g. start worker processes): called when a game with shuffle proofs
         is set up, before its first hop. Idempotent."""
 
-    def submit(self, game_id: bytes, hop: HopCheck) -> HopVerdict:
-        """Start checking ``hop``'s proof (generators of ``game_id``); return at once."""
+    def submit(self, game_id: bytes, hop: HopCheck, *, last: bool = False) -> HopVerdict:
+        """Start checking ``hop``'s proof (generators of ``game_id``); return at once.
+        ``last``: the chain's last hop, whose verdict is waited for next (a checker may
+        check it at once, with every core it has)."""
+
+    @property
+    def splitter(self) -> Splitter | None:
+        """What the peer's own shuffle and proof may cut their phases for (another core:
+        :mod:`splitnet.crypto.split`), or None: in the peer's thread."""
 
 
-def check_hop(game_id: bytes, hop: HopCheck) -> str | None:
+def check_hop(game_id: bytes, hop: HopCheck, splitter: Splitter | None = None) -> str | None:
     """Check one hop's shuffle proof: None if it verifies, else the verifier's reason.
 
     Top-level and deterministic, so a worker process can run it and every peer reaches
-    the same verdict from the same bytes."""
+    the same verdict from the same bytes (``splitter``: the check's terms cut in chunks,
+    the same verdict)."""
     from splitnet.crypto.shuffle_proof import verify_shuffle
 
     try:
         verify_shuffle(hop.context, hop.joint_key, hop.inputs, hop.outputs, hop.proof,
-                       context_game=game_id)
+                       context_game=game_id, splitter=splitter)
     except ValueError as e:
         return str(e)
     return None
@@ -69,11 +78,14 @@ class Done:
 class InlineChecker:
     """Checks each hop at once in the calling thread. ``share``: remember verdicts by
     :meth:`HopCheck.digest` (the last ``keep``), so the peers of one process that share
-    this checker check each hop once."""
+    this checker check each hop once. ``splitter``: every check, and the peer's own
+    proving, cut in chunks it runs (:mod:`splitnet.crypto.split`)."""
 
-    def __init__(self, *, share: bool = False, keep: int = 64) -> None:
+    def __init__(self, *, share: bool = False, keep: int = 64,
+                 splitter: Splitter | None = None) -> None:
         self.share = share
         self.keep = keep
+        self._splitter = splitter
         self._seen: OrderedDict[bytes, str | None] = OrderedDict()
         #: how many proofs this checker verified (the rest were shared verdicts)
         self.checked = 0
@@ -81,11 +93,15 @@ class InlineChecker:
     def start(self) -> InlineChecker:
         return self
 
-    def submit(self, game_id: bytes, hop: HopCheck) -> HopVerdict:
+    @property
+    def splitter(self) -> Splitter | None:
+        return self._splitter
+
+    def submit(self, game_id: bytes, hop: HopCheck, *, last: bool = False) -> HopVerdict:
         key = hop.digest(game_id) if self.share else b""
         if self.share and key in self._seen:
             return Done(self._seen[key])
-        verdict = check_hop(game_id, hop)
+        verdict = check_hop(game_id, hop, splitter=self._splitter)
         self.checked += 1
         if self.share:
             self._seen[key] = verdict

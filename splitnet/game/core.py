@@ -203,11 +203,15 @@ class GameCore:
         number = len(self.rounds) + 1  # deals are numbered: a void deal takes a number
         member = self.seat is not None and self.seat not in self.open_seats
         seed = self.seeds(number) if (self.seeds is not None and member) else None
-        prover, verifier = (_proof_functions(self.game_id, seed) if self.shuffle_proofs
-                            else (None, None))
+        # The checker's splitter (a pool's helper process) lets this seat's own hop — the
+        # re-masks and the proof, on every later seat's critical path — use both cores.
+        splitter = self.checker.splitter if self.shuffle_proofs else None
+        prover, verifier = (_proof_functions(self.game_id, seed, splitter)
+                            if self.shuffle_proofs else (None, None))
         deck = DeckRound(self.game_id, number, self.n, self.seat if seed else None, seed,
                          shuffle_prover=prover, shuffle_verifier=verifier,
-                         seats=[s for s in range(self.n) if s not in self.open_seats])
+                         seats=[s for s in range(self.n) if s not in self.open_seats],
+                         splitter=splitter)
         self.round = RoundState(number, deck)
         self.rounds.append(self.round)
 
@@ -660,7 +664,9 @@ class GameCore:
         trial.on_shuffle(author, payload, defer=self.pipeline)
         checks = list(r.checks)
         for hop in trial.unchecked_hops()[len(checks):]:
-            checks.append((hop, self.checker.submit(self.game_id, hop)))
+            # the last hop's verdict is the one waited for: the checker may use every core
+            checks.append((hop, self.checker.submit(self.game_id, hop,
+                                                    last=hop.seat == author)))
         for hop, verdict in checks:
             try:
                 trial.settle_hop(hop, verdict.result())

@@ -9,6 +9,15 @@ but its arguments and its one-line verdict cross the process boundary. Should th
 fail (a worker killed, no way to start processes), the check runs in the calling thread
 instead: a broken pool costs time, never a wrong verdict.
 
+The pool also holds the peer's **helper**: one more worker process (:class:`Helper`), at
+the peer's own priority, that computes half of each costly phase of the peer's own shuffle
+and proof — and of the check that is on its critical path, the last hop's — while the
+peer's thread computes the other half (a :class:`~splitnet.crypto.split.Splitter`: the
+same bytes; a broken helper makes the peer compute its half too). What crosses to the
+helper are chunks of those computations, the seat's re-masks and proof nonces among them:
+over a pipe between this process and its own child, never a file (protocol/SECURITY.md
+§2.1, "Two cores").
+
 The game core never creates one: it is injected by whoever assembles peers
 (``splitnet play``: one pool shared by you and the bots, see ``share``).
 """
@@ -19,13 +28,23 @@ import atexit
 import contextlib
 import multiprocessing
 import os
+import pickle
 import signal
 import threading
+import time
 from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from typing import Any, Final, TypeVar
 
 from splitnet.crypto.deck import HopCheck
-from splitnet.game.checks import HopVerdict, check_hop
+from splitnet.crypto.split import Splitter
+from splitnet.game.checks import Done, HopVerdict, check_hop
+
+_A = TypeVar("_A")
+_R = TypeVar("_R")
 
 #: How much lower than the peer's own process the workers run (a niceness difference).
 NICER = 5
@@ -55,6 +74,210 @@ def _init_worker() -> None:
 
 def _pid() -> int:
     return os.getpid()
+
+
+# ---------------------------------------------------------------------- the helper
+
+#: How long the peer waits for its helper's half of a phase before it computes that half
+#: itself (a hung helper costs this once; it is then stopped and not used again).
+HELPER_TIMEOUT: Final = 10.0
+
+
+@dataclass(frozen=True)
+class SplitCall:
+    """One phase split with the helper, for a benchmark's accounting (seconds)."""
+
+    #: CPU of the chunk the peer's thread computed
+    local: float
+    #: CPU of the helper's chunk, as the helper measured it (its ``time.thread_time``)
+    remote: float
+    #: the cost of crossing: the peer's CPU pickling, sending, receiving and unpickling,
+    #: plus the helper's unpickling and pickling
+    ipc: float
+    #: wall-clock time from the first byte sent to the helper's results unpickled
+    wall: float
+
+
+def _helper_main(conn: Connection) -> None:
+    """The helper process: run each chunk function it is sent and send back its results,
+    its CPU time on them and its own pickling cost, until the pipe closes."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the peer's process decides (as above)
+    import splitnet.crypto.shuffle_proof  # noqa: F401  (and the re-mask: crypto.elgamal)
+
+    tt = time.thread_time
+    try:
+        conn.send_bytes(b"ready")
+    except (OSError, ValueError):
+        return
+    while True:
+        try:
+            data = conn.recv_bytes()
+        except (EOFError, OSError):
+            return
+        t0 = tt()
+        reply: tuple[bool, bytes | str, float, float]
+        try:
+            fn, chunks = pickle.loads(data)
+            t1 = tt()
+            results = [fn(c) for c in chunks]
+            t2 = tt()
+            payload = pickle.dumps(results, protocol=pickle.HIGHEST_PROTOCOL)
+            reply = (True, payload, t2 - t1, (t1 - t0) + (tt() - t2))
+        except Exception as e:  # the peer computes the chunk itself (and sees the error)
+            reply = (False, repr(e)[:200], 0.0, 0.0)
+        try:
+            conn.send_bytes(pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL))
+        except (OSError, ValueError):
+            return
+
+
+class Helper:
+    """A :class:`~splitnet.crypto.split.Splitter` backed by one worker process at the
+    peer's own priority: of a phase cut in two, the peer's thread computes the first chunk
+    while the helper computes the second. Started once (:meth:`start`) and reused; one
+    phase at a time (a second thread meanwhile computes in its own thread), and only once
+    the helper has said it is ready: a helper still starting delays nothing. If it
+    fails — killed, stopped, unable to start, not answering within ``timeout`` — the peer
+    computes the chunk itself: the same bytes, only later; a helper that failed is not
+    used again. ``record``: a list to which each split phase's :class:`SplitCall` is
+    appended (for the benchmark)."""
+
+    def __init__(self, timeout: float = HELPER_TIMEOUT) -> None:
+        self.timeout = timeout
+        self._proc: Any = None
+        self._conn: Connection | None = None
+        self._broken = False
+        self._ready = False
+        self._lock = threading.Lock()
+        #: phases split with the helper, and phases it failed (computed here instead)
+        self.calls = 0
+        self.fallbacks = 0
+        self.record: list[SplitCall] | None = None
+
+    def start(self) -> Helper:
+        """Start the helper process now (idempotent); returns self."""
+        with self._lock:
+            if self._proc is None and not self._broken:
+                try:
+                    ctx = multiprocessing.get_context("spawn")  # nothing inherited
+                    mine, theirs = ctx.Pipe(duplex=True)
+                    proc = ctx.Process(target=_helper_main, args=(theirs,), daemon=True,
+                                       name="splitnet-helper")
+                    proc.start()
+                    theirs.close()
+                    self._proc, self._conn = proc, mine
+                except (OSError, RuntimeError, ValueError):
+                    self._broken = True
+        return self
+
+    @property
+    def pid(self) -> int | None:
+        proc = self._proc
+        return proc.pid if proc is not None and not self._broken else None
+
+    @property
+    def parts(self) -> int:
+        """2 while the helper runs and is ready, else 1 (nothing is cut that nobody would
+        share)."""
+        return 2 if self._conn is not None and not self._broken and self.ready() else 1
+
+    def ready(self, timeout: float = 0.0) -> bool:
+        """Whether the helper is up (waiting up to ``timeout`` for it to say so)."""
+        if self._ready:
+            return True
+        conn = self._conn
+        if conn is None or not self._lock.acquire(timeout > 0, timeout if timeout > 0 else -1):
+            return False
+        try:
+            if conn.poll(timeout) and conn.recv_bytes() == b"ready":
+                self._ready = True
+        except (EOFError, OSError):
+            self._fail()
+        finally:
+            self._lock.release()
+        return self._ready
+
+    def map(self, fn: Callable[[_A], _R], chunks: Sequence[_A]) -> list[_R]:
+        if (len(chunks) < 2 or self._conn is None or not self._ready
+                or not self._lock.acquire(blocking=False)):
+            return [fn(c) for c in chunks]
+        try:
+            return self._map(fn, chunks)
+        finally:
+            self._lock.release()
+
+    def _map(self, fn: Callable[[_A], _R], chunks: Sequence[_A]) -> list[_R]:
+        conn = self._conn
+        if conn is None:  # stopped meanwhile
+            return [fn(c) for c in chunks]
+        tt = time.thread_time
+        w0, c0 = time.perf_counter(), tt()
+        try:
+            conn.send_bytes(pickle.dumps((fn, list(chunks[1:])),
+                                         protocol=pickle.HIGHEST_PROTOCOL))
+        except (OSError, ValueError, pickle.PicklingError, AttributeError, TypeError):
+            self._fail()
+            return [fn(c) for c in chunks]
+        c1 = tt()
+        try:
+            mine = fn(chunks[0])
+        except BaseException:
+            self._answer(conn)  # keep the pipe in step before the error goes up
+            raise
+        c2 = tt()
+        answer = self._answer(conn)
+        if answer is None:
+            return [mine, *(fn(c) for c in chunks[1:])]
+        theirs, remote, overhead = answer
+        c3 = tt()
+        self.calls += 1
+        if self.record is not None:
+            self.record.append(SplitCall(c2 - c1, remote, (c1 - c0) + (c3 - c2) + overhead,
+                                         time.perf_counter() - w0))
+        return [mine, *theirs]
+
+    def _answer(self, conn: Connection) -> tuple[list[Any], float, float] | None:
+        """The helper's results, or None (then the caller computes them: the helper
+        failed, and is dropped, or its chunk raised)."""
+        try:
+            if not conn.poll(self.timeout):
+                raise TimeoutError("the helper does not answer")
+            ok, payload, remote, overhead = pickle.loads(conn.recv_bytes())
+            if not ok:
+                return None  # the chunk raised there: it raises here too
+            results = pickle.loads(payload)
+            if not isinstance(results, list):
+                raise TypeError("the helper sent no list")
+            return results, float(remote), float(overhead)
+        except Exception:
+            self._fail()
+            return None
+
+    def _fail(self) -> None:
+        self.fallbacks += 1
+        self._stop()
+
+    def _stop(self) -> None:
+        conn, proc = self._conn, self._proc
+        self._conn = None
+        self._broken = True
+        if conn is not None:
+            with contextlib.suppress(OSError):
+                conn.close()
+        if proc is not None:
+            proc.join(timeout=0.5)
+            if proc.is_alive():
+                with contextlib.suppress(OSError, AttributeError):
+                    proc.kill()
+                proc.join(timeout=1.0)
+
+    def close(self) -> None:
+        """Stop the helper (later phases are computed in the peer's thread)."""
+        with self._lock:
+            self._stop()
+
+
+# ---------------------------------------------------------------------- the check pool
 
 
 class _Pending:
@@ -87,17 +310,20 @@ class ProofPool:
     a lower priority, so the peer's own shuffle and proof, which the next seats wait for,
     take a core first, and the checks use every core the moment it is idle. ``share``:
     the peers of one process that use this pool check each hop once (verdicts kept by
-    :meth:`HopCheck.digest`, the last ``keep``)."""
+    :meth:`HopCheck.digest`, the last ``keep``). ``helper``: also start the peer's
+    :class:`Helper` (:attr:`splitter`), through which the peer's own hop and the check on
+    its critical path (``submit(…, last=True)``) use both cores."""
 
     def __init__(self, workers: int | None = None, *, share: bool = False,
-                 keep: int = 64) -> None:
+                 keep: int = 64, helper: bool = True) -> None:
         self.workers = workers if workers is not None else max(1, os.cpu_count() or 1)
         self.share = share
         self.keep = keep
+        self.helper: Helper | None = Helper() if helper else None
         self._executor: ProcessPoolExecutor | None = None
         self._broken = False
         self._lock = threading.Lock()
-        self._seen: OrderedDict[bytes, _Pending] = OrderedDict()
+        self._seen: OrderedDict[bytes, HopVerdict] = OrderedDict()
         #: checks sent to the pool (the rest were shared verdicts)
         self.submitted = 0
 
@@ -117,13 +343,31 @@ class ProofPool:
                     self._executor = None
             for pid in self.pids():
                 _lower(pid, os.getpid())
+        if self.helper is not None and not self._broken:
+            self.helper.start()
         return self
 
-    def submit(self, game_id: bytes, hop: HopCheck) -> HopVerdict:
+    @property
+    def splitter(self) -> Splitter | None:
+        """The helper, for the peer's own shuffle and proof (None: without a helper)."""
+        return self.helper
+
+    def submit(self, game_id: bytes, hop: HopCheck, *, last: bool = False) -> HopVerdict:
+        """Check ``hop`` in a worker (return at once); ``last``: the hop whose verdict the
+        peer waits for next (the chain's last), checked now in this thread and the helper,
+        side by side — not queued behind the earlier hops' checks in the workers, whose
+        lower priority would also let it wait."""
         key = hop.digest(game_id) if self.share else b""
         if self.share and key in self._seen:
             return self._seen[key]
         self.start()
+        if last:
+            done: HopVerdict = Done(check_hop(game_id, hop, splitter=self.splitter))
+            if self.share:
+                self._seen[key] = done
+                while len(self._seen) > self.keep:
+                    self._seen.popitem(last=False)
+            return done
         future: Future[str | None] | None = None
         if self._executor is not None:
             try:
@@ -145,12 +389,15 @@ class ProofPool:
         return sorted(procs) if isinstance(procs, dict) else []
 
     def close(self) -> None:
-        """Stop the workers (pending checks fall back to the calling thread)."""
+        """Stop the workers and the helper (pending checks fall back to the calling
+        thread)."""
         with self._lock:
             ex, self._executor = self._executor, None
             self._broken = True
         if ex is not None:
             ex.shutdown(wait=False, cancel_futures=True)
+        if self.helper is not None:
+            self.helper.close()
 
 
 _shared: ProofPool | None = None

@@ -11,9 +11,12 @@ game-agnostic already.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from splitnet.errors import Blame
+
+if TYPE_CHECKING:
+    from splitnet.crypto.split import Splitter
 
 #: GAME.md "chat": the longest chat text
 MAX_CHAT = 500
@@ -163,14 +166,18 @@ def check_timeout(author: int, body: dict[str, Any], host: int,
     return seat, waited
 
 
-def proof_functions(game_id: bytes, seed: bytes | None) -> tuple[Any, Any]:
+def proof_functions(game_id: bytes, seed: bytes | None,
+                    splitter: Splitter | None = None) -> tuple[Any, Any]:
     """The shuffle proof bound to this game's generators (a prover only for a seat with a
     seed). The prover's nonce seed comes from the deck: derived from the round seed and
-    the hop's input (DECK.md §4), so transcripts are reproducible and nonces never repeat."""
+    the hop's input (DECK.md §4), so transcripts are reproducible and nonces never repeat.
+    ``splitter``: the proof's phases, and a check made on arrival, are cut into chunks
+    it runs side by side (the peer's helper: both cores; the same bytes)."""
     from splitnet.crypto.shuffle_proof import prove_shuffle, verify_shuffle
 
     def verify(ctx: bytes, pk: bytes, inputs: Any, outputs: Any, proof: bytes) -> None:
-        verify_shuffle(ctx, pk, inputs, outputs, proof, context_game=game_id)
+        verify_shuffle(ctx, pk, inputs, outputs, proof, context_game=game_id,
+                       splitter=splitter)
 
     if seed is None:
         return None, verify
@@ -180,6 +187,6 @@ def proof_functions(game_id: bytes, seed: bytes | None) -> tuple[Any, Any]:
         # The deck layer hands the prover a deck whose points it checked (DeckRound
         # checks every point of a received hop) and the outputs it computed itself.
         return prove_shuffle(ctx, pk, inputs, outputs, perm, rhos, nonce_seed=nonce_seed,
-                             context_game=game_id, points_checked=True)
+                             context_game=game_id, points_checked=True, splitter=splitter)
 
     return prove, verify
