@@ -17,16 +17,18 @@ def test_bench_engine_reports_games_per_second_and_the_ratio_to_the_goal() -> No
 
 
 def test_bench_deck_with_proofs_reports_prove_verify_and_setup() -> None:
-    """Sequential and pipelined critical paths, each as a ratio to its model (N·(prove +
-    verify) + deal; N·prove + verify(last hop) + deal) measured in the same run."""
+    """Sequential, pipelined and both-cores critical paths, each as a ratio to its model
+    (N·(prove + verify) + deal; N·prove + verify(last hop) + deal; the same on two cores)
+    measured in the same run, and the wall-clock A/B of one hop with the real helper."""
     import re
 
     out = bench_deck_proofs([2], play=False)
     row = [ln for ln in out.splitlines() if ln.strip().startswith("2 ")]
     assert row and "ms" in row[0]
     ratios = [float(x) for x in re.findall(r"\((\d+\.\d\d)\)", row[0])]
-    assert len(ratios) == 2 and all(0.5 < r < 2 for r in ratios), row[0]
-    assert "pipelined crit" in out and "≤ 0.40 s at 6 players" in out
+    assert len(ratios) == 3 and all(0.5 < r < 2 for r in ratios), row[0]
+    assert "both-cores crit" in out and "≤ 0.40 s at 6 players" in out
+    assert "wall-clock A/B with the real helper process" in out and "0 fallbacks" in out
 
 
 @pytest.mark.slow

@@ -16,6 +16,7 @@ import pytest
 from splitnet.crypto import elgamal, group
 from splitnet.crypto import shuffle_proof as sp
 from splitnet.crypto.deck import DeckRound, HopCheck
+from splitnet.crypto.errors import CheatDetected
 from splitnet.crypto.shuffle_proof import ShuffleProofError, prove_shuffle, verify_shuffle
 from splitnet.crypto.split import IN_THREAD, parts_of, ranges
 from splitnet.game.checks import InlineChecker, check_hop
@@ -81,7 +82,7 @@ def test_a_cut_proof_is_the_same_bytes_and_a_cut_check_the_same_verdict(
     assert proof == hop.proof
     assert cut.maps == [("_commit_chunk", parts), ("_commitment_chain", parts)]
     verify_shuffle(hop.ctx, hop.pk, hop.inputs, hop.outputs, proof, splitter=cut)
-    assert cut.maps[-1] == ("_term_sum", parts)
+    assert cut.maps[-1] == ("term_sum", parts)
     bad = hop.outputs[1:] + hop.outputs[:1]
     with pytest.raises(ShuffleProofError) as plain:
         verify_shuffle(hop.ctx, hop.pk, hop.inputs, bad, proof)
@@ -123,7 +124,33 @@ def _hops(splitter: Any) -> list[dict[str, object]]:
 def test_a_seats_hops_through_a_splitter_are_byte_identical() -> None:
     cut = Cutting(2)
     assert _hops(cut) == _hops(None)
-    assert ("remask_chunk", 2) in cut.maps and ("_term_sum", 2) in cut.maps
+    assert ("remask_chunk", 2) in cut.maps and ("term_sum", 2) in cut.maps
+
+
+def test_a_cut_batch_check_of_the_deal_gives_the_same_verdicts() -> None:
+    """The deal's share proofs checked in one batch (DeckRound.on_shares_batch) through a
+    splitter: an honest deal is taken, one wrong share is still found and its seat named."""
+    cut = Cutting(2)
+    peers = [DeckRound(GID, 1, 3, i, seed_for(i), splitter=cut) for i in range(3)]
+    for p in peers:
+        for i, q in enumerate(peers):
+            p.on_commit(i, q.commit_message())
+    for i in range(3):
+        msg = peers[i].shuffle_message()
+        for p in peers:
+            p.on_shuffle(i, msg)
+    msgs = [(i, peers[i].shares_message([s for s in range(7) if s % 3 != i], "deal"))
+            for i in range(3)]
+    twin = peers[0].fork()
+    peers[0].on_shares_batch(msgs, "deal")
+    assert ("term_sum", 2) in cut.maps
+    bad = dict(msgs[2][1])
+    shares = list(bad["shares"])  # type: ignore[call-overload]
+    shares[0] = group.base_mul(5)
+    bad["shares"] = shares
+    with pytest.raises(CheatDetected) as e:
+        twin.on_shares_batch([msgs[0], msgs[1], (2, bad)], "deal")
+    assert e.value.seat == 2
 
 
 # ------------------------------------------------------------------ the process helper
@@ -146,6 +173,24 @@ def test_the_helper_process_computes_half_and_a_killed_one_costs_time_not_bytes(
         assert helper.fallbacks == 1 and helper.parts == 1 and helper.pid is None
         calls = helper.calls
         assert _hops(helper) == plain and helper.calls == calls  # not used again
+    finally:
+        helper.close()
+
+
+def test_the_helpers_pipe_is_an_unnamed_socket_pair_not_a_file() -> None:
+    """The hop's secrets in a chunk (SECURITY.md §2.1 "Two cores") cross only a socket pair
+    between the peer and its own child: no path anyone could open."""
+    import socket
+    import stat
+
+    helper = Helper().start()
+    try:
+        conn = helper._conn
+        assert conn is not None and helper.pid is not None
+        assert stat.S_ISSOCK(os.fstat(conn.fileno()).st_mode)
+        with socket.socket(fileno=os.dup(conn.fileno())) as sock:
+            assert sock.family == socket.AF_UNIX and sock.getsockname() in ("", b"")
+            assert sock.getpeername() in ("", b"")
     finally:
         helper.close()
 

@@ -159,8 +159,9 @@ class DeckRound:
     readable once every seat of ``seats`` has shared it. At least two seats take part.
 
     ``splitter``: this seat's re-masks (its hop, and the hops it recomputes at the
-    opening) are cut into chunks it may run side by side (:mod:`splitnet.crypto.split`;
-    the same bytes); by default in this thread.
+    opening) and the batched check of a deal's share proofs are cut into chunks it may
+    run side by side (:mod:`splitnet.crypto.split`; the same bytes and verdicts); by
+    default in this thread.
 
     ``initial``/``table``: another game's deck (Splito, protocol/SPLITO_GAME.md): the
     deck the first hop takes (by default Split's trivial encryption of its 104 cards) and
@@ -569,7 +570,7 @@ class DeckRound:
                 for s in c.slots:
                     pending.setdefault(s, set()).add(seat)
             statements = [c.statement for c in checked if c.statement is not None]
-            ok = verify_shares_batch(statements)
+            ok = verify_shares_batch(statements, self._splitter)
         except (CheatDetected, DeckUsageError, group.GroupError):
             ok = False
         if not ok:

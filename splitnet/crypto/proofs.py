@@ -45,6 +45,7 @@ from typing import Final
 
 from splitnet.crypto import group
 from splitnet.crypto.seeds import hash_to_scalars, nonzero_scalar, u64
+from splitnet.crypto.split import Splitter, is_identity
 
 POK_BYTES: Final = 64
 SHARES_PROOF_BYTES: Final = 96
@@ -239,7 +240,8 @@ class SharesStatement:
     proof: object
 
 
-def verify_shares_batch(statements: Sequence[SharesStatement]) -> bool:
+def verify_shares_batch(statements: Sequence[SharesStatement],
+                        splitter: Splitter | None = None) -> bool:
     """True iff every statement's proof holds (up to ≤ 2q/L), checked all at once.
 
     With E^A_i = z_i·G − e_i·Y_i − A_i and E^B_i = z_i·C_i − e_i·D_i − B_i, it checks
@@ -250,7 +252,8 @@ def verify_shares_batch(statements: Sequence[SharesStatement]) -> bool:
     instead of ~2·#shares.  If any E ≠ 0 the sum vanishes for at most one value of one
     uniform ω_i (or of λ when only i = 0 is wrong): ≤ 2q/L for q hash queries.
 
-    Raises GroupError when a proof is malformed.  An empty batch is true.
+    Raises GroupError when a proof is malformed.  An empty batch is true. ``splitter``:
+    the sum's terms cut into chunks it may run side by side (the same verdict).
     """
     parsed = []
     for st in statements:
@@ -290,19 +293,11 @@ def verify_shares_batch(statements: Sequence[SharesStatement]) -> bool:
         for w, c1, d in zip(batch_weights(t, len(st.c1s)), st.c1s, st.shares, strict=True):
             term(c1, lz * w)
             term(d, -le * w)
-    return _is_identity(g_coef % big_l, terms)
+    return _is_identity(g_coef % big_l, terms, splitter)
 
 
-def _is_identity(g_coef: int, terms: dict[bytes, int]) -> bool:
-    """g·G + Σ coef·P == identity?  Coefficients ±1 cost an addition, not a multiplication."""
-    acc = group.base_mul(g_coef)
-    for p, coef in terms.items():
-        if coef == 0 or p == group.IDENTITY:
-            continue
-        if coef == 1:
-            acc = group.add(acc, p)
-        elif coef == group.L - 1:
-            acc = group.sub(acc, p)
-        else:
-            acc = group.add(acc, group.mul(coef, p))
-    return acc == group.IDENTITY
+def _is_identity(g_coef: int, terms: dict[bytes, int],
+                 splitter: Splitter | None = None) -> bool:
+    """g·G + Σ coef·P == identity?  Coefficients ±1 cost an addition, not a multiplication;
+    the terms cut into chunks for ``splitter`` (:func:`splitnet.crypto.split.is_identity`)."""
+    return is_identity(g_coef, terms, splitter)

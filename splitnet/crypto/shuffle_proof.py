@@ -47,7 +47,7 @@ from functools import lru_cache
 from typing import Final, NamedTuple
 
 from splitnet.crypto import group
-from splitnet.crypto.split import Splitter, parts_of, ranges, run
+from splitnet.crypto.split import Splitter, is_identity, parts_of, ranges, run
 from splitnet.errors import SplitnetError
 
 __all__ = [
@@ -650,29 +650,10 @@ def _is_zero(g_coef: int, terms: dict[bytes, int], splitter: Splitter | None = N
     """Whether g_coef·G + Σ coefficient·point is the identity.
 
     One scalar multiplication per point, except coefficients ±1 (an addition). The terms
-    are independent: cut into chunks (``splitter``), each a partial sum, added at the end.
+    are independent: cut into chunks (``splitter``), each a partial sum, added at the end
+    (:func:`splitnet.crypto.split.is_identity`).
     """
-    items = [(x % L, p) for p, x in terms.items() if x % L and p != IDENTITY]
-    parts = ranges(len(items), parts_of(splitter, len(items)))
-    sums = run(splitter, _term_sum, [(g_coef % L if k == 0 else None, items[p.start:p.stop])
-                                     for k, p in enumerate(parts)])
-    return _total(sums) == IDENTITY
-
-
-def _term_sum(job: tuple[int | None, Sequence[tuple[int, bytes]]]) -> bytes:
-    """A chunk of :func:`_is_zero` (picklable): [g·G +] Σ x·P over its terms (x ≠ 0 mod L,
-    P not the identity); the chunk that carries g starts from g·G."""
-    g, items = job
-    mul, add, sub = group.mul, group.add, group.sub
-    acc = group.base_mul(g) if g is not None else IDENTITY
-    for x, p in items:
-        if x == 1:
-            acc = add(acc, p)
-        elif x == L - 1:
-            acc = sub(acc, p)
-        else:
-            acc = add(acc, mul(x, p))
-    return acc
+    return is_identity(g_coef, terms, splitter)
 
 
 _EQUATIONS: Final = {

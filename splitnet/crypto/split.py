@@ -20,10 +20,13 @@ without a splitter. A process-backed splitter lives above (``splitnet.game.pool`
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final, Protocol, TypeVar
 
-__all__ = ["IN_THREAD", "InThread", "Splitter", "parts_of", "ranges", "run"]
+from splitnet.crypto import group
+
+__all__ = ["IN_THREAD", "InThread", "Splitter", "is_identity", "parts_of", "ranges", "run",
+           "term_sum"]
 
 _A = TypeVar("_A")
 _R = TypeVar("_R")
@@ -83,3 +86,37 @@ def run(splitter: Splitter | None, fn: Callable[[Any], _R], chunks: Sequence[Any
     if len(out) != len(chunks):  # a splitter bug must not become a wrong proof
         raise RuntimeError("the splitter returned a result per chunk it was not given")
     return out
+
+
+def is_identity(g_coef: int, terms: Mapping[bytes, int],
+                splitter: Splitter | None = None) -> bool:
+    """Whether g_coef·G + Σ coefficient·point is the identity (a verifier's one random
+    linear combination): one scalar multiplication per point, except coefficients ±1
+    (an addition). The terms are independent: cut into chunks, each a partial sum
+    (:func:`term_sum`), added at the end."""
+    big_l = group.L
+    items = [(x % big_l, p) for p, x in terms.items() if x % big_l and p != group.IDENTITY]
+    parts = ranges(len(items), parts_of(splitter, len(items)))
+    sums = run(splitter, term_sum, [(g_coef % big_l if k == 0 else None,
+                                     items[p.start:p.stop]) for k, p in enumerate(parts)])
+    acc = sums[0]
+    for q in sums[1:]:
+        acc = group.add(acc, q)
+    return acc == group.IDENTITY
+
+
+def term_sum(job: tuple[int | None, Sequence[tuple[int, bytes]]]) -> bytes:
+    """A chunk of :func:`is_identity` (picklable): [g·G +] Σ x·P over its terms (x ≠ 0
+    mod L, P not the identity); the chunk that carries g starts from g·G."""
+    g, items = job
+    mul, add, sub = group.mul, group.add, group.sub
+    big_l = group.L
+    acc = group.base_mul(g) if g is not None else group.IDENTITY
+    for x, p in items:
+        if x == 1:
+            acc = add(acc, p)
+        elif x == big_l - 1:
+            acc = sub(acc, p)
+        else:
+            acc = add(acc, mul(x, p))
+    return acc
