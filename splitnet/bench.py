@@ -152,8 +152,9 @@ def bench_deck_proofs(players: list[int], play: bool = True) -> str:
       the peer's thread computing one half and its helper process the other
       (:class:`~splitnet.game.pool.Helper`). Modelled: each half is computed here and its
       CPU measured, a phase lasts as long as its longer half plus the IPC cost of a phase
-      measured with the real helper in the same run; the checks of other hops fill the
-      cores the peer's own work leaves.
+      measured with the real helper in the same run; the checks of other hops, each in
+      two parts (one per check worker, :func:`~splitnet.game.checks.check_hop_part`, each
+      part's CPU measured), fill the cores the peer's own work leaves.
 
     Then every peer checks the N deal messages in one batch. The critical path is when the
     last peer is ready to play; CPU is all peers' time together. Each is printed as a
@@ -277,6 +278,8 @@ def _setup_run(n: int, gid: bytes, mode: str, deck_round: Any, proof_functions: 
     """One simulated set-up (see :func:`bench_deck_proofs`); ``mode`` sequential,
     pipelined, both (cores) or none (no proofs); ``ipc``: the cost of a phase split with
     the helper (both)."""
+    from splitnet.game.checks import check_hop_part, verdict_of_parts
+
     with_proofs = mode != "none"
     both = mode == "both"
     timer = _ChunkTimer() if both else None
@@ -324,6 +327,21 @@ def _setup_run(n: int, gid: bytes, mode: str, deck_round: Any, proof_functions: 
                 continue
             last = both and i == n - 1
             t0 = time.thread_time()
+            if both and not last:  # in parts, one per check worker (ProofPool split)
+                peers[j].on_shuffle(i, msg, defer=True)
+                dv = time.thread_time() - t0  # its arrival checks: with the first part
+                for hop in peers[j].unchecked_hops():
+                    sums, times = [], []
+                    for k in range(2):
+                        t1 = time.thread_time()
+                        sums.append(check_hop_part(gid, hop, k, 2))
+                        times.append(time.thread_time() - t1)
+                    peers[j].settle_hop(hop, verdict_of_parts(gid, hop, sums))
+                    jobs[j] += [(arrival, dv + times[0], 1, 1), (arrival, times[1], 1, 1)]
+                    dv += sum(times)
+                verify_t.append(dv)
+                cpu += dv
+                continue
             if mode in ("pipelined", "both"):
                 peers[j].on_shuffle(i, msg, defer=True)
                 for hop in peers[j].unchecked_hops():

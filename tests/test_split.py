@@ -19,8 +19,8 @@ from splitnet.crypto.deck import DeckRound, HopCheck
 from splitnet.crypto.errors import CheatDetected
 from splitnet.crypto.shuffle_proof import ShuffleProofError, prove_shuffle, verify_shuffle
 from splitnet.crypto.split import IN_THREAD, parts_of, ranges
-from splitnet.game.checks import InlineChecker, check_hop
-from splitnet.game.pool import Helper, ProofPool
+from splitnet.game.checks import InlineChecker, check_hop, check_hop_part, verdict_of_parts
+from splitnet.game.pool import Helper, ProofPool, _Pending
 from splitnet.game.table import proof_functions
 from tests.test_deck_helpers import GID, seed_for
 from tests.test_pipeline import new_game, send_one, to_shuffle
@@ -151,6 +151,73 @@ def test_a_cut_batch_check_of_the_deal_gives_the_same_verdicts() -> None:
     with pytest.raises(CheatDetected) as e:
         twin.on_shares_batch([msgs[0], msgs[1], (2, bad)], "deal")
     assert e.value.seat == 2
+
+
+@pytest.mark.parametrize("parts", [1, 2, 3])
+@pytest.mark.parametrize("trivial", [False, True])
+def test_a_check_in_parts_accepts_what_the_whole_check_accepts(parts: int,
+                                                              trivial: bool) -> None:
+    hop = Hop(10, trivial=trivial)
+    args = (hop.ctx, hop.pk, hop.inputs, hop.outputs, hop.proof)
+    sums = [sp.verify_shuffle_part(*args, part=k, parts=parts) for k in range(parts)]
+    assert sp.accepts_parts(sums) and sp.accepts_parts(sums[::-1])
+    bad = (hop.ctx, hop.pk, hop.inputs, hop.outputs[1:] + hop.outputs[:1], hop.proof)
+    assert not sp.accepts_parts([sp.verify_shuffle_part(*bad, part=k, parts=parts)
+                                 for k in range(parts)])
+    assert not sp.accepts_parts([])
+    with pytest.raises(ShuffleProofError, match="part must be"):
+        sp.verify_shuffle_part(*args, part=parts, parts=parts)
+
+
+def _not_a_point() -> bytes:
+    """32 bytes, bit 255 clear, that are no ristretto255 encoding (the group library
+    would silently treat them as the identity)."""
+    return bytes([1] * 31 + [0x7F])
+
+
+def test_every_point_of_a_check_in_parts_is_decoded_by_some_part() -> None:
+    """Part 0 decodes the statement's points, part 1 the proof's; each takes the other's as
+    valid, so an invalid point makes its decoding part raise, and the verdict of the
+    parts is then the whole check's, message for message."""
+    hop = Hop(10)
+    junk = _not_a_point()
+    outputs = [*hop.outputs]
+    outputs[3] = (outputs[3][0], junk)
+    proof = hop.proof[:32 * 12] + junk + hop.proof[32 * 13:]  # a point of ĉ
+    for ins, outs, pr, who in ((hop.inputs, outputs, hop.proof, 0),
+                               (hop.inputs, hop.outputs, proof, 1)):
+        with pytest.raises(ShuffleProofError):
+            sp.verify_shuffle_part(hop.ctx, hop.pk, ins, outs, pr, part=who, parts=2)
+        other = sp.verify_shuffle_part(hop.ctx, hop.pk, ins, outs, pr, part=1 - who, parts=2)
+        assert isinstance(other, bytes)  # it did not look: the part that looks raised
+        check = HopCheck(1, hop.ctx, hop.pk, tuple(ins), tuple(outs), pr)
+        whole = check_hop(b"", check)
+        sums = [check_hop_part(b"", check, k, 2) for k in range(2)]
+        assert sums[who] is None and whole is not None
+        assert verdict_of_parts(b"", check, sums) == whole
+
+
+@pytest.mark.slow
+def test_a_pool_with_two_workers_checks_each_hop_in_parts_with_the_same_verdicts() -> None:
+    g = new_game(3, checker=InlineChecker())
+    to_shuffle(g)
+    assert send_one(g)
+    r = g.cores[1].round
+    assert r is not None
+    good = r.checks[0][0]
+    bad = HopCheck(good.seat, good.context, good.joint_key, good.inputs,
+                   good.outputs[1:] + good.outputs[:1], good.proof)
+    gid = g.cores[0].game_id
+    pool = ProofPool(workers=2, helper=False).start()
+    try:
+        assert pool.split and pool.splitter is None
+        verdicts = [pool.submit(gid, good), pool.submit(gid, bad)]
+        assert all(isinstance(v, _Pending) and v.parts is not None for v in verdicts)
+        assert verdicts[0].result() is None
+        assert verdicts[1].result() == check_hop(gid, bad) is not None
+        assert pool.submitted == 2
+    finally:
+        pool.close()
 
 
 # ------------------------------------------------------------------ the process helper

@@ -47,7 +47,7 @@ from functools import lru_cache
 from typing import Final, NamedTuple
 
 from splitnet.crypto import group
-from splitnet.crypto.split import Splitter, is_identity, parts_of, ranges, run
+from splitnet.crypto.split import Splitter, is_identity, parts_of, ranges, run, term_sum
 from splitnet.errors import SplitnetError
 
 __all__ = [
@@ -55,10 +55,12 @@ __all__ = [
     "MIN_N",
     "ShuffleHop",
     "ShuffleProofError",
+    "accepts_parts",
     "generators",
     "proof_size",
     "prove_shuffle",
     "verify_shuffle",
+    "verify_shuffle_part",
     "verify_shuffles",
 ]
 
@@ -239,7 +241,7 @@ class _Proof:
         )
 
     @classmethod
-    def from_bytes(cls, data: object, n: int) -> _Proof:
+    def from_bytes(cls, data: object, n: int, *, check_points: bool = True) -> _Proof:
         if not isinstance(data, bytes):
             raise ShuffleProofError("proof: expected bytes")
         if len(data) != proof_size(n):
@@ -253,7 +255,8 @@ class _Proof:
             nonlocal pos
             out = []
             for k in range(1, count + 1):
-                out.append(_decode(data[pos : pos + P], f"proof field {name(k)}"))
+                raw = data[pos : pos + P]
+                out.append(_decode(raw, f"proof field {name(k)}") if check_points else raw)
                 pos += P
             return out
 
@@ -558,6 +561,50 @@ def verify_shuffle(
         raise ShuffleProofError(_rejection(hop.st.n, _failed_equations(hop)))
 
 
+def verify_shuffle_part(
+    context: bytes,
+    pk: bytes,
+    inputs: Sequence[Ciphertext],
+    outputs: Sequence[Ciphertext],
+    proof: bytes,
+    *,
+    part: int,
+    parts: int,
+    context_game: bytes = b"",
+) -> bytes:
+    """Part ``part`` (0 … parts−1) of :func:`verify_shuffle`'s check, so that the parts of
+    one check can run in different processes side by side: its partial sum of the one
+    random linear combination (:func:`accepts_parts` adds them up).
+
+    Each part derives the whole combination but multiplies only its chunk of the terms,
+    and decodes only its share of the points: part 0 the statement's, part 1 the proof's
+    (a single part, both), the others taking them as valid. Raises
+    :class:`ShuffleProofError` if what it decodes is malformed. The proof is accepted iff
+    every part returns and :func:`accepts_parts` is true: every point is then decoded
+    strictly by some part. Otherwise the verdict, and the message that says what failed,
+    is :func:`verify_shuffle`'s (the same bytes give the same verdict either way)."""
+    if not all(isinstance(x, int) and not isinstance(x, bool) for x in (part, parts)) or not (
+            0 <= part < parts):
+        raise ShuffleProofError(f"part must be in 0…parts−1, not {part!r} of {parts!r}")
+    hop = _prepare(context, pk, inputs, outputs, proof, context_game,
+                   check_statement=part == 0, check_proof=part == 1 or parts == 1)
+    items = [(x % L, p) for p, x in hop.terms.items() if x % L and p != IDENTITY]
+    cut = ranges(len(items), parts)
+    chunk = cut[part] if part < len(cut) else range(0)
+    return term_sum((hop.g_coef % L if part == 0 else None, items[chunk.start:chunk.stop]))
+
+
+def accepts_parts(sums: Sequence[bytes]) -> bool:
+    """Whether the partial sums of every part of a check (:func:`verify_shuffle_part`,
+    in any order) add up to the identity: the proof is accepted."""
+    if not sums:
+        return False
+    acc = sums[0]
+    for q in sums[1:]:
+        acc = group.add(acc, q)
+    return acc == IDENTITY
+
+
 class ShuffleHop(NamedTuple):
     """One proven hop, as :func:`verify_shuffles` takes it."""
 
@@ -628,11 +675,15 @@ def _prepare(
     outputs: object,
     proof: object,
     context_game: object,
+    *,
+    check_statement: bool = True,
+    check_proof: bool = True,
 ) -> _Hop:
-    """Decode a hop strictly, derive its challenges and its combined equation."""
-    st = _statement(context, context_game, pk, inputs, outputs)
+    """Decode a hop strictly, derive its challenges and its combined equation (the
+    ``check_*`` False: those points taken as valid, their shapes still checked)."""
+    st = _statement(context, context_game, pk, inputs, outputs, check_points=check_statement)
     n = st.n
-    pr = _Proof.from_bytes(proof, n)
+    pr = _Proof.from_bytes(proof, n, check_points=check_proof)
     assert isinstance(proof, bytes)
     d_u, u = _challenges_u(st, pr.c)
     ch = _challenge(d_u, pr.c_hat, pr.t, pr.t_hat)

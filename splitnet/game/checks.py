@@ -65,6 +65,32 @@ def check_hop(game_id: bytes, hop: HopCheck, splitter: Splitter | None = None) -
     return None
 
 
+def check_hop_part(game_id: bytes, hop: HopCheck, part: int, parts: int) -> bytes | None:
+    """Part ``part`` of ``parts`` of :func:`check_hop` (top-level: a worker runs it): its
+    partial sum, or None if the part found the hop malformed. :func:`verdict_of_parts`
+    makes the verdict of all the parts."""
+    from splitnet.crypto.shuffle_proof import verify_shuffle_part
+
+    try:
+        return verify_shuffle_part(hop.context, hop.joint_key, hop.inputs, hop.outputs,
+                                   hop.proof, part=part, parts=parts, context_game=game_id)
+    except ValueError:
+        return None
+
+
+def verdict_of_parts(game_id: bytes, hop: HopCheck, sums: list[bytes | None]) -> str | None:
+    """The verdict of a check made in parts: None (accepted) when every part returned and
+    their sums add up to the identity; otherwise :func:`check_hop`'s, whole, here — the
+    same verdict and message a check in one piece gives (a bad hop costs a second check,
+    an honest one nothing)."""
+    from splitnet.crypto.shuffle_proof import accepts_parts
+
+    done = [x for x in sums if x is not None]
+    if len(done) == len(sums) and accepts_parts(done):
+        return None
+    return check_hop(game_id, hop)
+
+
 class Done:
     """A verdict already known."""
 

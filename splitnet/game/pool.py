@@ -7,7 +7,9 @@ first round: :meth:`ProofPool.start`) and reused for every hop of every round. A
 a pure function of the hop's bytes (:func:`~splitnet.game.checks.check_hop`), so nothing
 but its arguments and its one-line verdict cross the process boundary. Should the pool
 fail (a worker killed, no way to start processes), the check runs in the calling thread
-instead: a broken pool costs time, never a wrong verdict.
+instead: a broken pool costs time, never a wrong verdict. With two workers or more,
+each check is cut in parts, one per worker (:func:`~splitnet.game.checks.check_hop_part`),
+so that a check alone in the queue uses every core; the verdict is the whole check's.
 
 The pool also holds the peer's **helper**: one more worker process (:class:`Helper`), at
 the peer's own priority, that computes half of each costly phase of the peer's own shuffle
@@ -41,7 +43,7 @@ from typing import Any, Final, TypeVar
 
 from splitnet.crypto.deck import HopCheck
 from splitnet.crypto.split import Splitter
-from splitnet.game.checks import Done, HopVerdict, check_hop
+from splitnet.game.checks import Done, HopVerdict, check_hop, check_hop_part, verdict_of_parts
 
 _A = TypeVar("_A")
 _R = TypeVar("_R")
@@ -281,11 +283,13 @@ class Helper:
 
 
 class _Pending:
-    """A check running in the pool; falls back to checking here if the pool breaks."""
+    """A check running in the pool, whole (``future``) or in parts (``parts``: each a
+    worker's partial sum); falls back to checking here if the pool breaks."""
 
     def __init__(self, future: Future[str | None] | None, game_id: bytes,
-                 hop: HopCheck) -> None:
+                 hop: HopCheck, parts: list[Future[bytes | None]] | None = None) -> None:
         self.future = future
+        self.parts = parts
         self.game_id = game_id
         self.hop = hop
         self._verdict: tuple[str | None] | None = None
@@ -295,9 +299,13 @@ class _Pending:
         if self._verdict is None:
             verdict: str | None
             try:
-                if self.future is None:
+                if self.parts is not None:
+                    verdict = verdict_of_parts(self.game_id, self.hop,
+                                               [f.result() for f in self.parts])
+                elif self.future is None:
                     raise RuntimeError("no pool")
-                verdict = self.future.result()
+                else:
+                    verdict = self.future.result()
             except Exception:  # any pool failure: check here instead
                 self.inline = True
                 verdict = check_hop(self.game_id, self.hop)
@@ -312,14 +320,17 @@ class ProofPool:
     the peers of one process that use this pool check each hop once (verdicts kept by
     :meth:`HopCheck.digest`, the last ``keep``). ``helper``: also start the peer's
     :class:`Helper` (:attr:`splitter`), through which the peer's own hop and the check on
-    its critical path (``submit(…, last=True)``) use both cores."""
+    its critical path (``submit(…, last=True)``) use both cores. ``split``: with two
+    workers or more, each other check is cut in parts, one per worker (a check alone
+    in the queue then uses every core; :func:`~splitnet.game.checks.check_hop_part`)."""
 
     def __init__(self, workers: int | None = None, *, share: bool = False,
-                 keep: int = 64, helper: bool = True) -> None:
+                 keep: int = 64, helper: bool = True, split: bool = True) -> None:
         self.workers = workers if workers is not None else max(1, os.cpu_count() or 1)
         self.share = share
         self.keep = keep
         self.helper: Helper | None = Helper() if helper else None
+        self.split = split and self.workers >= 2
         self._executor: ProcessPoolExecutor | None = None
         self._broken = False
         self._lock = threading.Lock()
@@ -369,13 +380,19 @@ class ProofPool:
                     self._seen.popitem(last=False)
             return done
         future: Future[str | None] | None = None
+        parts: list[Future[bytes | None]] | None = None
         if self._executor is not None:
             try:
-                future = self._executor.submit(check_hop, game_id, hop)
+                if self.split:
+                    parts = [self._executor.submit(check_hop_part, game_id, hop, k,
+                                                   self.workers)
+                             for k in range(self.workers)]
+                else:
+                    future = self._executor.submit(check_hop, game_id, hop)
                 self.submitted += 1
             except RuntimeError:  # shut down or broken: check in this thread
-                future = None
-        pending = _Pending(future, game_id, hop)
+                future, parts = None, None
+        pending = _Pending(future, game_id, hop, parts)
         if self.share:
             self._seen[key] = pending
             while len(self._seen) > self.keep:
