@@ -542,7 +542,7 @@ def bench_play_setup(players: list[int], reps: int = 2) -> list[str]:
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     lines = ["splitnet play set-up in one process (you + N−1 bots; median of "
              f"{reps}; load average {load:.1f} on {os.cpu_count()} cores)",
-             "wall time (CPU of this thread + the pool's workers)",
+             "wall time (CPU of this thread + the pool's workers and helper)",
              "players  every peer checks, here    every peer checks, pool          "
              "checked once, pool (play)        goal"]
     pool = ProofPool(share=False).start()
@@ -558,7 +558,7 @@ def bench_play_setup(players: list[int], reps: int = 2) -> list[str]:
                     g = LocalGame([f"p{i}" for i in range(n)], Settings(rounds=1),
                                   SelfplaySecrets(100 + rep), shuffle_proofs=True,
                                   checker=checker)
-                    pids = checker.pids() if checker is not None else []
+                    pids = _pool_pids(checker)
                     w0, c0, k0 = time.perf_counter(), time.thread_time(), _cpu_of(pids)
                     for _ in range(10_000):
                         r = g.cores[0].round
@@ -582,6 +582,14 @@ def bench_play_setup(players: list[int], reps: int = 2) -> list[str]:
     lines.append("(play: the checks go to worker processes; a hop is checked once for "
                  "you and the bots — protocol/SECURITY.md, pipelined shuffle checks)")
     return lines
+
+
+def _pool_pids(pool: Any) -> list[int]:
+    """A pool's processes: its check workers and its helper (none: no pool)."""
+    if pool is None:
+        return []
+    helper = pool.helper.pid if pool.helper is not None else None
+    return [*pool.pids(), *([helper] if helper is not None else [])]
 
 
 def _cpu_of(pids: list[int]) -> float:

@@ -38,7 +38,7 @@ def test_bench_play_setup_times_the_three_ways_of_checking() -> None:
     out = bench_play_setup([2], reps=1)
     row = [ln for ln in out if ln.strip().startswith("2 ")]
     assert row and row[0].count(" s (") == 3, out  # wall (thread + workers CPU) × 3
-    assert any("CPU of this thread + the pool's workers" in ln for ln in out)
+    assert any("CPU of this thread + the pool's workers and helper" in ln for ln in out)
 
 
 def test_bench_bots_reports_the_rate_with_its_interval_time_and_target_spread() -> None:
