@@ -329,7 +329,8 @@ class ProofPool:
         self.workers = workers if workers is not None else max(1, os.cpu_count() or 1)
         self.share = share
         self.keep = keep
-        self.helper: Helper | None = Helper() if helper else None
+        # one core: nothing would run beside the peer's thread, a helper would only add IPC
+        self.helper: Helper | None = Helper() if helper and (os.cpu_count() or 1) > 1 else None
         self.split = split and self.workers >= 2
         self._executor: ProcessPoolExecutor | None = None
         self._broken = False
