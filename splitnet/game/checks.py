@@ -6,8 +6,11 @@ A :class:`~splitnet.game.core.GameCore` takes each hop with its proof check defe
 once and takes the verdicts, in chain order, only when the last hop is in — before any
 share of the deck is made or read. Meanwhile the next seat shuffles. The core owns no
 process or thread: whoever assembles a peer injects the checker (a process pool that uses
-the machine's other core, :mod:`splitnet.app.proof_pool`); :class:`InlineChecker`, the
-default, checks at once in the calling thread.
+the machine's other core, :mod:`splitnet.game.pool`); :class:`InlineChecker`, the
+default, checks at once in the calling thread. A checker also hands the core its
+:attr:`HopChecker.splitter`, through which the seat's own hop uses both cores (the pool's
+helper process; :mod:`splitnet.crypto.split`), and is told which hop is the last
+(``submit(…, last=True)``), whose verdict the seat waits for next.
 
 A checker may share verdicts between the peers of one process (``splitnet play``: you
 and the bots): a verdict is a function of the hop's bytes and the game's generators only
