@@ -244,6 +244,30 @@ def test_the_helper_process_computes_half_and_a_killed_one_costs_time_not_bytes(
         helper.close()
 
 
+def _double_or_raise(x: object) -> object:
+    """A chunk function for the helper's tests (module-level: the helper imports it)."""
+    if x == "boom":
+        raise ValueError("boom")
+    return 2 * x  # type: ignore[operator]
+
+
+@pytest.mark.slow
+def test_a_chunk_that_raises_raises_in_the_peer_and_the_helper_stays_in_step() -> None:
+    helper = Helper().start()
+    try:
+        assert helper.ready(timeout=60)
+        assert helper.map(_double_or_raise, [1, 2]) == [2, 4]
+        with pytest.raises(ValueError):  # the peer's own half raises
+            helper.map(_double_or_raise, ["boom", 3])
+        assert helper.map(_double_or_raise, [5, 6]) == [10, 12]  # its answer was drained
+        with pytest.raises(ValueError):  # the helper's half raised: computed here, raises
+            helper.map(_double_or_raise, [1, "boom"])
+        assert helper.map(_double_or_raise, [7, 8]) == [14, 16]
+        assert helper.fallbacks == 0 and helper.calls == 3
+    finally:
+        helper.close()
+
+
 def test_the_helpers_pipe_is_an_unnamed_socket_pair_not_a_file() -> None:
     """The hop's secrets in a chunk (SECURITY.md §2.1 "Two cores") cross only a socket pair
     between the peer and its own child: no path anyone could open."""

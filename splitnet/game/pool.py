@@ -223,11 +223,14 @@ class Helper:
         c1 = tt()
         try:
             mine = fn(chunks[0])
-        except BaseException:
-            self._answer(conn)  # keep the pipe in step before the error goes up
+        except Exception:
+            self._answer(conn, len(chunks) - 1)  # keep the pipe in step, then raise
+            raise
+        except BaseException:  # Ctrl-C, exit: do not wait for the helper's half
+            self._stop()
             raise
         c2 = tt()
-        answer = self._answer(conn)
+        answer = self._answer(conn, len(chunks) - 1)
         if answer is None:
             return [mine, *(fn(c) for c in chunks[1:])]
         theirs, remote, overhead = answer
@@ -238,9 +241,9 @@ class Helper:
                                          time.perf_counter() - w0))
         return [mine, *theirs]
 
-    def _answer(self, conn: Connection) -> tuple[list[Any], float, float] | None:
-        """The helper's results, or None (then the caller computes them: the helper
-        failed, and is dropped, or its chunk raised)."""
+    def _answer(self, conn: Connection, count: int) -> tuple[list[Any], float, float] | None:
+        """The helper's ``count`` results, or None (then the caller computes them: the
+        helper failed, and is dropped, or its chunk raised)."""
         try:
             if not conn.poll(self.timeout):
                 raise TimeoutError("the helper does not answer")
@@ -248,8 +251,8 @@ class Helper:
             if not ok:
                 return None  # the chunk raised there: it raises here too
             results = pickle.loads(payload)
-            if not isinstance(results, list):
-                raise TypeError("the helper sent no list")
+            if not isinstance(results, list) or len(results) != count:
+                raise TypeError("the helper sent no list of its results")
             return results, float(remote), float(overhead)
         except Exception:
             self._fail()
