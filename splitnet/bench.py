@@ -142,7 +142,8 @@ def bench_deck_proofs(players: list[int], play: bool = True) -> str:
     * **sequential** — a peer checks each hop as it arrives (its own is not re-checked)
       and shuffles when the previous hop is in *and checked*;
     * **pipelined** (GAME.md "shuffle proofs") — a peer shuffles as soon as the previous
-      hop is in; its checks of the others' hops run in worker processes of lower
+      hop is in and its arrival checks (turn, fields, 208 points, in the peer's thread)
+      are made; its checks of the others' hops run in worker processes of lower
       priority (:class:`~splitnet.game.pool.ProofPool`), in arrival order, on whichever of
       its 2 cores its own proving leaves free; its deal shares go out once its own hop is
       made and every verdict is in;
@@ -185,9 +186,10 @@ def bench_deck_proofs(players: list[int], play: bool = True) -> str:
              "‖ = on both cores (the longer half of each phase + IPC)",
              "players  sequential: prove verify   crit (÷ model)   pipelined: prove verify   "
              "crit (÷ model)   both cores: prove‖ verify‖(last)   crit (÷ model)   "
-             "set-up CPU   no proofs crit / CPU   goal"]
+             "set-up CPU   no proofs crit / CPU   mul µs   goal"]
     gid = bytes(range(16))
     for n in players:
+        row_mul = measure_op_costs(rounds=3, reps=10)["mul"]  # this row's CPU speed
         res: dict[str, _Setup] = {}
         for mode in ("sequential", "pipelined", "both", "none"):
             res[mode] = _setup_run(n, gid, mode, DeckRound, _proof_functions, check_hop,
@@ -206,9 +208,12 @@ def bench_deck_proofs(players: list[int], play: bool = True) -> str:
                      f"{pip.crit:6.3f} s ({pip.crit / model_p:4.2f})   "
                      f"{both.prove_par * 1e3:14.1f} ms {both.last_par * 1e3:9.1f} ms    "
                      f"{both.crit:6.3f} s ({both.crit / model_b:4.2f})   {both.cpu:7.3f} s   "
-                     f"{none.crit:6.3f} s / {none.cpu:5.3f} s   {verdict}")
+                     f"{none.crit:6.3f} s / {none.cpu:5.3f} s   {row_mul * 1e6:6.1f}   "
+                     f"{verdict}")
     lines.append("goals: both-cores crit (the pipelined chain as splitnet runs it) ≤ 0.40 s "
-                 "at 6 players and ≤ 0.55 s at 8, ≤ 1.15 × its model")
+                 "at 6 players and ≤ 0.55 s at 8, ≤ 1.15 × its model; mul µs: one scalar "
+                 "multiplication measured before the row (the machine's speed drifts with "
+                 "its other tenants, and every figure of the row with it)")
     lines.append("reference: a LibTMCG-based poker prototype needs ~30 s for 52 cards and "
                  "6 players")
     lines.append("")
@@ -325,40 +330,47 @@ def _setup_run(n: int, gid: bytes, mode: str, deck_round: Any, proof_functions: 
         for j in range(n):
             if j == i:
                 continue
-            last = both and i == n - 1
             t0 = time.thread_time()
-            if both and not last:  # in parts, one per check worker (ProofPool split)
-                peers[j].on_shuffle(i, msg, defer=True)
-                dv = time.thread_time() - t0  # its arrival checks: with the first part
-                for hop in peers[j].unchecked_hops():
-                    sums, times = [], []
-                    for k in range(2):
-                        t1 = time.thread_time()
-                        sums.append(check_hop_part(gid, hop, k, 2))
-                        times.append(time.thread_time() - t1)
-                    peers[j].settle_hop(hop, verdict_of_parts(gid, hop, sums))
-                    jobs[j] += [(arrival, dv + times[0], 1, 1), (arrival, times[1], 1, 1)]
-                    dv += sum(times)
-                verify_t.append(dv)
-                cpu += dv
-                continue
-            if mode in ("pipelined", "both"):
-                peers[j].on_shuffle(i, msg, defer=True)
-                for hop in peers[j].unchecked_hops():
-                    peers[j].settle_hop(hop, check_hop(gid, hop, timer if last else None))
-            else:
+            if mode in ("sequential", "none"):  # checked on arrival, in the peer's thread
                 peers[j].on_shuffle(i, msg)
-            dv = time.thread_time() - t0
+                dv = time.thread_time() - t0
+                if with_proofs:
+                    verify_t.append(dv)
+                cpu += dv
+                main[j] = max(main[j], arrival) + dv
+                continue
+            # pipelined: the arrival checks (turn, fields, 208 points) in the peer's
+            # thread — the next shuffler shuffles after them —, the proof check deferred
+            peers[j].on_shuffle(i, msg, defer=True)
+            da = time.thread_time() - t0
+            cpu += da
+            main[j] = max(main[j], arrival) + da
+            released = main[j]
+            (hop,) = peers[j].unchecked_hops()
+            if both and i == n - 1:  # the last hop: in the peer's thread and helper at once
+                t0 = time.thread_time()
+                verdict = check_hop(gid, hop, timer)
+                dv = time.thread_time() - t0
+                length = _parallel(dv, timer.take() if timer is not None else [], ipc)
+                last_t.append(length)
+                jobs[j].append((released, length, 2, 0))
+            elif both:  # in two parts, one per check worker (ProofPool split)
+                sums, times = [], []
+                for k in range(2):
+                    t0 = time.thread_time()
+                    sums.append(check_hop_part(gid, hop, k, 2))
+                    times.append(time.thread_time() - t0)
+                verdict = verdict_of_parts(gid, hop, sums)
+                dv = sum(times)
+                jobs[j] += [(released, t, 1, 1) for t in times]
+            else:  # in a worker process
+                t0 = time.thread_time()
+                verdict = check_hop(gid, hop)
+                dv = time.thread_time() - t0
+                jobs[j].append((released, dv, 1, 1))
+            peers[j].settle_hop(hop, verdict)
             verify_t.append(dv)
             cpu += dv
-            if last and timer is not None:  # in the peer's thread and helper, at once
-                length = _parallel(dv, timer.take(), ipc)
-                last_t.append(length)
-                jobs[j].append((arrival, length, 2, 0))
-            elif mode in ("pipelined", "both"):  # in a worker process, from the arrival
-                jobs[j].append((arrival, dv, 1, 1))
-            else:
-                main[j] = max(main[j], arrival) + dv
     ready = [max(m, _two_cores(jobs[j])) for j, m in enumerate(main)]
     dealt = 9 * n
     msgs = []
