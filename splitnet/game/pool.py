@@ -106,31 +106,30 @@ def _helper_main(conn: Connection) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the peer's process decides (as above)
     import splitnet.crypto.shuffle_proof  # noqa: F401  (and the re-mask: crypto.elgamal)
 
-    tt = time.thread_time
     try:
         conn.send_bytes(b"ready")
-    except (OSError, ValueError):
+        while True:
+            conn.send_bytes(_serve(conn.recv_bytes()))
+    except (EOFError, OSError, ValueError):
         return
-    while True:
-        try:
-            data = conn.recv_bytes()
-        except (EOFError, OSError):
-            return
-        t0 = tt()
-        reply: tuple[bool, bytes | str, float, float]
-        try:
-            fn, chunks = pickle.loads(data)
-            t1 = tt()
-            results = [fn(c) for c in chunks]
-            t2 = tt()
-            payload = pickle.dumps(results, protocol=pickle.HIGHEST_PROTOCOL)
-            reply = (True, payload, t2 - t1, (t1 - t0) + (tt() - t2))
-        except Exception as e:  # the peer computes the chunk itself (and sees the error)
-            reply = (False, repr(e)[:200], 0.0, 0.0)
-        try:
-            conn.send_bytes(pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL))
-        except (OSError, ValueError):
-            return
+
+
+def _serve(data: bytes) -> bytes:
+    """One phase's chunks: the reply to send. Everything it held (the chunks carry a
+    hop's secrets) is gone when it returns: the helper keeps nothing between phases."""
+    tt = time.thread_time
+    t0 = tt()
+    reply: tuple[bool, bytes | str, float, float]
+    try:
+        fn, chunks = pickle.loads(data)
+        t1 = tt()
+        results = [fn(c) for c in chunks]
+        t2 = tt()
+        payload = pickle.dumps(results, protocol=pickle.HIGHEST_PROTOCOL)
+        reply = (True, payload, t2 - t1, (t1 - t0) + (tt() - t2))
+    except Exception as e:  # the peer computes the chunk itself (and sees the error)
+        reply = (False, repr(e)[:200], 0.0, 0.0)
+    return pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 class Helper:
