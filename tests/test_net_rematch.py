@@ -347,6 +347,33 @@ async def test_a_joiner_waits_while_the_host_is_still_on_the_finished_game(
 
 
 @virtual_time
+async def test_a_joiner_whose_host_stays_on_the_finished_game_gives_up_naming_the_offer(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """The host is still on the finished game (its end screen up) for longer than the
+    joiner's ``rematch_wait``: the joiner, never let into a rematch lobby, stops after
+    ``rematch_wait`` saying no rematch was offered (NETWORK.md §13 step 2) — not that it
+    lost a host it had reached and could not get back in for ``retry_total``."""
+    lan = await played(tmp_path)
+    ana = lan.peers[0]
+    port = lan.host.port
+    waiting = PeerNode(ana.identity, tmp_path / "p1", ana.name, "127.0.0.1", port,
+                       net(rematch_wait=7.0), rematch_of=finished(ana.table),
+                       connect=lan.mem.connector("127.0.0.1", port))
+    start = clock.time()
+    task = waiting.start()
+    try:
+        await within(asyncio.wait([task]), 60.0)
+        assert 7.0 < clock.time() - start < 7.0 + 2.5  # (then one back-off step)
+        assert waiting.fatal == (f"no rematch: the host at 127.0.0.1:{port} did not offer "
+                                 "one within 7 s (it was still on the game we finished)")
+        assert waiting.table is None and len(transcripts(tmp_path, 1)) == 1
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        await lan.close()
+
+
+@virtual_time
 async def test_a_joiner_who_asks_for_the_rematch_waits_for_it_and_plays_it(
         tmp_path: Path, clock: VirtualLoop, monkeypatch: pytest.MonkeyPatch) -> None:
     """``splitnet join``'s glue after its game (``_join_rematches``): the person asked

@@ -108,6 +108,30 @@ async def test_a_joiner_with_nobody_at_its_address_backs_off_and_gives_up_in_bou
     assert node.session.final and node.fatal is not None
 
 
+@virtual_time
+async def test_a_joiner_whose_connections_close_before_any_welcome_gives_up_at_first_contact(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """Something at the address accepts each connection and hangs up before a welcome:
+    the joiner, never let in, gives up at the first attempt past ``first_contact``
+    (20 s) saying so — not that it lost a host it had reached and could not get back in
+    for ``retry_total`` (180 s), the bound it never used."""
+    mem = MemoryNet()
+
+    async def hang_up(ch: Any) -> None:
+        ch.close()
+
+    await mem.listen(hang_up, "127.0.0.1", 7499)
+    node = joiner(tmp_path, mem, 7499, "Ana")
+    task = node.start()
+    await clock.until(task.done, "it gives up", within=60.0)
+    assert D.first_contact < clock.time() <= D.first_contact + D.retry_max
+    with pytest.raises(HostGone, match=r"^cannot get into the game at 127\.0\.0\.1:7499: "
+                       r"the connection kept closing before the host let us in \(tried "
+                       r"for 20 s\)$"):
+        task.result()
+    await clock.run_until(mem.close(), within=5.0)
+
+
 # ---------------------------------------------------------------------- a lost host, mid-game
 def crash(host: HostNode) -> None:
     """The host process dies (kill -9): its connections end (the joiners see their

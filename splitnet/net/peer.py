@@ -254,6 +254,7 @@ class PeerNode:
             retry.good()  # we were in this game: the long bound counts from now
         where = f"{self.host}:{self.port}"
         turned_away = 0  # times in a row the host sent us away before its welcome
+        not_yet = False  # the last answer: the host was still on the game we finished (§13)
         try:
             while not self.session.final:
                 raw: Channel
@@ -266,6 +267,7 @@ class PeerNode:
                                 self.host, self.port, limit=1 << 20)
                         raw = StreamChannel(reader, writer, max_buffer=net.max_send_buffer)
                 except (OSError, TimeoutError) as e:
+                    not_yet = False
                     if self._ended():
                         self._over()  # our copy is complete; the host has left
                         break
@@ -294,8 +296,13 @@ class PeerNode:
                     await asyncio.sleep(wait)
                     continue
                 refused: str | None = None  # why the host sent us away, to try again
+                not_yet = False
                 try:
                     await self._session(raw)
+                except RematchNotYet:
+                    not_yet = True  # its end screen is up: the offer may still come
+                    _log.info("the host is still on the game we finished; waiting for its "
+                              "rematch offer")
                 except (ChannelClosed, ConnectionError, TimeoutError,
                         asyncio.IncompleteReadError) as e:
                     if not self.session.final:
@@ -340,11 +347,23 @@ class PeerNode:
                     self._over()
                     break
                 if wait is None:
+                    # the bound that ran out is the one of the state we are in (Retry):
+                    # never let in, a rematch's wait for its offer or the first contact
+                    if self.rematch_of is not None and not retry.reached:
+                        raise HostGone(f"no rematch: the host at {where} did not offer one "
+                                       f"within {net.rematch_wait:g} s" + (
+                                           " (it was still on the game we finished)"
+                                           if not_yet else ""))
+                    bound = net.retry_total if retry.reached else net.first_contact
                     if refused is not None:
                         raise HostGone(f"the host at {where} kept sending us away for "
-                                       f"{net.retry_total:g} s: {refused}")
+                                       f"{bound:g} s: {refused}")
+                    if not retry.reached:
+                        raise HostGone(f"cannot get into the game at {where}: the "
+                                       f"connection kept closing before the host let us "
+                                       f"in (tried for {bound:g} s)")
                     raise HostGone(f"lost the host at {where} and could not get back in "
-                                   f"for {net.retry_total:g} s")
+                                   f"for {bound:g} s")
                 await asyncio.sleep(wait)
         except PeerFatal as e:
             self.fatal = self.net_status = str(e)
