@@ -347,6 +347,58 @@ async def test_a_joiner_waits_while_the_host_is_still_on_the_finished_game(
 
 
 @virtual_time
+async def test_a_joiner_whose_attempt_hangs_on_a_stalled_host_still_gets_into_the_rematch(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """The race a loaded machine exposed (a host ``--rematches 1`` and bots with a short
+    ``rematch_wait``): after the game the host is stalled — its socket still accepts but
+    nothing answers — while Ana, done first, looks for the offer. That one attempt hangs
+    until ``handshake_timeout`` (10 s), past her whole ``rematch_wait`` (8 s); she used to
+    give up right there ("lost the host … could not get back in for 180 s") though the
+    host opened its rematch lobby at 9 s. The bound is on when an attempt starts: an
+    attempt that began in time is followed by one more, and she gets in."""
+    lan = await played(tmp_path)
+    old = lan.host
+    prev, port = finished(old.table), old.port
+    await old.close()
+    stalled = asyncio.Event()
+
+    async def not_running(ch: object) -> None:  # accepted by the kernel, never served
+        await stalled.wait()
+
+    listener, _ = await lan.mem.listen(not_running, "127.0.0.1", port)
+    ana, bo = lan.peers
+    timing = {"rematch_wait": 8.0, "handshake_timeout": 10.0}
+    waiting = PeerNode(ana.identity, tmp_path / "p1", ana.name, "127.0.0.1", port,
+                       net(**timing), rematch_of=finished(ana.table),
+                       connect=lan.mem.connector("127.0.0.1", port))
+    task = waiting.start()
+    bo_task: asyncio.Task[None] | None = None
+    try:
+        await clock.advance(9.0)  # her first attempt still hangs; the host comes back
+        assert not task.done() and waiting.table is None
+        listener.close()
+        host = HostNode(old.identity, tmp_path / "p0", old.name, net(**timing), proofs=False,
+                        rematch_of=prev)
+        await host.listen("127.0.0.1", port, transport=lan.mem.listen)
+        lan.host = host
+        bo_node = PeerNode(bo.identity, tmp_path / "p2", bo.name, "127.0.0.1", port,
+                           net(**timing), rematch_of=finished(bo.table),
+                           connect=lan.mem.connector("127.0.0.1", port))
+        bo_task = bo_node.start()
+        await within(host.started.wait(), 30.0)
+        assert waiting.fatal is None and waiting.table is not None
+        assert waiting.table.game_id == host.table.game_id  # type: ignore[union-attr]
+    finally:
+        stalled.set()
+        for t in (task, bo_task):
+            if t is not None:
+                t.cancel()
+        await asyncio.gather(*(t for t in (task, bo_task) if t is not None),
+                             return_exceptions=True)
+        await lan.close()
+
+
+@virtual_time
 async def test_a_joiner_whose_host_stays_on_the_finished_game_gives_up_naming_the_offer(
         tmp_path: Path, clock: VirtualLoop) -> None:
     """The host is still on the finished game (its end screen up) for longer than the

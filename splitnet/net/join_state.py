@@ -14,7 +14,10 @@
 A ``bye`` in the lobby is the host closing its game: ``FAILED`` at once, with "the host
 closed the game". While ``CONNECTING``, :class:`Retry` bounds the attempts: a host never
 reached gives up after ``first_contact``, one that was reached after ``retry_total``
-since the last good connection. The clock is injected.
+since the last good connection — bounds on when an attempt *starts*: one that began in
+time and then took long (a host that accepted but was not running: a stalled process, a
+loaded machine, up to ``handshake_timeout``) is followed by one more, so a slow attempt
+never spends the next one's turn. The clock is injected.
 
 >>> t = [0.0]
 >>> r = Retry(lambda: t[0], first=1.0, most=2.0, never_reached=5.0, total=60.0)
@@ -23,6 +26,10 @@ since the last good connection. The clock is injected.
 >>> t[0] = 6.0
 >>> r.failed() is None  # never reached, past first_contact: give up
 True
+>>> r = Retry(lambda: t[0], first=1.0, most=2.0, never_reached=5.0, total=60.0)
+>>> t[0] = 16.0  # one attempt began at 6.0 (in time) and hung until now: one more
+>>> r.failed(started=6.0), r.failed(started=17.0)
+(1.0, None)
 """
 
 from __future__ import annotations
@@ -97,8 +104,10 @@ class JoinMachine(Machine[JoinState, JoinEvent]):
 class Retry:
     """Reconnect back-off (``first`` doubling to ``most``) within a bound: a host never
     reached is given up after ``never_reached`` s; one reached before, ``total`` s after
-    the last good connection. ``failed()`` returns the wait before the next attempt, or
-    None to give up; ``good()`` records a good connection."""
+    the last good connection. ``failed(started)`` (when the attempt that failed began;
+    default: now) returns the wait before the next attempt, or None to give up — only
+    once an attempt that began past the bound failed; ``good()`` records a good
+    connection."""
 
     def __init__(self, clock: Callable[[], float], *, first: float, most: float,
                  never_reached: float, total: float) -> None:
@@ -116,9 +125,9 @@ class Retry:
         self.since = self.clock()
         self.fails = 0
 
-    def failed(self) -> float | None:
+    def failed(self, started: float | None = None) -> float | None:
         bound = self.total if self.reached else self.never_reached
-        if self.clock() - self.since > bound:
+        if (self.clock() if started is None else started) - self.since > bound:
             return None
         self.fails += 1
         return float(min(self.most, self.first * 2 ** min(self.fails - 1, 10)))

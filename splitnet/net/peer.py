@@ -258,6 +258,7 @@ class PeerNode:
         try:
             while not self.session.final:
                 raw: Channel
+                began = self._now()  # the bound is on when an attempt starts (Retry)
                 try:
                     if self.connect is not None:
                         raw = await self.connect()  # keeps its own clock
@@ -272,7 +273,7 @@ class PeerNode:
                         self._over()  # our copy is complete; the host has left
                         break
                     why = _reason(e)
-                    wait = retry.failed()
+                    wait = retry.failed(began)
                     if wait is None and self._finished_here:
                         self._over()  # complete; its confirmations will not come
                         break
@@ -342,7 +343,7 @@ class PeerNode:
                     self._changed()
                 if self.session.final:
                     break
-                wait = retry.failed()
+                wait = retry.failed(began)
                 if wait is None and self._finished_here:
                     self._over()
                     break
