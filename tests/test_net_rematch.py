@@ -529,7 +529,12 @@ def test_a_lan_table_plays_a_rematch_with_the_same_seats(tmp_path: Path, kill: b
 
     from tests.test_net_game import TIMEOUT, Proc, host_port_and_code, wait_until
 
-    timing = ["--net-timing", "rematch_wait=8"]  # the bots' wait for an offer after game 2
+    # the bots' wait for an offer (short: after game 2 none comes). It also covers the
+    # host's way from its bye to its rematch lobby, whose bounded waits alone may take
+    # 6 s (a 2 s drain of each seat's bye, 2 s for the finished node's handlers) before
+    # any work on a loaded machine: 8 s left too little (a bot gave up in game 1's
+    # transition), 20 s leaves that work 14 s.
+    timing = ["--net-timing", "rematch_wait=20"]
     host = Proc(tmp_path, "host", "host", "--port", "0", "--bind", "127.0.0.1",
                 "--play-as-bot", "heuristic", "--seats", "3", "--rematches", "1",
                 "--no-announce", "--no-proofs", "--name", "Hosta", "--data-dir",
