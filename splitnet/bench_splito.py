@@ -13,7 +13,9 @@ given as a ratio to a limit measured or derived in the same run.
 * **fair** — a whole game on the fair deck among in-memory peers (shuffles with proofs,
   private deal, commit–reveal, passed hands, audit: ``selfplay --game splito``) by player
   count, beside the same bots' game with the seeded local deal (one process knows the
-  deck: the limit no fair deck can beat).
+  deck: the limit no fair deck can beat); and its set-up, from the first entry to the
+  first play asked (a table's first screen), in wall time and CPU (the peers' thread and
+  the shared proof pool's processes, which check each hop once: SECURITY.md §2.1).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from functools import partial
+from typing import Any
 
 from splitnet.splito.bots import Bot, make_bot
 from splitnet.splito.engine import Game, commitment
@@ -162,30 +165,53 @@ def bench_bots(games: int, n: int = 4, budget: float = 0.3, samples: int | None 
 
 
 def bench_fair(players: Sequence[int], seed: int = 0) -> list[str]:
-    """A whole game on the fair deck by player count, beside the seeded local deal."""
+    """A whole game on the fair deck by player count, beside the seeded local deal; and
+    its set-up: from the first entry to the first play asked (the first table)."""
     import io
     from contextlib import redirect_stderr
 
+    from splitnet.bench import _cpu_of, _pool_pids
+    from splitnet.game.pool import shared_pool
     from splitnet.splito_selfplay import play_fair
 
+    pool = shared_pool()  # started (and warm) before the clock: as at a table's launch
+    if pool.helper is not None:
+        pool.helper.ready(timeout=10.0)
     lines = ["fair deck: one whole game per player count among in-memory peers (shuffles "
              "with proofs, private deal, commit–reveal, passed hands, audit), heuristic "
-             "bots; limit = the same game on the seeded local deal (no crypto)"]
+             "bots, each hop checked once in the shared worker pool (SECURITY.md §2.1); "
+             "limit = the same game on the seeded local deal (no crypto); CPU = this "
+             "thread + the pool's processes"]
     for n in players:
         settings = SplitoSettings.standard(n)
         bots = [make_bot("normal", seed * 10 + s) for s in range(n)]
-        t0, c0 = time.perf_counter(), time.process_time()
+        setup: list[float] = []
+        pids = _pool_pids(pool)
+        t0, c0, p0 = time.perf_counter(), time.thread_time(), _cpu_of(pids)
+
+        def clock(game: Any, t0: float = t0, c0: float = c0, p0: float = p0,
+                  setup: list[float] = setup, pids: list[int] = pids) -> None:
+            if not setup and any(c.can_move() for c in game.cores):
+                setup.extend([time.perf_counter() - t0, time.thread_time() - c0,
+                              _cpu_of(pids) - p0])
+
         err = io.StringIO()
         with redirect_stderr(err):
-            rec = play_fair(settings, bots, seed, [f"p{s}" for s in range(n)], None)
-        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+            rec = play_fair(settings, bots, seed, [f"p{s}" for s in range(n)], None,
+                            on_step=clock)
+        wall, cpu, pcpu = (time.perf_counter() - t0, time.thread_time() - c0,
+                           _cpu_of(pids) - p0)
         bots = [make_bot("normal", seed * 10 + s) for s in range(n)]
         t1 = time.perf_counter()
         play_local(settings, bots, seed)
         local = time.perf_counter() - t1
         ok = "verified" if rec is not None else f"FAILED: {err.getvalue().strip()[:80]}"
-        lines.append(f"  {n} players: {wall:6.2f} s wall, {cpu:6.2f} s CPU, {ok}; local deal "
-                     f"{local:5.2f} s → ratio {wall / local:5.1f}")
+        lines.append(f"  {n} players: {wall:6.2f} s wall, {cpu:6.2f} s + {pcpu:5.2f} s CPU, "
+                     f"{ok}; local deal {local:5.2f} s → ratio {wall / local:5.1f}")
+        if setup:
+            sw, sc, sp = setup
+            lines.append(f"    set-up to the first play asked: {sw:5.2f} s wall, {sc:5.2f} s "
+                         f"+ {sp:5.2f} s CPU ({sw / wall:4.0%} of the game's wall)")
     return lines
 
 

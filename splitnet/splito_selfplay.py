@@ -16,7 +16,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from splitnet.crypto.deck import MAX_PLAYERS as MAX_DECK_SEATS
 from splitnet.game.core import GameError, PledgeBook
@@ -25,6 +25,10 @@ from splitnet.splito.bots import Bot, make_bot
 from splitnet.splito.local import play_local
 from splitnet.splito.record import check_record, dumps, summary
 from splitnet.splito.settings import SettingsError, SplitoSettings
+
+if TYPE_CHECKING:
+    from splitnet.game.local import LocalGame
+    from splitnet.game.splito_core import SplitoCore
 
 
 def load_settings(path: str | None, players: int) -> SplitoSettings:
@@ -44,8 +48,11 @@ def load_settings(path: str | None, players: int) -> SplitoSettings:
 
 
 def play_fair(settings: SplitoSettings, bots: Sequence[Bot], seed: int, names: Sequence[str],
-              transcript: str | None) -> dict[str, Any] | None:
-    """Bots play on the fair deck; the verified record, or None (said on stderr)."""
+              transcript: str | None, *,
+              on_step: Callable[[LocalGame[SplitoCore]], None] | None = None
+              ) -> dict[str, Any] | None:
+    """Bots play on the fair deck; the verified record, or None (said on stderr).
+    ``on_step``: called after every step of the game (a benchmark's clock)."""
     from splitnet.game.local import PROTOCOL, LocalGame, SelfplaySecrets
     from splitnet.game.splito_core import SplitoCore, splito_header
     from splitnet.verify import verify_records
@@ -56,7 +63,14 @@ def play_fair(settings: SplitoSettings, bots: Sequence[Bot], seed: int, names: S
 
     def make(game_id: bytes, seat: int, seeds: Callable[[int], bytes], pledges: PledgeBook,
              keys: list[bytes]) -> SplitoCore:
-        return SplitoCore(game_id, names, settings, seat, seeds, pledges=pledges)
+        return SplitoCore(game_id, names, settings, seat, seeds, pledges=pledges,
+                          checker=checker)
+
+    # the bots in one process: each hop checked once for all of them, in worker processes
+    # (protocol/SECURITY.md §2.1, "Checked once per process")
+    from splitnet.game.pool import shared_pool
+
+    checker = shared_pool()
 
     path = Path(transcript) if transcript else None
     if path is not None and path.exists():
@@ -64,7 +78,7 @@ def play_fair(settings: SplitoSettings, bots: Sequence[Bot], seed: int, names: S
     game = LocalGame(names, settings, SelfplaySecrets(seed), transcript=path, make_core=make,
                      header=splito_header(settings, PROTOCOL))
     try:
-        game.run_bots(bots)
+        game.run_bots(bots, on_step=on_step)
     except GameError as e:  # pragma: no cover - honest bots on honest peers
         print(f"splitnet: the game stopped: {e}", file=sys.stderr)
         return None

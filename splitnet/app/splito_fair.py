@@ -163,7 +163,14 @@ def _make_core(names: Sequence[str], settings: SplitoSettings
                              SplitoCore]:
     def make(game_id: bytes, seat: int, seeds: Callable[[int], bytes], pledges: PledgeBook,
              keys: list[bytes]) -> SplitoCore:
-        return SplitoCore(game_id, list(names), settings, seat, seeds, pledges=pledges)
+        return SplitoCore(game_id, list(names), settings, seat, seeds, pledges=pledges,
+                          checker=checker)
+    # You and the bots in one process: the other seats' shuffle proofs are checked in
+    # worker processes (the machine's other core), each hop once for all the peers here
+    # (protocol/SECURITY.md §2.1, "Checked once per process").
+    from splitnet.game.pool import shared_pool
+
+    checker = shared_pool()
     return make
 
 

@@ -48,11 +48,12 @@ from enum import Enum
 from typing import Any, Final
 
 from splitnet.crypto import group
-from splitnet.crypto.deck import DeckRound
+from splitnet.crypto.deck import DeckRound, HopCheck
 from splitnet.crypto.elgamal import Deck, card_points, card_table
 from splitnet.crypto.errors import CheatDetected, DeckUsageError
 from splitnet.crypto.proofs import SHARES_PROOF_BYTES
 from splitnet.crypto.seeds import nonzero_scalar, u64
+from splitnet.game.checks import HopChecker, HopVerdict, InlineChecker
 from splitnet.game.rematch import REMATCH_KEY, Rematch, RematchError, first_dealer
 from splitnet.game.table import (
     ChosenPlay,
@@ -87,6 +88,8 @@ SEALED_BYTES: Final = group.POINT_BYTES + SHARES_PROOF_BYTES
 _HEX64: Final = re.compile(r"[0-9a-f]{64}")
 
 SeedSource = Callable[[int], bytes]
+#: how a verdict on a hop names its chain
+_DECK_NAME: Final = {"objectives": "the objective deck (S4.2)", "cards": "the card deck (S4.3)"}
 
 
 class Stage(Enum):
@@ -184,7 +187,8 @@ class SplitoCore:
     def __init__(self, game_id: bytes, players: Sequence[str], settings: SplitoSettings,
                  seat: int | None, seeds: SeedSource | None = None, *, host: int = 0,
                  pledges: PledgeBook | None = None, plays: PlayBook | None = None,
-                 shuffle_proofs: bool = True) -> None:
+                 shuffle_proofs: bool = True, checker: HopChecker | None = None,
+                 pipeline: bool = True) -> None:
         if not shuffle_proofs:
             raise ValueError("Splito is dealt with shuffle proofs only "
                              "(protocol/SPLITO_GAME.md)")
@@ -215,7 +219,21 @@ class SplitoCore:
         points, self._table = card_encodings(game_id)
         self._points = points
         c = settings.central_objectives
-        self._prover, self._verifier = proof_functions(game_id, self._seed)
+        #: where other seats' shuffle proofs are checked (injected: a process pool, shared
+        #: by the peers of one process in ``splitnet play``; by default at once, here)
+        self.checker: HopChecker = checker if checker is not None else InlineChecker()
+        self.checker.start()  # a pool's workers come up before the first hop
+        #: pipelined shuffle (SPLITO_GAME.md "Shuffle proofs"): each hop's proof check of
+        #: both chains goes to the checker and every verdict is taken, in chain order, at
+        #: the card deck's last hop, before any share; False: checked on arrival
+        self.pipeline = pipeline
+        #: the deferred checks of the hops taken so far, both chains in chain order
+        #: (objectives first): (deck, hop, pending verdict)
+        self._checks: list[tuple[str, HopCheck, HopVerdict]] = []
+        # The checker's splitter (a pool's helper process) lets this seat's own hops — the
+        # re-masks and the proof, on every later seat's critical path — use both cores.
+        self._splitter = self.checker.splitter
+        self._prover, self._verifier = proof_functions(game_id, self._seed, self._splitter)
         self.objectives = self._new_deck(tuple((group.IDENTITY, points[N_NUMBER_CARDS + j])
                                                for j in range(N_OBJECTIVES)))
         self.cards: DeckRound | None = None  # once the objective deck is shuffled
@@ -247,7 +265,8 @@ class SplitoCore:
         seat = self.seat if self._seed is not None else None
         return DeckRound(self.game_id, ROUND, self.n, seat, self._seed,
                          shuffle_prover=self._prover, shuffle_verifier=self._verifier,
-                         initial=initial, table=self._table, card_name=self._name)
+                         initial=initial, table=self._table, card_name=self._name,
+                         splitter=self._splitter)
 
     def _name(self, k: int) -> str:
         return self.ids[k] if 0 <= k < len(self.ids) else str(k)
@@ -640,13 +659,20 @@ class SplitoCore:
             self._go(Step.ALL_KEYS)
 
     def _apply_shuffle(self, author: int, body: dict[str, Any]) -> None:
+        """A hop of either chain. Pipelined, its proof check goes to the checker now and
+        the next seat shuffles on it at once — the card chain starts on the objective
+        deck's last hop unchecked; the card deck's last hop takes every verdict, both
+        chains in chain order (objectives first), before the deal (SPLITO_GAME.md
+        "Shuffle proofs"). The first rejected hop is named: this entry's own refuses
+        it (the core unchanged); an earlier one — in the log, signed — stops the game."""
         which = body.get("deck_of")
         msg = {k: v for k, v in body.items() if k != "deck_of"}
         if which == "objectives":
             self._expect(self.stage is Stage.SHUFFLE_OBJECTIVES
                          and self.objectives.next_shuffler() == author, author, "shuffle",
                          f"the objective deck is not seat {author}'s to shuffle now (S4.2)")
-            self.objectives.on_shuffle(author, msg)
+            self.objectives.on_shuffle(author, msg, defer=self.pipeline)
+            self._submit("objectives", self.objectives)
             if self.objectives.shuffled:
                 self._start_cards()
         elif which == "cards":
@@ -654,11 +680,36 @@ class SplitoCore:
                          and self.cards.next_shuffler() == author, author, "shuffle",
                          f"the card deck is not seat {author}'s to shuffle now (S4.3)")
             assert self.cards is not None
-            self.cards.on_shuffle(author, msg)
-            if self.cards.shuffled:
-                self._go(Step.CARDS_SHUFFLED)
+            if self.cards.seats[-1] != author:
+                self.cards.on_shuffle(author, msg, defer=self.pipeline)
+                self._submit("cards", self.cards)
+                return
+            cards, objectives = self.cards.fork(), self.objectives.fork()
+            cards.on_shuffle(author, msg, defer=self.pipeline)
+            checks = list(self._checks)
+            for hop in cards.unchecked_hops()[sum(d == "cards" for d, _, _ in checks):]:
+                # the last hop's verdict is the one waited for: the checker may use every core
+                checks.append(("cards", hop, self.checker.submit(self.game_id, hop,
+                                                                 last=hop.seat == author)))
+            for deck, hop, verdict in checks:
+                try:
+                    (cards if deck == "cards" else objectives).settle_hop(hop, verdict.result())
+                except CheatDetected as e:
+                    if deck == "cards" and e.seat == author:
+                        raise
+                    self.cards, self.objectives, self._checks = cards, objectives, []
+                    self._stop(GameError(e.seat, e.step, f"{_DECK_NAME[deck]}: {e.reason}"))
+                    return
+            self.cards, self.objectives, self._checks = cards, objectives, []
+            self._go(Step.CARDS_SHUFFLED)
         else:
             raise GameError(author, "shuffle", 'deck_of must be "objectives" or "cards"')
+
+    def _submit(self, which: str, deck: DeckRound) -> None:
+        """Hand the checker the hops of ``deck`` just taken with their check deferred."""
+        known = sum(d == which for d, _, _ in self._checks)
+        for hop in deck.unchecked_hops()[known:]:
+            self._checks.append((which, hop, self.checker.submit(self.game_id, hop)))
 
     def _start_cards(self) -> None:
         """S4.3: the deck = the 72 number cards, then the objective deck after its

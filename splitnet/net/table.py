@@ -232,7 +232,7 @@ class Table:
             self.first_dealer = self.splito.dealer
             self.splito_core = SplitoCore(h.game_id, self.names, self.splito, seat,
                                           seeds.seed, host=h.host, pledges=seeds,
-                                          plays=seeds)
+                                          plays=seeds, checker=CHECKER)
             self.core = self.splito_core
         else:
             settings, proofs = settings_from_header(h.settings)
