@@ -104,8 +104,9 @@ def test_bench_splito_fair_game_beside_the_local_deal() -> None:
     from splitnet.bench_splito import bench_fair
 
     out = bench_fair([2])
-    assert len(out) == 2 and "2 players:" in out[1] and "verified" in out[1]
+    assert len(out) == 3 and "2 players:" in out[1] and "verified" in out[1]
     assert "local deal" in out[1] and "→ ratio" in out[1]
+    assert "set-up to the first play asked:" in out[2] and "of the game's wall" in out[2]
 
 
 @pytest.mark.parametrize(("argv", "error"), [

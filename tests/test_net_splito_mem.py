@@ -459,3 +459,31 @@ async def test_the_splito_end_screens_n_offers_or_agrees_to_the_rematch(
     seen.clear()
     assert await lan._splito_front_end(session, False, False) == (0, False)  # type: ignore[arg-type]
     assert "rematch" not in seen  # no rematch offered: no n
+
+
+@virtual_time
+async def test_a_lan_splito_peer_checks_every_other_hop_through_the_commands_checker(
+        tmp_path: Path, clock: VirtualLoop, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A LAN Splito table takes the checker the command set up (``host``/``join``/``bot``:
+    a ProofPool, SECURITY.md §2.1), and each peer, on its own machine, checks every other
+    seat's hop of both chains itself: 3 peers × 4 hops not their own."""
+    from splitnet.game.checks import InlineChecker
+    from splitnet.net import table
+
+    checker = InlineChecker()
+    monkeypatch.setattr(table, "CHECKER", checker)
+    mem = MemoryNet()
+    host, peers = await splito_table(tmp_path, clock, mem)
+    host_task = asyncio.ensure_future(host.done.wait())
+    sessions = [SplitoNetSession(host, host_task, bot=splito_bot("easy", 0)),
+                *(SplitoNetSession(p, p.task, bot=splito_bot("easy", 1 + i))  # type: ignore[arg-type]
+                  for i, p in enumerate(peers))]
+    runs = asyncio.ensure_future(asyncio.gather(*(s.run() for s in sessions)))
+    dealt = (Stage.PLAY, Stage.PASS, Stage.OPEN, Stage.DONE)
+    await clock.until(lambda: all(core(n).stage in dealt for n in (host, *peers)),
+                      "every seat dealt", within=60.0)
+    assert all(core(n).checker is checker for n in (host, *peers))
+    assert checker.checked == 3 * 4
+    runs.cancel()
+    await asyncio.gather(runs, return_exceptions=True)
+    await stop(clock, host, peers, mem)
