@@ -9,6 +9,7 @@ import random
 import pytest
 
 from splitnet.bots import HeuristicBot, RandomBot
+from splitnet.bots.opponents import Targeting
 from splitnet.bots.rollout import Step, rollout
 from splitnet.bots.search import SearchConfig, StrongBot
 from splitnet.rules import (
@@ -48,9 +49,11 @@ def _step(g: Game, a: Action) -> Step:
     return (action_name(a), a.seat)
 
 
-def _reference(g: Game, seeds: list[int]) -> tuple[list[Step], list[list[int]], list[object]]:
+def _reference(g: Game, seeds: list[int], rules: list[Targeting] | None = None,
+               ) -> tuple[list[Step], list[list[int]], list[object]]:
     """The heuristic on the checked engine (``apply``), as the search used to roll out."""
-    bots = [HeuristicBot(0) for _ in range(g.n)]
+    bots = [HeuristicBot(0, Targeting.NOW if rules is None else rules[i])
+            for i in range(g.n)]
     for b, s in zip(bots, seeds, strict=True):
         b.rng.seed(s)
     moves: list[Step] = []
@@ -108,6 +111,32 @@ def test_flat_rollout_plays_the_heuristics_moves_to_the_same_marks(n: int, seed:
         assert [r.getstate() for r in rngs] == ref_rng  # the same random draws, too
         checked += 1
     assert checked >= 3
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 6])
+@pytest.mark.parametrize("seed", range(4))
+def test_flat_rollout_plays_each_seats_targeting_rule(n: int, seed: int) -> None:
+    """R5.1 by another rule per seat (the strong level's model of its opponents): the
+    leader by the scored pads, or anyone at random — as HeuristicBot.targeting."""
+    pick = random.Random(seed)
+    checked = marks_given = 0
+    positions = _positions(n, seed + 50)
+    for pos in positions:
+        rules = [pick.choice(list(Targeting)) for _ in range(n)]
+        seeds = [seed * 1000 + checked * 8 + i for i in range(n)]
+        rngs = [random.Random(s) for s in seeds]
+        trace: list[Step] = []
+        marks = rollout(pos, rngs, trace, rules)
+        ref_moves, ref_marks, ref_rng = _reference(pos.clone(), seeds, rules)
+        assert trace == ref_moves
+        assert marks == ref_marks
+        assert [r.getstate() for r in rngs] == ref_rng
+        marks_given += sum(1 for t in trace if t[0] == "bonus_mark")
+        checked += 1
+    assert checked >= 3 and marks_given >= 3
+    live = next(p for p in positions if p.phase not in _END)
+    with pytest.raises(ValueError, match="targeting"):
+        rollout(live, rngs, None, [Targeting.NOW])
 
 
 def test_flat_rollout_follows_the_house_rule_and_pad() -> None:

@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
+from splitnet.bots.opponents import Targeting
 from splitnet.cards import _KIND_TABLE, STRENGTH, match_kind
 from splitnet.rules import (
     Action,
@@ -84,8 +85,10 @@ class HeuristicBot:
 
     name = "heuristic"
 
-    def __init__(self, seed: int = 0) -> None:
+    def __init__(self, seed: int = 0, targeting: Targeting = Targeting.NOW) -> None:
         self.rng = random.Random(seed)
+        #: whom it names for the perfect bonus (R5.1): the leader now, by default
+        self.targeting = targeting
 
     # -- helpers ---------------------------------------------------------------
     @staticmethod
@@ -322,9 +325,15 @@ class HeuristicBot:
     def perfect_target(self, game: Game, seat: int) -> int:
         """R5.1: the leader among the others as if the round ended now (this round's
         marks and matches count, :func:`~splitnet.rules.standing_now`); a tie is broken
-        by this bot's own seeded randomness, never by seat order."""
-        totals = standing_now(game)
+        by this bot's own seeded randomness, never by seat order. Another
+        :attr:`targeting` rule (the strong level's model of other players) names the
+        leader by the scored rounds, ties to the lowest seat, or anyone at random."""
         others = [s for s in range(game.n) if s != seat]
+        if self.targeting == Targeting.SCORE:
+            return max(others, key=lambda s: (game.score(s), -s))
+        if self.targeting == Targeting.ANY:
+            return self.rng.choice(others)
+        totals = standing_now(game)
         best = max(totals[s] for s in others)
         leaders = [s for s in others if totals[s] == best]  # as leaders_now, one pass less
         return leaders[0] if len(leaders) == 1 else self.rng.choice(leaders)

@@ -25,6 +25,7 @@ import random
 from collections.abc import Sequence
 from typing import Final, cast
 
+from splitnet.bots.opponents import Targeting
 from splitnet.cards import _KIND_TABLE, N_CARDS
 from splitnet.rules.engine import Game
 
@@ -48,6 +49,7 @@ _MARK_ROW: Final = (2, 1, 0)  # kind -> index in a marks row (perfect, strong, w
 _PHASE: Final[dict[str, int]] = {"draw": 0, "must_play": 1, "play": 2, "bonus": 3,
                                  "late_lays": 4, "round_over": 5, "game_over": 5}
 _DRAW, _MUST, _PLAY, _BONUS, _LATE, _OVER = range(6)
+_NOW, _SCORE = int(Targeting.NOW), int(Targeting.SCORE)
 
 #: a trace entry: (move name, seat, *fields), cards named by card id (tests compare it
 #: with the engine's moves)
@@ -55,13 +57,17 @@ Step = tuple[object, ...]
 
 
 def rollout(g: Game, rngs: Sequence[random.Random],
-            trace: list[Step] | None = None) -> list[list[int]]:
+            trace: list[Step] | None = None,
+            targeting: Sequence[int] | None = None) -> list[list[int]]:
     """Play ``g`` (every face known) to the end of its round with the heuristic at every
     seat, seat ``s`` drawing from ``rngs[s]`` exactly as ``HeuristicBot.rng`` would, and
     return every seat's pad marks after the round is scored (R6.3), as
     ``[perfect, strong, weak, negative]`` per seat. ``g`` is not changed.
 
-    ``trace`` collects the moves played (for the equivalence tests)."""
+    ``targeting`` gives each seat's perfect-bonus rule
+    (:class:`~splitnet.bots.opponents.Targeting`, as ``HeuristicBot.targeting``; default
+    the leader now for all). ``trace`` collects the moves played (for the equivalence
+    tests)."""
     if g.phase in ("round_over", "game_over"):
         return [[d["perfect"], d["strong"], d["weak"], d["negative"]] for d in g.marks]
     if None in g.faces:
@@ -92,6 +98,15 @@ def rollout(g: Game, rngs: Sequence[random.Random],
     rec = trace is not None
     tr: list[Step] = trace if trace is not None else []
     end_seat = -1  # set when the round ends: the seat that went out, or -2 (pile empty)
+    rules = list(targeting) if targeting is not None else [_NOW] * n
+    if len(rules) != n:
+        raise ValueError(f"targeting: expected a rule for each of the {n} seats")
+    # Targeting.SCORE: the leader by the scored pads (constant in the round), lowest seat
+    # first among equals.
+    scored = [vp[min(d[0], lp)] + vs[min(d[1], ls)] + vw[min(d[2], lw)] - vn[min(d[3], ln)]
+              for d in marks]
+    by_score = [max((s for s in range(n) if s != me), key=lambda s: (scored[s], -s))
+                for me in range(n)]
 
     for _step in range(5000):
         if phase == _DRAW:
@@ -315,7 +330,18 @@ def rollout(g: Game, rngs: Sequence[random.Random],
                     phase = _DRAW
         elif phase == _BONUS:
             seat = turn
-            if pending == PERFECT:
+            rule = rules[seat]
+            if pending == PERFECT and rule != _NOW:
+                # HeuristicBot.perfect_target by another rule (R5.1)
+                if rule == _SCORE:
+                    target = by_score[seat]
+                else:
+                    target = rngs[seat].choice([s for s in range(n) if s != seat])
+                if rec:
+                    tr.append(("bonus_mark", seat, target))
+                rm[target][3] += 1
+                pending, phase = -1, _PLAY
+            elif pending == PERFECT:
                 # HeuristicBot.perfect_target: the leader as if the round ended now
                 # (standing_now), ties by the bot's own random draw (R5.1).
                 cp, cs, cw = [0] * n, [0] * n, [0] * n
