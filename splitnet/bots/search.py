@@ -12,10 +12,14 @@ For one decision the bot
 3. plays every candidate out on the same samples with the heuristic for every seat to
    the end of the round (the candidate by :meth:`Game.apply_trusted`, the rest by the
    flat rollout of :mod:`splitnet.bots.rollout`, which plays exactly the heuristic's
-   moves, about 2.5× faster than on the engine), and values the end
+   moves, about 2.5× faster than on the engine). Each other seat names its perfect
+   bonus's target (R5.1) by the rule its past marks show —
+   :class:`~splitnet.bots.opponents.TargetModel`, Bayes' rule over a few rules from the
+   public log and table, starting from the normal heuristic's — and the end is valued
    beyond the round: the pads' marks plus the marks a seat makes in an average remaining
-   round, read off the pad (R7.2), turned into a chance of finishing ahead of the best
-   opponent;
+   round, read off the pad (R7.2), where a seat that aims by the scored pads gives its
+   marks of a round to the leader at that round's start, turned into a chance of
+   finishing ahead of the best opponent;
 4. keeps the anchor unless another candidate is better on the same samples by a clear
    margin (paired differences, a minimum gain and a z-test) — plain best-average
    selection is worse than the heuristic.
@@ -41,6 +45,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from splitnet.bots import HeuristicBot
+from splitnet.bots.opponents import Targeting, TargetModel
 from splitnet.bots.rollout import rollout
 from splitnet.cards import pretty
 from splitnet.paired import Paired, PairedConfig
@@ -89,6 +94,11 @@ class SearchConfig(PairedConfig):
     #: roll out with the heuristic on the checked engine instead of the flat rollout
     #: (:mod:`splitnet.bots.rollout`): the same values, about 3× slower; for tests
     reference_rollouts: bool = False
+    #: roll every other seat out with the perfect-bonus targeting its past marks show
+    #: (:class:`splitnet.bots.opponents.TargetModel`); off: the normal rule for all
+    model_targeting: bool = True
+    #: value the rounds to come with those rules too (:meth:`StrongBot._value_of`)
+    future_targeting: bool = True
 
 
 @dataclass
@@ -171,6 +181,8 @@ class StrongBot:
         self.config = config or SearchConfig()
         self.anchor_bot = HeuristicBot(seed)
         self._rollout_bots: list[HeuristicBot] = []
+        #: the other seats' perfect-bonus rules, from the marks they gave (public)
+        self.targets = TargetModel()
         self.decisions = 0
         #: searched decisions and the time they took (wall clock, seconds)
         self.searched = 0
@@ -219,10 +231,11 @@ class StrongBot:
         return uniq
 
     # -- rollouts ----------------------------------------------------------------
-    def _rollout(self, g: Game, seed: int) -> None:
+    def _rollout(self, g: Game, seed: int, rules: list[Targeting]) -> None:
         bots = self._rollout_bots
         for i, b in enumerate(bots):
             b.rng.seed(seed * 8 + i)
+            b.targeting = rules[i]
         for _ in range(5000):
             if g.phase in _END:
                 return
@@ -231,26 +244,57 @@ class StrongBot:
             g.apply_trusted(bots[seat].choose(g, seat))
         raise RuntimeError("rollout did not end the round")  # pragma: no cover
 
-    def _value(self, g: Game, seat: int) -> float:
+    def _value(self, g: Game, seat: int, rules: list[Targeting] | None = None) -> float:
         """:meth:`_value_of` the pads of a game whose round is over."""
-        return self._value_of(g, [[m[r] for r in ROWS] for m in g.marks], seat)
+        return self._value_of(g, [[m[r] for r in ROWS] for m in g.marks], seat, rules)
 
     @staticmethod
-    def _value_of(g: Game, marks: list[list[int]], seat: int) -> float:
+    def _value_of(g: Game, marks: list[list[int]], seat: int,
+                  rules: list[Targeting] | None = None) -> float:
         """Chance of finishing ahead of the best opponent, from the pads' ``marks`` after
         the round (per seat, in ROWS order) plus an average round's marks for each round
-        still to come (R7.2–R7.3)."""
+        still to come (R7.2–R7.3).
+
+        An average round's negative marks are the cards left in hand plus the perfect
+        bonuses' marks (R5.1), one per perfect match laid. With ``rules`` (each seat's
+        :class:`Targeting`), a seat that aims by the scored pads gives all its marks of a
+        round to the leader at that round's start — so leading after this round costs
+        the next one's marks; the others' marks are spread evenly, as on average."""
         left = g.settings.rounds - g.round_no
         per = ROUND_MARKS.get(g.n, ROUND_MARKS[4])
         pad = g.settings.pad
-        totals = []
-        for s in range(g.n):
-            m = marks[s]
-            t = 0.0
-            for i, r in enumerate(ROWS):
-                v = _pad_value(pad.row(r), m[i] + left * per[i])
-                t += -v if r == "negative" else v
-            totals.append(t)
+        n = g.n
+        rows = [pad.row(r) for r in ROWS]
+
+        def points(m: list[float]) -> float:
+            return (_pad_value(rows[0], m[0]) + _pad_value(rows[1], m[1])
+                    + _pad_value(rows[2], m[2]) - _pad_value(rows[3], m[3]))
+
+        if rules is None or left == 0 or Targeting.SCORE not in rules:
+            totals = [points([m[i] + left * per[i] for i in range(4)]) for m in marks]
+        else:
+            fm = [[float(x) for x in m] for m in marks]
+            kept = per[3] - per[0]  # cards left in hand: the negatives no bonus gives
+            share = per[0] / (n - 1)
+            for _ in range(left):
+                start = [points(m) for m in fm]
+                got = [0.0] * n
+                for o in range(n):
+                    if rules[o] == Targeting.SCORE:
+                        t = max((s for s in range(n) if s != o),
+                                key=lambda s: (start[s], -s))
+                        got[t] += per[0]
+                    else:
+                        for s in range(n):
+                            if s != o:
+                                got[s] += share
+                for s in range(n):
+                    m = fm[s]
+                    m[0] += per[0]
+                    m[1] += per[1]
+                    m[2] += per[2]
+                    m[3] += kept + got[s]
+            totals = [points(m) for m in fm]
         mine = totals[seat]
         best = max(t for s, t in enumerate(totals) if s != seat)
         scale = 6.0 + 12.0 * left
@@ -260,6 +304,7 @@ class StrongBot:
     # -- the decision -------------------------------------------------------------
     def decide(self, game: Game, seat: int) -> Decision:
         self.decisions += 1
+        self.targets.observe(game)
         anchor = self.anchor_bot.choose(game, seat)
         if game.phase not in ("draw", "play", "must_play", "bonus"):  # late lays: R6.2
             self.last = Decision(anchor, anchor)
@@ -272,6 +317,11 @@ class StrongBot:
         if len(self._rollout_bots) != game.n:
             self._rollout_bots = [HeuristicBot(i) for i in range(game.n)]
         rngs = [random.Random(0) for _ in range(game.n)]
+        rules = [Targeting.NOW] * game.n
+        if cfg.model_targeting:
+            rules = [Targeting.NOW if s == seat else r
+                     for s, r in enumerate(self.targets.rules(game.n))]
+        future = rules if cfg.future_targeting else None
         t0, c0 = time.perf_counter(), time.thread_time()
         known = knowable_slots(game, seat)
         # The samples depend on this bot's seed and the public history only.
@@ -286,12 +336,13 @@ class StrongBot:
                 g = det.clone()
                 g.apply_trusted(c)
                 if cfg.reference_rollouts:
-                    self._rollout(g, roll_seed)
-                    vals.append(self._value(g, seat))
+                    self._rollout(g, roll_seed, rules)
+                    vals.append(self._value(g, seat, future))
                 else:
                     for i, r in enumerate(rngs):
                         r.seed(roll_seed * 8 + i)
-                    vals.append(self._value_of(g, rollout(g, rngs), seat))
+                    vals.append(self._value_of(g, rollout(g, rngs, None, rules), seat,
+                                               future))
             paired.add(vals)
             if cfg.enough(paired.n, time.perf_counter() - t0):
                 break
