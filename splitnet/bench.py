@@ -767,13 +767,13 @@ def _run_chunks(kind: str, games: int, seed: int, jobs: int, budget: float,
 def bench_bots(games: int = 40, budget: float = 0.3, samples: int | None = None,
                seed: int = 0, spread_games: int = 30, levels: bool = True,
                margin: float | None = None, candidates: int | None = None,
-               jobs: int = 1, fixed: bool = True) -> str:
+               jobs: int = 1, fixed: bool = True, normal: bool = True) -> str:
     """The bots' benchmark: 1 strong vs 3 normal (seat-rotated, fixed seeds) with a 95%
     interval and the time per searched decision; the same against 3 heuristics whose
     perfect-bonus targeting is fixed (:class:`FixedTargetBot`); the round-1
     perfect-bonus targets by seat; easy against normal and against random. ``jobs``
     processes play the games (the figures do not depend on it, the time per decision
-    only through the machine's load)."""
+    only through the machine's load). ``normal``/``fixed`` off skip that match."""
     from splitnet.bots.search import SearchConfig
 
     lines = ["bots: 4-player games, seat-rotated, fixed seeds; a shared win counts 1/k"]
@@ -786,8 +786,8 @@ def bench_bots(games: int = 40, budget: float = 0.3, samples: int | None = None,
     probe = SearchConfig()
     mode += (f", margin {probe.margin if margin is None else margin:g}, "
              f"{probe.max_candidates if candidates is None else candidates} candidates")
-    matches = [("normal", "3 normal", 0.40)] + ([("fixed", "3 fixed-target", 0.35)]
-                                                if fixed else [])
+    matches = ([("normal", "3 normal", 0.40)] if normal else []) + (
+        [("fixed", "3 fixed-target", 0.35)] if fixed else [])
     for kind, label, goal in matches:
         t0 = time.perf_counter()
         wins, searched, t_search, c_search, sampled = _run_chunks(

@@ -383,7 +383,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
                                samples=args.samples, seed=args.seed,
                                spread_games=args.spread_games, levels=not args.no_levels,
                                margin=args.margin, candidates=args.candidates,
-                               jobs=args.jobs, fixed=not args.no_fixed))
+                               jobs=args.jobs, fixed=not args.no_fixed,
+                               normal=not args.no_normal))
     elif args.what == "deck":
         print(bench.bench_deck(players, proofs=not args.no_proofs))
     elif args.what == "net":
@@ -576,6 +577,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                     help="bots, splito: skip the easy-vs-normal/random games")
     bn.add_argument("--no-fixed", action="store_true",
                     help="bots: skip 1 strong vs 3 heuristics with fixed targeting")
+    bn.add_argument("--no-normal", action="store_true",
+                    help="bots: skip 1 strong vs 3 normal bots")
     bn.add_argument("--jobs", "-j", type=int, default=1, metavar="J",
                     help="bots: play the games in J processes (the figures do not depend "
                          "on it; default 1)")

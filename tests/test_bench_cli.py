@@ -51,6 +51,8 @@ def test_bench_bots_reports_the_rate_with_its_interval_time_and_target_spread() 
     assert "ms each" in out and "round-1 perfect-bonus targets by seat" in out
     assert "ratio" in out and "1000 games at 0.3 s a decision" in out and "CPU" in out
     assert "vs 3 fixed-target" in out and "goal ≥ 35%" in out
+    only = bench_bots(games=1, samples=1, spread_games=1, levels=False, normal=False)
+    assert "vs 3 fixed-target" in only and "vs 3 normal" not in only
 
 
 def test_bench_bots_gives_the_same_figures_in_one_process_or_two() -> None:
