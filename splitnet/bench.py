@@ -746,13 +746,14 @@ def _strong_match(args: tuple[str, int, int, int, float, int | None, float | Non
 
 def _run_chunks(kind: str, games: int, seed: int, jobs: int, budget: float,
                 samples: int | None, margin: float | None,
-                candidates: int | None) -> tuple[float, int, float, float, int]:
-    """``games`` strong-vs-``kind`` games in ``jobs`` processes (1: in this one). The
-    games, and so the result, are the same for any ``jobs``: each game's deal and bots'
-    seeds come from its number alone."""
+                candidates: int | None, first: int = 0) -> tuple[float, int, float, float, int]:
+    """``games`` strong-vs-``kind`` games (numbers ``first`` …) in ``jobs`` processes (1:
+    in this one). The games, and so the result, are the same for any ``jobs``: each
+    game's deal and bots' seeds come from its number alone."""
     step = max(1, -(-games // (jobs * 4)))
-    chunks = [(kind, seed, a, min(games, a + step), budget, samples, margin, candidates)
-              for a in range(0, games, step)]
+    end = first + games
+    chunks = [(kind, seed, a, min(end, a + step), budget, samples, margin, candidates)
+              for a in range(first, end, step)]
     if jobs <= 1 or len(chunks) == 1:
         parts = [_strong_match(c) for c in chunks]
     else:
@@ -767,16 +768,20 @@ def _run_chunks(kind: str, games: int, seed: int, jobs: int, budget: float,
 def bench_bots(games: int = 40, budget: float = 0.3, samples: int | None = None,
                seed: int = 0, spread_games: int = 30, levels: bool = True,
                margin: float | None = None, candidates: int | None = None,
-               jobs: int = 1, fixed: bool = True, normal: bool = True) -> str:
+               jobs: int = 1, fixed: bool = True, normal: bool = True,
+               first: int = 0) -> str:
     """The bots' benchmark: 1 strong vs 3 normal (seat-rotated, fixed seeds) with a 95%
     interval and the time per searched decision; the same against 3 heuristics whose
     perfect-bonus targeting is fixed (:class:`FixedTargetBot`); the round-1
     perfect-bonus targets by seat; easy against normal and against random. ``jobs``
     processes play the games (the figures do not depend on it, the time per decision
-    only through the machine's load). ``normal``/``fixed`` off skip that match."""
+    only through the machine's load). ``normal``/``fixed`` off skip that match;
+    ``first`` numbers the games from there (a long run split in parts adds up to the
+    same figures)."""
     from splitnet.bots.search import SearchConfig
 
-    lines = ["bots: 4-player games, seat-rotated, fixed seeds; a shared win counts 1/k"]
+    lines = ["bots: 4-player games, seat-rotated, fixed seeds; a shared win counts 1/k"
+             + (f"; games {first}–{first + games - 1}" if first else "")]
     spread = round1_targets("normal", spread_games, seed)
     total = sum(spread) or 1
     lines.append(f"  round-1 perfect-bonus targets by seat, {spread_games} games of 4 normal "
@@ -791,7 +796,7 @@ def bench_bots(games: int = 40, budget: float = 0.3, samples: int | None = None,
     for kind, label, goal in matches:
         t0 = time.perf_counter()
         wins, searched, t_search, c_search, sampled = _run_chunks(
-            kind, games, seed, jobs, budget, samples, margin, candidates)
+            kind, games, seed, jobs, budget, samples, margin, candidates, first)
         dt = time.perf_counter() - t0
         n = games
         lo, hi = wilson(wins, n)

@@ -375,6 +375,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
             raise SystemExit("splitnet: --samples must be at least 1")
         if not 1 <= args.jobs <= 64:
             raise SystemExit("splitnet: --jobs is a number of processes, 1 to 64")
+        if args.first < 0:
+            raise SystemExit("splitnet: --first is a game number, 0 or more")
         if args.candidates is not None and args.candidates < 2:
             raise SystemExit("splitnet: --candidates must be at least 2")
         if args.margin is not None and not 0 <= args.margin < 1:
@@ -384,7 +386,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
                                spread_games=args.spread_games, levels=not args.no_levels,
                                margin=args.margin, candidates=args.candidates,
                                jobs=args.jobs, fixed=not args.no_fixed,
-                               normal=not args.no_normal))
+                               normal=not args.no_normal, first=args.first))
     elif args.what == "deck":
         print(bench.bench_deck(players, proofs=not args.no_proofs))
     elif args.what == "net":
@@ -579,6 +581,10 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                     help="bots: skip 1 strong vs 3 heuristics with fixed targeting")
     bn.add_argument("--no-normal", action="store_true",
                     help="bots: skip 1 strong vs 3 normal bots")
+    bn.add_argument("--first", type=int, default=0, metavar="I",
+                    help="bots: number the strong bot's games from I (a run split in "
+                         "parts: --first 0 and --first 500 of --games 500 are the games "
+                         "of --games 1000; default 0)")
     bn.add_argument("--jobs", "-j", type=int, default=1, metavar="J",
                     help="bots: play the games in J processes (the figures do not depend "
                          "on it; default 1)")

@@ -61,6 +61,10 @@ def test_bench_bots_gives_the_same_figures_in_one_process_or_two() -> None:
     one = _run_chunks("fixed", 3, 5, 1, 0.3, 2, None, 3)
     two = _run_chunks("fixed", 3, 5, 2, 0.3, 2, None, 3)
     assert (one[0], one[1], one[4]) == (two[0], two[1], two[4])  # wins, decisions, samples
+    # A run split in parts (--first) plays the same games.
+    parts = [_run_chunks("fixed", k, 5, 1, 0.3, 2, None, 3, a) for a, k in ((0, 1), (1, 2))]
+    assert (sum(p[0] for p in parts), sum(p[1] for p in parts),
+            sum(p[4] for p in parts)) == (one[0], one[1], one[4])
 
 
 def test_the_fixed_target_opponent_aims_by_scored_rounds_and_lowest_seat() -> None:
