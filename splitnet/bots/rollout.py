@@ -1,5 +1,7 @@
 """The strong level's rollouts: the heuristic (:class:`~splitnet.bots.HeuristicBot`) at
-every seat, played to the end of the round on a flat copy of a fully known position.
+every seat, each with its own perfect-bonus targeting rule
+(:class:`~splitnet.bots.opponents.Targeting`), played to the end of the round on a flat
+copy of a fully known position.
 
 The search plays thousands of rollouts per decision, and on the engine most of a step is
 spent building move objects and asking the engine's generators about them. Here the
