@@ -90,6 +90,26 @@ def host_port_and_code(host: Proc) -> tuple[int, str]:
     return port, code
 
 
+def rematch_table(tmp_path: Path, seed: int, host_args: list[str], bot_args: list[str],
+                  procs: list[Proc]) -> None:
+    """A 3-seat rematch table on loopback, appended to ``procs`` (so the caller's
+    ``finally`` stops them whatever happens here): ``splitnet host … --seats 3 --rematches 1``
+    with ``host_args`` (its game, bot level, timing), then Ana and Bo as ``splitnet bot
+    --rematch`` with ``bot_args``, each seen joining the lobby."""
+    host = Proc(tmp_path, "host", "host", *host_args, "--port", "0", "--bind", "127.0.0.1",
+                "--seats", "3", "--rematches", "1", "--no-announce", "--name", "Hosta",
+                "--data-dir", str(tmp_path / "p0"), "--test-seed", str(seed))
+    procs.append(host)
+    wait_until(lambda: "listening on port" in host.stdout(), 30, "the host to listen")
+    port, code = host_port_and_code(host)
+    for i, name in ((1, "Ana"), (2, "Bo")):
+        procs.append(Proc(tmp_path, f"bot{i}", "bot", f"127.0.0.1:{port}", "--name", name,
+                          "--code", code, "--rematch", "--data-dir", str(tmp_path / f"p{i}"),
+                          "--test-seed", str(seed), *bot_args))
+        wait_until(lambda i=i: host.stderr().count("joined the lobby") >= i, 30,
+                   f"bot {i} to join")
+
+
 def n_records(data_dir: Path) -> int:
     f = game_file(data_dir)
     return len(read_transcript(f, repair=True)) if f else 0

@@ -527,7 +527,7 @@ def test_a_lan_table_plays_a_rematch_with_the_same_seats(tmp_path: Path, kill: b
     import subprocess
     import sys
 
-    from tests.test_net_game import TIMEOUT, Proc, host_port_and_code, wait_until
+    from tests.test_net_game import TIMEOUT, Proc, rematch_table, wait_until
 
     # the bots' wait for an offer (short: after game 2 none comes). It also covers the
     # host's way from its bye to its rematch lobby, whose bounded waits alone may take
@@ -535,20 +535,11 @@ def test_a_lan_table_plays_a_rematch_with_the_same_seats(tmp_path: Path, kill: b
     # any work on a loaded machine: 8 s left too little (a bot gave up in game 1's
     # transition), 20 s leaves that work 14 s.
     timing = ["--net-timing", "rematch_wait=20"]
-    host = Proc(tmp_path, "host", "host", "--port", "0", "--bind", "127.0.0.1",
-                "--play-as-bot", "heuristic", "--seats", "3", "--rematches", "1",
-                "--no-announce", "--no-proofs", "--name", "Hosta", "--data-dir",
-                str(tmp_path / "p0"), "--test-seed", "31")
-    procs = [host]
+    procs: list[Proc] = []
     try:
-        wait_until(lambda: "listening on port" in host.stdout(), 30, "the host to listen")
-        port, code = host_port_and_code(host)
-        for i, name in ((1, "Ana"), (2, "Bo")):
-            procs.append(Proc(tmp_path, f"bot{i}", "bot", f"127.0.0.1:{port}", "--name", name,
-                              "--code", code, "--rematch", "--data-dir", str(tmp_path / f"p{i}"),
-                              "--test-seed", "31", *timing))
-            wait_until(lambda i=i: host.stderr().count("joined the lobby") >= i, 30,
-                       f"bot {i} to join")
+        rematch_table(tmp_path, 31, ["--play-as-bot", "heuristic", "--no-proofs"], timing,
+                      procs)
+        host = procs[0]
         if kill:
             bo = procs[2]
 
@@ -614,22 +605,15 @@ def test_a_host_killed_in_its_rematch_lobby_offers_it_again_when_restarted(
     import os
     import signal
 
-    from tests.test_net_game import TIMEOUT, Proc, host_port_and_code, wait_until
+    from tests.test_net_game import TIMEOUT, Proc, host_port_and_code, rematch_table, wait_until
 
-    host = Proc(tmp_path, "host", "host", "--port", "0", "--bind", "127.0.0.1",
-                "--play-as-bot", "heuristic", "--seats", "3", "--rematches", "1",
-                "--no-announce", "--no-proofs", "--name", "Hosta", "--data-dir",
-                str(tmp_path / "p0"), "--test-seed", "33", "--net-timing", "final_wait=3")
-    procs = [host]
+    procs: list[Proc] = []
     try:
-        wait_until(lambda: "listening on port" in host.stdout(), 30, "the host to listen")
+        rematch_table(tmp_path, 33, ["--play-as-bot", "heuristic", "--no-proofs",
+                                     "--net-timing", "final_wait=3"],
+                      ["--net-timing", "rematch_wait=15"], procs)
+        host = procs[0]
         port, code = host_port_and_code(host)
-        for i, name in ((1, "Ana"), (2, "Bo")):
-            procs.append(Proc(tmp_path, f"bot{i}", "bot", f"127.0.0.1:{port}", "--name", name,
-                              "--code", code, "--rematch", "--data-dir", str(tmp_path / f"p{i}"),
-                              "--test-seed", "33", "--net-timing", "rematch_wait=15"))
-            wait_until(lambda i=i: host.stderr().count("joined the lobby") >= i, 30,
-                       f"bot {i} to join")
         bo = procs[2]
         # the host's result is printed before its rematch lobby exists: Bo cannot agree
         wait_until(lambda: "Winner:" in host.stdout(), 2 * TIMEOUT, "the first game's end")

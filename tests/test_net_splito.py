@@ -18,7 +18,14 @@ from splitnet.net.store import SeedStore
 from splitnet.session.log import Log
 from splitnet.session.transcript import read_transcript
 from splitnet.verify import verify_records
-from tests.test_net_game import TIMEOUT, Proc, game_file, host_port_and_code, wait_until
+from tests.test_net_game import (
+    TIMEOUT,
+    Proc,
+    game_file,
+    host_port_and_code,
+    rematch_table,
+    wait_until,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -159,21 +166,11 @@ def test_a_splito_table_plays_a_rematch_with_the_same_seats(tmp_path: Path) -> N
     offers the rematch (Ana deals, S4.1), both bots agree, the second game is played with
     the same seats; every process exits 0, both transcripts are byte-identical on every
     seat, and ``splitnet verify FIRST SECOND`` checks each and the pair."""
-    host = Proc(tmp_path, "host", "host", "--game", "splito", "--port", "0", "--bind",
-                "127.0.0.1", "--play-as-bot", "normal", "--seats", "3", "--rematches", "1",
-                "--no-announce", "--name", "Hosta", "--data-dir", str(tmp_path / "p0"),
-                "--test-seed", "8")
-    procs = [host]
+    procs: list[Proc] = []
     try:
-        wait_until(lambda: "listening on port" in host.stdout(), 30, "the host to listen")
-        port, code = host_port_and_code(host)
-        for i, name in ((1, "Ana"), (2, "Bo")):
-            procs.append(Proc(tmp_path, f"bot{i}", "bot", f"127.0.0.1:{port}", "--name", name,
-                              "--code", code, "--rematch", "--data-dir",
-                              str(tmp_path / f"p{i}"), "--test-seed", "8", "--net-timing",
-                              "rematch_wait=8"))
-            wait_until(lambda i=i: host.stderr().count("joined the lobby") >= i, 30,
-                       f"bot {i} to join")
+        rematch_table(tmp_path, 8, ["--game", "splito", "--play-as-bot", "normal"],
+                      ["--net-timing", "rematch_wait=20"], procs)
+        host = procs[0]
         for p in procs:
             rc = p.wait(3 * TIMEOUT)
             assert rc == 0, f"{p.label} exited {rc}\n{p.stderr()[-3000:]}"

@@ -12,8 +12,7 @@ from typing import Any
 
 import pytest
 
-from splitnet.crypto.deck import HopCheck
-from splitnet.game.checks import HopChecker, HopVerdict, InlineChecker
+from splitnet.game.checks import HopChecker, InlineChecker
 from splitnet.game.core import GameError, PledgeBook
 from splitnet.game.local import PROTOCOL, LocalGame, SelfplaySecrets
 from splitnet.game.pool import ProofPool
@@ -21,6 +20,7 @@ from splitnet.game.splito_core import SplitoCore, Stage, splito_header
 from splitnet.splito.bots import make_bot
 from splitnet.splito.settings import SplitoSettings
 from splitnet.verify import verify_records
+from tests.test_pipeline import Counting
 
 Game = LocalGame[SplitoCore]
 
@@ -81,29 +81,6 @@ def nothing_dealt(g: Game, bad: str = "cards") -> None:
         chain = core.objectives if bad == "objectives" else core.cards
         assert chain is not None and not chain.verified
         assert all(f is None for f in core.engine.faces)
-
-
-class Counting:
-    """A shared in-line checker that records when each verdict is taken."""
-
-    splitter = None
-
-    def __init__(self) -> None:
-        self.inner = InlineChecker(share=True)
-        self.asked: list[int] = []
-
-    def start(self) -> Counting:
-        return self
-
-    def submit(self, game_id: bytes, hop: HopCheck, *, last: bool = False) -> HopVerdict:
-        verdict = self.inner.submit(game_id, hop, last=last)
-        outer = self
-
-        class V:
-            def result(self) -> str | None:
-                outer.asked.append(hop.seat)
-                return verdict.result()
-        return V()
 
 
 @pytest.mark.slow
