@@ -380,6 +380,49 @@ def test_planted_duplicate_card() -> None:
     )
 
 
+def test_r8_4_a_shared_memo_recomputes_each_opened_hop_once_and_still_refuses_a_bad_one(
+) -> None:
+    """The peers of one process share the recomputation of opened hops (``hop_memo``,
+    protocol/SECURITY.md §2.1 "Checked once per process"): an honest round opens with each
+    seat's hop recomputed once, not once per peer, to the same end as without the memo; a
+    hop that does not match its seed is refused by every peer that shares the memo, the
+    first to recompute it and those that get the remembered deck (what is remembered is
+    the computed deck, never the received one)."""
+    from splitnet.game.checks import OpenedHops
+
+    memo = OpenedHops()
+    honest = Table(3, hop_memo=memo).setup()
+    honest.deal()
+    honest.open_all()
+    plain = Table(3).setup()
+    plain.deal()
+    plain.open_all()
+    assert memo.computed == 3  # 3 peers + the observer would recompute 3 × 3 hops
+
+    def state(t: Table) -> list[dict[str, Any]]:
+        return [{k: v for k, v in snapshot(p).items() if k != "_hop_memo"} for p in t.everyone]
+
+    assert state(honest) == state(plain)
+
+    t = Table(3, hop_memo=OpenedHops())
+
+    def plant(deck: list[list[bytes]], y: bytes) -> None:
+        deck[3] = [group.add(deck[7][0], group.base_mul(5)),
+                   group.add(deck[7][1], group.mul(5, y))]
+
+    _last_hop_cheat(t, plant)
+    for i in range(2):
+        t.send("open", i, t.peers[i].open_message())
+    refused(
+        [*t.peers[:2], t.observer],
+        "open",
+        2,
+        t.peers[2].open_message(),
+        step="open",
+        reason="does not match the seed (first difference at position 3)",
+    )
+
+
 def test_planted_non_card() -> None:
     t = Table(2)
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from splitnet.bots import make_bot
-from splitnet.crypto.deck import DeckRound, HopCheck
+from splitnet.crypto.deck import DeckRound, HopCheck, HopMemo
 from splitnet.crypto.errors import CheatDetected, DeckUsageError
 from splitnet.game.checks import Done, HopVerdict, InlineChecker, check_hop
 from splitnet.game.core import GameError
@@ -79,6 +79,10 @@ class Counting:
         return self
 
     splitter = None
+
+    @property
+    def hop_memo(self) -> HopMemo | None:
+        return self.inner.hop_memo
 
     def submit(self, game_id: bytes, hop: HopCheck, *, last: bool = False) -> HopVerdict:
         self.submitted.append(hop.seat)

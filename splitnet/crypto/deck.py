@@ -85,6 +85,17 @@ from splitnet.crypto.seeds import (
 )
 from splitnet.crypto.split import Splitter
 
+#: Recomputes a seat's hop from its opened seed (R8.4) at most once for the peers that
+#: share it — the peers of one process (``splitnet play``: you and the bots), injected
+#: like the proof checker: ``memo(key, compute)`` returns ``compute()``, or what an
+#: earlier call with the same key computed. The key names everything the hop is a
+#: function of (game, round, seat, seed and the input deck's digest, which covers the
+#: joint key), so a remembered deck is exactly the one this peer would compute; what is
+#: remembered is always a computed deck, never a received one (protocol/SECURITY.md §2.1,
+#: "Checked once per process").
+HopMemo: TypeAlias = Callable[[bytes, Callable[[], Deck]], Deck]
+DOMAIN_HOP_MEMO: Final = b"splitnet/v1/memo/opened-hop"
+
 #: A protocol message: a msgpack-ready map (values are bytes/int/str/list/dict/None).
 Message: TypeAlias = dict[str, object]
 
@@ -185,6 +196,7 @@ class DeckRound:
         table: Mapping[bytes, int] | None = None,
         card_name: Callable[[int], str] | None = None,
         splitter: Splitter | None = None,
+        hop_memo: HopMemo | None = None,
     ) -> None:
         if not isinstance(game_id, bytes) or len(game_id) != GAME_ID_BYTES:
             raise DeckUsageError(f"game_id must be {GAME_ID_BYTES} bytes")
@@ -218,6 +230,8 @@ class DeckRound:
         self._prover = shuffle_prover
         #: cuts this seat's re-masks into chunks run side by side (the same deck)
         self._splitter = splitter
+        #: recomputes an opened seat's hop once per process (None: always here)
+        self._hop_memo = hop_memo
         self._verifier = shuffle_verifier
         if (initial is None) != (table is None):
             raise DeckUsageError("give both initial and table (another game's deck) or neither")
@@ -719,13 +733,25 @@ class DeckRound:
             assert self._joint is not None
             k = self.seats.index(seat)
             d_in = deck_digest(self.game_id, self.round_no, self._joint, self._decks[k])
-            expect = shuffle_hop(
-                self._decks[k],
-                derive_permutation(self.game_id, self.round_no, seat, seed, d_in, self.size),
-                derive_remasks(self.game_id, self.round_no, seat, seed, d_in, self.size),
-                self._joint,
-                splitter=self._splitter,
-            )
+            joint, deck_in = self._joint, self._decks[k]
+
+            def recompute() -> Deck:
+                return shuffle_hop(
+                    deck_in,
+                    derive_permutation(self.game_id, self.round_no, seat, seed, d_in,
+                                       self.size),
+                    derive_remasks(self.game_id, self.round_no, seat, seed, d_in, self.size),
+                    joint,
+                    splitter=self._splitter,
+                )
+
+            if self._hop_memo is None:
+                expect = recompute()
+            else:
+                key = hashlib.sha256(group.frame(
+                    DOMAIN_HOP_MEMO, self.game_id, self.round_no.to_bytes(4, "big"),
+                    seat.to_bytes(4, "big"), seed, d_in)).digest()
+                expect = self._hop_memo(key, recompute)
             if expect != self._decks[k + 1]:
                 pos = next(
                     i

@@ -20,10 +20,13 @@ and the bots): a verdict is a function of the hop's bytes and the game's generat
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Protocol
 
-from splitnet.crypto.deck import HopCheck
+from splitnet.crypto.deck import HopCheck, HopMemo
+from splitnet.crypto.elgamal import Deck
 from splitnet.crypto.split import Splitter
 
 
@@ -50,6 +53,41 @@ class HopChecker(Protocol):
     def splitter(self) -> Splitter | None:
         """What the peer's own shuffle and proof may cut their phases for (another core:
         :mod:`splitnet.crypto.split`), or None: in the peer's thread."""
+
+    @property
+    def hop_memo(self) -> HopMemo | None:
+        """For a checker shared by the peers of one process: recomputes an opened seat's
+        hop (R8.4, ``DeckRound.on_open``) once for all of them (:class:`OpenedHops`), or
+        None: each peer recomputes it."""
+
+
+class OpenedHops:
+    """The hops recomputed from opened seeds (R8.4) by the peers of one process, the last
+    ``keep`` of them, so that each is recomputed once, not once per peer: a deck is a
+    function of its key (``DeckRound.on_open`` makes it), and only decks computed here are
+    kept, never received ones. Call it as ``memo(key, compute)``."""
+
+    def __init__(self, keep: int = 64) -> None:
+        self.keep = keep
+        self._decks: OrderedDict[bytes, Deck] = OrderedDict()
+        self._lock = threading.Lock()
+        #: how many hops were recomputed (the rest were shared)
+        self.computed = 0
+
+    def __deepcopy__(self, memo: dict[int, object]) -> OpenedHops:
+        return self  # a shared service, like the checker that holds it: not a peer's state
+
+    def __call__(self, key: bytes, compute: Callable[[], Deck]) -> Deck:
+        with self._lock:
+            deck = self._decks.get(key)
+        if deck is None:
+            deck = compute()  # outside the lock: at worst two peers compute the same deck
+            with self._lock:
+                self.computed += 1
+                self._decks[key] = deck
+                while len(self._decks) > self.keep:
+                    self._decks.popitem(last=False)
+        return deck
 
 
 def check_hop(game_id: bytes, hop: HopCheck, splitter: Splitter | None = None) -> str | None:
@@ -118,6 +156,7 @@ class InlineChecker:
         self._seen: OrderedDict[bytes, str | None] = OrderedDict()
         #: how many proofs this checker verified (the rest were shared verdicts)
         self.checked = 0
+        self._opened = OpenedHops(keep) if share else None
 
     def start(self) -> InlineChecker:
         return self
@@ -125,6 +164,10 @@ class InlineChecker:
     @property
     def splitter(self) -> Splitter | None:
         return self._splitter
+
+    @property
+    def hop_memo(self) -> HopMemo | None:
+        return self._opened
 
     def submit(self, game_id: bytes, hop: HopCheck, *, last: bool = False) -> HopVerdict:
         key = hop.digest(game_id) if self.share else b""

@@ -211,7 +211,7 @@ class GameCore:
         deck = DeckRound(self.game_id, number, self.n, self.seat if seed else None, seed,
                          shuffle_prover=prover, shuffle_verifier=verifier,
                          seats=[s for s in range(self.n) if s not in self.open_seats],
-                         splitter=splitter)
+                         splitter=splitter, hop_memo=self.checker.hop_memo)
         self.round = RoundState(number, deck)
         self.rounds.append(self.round)
 

@@ -41,9 +41,16 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any, Final, TypeVar
 
-from splitnet.crypto.deck import HopCheck
+from splitnet.crypto.deck import HopCheck, HopMemo
 from splitnet.crypto.split import Splitter
-from splitnet.game.checks import Done, HopVerdict, check_hop, check_hop_part, verdict_of_parts
+from splitnet.game.checks import (
+    Done,
+    HopVerdict,
+    OpenedHops,
+    check_hop,
+    check_hop_part,
+    verdict_of_parts,
+)
 
 _A = TypeVar("_A")
 _R = TypeVar("_R")
@@ -340,6 +347,7 @@ class ProofPool:
         self._seen: OrderedDict[bytes, HopVerdict] = OrderedDict()
         #: checks sent to the pool (the rest were shared verdicts)
         self.submitted = 0
+        self._opened = OpenedHops(keep) if share else None
 
     def start(self) -> ProofPool:
         """Start the workers now (in the lobby / before the first round) rather than at
@@ -365,6 +373,11 @@ class ProofPool:
     def splitter(self) -> Splitter | None:
         """The helper, for the peer's own shuffle and proof (None: without a helper)."""
         return self.helper
+
+    @property
+    def hop_memo(self) -> HopMemo | None:
+        """Shared (``share``): each opened seat's hop recomputed once for the process."""
+        return self._opened
 
     def submit(self, game_id: bytes, hop: HopCheck, *, last: bool = False) -> HopVerdict:
         """Check ``hop`` in a worker (return at once); ``last``: the hop whose verdict the

@@ -266,7 +266,7 @@ class SplitoCore:
         return DeckRound(self.game_id, ROUND, self.n, seat, self._seed,
                          shuffle_prover=self._prover, shuffle_verifier=self._verifier,
                          initial=initial, table=self._table, card_name=self._name,
-                         splitter=self._splitter)
+                         splitter=self._splitter, hop_memo=self.checker.hop_memo)
 
     def _name(self, k: int) -> str:
         return self.ids[k] if 0 <= k < len(self.ids) else str(k)
