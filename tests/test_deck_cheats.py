@@ -351,23 +351,14 @@ def _reveal_all(t: Table, slots: list[int]) -> None:
         t.send("shares", i, p.shares_message(slots, "reveal"), "reveal")
 
 
-def test_planted_duplicate_card() -> None:
-    """The last shuffler copies slot 7's card into slot 3 (dropping another): readers see
-    the duplicate as soon as both are open, and the open names the seat (R8.4)."""
-    t = Table(3)
+def _copy_slot_7_into_3(deck: list[list[bytes]], y: bytes) -> None:
+    """The last shuffler's cheat: slot 7's card re-masked into slot 3."""
+    r = 4242
+    deck[3] = [group.add(deck[7][0], group.base_mul(r)), group.add(deck[7][1], group.mul(r, y))]
 
-    def plant(deck: list[list[bytes]], y: bytes) -> None:
-        r = 4242
-        deck[3] = [group.add(deck[7][0], group.base_mul(r)), group.add(deck[7][1], group.mul(r, y))]
 
-    _last_hop_cheat(t, plant)
-    _reveal_all(t, [3, 7])
-    assert t.observer is not None
-    first = t.observer.card(3)
-    with pytest.raises(CheatDetected) as e:
-        t.observer.card(7)
-    assert (e.value.seat, e.value.step) == (None, "decrypt")
-    assert f"card {first}" in e.value.reason and "slots 3 and 7" in e.value.reason
+def _last_open_refused_at_position_3(t: Table) -> None:
+    """Seats 0 and 1 open; the last seat's open is refused by everyone (R8.4)."""
     for i in range(2):
         t.send("open", i, t.peers[i].open_message())
     refused(
@@ -378,6 +369,22 @@ def test_planted_duplicate_card() -> None:
         step="open",
         reason="does not match the seed (first difference at position 3)",
     )
+
+
+def test_planted_duplicate_card() -> None:
+    """The last shuffler copies slot 7's card into slot 3 (dropping another): readers see
+    the duplicate as soon as both are open, and the open names the seat (R8.4)."""
+    t = Table(3)
+
+    _last_hop_cheat(t, _copy_slot_7_into_3)
+    _reveal_all(t, [3, 7])
+    assert t.observer is not None
+    first = t.observer.card(3)
+    with pytest.raises(CheatDetected) as e:
+        t.observer.card(7)
+    assert (e.value.seat, e.value.step) == (None, "decrypt")
+    assert f"card {first}" in e.value.reason and "slots 3 and 7" in e.value.reason
+    _last_open_refused_at_position_3(t)
 
 
 def test_r8_4_a_shared_memo_recomputes_each_opened_hop_once_and_still_refuses_a_bad_one(
@@ -405,22 +412,8 @@ def test_r8_4_a_shared_memo_recomputes_each_opened_hop_once_and_still_refuses_a_
     assert state(honest) == state(plain)
 
     t = Table(3, hop_memo=OpenedHops())
-
-    def plant(deck: list[list[bytes]], y: bytes) -> None:
-        deck[3] = [group.add(deck[7][0], group.base_mul(5)),
-                   group.add(deck[7][1], group.mul(5, y))]
-
-    _last_hop_cheat(t, plant)
-    for i in range(2):
-        t.send("open", i, t.peers[i].open_message())
-    refused(
-        [*t.peers[:2], t.observer],
-        "open",
-        2,
-        t.peers[2].open_message(),
-        step="open",
-        reason="does not match the seed (first difference at position 3)",
-    )
+    _last_hop_cheat(t, _copy_slot_7_into_3)
+    _last_open_refused_at_position_3(t)
 
 
 def test_planted_non_card() -> None:
