@@ -1,6 +1,8 @@
 """The prime-order group ristretto255, through libsodium as bundled by ``rbcl``.
 
-This is the only module that touches ``rbcl``. Conventions used everywhere else:
+This is the only module that touches ``rbcl`` (imported through
+:mod:`splitnet.crypto.sodium`, so that no copy of its libsodium is left in the temp dir:
+protocol/SECURITY.md §6, row 100). Conventions used everywhere else:
 
 * a **scalar** is a Python ``int`` in ``[0, L)``; on the wire it is 32 bytes little-endian;
 * a **point** is its canonical 32-byte ristretto255 encoding (``bytes``);
@@ -26,9 +28,10 @@ import secrets
 from collections.abc import Iterable
 from typing import Final
 
-import rbcl
-
+from splitnet.crypto.sodium import import_rbcl
 from splitnet.errors import SplitnetError
+
+rbcl = import_rbcl()
 
 #: Order of the ristretto255 group (2^252 + 27742317777372353535851937790883648493).
 L: Final = 2**252 + 27742317777372353535851937790883648493
