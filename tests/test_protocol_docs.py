@@ -460,3 +460,138 @@ def test_verify_prints_and_returns_what_transcript_md_says(
                    "while writing); verifying the I complete records before it",
                    "`FAILED at entry S (seat K): reason`"):
         assert needle in table.replace("\n", " "), needle
+
+
+# ------------------------------------------------------------------ TRANSCRIPT.md §6
+def test_transcript_md_s6_names_whom_the_code_names_for_a_bad_record() -> None:
+    """§6 "Who is at fault": nobody for bytes that do not decode or a header that fails
+    §5's shape; the host for a bad host signature (entry 0 and later) and for everything
+    after it; the host again for header settings the game refuses (verify's `header: …`).
+    The host is seat 1 here, so a check naming seat 0 could not pass."""
+    from splitnet.game.local import game_settings
+    from splitnet.session.codec import encode
+    from splitnet.session.log import (
+        TAG_ENTRY,
+        ZERO_HASH,
+        Author,
+        Log,
+        LogError,
+        Player,
+        header_body,
+        message_bytes,
+    )
+    from splitnet.verify import verify_records
+
+    src = SelfplaySecrets(9)
+    ids = [src.identity(s) for s in range(2)]
+    gid = src.game_id()
+    players = [Player(s, f"p{s}", ids[s].public_key_bytes()) for s in range(2)]
+    host = ids[1]
+
+    def flip(b: bytes) -> bytes:
+        return bytes([b[0] ^ 1]) + b[1:]
+
+    def record(seq: int, prev: bytes, msg: bytes, sig: bytes, *, bad_host: bool = False
+               ) -> bytes:
+        entry = encode([TAG_ENTRY, seq, prev, msg, sig])
+        host_sig = host.sign(entry)
+        return encode([entry, flip(host_sig) if bad_host else host_sig])
+
+    def genesis(settings: dict[str, Any], *, shape_ok: bool = True,
+                bad_host: bool = False) -> bytes:
+        body = header_body(gid, 1, players, settings)
+        if not shape_ok:  # players out of seat order: §5's shape check fails
+            ps = body["players"]
+            assert isinstance(ps, list)
+            body["players"] = [ps[1], ps[0]]
+        msg = message_bytes(gid, 1, 0, "game", body)
+        return record(0, ZERO_HASH, msg, host.sign(msg), bad_host=bad_host)
+
+    def blame(records: list[bytes]) -> tuple[int | None, str]:
+        log = Log()
+        try:
+            for r in records:
+                log.append_record(r)
+        except LogError as e:
+            return e.seat, e.code
+        raise AssertionError("the log took every record")
+
+    good = game_settings(Settings(hand_size=4), shuffle_proofs=False)
+    ok0 = genesis(good)
+    log = Log()
+    log.append_record(ok0)
+    msg, sig = Author(ids[0], gid, 0).accept(log.header_hash)
+    assert blame([b"\xc1"]) == (None, "garbage")                      # step 1, entry 0
+    assert blame([ok0, b"\xc1"]) == (None, "garbage")                 # step 1, entry 1
+    assert blame([genesis(good, shape_ok=False)]) == (None, "header")  # step 2
+    assert blame([genesis(good, bad_host=True)]) == (1, "host-sig")    # step 3, entry 0
+    assert blame([ok0, record(1, log.head(), msg, sig, bad_host=True)]) == (1, "host-sig")
+    assert blame([ok0, record(1, log.head(), msg, flip(sig))]) == (1, "author-sig")
+    assert blame([ok0, record(2, log.head(), msg, sig)]) == (1, "seq")
+    log.append_record(record(1, log.head(), msg, sig))  # the honest accept
+    assert verify_records([ok0, record(1, log.entries[0].hash, msg, flip(sig))]
+                          ).summary.startswith("FAILED at entry 1 (seat 1): log: ")
+    assert verify_records([b"\xc1"]).summary.startswith("FAILED at entry 0 (seat unknown)")
+    refused = genesis({**good, "extra": 1})  # passes §5; the game refuses its settings
+    Log().append_record(refused)  # the session layer takes it
+    assert verify_records([refused]).summary.startswith("FAILED at entry 0 (seat 1): header:")
+
+    text = section(doc("TRANSCRIPT.md"), "## 6. Checking a record")
+    rows = re.findall(r"^\| (.+?) \| (.+?) \| (.+?) \|$", text, re.M)[1:]
+    named = [who for _, who, _ in rows]
+    assert [w.startswith("nobody") for w in named] == [True, True, True, False, False]
+    assert all(w.startswith("**the host**") for w in named[3:])
+    codes = [set(re.findall(r"`([a-z-]+)`", c)) for _, _, c in rows]
+    assert codes[:4] == [{"garbage"}, {"garbage"}, {"header"}, {"host-sig"}]
+    assert {"author-sig", "seq", "prev", "replay", "counter", "game-id"} <= codes[4]
+    assert "`FAILED at entry 0 (seat H): header: …`" in text.replace("\n", " ")
+
+
+def test_the_incomplete_line_names_the_deal_in_progress_and_splito_s_stages() -> None:
+    """TRANSCRIPT.md §10: a Split transcript cut right after round 1's last opening ends
+    "in round 2 (commit)" (a deal's last opening starts the next); a Splito one names
+    its stage and turn as written, and its stages are the code's."""
+    from splitnet.bots import make_bot
+    from splitnet.game.splito_core import Stage
+    from splitnet.verify import verify_records
+    from tests.test_splito_vectors import play_game
+
+    g = LocalGame(["a", "b"], Settings(hand_size=4, rounds=2), SelfplaySecrets(8),
+                  shuffle_proofs=False)
+    g.run_bots([make_bot("random", 0), make_bot("random", 1)])
+    entries = g.log.entries
+    last_open = max(e.seq for e in entries if e.kind == "open" and e.body["round"] == 1)
+    v = verify_records(g.log.records()[:last_open + 1])
+    assert v.incomplete and v.summary == (f"incomplete: the transcript ends in round 2 "
+                                          f"(commit); everything up to entry {last_open} "
+                                          "verified")
+    assert verify_records(g.log.records()[:1]).summary == (
+        "incomplete: the transcript ends in round 1 (commit); everything up to entry 0 "
+        "verified")
+
+    text = section(doc("TRANSCRIPT.md"), "## 10. Verifying a transcript").replace("\n", " ")
+    assert 'cut right after it ends "in round R+1 (commit)"' in text
+    split_stages = re.search(r"the step that deal had reached: (.*?) \(after", text)
+    assert split_stages is not None
+    assert re.findall(r"`(\w+)`", split_stages.group(1)) == ["commit", "shuffle", "deal",
+                                                            "play", "open"]
+    m = re.search(r"where STAGE is the stage the last entry left the game in — (.*?) — and T",
+                  text)
+    assert m is not None
+    assert re.findall(r"`(\w+)`", m.group(1)) == [  # every stage verify can end at
+        s.value for s in Stage if s not in (Stage.DONE, Stage.STOPPED)]
+
+    game = play_game()
+    records = game.log.records()
+    kinds = [e.kind for e in game.log.entries]
+    last_card_hop = max(i for i, e in enumerate(game.log.entries)
+                        if e.kind == "shuffle" and e.body["deck_of"] == "cards")
+    first_pass = kinds.index("pass")
+    last_reveal = max(i for i, k in enumerate(kinds) if k == "reveal")
+    cuts = {2: "keys (turn 0)", last_card_hop: "deal (turn 0)",
+            last_card_hop + 3: "play (turn 1)", first_pass: "pass (turn 2)",
+            last_reveal: "open (turn 13)"}
+    for cut, where in cuts.items():
+        v = verify_records(records[:cut + 1])
+        assert v.incomplete and v.summary == (f"incomplete: the transcript ends at {where}; "
+                                              f"everything up to entry {cut} verified"), cut
