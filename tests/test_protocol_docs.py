@@ -595,3 +595,75 @@ def test_the_incomplete_line_names_the_deal_in_progress_and_splito_s_stages() ->
         v = verify_records(records[:cut + 1])
         assert v.incomplete and v.summary == (f"incomplete: the transcript ends at {where}; "
                                               f"everything up to entry {cut} verified"), cut
+
+
+# ------------------------------------------------------------------ GAME.md alarm, timeout
+def test_an_alarm_ends_play_and_what_comes_after_it_is_refused_as_game_md_says() -> None:
+    """GAME.md "alarm and open" (no shuffle proofs): the peer that read a bad card takes
+    moves, reveals and shares without applying them until its alarm is in the log; the
+    alarm entry makes the stage `open` for every peer, after which a move is refused
+    naming its author."""
+    from splitnet.bots import make_bot
+
+    g = LocalGame(["a", "b", "c"], Settings(hand_size=4), SelfplaySecrets(11),
+                  shuffle_proofs=False)
+    for _ in range(100):
+        r = g.cores[0].round
+        if r is not None and r.stage == "play":
+            break
+        assert g.pump()
+    finder = g.cores[2]
+    r2 = finder.round
+    assert r2 is not None
+    r2.alarm = "a card read twice"  # as if seat 2 had read a card it saw elsewhere
+
+    def state(i: int) -> tuple[Any, ...]:
+        c = g.cores[i]
+        assert c.round is not None
+        return len(c.engine.events), c.engine.phase, c.round.pending, c.round.public.copy()
+
+    before = [state(i) for i in range(3)]
+    seat = g.mover()
+    assert seat is not None and seat != 2
+    g.play_move(seat, make_bot("random", 1).choose(g.cores[seat].engine, seat))
+    assert state(2) == before[2] and state(0) != before[0]  # taken, not applied, by seat 2
+    for _ in range(10):
+        if any(e.kind == "alarm" for e in g.log.entries):
+            break
+        g.pump()
+    alarm = next(e for e in g.log.entries if e.kind == "alarm")
+    assert alarm.author == 2
+    assert all(c.round is not None and c.round.stage == "open" for c in g.cores)
+    with pytest.raises(GameError) as e:
+        g.send(seat, "move", {"round": 1, "move": {"type": "draw_pile", "seat": seat}})
+    assert (e.value.seat, e.value.step) == (seat, "move")
+    with pytest.raises(GameError) as e:
+        g.send(1, "alarm", {"round": 1, "reason": "again"})
+    assert (e.value.seat, e.value.step) == (1, "alarm")
+
+    text = section(doc("GAME.md"), "### alarm and open").replace("\n", " ")
+    assert "ignores moves" not in text
+    assert ("the peer that read the card takes every further `shares`, `move` and `reveal` "
+            "entry without applying it") in text
+    assert "every `shares`, `move` and `reveal` of the deal is **refused**" in text
+    assert "**With `shuffle_proofs: true` an `alarm` is refused**" in text
+
+
+def test_a_timeout_s_waited_is_an_integer_at_least_0_as_game_md_says() -> None:
+    from splitnet.game.table import check_timeout
+
+    assert check_timeout(0, {"round": 1, "seat": 1, "waited": 0}, 0, [1]) == (1, 0)
+    for body in ({"round": 1, "seat": 1, "waited": -1}, {"round": 1, "seat": 1, "waited": 1.5},
+                 {"round": 1, "seat": "1", "waited": 3}, {"round": 1, "seat": 2, "waited": 3}):
+        with pytest.raises(GameError) as e:
+            check_timeout(0, body, 0, [1])
+        assert (e.value.seat, e.value.step) == (0, "timeout")  # the host, its sender
+    with pytest.raises(GameError) as e:
+        check_timeout(1, {"round": 1, "seat": 1, "waited": 5}, 0, [1])
+    assert e.value.seat == 1  # sent by another seat: that seat
+    text = section(doc("GAME.md"), "### timeout").replace("\n", " ")
+    assert "(exactly these keys; integers, `waited` ≥ 0 — 0 is allowed" in text
+    verdicts = section(doc("GAME.md"), "## Verdicts")
+    assert ("| a timeout naming a seat the game does not wait for, with a negative or "
+            "non-integer `waited`, or sent by another seat | timeout | its sender (the host; "
+            "or the seat that sent it) |") in verdicts
