@@ -667,3 +667,104 @@ def test_a_timeout_s_waited_is_an_integer_at_least_0_as_game_md_says() -> None:
     assert ("| a timeout naming a seat the game does not wait for, with a negative or "
             "non-integer `waited`, or sent by another seat | timeout | its sender (the host; "
             "or the seat that sent it) |") in verdicts
+
+
+# ------------------------------------------------------------------ RECORD.md marks, events
+def test_record_totals_count_marks_past_a_full_row_and_score_caps_them() -> None:
+    """RECORD.md: `totals` count marks (the sum of the rounds' `marks`), not boxes, past a
+    full row; `score` values each row at min(k, len − 1). A one-box negative row makes
+    the difference show."""
+    import random
+
+    from splitnet.bots import make_bot
+    from splitnet.rules import Pad
+
+    pad = Pad(negative=(0, 7))
+    g = Game(3, Settings(rounds=3, hand_size=9, pad=pad))
+    rec = Recorder(g, ["a", "b", "c"])
+    bots = [make_bot("random", 50 + s) for s in range(3)]
+    rng = random.Random(5)
+    while g.phase != "game_over":
+        faces = list(range(104))
+        rng.shuffle(faces)
+        rec.start_round(faces)
+        while g.phase not in ("round_over", "game_over"):
+            seat = g.actor
+            assert seat is not None
+            rec.apply(bots[seat].choose(g, seat))
+    record = rec.record
+    over = 0
+    for s, t in record["totals"].items():
+        for row in ("perfect", "strong", "weak", "negative"):
+            assert t[row] == sum(r["end"]["marks"][s][row] for r in record["rounds"])
+        over += t["negative"] > 1
+        values = {row: pad.row(row)[min(t[row], len(pad.row(row)) - 1)]
+                  for row in ("perfect", "strong", "weak", "negative")}
+        assert t["score"] == (values["perfect"] + values["strong"] + values["weak"]
+                              - values["negative"])
+    assert over  # some seat has more marks than its negative row has boxes
+    text = doc("RECORD.md").replace("\n", " ")
+    assert "`totals` count marks too, not boxes" in text
+    assert "keeps counting past a full row" in text
+
+
+def test_a_skipped_bonus_leaves_no_event_in_the_record() -> None:
+    """RECORD.md EVENT: `skip_bonus` (and a bonus skipped silently, R5.5) writes nothing;
+    every event type the writers produce is in the table."""
+    g = Game(2, Settings(rounds=1))
+    rec = Recorder(g, ["a", "b"])
+    hands = {1: ["7H", "7C", "8H", "8C", "4C", "5C", "6C", "9C", "10C"],
+             0: ["2H", "2C", "3D", "3S", "4D", "KC", "6D", "9D", "10D"]}
+    rec.start_round(faces_for(2, hands, "KS", ["7D"]))
+    rec.apply(DrawPile(1))
+    rec.apply(Lay(1, slot_of(g, 1, "7H"), slot_of(g, 1, "7C")))
+    rec.apply(Upgrade(1, slot_of(g, 1, "7D"), 0, 1))
+    assert g.pending_bonus == "strong"
+    events = rec.record["rounds"][0]["turns"][-1]["events"]
+    seen = len(events)
+    rec.apply(SkipBonus(1))
+    assert len(events) == seen and g.pending_bonus is None
+    table = section(doc("RECORD.md"), "## EVENT")
+    types = set(re.findall(r"^\| `(\w+)` \|", table, re.M))
+    produced = {e["type"] for r in _swap_game_record()["rounds"] for t in r["turns"]
+                for e in t["events"]}
+    assert produced <= types and "skip_bonus" not in types
+    assert ("a `skip_bonus`, and a bonus skipped silently because it cannot be taken (R5.5, "
+            "GAME.md \"Bonus\"), leave none") in table.replace("\n", " ")
+
+
+# ------------------------------------------------------------------ SPLITO_RECORD.md
+def test_splito_records_always_hold_turn_hands_and_zone_seats_in_their_order() -> None:
+    """SPLITO_RECORD.md: `turns[i].hands` is written for every turn (keys turn, hands,
+    plays), the first equal to `deal.hands`; zone z's seats are [z, z+1 mod n] — the last
+    zone [n−1, 0] — compared exactly by the referee, which also takes a turn without
+    hands."""
+    import copy
+
+    from splitnet.splito.bots import make_bot
+    from splitnet.splito.local import play_local
+    from splitnet.splito.record import check_record
+    from splitnet.splito.settings import SplitoSettings
+
+    for n in (2, 3, 5):
+        rec = play_local(SplitoSettings.standard(n), [make_bot("random", s) for s in range(n)],
+                         n).record
+        assert all(list(t) == ["turn", "hands", "plays"] for t in rec["turns"])
+        assert rec["turns"][0]["hands"] == rec["deal"]["hands"]
+        seats = [z["seats"] for z in rec["zones"]]
+        assert seats == ([[0], [0], [1], [1]] if n == 2
+                         else [[z, (z + 1) % n] for z in range(n)])
+        if n > 2:
+            assert seats[-1] == [n - 1, 0]
+            bad = copy.deepcopy(rec)
+            bad["zones"][-1]["seats"] = [0, n - 1]
+            assert any(f.startswith(f"zone {n - 1}: seats") for f in check_record(bad).faults)
+        bare = copy.deepcopy(rec)
+        for t in bare["turns"]:
+            del t["hands"]
+        assert check_record(rec).ok and check_record(bare).ok
+    text = re.sub(r"\s+", " ", doc("SPLITO_RECORD.md"))
+    assert "splitnet always writes `turns[i].hands` (S12.2 makes it optional)" in text
+    assert "a turn's keys are `turn`, `hands`, `plays`, in that order" in text
+    assert "`zones[z].seats` is `[z, (z + 1) mod n]`, in that order" in text
+    assert "so the last zone's is `[n − 1, 0]`" in text
