@@ -93,9 +93,13 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
 
 
 def _data_dir(args: argparse.Namespace) -> Path:
+    """The data dir, made (or closed to other local users) 0700 with its ``games/``
+    (protocol/NETWORK.md §9)."""
+    from splitnet.net.store import open_data_dir
     from splitnet.session.identity import default_data_dir
 
-    return Path(args.data_dir) if getattr(args, "data_dir", None) else default_data_dir()
+    return open_data_dir(Path(args.data_dir) if getattr(args, "data_dir", None)
+                         else default_data_dir())
 
 
 def _list_saved(data_dir: Path) -> int:

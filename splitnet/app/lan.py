@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import errno
 import logging
+import os
 import random
 import sys
 from collections.abc import Callable, Mapping
@@ -22,6 +23,7 @@ from splitnet.aio import stop, until
 from splitnet.app.lan_session import LAN_PARTS, OFFER_OPEN_HAND_AFTER, NetSession
 from splitnet.app.splito_session import SplitoNetSession, splito_bot
 from splitnet.bots import FRIENDLY_NAMES, bot_label, bot_player_name, make_bot, parse_level
+from splitnet.durable import open_private
 from splitnet.frontend import HumanAgent
 from splitnet.game.rematch import (
     PreviousGame,
@@ -56,6 +58,7 @@ from splitnet.net.store import (
     games_dir,
     invitation_resume_file,
     meta_now,
+    open_data_dir,
     read_meta,
     unfinished_games,
 )
@@ -74,7 +77,10 @@ _log = logging.getLogger("splitnet.net")
 
 
 def _data_dir(args: argparse.Namespace) -> Path:
-    return Path(args.data_dir).expanduser() if args.data_dir else default_data_dir()
+    """The data dir, made (or closed to other local users) 0700 with its ``games/``
+    (NETWORK.md §9)."""
+    return open_data_dir(Path(args.data_dir).expanduser() if args.data_dir
+                         else default_data_dir())
 
 
 def _identity(data_dir: Path) -> Identity:
@@ -192,7 +198,7 @@ def _setup_logging(role: str, to_file: Path | None = None, verbose: bool = False
     for h in list(logger.handlers):
         logger.removeHandler(h)
     if to_file is not None:
-        to_file.parent.mkdir(parents=True, exist_ok=True)
+        os.close(open_private(to_file, os.O_WRONLY | os.O_APPEND))  # 0600 (NETWORK.md §9)
         handler: logging.Handler = logging.FileHandler(to_file, encoding="utf-8")
         handler.setFormatter(logging.Formatter("%(asctime)s " + role + ": %(message)s"))
     else:

@@ -12,6 +12,9 @@ A local game keeps the files a LAN game keeps (:mod:`splitnet.net.store`), under
                           created, finished
     GAME_ID.local         the seats' identity keys and bot kinds (0600; below)
 
+Like every file splitnet keeps there, each is 0600 and ``games/`` and the data dir 0700
+(:func:`~splitnet.net.store.open_data_dir`, NETWORK.md §9).
+
 Every seed is made and written durably by :class:`~splitnet.net.store.SeedStore` before
 the commitment it determines is built, and is only ever read back for the same game
 header, round and seat (the store refuses another header's or seat's file), so a resumed
@@ -39,6 +42,7 @@ from splitnet.net.store import (
     GameMeta,
     SeedStore,
     meta_now,
+    open_data_dir,
     unfinished_games,
 )
 from splitnet.session.codec import (
@@ -140,8 +144,9 @@ def create(data_dir: Path, game_id: bytes, name: str, seat: int, bots: Sequence[
            bot_seeds: Sequence[int], keys: Sequence[bytes] | None = None,
            make: Callable[[int], Callable[[int], bytes]] | None = None) -> LocalSecrets:
     """Write a new local game's ``.local`` and ``.meta`` files (the transcript comes
-    next, from :class:`~splitnet.game.local.LocalGame`)."""
-    files = GameFiles(data_dir, game_id)
+    next, from :class:`~splitnet.game.local.LocalGame`), in a data dir and ``games/``
+    that only this user may open (NETWORK.md §9)."""
+    files = GameFiles(open_data_dir(data_dir), game_id)
     if files.transcript.exists():
         meta = _meta_or_none(files)
         if meta is None or meta.role != ROLE or not meta.finished:
@@ -282,7 +287,7 @@ def resume_local(data_dir: Path, meta: GameMeta,
     :class:`SavedGameError` (one line) if it cannot be resumed."""
     from splitnet.session.log import Log
 
-    source = load(data_dir, meta)
+    source = load(open_data_dir(data_dir), meta)
     writer = open_transcript(data_dir, meta)
     try:
         head = Log()

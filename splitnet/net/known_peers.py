@@ -138,7 +138,6 @@ class KnownPeers:
 
     def save(self) -> None:
         """Write the store atomically (0600, directory 0700)."""
-        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         doc = {
             "format": FORMAT,
             "peers": [

@@ -19,6 +19,11 @@
                        is relayed, so a host restarted after the last record knows who
                        confirmed it and ends at once (NETWORK.md §6)
 
+**Privacy.** Every file here is created with mode 0600 and every directory — the data dir
+and ``games/`` — with 0700, whatever the umask (:mod:`splitnet.durable`); at start
+:func:`open_data_dir` closes a data dir or ``games/`` that other local users could look
+into (NETWORK.md §9).
+
 **Durability.** A record is written (one ``write`` on the ``O_APPEND`` file, so it is in
 the file as soon as the call returns and survives the process being killed) as soon as
 it is ordered or received; ``fsync`` — ~4 ms on a common disk — runs off the game's path
@@ -32,7 +37,9 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 import os
+import re
 import secrets
 import threading
 import time
@@ -41,17 +48,56 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from splitnet.durable import atomic_write
+from splitnet.durable import atomic_write, open_private, private_dir, tighten_dir
 from splitnet.game.core import PLEDGE_STEPS, Pledge
 from splitnet.game.table import ChosenPlay
 from splitnet.session.codec import Bytes, DecodeError, Int, Map, Str, check, decode, encode
+from splitnet.session.identity import KEY_FILE
 from splitnet.session.transcript import TranscriptWriter
+from splitnet.text import shown
 
 SEED_LEN = 32
+_log = logging.getLogger("splitnet.net")
 
 
 def games_dir(data_dir: Path) -> Path:
     return data_dir / "games"
+
+
+#: what splitnet keeps directly in a data dir (NETWORK.md §9; ``network.json`` is only
+#: read); ``.NAME.PID.HEX.tmp``: a durable write under way (splitnet/durable.py)
+DATA_DIR_NAMES = frozenset({KEY_FILE, "known_peers.json", "network.json", "net.log", "games"})
+_TEMPORARY = re.compile(r"\..+\.tmp")
+#: what splitnet keeps in ``games/``: a game's files (``GAME_ID.…``), a guest's
+#: ``invite-H.wormhole``, a durable write under way
+_GAME_FILE = re.compile(r"[0-9a-f]{32}\..+|invite-[0-9a-f]{32}\.wormhole|\..+\.tmp")
+_warned: set[Path] = set()
+
+
+def open_data_dir(data_dir: Path) -> Path:
+    """The data dir, ready for a game to be kept in: it and ``games/`` exist (made 0700
+    whatever the umask), and either one that other local users could look into — a
+    ``--data-dir`` made by hand with mode 0755, a ``games/`` made by an older version — is
+    closed (chmod 700). Where that is not splitnet's to do (another user's directory, a
+    shared one, one holding files splitnet did not make), one warning line says so
+    (once per directory and process) and the game goes on: its own files are 0600 anyway
+    (NETWORK.md §9). Returns ``data_dir``."""
+    games = games_dir(data_dir)
+    private_dir(games)
+    for d, ours in ((data_dir, _in_data_dir), (games, _in_games_dir)):
+        why = tighten_dir(d, ours)
+        if why is not None and d not in _warned:
+            _warned.add(d)
+            _log.warning("%s", shown(why))
+    return data_dir
+
+
+def _in_data_dir(name: str) -> bool:
+    return name in DATA_DIR_NAMES or _TEMPORARY.fullmatch(name) is not None
+
+
+def _in_games_dir(name: str) -> bool:
+    return _GAME_FILE.fullmatch(name) is not None
 
 
 @dataclass
@@ -112,7 +158,7 @@ def append_final_ack(path: Path, ack: bytes) -> None:
     makes it durable)."""
     if not 0 < len(ack) <= _ACK_MAX:
         raise ValueError(f"an ack is 1–{_ACK_MAX} bytes, not {len(ack)}")
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    fd = open_private(path, os.O_WRONLY | os.O_APPEND)
     try:
         data = len(ack).to_bytes(4, "big") + ack
         view = memoryview(data)
@@ -229,7 +275,6 @@ class ResumeFile:
     def save(self, chains: list[ResumeChain]) -> None:
         obj = {"chains": [{"secret": c.secret.hex(), "next": c.next, "key": c.key.hex(),
                            "game_id": c.game_id} for c in chains]}
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(self.path, (json.dumps(obj, indent=1) + "\n").encode(), 0o600)
 
 

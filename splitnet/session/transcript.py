@@ -30,7 +30,7 @@ from typing import Final
 
 import msgpack
 
-from splitnet.durable import fsync_dir
+from splitnet.durable import fsync_dir, open_private
 from splitnet.errors import SplitnetError
 
 from .log import MAX_RECORD, Log, LogError
@@ -185,7 +185,7 @@ class TranscriptWriter:
     """Appends records to a transcript, each one durable (fsync) before :meth:`append`
     returns. Holds an exclusive lock on the file (POSIX) so two processes cannot interleave.
 
-    ``TranscriptWriter(path)`` creates the file (mode 0644, directory created if needed)
+    ``TranscriptWriter(path)`` creates the file (mode 0600, directory created 0700 if needed)
     or opens a clean existing one for append; an existing file with a torn tail raises
     :class:`TornTail` — use :meth:`open_existing` to repair it.
     """
@@ -197,12 +197,13 @@ class TranscriptWriter:
         #: What :meth:`open_existing` cut off, in words (None if nothing).
         self.repaired: str | None = None
         self._fd = -1
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        # 0600 in a 0700 directory whatever the umask, an older 0644 file closed too
+        # (NETWORK.md §9): a live game's transcript is for its player's eyes only
         try:
-            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_EXCL, 0o644)
+            fd = open_private(self.path, os.O_RDWR | os.O_APPEND | os.O_EXCL)
             created = True
         except FileExistsError:
-            fd = os.open(self.path, os.O_RDWR | os.O_APPEND)
+            fd = open_private(self.path, os.O_RDWR | os.O_APPEND, create=False)
             created = False
         try:
             self._lock(fd)
