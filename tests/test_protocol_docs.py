@@ -9,6 +9,7 @@ import hashlib
 import hmac
 import json
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -713,8 +714,9 @@ def test_a_skipped_bonus_leaves_no_event_in_the_record() -> None:
     every event type the writers produce is in the table."""
     g = Game(2, Settings(rounds=1))
     rec = Recorder(g, ["a", "b"])
-    hands = {1: ["7H", "7C", "8H", "8C", "4C", "5C", "6C", "9C", "10C"],
-             0: ["2H", "2C", "3D", "3S", "4D", "KC", "6D", "9D", "10D"]}
+    hands: dict[int, Sequence[str]] = {
+        1: ["7H", "7C", "8H", "8C", "4C", "5C", "6C", "9C", "10C"],
+        0: ["2H", "2C", "3D", "3S", "4D", "KC", "6D", "9D", "10D"]}
     rec.start_round(faces_for(2, hands, "KS", ["7D"]))
     rec.apply(DrawPile(1))
     rec.apply(Lay(1, slot_of(g, 1, "7H"), slot_of(g, 1, "7C")))
@@ -768,3 +770,258 @@ def test_splito_records_always_hold_turn_hands_and_zone_seats_in_their_order() -
     assert "a turn's keys are `turn`, `hands`, `plays`, in that order" in text
     assert "`zones[z].seats` is `[z, (z + 1) mod n]`, in that order" in text
     assert "so the last zone's is `[n − 1, 0]`" in text
+
+
+# ------------------------------------------------------------------ SETTINGS.md "Splito"
+def test_settings_md_lists_splitos_keys_and_bounds_as_the_code_checks_them(
+        tmp_path: Path) -> None:
+    from splitnet.app.lan import _splito_choice
+    from splitnet.splito.settings import KEYS, RECORD_KEYS, SettingsError, SplitoSettings
+    from splitnet.splito_selfplay import load_settings
+
+    text = section(doc("SETTINGS.md"), "## Splito")
+    rows = re.findall(r"^\| `(\w+)` \| (.+?) \| (S[\d.]+(?:, S[\d.]+)?) \|$", text, re.M)
+    assert [k for k, _, _ in rows] == list(KEYS)
+    assert "fourteen" in text and len(KEYS) == 14 and "first eleven" in text
+    assert len(RECORD_KEYS) == 11
+    values = {k: v.replace("\\|", "|") for k, v, _ in rows}
+    for n in (2, 3, 8):
+        for key, want in SplitoSettings.standard(n).to_dict().items():
+            if isinstance(want, str):  # a fixed value: written out in the table
+                assert f'"{want}"' in values[key] or want in values[key], (key, want)
+    assert values["hand_size"] == "26 with 2 players, else 13"
+
+    def refused(**changes: Any) -> bool:
+        try:
+            SplitoSettings.standard(changes.pop("players", 3), **changes)
+        except SettingsError:
+            return True
+        return False
+
+    assert values["players"] == "integer 2…8"
+    assert [refused(players=p) for p in (1, 2, 8, 9)] == [True, False, False, True]
+    assert values["central_objectives"] == "integer 0…4"
+    assert [refused(central_objectives=c) for c in (-1, 0, 4, 5)] == [True, False, False, True]
+    assert values["dealer"] == "integer 0…`players` − 1"
+    assert [refused(dealer=d) for d in (-1, 0, 2, 3)] == [True, False, False, True]
+    assert values["turn_timeout_s"].startswith("`null` (off) or an integer 1…86400 (seconds)")
+    assert [refused(turn_timeout_s=t) for t in (None, 0, 1, 86400, 86401, True, 1.5)] == [
+        False, True, False, False, True, True, True]
+    assert refused(chat_during_play=1) and not refused(show_passed_hands=True)
+    d = SplitoSettings.standard(3).to_dict()
+    with pytest.raises(SettingsError, match=r"settings\.hand_size: must be 13"):
+        SplitoSettings.from_dict({**d, "hand_size": 13.0})  # another JSON type
+    for change, line in (({"hand_size": None}, "splitnet: settings: missing key(s) "),
+                         ({"pad": 1}, "splitnet: settings: unknown key(s) ['pad'] (S13)"),
+                         ({"dealer": 5}, "splitnet: settings.dealer: ")):
+        f = tmp_path / "s.json"
+        body = {**d, **change}
+        if change.get("hand_size", 0) is None:
+            del body["hand_size"]
+        f.write_text(json.dumps(body))
+        with pytest.raises(SystemExit) as e:
+            load_settings(str(f), 3)
+        assert str(e.value).startswith(line), e.value
+    f = tmp_path / "t.json"  # host: turn_timeout_s below the host's move_timeout
+    for t, ok in ((599, True), (600, False)):
+        f.write_text(json.dumps({**d, "turn_timeout_s": t}))
+        if ok:
+            _splito_choice(str(f), None, 600.0)
+        else:
+            with pytest.raises(SystemExit, match="must be below the host's move timeout"):
+                _splito_choice(str(f), None, 600.0)
+    assert "also below the host's `move_timeout` (600 s" in values["turn_timeout_s"]
+
+
+# ------------------------------------------------------------------ SPLITO_GAME.md §4, §10
+_SPLITO_GAME: list[Any] = []
+
+
+def _splito_vector_game() -> Any:
+    """The vector game of SPLITO_GAME.md §10, played once for these tests."""
+    from tests.test_splito_vectors import play_game
+
+    if not _SPLITO_GAME:
+        _SPLITO_GAME.append(play_game())
+    return _SPLITO_GAME[0]
+
+
+def _splito_observer(game: Any, **changes: Any) -> Any:
+    from splitnet.game.splito_core import SplitoCore
+    from splitnet.splito.settings import SplitoSettings
+
+    names = [p.name for p in game.log.header.players]
+    return SplitoCore(game.log.game_id, names, SplitoSettings.standard(3, **changes), None)
+
+
+def test_splito_chat_is_taken_or_refused_by_the_stage_entry_by_entry() -> None:
+    """SPLITO_GAME.md §4 **chat**: before every entry of a whole game, an observer takes
+    a chat at stages keys, objectives, cards and open and refuses it at deal, play and
+    pass (S5.5) — all of them with chat_during_play — and every chat after the last
+    `open`; the card deck's last hop moves the stage to deal, the last reveal to open."""
+    from splitnet.game.splito_core import Stage
+    from splitnet.session.log import Author, Log, Player
+    from splitnet.verify import verify_records
+
+    game = _splito_vector_game()
+    closed, open_ = _splito_observer(game), _splito_observer(game, chat_during_play=True)
+    seen: dict[str, set[bool]] = {}
+    for e in game.log.entries:
+        for core in (closed, open_):
+            if e.kind in ("game", "accept"):
+                continue
+            stage = core.stage.value
+            try:
+                core.apply(1, "chat", {"text": "hi"})
+                taken = True
+                assert core.chat.pop() == (1, "hi")
+            except GameError as err:
+                taken = False
+                assert (err.seat, err.step) == (1, "chat") and "S5.5" in str(err)
+            if core is closed:
+                seen.setdefault(stage, set()).add(taken)
+            else:
+                assert taken
+        if e.kind in ("game", "accept"):
+            continue
+        before = closed.stage
+        for core in (closed, open_):
+            core.apply(e.author, e.kind, e.body)
+        if e.kind == "shuffle" and e.body["deck_of"] == "cards" and closed.stage is not before:
+            assert (before, closed.stage) == (Stage.SHUFFLE_CARDS, Stage.DEAL)
+        if e.kind == "reveal" and closed.stage is Stage.OPEN:
+            assert before is Stage.PLAY
+    assert seen == {"keys": {True}, "objectives": {True}, "cards": {True}, "deal": {False},
+                    "play": {False}, "pass": {False}, "open": {True}}
+    for core in (closed, open_):
+        assert core.finished
+        with pytest.raises(GameError, match="the game is over"):
+            core.apply(1, "chat", {"text": "gg"})
+    # Before every accept: refused like any game message (verify).
+    src = SelfplaySecrets(4)
+    ids = [src.identity(s) for s in range(3)]
+    log, _ = Log.start(ids[0], game_id=src.game_id(), host_seat=0,
+                       settings=game.log.header.settings,
+                       players=[Player(s, f"p{s}", ids[s].public_key_bytes())
+                                for s in range(3)])
+    a1 = Author(ids[1], src.game_id(), 1)
+    log.order(*a1.accept(log.header_hash), ids[0])
+    log.order(*a1.message("chat", {"text": "early"}), ids[0])  # seat 2 has not accepted
+    assert verify_records(log.records()).summary == (
+        "FAILED at entry 2 (seat 1): game message before every player accepted the header")
+
+    table = section(doc("SPLITO_GAME.md"), "## 4. Entries")
+    rows = re.findall(r"^  \| (.+?) \| (.+?) \| (.+?) \|$", table, re.M)[1:]
+    by_stage = {st: chat.split()[0].rstrip(",") for _, stages, chat in rows
+                for st in re.findall(r"`(\w+)`", stages)}
+    assert by_stage == {"keys": "taken", "objectives": "taken", "cards": "taken",
+                        "deal": "refused", "play": "refused", "pass": "refused",
+                        "open": "taken"}
+    assert [chat.split()[0].rstrip(",") for _, stages, chat in rows if stages == "—"] == [
+        "refused", "refused"]
+    assert "unless `rules.chat_during_play` is true: then taken" in table
+    assert "counted as Unicode code points" in table.replace("\n", " ")
+
+
+def test_splito_nonces_commitments_and_reveal_fields_are_checked_as_splito_game_md_lists(
+        ) -> None:
+    """SPLITO_GAME.md §3, §4 "What each entry must hold", §7: the play nonce is the first
+    32 lowercase hex digits of its SHA-256; a commitment must be 64 lowercase hex digits
+    (refused); a reveal's nonce must be a string (refused, S5.2) of 32 lowercase hex digits
+    (else a verdict, S7.3, naming its author)."""
+    from splitnet.game.splito_core import play_nonce
+
+    for turn in (1, 2, 13):
+        n = play_nonce(bytes(range(16)), bytes(32), turn)
+        assert re.fullmatch(r"[0-9a-f]{32}", n)
+        assert n == hashlib.sha256(group.frame(b"splitnet/splito/v1/nonce", bytes(range(16)),
+                                               bytes(32), turn.to_bytes(8, "big"))
+                                   ).hexdigest()[:32]
+    game = _splito_vector_game()
+    entries = [e for e in game.log.entries if e.kind not in ("game", "accept")]
+    first_move = next(i for i, e in enumerate(entries) if e.kind == "move")
+    first_reveal = next(i for i, e in enumerate(entries) if e.kind == "reveal")
+
+    def at(i: int) -> Any:
+        core = _splito_observer(game)
+        for e in entries[:i]:
+            core.apply(e.author, e.kind, e.body)
+        return core
+
+    core = at(first_move)
+    m = entries[first_move]
+    for commit in (m.body["commit"].upper(), m.body["commit"][:63], 5):
+        with pytest.raises(GameError, match=r"S7\.3: a commitment is 64 lowercase hex digits"):
+            core.apply(m.author, "move", {**m.body, "commit": commit})
+    core = at(first_reveal)
+    r = entries[first_reveal]
+    with pytest.raises(GameError) as err:
+        core.apply(r.author, "reveal", {**r.body, "nonce": 5})
+    assert (err.value.seat, err.value.step) == (r.author, "reveal") and "S5.2" in str(err.value)
+    assert core.verdict is None
+    for nonce in (r.body["nonce"].upper(), r.body["nonce"][:31], r.body["nonce"] + "0"):
+        core = at(first_reveal)
+        core.apply(r.author, "reveal", {**r.body, "nonce": nonce})  # applied: a verdict
+        assert core.verdict is not None and core.verdict.seat == r.author
+        assert "S7.3: a nonce is 128 bits in 32 lowercase hex digits" in str(core.verdict)
+
+    text = re.sub(r"\s+", " ", doc("SPLITO_GAME.md"))
+    assert "a play's nonce: the first 32 lowercase hex digits of SHA-256" in text
+    assert "nonce 32 lowercase hex digits: `[0-9a-f]{32}`" in text
+    assert "`commit` is a string of 64 lowercase hex digits `[0-9a-f]{64}`" in text
+    assert ("`side` `left` or `right` and `nonce` a string (S5.2)" in text
+            and "`nonce` is not 32 lowercase hex digits (S7.3" in text)
+    verdicts = section(doc("SPLITO_GAME.md"), "## 7. Verdicts")
+    assert "| a reveal whose nonce is not a string | reveal (refused) | S5.2 | its author |" \
+        in verdicts
+    assert ("| a reveal whose nonce is a string but not 32 lowercase hex digits | reveal "
+            "(verdict) | S7.3 | its author |") in verdicts
+
+
+def test_splito_game_md_s10_says_what_each_vector_field_holds() -> None:
+    """§10: the file's keys as listed; `first_reveal` is the first reveal entry flattened
+    (its share point and proof from its `share` message); `transcript_sha256` hashes the
+    records joined, not a .splitlog file; the table's values are the file's."""
+    from splitnet.session.transcript import MAGIC
+    from tests.test_splito_vectors import PATH
+
+    vec = json.loads(PATH.read_text())
+    text = section(doc("SPLITO_GAME.md"), "## 10. Test vectors")
+    layout = re.sub(r"\s+", " ", text[text.index("The file is one JSON object"):])
+    top = [k for k in re.findall(r"`(\w+)`", layout) if k in vec]
+    assert list(dict.fromkeys(top)) == list(vec)
+    m = re.search(r"`first_reveal`, the log's first `reveal` entry, flattened: (.*?); "
+                  r"`pass_seat0", layout)
+    assert m is not None
+    fields = [k for k in re.findall(r"`(\w+)`", m.group(1)) if k in vec["first_reveal"]]
+    assert list(dict.fromkeys(fields)) == list(vec["first_reveal"])
+    p = re.search(r"`pass_seat0_to_1_after_turn1`: (.*?) of that `pass`", layout)
+    assert p is not None and set(re.findall(r"`(\w+)`", p.group(1))) <= set(
+        vec["pass_seat0_to_1_after_turn1"])
+
+    game = _splito_vector_game()
+    reveal = next(e for e in game.log.entries if e.kind == "reveal")
+    share = reveal.body["share"]
+    assert set(share) == {"slots", "shares", "proof"} and share["slots"] == [reveal.body["slot"]]
+    assert len(share["shares"][0]) == 32 and len(share["proof"]) == 96
+    assert game.cores[0].dealt_holder(reveal.body["slot"]) == reveal.author == 0
+    records = game.log.records()
+    joined = hashlib.sha256(b"".join(records)).hexdigest()
+    splitlog = MAGIC + b"".join(len(r).to_bytes(4, "big") + r for r in records)
+    assert hashlib.sha256(splitlog).hexdigest() != joined and len(records) == vec["entries"]
+    assert "the SHA-256 of the log's records (TRANSCRIPT.md §4, each " in layout
+    assert "not of a `.splitlog` file" in layout
+
+    table = text[:text.index("The file is one JSON object")]
+    for value in (vec["M_0_R1a"], vec["M_72_OBJ01"], vec["sha256_of_all_109_points"],
+                  vec["joint_key"], vec["objective_deck_initial_digest"],
+                  vec["nonce_seat0_turn1"], vec["commit_the_first_reveal_opens"],
+                  vec["pass_seat0_to_1_after_turn1"]["eph"],
+                  vec["pass_seat0_to_1_after_turn1"]["K"],
+                  vec["pass_seat0_to_1_after_turn1"]["pad_first_32"],
+                  vec["pass_seat0_to_1_after_turn1"]["box_sha256"], vec["transcript_sha256"]):
+        assert f"`{value}`" in table, value
+    fr = vec["first_reveal"]
+    assert (f"| first reveal | seat {fr['seat']}, slot {fr['slot']}, {fr['card']}, "
+            f"{fr['side']}; opens") in table
+    assert f"| the whole transcript | {vec['entries']} entries, SHA-256 of its records" in table
