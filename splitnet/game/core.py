@@ -957,3 +957,17 @@ class GameCore:
     @property
     def record(self) -> dict[str, Any]:
         return self.recorder.record
+
+
+def pledge_position(kind: str, body: dict[str, Any]) -> tuple[int, str] | None:
+    """GAME.md "Pledges": the position (round, step) this seat pledged a deck at before it
+    made an entry of ``kind`` with ``body`` — a hop ("shuffle"), deal or draw shares and a
+    reveal ("shares"), an opening ("open"), as :meth:`GameCore.outbox` pledges them — or
+    None for an entry not derived from its seed on a deck. A seat's own such entry in the
+    log proves the pledge was made (the node checks its saved file against it)."""
+    step = {"shuffle": "shuffle", "shares": "shares", "reveal": "shares",
+            "open": "open"}.get(kind)
+    rnd = body.get("round")
+    if step is None or isinstance(rnd, bool) or not isinstance(rnd, int):
+        return None
+    return rnd, step

@@ -1054,3 +1054,18 @@ def splito_header(settings: SplitoSettings, protocol: str,
                              f"the settings' dealer seat {settings.dealer} (S4.1)")
         out[REMATCH_KEY] = rematch.to_dict()
     return out
+
+
+def pledge_position(kind: str, body: dict[str, Any]) -> tuple[int, str] | None:
+    """GAME.md "Pledges" in Splito: the position this seat pledged a deck at before it
+    made an entry of ``kind`` with ``body``, as :meth:`SplitoCore.outbox` pledges them —
+    (1, "shuffle") its objective deck's hop, (2, "shuffle") its card deck's hop,
+    (1, "shares") its deal, reveals and passes, (1, "open") its opening — or None for an
+    entry not derived from its seed on a deck. A seat's own such entry in the log proves
+    the pledge was made (the node checks its saved file against it)."""
+    if kind == "shuffle":
+        deck = body.get("deck_of")
+        chain = 1 if deck == "objectives" else 2 if deck == "cards" else None
+        return None if chain is None else (chain, "shuffle")
+    step = {"deal": "shares", "reveal": "shares", "pass": "shares", "open": "open"}.get(kind)
+    return None if step is None else (ROUND, step)

@@ -43,12 +43,14 @@ import re
 import secrets
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from splitnet.crypto.seeds import commitment
 from splitnet.durable import atomic_write, open_private, private_dir, tighten_dir
+from splitnet.errors import SplitnetError
 from splitnet.game.core import PLEDGE_STEPS, Pledge
 from splitnet.game.table import ChosenPlay
 from splitnet.session.codec import Bytes, DecodeError, Int, Map, Str, check, decode, encode
@@ -296,6 +298,18 @@ _PLAY = Map({"slot": Int(0, 255), "side": Str(5, 4), "card": Str(16, 1),
              "nonce": Str(64, 1), "commit": Str(64, 64)})
 
 
+#: what :meth:`SeedStore.check_log` needs of a game: the pledge position (round, step)
+#: one of this seat's entries (kind, body) was made at, or None (``pledge_position`` of
+#: splitnet.game.core or splitnet.game.splito_core)
+PledgeAt = Callable[[str, dict[str, Any]], tuple[int, str] | None]
+
+
+class SecretsMismatch(SplitnetError):
+    """A ``.secrets`` file that does not match its seat's own entries in the game's log
+    (NETWORK.md §9): one line naming the file, what does not match and the way on. The
+    seat does not play on with it; nothing was sent or written."""
+
+
 class SeedStore:
     """This seat's round seeds and pledges for one game, persisted (0600, fsync) before use.
 
@@ -315,6 +329,9 @@ class SeedStore:
     turn's chosen play (slot, side, card, nonce, commitment) durably before the core
     returns its commitment; ``chosen`` reads it back, so a seat killed between its
     commitment and its reveal opens exactly the play it committed to.
+
+    Reopened with the game's log, :meth:`check_log` holds the file to what the log proves
+    the seat did with it, before anything is made from it (NETWORK.md §9).
     """
 
     def __init__(self, path: Path, game_id: bytes, seat: int, header_hash: bytes,
@@ -365,6 +382,40 @@ class SeedStore:
                 raise ValueError(f"{self.path}: bad play entry {k!r}")
             self.plays[int(k)] = ChosenPlay(int(k), v["slot"], v["side"], v["card"],
                                             v["nonce"], v["commit"])
+
+    def check_log(self, own: Iterable[tuple[str, dict[str, Any]]], pledge_at: PledgeAt) -> None:
+        """Check the file against this seat's own entries in the log (``own``: (kind,
+        body) in log order), on a restart before any seed is used (NETWORK.md §9; GAME.md
+        "Pledges"). Each ``commit`` must be the commitment to the file's seed of its round
+        (DECK.md §4: SHA-256 of the seed's frame, as the commit message is made): a seed
+        changed since would have this honest seat send shares under another key than the
+        one it committed to, and be convicted for them (DECK.md §5.3). Each hop, shares,
+        reveal or opening (``pledge_at``) must have its pledge here: a file without one is
+        an older copy, which would let a host serving another deck have a second hop or
+        shares out of this seat (R8.1). Raises :class:`SecretsMismatch` (nothing is
+        written); returns None if the file matches."""
+        for kind, body in own:
+            what = self._mismatch(kind, body, pledge_at)
+            if what is not None:
+                raise SecretsMismatch(
+                    f"{self.path} does not match this game's log: {what}; restore the "
+                    "newest copy of that file: this seat cannot play on without it "
+                    '(GAME.md "Pledges")')
+
+    def _mismatch(self, kind: str, body: dict[str, Any], pledge_at: PledgeAt) -> str | None:
+        rnd = body.get("round")
+        if kind == "commit" and type(rnd) is int:  # (another shape: the replay refuses it)
+            seed = self.seeds.get(rnd)
+            if seed is None:
+                return f"it has no seed for round {rnd}, whose commitment is in the log"
+            if commitment(self.game_id, rnd, self.seat, seed) != body.get("commit"):
+                return (f"the seed of round {rnd} does not open our commitment in the log "
+                        "(it was changed after the commitment was sent)")
+        at = pledge_at(kind, body)
+        if at is not None and at not in self.pledges:
+            return (f"it has no pledge {at[0]}:{at[1]}, yet the log holds our {kind} made on "
+                    "it (an older copy of the file: the pledges made since are gone)")
+        return None
 
     def chosen(self, turn: int) -> ChosenPlay | None:
         return self.plays.get(turn)

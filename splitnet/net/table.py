@@ -29,7 +29,7 @@ from typing import Any, Final, Protocol
 
 from splitnet.crypto.errors import CheatDetected
 from splitnet.game.checks import HopChecker
-from splitnet.game.core import GameCore, GameError, Position
+from splitnet.game.core import GameCore, GameError, Position, pledge_position
 from splitnet.game.local import game_settings, settings_from_header
 from splitnet.game.open_hand import OpenHandPlayer
 from splitnet.game.rematch import (
@@ -42,6 +42,7 @@ from splitnet.game.rematch import (
 )
 from splitnet.game.splito_core import GAME as SPLITO
 from splitnet.game.splito_core import SplitoCore, splito_from_header
+from splitnet.game.splito_core import pledge_position as splito_pledge_position
 from splitnet.game.table import PledgeRefused
 from splitnet.net.lobby_state import SPLITO_MAX_PLAYERS
 from splitnet.net.store import GameFiles, SeedStore, Transcript
@@ -350,7 +351,11 @@ class Table:
     def load(cls, identity: Identity, files: GameFiles,
              seed_maker: SeedMaker | None = None, parts: TableParts | None = None) -> Table:
         """Reopen a game after a restart: the transcript (a torn tail is cut), then every
-        entry re-verified and re-applied to a fresh core with the saved seeds."""
+        entry re-verified and re-applied to a fresh core with the saved seeds — once the
+        ``.secrets`` file is found to match this seat's own entries in the log
+        (:meth:`SeedStore.check_log`, NETWORK.md §9): a file that does not is refused
+        (:class:`~splitnet.net.store.SecretsMismatch`, one line) before any core is made
+        from it, so nothing is sent and neither file changes."""
         transcript = Transcript(files.transcript)
         if transcript.repaired:
             _log.warning("%s: %s", files.transcript, transcript.repaired)
@@ -369,6 +374,10 @@ class Table:
         try:
             seeds = SeedStore(files.secrets, log.game_id, seat, log.header_hash,
                               seed_maker(log.game_id, seat) if seed_maker else None)
+            saved = Log.from_records(recs)  # (a bad record: the replay's LogError, sooner)
+            seeds.check_log([(e.kind, e.body) for e in saved.entries[1:] if e.author == seat],
+                            splito_pledge_position if header_game(log.header.settings)
+                            == SPLITO else pledge_position)
         except ValueError:
             transcript.close()
             raise
