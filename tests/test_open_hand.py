@@ -158,7 +158,7 @@ def test_false_abandonment_is_refused_naming_the_host() -> None:
     assert e.value.seat == 2
     with pytest.raises(GameError, match="exactly round, seat and waited"):
         g2.cores[0].apply(0, "abandon", {**abandon_body(g2, 1), "x": 1})
-    with pytest.raises(GameError, match="integers"):
+    with pytest.raises(GameError, match="waited: expected an int, got true"):  # WIRE.md §4
         g2.cores[0].apply(0, "abandon", {**abandon_body(g2, 1), "waited": True})
 
 

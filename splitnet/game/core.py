@@ -61,12 +61,19 @@ from splitnet.game.open_hand import OpenHandPlayer, open_hand_move, open_hand_se
 # The table's, shared by every game; re-exported here, where callers have always found them.
 from splitnet.game.table import PLEDGE_STEPS as PLEDGE_STEPS
 from splitnet.game.table import GameError as GameError
+from splitnet.game.table import (
+    IntPath,
+    check_chat,
+    check_ints,
+    check_timeout,
+    proof_functions,
+    same_ints,
+)
 from splitnet.game.table import MemoryPledges as MemoryPledges
 from splitnet.game.table import Pledge as Pledge
 from splitnet.game.table import PledgeBook as PledgeBook
 from splitnet.game.table import PledgeRefused as PledgeRefused
 from splitnet.game.table import Position as Position
-from splitnet.game.table import check_chat, check_timeout, proof_functions
 from splitnet.record import Recorder
 from splitnet.rules import (
     Action,
@@ -79,7 +86,7 @@ from splitnet.rules import (
     action_to_dict,
     played_slots,
 )
-from splitnet.session.codec import DecodeError
+from splitnet.session.codec import DecodeError, is_int
 from splitnet.session.identity import verify
 from splitnet.session.log import LogError, check_refusal, message_hash, parse_message
 
@@ -87,6 +94,19 @@ _proof_functions = proof_functions  # the name it had here
 
 KINDS = ("commit", "shuffle", "shares", "move", "reveal", "alarm", "open", "chat", "timeout",
          "accuse", "abandon")
+
+#: The int fields of a move (GAME.md "move and reveal": rules/actions.py's wire form).
+MOVE_INTS = ("seat", "index", "a", "b", "slot", "match_id", "covers", "target", "give", "take")
+_ROUND: IntPath = ("round",)
+#: Every int field of each kind's body (GAME.md "Message kinds", "Integer fields"): none of
+#: them ever holds a bool (WIRE.md §4), checked before anything else of the entry.
+INT_FIELDS: dict[str, tuple[IntPath, ...]] = {
+    "commit": (_ROUND,), "shuffle": (_ROUND,), "shares": (_ROUND, ("slots", "*")),
+    "move": (_ROUND, *(("move", f) for f in MOVE_INTS)),
+    "reveal": (_ROUND, ("slots", "*")), "alarm": (_ROUND,), "open": (_ROUND,), "chat": (),
+    "timeout": (_ROUND, ("seat",), ("waited",)), "accuse": (_ROUND,),
+    "abandon": (_ROUND, ("seat",), ("waited",)),
+}
 
 
 class OpenHandMissing(GameError):
@@ -362,7 +382,8 @@ class GameCore:
             return False
         try:
             action = action_from_dict(body.get("move"))
-            return body.get("round") == r.number and self.move_message(action) == body
+            rnd = body.get("round")
+            return (is_int(rnd) and rnd == r.number and self.move_message(action) == body)
         except (ValueError, IllegalMove):
             return False
 
@@ -420,12 +441,14 @@ class GameCore:
         assert r is not None
         if kind not in KINDS:
             raise GameError(author, kind, f"unknown message kind {kind!r}")
+        check_ints(author, kind, body, INT_FIELDS[kind])  # WIRE.md §4: a bool is not an int
         if author in self.open_seats:
             raise GameError(author, kind, f"R8.6: {self.players[author]}'s seat is played "
                             "open-handed: every peer derives its moves with the open-hand "
                             "bot and it takes no part in the deck, so it sends nothing but chat")
-        if body.get("round") != r.number:
-            raise GameError(author, kind, f"message for round {body.get('round')!r} during "
+        rnd = body.get("round")
+        if not is_int(rnd) or rnd != r.number:
+            raise GameError(author, kind, f"message for round {rnd!r} during "
                             f"round {r.number}")
         payload = {k: v for k, v in body.items() if k not in ("round", "purpose")}
         if kind == "alarm":
@@ -575,8 +598,7 @@ class GameCore:
         if set(body) != {"round", "seat", "waited"}:
             raise false("an abandonment has exactly round, seat and waited")
         seat, waited = body.get("seat"), body.get("waited")
-        if (isinstance(waited, bool) or not isinstance(waited, int) or waited < 0
-                or isinstance(seat, bool) or not isinstance(seat, int)):
+        if not is_int(waited) or waited < 0 or not is_int(seat):
             raise false("seat and waited must be integers ≥ 0")
         why = self.abandon_refusal(seat)
         if why is not None:
@@ -696,7 +718,7 @@ class GameCore:
             if author in r.dealt_by:
                 raise GameError(author, "shares", "duplicate deal shares")
             want = self.deal_slots(author)
-            if payload.get("slots") != want:
+            if not same_ints(payload.get("slots"), want):
                 raise GameError(author, "shares", "deal shares must cover exactly every dealt "
                                 "slot but the sender's own, and the first discard")
             shares = payload.get("shares")
@@ -731,7 +753,7 @@ class GameCore:
             if r.stage != "play" or d is None or author not in d[2]:
                 raise GameError(author, "shares", "out of turn: no draw share is due from "
                                 "this seat")
-            if payload.get("slots") != [d[1]]:
+            if not same_ints(payload.get("slots"), [d[1]]):
                 raise GameError(author, "shares", f"a draw share must be for slot {d[1]}")
             r.deck.on_shares(author, payload, "draw")
             d[2].discard(author)
@@ -834,7 +856,7 @@ class GameCore:
         if extra:
             raise GameError(author, "reveal", f"unexpected field(s) {sorted(extra)}")
         payload = {k: v for k, v in body.items() if k != "round"}
-        if payload.get("slots") != p.slots:
+        if not same_ints(payload.get("slots"), p.slots):
             raise GameError(author, "reveal", f"the reveal must be of slots {p.slots}, the "
                             "played cards not yet public, in increasing order")
         trial = r.deck.fork()
@@ -907,8 +929,10 @@ class GameCore:
             raise false(f"the refusal was made at entry {refusal.seq}, not right before "
                         f"this one ({at.seq})")
         try:
-            if m.body.get("round") != r.number:
-                raise GameError(author, "move", f"a move for round {m.body.get('round')!r}")
+            check_ints(author, "move", m.body, INT_FIELDS["move"])  # WIRE.md §4
+            rnd = m.body.get("round")
+            if not is_int(rnd) or rnd != r.number:
+                raise GameError(author, "move", f"a move for round {rnd!r}")
             self._expect(r.stage == "play" and r.pending is None and r.draw is None, author,
                          "move", "no move was expected")
             action = self._parse_move(author, dict(m.body))

@@ -58,6 +58,7 @@ from splitnet.game.rematch import REMATCH_KEY, Rematch, RematchError, first_deal
 from splitnet.game.table import (
     ChosenPlay,
     GameError,
+    IntPath,
     MemoryPlays,
     MemoryPledges,
     PlayBook,
@@ -66,9 +67,12 @@ from splitnet.game.table import (
     PledgeRefused,
     Position,
     check_chat,
+    check_ints,
     check_timeout,
     proof_functions,
+    same_ints,
 )
+from splitnet.session.codec import is_int
 from splitnet.splito.cards import N_CARDS, N_NUMBER_CARDS, N_OBJECTIVES
 from splitnet.splito.engine import SIDES, Game, IllegalMove, Phase, Play, commitment, full_deck
 from splitnet.splito.record import build_record
@@ -78,6 +82,17 @@ GAME: Final = "splito"
 KINDS: Final = ("commit", "shuffle", "deal", "move", "reveal", "pass", "complain", "open",
                 "chat", "timeout")
 ROUND: Final = 1
+_ROUND: IntPath = ("round",)
+#: Every int field of each kind's body (SPLITO_GAME.md §4, "Integer fields"): none of them
+#: ever holds a bool (WIRE.md §4), checked before anything else of the entry.
+INT_FIELDS: Final[dict[str, tuple[IntPath, ...]]] = {
+    "commit": (_ROUND,), "shuffle": (_ROUND,),
+    "deal": (_ROUND, ("central", "slots", "*"), ("hands", "slots", "*")),
+    "move": (_ROUND, ("turn",)),
+    "reveal": (_ROUND, ("turn",), ("slot",), ("share", "slots", "*")),
+    "pass": (_ROUND, ("turn",), ("to",)), "complain": (_ROUND, ("turn",), ("from",)),
+    "open": (_ROUND,), "chat": (), "timeout": (_ROUND, ("seat",), ("waited",)),
+}
 DOMAIN_CARD: Final = b"splitnet/splito/v1/card"
 DOMAIN_NONCE: Final = b"splitnet/splito/v1/nonce"
 DOMAIN_PASS_KEY: Final = b"splitnet/splito/v1/pass-key"
@@ -569,7 +584,8 @@ class SplitoCore:
         return (isinstance(body, dict) and mine is not None and self.seat is not None
                 and not self.finished and self.stage is Stage.PLAY
                 and self.engine.phase is Phase.COMMIT and not self.engine.committed(self.seat)
-                and body == {"round": ROUND, "turn": turn, "commit": mine.commit})
+                and body == {"round": ROUND, "turn": turn, "commit": mine.commit}
+                and is_int(body["round"]) and is_int(body["turn"]))
 
     def made_by_us(self, kind: str, body: dict[str, Any]) -> bool:
         """For an entry in this seat's own name, before it is applied: is it what this
@@ -605,6 +621,7 @@ class SplitoCore:
             raise GameError(None, kind, f"no seat {author}")
         if kind not in KINDS:
             raise GameError(author, kind, f"unknown message kind {kind!r}")
+        check_ints(author, kind, body, INT_FIELDS[kind])  # WIRE.md §4: a bool is not an int
         if kind == "chat":
             text = check_chat(author, body)
             if not self.settings.chat_during_play and self.stage in (Stage.DEAL, Stage.PLAY,
@@ -613,8 +630,9 @@ class SplitoCore:
                            "are shown (chat_during_play is off)")
             self.chat.append((author, text))
             return
-        if body.get("round") != ROUND:
-            raise GameError(author, kind, f"message for round {body.get('round')!r}; a "
+        rnd = body.get("round")
+        if not is_int(rnd) or rnd != ROUND:
+            raise GameError(author, kind, f"message for round {rnd!r}; a "
                             "Splito game has one deal, round 1")
         payload = {k: v for k, v in body.items() if k != "round"}
         try:
@@ -736,10 +754,12 @@ class SplitoCore:
         if not self._central:
             if central is not None:
                 raise _err(author, "deal", "S4.2", "no central objectives: central is nil")
-        elif not isinstance(central, dict) or central.get("slots") != self._central:
+        elif not isinstance(central, dict) or not same_ints(central.get("slots"),
+                                                            self._central):
             raise _err(author, "deal", "S4.2", f"central shares must be of objective slots "
                        f"{self._central}")
-        if not isinstance(hands, dict) or hands.get("slots") != self.deal_slots(author):
+        if not isinstance(hands, dict) or not same_ints(hands.get("slots"),
+                                                        self.deal_slots(author)):
             raise _err(author, "deal", "S4.3", "hand shares must cover exactly every dealt "
                        "slot but the sender's own hand")
         if len(self.dealt_by) + 1 < self.n:
@@ -790,7 +810,7 @@ class SplitoCore:
         if set(body) != {"turn", "commit"}:
             raise _err(author, "move", "S7.3", "a move is exactly {turn, commit}: the play "
                        "itself is revealed once every seat has committed")
-        if body["turn"] != self.engine.turn:
+        if not is_int(body["turn"]) or body["turn"] != self.engine.turn:
             raise _err(author, "move", "S7.3", f"a commitment for turn {body['turn']!r} "
                        f"during turn {self.engine.turn}")
         digest = body["commit"]
@@ -812,21 +832,20 @@ class SplitoCore:
         keys = {"turn", "slot", "card", "side", "nonce", "share"}
         if set(body) != keys:
             raise _err(author, "reveal", "S7.3", f"a reveal is exactly {sorted(keys)}")
-        if body["turn"] != self.engine.turn:
+        if not is_int(body["turn"]) or body["turn"] != self.engine.turn:
             raise _err(author, "reveal", "S7.3", f"a reveal for turn {body['turn']!r} during "
                        f"turn {self.engine.turn}")
         if self.engine.reveals[author] is not None:
             raise _err(author, "reveal", "S7.3", "this seat's play is already revealed")
         slot, card, side, nonce = body["slot"], body["card"], body["side"], body["nonce"]
-        if (isinstance(slot, bool) or not isinstance(slot, int)
-                or not 0 <= slot < self.engine.dealt):
+        if not is_int(slot) or not 0 <= slot < self.engine.dealt:
             raise _err(author, "reveal", "S4.3", f"{slot!r} is no dealt card slot")
         if not isinstance(card, str) or card not in self._index:
             raise _err(author, "reveal", "S1.3", f"{str(card)[:20]!r} is no card id")
         if side not in SIDES or not isinstance(nonce, str):
             raise _err(author, "reveal", "S5.2", "side is left or right; nonce a string")
         share = body["share"]
-        if not isinstance(share, dict) or share.get("slots") != [slot]:
+        if not isinstance(share, dict) or not same_ints(share.get("slots"), [slot]):
             raise _err(author, "reveal", "S7.3", f"the share must be for slot {slot}")
         holder = self.dealt_holder(slot)
         trial = self.cards.fork()
@@ -887,7 +906,7 @@ class SplitoCore:
         if set(body) != {"turn", "to", "eph", "box"}:
             raise _err(author, "pass", "S5.4", "a pass is exactly {turn, to, eph, box}")
         turn, to, eph, box = body["turn"], body["to"], body["eph"], body["box"]
-        if (turn != self.engine.turn - 1 or isinstance(to, bool) or not isinstance(to, int)
+        if (not is_int(turn) or turn != self.engine.turn - 1 or not is_int(to)
                 or (author, to) not in self.passes_due):
             raise _err(author, "pass", "S5.4", f"no pass from seat {author} to {to!r} is due "
                        f"after turn {self.engine.turn - 1}")
@@ -933,8 +952,9 @@ class SplitoCore:
         if set(body) != {"turn", "from", "key", "proof"}:
             raise _err(author, "complain", "S5.4", "a complaint is exactly {turn, from, key, "
                        "proof}")
-        box = next((s for s in self.sealed if s.turn == body["turn"] and s.frm == body["from"]
-                    and s.to == author), None)
+        turn, frm = body["turn"], body["from"]
+        box = next((s for s in self.sealed if is_int(turn) and is_int(frm) and s.turn == turn
+                    and s.frm == frm and s.to == author), None)
         if box is None:
             raise _err(author, "complain", "S5.4", "no such box was sealed to this seat")
         key = self.cards.check_exchange(author, box.eph, body["key"], body["proof"], box.turn)

@@ -10,10 +10,12 @@ game-agnostic already.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from splitnet.errors import Blame
+from splitnet.session.codec import is_int
 
 if TYPE_CHECKING:
     from splitnet.crypto.split import Splitter
@@ -35,6 +37,53 @@ class Position:
 class GameError(Blame):
     """A log entry breaks the game protocol or the rules: ``seat`` is at fault
     (``seat S at STEP: REASON``)."""
+
+
+class NotAnInt(GameError):
+    """A bool where a game message's body has an int field (WIRE.md §4: a bool is not an
+    int): refused before the core looks at anything else of it, naming its author."""
+
+
+#: Where a kind's body holds an int field: the keys from the body down, ``"*"`` standing
+#: for every item of a list (``("slots", "*")``: each slot of ``slots``).
+IntPath = tuple[str, ...]
+
+
+def _int_values(value: object, path: IntPath, where: str) -> list[tuple[str, object]]:
+    """(name, value) of every value at ``path`` under ``value`` that is there: a missing
+    key or a value of another shape is left to the core's own checks."""
+    if not path:
+        return [(where, value)]
+    key, rest = path[0], path[1:]
+    if key == "*":
+        if not isinstance(value, list):
+            return []
+        return [hit for i, item in enumerate(value)
+                for hit in _int_values(item, rest, f"{where}[{i}]")]
+    if not isinstance(value, dict) or key not in value:
+        return []
+    return _int_values(value[key], rest, f"{where}.{key}" if where else key)
+
+
+def check_ints(author: int, kind: str, body: Mapping[str, Any],
+               paths: Sequence[IntPath]) -> None:
+    """WIRE.md §4 for a game message's body: every field ``kind`` types int (``paths``)
+    holds an int, never ``true``/``false`` — which Python's ``True == 1`` would let pass
+    every ``==`` check, so one play could be signed in two encodings. Raises
+    :class:`NotAnInt` naming ``author`` (the core is unchanged); values of another wrong
+    type, and missing fields, are the core's own checks to refuse."""
+    for path in paths:
+        for where, value in _int_values(dict(body), path, ""):
+            if isinstance(value, bool):
+                raise NotAnInt(author, kind, f"{where}: expected an int, got "
+                               f"{'true' if value else 'false'} (WIRE.md §4: a bool is "
+                               "not an int)")
+
+
+def same_ints(value: object, want: Sequence[int]) -> bool:
+    """Is ``value`` exactly the list of ints ``want`` (no bool standing for 0 or 1)?"""
+    return (isinstance(value, list) and len(value) == len(want)
+            and all(is_int(v) and v == w for v, w in zip(value, want, strict=False)))
 
 
 class PledgeRefused(GameError):
@@ -157,8 +206,7 @@ def check_timeout(author: int, body: dict[str, Any], host: int,
     if set(body) != {"round", "seat", "waited"}:
         raise GameError(author, "timeout", "a timeout has exactly round, seat and waited")
     seat, waited = body.get("seat"), body.get("waited")
-    if (isinstance(waited, bool) or not isinstance(waited, int) or waited < 0
-            or isinstance(seat, bool) or not isinstance(seat, int)):
+    if not is_int(waited) or waited < 0 or not is_int(seat):
         raise GameError(author, "timeout", "seat and waited must be integers ≥ 0")
     if seat == host or seat not in waiting:
         raise GameError(author, "timeout", f"a false timeout: the game does not wait for "

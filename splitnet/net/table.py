@@ -43,7 +43,7 @@ from splitnet.game.rematch import (
 from splitnet.game.splito_core import GAME as SPLITO
 from splitnet.game.splito_core import SplitoCore, splito_from_header
 from splitnet.game.splito_core import pledge_position as splito_pledge_position
-from splitnet.game.table import PledgeRefused
+from splitnet.game.table import NotAnInt, PledgeRefused
 from splitnet.net.lobby_state import SPLITO_MAX_PLAYERS
 from splitnet.net.store import GameFiles, SeedStore, Transcript
 from splitnet.net.wire import WireError
@@ -149,6 +149,8 @@ def check_header_settings(raw: object) -> None:
 
 def game_error_code(e: GameError) -> str:
     """The wire error code for a message the game core refused."""
+    if isinstance(e, NotAnInt):  # a bool where the body has an int (WIRE.md §4)
+        return "schema"
     cause = e.__cause__
     if isinstance(cause, CheatDetected):
         return "cheat"

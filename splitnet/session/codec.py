@@ -41,7 +41,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Final, NoReturn
+from typing import Final, NoReturn, TypeGuard
 
 import msgpack
 
@@ -63,6 +63,7 @@ __all__ = [
     "check",
     "decode",
     "encode",
+    "is_int",
 ]
 
 #: Deepest nesting of lists/maps accepted by :func:`encode` and :func:`decode`.
@@ -207,9 +208,16 @@ def decode(data: bytes, *, max_len: int) -> object:
 # --------------------------------------------------------------------------- schema
 
 
+def is_int(obj: object) -> TypeGuard[int]:
+    """An int, never a bool (WIRE.md §4): msgpack's ``true`` is not the integer 1, though
+    ``True == 1`` in Python — one value, one encoding, so one signature. The one test every
+    field typed int is held to (:class:`Int`, and each game core's own checks)."""
+    return type(obj) is int
+
+
 @dataclass(frozen=True)
 class Int:
-    """An int (never a bool) with ``lo <= value <= hi``."""
+    """An int (never a bool: :func:`is_int`) with ``lo <= value <= hi``."""
 
     lo: int
     hi: int
@@ -325,7 +333,7 @@ def check(obj: object, schema: Schema, what: str) -> None:
             check(obj, schema.inner, what)
         return
     if isinstance(schema, Int):
-        if type(obj) is not int or not schema.lo <= obj <= schema.hi:
+        if not is_int(obj) or not schema.lo <= obj <= schema.hi:
             fail(schema.describe())
     elif isinstance(schema, Bool):
         if type(obj) is not bool:
