@@ -18,6 +18,10 @@ from typing import Protocol
 
 from splitnet.bots.opponents import Targeting
 from splitnet.cards import _KIND_TABLE, STRENGTH, match_kind
+
+# the open-handed seat's player (R8.6) is no bot: the protocol's rules O1–O7
+# (protocol/OPEN_HAND.md), re-exported for those who assemble a peer
+from splitnet.game.open_hand_policy import open_hand_player as open_hand_player
 from splitnet.rules import (
     Action,
     BonusDraw,
@@ -435,15 +439,6 @@ HIDDEN_LEVELS: dict[str, str] = {"random": "random", "heuristic": "normal"}
 #: The friendly names bot players get, one per seat (:func:`bot_player_name`).
 FRIENDLY_NAMES: tuple[str, ...] = ("Ana", "Bo", "Cy", "Dee", "Eli", "Fay", "Gus", "Hal",
                                    "Ivy", "Jo", "Kit", "Lu")
-
-
-def open_hand_player(view: Game, seat: int, seed: int) -> Action:
-    """The open-handed seat's player the protocol names (R8.6, protocol/GAME.md
-    "abandon"): the heuristic bot seeded with ``seed``, on the public view ``view``.
-    Every peer and the verifier give this one to their game core
-    (``GameCore(open_hand=...)``); a change to its choices is a protocol change
-    (tests/test_open_hand.py pins them)."""
-    return HeuristicBot(seed).choose(view, seat)
 
 
 def parse_level(text: str) -> str:

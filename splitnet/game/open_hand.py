@@ -2,15 +2,17 @@
 
 A seat abandoned by the host holds no key share from the next deal on: its cards are
 dealt and drawn face up and every peer — and ``splitnet verify`` — derives its moves
-itself, with the same deterministic bot on the same public state. Nobody sends them, so
-nobody can send another one. The bot is part of the protocol: a change to its choices is
-a protocol change (the test vector in tests/test_open_hand.py pins them).
+itself, with the same deterministic rules on the same public state. Nobody sends them, so
+nobody can send another one. The rules are part of the protocol: protocol/OPEN_HAND.md,
+O1–O7, implemented by :mod:`splitnet.game.open_hand_policy` (its vectors pin them). They
+are not the table's computer players, which may change freely.
 
-The game layer knows no bots: the player is injected into
-:class:`~splitnet.game.core.GameCore` (``open_hand=``) by whoever assembles a peer — the
-application (``splitnet.bots.open_hand_player``, the bot the protocol names), the
-verifier, the tests. A core built without it refuses an abandonment in one line
-(:class:`OpenHandMissing`) and changes nothing.
+The player is injected into :class:`~splitnet.game.core.GameCore` (``open_hand=``) by
+whoever assembles a peer — the application and the verifier give
+:func:`~splitnet.game.open_hand_policy.open_hand_player` (also reachable as
+``splitnet.bots.open_hand_player``), tests may give another. A core built without it
+refuses an abandonment in one line (:class:`~splitnet.game.core.OpenHandMissing`) and
+changes nothing.
 """
 
 from __future__ import annotations
@@ -20,19 +22,19 @@ from collections.abc import Callable
 
 from splitnet.rules import Action, Game
 
-#: the bot that plays an open hand (splitnet.bots.HeuristicBot, the "normal" level)
-OPEN_HAND_BOT = "heuristic"
 DOMAIN = b"splitnet/v2/open-hand"
 
 #: The open seat's player: (the public view, the seat, the seed) → the seat's move. The
-#: protocol fixes it (``splitnet.bots.open_hand_player``: :data:`OPEN_HAND_BOT`).
+#: protocol fixes it: :func:`splitnet.game.open_hand_policy.open_hand_player` (OPEN_HAND.md),
+#: which ignores the seed.
 OpenHandPlayer = Callable[[Game, int, int], Action]
 
 
 def open_hand_seed(game_id: bytes, deal: int, seat: int, index: int) -> int:
-    """The bot's seed for the ``index``-th move of deal ``deal``: public data only —
-    SHA-256(DOMAIN ‖ game_id ‖ u64(deal) ‖ u64(seat) ‖ u64(index)), first 8 bytes, big
-    endian."""
+    """The seed the core passes to the player for the ``index``-th move of deal ``deal``:
+    public data only — SHA-256(DOMAIN ‖ game_id ‖ u64(deal) ‖ u64(seat) ‖ u64(index)),
+    first 8 bytes, big endian. The protocol's player uses none (OPEN_HAND.md: no rule is
+    random), so another implementation need not compute it."""
     h = hashlib.sha256(DOMAIN + game_id + deal.to_bytes(8, "big") + seat.to_bytes(8, "big")
                        + index.to_bytes(8, "big"))
     return int.from_bytes(h.digest()[:8], "big")
