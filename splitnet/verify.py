@@ -31,6 +31,7 @@ from splitnet.game.rematch import (
 )
 from splitnet.game.splito_core import GAME as SPLITO
 from splitnet.game.splito_core import SplitoCore, splito_from_header
+from splitnet.game.table import limits_from_header
 from splitnet.localfiles import MAX_TRANSCRIPT_BYTES, LocalFileError, read_local
 from splitnet.record import dumps
 from splitnet.rules import SettingsError
@@ -76,13 +77,15 @@ def verify_records(records: list[bytes]) -> Verdict:
             try:
                 if h.settings.get("game") == SPLITO:
                     rules, _ = splito_from_header(h.settings)
-                    core = SplitoCore(h.game_id, names, rules, None, host=h.host)
+                    core = SplitoCore(h.game_id, names, rules, None, host=h.host,
+                                      limits=limits_from_header(h.settings))
                 else:
                     settings, proofs = settings_from_header(h.settings)
                     core = GameCore(h.game_id, names, settings, None, shuffle_proofs=proofs,
                                     host=h.host, keys=[p.key for p in h.players],
                                     first_dealer=first_dealer(h.settings, len(names)),
-                                    open_hand=open_hand_player)
+                                    open_hand=open_hand_player,
+                                    limits=limits_from_header(h.settings))
             except (SettingsError, ValueError) as e:
                 return _fail(0, h.host, f"header: {e}")
             continue

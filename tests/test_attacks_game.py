@@ -478,7 +478,7 @@ def test_refusing_to_send_a_draw_share_ends_in_a_timeout_naming_the_seat() -> No
     drawer, slot, late = draw_started(g)
     for seat in sorted(set(range(3)) - {drawer, late}):
         g.send(seat, "shares", draw_body(g, seat, slot))
-    g.send(0, "timeout", {"round": 1, "seat": late, "waited": 60})
+    g.send(0, "timeout", {"round": 1, "seat": late, "waited": 120})
     stopped(g, late, "shares", "did not answer")
 
 

@@ -75,7 +75,8 @@ class Lan:
     @classmethod
     async def start(cls, tmp: Path, host: HostNode | None = None,
                     peer_net: NetSettings | None = None,
-                    bo_withholds: Callable[[str, dict[str, Any]], bool] | None = None) -> Lan:
+                    bo_withholds: Callable[[str, dict[str, Any]], bool] | None = None,
+                    parts: Any = None) -> Lan:
         """``bo_withholds(kind, body)``: messages Bo's node makes but never sends (set
         before its game starts: on this network the deal runs in an instant)."""
         host = host or HostNode(Identity.generate(), tmp / "p0", "Host", net(), seats=3,
@@ -86,7 +87,8 @@ class Lan:
         for i, name in ((1, "Ana"), (2, "Bo")):
             kind = Withholding if i == 2 and bo_withholds else PeerNode
             p = kind(Identity.generate(), tmp / f"p{i}", name, "127.0.0.1", port,
-                     peer_net or net(), connect=mem.connector("127.0.0.1", port))
+                     peer_net or net(), connect=mem.connector("127.0.0.1", port),
+                     **({} if parts is None else {"parts": parts}))
             if isinstance(p, Withholding):
                 p.withholds = bo_withholds
             peers.append(p)

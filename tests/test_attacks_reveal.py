@@ -583,7 +583,7 @@ def test_verify_says_in_one_line_that_a_splitnet_1_transcript_is_another_protoco
     from splitnet.session.transcript import TranscriptWriter
     from splitnet.verify import PROTOCOL, run_verify
 
-    assert PROTOCOL == "splitnet/2"
+    assert PROTOCOL == "splitnet/3"
     ids = [Identity.generate() for _ in range(2)]
     settings = dict(game_settings(Settings(), shuffle_proofs=True), protocol="splitnet/1")
     log, _ = Log.start(ids[0], game_id=bytes(16), host_seat=0, settings=settings,
@@ -597,4 +597,4 @@ def test_verify_says_in_one_line_that_a_splitnet_1_transcript_is_another_protoco
     assert not v.ok and v.seat is None and "splitnet/1" in v.summary
     assert run_verify(path) == 1
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "unsupported protocol" in err and "splitnet/2" in err
+    assert err.count("\n") == 1 and "unsupported protocol" in err and "splitnet/3" in err

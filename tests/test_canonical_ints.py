@@ -218,7 +218,7 @@ def _split_open() -> Case:
 def _split_timeout() -> Case:
     g = split_game()
     send_one(g)  # seat 0 commits: the game waits for seat 1 (and 2)
-    return g, 0, "timeout", {"round": 1, "seat": 1, "waited": 1}
+    return g, 0, "timeout", {"round": 1, "seat": 1, "waited": 600}
 
 
 def _split_accuse() -> Case:
@@ -365,7 +365,7 @@ def _splito_open() -> Case:
 def _splito_timeout() -> Case:
     g = splito_game()
     g.send(0, "commit", owed(g, 0, "commit"))  # the game waits for seats 1 and 2
-    return g, 0, "timeout", {"round": 1, "seat": 1, "waited": 1}
+    return g, 0, "timeout", {"round": 1, "seat": 1, "waited": 600}
 
 
 SPLITO_CASES: dict[str, tuple[Callable[[], Case], list[IntPath]]] = {

@@ -253,8 +253,10 @@ class WrongHeaderHost(HostNode):
         rules, _ = settings_from_header(prev.header.settings)  # the game's own …
         if self.change.get("rounds"):
             rules = dataclasses.replace(rules, rounds=rules.rounds + 1)  # … or not
+        from splitnet.game.table import limits_from_header
         return Table.new_host(self.identity, self.data_dir, game_id, players, False,
-                              self.seed_maker, settings=rules, rematch=rematch)
+                              self.seed_maker, settings=rules, rematch=rematch,
+                              limits=limits_from_header(prev.header.settings))
 
 
 @pytest.mark.parametrize(("change", "field"), [

@@ -1,8 +1,9 @@
 """R8.6: a seat gone for good. The host abandons it when the game waits for it; the deal
 in progress is void (opened by the seats present) and dealt again without its key; from
-then on its cards are dealt face up and every peer derives its moves with the open-hand
-bot. The game ends and verifies; nobody reads more than the rules let it; a false
-abandonment and a forged open-seat move are refused (protocol/GAME.md "abandon")."""
+then on its cards are dealt face up and every peer derives its moves by the open-hand
+rules (protocol/OPEN_HAND.md). The game ends and verifies; nobody reads more than the
+rules let it; a false abandonment and a forged open-seat move are refused
+(protocol/GAME.md "abandon")."""
 
 from __future__ import annotations
 
@@ -256,8 +257,9 @@ def test_deck_of_some_seats() -> None:
 
 
 def test_open_hand_moves_are_pinned() -> None:
-    """The open-hand bot is part of the protocol: a change to its choices changes every
-    peer's derived moves, hence the game (a protocol change: update GAME.md and this)."""
+    """The open-hand rules are part of the protocol (OPEN_HAND.md, O1–O7): a change to
+    their choices changes every peer's derived moves, hence the game (a protocol change:
+    update OPEN_HAND.md, its vectors and this). The other seats here are normal bots."""
     g, _ = play_with_leaver(3, False, 60)
     moves = [action_to_dict(a) for r in g.cores[0].rounds for a in r.actions
              if a.seat in g.cores[0].open_seats and r.stage == "done"]
@@ -266,7 +268,7 @@ def test_open_hand_moves_are_pinned() -> None:
     assert digest == PINNED, digest
 
 
-PINNED = "66ee11c517d44bd777f0e5f8bf046db8056e45efa23a9e79d04b7428d43c3a83"
+PINNED = "82743c9b424eb09f5a4318f52d1301d83b94fadadb4ed9a14d68668de407c8aa"
 
 
 def test_narration_and_verify_tell_the_abandonment_and_name_the_open_seats_moves() -> None:
@@ -295,8 +297,50 @@ def test_narration_and_verify_tell_the_abandonment_and_name_the_open_seats_moves
     assert v.ok and "p2 abandoned by the host after 90 s" in v.summary
 
 
-@pytest.mark.parametrize("stage", ["commit", "shuffle", "deal", "open"])
-def test_abandoned_at_any_stage_the_deal_is_dealt_again_and_the_game_verifies(
+def _at_stage(g: LocalGame, stage: str, leaver: int) -> None:
+    """One message at a time, until round 1 reaches ``stage`` waiting for ``leaver``."""
+    bots = [make_bot("normal", i) for i in range(3)]
+    for _ in range(100_000):
+        r = g.cores[0].round
+        if r is not None and r.stage == stage and leaver in g.cores[0].waiting_for():
+            return
+        sent = False
+        for seat, core in enumerate(g.cores):
+            out = core.outbox()
+            if out:
+                g.send(seat, *out[0])
+                core.forget_unlogged()  # the rest is produced again next time
+                sent = True
+                break
+        if not sent:
+            s = g.mover()
+            assert s is not None
+            g.play_move(s, bots[s].choose(g.cores[s].engine, s))
+    raise AssertionError(f"never reached {stage}")
+
+
+@pytest.mark.parametrize("stage", ["deal", "open"])
+def test_no_deal_is_voided_once_a_hand_or_its_outcome_can_be_known(stage: str) -> None:
+    """R8.6 (SECURITY.md rows 94, 95): during the deal the host may read its own hand
+    from shares it holds unordered; during the openings every play is known. An
+    abandonment then would let the host have a deal it dislikes dealt again, or void a
+    finished round: every peer and verify refuse it naming the host; the host can only
+    time the seat out (the game stops naming the silent seat)."""
+    g, _ = new_game(3, proofs=False)
+    _at_stage(g, stage, 2)
+    heads = len(g.log)
+    why = "a hand" if stage == "deal" else "outcome known"
+    with pytest.raises(GameError, match=rf"seat 0 at abandon: a false abandonment: .*{why}"):
+        g.send(0, "abandon", abandon_body(g, 2), host_checks=False)
+    assert len(g.log) == heads + 1  # ordered blindly; every other peer refused it
+    for c in g.cores[1:]:
+        assert c.open_seats == set() and c.round is not None and c.round.stage == stage
+    v = verify_records(g.log.records())
+    assert not v.ok and "(seat 0)" in v.summary and "false abandonment" in v.summary
+
+
+@pytest.mark.parametrize("stage", ["commit", "shuffle"])
+def test_abandoned_before_any_card_exists_the_deal_is_dealt_again_and_the_game_verifies(
         stage: str) -> None:
     g, obs = new_game(3, proofs=False)
     bots = [make_bot("normal", i) for i in range(3)]
@@ -324,9 +368,8 @@ def test_abandoned_at_any_stage_the_deal_is_dealt_again_and_the_game_verifies(
     host = g.cores[0]
     assert g.finished and g.verdict is None and host.open_seats == {leaver}
     assert host.rounds[0].stage == "void"
-    # before the shuffle no card exists and nobody opens; after it the present seats do
-    want = set() if stage in ("commit", "shuffle") else {0, 1, 2} - {leaver}
-    assert host.rounds[0].opened == want
+    # before the shuffle no card exists and nobody opens
+    assert host.rounds[0].opened == set()
     assert len(host.record["rounds"]) == g.settings.rounds
     assert host.record["rounds"][0]["number"] == 1  # the void deal is not a round
     v = verify_records(g.log.records())
@@ -363,3 +406,26 @@ def test_open_hand_seed_vectors() -> None:
     gid = bytes(range(16))
     assert open_hand_seed(gid, 2, 1, 0) == 4469063530356395500
     assert open_hand_seed(gid, 3, 2, 17) == 2521946038220457080
+
+
+def test_a_give_up_sooner_than_the_header_agrees_is_refused_by_every_peer_and_verify() -> None:
+    """GAME.md "limits" (SECURITY.md row 93): the header agrees 30 s before an abandonment
+    and 600 s for a move; an `abandon` or `timeout` that says less is refused naming the
+    host — by every peer, and by verify when a host orders it anyway."""
+    from splitnet.game.table import Limits
+
+    g, _ = new_game(3, proofs=False)
+    assert g.cores[1].limits == Limits(120, 600, 30)
+    at_play_waiting_for(g, 1)
+    r = g.cores[0].round
+    assert r is not None
+    for kind, waited, agreed in (("abandon", 29, 30), ("timeout", 599, 600)):
+        with pytest.raises(GameError, match=rf"seat 0 at {kind}: a false \w+: it says the game "
+                           rf"waited {waited} s, less than the {agreed} s"):
+            g.send(0, kind, {"round": r.number, "seat": 1, "waited": waited})
+    heads = len(g.log)
+    with pytest.raises(GameError, match="less than the 30 s"):
+        g.send(0, "abandon", {"round": r.number, "seat": 1, "waited": 0}, host_checks=False)
+    assert len(g.log) == heads + 1
+    v = verify_records(g.log.records())
+    assert not v.ok and "(seat 0)" in v.summary and "less than the 30 s" in v.summary

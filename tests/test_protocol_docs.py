@@ -663,11 +663,12 @@ def test_a_timeout_s_waited_is_an_integer_at_least_0_as_game_md_says() -> None:
         check_timeout(1, {"round": 1, "seat": 1, "waited": 5}, 0, [1])
     assert e.value.seat == 1  # sent by another seat: that seat
     text = section(doc("GAME.md"), "### timeout").replace("\n", " ")
-    assert "(exactly these keys; integers, `waited` ≥ 0 — 0 is allowed" in text
+    assert "(exactly these keys; integers, `waited` ≥ 0;" in text
+    assert "a `waited` below `limits.move_s` for a move, or `limits.answer_s`" in text
     verdicts = section(doc("GAME.md"), "## Verdicts")
     assert ("| a timeout naming a seat the game does not wait for, with a negative or "
-            "non-integer `waited`, or sent by another seat | timeout | its sender (the host; "
-            "or the seat that sent it) |") in verdicts
+            "non-integer `waited`, one below the header's `limits`, or sent by another seat "
+            "| timeout | its sender (the host; or the seat that sent it) |") in verdicts
 
 
 # ------------------------------------------------------------------ RECORD.md marks, events

@@ -336,16 +336,16 @@ def test_a_seat_that_commits_and_never_reveals_is_timed_out_and_named_s5_6() -> 
     run_until(game, reveal_phase(1))
     with pytest.raises(GameError, match=r"only the host declares a timeout"):
         game.send(1, "timeout", {"round": 1, "seat": 2, "waited": 30})
-    game.send(0, "timeout", {"round": 1, "seat": 2, "waited": 30})
+    game.send(0, "timeout", {"round": 1, "seat": 2, "waited": 130})
     assert game.verdict is not None and game.verdict.seat == 2
     line = refusal(game)
-    assert "(seat 2)" in line and "seat 2 at reveal: S5.6: did not answer for 30 s" in line
+    assert "(seat 2)" in line and "seat 2 at reveal: S5.6: did not answer for 130 s" in line
 
 
 def test_a_seat_that_owes_its_sealed_shares_is_timed_out_and_named_s5_6() -> None:
     game = new_game(3)
     run_until(game, _pass_phase)
-    game.send(0, "timeout", {"round": 1, "seat": 1, "waited": 9})
+    game.send(0, "timeout", {"round": 1, "seat": 1, "waited": 121})
     line = refusal(game)
     assert "seat 1 at pass: S5.6" in line
 
@@ -377,7 +377,7 @@ JUNK: list[Any] = [None, True, -1, 2**63 - 1, "x", b"\x00" * 33, [1, [2]], {"a":
 FIELDS = {"commit": ("commit", "key", "pok"), "shuffle": ("deck_of", "deck", "proof"),
           "deal": ("central", "hands"), "move": ("turn", "commit"),
           "reveal": ("turn", "slot", "card", "side", "nonce", "share"),
-          "pass": ("turn", "to", "eph", "box"), "complain": ("turn", "from", "key", "proof"),
+          "pass": ("turn", "to", "eph", "pok", "box"), "complain": ("turn", "from", "key", "proof"),
           "open": ("seed",), "timeout": ("seat", "waited")}
 
 
@@ -433,7 +433,7 @@ def test_every_seat_recognises_its_own_messages_and_no_forged_one_in_its_name() 
 @pytest.mark.parametrize(("change", "why"), [
     (lambda h: h["rules"].pop("dealer"), "missing key"),
     (lambda h: h["rules"].update(players=4), "for 4 players"),
-    (lambda h: h.update(extra=1), "exactly protocol, game, rules and shuffle_proofs"),
+    (lambda h: h.update(extra=1), "exactly protocol, game, rules, shuffle_proofs and limits"),
     (lambda h: h.update(game="chess"), "unknown key 'game'"),
 ])
 def test_a_bad_splito_header_is_one_line_naming_the_host(change: Callable[[dict[str, Any]], Any],

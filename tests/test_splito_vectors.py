@@ -94,7 +94,7 @@ def compute_vectors() -> dict[str, Any]:
     key = group.mul(e, core.cards.keys[1])
     rec = core.record
     return {
-        "description": "Splito on the fair deck (protocol splitnet/2, game splito): game_id "
+        "description": "Splito on the fair deck (protocol splitnet/3, game splito): game_id "
                        "= bytes(range(16)), players Ana, Ben, Cy, default settings, seed_i = "
                        "SHA-256('seat' || u64(i)), identity seeds SHA-256('id' || byte(i)); "
                        "every seat plays the first card of its hand to the left",
@@ -121,6 +121,7 @@ def compute_vectors() -> dict[str, Any]:
                          "proof": first_reveal.body["share"]["proof"].hex()},
         "pass_seat0_to_1_after_turn1": {"e": group.scalar_bytes(e).hex(), "eph": eph.hex(),
                                         "K": key.hex(),
+                                        "pok": first_pass.body["pok"].hex(),
                                         "pad_first_32": pass_stream(GID, 1, 0, 1, eph, key,
                                                                     32).hex(),
                                         "box_sha256": hashlib.sha256(
@@ -161,6 +162,15 @@ def test_the_vectors_follow_the_written_layouts() -> None:
                                         bytes.fromhex(p["K"]))).digest(32)
     assert pad.hex() == p["pad_first_32"]
     assert p["box_bytes"] == 12 * 128  # S5.4: 12 cards left, share ‖ proof each
+    # the pok (§6): k = H_nz(pass-pok ‖ "/nonce", e, game_id, t, h, r, R), T = k·G,
+    # c = H(pass-pok, game_id, t, h, r, R, T), z = k + c·e; the pass carries c ‖ z
+    ctx = (GID, u64(1), u64(0), u64(1))
+    k = group.hash_to_scalar(b"splitnet/splito/v1/pass-pok/nonce", group.scalar_bytes(e),
+                             *ctx, group.base_mul(e), u64(0))
+    t = group.base_mul(k)
+    c = group.hash_to_scalar(b"splitnet/splito/v1/pass-pok", *ctx, group.base_mul(e), t)
+    want = group.scalar_bytes(c) + group.scalar_bytes((k + c * e) % group.L)
+    assert want.hex() == p["pok"]
 
 
 

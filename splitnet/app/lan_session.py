@@ -24,6 +24,7 @@ from splitnet.bots import Bot, choose_off_loop, open_hand_player
 from splitnet.errors import SplitnetError
 from splitnet.frontend import HumanAgent, SessionBase
 from splitnet.game.core import GameCore
+from splitnet.net.config import NetSettings
 from splitnet.net.peer import PeerFatal
 from splitnet.net.table import Table, TableParts
 from splitnet.net.wire import WireError
@@ -58,7 +59,7 @@ class Node(Protocol):
 #: The host is offered to play a seat open-handed (R8.6) once the game has waited this
 #: long for it while it is disconnected (a key in the full-screen table, a prompt in
 #: plain mode); ``host --open-hand-after`` does it without asking.
-OFFER_OPEN_HAND_AFTER = 30.0
+OFFER_OPEN_HAND_AFTER = NetSettings.open_hand_offer  # the header's limit agrees (GAME.md)
 
 
 class SeatCore(Protocol):

@@ -4,6 +4,9 @@
   x_i behind Y_i = x_i·G.  The challenge binds game_id, round, seat and Y_i, which blocks
   rogue keys (Y_i chosen as a function of the others' keys, without knowing its log) and
   the replay of a commit into another game, round or seat.  64 bytes: ``e ‖ z``.
+* :func:`prove_dlog` / :func:`verify_dlog` — the same Schnorr proof for any point P = e·G,
+  its challenge bound to a caller's domain and context (Splito's ``pass``: knowledge of
+  the ephemeral e behind R, bound to game, turn, sender, receiver; SPLITO_GAME.md §6).
 * :func:`prove_shares` / :func:`verify_shares` — one batched Chaum–Pedersen proof that
   every decryption share d_s of a SHARES message satisfies log_G(Y_i) = log_{c1_s}(d_s).
   96 bytes: ``A ‖ B ‖ z`` (the commitment form, so that proofs of several messages can
@@ -26,6 +29,10 @@ query.  A prover making q random-oracle queries thus cheats with probability ≤
 >>> Y = group.base_mul(x)
 >>> pok = prove_key(x, Y, bytes(16), 1, 0)
 >>> verify_key(pok, Y, bytes(16), 1, 0), verify_key(pok, Y, bytes(16), 1, 1)
+(True, False)
+>>> R = group.base_mul(99)
+>>> pf = prove_dlog(99, R, b"test/pok", b"ctx")
+>>> verify_dlog(pf, R, b"test/pok", b"ctx"), verify_dlog(pf, R, b"test/pok", b"other")
 (True, False)
 >>> c1s = [group.base_mul(11), group.base_mul(13)]
 >>> d = [group.mul(x, c) for c in c1s]
@@ -105,6 +112,27 @@ def verify_key(proof: object, key: bytes, game_id: bytes, round_no: int, seat: i
     e, z = decode_proof(proof, "pok")
     r = group.sub(group.base_mul(z), group.mul(e, key))
     return _pok_challenge(game_id, round_no, seat, key, r) == e
+
+
+def prove_dlog(x: int, point: bytes, domain: bytes, *context: bytes) -> bytes:
+    """Schnorr proof that the prover knows x with ``point`` = x·G, bound to ``domain`` and
+    ``context``: challenge e = H(domain, *context, point, T) for T = k·G, response
+    z = k + e·x; the nonce k = H_nz(domain ‖ "/nonce", x, *context, point). 64 bytes
+    ``e ‖ z``, as :func:`prove_key`."""
+    k = nonzero_scalar(domain + b"/nonce", group.scalar_bytes(x), *context, point)
+    t = group.base_mul(k)
+    e = group.hash_to_scalar(domain, *context, point, t)
+    return encode_proof(e, (k + e * x) % group.L)
+
+
+def verify_dlog(proof: object, point: bytes, domain: bytes, *context: bytes) -> bool:
+    """True iff ``proof`` is :func:`prove_dlog`'s for the (decoded) ``point`` and context.
+
+    Raises GroupError when the proof bytes are malformed.
+    """
+    e, z = decode_proof(proof, "pok")
+    t = group.sub(group.base_mul(z), group.mul(e, point))
+    return group.hash_to_scalar(domain, *context, point, t) == e
 
 
 # ------------------------------------------------------------ batched Chaum–Pedersen

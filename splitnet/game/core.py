@@ -63,9 +63,11 @@ from splitnet.game.table import PLEDGE_STEPS as PLEDGE_STEPS
 from splitnet.game.table import GameError as GameError
 from splitnet.game.table import (
     IntPath,
+    Limits,
     check_chat,
     check_ints,
     check_timeout,
+    check_waited,
     proof_functions,
     same_ints,
 )
@@ -172,8 +174,12 @@ class GameCore:
                  pledges: PledgeBook | None = None,
                  keys: Sequence[bytes] | None = None, first_dealer: int = 0,
                  checker: HopChecker | None = None, pipeline: bool = True,
-                 open_hand: OpenHandPlayer | None = None) -> None:
+                 open_hand: OpenHandPlayer | None = None,
+                 limits: Limits | None = None) -> None:
         self.game_id = game_id
+        #: the waits agreed in the header (GAME.md "limits"): no timeout or abandonment
+        #: that claims less is taken
+        self.limits = limits if limits is not None else Limits()
         self.players = list(players)
         self.n = len(players)
         self.settings = settings
@@ -581,6 +587,8 @@ class GameCore:
         orders messages, so only the host can know; it is the host's word (a seat whose
         message the host dropped knows better: protocol/SECURITY.md)."""
         seat, waited = check_timeout(author, body, self.host, self.waiting_for())
+        check_waited(author, "timeout", waited, self.limits.for_step(self.owed_step(seat)),
+                     "timeout")
         self._stop(GameError(seat, self.owed_step(seat), f"did not answer for {waited} s "
                              f"(timed out by the host, seat {author})"))
 
@@ -603,6 +611,7 @@ class GameCore:
         why = self.abandon_refusal(seat)
         if why is not None:
             raise false(why)
+        check_waited(author, "abandon", waited, self.limits.open_hand_after_s, "abandonment")
         if self.open_hand is None:
             raise OpenHandMissing(seat)
         self.open_seats.add(seat)
@@ -640,6 +649,12 @@ class GameCore:
         if len(self.members()) - 1 < 2:
             return ("fewer than two seats would remain to make the deck (R8.6: the host may "
                     "only time the seat out)")
+        if r.stage == "deal":
+            return ("the deal's shares are on their way: whoever holds them may read a hand, "
+                    "so the deal is not voided now (R8.6: time the seat out instead)")
+        if r.stage == "open" and not r.abandoned:
+            return ("the round is played and its outcome known: it is not voided now (R8.6: "
+                    "time the seat out instead)")
         return None
 
     def _void(self, r: RoundState) -> None:

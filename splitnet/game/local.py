@@ -23,13 +23,14 @@ from splitnet.game.checks import HopChecker
 from splitnet.game.core import GameCore, GameError, MemoryPledges, PledgeBook, Position
 from splitnet.game.open_hand import OpenHandPlayer
 from splitnet.game.rematch import REMATCH_KEY, Rematch, RematchError, parse_rematch
+from splitnet.game.table import LIMITS_KEY, Limits, LimitsError, limits_from_header
 from splitnet.rules import Settings, SettingsError
 from splitnet.session.identity import Identity
 from splitnet.session.log import Author, Log, Player, parse_message
 from splitnet.session.transcript import TranscriptWriter
 from splitnet.text import shown
 
-PROTOCOL = "splitnet/2"
+PROTOCOL = "splitnet/3"
 
 
 class Chooser(Protocol):
@@ -68,18 +69,21 @@ CoreFactory = Callable[[bytes, int, Callable[[int], bytes], PledgeBook, list[byt
 
 
 def game_settings(settings: Settings, shuffle_proofs: bool,
-                  rematch: Rematch | None = None) -> dict[str, Any]:
-    """The header's settings map: the rules (protocol/SETTINGS.md) and protocol options;
-    a rematch also names the game before it and its first dealer (GAME.md "Rematch")."""
+                  rematch: Rematch | None = None,
+                  limits: Limits | None = None) -> dict[str, Any]:
+    """The header's settings map: the rules (protocol/SETTINGS.md), protocol options and
+    the agreed waits (GAME.md "limits"); a rematch also names the game before it and its
+    first dealer (GAME.md "Rematch")."""
     out: dict[str, Any] = {"protocol": PROTOCOL, "rules": settings.to_dict(),
-                           "shuffle_proofs": shuffle_proofs}
+                           "shuffle_proofs": shuffle_proofs,
+                           LIMITS_KEY: (limits or Limits()).to_dict()}
     if rematch is not None:
         out[REMATCH_KEY] = rematch.to_dict()
     return out
 
 
 #: the keys of a header's settings map (GAME.md), every one required
-HEADER_SETTINGS_KEYS = ("protocol", "rules", "shuffle_proofs")
+HEADER_SETTINGS_KEYS = ("protocol", "rules", "shuffle_proofs", LIMITS_KEY)
 #: keys a header's settings may hold besides those: a rematch's (GAME.md "Rematch")
 HEADER_OPTIONAL_KEYS = (REMATCH_KEY,)
 
@@ -103,7 +107,8 @@ def settings_from_header(raw: object) -> tuple[Settings, bool]:
         raise SettingsError("header.settings.shuffle_proofs: expected true or false")
     try:
         parse_rematch(raw)
-    except RematchError as e:
+        limits_from_header(raw)
+    except (RematchError, LimitsError) as e:
         raise SettingsError(str(e)) from None
     try:
         return Settings.from_dict(raw["rules"]), proofs

@@ -51,14 +51,17 @@ from splitnet.crypto import group
 from splitnet.crypto.deck import DeckRound, HopCheck
 from splitnet.crypto.elgamal import Deck, card_points, card_table
 from splitnet.crypto.errors import CheatDetected, DeckUsageError
-from splitnet.crypto.proofs import SHARES_PROOF_BYTES
+from splitnet.crypto.proofs import SHARES_PROOF_BYTES, prove_dlog, verify_dlog
 from splitnet.crypto.seeds import nonzero_scalar, u64
 from splitnet.game.checks import HopChecker, HopVerdict, InlineChecker
 from splitnet.game.rematch import REMATCH_KEY, Rematch, RematchError, first_dealer
 from splitnet.game.table import (
+    LIMITS_KEY,
     ChosenPlay,
     GameError,
     IntPath,
+    Limits,
+    LimitsError,
     MemoryPlays,
     MemoryPledges,
     PlayBook,
@@ -69,6 +72,8 @@ from splitnet.game.table import (
     check_chat,
     check_ints,
     check_timeout,
+    check_waited,
+    limits_from_header,
     proof_functions,
     same_ints,
 )
@@ -97,6 +102,7 @@ DOMAIN_CARD: Final = b"splitnet/splito/v1/card"
 DOMAIN_NONCE: Final = b"splitnet/splito/v1/nonce"
 DOMAIN_PASS_KEY: Final = b"splitnet/splito/v1/pass-key"
 DOMAIN_PASS_BOX: Final = b"splitnet/splito/v1/pass-box"
+DOMAIN_PASS_POK: Final = b"splitnet/splito/v1/pass-pok"
 DOMAIN_PLEDGE: Final = b"splitnet/splito/v1/pledge"
 #: one sealed card share: the share (32 bytes) and its Chaum–Pedersen proof
 SEALED_BYTES: Final = group.POINT_BYTES + SHARES_PROOF_BYTES
@@ -188,6 +194,22 @@ def pass_stream(game_id: bytes, turn: int, frm: int, to: int, eph: bytes, key: b
                                          u64(to), eph, key)).digest(length)
 
 
+def pass_pok(game_id: bytes, e: int, turn: int, frm: int, to: int) -> bytes:
+    """The proof of a ``pass`` that its sender knows e with R = e·G (``pok``), bound to
+    the game, the turn, the sender and the receiver (SPLITO_GAME.md §6). Without it the
+    receiver's complaint, K = x_r·R, would decrypt whatever R the sender chose — another
+    seat's box to r, or a card dealt to r (an oracle on r's key)."""
+    return prove_dlog(e, group.base_mul(e), DOMAIN_PASS_POK, game_id, u64(turn), u64(frm),
+                      u64(to))
+
+
+def check_pass_pok(game_id: bytes, pok: object, eph: bytes, turn: int, frm: int,
+                   to: int) -> bool:
+    """Whether ``pok`` proves knowledge of log_G(eph) for this pass (raises GroupError
+    when it is not 64 bytes of two canonical scalars)."""
+    return verify_dlog(pok, eph, DOMAIN_PASS_POK, game_id, u64(turn), u64(frm), u64(to))
+
+
 def _xor(a: bytes, b: bytes) -> bytes:
     return bytes(x ^ y for x, y in zip(a, b, strict=True))
 
@@ -203,7 +225,7 @@ class SplitoCore:
                  seat: int | None, seeds: SeedSource | None = None, *, host: int = 0,
                  pledges: PledgeBook | None = None, plays: PlayBook | None = None,
                  shuffle_proofs: bool = True, checker: HopChecker | None = None,
-                 pipeline: bool = True) -> None:
+                 pipeline: bool = True, limits: Limits | None = None) -> None:
         if not shuffle_proofs:
             raise ValueError("Splito is dealt with shuffle proofs only "
                              "(protocol/SPLITO_GAME.md)")
@@ -211,6 +233,8 @@ class SplitoCore:
             raise ValueError(f"the settings are for {settings.players} players, not "
                              f"{len(players)} (S2.1)")
         self.game_id = game_id
+        #: the waits agreed in the header (GAME.md "limits", SPLITO_GAME.md §4)
+        self.limits = limits if limits is not None else Limits()
         self.players = list(players)
         self.n = len(players)
         self.settings = settings
@@ -543,7 +567,8 @@ class SplitoCore:
         eph = group.base_mul(e)
         key = group.mul(e, self.cards.keys[to])
         box = _xor(plain, pass_stream(self.game_id, turn, self.seat, to, eph, key, len(plain)))
-        return {"turn": turn, "to": to, "eph": eph, "box": box}
+        return {"turn": turn, "to": to, "eph": eph,
+                "pok": pass_pok(self.game_id, e, turn, self.seat, to), "box": box}
 
     def _open_box(self, s: Sealed, key: bytes) -> dict[int, dict[str, Any]]:
         """The share messages a sealed box holds, opened with its key K."""
@@ -665,6 +690,8 @@ class SplitoCore:
 
     def _apply_timeout(self, author: int, body: dict[str, Any]) -> None:
         seat, waited = check_timeout(author, body, self.host, self.waiting_for())
+        check_waited(author, "timeout", waited, self.limits.for_step(self.owed_step(seat)),
+                     "timeout")
         self._stop(_err(seat, self.owed_step(seat), "S5.6", f"did not answer for {waited} s "
                         f"(timed out by the host, seat {author}); it cannot be replaced: its "
                         "hand is known to no one else"))
@@ -903,8 +930,8 @@ class SplitoCore:
     def _apply_pass(self, author: int, body: dict[str, Any]) -> None:
         self._expect(self.stage is Stage.PASS, author, "pass", "S5.4: no hand is passed now")
         assert self.cards is not None
-        if set(body) != {"turn", "to", "eph", "box"}:
-            raise _err(author, "pass", "S5.4", "a pass is exactly {turn, to, eph, box}")
+        if set(body) != {"turn", "to", "eph", "pok", "box"}:
+            raise _err(author, "pass", "S5.4", "a pass is exactly {turn, to, eph, pok, box}")
         turn, to, eph, box = body["turn"], body["to"], body["eph"], body["box"]
         if (not is_int(turn) or turn != self.engine.turn - 1 or not is_int(to)
                 or (author, to) not in self.passes_due):
@@ -916,8 +943,14 @@ class SplitoCore:
                        f"({SEALED_BYTES * len(slots)} bytes)")
         try:
             eph = group.decode_point(eph, "eph")
+            known = check_pass_pok(self.game_id, body["pok"], eph, turn, author, to)
         except group.GroupError as e:
             raise _err(author, "pass", "S5.4", str(e)) from e
+        if not known:
+            # Checked by every peer before the pass is applied, so a complaint about this
+            # box can only show K = x_r·R = e·Y_r, which its sender already knows.
+            raise _err(author, "pass", "S5.4", "its pok does not prove that the sender knows "
+                       "the key e of its eph R = e·G (SPLITO_GAME.md §6)")
         sealed = Sealed(turn, author, to, slots, eph, box)
         if self.seat == to and self._seed is not None:
             # Ours: read the hand. Shares that do not verify stop nothing here: we owe
@@ -1044,9 +1077,14 @@ def splito_from_header(raw: object) -> tuple[SplitoSettings, bool]:
 
     if not isinstance(raw, dict) or raw.get("game") != GAME:
         raise SettingsError("header.settings: not a Splito game")
-    if set(raw) - {REMATCH_KEY} != {"protocol", "game", "rules", "shuffle_proofs"}:
+    if set(raw) - {REMATCH_KEY} != {"protocol", "game", "rules", "shuffle_proofs",
+                                    LIMITS_KEY}:
         raise SettingsError("header.settings: a Splito header has exactly protocol, game, "
-                            "rules and shuffle_proofs (and a rematch's rematch)")
+                            "rules, shuffle_proofs and limits (and a rematch's rematch)")
+    try:
+        limits_from_header(raw)
+    except LimitsError as e:
+        raise SettingsError(str(e)) from None
     if raw["shuffle_proofs"] is not True:
         raise SettingsError("header.settings.shuffle_proofs: Splito is dealt with shuffle "
                             "proofs only")
@@ -1062,12 +1100,14 @@ def splito_from_header(raw: object) -> tuple[SplitoSettings, bool]:
 
 
 def splito_header(settings: SplitoSettings, protocol: str,
-                  rematch: Rematch | None = None) -> dict[str, Any]:
+                  rematch: Rematch | None = None,
+                  limits: Limits | None = None) -> dict[str, Any]:
     """The header's settings map of a Splito game (protocol/SPLITO_GAME.md); a rematch's
     names the game before it, and its ``first_dealer`` is the rules' ``dealer`` (S4.1;
     :func:`splitnet.game.rematch.rematch_settings` makes it from the previous header)."""
     out: dict[str, Any] = {"protocol": protocol, "game": GAME, "rules": settings.to_dict(),
-                           "shuffle_proofs": True}
+                           "shuffle_proofs": True,
+                           LIMITS_KEY: (limits or Limits()).to_dict()}
     if rematch is not None:
         if rematch.first_dealer != settings.dealer:
             raise ValueError(f"the rematch's first dealer is seat {rematch.first_dealer}, "

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from splitnet.errors import Blame
+from splitnet.errors import Blame, SplitnetError
 from splitnet.session.codec import is_int
 
 if TYPE_CHECKING:
@@ -193,6 +193,75 @@ def check_chat(author: int, body: dict[str, Any]) -> str:
     if not isinstance(text, str) or len(text) > MAX_CHAT:
         raise GameError(author, "chat", "chat text must be a string of ≤ 500 characters")
     return text
+
+
+#: the header settings' key of the agreed waits (GAME.md "limits")
+LIMITS_KEY = "limits"
+#: the largest wait a header may agree (seconds): a week
+MAX_LIMIT_S = 7 * 24 * 3600
+
+
+class LimitsError(SplitnetError):
+    """A header's ``limits`` map is not GAME.md's (the message names the field)."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The waits every seat agrees to in the header (GAME.md "limits"), whole seconds:
+    a ``timeout`` of a seat owing a move must say it waited at least ``move_s``, any
+    other step ``answer_s``; an ``abandon`` (R8.6) at least ``open_hand_after_s``. The
+    host's clock is its word, but a host that gives a seat up sooner than agreed is
+    refused by every peer and by ``splitnet verify``; each peer also holds the claim
+    against its own clock (NETWORK.md §7)."""
+
+    answer_s: int = 120
+    move_s: int = 600
+    open_hand_after_s: int = 30
+
+    def to_dict(self) -> dict[str, int]:
+        return {"answer_s": self.answer_s, "move_s": self.move_s,
+                "open_hand_after_s": self.open_hand_after_s}
+
+    @classmethod
+    def from_dict(cls, raw: object) -> Limits:
+        """Exactly the three keys, each an integer (never a bool) 0 … MAX_LIMIT_S."""
+        keys = ("answer_s", "move_s", "open_hand_after_s")
+        if not isinstance(raw, Mapping) or set(raw) != set(keys):
+            raise LimitsError(f"header.settings.{LIMITS_KEY}: expected exactly "
+                              f"{', '.join(keys)}")
+        for k in keys:
+            v = raw[k]
+            if not is_int(v) or not 0 <= v <= MAX_LIMIT_S:
+                raise LimitsError(f"header.settings.{LIMITS_KEY}.{k}: an integer "
+                                  f"0…{MAX_LIMIT_S} (seconds)")
+        return cls(raw["answer_s"], raw["move_s"], raw["open_hand_after_s"])
+
+    @classmethod
+    def of_waits(cls, answer: float, move: float, open_hand: float) -> Limits:
+        """The header's limits for a host that waits these many seconds (whole seconds,
+        rounded down: a host that waited longer than ``answer`` says a ``waited`` of at
+        least its floor)."""
+        return cls(min(int(answer), MAX_LIMIT_S), min(int(move), MAX_LIMIT_S),
+                   min(int(open_hand), MAX_LIMIT_S))
+
+    def for_step(self, step: str) -> int:
+        """The agreed wait for a seat owing ``step`` (GameCore.owed_step)."""
+        return self.move_s if step == "move" else self.answer_s
+
+
+def limits_from_header(raw: Mapping[str, Any]) -> Limits:
+    """The agreed waits of a header's settings map (LimitsError names the field)."""
+    if LIMITS_KEY not in raw:
+        raise LimitsError(f"header.settings: missing {LIMITS_KEY}")
+    return Limits.from_dict(raw[LIMITS_KEY])
+
+
+def check_waited(author: int, step: str, waited: int, limit: int, what: str) -> None:
+    """A ``timeout`` or ``abandon`` that claims less than the agreed wait is refused
+    naming the host (GAME.md "limits")."""
+    if waited < limit:
+        raise GameError(author, step, f"a false {what}: it says the game waited {waited} s, "
+                        f"less than the {limit} s every seat agreed in the header (limits)")
 
 
 def check_timeout(author: int, body: dict[str, Any], host: int,

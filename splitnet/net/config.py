@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from splitnet.game.table import Limits
+
 DEFAULT_PORT = 7420
 
 
@@ -52,6 +54,9 @@ class NetSettings:
     #: abandoned instead of timed out: the deal is void and dealt again, the seat played
     #: open-handed (R8.6, GAME.md "abandon"); None: never (host --open-hand-after)
     open_hand_after: float | None = None
+    #: the host's player is offered to give a disconnected seat up after this long
+    #: (``o`` on the table, R8.6)
+    open_hand_offer: float = 30.0
     #: internet play: a wormhole whose Dilation is not connected (or, on the host, that
     #: carries no connection) this long is given up, and the two sides meet again on a
     #: fresh resume wormhole (NETWORK.md §12, "Resume")
@@ -68,6 +73,15 @@ class NetSettings:
     max_evidence: int = 3
     #: … and their bytes per seat (the first is always kept: one proof is enough)
     max_evidence_bytes: int = 1024 * 1024
+
+    def limits(self) -> Limits:
+        """The waits this host keeps, as its header agrees them (GAME.md "limits"): an
+        abandonment no sooner than the host's own ``open_hand_after`` or its player's
+        offer (``open_hand_offer``), whichever comes first."""
+        hand = self.open_hand_offer
+        if self.open_hand_after is not None:
+            hand = min(hand, self.open_hand_after)
+        return Limits.of_waits(self.answer_timeout, self.move_timeout, hand)
 
     def answer_limit(self, step: str) -> float:
         """How long a seat may owe the game a message at ``step`` (GameCore.owed_step)."""

@@ -394,7 +394,7 @@ class HostNode:
                     else None)
             table = Table.new_host(self.identity, self.data_dir, game_id, players,
                                    self.proofs, self.seed_maker, parts=self.parts,
-                                   header=made)
+                                   header=made, limits=self.net.limits())
         table.files.save_meta(meta_now(game_id=game_id.hex(), role="host", seat=0,
                                        name=self.name, host="", port=self.port,
                                        bind=self.bind, code=self.code))

@@ -135,6 +135,10 @@ class PeerNode:
         self._sent_at: float | None = None
         #: since when the game waits for the host's own seat
         self._host_owes_since: float | None = None
+        #: since when this peer, connected and in sync, has seen the game wait for each
+        #: seat (its own clock, NETWORK.md §7): a ``timeout`` or ``abandon`` that gives a
+        #: seat up sooner than the header's limits on this clock is the host's lie
+        self._waits_seen: dict[int, float] = {}
         self._finished_at: float | None = None
         self._ack_task: asyncio.Task[None] | None = None
         self._acked = -1
@@ -327,6 +331,7 @@ class PeerNode:
                     self._inflight.clear()
                     self._moves_inflight.clear()
                     self._sent_at = self._host_owes_since = None
+                    self._waits_seen.clear()  # not seen live across the gap
                     raw.close()
                     self.epoch += 1
                     if self._ended() and not self.session.final:
@@ -615,6 +620,9 @@ class PeerNode:
             self._fork(f"the host signed two different records for seq {at} — it equivocated")
         if seq > n:
             raise PeerFatal(f"the host skipped records {n}…{seq - 1} [host at fault]")
+        now = self._now()
+        seen = {s: (now - t, table.core.owed_step(s)) for s, t in self._waits_seen.items()
+                if s in table.core.waiting_for()} if self.synced else {}
         try:
             entry = table.add_record(record)
         except LogError as e:
@@ -627,6 +635,9 @@ class PeerNode:
             self._sent_at = self._now() if self._inflight else None
         if entry.author == table.host_seat and entry.kind != "chat":
             self._host_owes_since = None  # it answered; its clock starts again
+        if entry.kind in ("timeout", "abandon") and entry.author == table.host_seat:
+            self._check_give_up(entry.kind, entry.body, seen)
+        self._note_waits()
         verdict = table.core.verdict
         if (entry.kind == "timeout" and verdict is not None and verdict.seat == table.seat
                 and self._sent_at is not None  # (sent just now: we were late, it crossed)
@@ -646,6 +657,54 @@ class PeerNode:
                 del pending[s]
                 self._compare_ack(a)
         self._schedule_ack(now=table.core.finished)
+
+    def _note_waits(self) -> None:
+        """Start this peer's own clock on each seat the game now waits for (only while in
+        sync on a live connection: a log caught up in one go shows no waiting)."""
+        table = self.table
+        if table is None or not self.synced or table.core.finished:
+            self._waits_seen.clear()
+            return
+        now = self._now()
+        waiting = set(table.core.waiting_for())
+        for s in list(self._waits_seen):
+            if s not in waiting:
+                del self._waits_seen[s]
+        for s in waiting:
+            self._waits_seen.setdefault(s, now)
+
+    def _check_give_up(self, kind: str, body: dict[str, object],
+                       seen: dict[int, tuple[float, str]]) -> None:
+        """The host's ``timeout`` or ``abandon`` of a seat, held against this peer's own
+        clock (GAME.md "limits", NETWORK.md §7): if this peer, in sync and connected all
+        along, saw the game wait for that seat for less than the agreed wait (less a
+        ``host_timeout`` margin for the records' way here), the host gave the seat up
+        early — the peer stops naming it. If the seat is ours and the host had not ordered
+        a message we sent, it dropped it."""
+        table = self.table
+        assert table is not None
+        seat = body.get("seat")
+        if not isinstance(seat, int) or isinstance(seat, bool):
+            return  # (the core refused it already)
+        name = table.names[seat] if 0 <= seat < table.n else f"seat {seat}"
+        what = "timed out" if kind == "timeout" else "gave up (R8.6, played open-handed)"
+        host = table.host_seat
+        if (kind == "abandon" and seat == table.seat and self._sent_at is not None
+                and self._inflight):
+            raise PeerFatal(f"the host {what} our seat, but it never ordered the message we "
+                            f"sent {self._now() - self._sent_at:.0f} s ago: it dropped it "
+                            f"[host seat {host} at fault]")
+        observed = seen.get(seat)
+        if observed is None:
+            return  # we did not see the whole wait live: nothing to hold it against
+        waited, step = observed
+        limits = table.core.limits
+        agreed = limits.for_step(step) if kind == "timeout" else limits.open_hand_after_s
+        if waited < agreed - self.net.host_timeout:
+            who = "our seat" if seat == table.seat else name
+            raise PeerFatal(f"the host {what} {who} after it says {body.get('waited')} s, "
+                            f"but this peer saw the game wait for {who} only {waited:.0f} s "
+                            f"(the header agrees {agreed} s) [host seat {host} at fault]")
 
     def _watch(self) -> None:
         """A host that stalls the game is named (NETWORK.md §7): one that does not order

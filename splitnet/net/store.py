@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from splitnet.crypto.seeds import commitment
-from splitnet.durable import atomic_write, open_private, private_dir, tighten_dir
+from splitnet.durable import atomic_write, open_private, tighten_dir
 from splitnet.errors import SplitnetError
 from splitnet.game.core import PLEDGE_STEPS, Pledge
 from splitnet.game.table import ChosenPlay
@@ -77,16 +77,18 @@ _warned: set[Path] = set()
 
 
 def open_data_dir(data_dir: Path) -> Path:
-    """The data dir, ready for a game to be kept in: it and ``games/`` exist (made 0700
-    whatever the umask), and either one that other local users could look into — a
+    """The data dir, ready for a game to be kept in: nothing is made here (each directory
+    is made 0700, whatever the umask, when its first file is written), and either one
+    that other local users could look into — a
     ``--data-dir`` made by hand with mode 0755, a ``games/`` made by an older version — is
     closed (chmod 700). Where that is not splitnet's to do (another user's directory, a
     shared one, one holding files splitnet did not make), one warning line says so
     (once per directory and process) and the game goes on: its own files are 0600 anyway
     (NETWORK.md §9). Returns ``data_dir``."""
     games = games_dir(data_dir)
-    private_dir(games)
     for d, ours in ((data_dir, _in_data_dir), (games, _in_games_dir)):
+        if not d.is_dir():
+            continue  # made 0700 when its first file is written (durable.private_dir)
         why = tighten_dir(d, ours)
         if why is not None and d not in _warned:
             _warned.add(d)

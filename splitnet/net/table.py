@@ -43,7 +43,7 @@ from splitnet.game.rematch import (
 from splitnet.game.splito_core import GAME as SPLITO
 from splitnet.game.splito_core import SplitoCore, splito_from_header
 from splitnet.game.splito_core import pledge_position as splito_pledge_position
-from splitnet.game.table import NotAnInt, PledgeRefused
+from splitnet.game.table import LIMITS_KEY, Limits, NotAnInt, PledgeRefused, limits_from_header
 from splitnet.net.lobby_state import SPLITO_MAX_PLAYERS
 from splitnet.net.store import GameFiles, SeedStore, Transcript
 from splitnet.net.wire import WireError
@@ -75,6 +75,8 @@ class NetCore(Protocol):
     refused: PledgeRefused | None
     #: seats played open-handed (R8.6; none in Splito)
     open_seats: set[int]
+    #: the waits agreed in the header (GAME.md "limits")
+    limits: Limits
 
     @property
     def record(self) -> dict[str, Any] | None: ...
@@ -235,7 +237,8 @@ class Table:
             self.first_dealer = self.splito.dealer
             self.splito_core = SplitoCore(h.game_id, self.names, self.splito, seat,
                                           seeds.seed, host=h.host, pledges=seeds,
-                                          plays=seeds, checker=CHECKER)
+                                          plays=seeds, checker=CHECKER,
+                                          limits=limits_from_header(h.settings))
             self.core = self.splito_core
         else:
             settings, proofs = settings_from_header(h.settings)
@@ -247,7 +250,8 @@ class Table:
                                        shuffle_proofs=proofs, host=h.host, pledges=seeds,
                                        keys=[p.key for p in h.players],
                                        first_dealer=self.first_dealer, checker=CHECKER,
-                                       open_hand=parts.open_hand)
+                                       open_hand=parts.open_hand,
+                                       limits=limits_from_header(h.settings))
             self.core = self.split_core
         self.author = Author(identity, h.game_id, seat, log.next_counter(seat))
         self.listeners: list[Callable[[Entry], None]] = []
@@ -267,16 +271,20 @@ class Table:
                  players: list[Player], proofs: bool, seed_maker: SeedMaker | None, *,
                  settings: Settings | None = None, rematch: Rematch | None = None,
                  parts: TableParts | None = None,
-                 header: dict[str, Any] | None = None) -> Table:
+                 header: dict[str, Any] | None = None,
+                 limits: Limits | None = None) -> Table:
         """The host's table of a new game (a rematch: ``rematch`` names the game before,
         whose ``settings`` it keeps; GAME.md "Rematch"). ``header``: the header's
-        settings map of another game than Split (Splito: ``splito_header``)."""
+        settings map of another game than Split (Splito: ``splito_header``). ``limits``:
+        the waits this host keeps, written into the header (GAME.md "limits")."""
+        if header is not None and limits is not None:
+            header = {**header, LIMITS_KEY: limits.to_dict()}
         if header is not None:
             check_header_settings(header)
         log, _ = Log.start(identity, game_id=game_id, host_seat=0, players=players,
                            settings=header if header is not None else
                            game_settings(settings or Settings(), shuffle_proofs=proofs,
-                                         rematch=rematch))
+                                         rematch=rematch, limits=limits))
         files = GameFiles(data_dir, game_id)
         transcript = Transcript(files.transcript)
         if transcript.records:
