@@ -35,7 +35,7 @@ from splitnet.game.table import limits_from_header
 from splitnet.localfiles import MAX_TRANSCRIPT_BYTES, LocalFileError, read_local
 from splitnet.record import dumps
 from splitnet.rules import SettingsError
-from splitnet.session.log import Log, LogError
+from splitnet.session.log import MAX_FORK_BYTES, Log, LogError, check_fork_evidence
 from splitnet.session.transcript import TornTail, TranscriptError, records_from_bytes
 from splitnet.text import shown
 
@@ -201,6 +201,28 @@ def _read_records(path: Path) -> list[bytes] | None:
         return None
 
 
+def fork_proof(path: Path, records: list[bytes]) -> str | None:
+    """The line convicting the host if a ``.fork`` file beside the transcript holds two
+    records it signed for one seq (a joiner writes it when the host equivocates,
+    NETWORK.md §6), else None. A file that proves nothing (damaged, two acks, records of
+    another host) convicts nobody; a missing one is the usual case."""
+    fork = path.with_suffix(".fork")
+    if not records or not fork.is_file():
+        return None
+    try:
+        data = read_local(fork, limit=MAX_FORK_BYTES, what="fork evidence")
+        log = Log()
+        log.append_record(records[0])
+        host = log.header.host
+        at = check_fork_evidence(data, log.header.key(host))
+    except (LocalFileError, LogError):
+        return None
+    if at is None:
+        return None
+    return (f"FAILED at entry {at} (seat {host}): the host signed two different records "
+            f"for seq {at} — it equivocated (the proof: {shown(str(fork))})")
+
+
 def chain_problem(prev: list[bytes], records: list[bytes]) -> str | None:
     """Why the game of ``records`` is not the rematch of the (finished) game of ``prev``
     (GAME.md "Rematch": its header names that game and its final head, keeps the seats and
@@ -242,6 +264,10 @@ def run_verify(path: Path | list[Path], as_json: bool = False) -> int:
         if len(paths) > 1:
             print(f"== {shown(str(p))}", flush=True)
         v = verify_records(records)
+        forked = fork_proof(p, records)
+        if forked is not None:
+            print(forked, file=sys.stderr, flush=True)
+            return EXIT_FAILED
         if as_json and v.ok and v.record is not None:
             if v.record.get("format") == "splito-record/1":
                 from splitnet.splito.record import dumps as splito_dumps

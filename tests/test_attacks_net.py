@@ -593,3 +593,62 @@ async def test_a_message_from_an_earlier_game_with_the_same_id_is_refused_by_its
         prefix_verifies(recs)
     finally:
         await lan.close()
+
+
+class TwoFacedHost(ForkingHost):
+    """Forks as ForkingHost does, then at once hands Bo the other chain's record at the
+    fork seq as well: two host-signed records for one seq, to one peer."""
+
+    shown_both = False
+
+    def _on_msg(self, conn: Conn, msg: bytes, sig: bytes) -> None:
+        super()._on_msg(conn, msg, sig)
+        table, at = self.table, self.fork_at
+        if table is None or at is None or self.shown_both or len(table.log) <= at:
+            return
+        self.shown_both = True
+        bo = self.conns[2]
+        cells = bo.send.__closure__ or ()  # ForkingHost's wrapper keeps the plain send
+        plain = next(c.cell_contents for c in cells if callable(c.cell_contents))
+        plain("rec", seq=at, record=table.log.records()[at])
+
+
+@virtual_time
+async def test_a_peer_shown_two_host_signed_records_for_one_seq_keeps_the_proof(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """Row 103: Bo holds the host's record at the fork seq and is then handed the other
+    chain's, also host-signed. Bo stops naming the host and keeps both in GAME.fork
+    (0600); `splitnet verify` on Bo's transcript then fails naming the host at that seq
+    though the transcript alone verifies. A .fork file that proves nothing (garbage, two
+    records of which one is not the host's) convicts nobody."""
+    from splitnet.session.log import check_fork_evidence, fork_evidence
+    from splitnet.verify import EXIT_FAILED, fork_proof, run_verify
+
+    host = TwoFacedHost(Identity.generate(), tmp_path / "p0", "Host", net(), seats=3,
+                        proofs=False)
+    lan = await Lan.start(tmp_path, host)
+    _, bo = lan.peers
+    try:
+        why = await lan.stopped(bo)
+        assert "equivocated" in why and ".fork" in why, why
+        assert bo.table is not None
+        path = bo.table.files.transcript
+        fork = path.with_suffix(".fork")
+        assert fork.stat().st_mode & 0o777 == 0o600
+        at = host.fork_at
+        assert at is not None and check_fork_evidence(fork.read_bytes(), host.key) == at
+        recs = lan.records(2)
+        prefix_verifies(recs)  # the transcript alone: a valid chain
+        line = fork_proof(path, recs)
+        assert line is not None and f"FAILED at entry {at} (seat 0)" in line, line
+        assert run_verify(path) == EXIT_FAILED
+        # nothing else convicts: garbage, and a record that is not the host's
+        fork.write_bytes(b"\x00garbage")
+        assert fork_proof(path, recs) is None
+        other = Identity.generate()
+        assert check_fork_evidence(fork_evidence("splitnet/v1/fork-records", recs[at],
+                                                 recs[at]), host.key) is None
+        assert check_fork_evidence(fork_evidence("splitnet/v1/fork-records", recs[at],
+                                                 recs[at + 1]), other.public_key_bytes()) is None
+    finally:
+        await lan.close()

@@ -13,12 +13,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import secrets
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from splitnet.durable import open_private
 from splitnet.errors import SplitnetError
 from splitnet.game.core import PledgeRefused
 from splitnet.game.rematch import PreviousGame, Rematch
@@ -807,7 +809,8 @@ class HostNode:
         kind, _ = _kind_counter(msg)
         self.evidence.append((seat, kind or "?", e.reason))
         path = table.files.transcript.with_suffix(".evidence")
-        with contextlib.suppress(OSError), open(path, "ab") as f:
+        with contextlib.suppress(OSError), os.fdopen(
+                open_private(path, os.O_WRONLY | os.O_APPEND), "ab") as f:
             f.write(encode_msg("evidence", msg=msg, sig=sig, code=e.code,
                                reason=e.reason[:500]))
         for s, c in self.conns.items():

@@ -9,10 +9,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from splitnet.durable import open_private
 from splitnet.game.core import GameError, PledgeRefused
 from splitnet.game.rematch import PreviousGame, Rematch, RematchError
 from splitnet.net.config import EvidenceBudget, NetSettings
@@ -38,10 +40,13 @@ from splitnet.net.wire import (
 from splitnet.session.codec import DecodeError, encode
 from splitnet.session.identity import Identity, verify
 from splitnet.session.log import (
+    TAG_FORK_ACKS,
+    TAG_FORK_RECORDS,
     Ack,
     LogError,
     check_refusal,
     detect_fork,
+    fork_evidence,
     make_ack,
     message_hash,
     parse_message,
@@ -567,7 +572,7 @@ class PeerNode:
                 or not table.core.move_is_legal(body)):
             return
         path = table.files.transcript.with_suffix(".accusation")
-        with contextlib.suppress(OSError), open(path, "ab") as out:
+        with contextlib.suppress(OSError), _append_private(path) as out:
             out.write(encode({"refusal": raw, "msg": msg, "sig": sig}))
         table.author.counter = f["counter"]  # the refused move never took its counter
         relayed = (not f["fatal"] and self.send_game(
@@ -598,7 +603,7 @@ class PeerNode:
             return  # the first of that seat is proof enough
         self.evidence.append((m.author, m.kind, f["reason"]))
         path = table.files.transcript.with_suffix(".evidence")
-        with contextlib.suppress(OSError), open(path, "ab") as out:
+        with contextlib.suppress(OSError), _append_private(path) as out:
             out.write(encode_msg("evidence", msg=f["msg"], sig=f["sig"], code=f["code"],
                                  reason=f["reason"]))
         self._changed()
@@ -616,8 +621,14 @@ class PeerNode:
             if mine == record:
                 return
             at = prove_equivocation(mine, record, table.log.header.key(table.host_seat))
-            at = seq if at is None else at
-            self._fork(f"the host signed two different records for seq {at} — it equivocated")
+            if at is None:  # not both the host's: no proof, but not our log either
+                self._fork(f"the host sent another record for seq {seq} than the one we "
+                           "hold (not validly signed: no proof)")
+            evidence = table.files.transcript.with_suffix(".fork")
+            with contextlib.suppress(OSError):
+                _write_private(evidence, fork_evidence(TAG_FORK_RECORDS, mine, record))
+            self._fork(f"the host signed two different records for seq {at} — it "
+                       f"equivocated (the proof: {evidence}; splitnet verify shows it)")
         if seq > n:
             raise PeerFatal(f"the host skipped records {n}…{seq - 1} [host at fault]")
         now = self._now()
@@ -906,11 +917,22 @@ class PeerNode:
         why = fork.reason if fork else f"seat {a.seat} acked another head at seq {a.seq}"
         evidence = table.files.transcript.with_suffix(".fork")
         with contextlib.suppress(OSError):
-            evidence.write_bytes(raw + a.raw)
+            _write_private(evidence, fork_evidence(TAG_FORK_ACKS, raw, a.raw))
         self._fork(why + f" (evidence: {evidence})")
 
     def _fork(self, why: str) -> None:
         raise PeerFatal(f"fork: {why}")
+
+
+def _append_private(path: Path) -> Any:
+    """An evidence file opened for appending, 0600 (NETWORK.md §9)."""
+    return os.fdopen(open_private(path, os.O_WRONLY | os.O_APPEND), "ab")
+
+
+def _write_private(path: Path, data: bytes) -> None:
+    """An evidence file written whole, 0600 (NETWORK.md §9)."""
+    with os.fdopen(open_private(path, os.O_WRONLY | os.O_TRUNC), "wb") as out:
+        out.write(data)
 
 
 def _reason(e: BaseException) -> str:

@@ -759,6 +759,34 @@ def prove_equivocation(record_a: bytes, record_b: bytes, host_key: bytes) -> int
     return seq_a if seq_a == seq_b else None
 
 
+#: the tag of a ``.fork`` file holding two host-signed records for one seq (TRANSCRIPT.md
+#: §7, NETWORK.md §6): the transferable proof that the host equivocated
+TAG_FORK_RECORDS: Final = "splitnet/v1/fork-records"
+#: … and of one holding two seats' signed acks of different heads at one seq
+TAG_FORK_ACKS: Final = "splitnet/v1/fork-acks"
+#: the largest ``.fork`` file read back (two records)
+MAX_FORK_BYTES: Final = 2 * MAX_RECORD + 1024
+
+
+def fork_evidence(tag: str, a: bytes, b: bytes) -> bytes:
+    """The bytes of a ``.fork`` file: encode([tag, a, b]) (two records or two acks)."""
+    return encode([tag, a, b])
+
+
+def check_fork_evidence(data: bytes, host_key: bytes) -> int | None:
+    """The seq at which a ``.fork`` file proves the host signed two different records,
+    or None when it proves nothing (not such a file, damaged, another host's, two acks):
+    a file anybody could write convicts nobody unless both records are the host's."""
+    try:
+        obj = decode(data, max_len=MAX_FORK_BYTES)
+    except DecodeError:
+        return None
+    if (not isinstance(obj, list) or len(obj) != 3 or obj[0] != TAG_FORK_RECORDS
+            or not isinstance(obj[1], bytes) or not isinstance(obj[2], bytes)):
+        return None
+    return prove_equivocation(obj[1], obj[2], host_key)
+
+
 # --------------------------------------------------------------------------- refusals
 
 
