@@ -26,9 +26,13 @@ from splitnet.app.lan_session import NetSession
 from splitnet.bots import make_bot
 from splitnet.net.host import HostNode
 from splitnet.net.joincode import new_code
+from splitnet.net.peer import PeerNode
 from splitnet.net.store import GameFiles, read_meta, unfinished_games
 from splitnet.session.identity import Identity
+from splitnet.ui.lobby import HostLobby
+from splitnet.ui.tui.lobby import LobbyScreen
 from splitnet.verify import verify_records
+from tests.memnet import MemoryNet
 from tests.test_attacks_net import Lan, net
 from tests.test_net_game import TIMEOUT, Proc, host_port_and_code, wait_until
 from tests.test_net_join import PipedProc
@@ -231,3 +235,51 @@ async def test_a_host_that_hangs_up_at_the_end_leaves_its_seats_unconfirmed(
         for t in lan.tasks:
             t.cancel()
         await asyncio.gather(*lan.tasks, return_exceptions=True)
+
+
+# ---------------------------------------------------------------------- the host's lobby screen
+def lobby_screen(lobby: object) -> tuple[LobbyScreen, str]:
+    """The full-screen lobby over ``lobby`` and its text as drawn now."""
+    scr = LobbyScreen(lobby, "t")  # type: ignore[arg-type]
+    lines = scr.render(160, None)
+    return scr, "\n".join("".join(text for _, text, *_ in line) for line in lines)
+
+
+@virtual_time
+async def test_the_host_can_start_a_two_player_game_from_its_lobby_screen(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """``splitnet host`` + one ``splitnet join`` (R3.1: 2 players are a game): the host's
+    lobby shows its start key as soon as the joiner is in — the join's redraw comes
+    after the count rose, not before — and ``s`` starts the game; never "waiting for the
+    host" or "only the host can start" on the host's own screen."""
+    host = HostNode(Identity.generate(), tmp_path / "p0", "Hana", net(), proofs=False)
+    mem = MemoryNet()
+    port = await host.listen("127.0.0.1", 0, transport=mem.listen)
+    lobby = HostLobby(host, f"127.0.0.1:{port}")
+    drawn: list[str] = []
+    lobby.subscribe(lambda: drawn.append(lobby_screen(lobby)[1]))
+    _, alone = lobby_screen(lobby)
+    assert "Players (1 of 6)" in alone and "Waiting for players to join (2–6 play)" in alone
+    scr, _ = lobby_screen(lobby)
+    scr.request_start()
+    assert scr.note == "Split needs 2 to 6 players (R3.1); 1 in the lobby"
+    jo = PeerNode(Identity.generate(), tmp_path / "p1", "Jo", "127.0.0.1", port, net(),
+                  connect=mem.connector("127.0.0.1", port))
+    task = jo.start()
+    try:
+        await until(lambda: len(host.members) == 1, "Jo in the lobby")
+        assert drawn, "the join redrew nothing"
+        text = drawn[-1]  # what the join drew
+        assert "Players (2 of 6)" in text, text
+        assert " s  start the game with these players" in text, text
+        assert "Waiting for the host" not in text, text
+        scr, _ = lobby_screen(lobby)
+        scr.request_start()
+        assert scr.note == "starting…"
+        await within(host.started.wait())
+        assert host.table is not None and host.table.names == ["Hana", "Jo"]
+    finally:
+        await host.close()
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        await mem.close()

@@ -19,6 +19,7 @@ from typing import ClassVar
 
 import pytest
 
+from splitnet.app.lan import rematch_host_lobby
 from splitnet.app.lan_session import NetSession
 from splitnet.bots import make_bot
 from splitnet.game.rematch import PreviousGame, Rematch, first_dealer
@@ -28,6 +29,7 @@ from splitnet.net.table import Table
 from splitnet.session.identity import Identity
 from splitnet.session.log import Player
 from splitnet.session.transcript import read_transcript
+from splitnet.ui.tui.lobby import LobbyScreen
 from splitnet.verify import chain_problem, verify_records
 from tests.test_attacks_net import Lan, net
 from tests.virtual_time import LIMIT, VirtualLoop, until, virtual_time, within
@@ -191,6 +193,42 @@ async def test_a_seat_that_declines_or_leaves_ends_the_rematch_for_everyone(
         assert ana.table is None and ana.fatal == line, ana.fatal
         for seat in (0, 1, 2):
             assert len(transcripts(tmp_path, seat)) == 1
+    finally:
+        await r.close()
+
+
+def lobby_text(lobby: object) -> tuple[LobbyScreen, str]:
+    scr = LobbyScreen(lobby, "t")  # type: ignore[arg-type]
+    lines = scr.render(160, None)
+    return scr, "\n".join("".join(text for _, text, *_ in line) for line in lines)
+
+
+@virtual_time
+async def test_the_hosts_rematch_lobby_screen_says_what_it_waits_for(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """The host's rematch lobby (NETWORK.md §13) is for the finished game's 3 seats and
+    starts by itself once each agreed: its screen counts of those 3 (not "of 6"), never
+    says "waiting for players to join (2–6 play)" or "waiting for the host to start" to
+    the host, and ``s`` says why it cannot start it."""
+    r = await Rematching.open(await played(tmp_path), peer_cls=HesitantPeer)
+    try:
+        lobby = rematch_host_lobby(r.host, "127.0.0.1:7788", None)
+        _, text = lobby_text(lobby)  # nobody back yet
+        assert "Rematch: Host agreed; waiting for Ana, Bo" in text
+        assert "Players (1 of 3)" in text, text
+        assert "Waiting for Ana, Bo to agree (Ana, Bo not back yet): the rematch" in text, text
+        assert "2–6 play" not in text and "Waiting for the host" not in text, text
+        bo = r.peers[1]
+        await until(lambda: r.host.agreed == {0, 1} and bo.offer is not None
+                    and len(r.host.members) == 2, "Ana's yes and Bo's offer")
+        scr, text = lobby_text(lobby)
+        assert "Rematch: Host, Ana agreed; waiting for Bo" in text
+        assert "Players (3 of 3)" in text, text
+        assert "Waiting for Bo to agree: the rematch starts by itself" in text, text
+        assert "Waiting for the host" not in text and " s  start" not in text, text
+        scr.request_start()
+        assert scr.note == ("a rematch starts by itself once every seat has agreed "
+                            "(NETWORK.md §13)")
     finally:
         await r.close()
 

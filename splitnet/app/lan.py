@@ -678,8 +678,7 @@ async def _rematch_lobby(node: HostNode, address: str, plain: bool,
     """Until every seat agreed (True: the rematch has started) or the rematch ended
     without a game (a no, a seat that left or did not answer, the host's q)."""
     done = asyncio.create_task(node.done.wait())
-    lobby = HostLobby(node, address, code=node.code, known=known,
-                      extra=lambda: [_agreed_line(node)])
+    lobby = rematch_host_lobby(node, address, known)
     try:
         if plain:
             ok = await plain_lobby(lobby, node.started, done, host=False)
@@ -699,6 +698,12 @@ async def _rematch_lobby(node: HostNode, address: str, plain: bool,
     if not ok:
         print(shown(node.no_rematch or "no rematch"), flush=True)
     return ok
+
+
+def rematch_host_lobby(node: HostNode, address: str, known: KnownPeers | None) -> HostLobby:
+    """The host's rematch lobby model: the host's lobby with a line saying who agreed."""
+    return HostLobby(node, address, code=node.code, known=known,
+                     extra=lambda: [_agreed_line(node)])
 
 
 def _agreed_line(node: HostNode) -> str:

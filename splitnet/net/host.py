@@ -679,6 +679,9 @@ class HostNode:
         conn.m.fire(ConnEvent.ADMIT)
         _log.info("%s joined the lobby", conn.who())
         conn.send("welcome", seat=None, game=None, count=0, ready=True)
+        # the count first: the lobby frame tells the screens, which read it (a host's
+        # screen drawn before it rose offered no start with 2 players, R3.1)
+        self._count_players()
         self._lobby_frame()
         self._count()  # full: the game starts now, with exactly these seats
 

@@ -14,6 +14,7 @@ from typing import Any
 from splitnet.aio import until
 from splitnet.game.rematch import dealer_rule
 from splitnet.net.join_state import JoinState
+from splitnet.net.lobby_state import MIN_PLAYERS
 from splitnet.text import shown
 
 
@@ -40,6 +41,14 @@ class HostLobby:
         self.notes: list[str] = []
         self.can_start = False
         self.started = False
+        #: this is the host's screen (it never waits "for the host")
+        self.host = True
+        #: how many players the lobby is for: its seats (--seats, a rematch's), or the
+        #: game's most (R3.1: 6; Splito S2.1: 8)
+        self.limit = 6
+        #: what the lobby waits for while it cannot be started, and why ``s`` cannot
+        self.waiting = ""
+        self.why_not = ""
         self._subs: list[Callable[[], None]] = []
         node.subscribe(self.changed)
         self._sync()
@@ -49,6 +58,7 @@ class HostLobby:
         self.players = [shown(n, limit=64) for n in node.lobby_names]
         self.can_start = bool(node.can_start)
         self.started = node.table is not None
+        self._waiting()
         self.info = [f"Host key fingerprint: {node.identity.fingerprint()}"]
         if self.limiter is not None:
             self.info.append(self.limiter.status())
@@ -64,6 +74,33 @@ class HostLobby:
                 parts.append(self.known.describe(m.key, m.name))
             notes.append("\n".join(shown(p) for p in parts))
         self.notes = notes
+
+    def _waiting(self) -> None:
+        node, n = self.node, len(self.players)
+        lobby, prev = getattr(node, "lobby", None), getattr(node, "rematch_of", None)
+        if lobby is None:  # (a stand-in node: the screen's own defaults)
+            return
+        self.limit = lobby.limit
+        if prev is not None:  # a rematch starts by itself once every seat agreed (§13)
+            agreed, here = set(node.agreed), {prev.seat_of(m.key) for m in node.members}
+            names = [p.name for p in prev.header.players]
+            wanted = [shown(x) for s, x in enumerate(names) if s not in agreed]
+            away = [shown(x) for s, x in enumerate(names) if s not in agreed | here]
+            self.waiting = (f"Waiting for {', '.join(wanted)} to agree"
+                            + (f" ({', '.join(away)} not back yet)" if away else "")
+                            + ": the rematch starts by itself")
+            self.why_not = ("a rematch starts by itself once every seat has agreed "
+                            "(NETWORK.md §13)")
+            return
+        low, high = MIN_PLAYERS, lobby.max_players
+        self.waiting = (f"Waiting for players to join ({low}–{high} play)…" if n < low else
+                        "Starting the game…")
+        if lobby.seats is not None and n < low:
+            self.waiting = (f"Waiting for players to join: the game starts by itself "
+                            f"with {lobby.seats} ({low} or more can start it)…")
+        self.why_not = (f"{lobby.game} needs {low} to {high} players ({lobby.rule}); "
+                        f"{n} in the lobby" if not low <= n <= high else
+                        "the game is starting already")
 
     def changed(self) -> None:
         """Re-read the node (and the limiter) and tell the screen."""
@@ -103,6 +140,9 @@ class JoinLobby:
         self.notes: list[str] = []
         self.status = "connecting…"
         self.started = False
+        self.host = False
+        self.limit = 6  # (as for HostLobby: the seats, or the game's most)
+        self.why_not = "only the host can start the game"
         self._subs: list[Callable[[], None]] = []
         node.subscribe(self.changed)
         self._sync()
@@ -130,6 +170,10 @@ class JoinLobby:
             self.info.append(f"WARNING: the game's announcement gave another fingerprint "
                              f"({self.announced_fp}): ask the host which is theirs")
         self.players = [shown(n, limit=64) for n in node.lobby_players]
+        prev = getattr(node, "rematch_of", None)
+        seats = getattr(node, "lobby_seats", None)
+        self.limit = (int(prev.n) if prev is not None else int(seats) if seats
+                      else int(getattr(node, "lobby_max", 6)))
         keys = list(getattr(node, "lobby_keys", []))
         notes = []
         for i, name in enumerate(self.players):
@@ -147,7 +191,7 @@ class JoinLobby:
         self.address_label = "Joined the game hosted at:" if joined else "Connecting to:"
         self.status = shown(node.net_status or ("in the lobby — waiting for the host to "
                                                 "start" if joined else "connecting…"))
-        offer, prev = getattr(node, "offer", None), getattr(node, "rematch_of", None)
+        offer = getattr(node, "offer", None)
         if offer is not None and prev is not None and not node.net_status:
             # a rematch (NETWORK.md §13): who deals first, who has agreed so far
             names = [p.name for p in prev.header.players]
@@ -203,7 +247,10 @@ async def plain_lobby(lobby: Any, started: asyncio.Event, stop: asyncio.Future[A
     loop = asyncio.get_running_loop()
     reader: asyncio.Future[str] | None = None
     if host:
-        print("Press Enter to start the game when everyone is in (2–6 players).", flush=True)
+        most = getattr(getattr(lobby, "node", None), "lobby", None)
+        most = getattr(most, "max_players", 6)
+        print(f"Press Enter to start the game when everyone is in (2–{most} players).",
+              flush=True)
     while not started.is_set() and not stop.done():
         if host and reader is None:  # a thread blocked on stdin (it cannot be cancelled)
             reader = loop.run_in_executor(None, sys.stdin.readline)

@@ -28,7 +28,10 @@ class LobbyModel(Protocol):
     ``info: list[str]`` (more lines under the status, e.g. wrong codes so far) and
     ``notes: list[str]`` (one entry per player, in the order of ``players``, shown under
     the name — several lines if it has newlines: e.g. whether their key is known, the
-    verification words of their connection).
+    verification words of their connection), ``host: bool`` (this is the host's screen:
+    it never says it waits for the host), ``limit: int`` (how many players the lobby is
+    for, default 6), ``waiting: str`` (the line shown while it cannot be started) and
+    ``why_not: str`` (what ``s`` says then).
     """
 
     #: the address other players type or paste to join, e.g. "192.168.1.20:7788"
@@ -78,8 +81,9 @@ class LobbyScreen:
             return
         if not self.lobby.can_start:
             n = len(self.lobby.players)
-            self.note = ("Split needs 2 to 6 players (R3.1)" if not 2 <= n <= 6
-                         else "only the host can start the game")
+            self.note = (getattr(self.lobby, "why_not", None)
+                         or ("Split needs 2 to 6 players (R3.1)" if not 2 <= n <= 6
+                             else "only the host can start the game"))
             return
         self.starting = True
         self.note = "starting…"
@@ -113,7 +117,8 @@ class LobbyScreen:
         lines.append([])
         n = len(lb.players)
         notes: list[str] = list(getattr(lb, "notes", None) or [])
-        lines.append([("class:lobby.head", f"  Players ({n} of 6)")])
+        limit = getattr(lb, "limit", None) or 6
+        lines.append([("class:lobby.head", f"  Players ({n} of {limit})")])
         for i, name in enumerate(lb.players):
             tag = "  (host)" if i == 0 else ""
             lines.append([("", f"    {i + 1}. "), ("class:lobby.player", name),
@@ -121,9 +126,12 @@ class LobbyScreen:
             for part in (notes[i] if i < len(notes) else "").splitlines():
                 lines.append([("class:dim", f"       {part}")])
         lines.append([])
+        waiting = getattr(lb, "waiting", None)
         if lb.can_start:
             lines.append([("", "  "), ("class:key", " s ", on_click(self.request_start)),
                           ("", " start the game with these players")])
+        elif waiting:
+            lines.append([("class:dim", f"  {waiting}")])
         elif n < 2:
             lines.append([("class:dim", "  Waiting for players to join (2–6 play)…")])
         else:
