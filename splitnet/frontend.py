@@ -133,6 +133,19 @@ class News(Protocol):
     def verdict(self) -> str | None: ...
 
 
+@dataclass
+class EndedRound:
+    """A Split round as the session's seat saw it end: a copy of the seat's engine at
+    that moment (the pads, the hands left, how the round ended), who dealt it, and the
+    shuffle verdict its audit brought (R8.4). A front end made after the round — a
+    resumed game's table, made once the saved log is replayed — shows the rounds before
+    it from these, as the live table did."""
+
+    view: Game
+    dealer: int | None
+    verdict: str | None = None
+
+
 class SessionBase:
     """The state and notification every :class:`TableSession` shares: the narrated log,
     the status line, the verdict, and the callbacks run after each change.
@@ -150,6 +163,9 @@ class SessionBase:
         self._verdict: str | None = None
         self.finished = False
         self._subs: list[Callable[[], None]] = []
+        #: every round of a Split game that has ended, oldest first (:meth:`_keep_round`)
+        self.ended_rounds: list[EndedRound] = []
+        self._dealt: dict[int, int] = {}  # round number → its dealer
 
     @property
     def log(self) -> list[str]:
@@ -174,6 +190,8 @@ class SessionBase:
     @verdict.setter
     def verdict(self, text: str | None) -> None:
         self._verdict = None if text is None else shown(text)
+        if self.ended_rounds:  # an audit reports after its round ended
+            self.ended_rounds[-1].verdict = self._verdict
 
     def subscribe(self, callback: Callable[[], None]) -> None:
         self._subs.append(callback)
@@ -181,6 +199,20 @@ class SessionBase:
     def _changed(self) -> None:
         for cb in list(self._subs):
             cb()
+
+    def _keep_round(self, view: Game) -> None:
+        """After each applied entry of a Split game (``view``: the seat's engine): note
+        who deals a round, and keep a copy of each round as it ends (:class:`EndedRound`)
+        — a resumed game replays its saved log through here, so its table can still show
+        every round."""
+        end = view.last_end
+        if view.phase not in ("round_over", "game_over"):
+            if view.round_no:
+                self._dealt[view.round_no] = view.dealer
+        elif end is not None and end.marks and not (
+                self.ended_rounds and self.ended_rounds[-1].view.round_no == view.round_no):
+            self.ended_rounds.append(EndedRound(view.clone(),
+                                                self._dealt.get(view.round_no)))
 
     def _tell(self, news: News) -> None:
         """A log entry in words (a narrator's news): its lines, and the verdict it

@@ -262,3 +262,64 @@ def test_a_rematch_is_saved_with_its_seat_and_resumes_there(tmp_path: Path) -> N
     with pytest.raises(saved.SavedGameError, match="do not give you seat 2"):
         resume_session(data, meta3)
     assert saved.unfinished(data) == [files.load_meta()]
+
+
+def test_a_resumed_games_end_screen_keeps_every_round(tmp_path: Path) -> None:
+    """Stopped in round 2, resumed and finished: the full screen's end screen (its model,
+    splitnet.ui.tui.model.TableModel) tells round 1 as the live table did — in "Round by
+    round", in the points table (whose rounds add up to the totals, R7.3), in the shuffle
+    verdict (every round's audit, R8.4) — and ← goes back to round 1's results. (The
+    plain front end prints no round history of its own: its log is narrated again.)"""
+    from prompt_toolkit.application import create_app_session
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from splitnet.rules.scoring import pad_points
+    from splitnet.ui.tui import TuiApp
+
+    data = tmp_path / "data"
+    me = make_bot("heuristic", 3)
+    with create_pipe_input() as inp, create_app_session(input=inp, output=DummyOutput()):
+        s = human_session("You", ["heuristic", "heuristic"], 7, Settings(),
+                          shuffle_proofs=False, data_dir=data)
+        live = TuiApp(s, rematch=True)  # the table that was on screen before the stop
+        g = s.game
+        for _ in range(2000):  # into round 2, mid-round, round 1 audited
+            if g.pump():
+                continue
+            seat = g.mover()
+            assert seat is not None
+            g.play_move(seat, (me if seat == 0 else s.bots[seat]).choose(
+                g.cores[seat].engine, seat))
+            if g.cores[0].engine.round_no == 2 and len(g.cores[0].engine.events) > 6:
+                break
+        assert [x.round_no for x in live.model.summaries] == [1]
+        round_1 = live.model.summaries[0]
+        assert round_1.verdict is not None and round_1.verdict.startswith("Round 1: shuffle")
+        g.close()  # the program stops: nothing of it is kept but the files
+
+        (meta,) = saved.unfinished(data)
+        r = resume_session(data, meta)
+        tui = TuiApp(r, rematch=True)
+        r.game.run_bots([me, r.bots[1], r.bots[2]])
+        r.finished = True
+        tui._changed()
+        m = tui.model
+        assert r.view.phase == "game_over" and m.overlay == "final"
+        assert [x.round_no for x in m.summaries] == [1, 2, 3]
+        assert m.summaries[0] == round_1  # as the live table told it
+        last = m.summaries[-1]
+        for p in range(r.view.n):  # the rounds' points add up to the total
+            gains = [x.totals[p] - pad_points(x.pad, x.marks_before[p]) for x in m.summaries]
+            assert sum(gains) == last.totals[p] == r.view.score(p)
+        assert [(x.verdict or "")[:8] for x in m.summaries] == ["Round 1:", "Round 2:",
+                                                                 "Round 3:"]
+        text = " ".join("".join(f[1] for f in ln).strip() for ln in tui._overlay_lines(100))
+        for k in (1, 2, 3):
+            assert f"Round {k}: " in text and f"round {k} " in text, text
+            assert f"Round {k}: shuffle verified" in text, text
+        for _ in range(5):
+            tui.other_round(-1)
+        assert m.overlay == "summary" and m.summary_index == 0
+        text = " ".join("".join(f[1] for f in ln).strip() for ln in tui._overlay_lines(100))
+        assert "Round 1 of 3 over" in text, text

@@ -45,6 +45,7 @@ class FairSession(SessionBase):
 
     def _on_entry(self, author: int, kind: str, body: dict[str, Any]) -> None:
         news = self._narrator.after_entry(self.core, author, kind, body)
+        self._keep_round(self.core.engine)  # (before the news: its verdict is that round's)
         self._tell(news)
         self.status = self.core.progress()
         self._changed()

@@ -164,6 +164,14 @@ class TableModel:
         self._verdict = session.verdict
         #: no colours (NO_COLOR): highlights are underlined / reversed instead
         self.mono = ColorDepth.from_env() == ColorDepth.DEPTH_1_BIT
+        # the rounds that ended before this table was made (a resumed game: its saved log
+        # was replayed first), as the session kept them
+        for kept in getattr(session, "ended_rounds", None) or []:
+            summary = RoundSummary.capture(kept.view, self.players, self.seat, kept.verdict)
+            if summary is not None:
+                summary.dealer = kept.dealer
+                self.summaries.append(summary)
+        self.summary_index = len(self.summaries) - 1
 
     # ------------------------------------------------------------------ reading
     @property
