@@ -29,6 +29,7 @@ from pathlib import Path
 
 import pytest
 
+from splitnet.app import lan as netrun
 from splitnet.net.config import NetSettings
 from splitnet.net.discovery import GameAd, GameBrowser, browse, list_games
 from splitnet.net.framing import read_frame
@@ -38,6 +39,7 @@ from splitnet.net.known_peers import KnownPeers
 from splitnet.net.links import as_wire
 from splitnet.net.peer import PeerFatal, PeerNode
 from splitnet.net.secure import AttemptLimiter, secure_client_handshake, secure_wrap
+from splitnet.net.store import GameFiles, GameMeta, unfinished_games
 from splitnet.net.wire import NET_PROTOCOL, ChannelClosed
 from splitnet.session.identity import Identity
 from splitnet.ui.lobby import HostLobby, JoinLobby
@@ -408,3 +410,72 @@ async def test_a_port_in_use_suggests_another(tmp_path: Path) -> None:
         assert "Traceback" not in p.stderr()
     finally:
         sock.close()
+
+
+# ---------------------------------------------------------------------- the same command again
+def saved_join(data: Path, n: int, host: str, created: float, *, role: str = "peer",
+               finished: bool = False) -> GameMeta:
+    """A meta file as a joiner's node writes it when its game starts (NETWORK.md §9)."""
+    m = GameMeta(game_id=f"{n:02x}" * 16, role=role, seat=n, name="Jo", host=host,
+                 port=int(host.rsplit(":", 1)[1]), finished=finished, created=created,
+                 code="7-lunar-anchor")
+    GameFiles(data, m.gid).save_meta(m)
+    return m
+
+
+def test_the_join_command_run_again_resumes_the_one_unfinished_game(tmp_path: Path) -> None:
+    """``splitnet join --name Jo`` browsed, picked 192.168.1.20:7521 and typed the code;
+    killed. The same command again — or ``join 127.0.0.1``, or the exact address —
+    resumes that game with its kept code, saying so in one line; ``--new`` does not.
+    Finished games, a host's games and a wormhole guest's do not count."""
+    data = tmp_path / "j"
+    game = saved_join(data, 1, "192.168.1.20:7521", 200.0)
+    saved_join(data, 2, "192.168.1.30:7420", 300.0, finished=True)
+    saved_join(data, 3, "192.168.1.40:7420", 400.0, role="host")
+    saved_join(data, 4, "wormhole:0", 500.0)
+    games = [m for m in unfinished_games(data, "peer") if m.host != "wormhole:0"]
+    assert games == [game]
+    everyone = unfinished_games(data, "peer")
+    for addr, target in ((None, "192.168.1.20:7521"), ("127.0.0.1", "127.0.0.1:7521"),
+                         ("192.168.1.20:7521", "192.168.1.20:7521"),
+                         ("localhost:7600", "localhost:7600")):
+        choice = netrun.join_choice(addr, False, everyone)
+        assert choice.meta == game and choice.addr == target, (addr, choice)
+        assert choice.say.startswith(f"Resuming game {game.game_id} at {target}"), choice.say
+        assert "\n" not in choice.say and "--new" in choice.say, choice.say
+    for addr in (None, "127.0.0.1"):
+        assert netrun.join_choice(addr, True, everyone) == netrun.JoinChoice(addr)
+    assert netrun.join_choice(None, False, []) == netrun.JoinChoice(None)  # browse
+
+
+def test_the_join_command_with_several_unfinished_games_asks_which(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Two unfinished games as a joiner: the same command asks which to resume (newest
+    first, each with the command that resumes it); the exact address of one resumes it
+    without asking; no answer (end of input) lists them and exits."""
+    data = tmp_path / "j"
+    old = saved_join(data, 1, "192.168.1.20:7521", 200.0)
+    new = saved_join(data, 2, "10.0.0.7:7420", 300.0)
+    games = unfinished_games(data, "peer")
+    choice = netrun.join_choice(None, False, games)
+    assert choice.meta is None and choice.several == [new, old]
+    assert netrun.join_choice("10.0.0.7", False, games).meta == new  # its exact address
+    answers = iter(["2"])
+    monkeypatch.setattr("builtins.input", lambda prompt: print(prompt) or next(answers))
+    picked = netrun.pick_unfinished(choice, data)
+    out = capsys.readouterr().out
+    assert picked is not None and picked.meta == old and picked.addr == old.host
+    assert picked.say.startswith(f"Resuming game {old.game_id} at {old.host}")
+    assert "splitnet join 10.0.0.7:7420" in out and "splitnet join 192.168.1.20:7521" in out
+    assert out.index(new.game_id[:8]) < out.index(old.game_id[:8])  # newest first
+
+    def no_input(prompt: str) -> str:
+        raise EOFError
+
+    monkeypatch.setattr("builtins.input", no_input)
+    assert netrun.pick_unfinished(choice, data) is None
+    assert "splitnet join 192.168.1.20:7521" in capsys.readouterr().out
+    answers = iter(["n"])  # another game: look for one on the LAN
+    monkeypatch.setattr("builtins.input", lambda prompt: next(answers))
+    assert netrun.pick_unfinished(choice, data) == netrun.JoinChoice(None)

@@ -15,7 +15,7 @@ import os
 import random
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -1126,24 +1126,25 @@ def _words_once(show: bool) -> Callable[[SecureLink], None]:
 
 def _peer_node(args: argparse.Namespace, data_dir: Path, identity: Identity,
                net: NetSettings, seed_maker: SeedMaker | None, *,
-               show_words: bool, retyped: bool = False) -> tuple[PeerNode, bool]:
-    """The joiner's node: resumes the unfinished game with this host if there is one
-    (with the join code kept from the first time), else asks for the code. Also: was
-    the code typed at the prompt (then a wrong one may be asked for again)?"""
+               show_words: bool, retyped: bool = False,
+               choice: JoinChoice | None = None) -> tuple[PeerNode, bool]:
+    """The joiner's node: resumes the unfinished game ``choice`` names (by default: the
+    one joined at this very address, if there is one; :func:`join_choice`) with the code kept
+    from the first time, else asks for the code. Also: was the code typed at the prompt
+    (then a wrong one may be asked for again)?"""
     if wormhole.is_wormhole_code(args.addr):
         return _wormhole_peer(args, data_dir, identity, net, seed_maker,
                               show_words=show_words), False
+    if choice is None:  # (a bot: the game joined at this very address)
+        choice = join_choice(args.addr, args.new, unfinished_games(data_dir, "peer"),
+                             guess=False)
     try:
-        host, port = parse_addr(args.addr)
+        host, port = parse_addr(choice.addr or "")
     except ValueError as e:
         raise SystemExit(f"splitnet: {e}") from None
-    meta = None
-    if not args.new:
-        for m in unfinished_games(data_dir, "peer"):
-            if m.host == f"{host}:{port}":
-                meta = m
-                print(f"Resuming game {m.game_id} at {m.host} (seat {m.seat}).", flush=True)
-                break
+    meta = choice.meta
+    if choice.say:
+        print(choice.say, flush=True)
     typed = False
     if args.code:
         code = _parse_code(args.code)
@@ -1162,6 +1163,94 @@ def _peer_node(args: argparse.Namespace, data_dir: Path, identity: Identity,
                         code=str(code), parts=LAN_PARTS), typed
     except (OSError, ValueError) as e:
         raise SystemExit(f"splitnet: cannot resume: {e}") from None
+
+
+@dataclass
+class JoinChoice:
+    """What ``splitnet join`` does (:func:`join_choice`): connect to ``addr`` (None: look
+    for the games announced on the LAN) and resume ``meta`` there (None: join a game
+    anew), saying ``say`` (one line, or nothing); or, with ``several``, ask which of
+    those unfinished games to resume."""
+
+    addr: str | None
+    meta: GameMeta | None = None
+    say: str = ""
+    several: list[GameMeta] = field(default_factory=list)
+
+
+def join_choice(addr: str | None, new: bool, games: list[GameMeta], *,
+                guess: bool = True) -> JoinChoice:
+    """The join command's decision from its address (None: none given), ``--new`` and
+    the unfinished games this data dir holds as a joiner (newest first; a wormhole
+    guest's are its invitation's to resume). The game joined at that very address is
+    resumed; else — the same command run again, however the first run found its host
+    (browsing, another of the host's addresses) — the only unfinished game is, at the
+    address given (with the game's port unless it names one) or at the game's own;
+    several: the player is asked which (:func:`pick_unfinished`). ``guess=False``: only
+    the game at that very address (an address just picked from the LAN's)."""
+    if new or (addr is not None and wormhole.is_wormhole_code(addr)):
+        return JoinChoice(addr)
+    lan = [m for m in games if m.host and m.host != _WORMHOLE_HOST]
+    if addr is not None:
+        try:
+            host, port = parse_addr(addr)
+        except ValueError:
+            return JoinChoice(addr)  # (the node says what is wrong with it)
+        for m in lan:
+            if m.host == _host_port(host, port):
+                return JoinChoice(addr, m, _resuming(m, m.host))
+    if not guess or not lan:
+        return JoinChoice(addr)
+    if len(lan) > 1:
+        return JoinChoice(addr, several=lan)
+    m = lan[0]
+    try:
+        target = m.host if addr is None else _host_port(*parse_addr(addr, m.port))
+    except ValueError:
+        return JoinChoice(addr)
+    return JoinChoice(target, m, _resuming(m, target))
+
+
+def _host_port(host: str, port: int) -> str:
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def _resuming(m: GameMeta, target: str) -> str:
+    """The one line that says which unfinished game ``splitnet join`` resumes."""
+    how = "" if target == m.host else f", joined at {m.host}"
+    return (f"Resuming game {m.game_id} at {target} (seat {m.seat}{how}), unfinished in "
+            "this data dir; splitnet join --new joins another game.")
+
+
+def pick_unfinished(choice: JoinChoice, data_dir: Path) -> JoinChoice | None:
+    """``choice.several`` unfinished games as a joiner: list them, newest first, each with
+    the command that resumes it, and ask which (``n``: another game, as if none were
+    saved). None: the player quit, or there is no answer (the list says what to run)."""
+    from splitnet.app.saved import when
+
+    games = choice.several
+    print(f"Unfinished games you joined ({data_dir}):", flush=True)
+    for i, m in enumerate(games, 1):
+        print(f"  {i}. game {m.game_id[:8]}… at {m.host}, seat {m.seat}, from {when(m)} — "
+              f"splitnet join {m.host}", flush=True)
+    prompt = (f"Resume which? [1–{len(games)}, Enter: 1, n: another game, q: quit] ")
+    while True:
+        try:
+            text = input(prompt).strip().lower()
+        except EOFError:
+            print("splitnet: no answer: run the command of the game to resume, or "
+                  "splitnet join --new", flush=True)
+            return None
+        if text in ("q", "quit"):
+            return None
+        if text in ("n", "new"):
+            return JoinChoice(choice.addr)
+        if text == "":
+            text = "1"
+        if text.isdigit() and 1 <= int(text) <= len(games):
+            m = games[int(text) - 1]
+            return JoinChoice(m.host, m, _resuming(m, m.host))
+        print(f"  ! type a number from 1 to {len(games)}, n or q", flush=True)
 
 
 def _ask_again(node: PeerNode, typed: bool, tries: int) -> bool:
@@ -1382,16 +1471,26 @@ async def join_main(args: argparse.Namespace) -> int:
     seed_maker, _ = _test_secrets(args.test_seed)
     _setup_logging("join", None if args.plain else data_dir / "net.log")
     announced_fp: str | None = None
+    # the same command again resumes the unfinished game, however it was joined
+    choice = join_choice(args.addr, args.new, unfinished_games(data_dir, "peer"))
+    if choice.several:
+        picked = pick_unfinished(choice, data_dir)
+        if picked is None:
+            return 1
+        choice = picked
+    args.addr = choice.addr
     if args.addr is None:
         ad = await _choose_game(args.browse_timeout, args.interface)
         if ad is None:
             return 1
         args.addr, announced_fp = ad.target, ad.fingerprint
+        choice = join_choice(args.addr, args.new, unfinished_games(data_dir, "peer"),
+                             guess=False)
     known = _known_peers(data_dir)
     print_fp = True
     for tries in range(1, MAX_CODE_PROMPTS + 1):
         node, typed = _peer_node(args, data_dir, identity, net, seed_maker,
-                                 show_words=args.plain, retyped=tries > 1)
+                                 show_words=args.plain, retyped=tries > 1, choice=choice)
         task = node.start()
         again = False
         try:
