@@ -418,8 +418,11 @@ class NetSession(LanSeat[Action]):
                 and not self.core.finished)
 
     def _send_move(self, action: Action) -> None:
-        """Check the move on our own core (IllegalMove: nothing changes), then send it."""
-        body = self.core.move_message(action)
+        """Check the move on our own core (IllegalMove: nothing changes), keep it — a move
+        at a position is final (GAME.md "Pledges"): the core keeps it durably and the
+        player is not asked again there — then send it. Not sent now (the connection just
+        went), the node sends exactly this move once it is back in sync."""
+        body = self.core.choose_move(action)
         self._in_flight = self.node.epoch
         if isinstance(action, DrawPile | BonusDraw):
             self._draw_t0 = time.perf_counter()
@@ -430,7 +433,6 @@ class NetSession(LanSeat[Action]):
             raise IllegalMove("net", e.reason) from None
         if not sent:
             self._in_flight = None
-            raise IllegalMove("net", "not connected to the host — try again in a moment")
 
     async def submit(self, action: Action) -> None:
         if self.human is None:

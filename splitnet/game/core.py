@@ -60,6 +60,7 @@ from splitnet.game.open_hand import OpenHandPlayer, open_hand_move, open_hand_se
 
 # The table's, shared by every game; re-exported here, where callers have always found them.
 from splitnet.game.table import PLEDGE_STEPS as PLEDGE_STEPS
+from splitnet.game.table import ChosenMove as ChosenMove
 from splitnet.game.table import GameError as GameError
 from splitnet.game.table import (
     IntPath,
@@ -71,7 +72,9 @@ from splitnet.game.table import (
     proof_functions,
     same_ints,
 )
+from splitnet.game.table import MemoryMoves as MemoryMoves
 from splitnet.game.table import MemoryPledges as MemoryPledges
+from splitnet.game.table import MoveBook as MoveBook
 from splitnet.game.table import Pledge as Pledge
 from splitnet.game.table import PledgeBook as PledgeBook
 from splitnet.game.table import PledgeRefused as PledgeRefused
@@ -171,7 +174,7 @@ class GameCore:
     def __init__(self, game_id: bytes, players: Sequence[str], settings: Settings,
                  seat: int | None, seeds: SeedSource | None = None, *,
                  shuffle_proofs: bool = True, host: int = 0,
-                 pledges: PledgeBook | None = None,
+                 pledges: PledgeBook | None = None, moves: MoveBook | None = None,
                  keys: Sequence[bytes] | None = None, first_dealer: int = 0,
                  checker: HopChecker | None = None, pipeline: bool = True,
                  open_hand: OpenHandPlayer | None = None,
@@ -190,6 +193,9 @@ class GameCore:
         self.host = host  # the seat that orders the log: only it may declare a timeout
         #: where this seat's pledges are made durable (the node's); in memory by default
         self.pledges: PledgeBook = pledges if pledges is not None else MemoryPledges()
+        #: this seat's chosen move, kept (durably, on a node) before it is sent: a move at
+        #: a position is final (GAME.md "Pledges"); in memory by default
+        self.moves: MoveBook = moves if moves is not None else MemoryMoves()
         #: set when this seat refused to send on another deck (PledgeRefused): it sends
         #: nothing more
         self.refused: PledgeRefused | None = None
@@ -304,15 +310,32 @@ class GameCore:
                  if s not in self.open_seats]
         return f"{label}: " + "  ".join(marks)
 
-    def can_move(self) -> bool:
+    def _at_move(self) -> bool:
+        """Is it this seat's move now (whether or not it has chosen it)?"""
         r = self.round
         return (r is not None and not self.finished and r.stage == "play" and r.draw is None
                 and r.pending is None and self.seat is not None
                 and self.engine.actor == self.seat and self.refused is None)
 
+    def can_move(self) -> bool:
+        """May this seat's player choose a move now? Not once a move is chosen at this
+        position (:meth:`kept_move`): that one is sent again until it is in the log."""
+        return self._at_move() and self.kept_move() is None
+
+    def kept_move(self) -> ChosenMove | None:
+        """The move this seat chose (and kept) at the position the game is at now, if it
+        is this seat's move and the move is not in the log yet (GAME.md "Pledges")."""
+        kept = self.moves.chosen_move()
+        r = self.round
+        if kept is None or r is None or not self._at_move():
+            return None
+        return kept if (kept.round_no, kept.at) == (r.number, len(r.actions)) else None
+
     # ------------------------------------------------------------------ producing
     def outbox(self) -> list[tuple[str, dict[str, Any]]]:
-        """Protocol messages this seat owes now (never moves: those come from a player).
+        """Protocol messages this seat owes now. A move comes from a player; the outbox
+        only sends the one kept at this position again (:meth:`choose_move`) when the log
+        lacks it — after a reconnect or a restart.
 
         A hop or shares are pledged first (:meth:`_pledge`): raises :class:`PledgeRefused`
         (once; then nothing more is produced) if the deck is not the one pledged before."""
@@ -359,6 +382,11 @@ class GameCore:
                 self._pledge(r, "shares", r.deck.final_digest)
                 return {"purpose": "draw", **r.deck.shares_message([slot], "draw")}
             once(("draw", r.number, slot), "shares", draw)
+        elif (kept := self.kept_move()) is not None:
+            # GAME.md "Pledges": our move at this position, chosen before, not yet in the
+            # log (the host dropped or refused it, or we restarted): exactly it again
+            move = dict(kept.move)
+            once(("move", kept.round_no, kept.at), "move", lambda: {"move": move})
         elif r.stage == "open" and seat not in r.opened:
             def opening() -> dict[str, Any]:
                 self._pledge(r, "open", r.deck.final_digest)
@@ -370,15 +398,35 @@ class GameCore:
         """The body of this seat's move; raises IllegalMove (nothing changes) if the
         rules refuse it (checked with our own cards' faces). It carries no share: the
         played cards are revealed by the ``reveal`` that :meth:`outbox` makes once the
-        move is in the log (R8.1)."""
+        move is in the log (R8.1). Nothing is kept: a seat whose move may be dropped or
+        refused (a LAN seat) makes it with :meth:`choose_move`."""
         r = self.round
-        if not self.can_move() or r is None:
+        if not self._at_move() or r is None:
             raise IllegalMove("R3.4", "it is not your turn to move")
         if action.seat != self.seat:
             raise IllegalMove("R3.4", "a move must be for your own seat")
         self.engine.check(action)
         self._not_opened(r, "move")
         return {"round": r.number, "move": action_to_dict(action)}
+
+    def choose_move(self, action: Action) -> dict[str, Any]:
+        """:meth:`move_message`, and the move kept in :attr:`moves` (durably, on a node)
+        before its body is returned — a move at a position is final (GAME.md "Pledges",
+        R8.1): :meth:`can_move` is then false and :meth:`outbox` sends exactly this move
+        again while the log lacks it. Another move at the same position is refused
+        (IllegalMove, nothing changes); the same one again returns the same body."""
+        body = self.move_message(action)
+        r = self.round
+        assert r is not None
+        kept = self.kept_move()
+        if kept is not None and kept.move != body["move"]:
+            raise IllegalMove("R8.1", f"your move at this position is chosen already "
+                              f"({kept.move.get('type')}); it is never changed, only sent "
+                              "again until the host orders it")
+        if kept is None:
+            self.moves.choose_move(ChosenMove(r.number, len(r.actions), body["move"]))
+        self._sent.add(("move", r.number, len(r.actions)))
+        return body
 
     def move_is_legal(self, body: object) -> bool:
         """Would this seat make this move body now? (Its own full check, with its own

@@ -184,6 +184,53 @@ class MemoryPlays:
         self.book[play.turn] = play
 
 
+@dataclass(frozen=True)
+class ChosenMove:
+    """A Split seat's chosen move at one position (GAME.md "Pledges", R8.1): in round
+    ``round_no``, after ``at`` moves of that round were applied, the move ``move`` (its
+    wire form, rules/actions.py). It must be durable before the move leaves: the host
+    could drop or refuse it and so ask the seat for another — every other choice at the
+    same position tells it more of the hand (which hidden cards share a rank). The seat
+    sends exactly this move again until it is in the log, and never another at its
+    position. The position is the game's, not the log head: a chat ordered in between
+    moves the head, not the choice."""
+
+    round_no: int
+    at: int
+    move: dict[str, Any]
+
+
+class MoveBook(Protocol):
+    """Where a Split seat's chosen move is kept (the node layer: next to its seeds and
+    pledges, fsynced). One move per position; a move at a later position supersedes it."""
+
+    def chosen_move(self) -> ChosenMove | None:
+        """The last move chosen, or None."""
+
+    def choose_move(self, move: ChosenMove) -> None:
+        """Record ``move`` durably (ValueError if another move is kept at its position);
+        return only once it would survive a power loss."""
+
+
+class MemoryMoves:
+    """A :class:`MoveBook` in memory (in-process sessions and tests, as
+    :class:`MemoryPledges`)."""
+
+    def __init__(self) -> None:
+        self.move: ChosenMove | None = None
+
+    def chosen_move(self) -> ChosenMove | None:
+        return self.move
+
+    def choose_move(self, move: ChosenMove) -> None:
+        have = self.move
+        if (have is not None and (have.round_no, have.at) == (move.round_no, move.at)
+                and have != move):
+            raise ValueError(f"round {move.round_no}: another move is chosen already at "
+                             "this position")
+        self.move = move
+
+
 def check_chat(author: int, body: dict[str, Any]) -> str:
     """GAME.md "chat": exactly {"text": ≤ 500 characters}; the text, or GameError."""
     text = body.get("text")

@@ -20,7 +20,7 @@ from splitnet.game.rematch import PreviousGame, Rematch, RematchError
 from splitnet.net.config import EvidenceBudget, NetSettings
 from splitnet.net.framing import FrameTooLarge
 from splitnet.net.join_state import JoinEvent, JoinMachine, JoinState, Retry
-from splitnet.net.store import GameFiles, GameMeta, meta_now
+from splitnet.net.store import GameFiles, GameMeta, keep_refusal, meta_now
 from splitnet.net.table import SeedMaker, Table, TableParts
 from splitnet.net.wire import (
     NET_PROTOCOL,
@@ -44,6 +44,7 @@ from splitnet.session.log import (
     TAG_FORK_RECORDS,
     Ack,
     LogError,
+    Refusal,
     check_refusal,
     detect_fork,
     fork_evidence,
@@ -546,31 +547,48 @@ class PeerNode:
                                 f"({f['code']}); resynchronising")
 
     def _accuse_if_legal(self, f: dict[str, Any]) -> None:
-        """The host refused our move. If its signed refusal names that move and our log
-        head, and our own engine finds the move legal there (with our own cards' faces),
-        the host refused a legal move: keep the evidence, send the accusation through
-        the log (the other peers stop naming the host if it orders it) and stop
-        (PeerFatal). Otherwise — the log moved on, or an earlier message of ours was
-        refused first — the refusal may be right: resynchronise as usual."""
+        """The host refused our move. A move at a position is final (GAME.md "Pledges"):
+        the seat sends it again, never another, so only a refusal the host can be held to
+        may stop it. If our own engine finds the move legal at our head (with our own
+        cards' faces, at our next counter: nothing earlier of ours was refused first):
+
+        - the host's signed refusal names that move, our connection and our head: the
+          host refused a legal move — keep the evidence, send the accusation through the
+          log (the other peers stop naming the host if it orders it) and stop;
+        - anything else — no refusal, one that does not verify, of another message or
+          connection, signed at an older head — is no refusal at all (an honest host
+          signs every one, at the head whose records it sent first): a Split seat keeps
+          what came in ``GAME_ID.refused`` and stops naming the host (NETWORK.md §5).
+
+        Otherwise — the log moved on, or an earlier message of ours was refused first —
+        the refusal may be right: resynchronise as usual (the same move goes again)."""
         table = self.table
         sent = self._moves_inflight.get(f["counter"])
-        raw = f["refusal"]
-        if table is None or sent is None or raw is None or f["kind"] != "move":
+        if table is None or sent is None:
             return
         msg, sig, body = sent
-        host = table.host_seat
-        try:
-            ref = check_refusal(raw, game_id=table.game_id,
-                                host_key=table.log.header.key(host))
-        except LogError as e:
-            _log.warning("the host's refusal of our move is not valid: %s", e)
-            return
-        if (ref.msg_hash != message_hash(msg, sig) or ref.seat != table.seat
-                or ref.seq != len(table.log)
-                or ref.head != table.log.head()
-                or f["counter"] != table.log.next_counter(table.seat)
+        if (f["counter"] != table.log.next_counter(table.seat)
                 or not table.core.move_is_legal(body)):
             return
+        host = table.host_seat
+        raw = f["refusal"]
+        ref, flaw = self._refusal_of(raw, msg, sig)
+        if ref is None:
+            if table.split_core is None:  # (a Splito commitment is kept as it is)
+                _log.warning("the host's refusal of our move is not valid: %s", flaw)
+                return
+            n = len(table.log)
+            kept = table.files.transcript.with_suffix(".refused")
+            with contextlib.suppress(OSError):
+                keep_refusal(kept, {"code": f["code"], "reason": f["reason"], "refusal": raw,
+                                    "seq": n, "head": table.log.head(), "msg": msg,
+                                    "sig": sig})
+            # (the code and reason are the host's text: quoted, control characters escaped)
+            raise PeerFatal(f"the host refused our legal move ({f['code']!r}: "
+                            f"{f['reason'][:120]!r}) at entry {n} with {flaw}: a move at a "
+                            f"position is final and only a refusal signed at our head "
+                            f"counts (GAME.md \"Pledges\"); kept in {kept} "
+                            f"[host seat {host} at fault]")
         path = table.files.transcript.with_suffix(".accusation")
         with contextlib.suppress(OSError), _append_private(path) as out:
             out.write(encode({"refusal": raw, "msg": msg, "sig": sig}))
@@ -583,6 +601,30 @@ class PeerNode:
         raise PeerFatal(f"the host refused our legal move ({ref.code!r}: {ref.reason[:120]!r}) "
                         f"at entry {ref.seq}: {how}; evidence kept in {path} "
                         f"[host seat {host} at fault]")
+
+    def _refusal_of(self, raw: bytes | None, msg: bytes,
+                    sig: bytes) -> tuple[Refusal | None, str]:
+        """The host's signed refusal of our message ``msg``/``sig`` on our connection at
+        our log head (TRANSCRIPT.md §7a), or None and what is wrong with ``raw``."""
+        table = self.table
+        assert table is not None
+        if raw is None:
+            return None, "no signed refusal"
+        try:
+            ref = check_refusal(raw, game_id=table.game_id,
+                                host_key=table.log.header.key(table.host_seat))
+        except LogError as e:
+            return None, f"a refusal that is not valid ({e.reason})"
+        n = len(table.log)
+        if ref.msg_hash != message_hash(msg, sig):
+            return None, "a refusal of another message"
+        if ref.seat != table.seat:
+            return None, f"a refusal of a message on seat {ref.seat}'s connection"
+        if ref.seq != n:
+            return None, f"a refusal signed at entry {ref.seq}, not at our head (entry {n})"
+        if ref.head != table.log.head():
+            return None, f"a refusal signed at another head than ours at entry {n}"
+        return ref, ""
 
     def _on_evidence(self, f: dict[str, Any]) -> None:
         """The host refused another seat's message for a failed proof and shows it: it

@@ -6,7 +6,9 @@
                        (without it the seat could not open the round it committed), each
                        pledge — the digest of the deck its hop or shares are on — before
                        that message is (GAME.md "Pledges"); in Splito each chosen play
-                       and its nonce before its commitment is (SPLITO_GAME.md "Durability")
+                       and its nonce before its commitment is (SPLITO_GAME.md "Durability");
+                       in Split the seat's chosen move and its position before the move
+                       leaves (GAME.md "Pledges": a move at a position is final)
     GAME_ID.meta       JSON (0600): role, seat, host address, port, name, finished, and
                        the join code, so that a restart reconnects without asking for it;
                        a host writes it (``lobby`` true) as soon as its lobby is open
@@ -14,6 +16,8 @@
                        secret and counter (:class:`ResumeFile`, NETWORK.md §12 "Resume")
     invite-H.wormhole  the same, a guest's: its one resume secret, under a hash H of the
                        invitation it claimed, so the same command finds it again
+    GAME_ID.refused    a joiner's record of each refusal of its legal move that came
+                       without a valid signed refusal at its head (NETWORK.md §5)
     GAME_ID.acks       a host's record of who confirmed the finished log: each seat's
                        signed ack of the final record, appended (one ``write``) before it
                        is relayed, so a host restarted after the last record knows who
@@ -52,7 +56,8 @@ from splitnet.crypto.seeds import commitment
 from splitnet.durable import atomic_write, open_private, tighten_dir
 from splitnet.errors import SplitnetError
 from splitnet.game.core import PLEDGE_STEPS, Pledge
-from splitnet.game.table import ChosenPlay
+from splitnet.game.table import ChosenMove, ChosenPlay
+from splitnet.rules import action_from_dict
 from splitnet.session.codec import Bytes, DecodeError, Int, Map, Str, check, decode, encode
 from splitnet.session.identity import KEY_FILE
 from splitnet.session.transcript import TranscriptWriter
@@ -293,11 +298,39 @@ HEADER_HASH_LEN = 32
 _SECRETS = Map({"game_id": Bytes(exact=16), "seat": Int(0, 15),
                 "header": Bytes(exact=HEADER_HASH_LEN),
                 "seeds": Map({}, extra=True), "pledges": Map({}, extra=True)})
-#: a Splito seat's file also keeps its chosen plays (written only once there is one, so a
-#: Split game's file is unchanged)
-_SECRETS_PLAYS = Map({**_SECRETS.fields, "plays": Map({}, extra=True)})
+#: a Splito seat's file also keeps its chosen plays ("plays", written only once there is
+#: one, so a Split game's file is unchanged; :func:`_secrets_schema`)
 _PLAY = Map({"slot": Int(0, 255), "side": Str(5, 4), "card": Str(16, 1),
              "nonce": Str(64, 1), "commit": Str(64, 64)})
+#: a Split seat's file also keeps its chosen move (GAME.md "Pledges"; written only once
+#: there is one)
+_MOVE = Map({"round": Int(1, 1 << 20), "at": Int(0, 1 << 20), "move": Map({}, extra=True)})
+
+
+def keep_refusal(path: Path, record: dict[str, Any]) -> None:
+    """Append one canonical msgpack map to a joiner's ``GAME_ID.refused`` file (0600,
+    one ``write`` on an ``O_APPEND`` descriptor, so it is in the file as soon as this
+    returns): what the host answered to a legal move of ours without a valid signed
+    refusal at our head (NETWORK.md §5)."""
+    fd = open_private(path, os.O_WRONLY | os.O_APPEND)
+    try:
+        view = memoryview(encode(record))
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
+
+
+def _secrets_schema(obj: object) -> Map:
+    """The schema of a ``.secrets`` file: its optional keys only when present (a file
+    without a chosen play or move is the one it always was)."""
+    fields = dict(_SECRETS.fields)
+    if isinstance(obj, dict):
+        if "plays" in obj:
+            fields["plays"] = Map({}, extra=True)
+        if "move" in obj:
+            fields["move"] = _MOVE
+    return Map(fields)
 
 
 #: what :meth:`SeedStore.check_log` needs of a game: the pledge position (round, step)
@@ -332,6 +365,11 @@ class SeedStore:
     returns its commitment; ``chosen`` reads it back, so a seat killed between its
     commitment and its reveal opens exactly the play it committed to.
 
+    And a Split seat's :class:`~splitnet.game.table.MoveBook`: ``choose_move`` writes the
+    chosen move and its position (round, moves applied before it) durably before the
+    core returns it, so the move is sent again — never another — until it is in the log,
+    after a reconnect or a restart (GAME.md "Pledges").
+
     Reopened with the game's log, :meth:`check_log` holds the file to what the log proves
     the seat did with it, before anything is made from it (NETWORK.md §9).
     """
@@ -348,14 +386,14 @@ class SeedStore:
         self.seeds: dict[int, bytes] = {}
         self.pledges: dict[tuple[int, str], bytes] = {}
         self.plays: dict[int, ChosenPlay] = {}
+        self.move: ChosenMove | None = None
         if path.exists():
             self._load()
 
     def _load(self) -> None:
         try:
             obj = decode(self.path.read_bytes(), max_len=1 << 16)
-            check(obj, _SECRETS_PLAYS if isinstance(obj, dict) and "plays" in obj
-                  else _SECRETS, "secrets")
+            check(obj, _secrets_schema(obj), "secrets")
         except (OSError, DecodeError) as e:
             raise ValueError(f"{self.path}: unreadable secrets file: {e}") from None
         assert isinstance(obj, dict)
@@ -384,6 +422,14 @@ class SeedStore:
                 raise ValueError(f"{self.path}: bad play entry {k!r}")
             self.plays[int(k)] = ChosenPlay(int(k), v["slot"], v["side"], v["card"],
                                             v["nonce"], v["commit"])
+        if "move" in obj:
+            m = obj["move"]
+            try:
+                check(m, _MOVE, "secrets.move")
+                action_from_dict(m["move"])
+            except (DecodeError, ValueError) as e:
+                raise ValueError(f"{self.path}: bad move entry: {e}") from None
+            self.move = ChosenMove(m["round"], m["at"], m["move"])
 
     def check_log(self, own: Iterable[tuple[str, dict[str, Any]]], pledge_at: PledgeAt) -> None:
         """Check the file against this seat's own entries in the log (``own``: (kind,
@@ -431,6 +477,21 @@ class SeedStore:
             self.plays[play.turn] = play
             self._save()
 
+    def chosen_move(self) -> ChosenMove | None:
+        return self.move
+
+    def choose_move(self, move: ChosenMove) -> None:
+        """Write the move durably (refusing to replace another one at its position; a move
+        at a later position supersedes it)."""
+        have = self.move
+        if have == move:
+            return
+        if have is not None and (have.round_no, have.at) == (move.round_no, move.at):
+            raise ValueError(f"round {move.round_no}: another move is chosen already at "
+                             "this position")
+        self.move = move
+        self._save()
+
     def pledged(self, round_no: int, step: str) -> bytes | None:
         return self.pledges.get((round_no, step))
 
@@ -459,6 +520,9 @@ class SeedStore:
             obj["plays"] = {str(t): {"slot": p.slot, "side": p.side, "card": p.card,
                                      "nonce": p.nonce, "commit": p.commit}
                             for t, p in sorted(self.plays.items())}
+        if self.move is not None:
+            obj["move"] = {"round": self.move.round_no, "at": self.move.at,
+                           "move": self.move.move}
         atomic_write(self.path, encode(obj), 0o600)
 
 

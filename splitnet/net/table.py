@@ -248,6 +248,7 @@ class Table:
             self.first_dealer = first_dealer(h.settings, self.n)
             self.split_core = GameCore(h.game_id, self.names, settings, seat, seeds.seed,
                                        shuffle_proofs=proofs, host=h.host, pledges=seeds,
+                                       moves=seeds,
                                        keys=[p.key for p in h.players],
                                        first_dealer=self.first_dealer, checker=CHECKER,
                                        open_hand=parts.open_hand,
