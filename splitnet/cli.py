@@ -11,6 +11,21 @@ from pathlib import Path
 from typing import Any
 
 from splitnet.bots import LEVELS, parse_level
+from splitnet.cmdline import (
+    Parser,
+    data_dir,
+    fraction,
+    game_prefix,
+    int_in,
+    local_address,
+    need_terminal,
+    new_dir,
+    output_file,
+    player_name,
+    seconds,
+    seed,
+)
+from splitnet.errors import SplitnetError
 from splitnet.rules import Settings, SettingsError
 from splitnet.text import shown
 
@@ -31,9 +46,10 @@ splitnet — the card game Split, peer to peer, with a deck nobody can stack.
   splitnet host --internet      also invite players anywhere (prints splitnet join CODE)
   splitnet join CODE            join through that invitation (bot CODE: a bot)
   splitnet browse [--timeout S] list the games announced on the LAN
-  splitnet bench engine|bots|deck|net|wormhole|lan-load|splito  measure speed (bots:
-                                strength too; lan-load: many LAN games at once, each
-                                checked; splito: its engine, bots and fair-deck game)
+  splitnet bench engine|bots|deck|net|wormhole|lan-load|splito|adversary  measure speed
+                                (bots: strength too; lan-load: many LAN games at once,
+                                each checked; splito: its engine, bots and fair-deck game;
+                                adversary: games with a dishonest seat, every entry checked)
 """
 
 
@@ -123,8 +139,11 @@ def _ask_resume(when: str) -> bool:
     """Ask on the terminal (plain and full screen alike) before the game starts."""
     try:
         answer = input(f"splitnet: an unfinished game from {when} — resume? [Y/n] ")
-    except EOFError:
-        return True
+    except EOFError:  # nobody can answer: the option that does is named
+        print(flush=True)  # (ends the prompt's line)
+        raise SystemExit(f"splitnet: an unfinished game from {when} is saved and stdin is "
+                         "closed, so nobody answers 'resume?': pass --resume to take it "
+                         "up, or --new to start another") from None
     return answer.strip().lower() not in ("n", "no")
 
 
@@ -283,6 +302,8 @@ def _saved_splito(args: argparse.Namespace) -> bool:
 def cmd_play(args: argparse.Namespace) -> int:
     if args.saved:
         return _list_saved(_data_dir(args))
+    if not args.plain:
+        need_terminal("play")
     if args.game == "splito" or _saved_splito(args):
         return _play_splito(args)
     if args.players is not None:
@@ -344,6 +365,16 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
         return run_bench_splito(args.only, args.players, args.games, _think(args.think),
                                 args.samples, args.seed, levels=not args.no_levels)
+    if args.what == "adversary":
+        from splitnet.bench_adversary import bench_adversary
+
+        if not 1 <= args.jobs <= 64:
+            raise SystemExit("splitnet: --jobs is a number of processes, 1 to 64")
+        if args.first < 0 or (args.games is not None and args.games < 1):
+            raise SystemExit("splitnet: --games is at least 1 and --first 0 or more")
+        text, clean = bench_adversary(args.games or 200, args.seed, args.jobs, args.first)
+        print(text)
+        return 0 if clean else 1
     if args.what == "lan-load":
         from splitnet.net.load import lan_load
 
@@ -428,8 +459,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The whole command line; given ``argv``, the LAN commands (``host``, ``join``,
     ``bot``: the network stack, a third of a second to import) are only added when the
     command is not one of the others, so ``splitnet play`` starts without them."""
-    p = argparse.ArgumentParser(prog="splitnet", description=DESCRIPTION,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = Parser(prog="splitnet", description=DESCRIPTION,
+               formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND",
                            title="commands (splitnet COMMAND --help for its options)")
 
@@ -440,18 +471,20 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     sp.add_argument("--game", choices=("split", "splito"), default="split",
                     help="split (default) or splito (docs/SPLITO.md; on the fair deck, "
                          "protocol/SPLITO_GAME.md)")
-    sp.add_argument("--players", "-n", type=int, default=4,
+    sp.add_argument("--players", "-n", type=int_in(2, 8), default=4,
                     help="2–6 for Split, 2–8 for Splito (default 4)")
-    sp.add_argument("--seed", "-s", type=int, default=0,
+    sp.add_argument("--seed", "-s", type=seed, default=0,
                     help="derives every peer's secrets: same seed, same game")
     sp.add_argument("--bots", default="normal",
                     help="one bot level for every seat, or a comma list per seat "
                          f"({', '.join(LEVELS)}; default normal)")
-    sp.add_argument("--samples", type=int, default=48, metavar="N",
+    sp.add_argument("--samples", type=int_in(1, 100_000), default=48, metavar="N",
                     help="strong bots: samples per decision (a fixed count, not a time, so "
                          "the same seed gives the same game; default 48)")
-    sp.add_argument("--record", metavar="FILE", help="write the game record (JSON)")
-    sp.add_argument("--transcript", metavar="FILE", help="write the signed transcript")
+    sp.add_argument("--record", metavar="FILE", type=output_file("record"),
+                    help="write the game record (JSON)")
+    sp.add_argument("--transcript", metavar="FILE", type=output_file("transcript"),
+                    help="write the signed transcript")
     sp.add_argument("--settings", metavar="FILE", help="settings JSON (protocol/SETTINGS.md)")
     sp.add_argument("--local-shuffle", action="store_true",
                     help="deal with the seeded local stand-in instead of the fair-deck "
@@ -469,29 +502,31 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                     help="split (default) or splito (docs/SPLITO.md; dealt on the fair "
                          "deck, protocol/SPLITO_GAME.md)")
     pl.add_argument("--plain", action="store_true", help="line-based front end")
-    pl.add_argument("--players", "-n", type=int, default=None,
+    pl.add_argument("--players", "-n", type=int_in(2, 8), default=None,
                     help="players in all, you included: 2–6 for Split, 2–8 for Splito "
                          "(default 4)")
-    pl.add_argument("--bots", type=int, default=None,
+    pl.add_argument("--bots", type=int_in(1, 5), default=None,
                     help="Split: number of bots, 1–5 (default 3; the same as -n minus 1)")
     pl.add_argument("--bot", default="normal", metavar="LEVEL",
                     help=f"the bots' level: {', '.join(LEVELS)} (default normal); or a "
                          "comma list, one per bot (Splito: the levels docs/PLAYING.md lists)")
-    pl.add_argument("--think", type=float, default=0.3, metavar="SECONDS",
+    pl.add_argument("--think", type=seconds(0.01, 60), default=0.3, metavar="SECONDS",
                     help="strong bots: time per decision (default 0.3)")
-    pl.add_argument("--name", default="You", help="your name at the table")
-    pl.add_argument("--seed", type=int, default=None,
+    pl.add_argument("--name", default="You", type=player_name,
+                    help="your name at the table (1–32 characters)")
+    pl.add_argument("--seed", type=seed, default=None,
                     help="fix the bots and deal (testing; replaces a finished game with "
                          "the same seed; strong bots still think by the clock)")
     pl.add_argument("--settings", metavar="FILE", help="settings JSON (protocol/SETTINGS.md)")
-    pl.add_argument("--pace", type=float, default=0.4, metavar="SECONDS",
+    pl.add_argument("--pace", type=seconds(0, 10), default=0.4, metavar="SECONDS",
                     help="pause before each bot move so you can follow it (default 0.4)")
     pl.add_argument("--no-proofs", action="store_true",
                     help="skip the shuffle proofs (hops are still checked at each audit)")
-    pl.add_argument("--data-dir", metavar="DIR",
+    pl.add_argument("--data-dir", metavar="DIR", type=data_dir,
                     help="where games are saved as they are played (default: "
                          "$XDG_DATA_HOME/splitnet or ~/.local/share/splitnet)")
     pl.add_argument("--resume", nargs="?", const="latest", metavar="GAME_ID",
+                    type=game_prefix,
                     help="take up an unfinished game without asking (the newest, or the "
                          "one whose id starts with GAME_ID)")
     pl.add_argument("--new", action="store_true",
@@ -535,9 +570,14 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                                     "start with every seat, finish, and leave identical "
                                     "transcripts that verify); splito: Splito's engine and "
                                     "rollout speed, its bots' strength and a whole game on "
-                                    "the fair deck by player count.")
+                                    "the fair deck by player count; adversary: whole "
+                                    "games with one dishonest seat choosing at every "
+                                    "message among honest, drop, delay, reorder, "
+                                    "substitute, replay and more, an oracle checking what "
+                                    "each seat can read and whom each verdict names (exit "
+                                    "1 on a violation).")
     bn.add_argument("what", choices=["engine", "bots", "deck", "net", "wormhole",
-                                     "lan-load", "splito"])
+                                     "lan-load", "splito", "adversary"])
     bn.add_argument("--only", default=None, metavar="PARTS",
                     help="splito: a comma list of engine, bots, fair (default all three)")
     bn.add_argument("--players", default=None,
@@ -548,25 +588,26 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     bn.add_argument("--no-proofs", action="store_true",
                     help="net: games without shuffle proofs; deck: skip the section with "
                          "shuffle proofs")
-    bn.add_argument("--games", type=int, default=None,
+    bn.add_argument("--games", type=int_in(1, 10_000_000), default=None,
                     help="engine: games per bot kind (default 200); bots: games of 1 strong "
                          "vs 3 normal (default 40; the goal's figure needs ≥ 1000); "
                          "lan-load: games at once (default 12); splito: engine games per "
-                         "player count (default 5) and strong-bot games (default 8)")
-    bn.add_argument("--think", type=float, default=0.3, metavar="SECONDS",
+                         "player count (default 5) and strong-bot games (default 8); "
+                         "adversary: adversarial games (default 200)")
+    bn.add_argument("--think", type=seconds(0.01, 60), default=0.3, metavar="SECONDS",
                     help="bots, splito: the strong bot's time per decision (default 0.3)")
-    bn.add_argument("--samples", type=int, default=None, metavar="N",
+    bn.add_argument("--samples", type=int_in(1, 100_000), default=None, metavar="N",
                     help="bots, splito: N samples per decision instead of a time "
                          "(deterministic)")
-    bn.add_argument("--margin", type=float, default=None, metavar="P",
+    bn.add_argument("--margin", type=fraction, default=None, metavar="P",
                     help="bots: the gain in chance of winning another move needs over the "
                          "normal bot's to be chosen (default 0.02)")
-    bn.add_argument("--candidates", type=int, default=None, metavar="K",
+    bn.add_argument("--candidates", type=int_in(1, 1000), default=None, metavar="K",
                     help="bots: moves compared per decision (default 7)")
-    bn.add_argument("--seed", type=int, default=0,
-                    help="bots, lan-load: the games' base seed (lan-load: game i of seed S "
-                         "plays --test-seed S×1000+i; default 0)")
-    bn.add_argument("--timeout", type=float, default=900.0, metavar="SECONDS",
+    bn.add_argument("--seed", type=seed, default=0,
+                    help="bots, lan-load, adversary: the games' base seed (lan-load: game i "
+                         "of seed S plays --test-seed S×1000+i; default 0)")
+    bn.add_argument("--timeout", type=seconds(1, 86_400), default=900.0, metavar="SECONDS",
                     help="lan-load: each game's bound; still running after it, it is "
                          "killed and counts as not finished (default 900)")
     bn.add_argument("--kill", action="store_true",
@@ -575,9 +616,9 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     bn.add_argument("--no-baseline", action="store_true",
                     help="lan-load: skip the one game run alone first (the figures' "
                          "reference)")
-    bn.add_argument("--keep", metavar="DIR", default=None,
+    bn.add_argument("--keep", metavar="DIR", default=None, type=new_dir,
                     help="lan-load: keep every data dir and log in DIR (a new directory)")
-    bn.add_argument("--spread-games", type=int, default=30, metavar="N",
+    bn.add_argument("--spread-games", type=int_in(1, 10_000_000), default=30, metavar="N",
                     help="bots: games for the round-1 target spread (default 30)")
     bn.add_argument("--no-levels", action="store_true",
                     help="bots, splito: skip the easy-vs-normal/random games")
@@ -585,22 +626,22 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                     help="bots: skip 1 strong vs 3 heuristics with fixed targeting")
     bn.add_argument("--no-normal", action="store_true",
                     help="bots: skip 1 strong vs 3 normal bots")
-    bn.add_argument("--first", type=int, default=0, metavar="I",
-                    help="bots: number the strong bot's games from I (a run split in "
+    bn.add_argument("--first", type=int_in(0, 10_000_000), default=0, metavar="I",
+                    help="bots, adversary: number the games from I (a run split in "
                          "parts: --first 0 and --first 500 of --games 500 are the games "
                          "of --games 1000; default 0)")
-    bn.add_argument("--jobs", "-j", type=int, default=1, metavar="J",
-                    help="bots: play the games in J processes (the figures do not depend "
-                         "on it; default 1)")
+    bn.add_argument("--jobs", "-j", type=int_in(1, 256), default=1, metavar="J",
+                    help="bots, adversary: play the games in J processes (the figures do "
+                         "not depend on it; default 1)")
     bn.set_defaults(func=cmd_bench)
 
     br = sub.add_parser("browse", help="list the games announced on the LAN",
                         description="List the splitnet games announced on the LAN (mDNS), "
                                     "with the command that joins each.")
-    br.add_argument("--timeout", type=float, default=None, metavar="S",
+    br.add_argument("--timeout", type=seconds(0, 86_400), default=None, metavar="S",
                     help="listen S seconds, list what was found and exit (default: show "
                          "games as they appear and vanish until Ctrl-C)")
-    br.add_argument("--interface", action="append", metavar="ADDR",
+    br.add_argument("--interface", action="append", metavar="ADDR", type=local_address,
                     help="only the interface with this address (repeatable; e.g. 127.0.0.1)")
     br.set_defaults(func=cmd_browse)
 
@@ -621,6 +662,9 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except SettingsError as e:  # the settings and the player count do not fit (R3.1, R3.3)
         print(f"splitnet: {e}", file=sys.stderr)
+        return 1
+    except SplitnetError as e:  # bad input (a damaged file in the data dir…): one line
+        print(f"splitnet: {shown(str(e))}", file=sys.stderr)
         return 1
     except BrokenPipeError:  # whoever read our output stopped (`| head`): stop quietly
         with contextlib.suppress(OSError, ValueError):

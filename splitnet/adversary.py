@@ -1,0 +1,982 @@
+"""An adversarial simulator: whole games, one seat dishonest, an oracle on every entry.
+
+Each game is a :class:`~splitnet.game.local.LocalGame` of Split (with or without shuffle
+proofs, a first game or a rematch, with the open-hand player so a seat can be abandoned,
+R8.6) or of Splito (a first game or a rematch), among separate in-memory cores on one
+signed, hash-chained log. One seat — the host (seat 0) or a guest, chosen by the game's
+seed — is the **adversary**: at every message it would send (its core's outbox, its
+move) and, as the host, at every message it orders, it picks from a seeded random
+strategy among
+
+    honest       the message as its core made it
+    drop         never sent (a guest's: the honest host gives it up — a timeout, or in
+                 Split an abandonment that plays it open-handed; the host's own: the
+                 game stops there, and the joiners' clocks name the host)
+    delay        sent later, after the other seats' messages (a host holds a guest's)
+    reorder      a host orders the messages owed at once in another order
+    substitute   one well-formed element changed: a point for another valid point (a·G,
+                 or one from another entry), a share, an eph (Splito: another box's, or a
+                 card's c1), a commitment, a byte of a proof or box, an int, two list
+                 elements swapped
+    replay       an earlier message of its own, signed again
+    refuse       a host refuses a guest's legal move (Split: the guest accuses it)
+    blind        a host orders an entry without checking it (its own substituted one)
+    timeout      a host's timeout of any seat, at any stage, its ``waited`` below or at
+                 the header's ``limits``
+    abandon      a host's abandonment (R8.6) of any seat at any stage, the same
+    forge        a guest sends what only the host may (timeout, abandon)
+
+An **oracle** follows what every party has seen. After every entry, for every seat, the
+card slots its core can decrypt must be within what the rules let it know — the public
+cards and the hands it held (R8; S7: Splito's passed hands) — computed from an honest
+observer core (seat None) that reads the same log; for the adversary, also what it could
+read with everything it saw besides its core (a Splito complaint's key used on every box
+sealed to the complainer and as the complainer's share of every card; a Split draw share
+it dropped). The properties checked per game:
+
+    knowledge     no seat reads a slot beyond its entitlement (R8, S7)
+    naming        no honest seat is named by a verdict or a refusal — except the host's
+                  word: a ``timeout`` of a seat the adversary host itself did not wait for
+                  (SECURITY.md §4; the victim's node names the host, NETWORK.md §7)
+    effect        every deviation ends in no effect (refused, every core unchanged — a
+                  digest before and after) or a verdict naming the deviator
+    agreement     every honest core ends in the same state (finished, verdict, record),
+                  and ``splitnet verify`` on the log agrees with them
+    progress      the game never waits for an honest seat that owes nothing
+
+Findings (counted apart, by name, each kept as a strict xfail in tests/test_adversary.py):
+
+    framed-by-late-order   a guest's message names no log position: a host that holds
+                           it, changes the game without it (its own abandonment of the
+                           seat, R8.6) and then orders it gets every core's refusal and
+                           ``splitnet verify`` to name the honest guest (the live peers
+                           name the host: "the host ordered a message the game refuses")
+
+Pure and sans-IO: no clock, no files; the randomness is ``random.Random`` seeded per game.
+Nothing in the product depends on this module (``splitnet bench adversary`` and the
+tests use it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from splitnet.bots import make_bot, open_hand_player
+from splitnet.crypto import group
+from splitnet.crypto.errors import CheatDetected, DeckUsageError
+from splitnet.game.checks import InlineChecker
+from splitnet.game.core import GameCore, GameError, PledgeBook, PledgeRefused, Position
+from splitnet.game.local import PROTOCOL, LocalGame, SelfplaySecrets, game_settings
+from splitnet.game.rematch import first_dealer, next_game
+from splitnet.game.splito_core import SplitoCore, Stage, splito_header
+from splitnet.game.table import Limits
+from splitnet.rules import Settings
+from splitnet.session.log import Log as SignedLog
+from splitnet.session.log import LogError, Player, make_refusal, parse_message
+from splitnet.splito.bots import make_bot as make_splito_bot
+from splitnet.splito.settings import SplitoSettings
+from splitnet.verify import verify_records
+
+#: the deviations a seat may choose (module docstring)
+DEVIATIONS = ("drop", "delay", "reorder", "substitute", "replay", "refuse", "blind",
+              "timeout", "abandon", "forge")
+#: how often each deviation is picked when the adversary deviates
+DEFAULT_WEIGHTS: dict[str, float] = {"drop": 1, "delay": 2, "reorder": 2, "substitute": 5,
+                                     "replay": 2, "refuse": 1, "blind": 2, "timeout": 1,
+                                     "abandon": 1, "forge": 1}
+LIMITS = Limits()
+#: kinds after which the oracle looks again (what can change what a seat reads)
+_SEEN = {"shares", "reveal", "deal", "pass", "complain", "abandon"}
+#: violations of a finding already reported (module docstring, "Findings"): counted
+#: apart, each reproduced by a strict xfail test in tests/test_adversary.py
+KNOWN = ("framed-by-late-order",)
+
+
+@dataclass
+class Config:
+    """What a run plays: the share of Splito games, the deviation rate range and
+    weights, and (for the tests) a fixed game, adversary seat or kinds to substitute."""
+
+    splito_share: float = 0.3
+    rate: tuple[float, float] = (0.02, 0.2)
+    weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
+    game: str | None = None            # "split" / "splito": only that game
+    players: tuple[int, ...] | None = None
+    adversary: int | None = None       # a fixed adversary seat
+    side: str | None = None            # "host" / "guest": the adversary's side only
+    proofs: bool | None = None         # Split: fixed shuffle_proofs
+    rematch: bool | None = None
+    #: substitute only in entries of these kinds (None: any)
+    substitute_kinds: tuple[str, ...] | None = None
+    max_steps: int = 6000
+
+
+@dataclass
+class Violation:
+    game: int
+    seed: int
+    prop: str  # knowledge | naming | effect | agreement | progress | crash | KNOWN
+    detail: str
+
+    @property
+    def known(self) -> bool:
+        return self.prop in KNOWN
+
+    def __str__(self) -> str:
+        return f"game {self.game} (seed {self.seed}): {self.prop}: {self.detail}"
+
+
+@dataclass
+class GameReport:
+    index: int
+    seed: int
+    game: str
+    players: int
+    adversary: int
+    proofs: bool
+    rematch: bool
+    outcome: str = ""
+    deviations: Counter[str] = field(default_factory=Counter)
+    refusals: int = 0
+    verdict_seat: int | None = None
+    entries: int = 0
+    violations: list[Violation] = field(default_factory=list)
+
+    def describe(self) -> str:
+        what = (f"{self.game} {self.players}p, adversary seat {self.adversary}"
+                f"{' (host)' if self.adversary == 0 else ''}"
+                f"{', proofs' if self.proofs and self.game == 'split' else ''}"
+                f"{', rematch' if self.rematch else ''}")
+        return f"game {self.index} (seed {self.seed}): {what}: {self.outcome}"
+
+
+class _Source(SelfplaySecrets):
+    """Selfplay secrets with another game id (the game before a rematch: the same keys)."""
+
+    def __init__(self, seed: int, salt: bytes) -> None:
+        super().__init__(seed)
+        self.salt = salt
+
+    def game_id(self) -> bytes:
+        return hashlib.sha256(self.base + self.salt).digest()[:16]
+
+
+# ---------------------------------------------------------------------- digests
+def _deck_digest(deck: Any) -> Any:
+    if deck is None:
+        return None
+    return (len(deck._decks), len(deck._commits), sorted(deck._opened),
+            sorted((s, tuple(sorted(d))) for s, d in deck._shares.items()),
+            len(deck._unchecked))
+
+
+def digest(core: Any) -> str:
+    """A cheap digest of a core's state: what a refused entry must leave unchanged."""
+    if isinstance(core, GameCore):
+        r = core.round
+        parts: Any = (core.finished, str(core.verdict), len(core.rounds),
+                      sorted(core.open_seats), len(core.chat), core.engine.phase,
+                      core.engine.actor, len(core.engine.events),
+                      [list(h) for h in core.engine.hands], list(core.engine.faces),
+                      None if r is None else (
+                          r.stage, sorted(r.committed), sorted(r.dealt_by),
+                          len(r.deal_buffer), repr(r.draw), repr(r.pending),
+                          sorted(r.opened), len(r.actions), sorted(r.public), r.aborted,
+                          r.alarm, list(r.abandoned), _deck_digest(r.deck)))
+    else:
+        e = core.engine
+        parts = (core.finished, str(core.verdict), core.stage.value, len(core.chat),
+                 e.turn, str(e.phase), repr(e.commits), repr(e.reveals),
+                 [list(h) for h in e.hands], list(e.faces), sorted(core.dealt_by),
+                 sorted(core.passes_due), len(core.sealed), sorted(core.opened),
+                 core.bad_box is None, _deck_digest(core.objectives),
+                 _deck_digest(core.cards))
+    return hashlib.sha256(repr(parts).encode()).hexdigest()
+
+
+# ---------------------------------------------------------------------- substitution
+def _leaves(obj: Any, path: tuple[Any, ...] = ()) -> list[tuple[tuple[Any, ...], Any]]:
+    out: list[tuple[tuple[Any, ...], Any]] = []
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            if k == "round":
+                continue
+            out += _leaves(v, (*path, k))
+    elif isinstance(obj, list):
+        if len(obj) >= 2:
+            out.append((path, obj))
+        for i, v in enumerate(obj):
+            out += _leaves(v, (*path, i))
+    else:
+        out.append((path, obj))
+    return out
+
+
+def _set(obj: Any, path: tuple[Any, ...], value: Any) -> Any:
+    if not path:
+        return value
+    head, rest = path[0], path[1:]
+    if isinstance(obj, dict):
+        return {**obj, head: _set(obj[head], rest, value)}
+    copy = list(obj)
+    copy[head] = _set(copy[head], rest, value)
+    return copy
+
+
+def _is_point(b: bytes) -> bool:
+    try:
+        group.decode_point(b, "x")
+    except group.GroupError:
+        return False
+    return True
+
+
+def substitute(rng: random.Random, kind: str, body: dict[str, Any], pool: list[bytes],
+               extra: list[bytes]) -> tuple[dict[str, Any], str] | None:
+    """``body`` with one well-formed element changed, and what was changed; None if it
+    holds nothing to change. ``pool``: points seen in the log; ``extra``: points this
+    kind of entry may be tempted with (another box's eph, a card's c1)."""
+    if kind == "pass" and extra and rng.random() < 0.6:
+        eph = rng.choice(extra)
+        if eph != body.get("eph"):
+            return {**body, "eph": eph}, "eph (another's point)"
+    leaves = [(p, v) for p, v in _leaves(body) if isinstance(v, bytes | str | int | list)
+              and not isinstance(v, bool)]
+    if not leaves:
+        return None
+    path, v = rng.choice(leaves)
+    where = ".".join(str(p) for p in path)
+    if isinstance(v, list):
+        i, j = rng.sample(range(len(v)), 2)
+        w = list(v)
+        w[i], w[j] = w[j], w[i]
+        if w == v:
+            return None
+        return _set(body, path, w), f"{where} (swapped)"
+    if isinstance(v, bytes):
+        if len(v) == group.POINT_BYTES and _is_point(v):
+            if pool and rng.random() < 0.5:
+                new = rng.choice(pool)
+            else:
+                new = group.base_mul(rng.randrange(1, group.L))
+            if new == v:
+                return None
+            return _set(body, path, new), f"{where} (another point)"
+        if not v:
+            return None
+        b = bytearray(v)
+        b[rng.randrange(len(b))] ^= 1 << rng.randrange(8)
+        return _set(body, path, bytes(b)), f"{where} (a byte flipped)"
+    if isinstance(v, str):
+        if v in ("left", "right"):
+            return _set(body, path, "right" if v == "left" else "left"), f"{where} (side)"
+        hexdigits = "0123456789abcdef"
+        if v and all(c in hexdigits for c in v):
+            i = rng.randrange(len(v))
+            c = hexdigits[(hexdigits.index(v[i]) + 1 + rng.randrange(15)) % 16]
+            return _set(body, path, v[:i] + c + v[i + 1:]), f"{where} (a hex digit)"
+        return None
+    new_int = max(0, v + rng.choice((-2, -1, 1, 2)))
+    if new_int == v:
+        return None
+    return _set(body, path, new_int), f"{where} (another int)"
+
+
+def _points_in(obj: Any, out: list[bytes]) -> None:
+    if isinstance(obj, dict):
+        for v in obj.values():
+            _points_in(v, out)
+    elif isinstance(obj, list):
+        for v in obj:
+            _points_in(v, out)
+    elif isinstance(obj, bytes) and len(obj) == group.POINT_BYTES:
+        out.append(obj)
+
+
+# ---------------------------------------------------------------------- one game
+@dataclass
+class _Msg:
+    seat: int
+    kind: str
+    body: dict[str, Any]
+    hold: int = 0  # steps it is held back (delay)
+    #: the adversary has already chosen for it (sent as it is now)
+    decided: bool = False
+
+
+class _GameOver(Exception):
+    pass
+
+
+class Simulation:
+    """One adversarial game (see the module docstring)."""
+
+    def __init__(self, index: int, seed: int, config: Config) -> None:
+        self.index, self.seed, self.cfg = index, seed, config
+        rng = self.rng = random.Random(f"splitnet/adversary/{seed}/{index}")
+        game = config.game or ("splito" if rng.random() < config.splito_share else "split")
+        self.splito = game == "splito"
+        if config.players:
+            n = rng.choice(config.players)
+        else:
+            n = rng.choice((3, 3, 4, 2)) if self.splito else rng.choice((2, 3, 3, 4))
+        self.n = n
+        self.proofs = True if self.splito else (
+            config.proofs if config.proofs is not None else rng.random() < 0.3)
+        self.is_rematch = config.rematch if config.rematch is not None else rng.random() < 0.2
+        host = rng.random() < 0.5 if config.side is None else config.side == "host"
+        self.adv = config.adversary if config.adversary is not None else (
+            0 if host else rng.randrange(1, n))
+        lo, hi = config.rate
+        self.rate = rng.uniform(lo, hi)
+        self.report = GameReport(index, seed, game, n, self.adv, self.proofs, self.is_rematch)
+        self.game_seed = rng.randrange(1 << 30)
+        self._build()
+        #: seats the adversary host gave up without waiting (the host's word)
+        self.silenced: set[int] = set()
+        self.queue: list[_Msg] = []
+        self.sent: list[tuple[str, dict[str, Any]]] = []  # the adversary's own, logged
+        self.pool: list[bytes] = []
+        self.held: dict[int, list[set[int]]] = {}  # round → seat → slots held (Split)
+        self.dealt: dict[int, list[set[int]]] = {}  # round → seat → slots dealt (Split)
+        self.seen_keys: list[tuple[int, bytes]] = []  # Splito complaint keys (complainer, K)
+        self.seen_shares: list[tuple[int, int, dict[str, Any]]] = []  # (round, seat, msg)
+        self.adv_core_ok = True
+        self.stopped: str | None = None
+        self.refused_entry: tuple[int, GameError] | None = None
+
+    # -------------------------------------------------------------- set-up
+    def _build(self) -> None:
+        n, names = self.n, [f"p{i}" for i in range(self.n)]
+        # The peers of one process check each hop once (the verdict is a function of the
+        # hop's bytes), as ``splitnet play`` does; verify checks every hop again.
+        checker = InlineChecker(share=True)
+        source = SelfplaySecrets(self.game_seed)
+        prev = None
+        if self.is_rematch:  # the game before: the same seats and keys, another id
+            before = _Source(self.game_seed, b"previous")
+            players = [Player(s, nm, before.identity(s).public_key_bytes())
+                       for s, nm in enumerate(names)]
+            prev = (before, players)
+        rematch = None
+        if self.splito:
+            if prev is not None:
+                settings0 = SplitoSettings.standard(n)
+                log0, _ = SignedLog.start(prev[0].identity(0), game_id=prev[0].game_id(),
+                                          host_seat=0, players=prev[1],
+                                          settings=splito_header(settings0, PROTOCOL))
+                rematch = next_game(log0.header, log0.head())
+            settings = SplitoSettings.standard(
+                n, **({"dealer": rematch.first_dealer} if rematch else {}))
+            header = splito_header(settings, PROTOCOL, rematch)
+
+            def make(gid: bytes, seat: int, seeds: Callable[[int], bytes],
+                     pledges: PledgeBook, keys: list[bytes]) -> SplitoCore:
+                return SplitoCore(gid, names, settings, seat, seeds, pledges=pledges,
+                                  checker=checker)
+
+            self.g: LocalGame[Any] = LocalGame(names, settings, source, make_core=make,
+                                               header=header)
+            self.obs: Any = SplitoCore(self.g.log.game_id, names, settings, None,
+                                       checker=checker)
+            self.bots: list[Any] = [make_splito_bot("random", self.game_seed + i)
+                                    for i in range(n)]
+        else:
+            settings_s = Settings(rounds=1 if self.rng.random() < 0.85 else 2,
+                                  hand_size=self.rng.choice((2, 3, 3, 4)))
+            if prev is not None:
+                log0, _ = SignedLog.start(prev[0].identity(0), game_id=prev[0].game_id(),
+                                          host_seat=0, players=prev[1],
+                                          settings=game_settings(settings_s, self.proofs))
+                rematch = next_game(log0.header, log0.head())
+            header = game_settings(settings_s, self.proofs, rematch)
+            fd = first_dealer(header, n)
+            proofs = self.proofs
+
+            def make_split(gid: bytes, seat: int, seeds: Callable[[int], bytes],
+                           pledges: PledgeBook, keys: list[bytes]) -> GameCore:
+                return GameCore(gid, names, settings_s, seat, seeds, shuffle_proofs=proofs,
+                                pledges=pledges, keys=keys, first_dealer=fd,
+                                open_hand=open_hand_player, checker=checker)
+
+            self.g = LocalGame(names, settings_s, source, make_core=make_split, header=header)
+            keys = [p.key for p in self.g.log.header.players]
+            self.obs = GameCore(self.g.log.game_id, names, settings_s, None,
+                                shuffle_proofs=proofs, keys=keys, first_dealer=fd,
+                                open_hand=open_hand_player, checker=checker)
+            self.bots = [make_bot("random", self.game_seed + i) for i in range(n)]
+
+    # -------------------------------------------------------------- helpers
+    def violation(self, prop: str, detail: str) -> None:
+        self.report.violations.append(Violation(self.index, self.seed, prop, detail))
+
+    @property
+    def cores(self) -> list[Any]:
+        return self.g.cores
+
+    def honest(self) -> list[int]:
+        return [s for s in range(self.n) if s != self.adv]
+
+    def deviate(self) -> str | None:
+        """The adversary's choice now: None (honest) or a deviation."""
+        if self.rng.random() >= self.rate:
+            return None
+        kinds = [k for k, w in self.cfg.weights.items() if w > 0]
+        return self.rng.choices(kinds, [self.cfg.weights[k] for k in kinds])[0]
+
+    def allowed_name(self, seat: int | None, kind: str | None = None) -> bool:
+        return seat == self.adv or (kind == "timeout" and seat in self.silenced)
+
+    # -------------------------------------------------------------- ordering
+    def order(self, seat: int, kind: str, body: dict[str, Any], *, checked: bool,
+              deviation: str | None = None) -> bool:
+        """``seat`` signs; the host (``checked``: applying it to its own core first)
+        orders it; every other core applies it. True if it entered the log."""
+        g = self.g
+        if all(self.cores[s].finished for s in self.honest()):
+            return False  # the game is over: nothing more is ordered
+        author = g.authors[seat]
+        msg, sig = author.message(kind, body)
+        m = parse_message(msg)
+        host = self.cores[0]
+        if checked:
+            before = digest(host)
+            try:
+                host.apply(m.author, m.kind, m.body,
+                           at=Position(len(g.log), g.log.head(), m.counter))
+            except GameError as e:
+                author.counter -= 1
+                self.report.refusals += 1
+                if digest(host) != before:
+                    self.violation("effect", f"the host's core changed while refusing "
+                                   f"{kind} of seat {seat}: {e}")
+                if not self.allowed_name(e.seat):
+                    self.violation("naming", f"the host refused seat {seat}'s {kind} "
+                                   f"naming seat {e.seat} ({deviation or 'honest'}): {e}")
+                return False
+        try:
+            g.log.order(msg, sig, g.host)
+        except LogError as e:
+            author.counter -= 1
+            self.report.refusals += 1
+            if checked:  # pragma: no cover - the core accepted what the log refuses
+                self.violation("agreement", f"the log refused what the host's core took: {e}")
+            return False
+        entry = g.log.entries[-1]
+        at = Position(entry.seq, entry.prev, entry.counter)
+        errors: dict[int, GameError] = {}
+        changed: list[int] = []
+        for i, core in enumerate(self.cores):
+            if checked and i == 0:
+                continue
+            if i == self.adv and not self.adv_core_ok:
+                continue
+            before = digest(core)
+            try:
+                core.apply(entry.author, entry.kind, dict(entry.body), at=at)
+            except GameError as e:
+                errors[i] = e
+                if digest(core) != before:
+                    changed.append(i)
+        try:
+            self.obs.apply(entry.author, entry.kind, dict(entry.body), at=at)
+        except GameError as e:
+            errors[-1] = e
+        if self.adv in errors:
+            self.adv_core_ok = False
+            del errors[self.adv]
+        if changed:
+            self.violation("effect", f"cores {changed} changed while refusing entry "
+                           f"{entry.seq} ({kind} of seat {seat})")
+        judges = [i for i in (*self.honest(), -1) if not (checked and i == 0)]
+        if errors:
+            if set(errors) != set(judges):
+                self.violation("agreement", f"entry {entry.seq} ({kind} of seat {seat}) "
+                               f"refused by {sorted(errors)} only: "
+                               + "; ".join(str(e) for e in errors.values()))
+            seats = {e.seat for e in errors.values()}
+            first = next(iter(errors.values()))
+            # Live peers name the host for an entry the game refuses (net/peer.py);
+            # verify and the cores name the entry's fault: it must be the adversary's.
+            if not all(self.allowed_name(s) for s in seats):
+                late = self.adv == 0 and seat != 0 and deviation in (None, "blind")
+                self.violation("framed-by-late-order" if late else "naming",
+                               f"entry {entry.seq} ({kind} of seat {seat}, "
+                               f"{deviation or 'honest'}) refused naming "
+                               f"{sorted(map(str, seats))}: {first}")
+            self.refused_entry = (entry.seq, first)
+            self.report.refusals += 1
+            raise _GameOver("entry refused")
+        if seat == self.adv:
+            self.sent.append((kind, dict(body)))
+        self.after_entry(entry.author, kind, dict(entry.body))
+        return True
+
+    def after_entry(self, author: int, kind: str, body: dict[str, Any]) -> None:
+        _points_in(body, self.pool)
+        if len(self.pool) > 200:
+            del self.pool[:100]
+        if kind == "complain" and isinstance(body.get("key"), bytes):
+            self.seen_keys.append((author, body["key"]))
+        if kind in _SEEN:
+            self.check_knowledge()
+
+    # -------------------------------------------------------------- oracle
+    def check_knowledge(self) -> None:
+        if self.splito:
+            self._splito_knowledge()
+        else:
+            self._split_knowledge()
+
+    def _split_knowledge(self) -> None:
+        obs = self.obs
+        r = obs.round
+        if r is None or r.stage not in ("play", "open") or r.opened:
+            return
+        held = self.held.setdefault(r.number, [set() for _ in range(self.n)])
+        if r.number not in self.dealt:
+            self.dealt[r.number] = [set(h) for h in obs.engine.hands]
+        for s in range(self.n):
+            held[s] |= set(obs.engine.hands[s])
+        for s, core in enumerate(self.cores):
+            if s == self.adv and not self.adv_core_ok:
+                continue
+            cr = core.round
+            if cr is None or cr.number != r.number:
+                continue
+            deck = cr.deck
+            if s == self.adv and self.seen_shares:
+                deck = deck.fork()
+                for rnd, frm, msg in self.seen_shares:
+                    if rnd == r.number:
+                        try:
+                            deck.learn_shares(frm, msg, "draw")
+                        except (CheatDetected, DeckUsageError):
+                            pass
+            known = deck.known_slots()
+            may = r.public | held[s] | held[self.adv]  # (the adversary may show its own)
+            if r.draw is not None and r.draw[0] in obs.open_seats:
+                may = may | {r.draw[1]}  # R8.6: an open seat draws face up
+            if not known <= may:
+                self.violation("knowledge", f"seat {s}{' (adversary)' if s == self.adv else ''}"
+                               f" reads slots {sorted(known - may)} of round {r.number} "
+                               "(R8): neither public nor ever in its hand")
+
+    def _split_void_rounds(self) -> None:
+        """R8.6: a void deal's openings show the present seats' cards, never the leaver's
+        that were not public."""
+        for k, r in enumerate(self.obs.rounds):
+            if r.stage != "void" or not r.abandoned or r.number not in self.dealt:
+                continue
+            hidden = set().union(*(self.dealt[r.number][s] for s in r.abandoned)) - r.public
+            for s, core in enumerate(self.cores):
+                if s in r.abandoned or (s == self.adv and not self.adv_core_ok):
+                    continue
+                if k >= len(core.rounds):
+                    continue
+                mine = self.held.get(r.number, [set()] * self.n)[s]
+                bad = (core.rounds[k].deck.known_slots() & hidden) - mine
+                if bad:
+                    self.violation("knowledge", f"seat {s} reads the abandoned seat's "
+                                   f"slots {sorted(bad)} of void deal {r.number} (R8.6)")
+
+    def _splito_knowledge(self) -> None:
+        obs = self.obs
+        # (a game stopped by a verdict is checked too: what was read stays read)
+        if obs.stage in (Stage.OPEN, Stage.DONE) or obs.opened or obs.cards is None \
+                or not obs.cards.shuffled or obs.stage is Stage.DEAL or not obs.dealt_by \
+                or len(obs.dealt_by) < self.n:
+            return
+        eng = obs.engine
+        public = eng.public_slots()
+        for s, core in enumerate(self.cores):
+            if s == self.adv and not self.adv_core_ok:
+                continue
+            if core.cards is None:
+                continue
+            deck = core.cards
+            if s == self.adv and self.seen_keys:
+                deck = self._with_keys(core)
+            known = deck.known_slots()
+            # what the adversary may read it may show anyone (its own cards: a reveal
+            # that convicts it still shows its share); the honest seats' are the point
+            may = {j for j in range(eng.dealt)
+                   if j in eng.held[s] or j in public or j in eng.held[self.adv]}
+            if not known <= may:
+                self.violation("knowledge", f"seat {s}{' (adversary)' if s == self.adv else ''}"
+                               f" reads card slots {sorted(known - may)} (S7): neither "
+                               "played nor in a hand it held")
+
+    def _with_keys(self, core: SplitoCore) -> Any:
+        """What the adversary reads with every complaint key it saw: each box sealed to
+        the complainer opened with it, and the key taken as the complainer's share of any
+        card (SECURITY.md rows 90–92)."""
+        assert core.cards is not None
+        trial = core.cards.fork()
+        deck = trial.deck
+        for r, key in self.seen_keys:
+            for box in core.sealed:
+                if box.to != r:
+                    continue
+                try:
+                    for msg in core._open_box(box, key).values():
+                        trial.learn_shares(box.frm, msg, "pass")
+                except (CheatDetected, DeckUsageError, group.GroupError):
+                    continue
+            victim = self.cores[r].cards
+            if victim is None or deck is None:
+                continue
+            try:
+                x = victim._secrets("oracle")[0]
+            except DeckUsageError:
+                continue
+            for j in range(len(deck)):
+                if group.mul(x, deck[j][0]) == key:
+                    trial._shares.setdefault(j, {})[r] = key
+        return trial
+
+    # -------------------------------------------------------------- the game
+    def run(self) -> GameReport:
+        try:
+            for _ in range(self.cfg.max_steps):
+                if self.step():
+                    break
+            else:
+                self.violation("progress", f"no end within {self.cfg.max_steps} steps")
+                self.stopped = "step bound"
+        except _GameOver as e:
+            self.stopped = self.stopped or str(e)
+        except Exception as e:  # a crash is a finding, reported with its game
+            self.violation("crash", f"{type(e).__name__}: {e}")
+            self.stopped = "crash"
+            self.report.outcome = f"crash: {type(e).__name__}: {e}"
+            return self.report
+        self.finish()
+        return self.report
+
+    def step(self) -> bool:
+        """One thing happens; True when the game is over."""
+        if all(self.cores[s].finished for s in self.honest()):
+            return True
+        self._collect()
+        if self.adv == 0:
+            self._host_extra()
+            if all(self.cores[s].finished for s in self.honest()):
+                return True
+        if self.queue:
+            return self._deliver()
+        mover = next((s for s in range(self.n) if s not in self.g.silent
+                      and self.cores[s].can_move()), None)
+        if mover is not None:
+            self._move(mover)
+            return False
+        return self._stuck()
+
+    def _collect(self) -> None:
+        for s, core in enumerate(self.cores):
+            if s in self.g.silent or (s == self.adv and not self.adv_core_ok):
+                continue
+            try:
+                out = core.outbox()
+            except PledgeRefused as e:
+                if not self.allowed_name(e.seat):
+                    self.violation("naming", f"seat {s} refused to go on naming seat "
+                                   f"{e.seat}: {e}")
+                self.g.silent.add(s)
+                continue
+            except (DeckUsageError, CheatDetected, GameError):
+                if s == self.adv:
+                    self.adv_core_ok = False
+                    continue
+                raise
+            for kind, body in out:
+                self.queue.append(_Msg(s, kind, body))
+
+    def _move(self, seat: int) -> None:
+        core = self.cores[seat]
+        action = self.bots[seat].choose(core.engine, seat)
+        body = core.move_message(action)
+        self.queue.append(_Msg(seat, "move", body))
+
+    def _deliver(self) -> bool:
+        q = self.queue
+        for m in q:
+            m.hold = max(0, m.hold - 1)
+        ready = [m for m in q if m.hold == 0] or q
+        if self.adv == 0 and len(ready) > 1 and self.deviate() == "reorder":
+            self.report.deviations["reorder"] += 1
+            m = self.rng.choice(ready)
+        else:
+            m = ready[0]
+        q.remove(m)
+        if m.seat == self.adv and not m.decided:
+            self._adversary_sends(m)
+        elif self.adv == 0 and m.seat != 0:
+            self._host_orders_guest(m)
+        else:
+            self.order(m.seat, m.kind, m.body, checked=self.adv != 0 or m.seat != 0)
+        return False
+
+    def _adversary_sends(self, m: _Msg) -> None:
+        dev = self.deviate()
+        rpt = self.report.deviations
+        host = self.adv == 0
+        if dev == "drop":
+            rpt["drop"] += 1
+            self.g.silent.add(self.adv)
+            self.queue = [x for x in self.queue if x.seat != self.adv]
+            if host:
+                self.stopped = "the host stopped answering (its joiners' clocks name it)"
+                raise _GameOver(self.stopped)
+            return
+        if dev == "delay" and len(self.queue) > 0:
+            rpt["delay"] += 1
+            m.hold, m.decided = self.rng.randrange(1, 6), True
+            self.queue.append(m)
+            return
+        if dev == "replay" and self.sent:
+            rpt["replay"] += 1
+            kind, body = self.rng.choice(self.sent)
+            self.order(self.adv, kind, body, checked=not host, deviation="replay")
+        elif dev == "forge" and not host:
+            rpt["forge"] += 1
+            kind = self.rng.choice(("timeout", "abandon"))
+            rnd = self.cores[self.adv].round_number or 1
+            target = self.rng.randrange(self.n)
+            self.order(self.adv, kind, {"round": rnd, "seat": target,
+                                        "waited": self.rng.choice((0, 600, 10_000))},
+                       checked=True, deviation="forge")
+        elif dev in ("substitute", "blind") and (self.cfg.substitute_kinds is None
+                                                 or m.kind in self.cfg.substitute_kinds):
+            bad = substitute(self.rng, m.kind, m.body, self.pool, self._extra(m))
+            if bad is not None:
+                rpt["substitute"] += 1
+                body, _ = bad
+                if self.order(self.adv, m.kind, body, checked=not host,
+                              deviation="substitute"):
+                    return  # in the log: what follows is the game's
+        # honest (or after a refused deviation: the true message)
+        self.order(m.seat, m.kind, m.body, checked=not host)
+
+    def _extra(self, m: _Msg) -> list[bytes]:
+        """Points a Splito pass may be tempted with: other boxes' ephs, cards' c1."""
+        if m.kind != "pass" or not self.splito:
+            return []
+        core = self.cores[self.adv]
+        out = [s.eph for s in core.sealed]
+        if core.cards is not None and core.cards.deck is not None:
+            out += [core.cards.deck[j][0] for j in self.rng.sample(
+                range(core.engine.dealt), min(3, core.engine.dealt))]
+        return out
+
+    def _host_orders_guest(self, m: _Msg) -> None:
+        """The adversary host with a guest's message in hand."""
+        dev = self.deviate()
+        rpt = self.report.deviations
+        if dev == "drop":
+            rpt["drop"] += 1
+            self.silenced.add(m.seat)
+            self.g.silent.add(m.seat)
+            self._remember_dropped(m)
+            self.queue = [x for x in self.queue if x.seat != m.seat]
+            return
+        if dev == "delay" and len(self.queue) > 0 and not m.decided:
+            rpt["delay"] += 1
+            m.hold, m.decided = self.rng.randrange(1, 6), True
+            self.queue.append(m)
+            return
+        if dev == "refuse" and m.kind == "move" and not self.splito:
+            rpt["refuse"] += 1
+            self._refuse(m)
+            return
+        if dev == "blind":
+            rpt["blind"] += 1
+            self.order(m.seat, m.kind, m.body, checked=False, deviation="blind")
+            return
+        self.order(m.seat, m.kind, m.body, checked=False)
+
+    def _remember_dropped(self, m: _Msg) -> None:
+        """What the host learnt from a guest message it never ordered."""
+        if self.splito and m.kind == "complain" and isinstance(m.body.get("key"), bytes):
+            self.seen_keys.append((m.seat, m.body["key"]))
+        if not self.splito and m.kind == "shares" and m.body.get("purpose") == "draw":
+            r = self.cores[0].round
+            if r is not None:
+                msg = {k: v for k, v in m.body.items() if k not in ("round", "purpose")}
+                self.seen_shares.append((r.number, m.seat, msg))
+
+    def _refuse(self, m: _Msg) -> None:
+        """The host refuses a guest's move and signs its refusal; the guest, finding its
+        move legal, accuses the host (GAME.md "accuse")."""
+        g = self.g
+        author = g.authors[m.seat]
+        msg, sig = author.message("move", m.body)
+        author.counter -= 1
+        refusal = make_refusal(g.host, g.log.game_id, len(g.log), g.log.head(), m.seat, msg,
+                               sig, "illegal", "refused")
+        guest = self.cores[m.seat]
+        if not guest.move_is_legal(m.body):
+            self.violation("agreement", f"seat {m.seat}'s own move is not legal to itself")
+            return
+        body = {"round": m.body["round"], "refusal": refusal, "msg": msg, "sig": sig}
+        self.order(m.seat, "accuse", body, checked=False, deviation="refuse")
+
+    def _host_extra(self) -> None:
+        """The adversary host's own initiatives: a timeout or abandonment of any seat."""
+        dev = self.deviate()
+        if dev not in ("timeout", "abandon"):
+            return
+        self.report.deviations[dev] += 1
+        core = self.cores[0]
+        rnd = core.round_number
+        if rnd is None:
+            return
+        waiting = self.obs.waiting_for()
+        seat = self.rng.choice(waiting) if waiting and self.rng.random() < 0.7 \
+            else self.rng.randrange(self.n)
+        step = self.obs.owed_step(seat) if seat in waiting else "move"
+        limit = (LIMITS.open_hand_after_s if dev == "abandon" else LIMITS.for_step(step))
+        waited = self.rng.choice((0, max(0, limit - 1), limit, limit + 7))
+        if dev == "timeout" and seat != 0:
+            self.silenced.add(seat)
+        self.order(0, dev, {"round": rnd, "seat": seat, "waited": waited}, checked=False,
+                   deviation=dev)
+        if dev == "abandon" and seat in self.obs.open_seats:
+            self.silenced.add(seat)
+
+    def _stuck(self) -> bool:
+        """Nobody owes a message: the host gives up a seat the game waits for, or it is
+        over."""
+        waiting = self.obs.waiting_for()
+        if self.obs.finished or not waiting:
+            if all(self.cores[s].finished for s in self.honest()):
+                return True
+            self.violation("progress", f"the game waits for nobody and is not over "
+                           f"(observer: {self.obs.progress()})")
+            return True
+        honest_waited = [s for s in waiting if s != self.adv and s not in self.silenced
+                         and s not in self.g.silent]
+        if self.adv == 0:
+            if 0 in waiting:
+                self.stopped = "the host stopped answering (its joiners' clocks name it)"
+                return True
+            seat = self.rng.choice(waiting)
+            self.silenced.add(seat)
+        else:
+            if honest_waited:
+                self.violation("progress", f"the game waits for honest seat(s) "
+                               f"{honest_waited} that owe nothing "
+                               f"({self.obs.progress()})")
+                return True
+            seat = waiting[0]
+        core = self.cores[0]
+        rnd = core.round_number
+        assert rnd is not None
+        if (not self.splito and self.rng.random() < 0.5
+                and core.abandon_refusal(seat) is None):
+            kind, waited = "abandon", LIMITS.open_hand_after_s
+        else:
+            kind, waited = "timeout", LIMITS.for_step(self.obs.owed_step(seat))
+        self.order(0, kind, {"round": rnd, "seat": seat, "waited": waited},
+                   checked=self.adv != 0)
+        if kind == "abandon":
+            self.g.silent.discard(seat)  # its moves are now every peer's to derive
+        return False
+
+    # -------------------------------------------------------------- the end
+    def finish(self) -> None:
+        rpt = self.report
+        rpt.entries = len(self.g.log)
+        if not self.splito:
+            self._split_void_rounds()
+        v = verify_records(self.g.log.records())
+        honest = [self.cores[s] for s in self.honest()]
+        if self.refused_entry is not None:
+            seq, err = self.refused_entry
+            rpt.outcome = f"entry {seq} refused by every honest peer: {err}"
+            rpt.verdict_seat = err.seat
+            if (v.ok, v.seq, v.seat) != (False, seq, err.seat):
+                self.violation("agreement", f"verify says {v.summary!r}, the peers refused "
+                               f"entry {seq} naming seat {err.seat}")
+            return
+        states = {(c.finished, None if c.verdict is None else (c.verdict.seat,
+                                                               c.verdict.step))
+                  for c in honest}
+        if len(states) != 1:
+            self.violation("agreement", f"honest cores end apart: {states}")
+        records = {repr(c.record) for c in honest}
+        if len(records) != 1:
+            self.violation("agreement", "honest cores' records differ")
+        ref = honest[0]
+        if ref.verdict is not None:
+            last = self.g.log.entries[-1]
+            rpt.verdict_seat = ref.verdict.seat
+            rpt.outcome = f"verdict: {ref.verdict}"
+            if not self.allowed_name(ref.verdict.seat, last.kind):
+                self.violation("naming", f"the verdict names honest seat "
+                               f"{ref.verdict.seat}: {ref.verdict}")
+            if (v.ok, v.seq, v.seat) != (False, len(self.g.log) - 1, ref.verdict.seat):
+                self.violation("agreement", f"verify says {v.summary!r}; the peers' verdict "
+                               f"is {ref.verdict}")
+        elif ref.finished:
+            rpt.outcome = "finished"
+            if not v.ok or v.record != ref.record:
+                self.violation("agreement", f"the peers finished but verify says "
+                               f"{v.summary.splitlines()[0]!r}")
+        else:
+            rpt.outcome = f"stopped: {self.stopped or 'unfinished'}"
+            if not v.incomplete:
+                self.violation("agreement", f"an unfinished game, yet verify says "
+                               f"{v.summary.splitlines()[0]!r}")
+
+
+def play_game(index: int, seed: int = 0, config: Config | None = None) -> GameReport:
+    """Play adversarial game ``index`` of run ``seed``."""
+    return Simulation(index, seed, config or Config()).run()
+
+
+@dataclass
+class RunReport:
+    games: int = 0
+    by_game: Counter[str] = field(default_factory=Counter)
+    deviations: Counter[str] = field(default_factory=Counter)
+    refusals: int = 0
+    verdicts: int = 0
+    finished: int = 0
+    entries: int = 0
+    violations: list[Violation] = field(default_factory=list)
+
+    def add(self, g: GameReport) -> None:
+        self.games += 1
+        self.by_game[f"{g.game}{' proofs' if g.proofs and g.game == 'split' else ''}"
+                     f"{' rematch' if g.rematch else ''}"
+                     f" adversary {'host' if g.adversary == 0 else 'guest'}"] += 1
+        self.deviations.update(g.deviations)
+        self.refusals += g.refusals
+        self.verdicts += g.verdict_seat is not None
+        self.finished += g.outcome == "finished"
+        self.entries += g.entries
+        self.violations += g.violations
+
+    def merge(self, other: RunReport) -> None:
+        self.games += other.games
+        self.by_game.update(other.by_game)
+        self.deviations.update(other.deviations)
+        self.refusals += other.refusals
+        self.verdicts += other.verdicts
+        self.finished += other.finished
+        self.entries += other.entries
+        self.violations += other.violations
+
+
+def run(games: int, seed: int = 0, config: Config | None = None, first: int = 0) -> RunReport:
+    """Games ``first`` … ``first + games − 1`` of run ``seed``."""
+    out = RunReport()
+    for i in range(first, first + games):
+        out.add(play_game(i, seed, config))
+    return out
