@@ -67,6 +67,9 @@ def describe_round_end(game: Game, players: Sequence[str], viewer: int | None) -
     lines = []
     if end.reason == "out":
         lines.append(f"Round {game.round_no} over: {who} went out.")
+    elif end.reason == "abandoned":
+        lines.append(f"Round {game.round_no} over: {who} was given up for gone; the round "
+                     "ends as it stands (R8.6).")
     else:
         lines.append(f"Round {game.round_no} over: {who} drew the last card of the pile.")
     for ll in end.late_lays:
@@ -149,21 +152,23 @@ class Narrator:
         return (f"Round {audited_rounds[-1]}: shuffle verified — every seed matched its "
                 "commitment; every shuffle, proof and share checked.")
 
-    def abandon_line(self, body: dict[str, Any]) -> str:
+    def abandon_line(self, body: dict[str, Any], *, cut: bool = True) -> str:
         """What an ``abandon`` entry means, for everyone at the table (R8.6) — the same
-        whether the host's timer made it (``--open-hand-after``) or the host chose to."""
+        whether the host's timer made it (``--open-hand-after``) or the host chose to.
+        ``cut``: during play, the round ends as it stands; else (no card dealt yet) the
+        deal is dealt again."""
         seat, waited = body.get("seat"), body.get("waited")
         known = isinstance(seat, int) and 0 <= seat < len(self.players)
         name = self.players[seat] if known else "?"  # type: ignore[index]
         after = f"; the host stopped waiting after {waited} s" if isinstance(
             waited, int) else ""
+        now = ("this round ends as it stands and is scored" if cut
+               else "the cards are dealt again")
         if known and seat == self.viewer:
-            return (f"Your seat was given up for gone: this round does not count and is "
-                    f"dealt again; from now on your cards are dealt face up and the "
-                    f"computer plays them (R8.6{after}).")
-        return (f"{name} is gone: this round does not count and is dealt again; from now "
-                f"on {name}'s cards are dealt face up and the computer plays them "
-                f"(R8.6{after}).")
+            return (f"Your seat was given up for gone: {now}; from now on your cards are "
+                    f"dealt face up and the table plays them by fixed rules (R8.6{after}).")
+        return (f"{name} is gone: {now}; from now on {name}'s cards are dealt face up and "
+                f"the table plays them by fixed rules (R8.6{after}).")
 
     def after_entry(self, core: CoreView, author: int, kind: str,
                     body: dict[str, Any]) -> EntryNews:
@@ -173,10 +178,14 @@ class Narrator:
             lines.append(f"{self.players[author]}: {body.get('text')}")
         if kind == "move":
             self.mover = author
-        if kind == "abandon":  # R8.6: the deal is void; the engine is back before it
-            lines.append(self.abandon_line(body))
-            self.round_seen = core.engine.round_no
-            self.seen = len(core.engine.events)
+        if kind == "abandon":  # R8.6: the round ends as it stands, or a void deal
+            cut = any(getattr(rd, "cut", None) == body.get("seat")
+                      and getattr(rd, "number", None) == body.get("round")
+                      for rd in core.rounds)
+            lines.append(self.abandon_line(body, cut=cut))
+            if not cut:  # nothing was dealt: nothing to tell of the deal
+                self.round_seen = core.engine.round_no
+                self.seen = len(core.engine.events)
         r = core.round
         own_draw_pending = r is not None and r.draw is not None and r.draw[0] == self.viewer
         # our own draw is told once its shares are in and we can read the card

@@ -47,16 +47,24 @@ class Recorder:
         }
         self._round: dict[str, Any] | None = None
         self._seen = 0
+        self._partial = False
 
-    def _card(self, slot: int) -> str:
+    def _card(self, slot: int) -> str | None:
+        """A slot's card name; None (JSON null) only in a round cut short by an
+        abandonment, for a card nobody can ever read (R8.6, RECORD.md)."""
         f = self.game.faces[slot]
         if f is None:
+            if self._partial:
+                return None
             raise ValueError(f"record: slot {slot} is not known")
         return name(f)
 
-    def start_round(self, faces: Sequence[int]) -> None:
+    def start_round(self, faces: Sequence[int | None]) -> None:
+        """A round dealt with ``faces`` (all 104 known; or, for a round an abandonment
+        cut short, what the seats present could open: the rest is written null)."""
         g = self.game
         dealer = g.dealer
+        self._partial = any(f is None for f in faces)
         g.start_round(list(faces))
         self._round = {
             "number": g.round_no,
@@ -81,6 +89,13 @@ class Recorder:
         self._seen = len(g.events)
         if g.last_end is not None and g.phase in ("round_over", "game_over"):
             self._finish_round()
+
+    def end_abandoned(self, seat: int) -> None:
+        """R8.6: ``seat`` was given up during play; the round ends as it stands."""
+        g = self.game
+        g.end_abandoned(seat)
+        self._seen = len(g.events)
+        self._finish_round()
 
     def _event(self, ev: dict[str, Any]) -> dict[str, Any]:
         t = ev["type"]
@@ -187,6 +202,8 @@ def validate_record(data: object) -> dict[str, Any]:
 class _Check:
     def __init__(self) -> None:
         self.n = 0
+        #: in a round cut short by an abandonment (R8.6): a card nobody can read is null
+        self.unknown_ok = False
 
     def obj(self, where: str, data: object, keys: tuple[str, ...]) -> dict[str, Any]:
         if not isinstance(data, dict):
@@ -224,10 +241,20 @@ class _Check:
             raise RecordError(f"{where}: expected a card name like \"10H\" or \"QS\"")
         return data
 
-    def cards(self, where: str, data: object, lo: int = 0, hi: int = 104) -> list[str]:
+    def hidden_card(self, where: str, data: object) -> str | None:
+        """A card that may never have been read: null allowed in an abandoned round."""
+        if data is None and self.unknown_ok:
+            return None
+        return self.card(where, data)
+
+    def cards(self, where: str, data: object, lo: int = 0, hi: int = 104, *,
+              hidden: bool = False) -> list[Any]:
         items = self.lst(where, data, lo, hi)
         for i, c in enumerate(items):
-            self.card(f"{where}[{i}]", c)
+            if hidden:
+                self.hidden_card(f"{where}[{i}]", c)
+            else:
+                self.card(f"{where}[{i}]", c)
         return items
 
     def match(self, where: str, data: object) -> str:
@@ -241,8 +268,10 @@ class _Check:
         if type(rnd["number"]) is not int or rnd["number"] != number:
             raise RecordError(f"{where}.number: expected {number}")
         self.seat(f"{where}.dealer", rnd["dealer"])
+        end_raw = rnd["end"]
+        self.unknown_ok = isinstance(end_raw, dict) and end_raw.get("reason") == "abandoned"
         for s, hand in self.seats(f"{where}.hands", rnd["hands"]).items():
-            self.cards(f"{where}.hands.{s}", hand, hand_size, hand_size)
+            self.cards(f"{where}.hands.{s}", hand, hand_size, hand_size, hidden=True)
         self.card(f"{where}.first_discard", rnd["first_discard"])
         for i, turn in enumerate(self.lst(f"{where}.turns", rnd["turns"], 0, MAX_COUNT)):
             w = f"{where}.turns[{i}]"
@@ -253,8 +282,9 @@ class _Check:
         end = self.obj(f"{where}.end", rnd["end"], ("reason", "seat", "late_lays",
                                                      "hands_left", "marks"))
         w = f"{where}.end"
-        if end["reason"] not in ("out", "pile_empty"):
-            raise RecordError(f"{w}.reason: expected \"out\" or \"pile_empty\"")
+        if end["reason"] not in ("out", "pile_empty", "abandoned"):
+            raise RecordError(f"{w}.reason: expected \"out\", \"pile_empty\" or "
+                              f"\"abandoned\"")
         self.seat(f"{w}.seat", end["seat"])
         for i, ll in enumerate(self.lst(f"{w}.late_lays", end["late_lays"], 0, MAX_COUNT)):
             ll = self.obj(f"{w}.late_lays[{i}]", ll, ("seat", "cards", "match"))
@@ -262,7 +292,7 @@ class _Check:
             self.cards(f"{w}.late_lays[{i}].cards", ll["cards"], 2, 2)
             self.match(f"{w}.late_lays[{i}].match", ll["match"])
         for s, left in self.seats(f"{w}.hands_left", end["hands_left"]).items():
-            self.cards(f"{w}.hands_left.{s}", left)
+            self.cards(f"{w}.hands_left.{s}", left, hidden=True)
         for s, m in self.seats(f"{w}.marks", end["marks"]).items():
             m = self.obj(f"{w}.marks.{s}", m, ROW_NAMES)
             for row in ROW_NAMES:
@@ -277,7 +307,9 @@ class _Check:
         ev = self.obj(where, data, ("type", *fields))
         for name_, kind in fields.items():
             w, val = f"{where}.{name_}", ev[name_]
-            if kind == "card":
+            if kind == "card" and t in ("draw_pile", "bonus_draw"):
+                self.hidden_card(w, val)  # a draw never shared, in an abandoned round
+            elif kind == "card":
                 self.card(w, val)
             elif kind == "cards":
                 self.cards(w, val, 1, 104)

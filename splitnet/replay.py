@@ -38,13 +38,22 @@ if TYPE_CHECKING:
     from splitnet.splito.replay import SplitoStep
 
 
-def _c(text: str) -> str:
+def _c(text: str | None) -> str:
+    """A card as the table shows it; ``?`` for one nobody ever read (a round an
+    abandonment cut short: RECORD.md, R8.6)."""
+    if text is None:
+        return "?"
     f = parse_face(text)
     return pretty(f * 2)
 
 
-def _cards(cards: list[str]) -> str:
+def _cards(cards: Sequence[str | None]) -> str:
     return " ".join(_c(c) for c in cards)
+
+
+def _in_order(cards: Sequence[str | None]) -> list[str | None]:
+    """A hand sorted by face, the unread cards last."""
+    return sorted(cards, key=lambda c: (c is None, parse_face(c) if c is not None else 0))
 
 
 def describe_turn(turn: dict[str, Any], names: list[str]) -> list[str]:
@@ -83,13 +92,14 @@ def replay_lines(record: dict[str, Any]) -> list[list[str]]:
         head = [f"=== Round {rnd['number']} · dealer {names[rnd['dealer']]} · first discard "
                 f"{_c(rnd['first_discard'])} ==="]
         for s, cards in rnd["hands"].items():
-            head.append(f"  {names[int(s)]:14} {_cards(sorted(cards, key=parse_face))}")
+            head.append(f"  {names[int(s)]:14} {_cards(_in_order(cards))}")
         pages.append(head)
         for i, turn in enumerate(rnd["turns"]):
             pages.append([f"turn {i + 1}: " + line if j == 0 else "        " + line
                           for j, line in enumerate(describe_turn(turn, names))])
         end = rnd["end"]
-        how = "goes out" if end["reason"] == "out" else "draws the last card"
+        how = {"out": "goes out", "pile_empty": "draws the last card"}.get(
+            end["reason"], "is given up for gone: the round ends as it stands (R8.6)")
         tail = [f"--- {names[end['seat']]} {how} ---"]
         for ll in end["late_lays"]:
             tail.append(f"  {names[ll['seat']]} lays a late {ll['match']} match "
@@ -255,7 +265,7 @@ class TableState:
                      if self.marked.get(s) else "")
             lines.append(f"{mark} {s}. {nm}: score {self.score(s)}  [P{m['perfect']} "
                          f"S{m['strong']} W{m['weak']} N{m['negative']}]{extra}")
-            hand = sorted(self.hands.get(s, []), key=parse_face)
+            hand = _in_order(self.hands.get(s, []))
             lines.append(f"      hand: {_cards(hand) or '(empty)'}")
             for mid, mt in sorted(self.matches.items()):
                 if mt.owner == s:

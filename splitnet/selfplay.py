@@ -30,11 +30,13 @@ def summary(record: dict[str, Any]) -> str:
     lines = []
     for rnd in record["rounds"]:
         end = rnd["end"]
-        how = "went out" if end["reason"] == "out" else "drew the last card"
+        how = {"out": "went out", "pile_empty": "drew the last card"}.get(
+            end["reason"], "was given up for gone (R8.6)")
         lines.append(f"Round {rnd['number']} (dealer {players[rnd['dealer']]}): "
                      f"{players[end['seat']]} {how} after {len(rnd['turns'])} turns")
         for s, m in end["marks"].items():
-            left = " ".join(pretty(card_id(c)) for c in end["hands_left"][s]) or "-"
+            left = " ".join(pretty(card_id(c)) if c is not None else "?"
+                            for c in end["hands_left"][s]) or "-"
             lines.append(f"  {players[int(s)]:14} +P{m['perfect']} +S{m['strong']} "
                          f"+W{m['weak']} +N{m['negative']}   left: {left}")
     lines.append("Totals:")

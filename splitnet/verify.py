@@ -123,13 +123,16 @@ def verify_records(records: list[bytes]) -> Verdict:
                      "dealt first (R3.2)")
     for rnd in game["rounds"]:
         end = rnd["end"]
-        how = "went out" if end["reason"] == "out" else "drew the last card"
+        how = {"out": "went out", "pile_empty": "drew the last card"}.get(
+            end["reason"], "was given up for gone (R8.6): the round ended as it stood")
         lines.append(f"round {rnd['number']}: {names[end['seat']]} {how}; "
                      f"{len(rnd['turns'])} turns")
+    cut = {(r.number, r.cut) for r in core.rounds if r.cut is not None}
     for deal, seat, waited in core.abandonments:  # R8.6, GAME.md "abandon"
+        what = ("that round ended as it stood, scored" if (deal, seat) in cut
+                else "that deal was void, before any card existed, and was dealt again")
         lines.append(f"deal {deal}: {names[seat]} abandoned by the host after {waited} s — "
-                     "that deal is void and was dealt again; the seat played open-handed "
-                     "from then on")
+                     f"{what}; the seat played open-handed from then on")
     for s, t in sorted(game["totals"].items(), key=lambda kv: -kv[1]["score"]):
         lines.append(f"  {names[int(s)]:16} {t['score']:5}")
     lines.append("winner: " + " and ".join(names[w] for w in game.get("winners", [])))
@@ -214,7 +217,7 @@ def fork_proof(path: Path, records: list[bytes]) -> str | None:
         log = Log()
         log.append_record(records[0])
         host = log.header.host
-        at = check_fork_evidence(data, log.header.key(host))
+        at = check_fork_evidence(data, records, log.header.key(host))
     except (LocalFileError, LogError):
         return None
     if at is None:

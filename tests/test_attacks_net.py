@@ -636,8 +636,8 @@ async def test_a_peer_shown_two_host_signed_records_for_one_seq_keeps_the_proof(
         fork = path.with_suffix(".fork")
         assert fork.stat().st_mode & 0o777 == 0o600
         at = host.fork_at
-        assert at is not None and check_fork_evidence(fork.read_bytes(), host.key) == at
         recs = lan.records(2)
+        assert at is not None and check_fork_evidence(fork.read_bytes(), recs, host.key) == at
         prefix_verifies(recs)  # the transcript alone: a valid chain
         line = fork_proof(path, recs)
         assert line is not None and f"FAILED at entry {at} (seat 0)" in line, line
@@ -647,8 +647,9 @@ async def test_a_peer_shown_two_host_signed_records_for_one_seq_keeps_the_proof(
         assert fork_proof(path, recs) is None
         other = Identity.generate()
         assert check_fork_evidence(fork_evidence("splitnet/v1/fork-records", recs[at],
-                                                 recs[at]), host.key) is None
+                                                 recs[at]), recs, host.key) is None
         assert check_fork_evidence(fork_evidence("splitnet/v1/fork-records", recs[at],
-                                                 recs[at + 1]), other.public_key_bytes()) is None
+                                                 recs[at + 1]), recs,
+                                   other.public_key_bytes()) is None
     finally:
         await lan.close()

@@ -269,11 +269,12 @@ def test_host_restarts_without_its_unsynced_tail(table_factory, tmp_path: Path) 
 
 def test_bot_killed_for_good_is_played_open_handed(table_factory, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """R8.6 on loopback: a bot SIGKILLed mid-round and never restarted; the host, with
-    ``--open-hand-after``, abandons its seat; the deal is dealt again with the seat
-    played open-handed, the game finishes and the transcripts verify."""
-    t = table_factory(3, "--open-hand-after", "1",
-                      "--net-timing", f"ping_interval=0.2,final_wait={FOREVER}",
-                      bot_extra=("--net-timing", f"final_wait={FOREVER}"))
+    ``--open-hand-after``, abandons its seat; the round ends as it stands and the seat
+    is played open-handed, the game finishes and the transcripts verify. (Every program
+    here agrees to give a seat up after 1 s: ``open_hand_offer``, GAME.md limits.)"""
+    t = table_factory(3, "--open-hand-after", "1", "--net-timing",
+                      f"ping_interval=0.2,final_wait={FOREVER},open_hand_offer=1",
+                      bot_extra=("--net-timing", f"final_wait={FOREVER},open_hand_offer=1"))
     victim = t.bots[1]
     wait_until(lambda: n_records(tmp_path / "p2") >= 30, 60, "round 1 to be under way")
     victim.kill()
@@ -299,7 +300,8 @@ def test_a_bot_back_after_its_seat_went_open_handed_watches_to_the_end(  # type:
     """R8.6: a player restarted after its seat was abandoned gets the log, sends nothing
     more (its seat is the open-hand bot's) and ends with the same verified transcript."""
     t = table_factory(3, "--open-hand-after", "1",
-                      "--net-timing", "ping_interval=0.2,final_wait=20")
+                      "--net-timing", "ping_interval=0.2,final_wait=20,open_hand_offer=1",
+                      bot_extra=("--net-timing", "open_hand_offer=1"))
     victim = t.bots[1]
     wait_until(lambda: n_records(tmp_path / "p2") >= 30, 60, "round 1 to be under way")
     victim.kill()

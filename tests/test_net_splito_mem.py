@@ -170,7 +170,7 @@ async def test_s5_6_a_seat_gone_for_good_stops_the_game_naming_it_never_open_han
         tmp_path: Path, clock: VirtualLoop) -> None:
     mem = MemoryNet()
     net = NetSettings()
-    net.open_hand_after = 10.0  # a Split host would play Bo open-handed; Splito cannot
+    net.open_hand_after = 30.0  # a Split host would play Bo open-handed; Splito cannot
     host, (ana, bo) = await splito_table(tmp_path, clock, mem, net=net)
     host_task = asyncio.ensure_future(host.done.wait())
     sessions = [SplitoNetSession(host, host_task, bot=splito_bot("normal", 0)),

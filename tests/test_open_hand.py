@@ -81,23 +81,32 @@ def test_seat_gone_for_good_is_played_open_handed_and_the_game_verifies(
     host = g.cores[0]
     assert g.finished and g.verdict is None and host.engine.phase == "game_over"
     assert host.open_seats == {leaver}
-    void = [r for r in host.rounds if r.stage == "void"]
-    assert len(void) == 1 and void[0].abandoned == [leaver]
-    # the void deal was opened by the seats present only, and counts for nothing
-    assert void[0].opened == set(range(n)) - {leaver}
-    # what its openings show (SECURITY.md §4): the present seats' cards of the void deal
-    # (the leaver had shared them), never the leaver's own
-    vd = obs.rounds[host.rounds.index(void[0])].deck
+    # R8.6 [decision]: left during play, the round ends as it stands — scored, not void
+    assert not [r for r in host.rounds if r.stage == "void"]
+    cut = [r for r in host.rounds if r.cut is not None]
+    assert len(cut) == 1 and cut[0].cut == leaver
+    k = host.rounds.index(cut[0])
+    rec_round = host.record["rounds"][k]
+    assert rec_round["end"]["reason"] == "abandoned" and rec_round["end"]["seat"] == leaver
+    # the cut round was opened by the seats present only
+    assert cut[0].opened == set(range(n)) - {leaver}
+    # what its openings show (SECURITY.md §4): every card that needs no share of the
+    # leaver's; its own unplayed cards (and the pile) never — written null in the record
+    vd = obs.rounds[k].deck
     dealt = g.settings.hand_size * n
-    readable = {slot for slot in range(dealt) if vd.card(slot) is not None}
-    # every present seat's hand, and of the leaver's only what it had played
-    k = host.rounds.index(void[0])
-    dealer = host.record["rounds"][k]["dealer"]  # dealt again by the same dealer
+    dealer = rec_round["dealer"]
     theirs = {j for j in range(dealt) if (dealer + 1 + j) % n == leaver}
+    readable = {slot for slot in range(dealt) if vd.card(slot) is not None}
     assert readable == (set(range(dealt)) - theirs) | (theirs & obs.rounds[k].public)
     assert theirs - readable
+    hand = rec_round["hands"][str(leaver)]
+    assert None in hand and all(c is not None for s in range(n) if s != leaver
+                                for c in rec_round["hands"][str(s)])
+    left = rec_round["end"]["hands_left"][str(leaver)]
+    assert left and None in left  # its cards count as negative boxes all the same
+    assert rec_round["end"]["marks"][str(leaver)]["negative"] >= len(left)
     assert len(host.record["rounds"]) == g.settings.rounds
-    after = host.rounds[host.rounds.index(void[0]) + 1:]
+    after = host.rounds[k + 1:]
     for r in after:  # the open seat holds no key: the deck is made by the others
         assert r.deck.seats == tuple(s for s in range(n) if s != leaver)
         assert leaver not in r.committed and leaver not in r.opened
@@ -268,7 +277,7 @@ def test_open_hand_moves_are_pinned() -> None:
     assert digest == PINNED, digest
 
 
-PINNED = "82743c9b424eb09f5a4318f52d1301d83b94fadadb4ed9a14d68668de407c8aa"
+PINNED = "282f6e442968f2754d317e39f0919efeae30f70320c1567bd51138bf8b813de2"
 
 
 def test_narration_and_verify_tell_the_abandonment_and_name_the_open_seats_moves() -> None:
@@ -286,7 +295,7 @@ def test_narration_and_verify_tell_the_abandonment_and_name_the_open_seats_moves
     at_play_waiting_for(g, 2)
     g.silent.add(2)
     g.run_bots([make_bot("normal", i) for i in range(3)], open_hand_after=90)
-    assert any("p2 is gone: this round does not count" in ln for ln in lines)
+    assert any("p2 is gone: this round ends as it stands" in ln for ln in lines)
     i = next(i for i, ln in enumerate(lines) if "p2 is gone" in ln)
     after = lines[i + 1:]
     assert any(ln.startswith("Round ") and "deals" in ln for ln in after)
@@ -429,3 +438,42 @@ def test_a_give_up_sooner_than_the_header_agrees_is_refused_by_every_peer_and_ve
     assert len(g.log) == heads + 1
     v = verify_records(g.log.records())
     assert not v.ok and "(seat 0)" in v.summary and "less than the 30 s" in v.summary
+
+
+def test_a_round_cut_short_is_scored_as_it_stood_and_its_hidden_cards_stay_hidden() -> None:
+    """R8.6 [decision] (SECURITY.md row 104): given up during play, the round is not dealt
+    again — the scores of the cut round are those of the position it stopped at (R6.3), the
+    deal passes left, no peer (the leaver's own core included) writes a card into the
+    record that the log does not let everyone read, and the record validates and replays
+    with those cards as `?`."""
+    import json
+
+    from splitnet.record import dumps, validate_record
+    from splitnet.replay import replay_steps
+
+    g, obs = new_game(3, proofs=True)
+    at_play_waiting_for(g, 2)
+    view = g.cores[0].engine
+    standing = [len(view.hands[s]) for s in range(3)]
+    owners = [m.owner for m in view.matches]
+    dealer = view.dealer
+    g.silent.add(2)
+    g.run_bots([make_bot("normal", i) for i in range(3)], open_hand_after=60)
+    host = g.cores[0]
+    first = host.record["rounds"][0]
+    assert first["end"]["reason"] == "abandoned" and first["end"]["seat"] == 2
+    marks = first["end"]["marks"]
+    for s in range(3):  # R6.3 at the position the round stopped at
+        assert len(first["end"]["hands_left"][str(s)]) == standing[s]
+        assert marks[str(s)]["negative"] >= standing[s]
+        assert sum(marks[str(s)][k] for k in ("perfect", "strong", "weak")) == owners.count(s)
+    assert host.record["rounds"][1]["dealer"] == (dealer + 1) % 3  # R6.4: passes left
+    hidden = [c for c in first["end"]["hands_left"]["2"] if c is None]
+    assert hidden  # the leaver's unplayed cards: never read by anyone
+    for c in [*g.cores, obs]:
+        assert c.record == host.record
+    validate_record(json.loads(dumps(host.record)))
+    steps = replay_steps(host.record)
+    assert any("?" in st.table for st in steps if st.round_no == 1)
+    v = verify_records(g.log.records())
+    assert v.ok and "ended as it stood" in v.summary, v.summary

@@ -228,9 +228,9 @@ def test_the_full_screen_table_names_the_seat_and_o_twice_abandons_it(
         assert core.open_seats == {LEAVER} and core.abandonments == [(1, LEAVER, 45)]
         assert session.open_hand_offer() is None  # done: no second offer
         said = [ln for ln in session.log if "Bo is gone" in ln]
-        assert said == ["Bo is gone: this round does not count and is dealt again; from now "
-                        "on Bo's cards are dealt face up and the computer plays them (R8.6; "
-                        "the host stopped waiting after 45 s)."]
+        assert said == ["Bo is gone: this round ends as it stands and is scored; from now "
+                        "on Bo's cards are dealt face up and the table plays them by fixed "
+                        "rules (R8.6; the host stopped waiting after 45 s)."]
 
     asyncio.run(go())
 
@@ -273,7 +273,7 @@ def test_plain_mode_prompts_the_host_no_waits_yes_abandons(host_table: Table) ->
     assert text.count("[y/N]") == 2
     assert host_table.core.open_seats == {LEAVER}
     assert host_table.core.abandonments == [(1, LEAVER, 91)]
-    assert "Bo is gone: this round does not count" in text
+    assert "Bo is gone: this round ends as it stands" in text
 
 
 def test_the_narration_tells_the_leaver_itself_what_happened() -> None:
@@ -281,11 +281,11 @@ def test_the_narration_tells_the_leaver_itself_what_happened() -> None:
     the end, a person restarted); everyone else reads it under the seat's name."""
     body = {"round": 2, "seat": LEAVER, "waited": 120}
     assert describe.Narrator(["Host", "Ana", "Bo"], LEAVER).abandon_line(body) == (
-        "Your seat was given up for gone: this round does not count and is dealt again; "
-        "from now on your cards are dealt face up and the computer plays them (R8.6; the "
-        "host stopped waiting after 120 s).")
-    assert describe.Narrator(["Host", "Ana", "Bo"], 1).abandon_line(body).startswith(
-        "Bo is gone: this round does not count and is dealt again")
+        "Your seat was given up for gone: this round ends as it stands and is scored; "
+        "from now on your cards are dealt face up and the table plays them by fixed rules "
+        "(R8.6; the host stopped waiting after 120 s).")
+    assert describe.Narrator(["Host", "Ana", "Bo"], 1).abandon_line(
+        body, cut=False).startswith("Bo is gone: the cards are dealt again")
 
 
 # ------------------------------------------------------------------ the whole path

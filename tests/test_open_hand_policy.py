@@ -216,10 +216,11 @@ def made_positions() -> list[dict[str, Any]]:
 
 
 def game_record() -> tuple[bytes, str]:
-    """The whole abandoned game: 3 seats (Ana, Ben, Cy), one round, no shuffle proofs,
+    """The whole abandoned game: 3 seats (Ana, Ben, Cy), two rounds, no shuffle proofs,
     SelfplaySecrets(11); every seat plays by the rules O1–O7 on its own view; Cy falls
-    silent at the 40th step of play and is abandoned. Its transcript and record text."""
-    g = LocalGame(list(GAME_NAMES), Settings(rounds=1), SelfplaySecrets(GAME_SEED),
+    silent at the 40th step of play and is abandoned: round 1 ends there (R8.6) and Cy is
+    played open-handed in round 2. Its transcript and record text."""
+    g = LocalGame(list(GAME_NAMES), Settings(rounds=2), SelfplaySecrets(GAME_SEED),
                   shuffle_proofs=False, open_hand=open_hand_player)
     steps = [0]
 
@@ -335,8 +336,9 @@ def test_the_abandoned_game_verifies_to_the_pinned_record(vectors: dict[str, Any
     result = verify_records(records_from_bytes(data, GAME_PATH))
     assert result.ok, result.summary
     assert hashlib.sha256(dumps(result.record).encode()).hexdigest() == v["record_sha256"]
-    turns = [t for r in result.record["rounds"] for t in r["turns"]]
-    assert any(t["seat"] == v["open_seat"] for t in turns)
+    first, second = result.record["rounds"]
+    assert first["end"]["reason"] == "abandoned" and first["end"]["seat"] == v["open_seat"]
+    assert any(t["seat"] == v["open_seat"] for t in second["turns"])  # played by O1–O7
     again, record = game_record()
     assert again == data
     assert hashlib.sha256(record.encode()).hexdigest() == v["record_sha256"]

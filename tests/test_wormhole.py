@@ -498,14 +498,14 @@ def test_bot_killed_for_good_is_played_open_handed_through_the_relay(
                 "--no-announce", "--no-proofs", "--name", "heuristic-0",
                 "--data-dir", str(tmp_path / "p0"), "--test-seed", "20",
                 "--open-hand-after", "1", "--net-timing",
-                f"wormhole_idle=3,ping_interval=0.2,final_wait={FOREVER}")
+                f"wormhole_idle=3,ping_interval=0.2,final_wait={FOREVER},open_hand_offer=1")
     procs = [host]
     try:
         for i in (1, 2):
             wait_until(lambda i=i: len(invitations(host)) >= i, 60, f"invitation {i}")
             procs.append(Proc(tmp_path, f"bot{i}", "bot", invitations(host)[i - 1],
                               *servers.args, "--net-timing",
-                              f"wormhole_idle=3,final_wait={FOREVER}",
+                              f"wormhole_idle=3,final_wait={FOREVER},open_hand_offer=1",
                               "--name", f"heuristic-{i}", "--data-dir",
                               str(tmp_path / f"p{i}"), "--test-seed", "20"))
             wait_until(lambda i=i: host.stderr().count("joined the lobby") >= i, 60,

@@ -888,8 +888,11 @@ async def host_main(args: argparse.Namespace) -> int:
     wh_settings = _wormhole_settings(args, net, data_dir) if args.internet else None
     identity = _identity(data_dir)
     if args.open_hand_after is not None:
-        if not args.open_hand_after >= 0:
-            raise SystemExit("splitnet: --open-hand-after must be a number of seconds ≥ 0")
+        least = net.open_hand_offer
+        if not least <= args.open_hand_after <= 7 * 24 * 3600:
+            raise SystemExit(f"splitnet: --open-hand-after must be {least:g}…604800 seconds "
+                             f"(every player's program waits at least {least:g} s before a "
+                             "seat is given up: GAME.md limits)")
         net.open_hand_after = args.open_hand_after
     seed_maker, game_id_maker = _test_secrets(args.test_seed)
     ui_log = None if (args.plain or args.play_as_bot) else data_dir / "net.log"
@@ -1696,10 +1699,11 @@ def add_parsers(sub: Any) -> None:
                    help="do not announce the game on the LAN (players join by address)")
     h.add_argument("--open-hand-after", type=float, default=None, metavar="SECONDS",
                    help="a player the game waits for who is gone this long is not waited "
-                        "for any more: the round is dealt again and the computer plays "
-                        "that seat open-handed, its cards face up (R8.6; default: not by "
-                        f"itself — after {OFFER_OPEN_HAND_AFTER:g} s the host's screen "
-                        "offers it, else the game waits and then times the seat out)")
+                        "for any more: the round ends as it stands and fixed rules play "
+                        "that seat open-handed, its cards face up (R8.6; at least "
+                        f"{OFFER_OPEN_HAND_AFTER:g} s; default: not by itself — after "
+                        f"{OFFER_OPEN_HAND_AFTER:g} s the host's screen offers it, else the "
+                        "game waits and then times the seat out)")
     h.add_argument("--code", help=argparse.SUPPRESS)  # a fixed join code: tests, scripts
     h.add_argument("--internet", action="store_true",
                    help="also invite players anywhere through magic-wormhole: prints an "

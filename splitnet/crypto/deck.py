@@ -823,6 +823,17 @@ class DeckRound:
             self._own_shares[slot] = d
         return d
 
+    def public_card(self, slot: int) -> int | None:
+        """The card in ``slot`` if anyone holding the log can read it — every seat's share
+        sent or its seed opened — else None (this seat's own secret share not counted:
+        what an observer and every peer read alike, e.g. a round an abandonment cut
+        short, R8.6)."""
+        _check_slot(slot, self.size)
+        have = self._shares.get(slot, {})
+        if not self.shuffled or not all(i in have or i in self._opened for i in self.seats):
+            return None
+        return self.card(slot)
+
     def _readable(self, slot: int) -> bool:
         have = self._shares.get(slot, {})
         return all(i in have or i == self.seat or i in self._opened for i in self.seats)

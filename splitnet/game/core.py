@@ -141,16 +141,17 @@ class RoundState:
     opened: set[int] = field(default_factory=set)
     actions: list[Action] = field(default_factory=list)
     public: set[int] = field(default_factory=set)  # slots revealed to everyone
-    faces: list[int] | None = None  # after the audit
+    faces: list[int | None] | None = None  # after the audit (None: never read, R8.6)
     #: why play stopped early (an alarm in the log); the openings will name the seat
     aborted: str | None = None
     alarm_by: int | None = None
     #: a deck anomaly this peer saw; it raises the alarm and ignores play until then
     alarm: str | None = None
-    #: the seat(s) abandoned in this deal: it is void, opened by the seats present
+    #: the seat(s) abandoned in this deal before any card existed: it is void, dealt again
     abandoned: list[int] = field(default_factory=list)
-    #: this seat's engine before the deal was played (restored if the deal is void)
-    before: Game | None = None
+    #: the seat abandoned during this deal's play: the round ended there, scored as it
+    #: stood (R8.6), and is audited as far as the seats present can open it
+    cut: int | None = None
     #: (engine events so far, seat) after each move: who made which events (narration;
     #: an open seat's moves are in no entry)
     event_actors: list[tuple[int, int]] = field(default_factory=list)
@@ -642,10 +643,12 @@ class GameCore:
 
     def _apply_abandon(self, r: RoundState, author: int, body: dict[str, Any]) -> None:
         """R8.6: the host says ``seat`` is gone for good after ``waited`` seconds — if the
-        game really waits for it. The deal in progress is void: once its deck is shuffled
+        game really waits for it, at a stage where no hand and no outcome can be known
+        ahead of the others (:meth:`abandon_refusal`). Before any card exists the deal is
+        void and dealt again; during play the round ends as it stands, scored (R6.3), and
         the seats present open their seeds (the audit as far as it goes without the
-        leaver's), then it is dealt again with ``seat`` open-handed. Anything else is a
-        false abandonment, refused naming the host."""
+        leaver's). From the next deal on ``seat`` is played open-handed. Anything else is
+        a false abandonment, refused naming the host."""
         def false(why: str) -> GameError:
             return GameError(author, "abandon", f"a false abandonment: {why}")
 
@@ -664,11 +667,13 @@ class GameCore:
             raise OpenHandMissing(seat)
         self.open_seats.add(seat)
         self.abandonments.append((r.number, seat, waited))
+        r.pending, r.draw = None, None  # a reveal or draw share that will never come
+        if r.stage == "play":  # R8.6 [decision]: the round ends as it stands, scored
+            r.cut = seat
+            self.engine.end_abandoned(seat)
+            r.stage = "open"
+            return
         r.abandoned.append(seat)
-        r.pending, r.draw = None, None
-        if r.before is not None:  # the void deal's play does not count (R8.6)
-            self.engine = r.before
-            r.before = None
         if not r.deck.shuffled:  # no card exists yet: nothing to open
             self._void(r)
             return
@@ -700,6 +705,9 @@ class GameCore:
         if r.stage == "deal":
             return ("the deal's shares are on their way: whoever holds them may read a hand, "
                     "so the deal is not voided now (R8.6: time the seat out instead)")
+        if r.stage == "play" and r.pending is not None:
+            return ("a move's reveal is on its way: whoever holds it knows the move's cards, "
+                    "so the round is not cut before it (R8.6: time the seat out instead)")
         if r.stage == "open" and not r.abandoned:
             return ("the round is played and its outcome known: it is not voided now (R8.6: "
                     "time the seat out instead)")
@@ -851,7 +859,6 @@ class GameCore:
                 r.public.add(slot)
             elif owner == self.seat:
                 faces[slot] = r.deck.card(slot)
-        r.before = self.engine.clone()
         self.engine.start_round(faces)
         r.public.add(dealt)
         r.stage = "play"
@@ -1013,7 +1020,8 @@ class GameCore:
         # The last opening is a valid entry; what the audit finds convicts someone else
         # (or its author for an earlier message): the game stops with that verdict.
         try:
-            faces = r.deck.audit()
+            faces: list[int | None] = (list(r.deck.audit()) if r.cut is None
+                                       else self._readable_faces(r))
         except CheatDetected as e:  # pragma: no cover - an opening names the shuffler first
             self._stop(GameError(e.seat, "audit", e.reason))
             return
@@ -1033,6 +1041,8 @@ class GameCore:
                 self._stop(GameError(a.seat, "audit", f"with every card open, move "
                                      f"{action_to_dict(a)} breaks the rules: {e}"))
                 return
+        if r.cut is not None:
+            rec.end_abandoned(r.cut)  # R8.6: the round ended there, scored as it stood
         r.faces = faces
         r.stage = "done"
         if self.engine.phase == "game_over":
@@ -1040,6 +1050,14 @@ class GameCore:
             self.round = None
         else:
             self._new_round()
+
+    @staticmethod
+    def _readable_faces(r: RoundState) -> list[int | None]:
+        """The faces of a round cut short by an abandonment (R8.6), once the seats present
+        have opened: every slot but those that need the leaver's missing share (its own
+        hand, a draw it never shared, the pile) — those stay unknown for good, to every
+        peer alike (the leaver's own core included: the record is public)."""
+        return [r.deck.public_card(s) for s in range(r.deck.size)]
 
     @property
     def record(self) -> dict[str, Any]:

@@ -145,6 +145,9 @@ class PeerNode:
         #: seat (its own clock, NETWORK.md §7): a ``timeout`` or ``abandon`` that gives a
         #: seat up sooner than the header's limits on this clock is the host's lie
         self._waits_seen: dict[int, float] = {}
+        #: the seats awaited after the last entry this peer applied in sync (None: not
+        #: seen live since the last (re)connection)
+        self._waiting_before: set[int] | None = None
         self._finished_at: float | None = None
         self._ack_task: asyncio.Task[None] | None = None
         self._acked = -1
@@ -338,6 +341,7 @@ class PeerNode:
                     self._moves_inflight.clear()
                     self._sent_at = self._host_owes_since = None
                     self._waits_seen.clear()  # not seen live across the gap
+                    self._waiting_before = None
                     raw.close()
                     self.epoch += 1
                     if self._ended() and not self.session.final:
@@ -690,7 +694,7 @@ class PeerNode:
             self._host_owes_since = None  # it answered; its clock starts again
         if entry.kind in ("timeout", "abandon") and entry.author == table.host_seat:
             self._check_give_up(entry.kind, entry.body, seen)
-        self._note_waits()
+        self._note_waits(entry.author)
         verdict = table.core.verdict
         if (entry.kind == "timeout" and verdict is not None and verdict.seat == table.seat
                 and self._sent_at is not None  # (sent just now: we were late, it crossed)
@@ -711,20 +715,52 @@ class PeerNode:
                 self._compare_ack(a)
         self._schedule_ack(now=table.core.finished)
 
-    def _note_waits(self) -> None:
-        """Start this peer's own clock on each seat the game now waits for (only while in
-        sync on a live connection: a log caught up in one go shows no waiting)."""
+    def _check_limits(self, header: bytes) -> None:
+        """A header whose agreed waits (GAME.md "limits") are shorter than this player's
+        own is not joined: with waits of 0 s a host could give any seat up at once and no
+        clock could tell (NETWORK.md §7). One line naming the host and the wait."""
+        from splitnet.game.table import LimitsError, limits_from_header
+        from splitnet.session.log import Log
+
+        try:
+            log = Log()
+            log.append_record(header)
+            theirs = limits_from_header(log.header.settings)
+        except (LogError, LimitsError, DecodeError):
+            return  # Table.from_header refuses it with the reason
+        mine = self.net.limits()
+        for what, have, want in (("answer_s", theirs.answer_s, mine.answer_s),
+                                 ("move_s", theirs.move_s, mine.move_s),
+                                 ("open_hand_after_s", theirs.open_hand_after_s,
+                                  mine.open_hand_after_s)):
+            if have < want:
+                raise PeerFatal(f"the host's game gives a seat up after {have} s "
+                                f"(header limits.{what}), sooner than the {want} s this "
+                                f"player waits: not joining [host seat {log.header.host} "
+                                "at fault]")
+
+    def _note_waits(self, author: int | None = None) -> None:
+        """Start this peer's own clock on a seat when, in sync on a live connection, it
+        sees the game *begin* to wait for it — the seat was not awaited before this entry,
+        or the entry is its own answer and it owes the next message. A seat already awaited
+        when this peer (re)synced has no clock until then: this peer did not see its wait
+        begin, and must never name an honest host for a wait it saw only the end of."""
         table = self.table
         if table is None or not self.synced or table.core.finished:
             self._waits_seen.clear()
+            self._waiting_before = None
             return
         now = self._now()
         waiting = set(table.core.waiting_for())
+        before = self._waiting_before
         for s in list(self._waits_seen):
-            if s not in waiting:
+            if s not in waiting or s == author:
                 del self._waits_seen[s]
-        for s in waiting:
-            self._waits_seen.setdefault(s, now)
+        if before is not None:
+            for s in waiting:
+                if s not in before or s == author:
+                    self._waits_seen.setdefault(s, now)
+        self._waiting_before = waiting
 
     def _check_give_up(self, kind: str, body: dict[str, object],
                        seen: dict[int, tuple[float, str]]) -> None:
@@ -819,6 +855,7 @@ class PeerNode:
 
     def _start(self, header: bytes) -> None:
         """The host started the game: verify the header, save the meta file, accept."""
+        self._check_limits(header)
         self.table = Table.from_header(self.identity, self.data_dir, header, self.seed_maker,
                                        follows=self.rematch_of, parts=self.parts)
         table = self.table
@@ -845,6 +882,11 @@ class PeerNode:
         table = self.table
         assert table is not None
         self.session.fire(JoinEvent.SYNCED)
+        # from here on this peer sees waits begin (its own clock, NETWORK.md §7); the
+        # seats awaited now it saw only the end of
+        self._waits_seen.clear()
+        self._waiting_before = (set() if table.core.finished
+                                else set(table.core.waiting_for()))
         if self.net_status != self._resuming:
             self.net_status = None
         table.author.counter = table.log.next_counter(table.seat)

@@ -67,13 +67,14 @@ _END: Final = frozenset({Phase.LATE_LAYS, Phase.ROUND_OVER, Phase.GAME_OVER})
 #: The one transition table of a round (R3–R6): the phases each phase may move to. The
 #: round ends (→ late lays or scored) from a draw that empties the pile (R4.2) or a
 #: discard that empties a hand (R4.5); a bonus draw ends it from play, where a bonus
-#: draw is made (R5.2).
+#: draw is made (R5.2); a seat given up for gone (R8.6) ends it, scored, from any phase
+#: of play.
 TRANSITIONS: Final[dict[Phase, frozenset[Phase]]] = {
     Phase.ROUND_OVER: frozenset({Phase.DRAW}),
     Phase.DRAW: frozenset({Phase.PLAY, Phase.MUST_PLAY}) | _END,
-    Phase.MUST_PLAY: frozenset({Phase.PLAY}),
+    Phase.MUST_PLAY: frozenset({Phase.PLAY, Phase.ROUND_OVER, Phase.GAME_OVER}),
     Phase.PLAY: frozenset({Phase.PLAY, Phase.BONUS, Phase.DRAW}) | _END,
-    Phase.BONUS: frozenset({Phase.PLAY}),
+    Phase.BONUS: frozenset({Phase.PLAY, Phase.ROUND_OVER, Phase.GAME_OVER}),
     Phase.LATE_LAYS: frozenset({Phase.ROUND_OVER, Phase.GAME_OVER}),
     Phase.GAME_OVER: frozenset(),
 }
@@ -108,7 +109,7 @@ class Match:
 
 @dataclass
 class RoundEnd:
-    reason: str  # "out" | "pile_empty"
+    reason: str  # "out" | "pile_empty" | "abandoned" (R8.6)
     seat: int
     late_lays: list[dict[str, Any]] = field(default_factory=list)
     marks: list[dict[str, int]] = field(default_factory=list)
@@ -633,6 +634,21 @@ class Game:
         self.turn = (seat + 1) % self.n  # R3.4: play passes left
         self.turns_started[self.turn] += 1
         self._go(Phase.DRAW)
+
+    def end_abandoned(self, seat: int) -> None:
+        """R8.6 [decision]: ``seat`` is given up for gone during play — the round ends at
+        once as it stands and is scored by R6.3 (a match in front of its owner, a negative
+        box per card in hand, read or not); the deal passes left (R6.4). A pending bonus
+        or late lay is dropped. IllegalMove if no round is being played."""
+        if self.phase in ("round_over", "game_over"):
+            raise IllegalMove("R8.6", "no round is being played")
+        if not 0 <= seat < self.n:
+            raise IllegalMove("R8.6", f"no seat {seat}")
+        if self.phase == Phase.LATE_LAYS:  # the round has ended; its late lays stop here
+            self.late_queue = []
+            self._score_round()
+            return
+        self._end_round("abandoned", seat)
 
     def _end_round(self, reason: str, seat: int) -> None:
         self.last_end = RoundEnd(reason, seat)

@@ -773,10 +773,12 @@ def fork_evidence(tag: str, a: bytes, b: bytes) -> bytes:
     return encode([tag, a, b])
 
 
-def check_fork_evidence(data: bytes, host_key: bytes) -> int | None:
-    """The seq at which a ``.fork`` file proves the host signed two different records,
-    or None when it proves nothing (not such a file, damaged, another host's, two acks):
-    a file anybody could write convicts nobody unless both records are the host's."""
+def check_fork_evidence(data: bytes, records: Sequence[bytes], host_key: bytes) -> int | None:
+    """The seq at which a ``.fork`` file proves that the host of the log ``records``
+    signed two different records for one seq *of that game*, or None when it proves
+    nothing: not such a file, damaged, another host's, two acks — or records of another
+    game of the same host (a persistent key signs many games): one of the two must be the
+    log's own record at that seq, the other an entry of the same game id."""
     try:
         obj = decode(data, max_len=MAX_FORK_BYTES)
     except DecodeError:
@@ -784,7 +786,16 @@ def check_fork_evidence(data: bytes, host_key: bytes) -> int | None:
     if (not isinstance(obj, list) or len(obj) != 3 or obj[0] != TAG_FORK_RECORDS
             or not isinstance(obj[1], bytes) or not isinstance(obj[2], bytes)):
         return None
-    return prove_equivocation(obj[1], obj[2], host_key)
+    at = prove_equivocation(obj[1], obj[2], host_key)
+    if at is None or not 0 <= at < len(records) or records[at] not in (obj[1], obj[2]):
+        return None
+    other = obj[2] if records[at] == obj[1] else obj[1]
+    try:
+        game_of = parse_message(_parse_entry(_parse_record(other)[0])[2]).game_id
+        ours = parse_message(_parse_entry(_parse_record(records[at])[0])[2]).game_id
+    except (DecodeError, LogError):
+        return None
+    return at if game_of == ours else None
 
 
 # --------------------------------------------------------------------------- refusals

@@ -343,7 +343,9 @@ class TableModel:
             if summary.round_no > len(rounds) or "end" not in rounds[summary.round_no - 1]:
                 continue
             left = rounds[summary.round_no - 1]["end"]["hands_left"]
-            summary.hands_left = [[card_id(c) for c in left[str(p)]]
+            # a card nobody ever read (a round cut short by an abandonment, R8.6): hidden
+            summary.hands_left = [[card_id(c) if c is not None else None
+                                   for c in left[str(p)]]
                                   for p in range(len(summary.hands_left))]
 
     def clamp(self) -> None:

@@ -16,7 +16,7 @@ def summary_lines(s: RoundSummary, width: int, after_game: bool = False) -> list
 
     lines: list[Line] = []
     who = name(s.seat)
-    how = "went out" if s.reason == "out" else "drew the last card of the pile"
+    how = _how(s.reason)
     head = f"Round {s.round_no} of {s.rounds} over — {who} {how}."
     if s.game_over:
         win = s.winners
@@ -135,7 +135,7 @@ def final_lines(rounds: list[RoundSummary], width: int, next_dealer: str | None,
     lines += [[], [("class:help.head", " Round by round ")]]
     for s in rounds:
         dealt = f"{name(s.dealer)} dealt; " if s.dealer is not None else ""
-        how = "went out" if s.reason == "out" else "drew the last card of the pile"
+        how = _how(s.reason)
         story = f"Round {s.round_no}: {dealt}{name(s.seat)} {how}."
         if s.late_lays:
             story += f" {len(s.late_lays)} late match{'es' if len(s.late_lays) != 1 else ''}."
@@ -174,3 +174,9 @@ def _neg(s: RoundSummary, p: int) -> int:
     """Negative boxes, for the tie-break (R7.3: boxes — a full row takes no more)."""
     marks = s.marks_before[p]["negative"] + s.round_marks[p].get("negative", 0)
     return min(marks, s.pad.boxes("negative"))
+
+
+def _how(reason: str) -> str:
+    """How a round ended, in words (R4.2, R4.5; R8.6: a seat given up for gone)."""
+    return {"out": "went out", "pile_empty": "drew the last card of the pile"}.get(
+        reason, "was given up for gone: the round ended as it stood (R8.6)")

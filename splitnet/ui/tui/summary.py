@@ -19,7 +19,7 @@ class RoundSummary:
     rounds: int
     players: list[str]
     you: int
-    reason: str  # "out" | "pile_empty"
+    reason: str  # "out" | "pile_empty" | "abandoned" (R8.6)
     seat: int  # who went out / drew the last card
     pad: Pad
     marks_before: list[dict[str, int]]
