@@ -44,13 +44,13 @@ it dropped). The properties checked per game:
                   and ``splitnet verify`` on the log agrees with them
     progress      the game never waits for an honest seat that owes nothing
 
-Findings (counted apart, by name, each kept as a strict xfail in tests/test_adversary.py):
+Findings (counted apart, by name, each kept as a regression in tests/test_adversary.py):
 
-    framed-by-late-order   a guest's message names no log position: a host that holds
-                           it, changes the game without it (its own abandonment of the
-                           seat, R8.6) and then orders it gets every core's refusal and
-                           ``splitnet verify`` to name the honest guest (the live peers
-                           name the host: "the host ordered a message the game refuses")
+    framed-by-late-order   a guest's message names no log position: a host that held it,
+                           gave the seat up (R8.6) and then ordered it got every core and
+                           ``splitnet verify`` to name the honest guest. Fixed: an entry of
+                           an open seat names the host, which alone could order it
+                           (SECURITY.md row 107); still counted apart should it recur
 
 Pure and sans-IO: no clock, no files; the randomness is ``random.Random`` seeded per game.
 Nothing in the product depends on this module (``splitnet bench adversary`` and the

@@ -9,7 +9,8 @@ every deviation ends in no effect or a verdict naming the deviator, honest peers
 
 The oracle is shown to fail: with the pass's proof of knowledge switched off (the Splito
 complaint oracle of SECURITY.md rows 90–92), the same simulator reports what the
-adversary reads. The one finding of the simulator so far is kept as a strict xfail."""
+adversary reads. The one finding of the simulator so far (framed-by-late-order) is fixed
+and kept here as a regression."""
 
 from __future__ import annotations
 
@@ -130,12 +131,6 @@ def test_bench_adversary_reports_games_deviations_and_violations() -> None:
 
 
 # ---------------------------------------------------------------------- findings
-@pytest.mark.xfail(strict=True, reason=(
-    "finding of the adversarial simulator (game 22 of run seed 0, game 129 of seed 4): a "
-    "guest's message carries no log position, so a host that holds it, abandons the seat "
-    "(R8.6, its word after open_hand_after_s) and then orders the held message gets every "
-    "core's refusal and `splitnet verify` to name the honest guest (SECURITY.md §5 says "
-    "'the author (in the game verdict) and the host'); only the live peers name the host"))
 def test_a_message_ordered_after_the_hosts_own_abandonment_does_not_convict_its_author(
 ) -> None:
     g = LocalGame(["a", "b", "c"], Settings(rounds=1, hand_size=3), SelfplaySecrets(8),

@@ -498,9 +498,15 @@ class GameCore:
             raise GameError(author, kind, f"unknown message kind {kind!r}")
         check_ints(author, kind, body, INT_FIELDS[kind])  # WIRE.md §4: a bool is not an int
         if author in self.open_seats:
-            raise GameError(author, kind, f"R8.6: {self.players[author]}'s seat is played "
-                            "open-handed: every peer derives its moves with the open-hand "
-                            "bot and it takes no part in the deck, so it sends nothing but chat")
+            # Only the host orders: an honest host refuses every such message (its own
+            # core does, here), so one in the log was ordered by the host after it gave
+            # the seat up — perhaps a message it held back until then (SECURITY row 107).
+            # The seat signed it in good faith; the host is named.
+            raise GameError(self.host, kind, f"R8.6: {self.players[author]}'s seat is "
+                            "played open-handed, and an open seat sends nothing but chat: "
+                            f"its {kind} is not to be ordered after the seat was given up "
+                            "(every peer derives its moves by the rules of OPEN_HAND.md and "
+                            "it takes no part in the deck)")
         rnd = body.get("round")
         if not is_int(rnd) or rnd != r.number:
             raise GameError(author, kind, f"message for round {rnd!r} during "
