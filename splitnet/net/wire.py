@@ -48,6 +48,7 @@ from splitnet.session.log import (
 __all__ = [
     "ERROR_CODES",
     "HELLO_TAG",
+    "NAME",
     "NET_PROTOCOL",
     "Channel",
     "ChannelClosed",
@@ -87,7 +88,11 @@ _T = Str(16, 1)
 _SEAT = Int(0, MAX_SEATS - 1)
 _U31 = Int(0, MAX_COUNT)
 _KEY = Bytes(exact=32)
-_NAME = Str(32, 1, printable=True)
+#: a player's name (``hello.name``, ``lobby.players[].name``; WIRE.md): 1–32 characters,
+#: none of Unicode category C*; ``splitnet join/bot/host --name`` hold a name to it
+#: before connecting (splitnet.cmdline.player_name)
+NAME: Final = Str(32, 1, printable=True)
+_NAME = NAME
 _GAME = Opt(Bytes(exact=GAME_ID_LEN))
 _ACK = Bytes(max_len=512)
 _BIND = Opt(Bytes(exact=32))
