@@ -53,17 +53,17 @@ splitnet — the card game Split, peer to peer, with a deck nobody can stack.
 """
 
 
-def _bots_arg(text: str, n: int) -> list[str]:
+def _bots_arg(text: str, n: int, opt: str = "--bots") -> list[str]:
     try:
         names = [parse_level(t) for t in text.split(",") if t.strip()]
     except ValueError as e:
-        raise SystemExit(f"splitnet: {e}") from None
+        raise SystemExit(f"splitnet: {opt}: {shown(str(e))}") from None
     if not names:
-        raise SystemExit(f"splitnet: name a bot level ({', '.join(LEVELS)})")
+        raise SystemExit(f"splitnet: {opt}: name a bot level ({', '.join(LEVELS)})")
     if len(names) == 1:
         return names * n
     if len(names) != n:
-        raise SystemExit(f"splitnet: --bots names {len(names)} bots for {n} players")
+        raise SystemExit(f"splitnet: {opt} names {len(names)} bots for {n} players")
     return names
 
 
@@ -173,7 +173,7 @@ def _play_session(args: argparse.Namespace, pace: float) -> Any:
     except saved.SavedGameError as e:
         raise SystemExit(f"splitnet: cannot resume: {e} (start another game with --new)"
                          ) from None
-    names = _bots_arg(args.bot, args.bots)
+    names = _bots_arg(args.bot, args.bots, "--bot")
     try:
         return human_session(args.name, names, args.seed, _settings(args.settings),
                              bot_delay=pace, shuffle_proofs=not args.no_proofs,
@@ -228,7 +228,7 @@ def _splito_session(args: argparse.Namespace, pace: float) -> Any:
     except saved.SavedGameError as e:
         raise SystemExit(f"splitnet: cannot resume: {e} (start another game with --new)"
                          ) from None
-    levels = _bots_arg(args.bot, n - 1)
+    levels = _bots_arg(args.bot, n - 1, "--bot")
     try:
         return splito_session(args.name, levels, args.seed, bot_delay=pace,
                               data_dir=data_dir)
@@ -471,7 +471,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     sp.add_argument("--game", choices=("split", "splito"), default="split",
                     help="split (default) or splito (docs/SPLITO.md; on the fair deck, "
                          "protocol/SPLITO_GAME.md)")
-    sp.add_argument("--players", "-n", type=int_in(2, 8), default=4,
+    sp.add_argument("--players", "-n", type=int_in(1, 99), default=4,
                     help="2–6 for Split, 2–8 for Splito (default 4)")
     sp.add_argument("--seed", "-s", type=seed, default=0,
                     help="derives every peer's secrets: same seed, same game")
@@ -502,7 +502,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                     help="split (default) or splito (docs/SPLITO.md; dealt on the fair "
                          "deck, protocol/SPLITO_GAME.md)")
     pl.add_argument("--plain", action="store_true", help="line-based front end")
-    pl.add_argument("--players", "-n", type=int_in(2, 8), default=None,
+    pl.add_argument("--players", "-n", type=int_in(1, 99), default=None,
                     help="players in all, you included: 2–6 for Split, 2–8 for Splito "
                          "(default 4)")
     pl.add_argument("--bots", type=int_in(1, 5), default=None,

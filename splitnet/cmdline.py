@@ -171,8 +171,10 @@ def player_name(text: str) -> str:
 
 
 def game_prefix(text: str) -> str:
-    """A game id or its first hex digits (``--resume``)."""
+    """A game id or its first hex digits (``--resume``), or ``latest``."""
     t = text.strip().lower()
+    if t == "latest":  # (play --resume alone: the newest)
+        return t
     if not 1 <= len(t) <= 32 or any(c not in "0123456789abcdef" for c in t):
         raise argparse.ArgumentTypeError(
             f"not a game id (1–32 hex digits): {shown(repr(text), limit=50)}")

@@ -61,7 +61,7 @@ def run_selfplay(n: int, bot_names: Sequence[str], seed: int, settings: Settings
     names = [bot_player_name(i) for i in range(len(bot_names))]
     if local_shuffle:
         if transcript:
-            raise SystemExit("splitnet: --local-shuffle makes no transcript")
+            raise SystemExit("splitnet: --transcript: --local-shuffle makes no transcript")
         rec = LocalTable(names, bots, SeededShuffle(seed), settings).run()
     else:
         from splitnet.game.local import LocalGame, SelfplaySecrets

@@ -97,7 +97,7 @@ def run_splito_selfplay(players: int, bot_names: Sequence[str], seed: int,
                         local_shuffle: bool, transcript: str | None,
                         samples: int | None = None) -> int:
     if transcript and local_shuffle:
-        raise SystemExit("splitnet: --local-shuffle makes no transcript")
+        raise SystemExit("splitnet: --transcript: --local-shuffle makes no transcript")
     if not 2 <= players <= 8:
         raise SystemExit(f"splitnet: Splito is for 2 to 8 players (S2.1), not {players}")
     settings = load_settings(settings_path, players)

@@ -10,9 +10,12 @@ import argparse
 import asyncio
 import contextlib
 import errno
+import ipaddress
 import logging
+import math
 import os
 import random
+import re
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
@@ -23,6 +26,19 @@ from splitnet.aio import stop, until
 from splitnet.app.lan_session import LAN_PARTS, OFFER_OPEN_HAND_AFTER, NetSession
 from splitnet.app.splito_session import SplitoNetSession, splito_bot
 from splitnet.bots import FRIENDLY_NAMES, bot_label, bot_player_name, make_bot, parse_level
+from splitnet.cmdline import (
+    data_dir,
+    game_prefix,
+    int_in,
+    local_address,
+    need_terminal,
+    output_file,
+    player_name,
+    port,
+    seconds,
+    seed,
+    stdin_closed,
+)
 from splitnet.durable import open_private
 from splitnet.frontend import HumanAgent
 from splitnet.game.rematch import (
@@ -158,17 +174,76 @@ def _report_fatal(node: PeerNode) -> None:
 
 def _net_settings(text: str | None) -> NetSettings:
     """``--net-timing ping_interval=0.2,host_timeout=2`` (tests and slow networks)."""
+    try:
+        return _parse_net_timing(text or "")
+    except ValueError as e:
+        raise SystemExit(f"splitnet: --net-timing: {e}") from None
+
+
+def _parse_net_timing(text: str) -> NetSettings:
+    """Each ``K=V``: a field of :class:`NetSettings`, a count 1…10⁹ or a finite number
+    of seconds above 0 and at most 10⁹ (a ValueError names the one that is not)."""
     net = NetSettings()
-    if not text:
-        return net
     known = {f.name: f.type for f in fields(NetSettings)}
-    for part in text.split(","):
+    for part in text.split(",") if text else []:
         k, _, v = part.partition("=")
         k = k.strip()
         if k not in known:
-            raise SystemExit(f"splitnet: unknown timing {k!r}; one of {', '.join(known)}")
-        setattr(net, k, int(v) if known[k] in ("int", int) else float(v))
+            raise ValueError(f"unknown timing {shown(repr(k), limit=40)}; one of "
+                             f"{', '.join(known)}")
+        try:
+            x: float = int(v) if known[k] in ("int", int) else float(v)
+        except ValueError:
+            x = math.nan
+        if not (math.isfinite(x) and 0 < x <= 1e9):
+            what = "count" if known[k] in ("int", int) else "number of seconds"
+            raise ValueError(f"{k} must be a {what} above 0 and at most 1e9, not "
+                             f"{shown(repr(v.strip()), limit=40)}")
+        setattr(net, k, x)
     return net
+
+
+def _code_arg(text: str) -> str:
+    """``--code``, checked as it is parsed (protocol/SECURE.md: a number and two words)."""
+    try:
+        parse_code(text)
+    except JoinCodeError as e:
+        raise argparse.ArgumentTypeError(shown(str(e))) from None
+    return text
+
+
+#: a host name: dot-separated labels of 1–63 letters, digits and hyphens (RFC 1123)
+_HOSTNAME = re.compile(r"(?=.{1,253}$)(?!-)[A-Za-z0-9-]{1,63}(?<!-)"
+                       r"(\.(?!-)[A-Za-z0-9-]{1,63}(?<!-))*\.?")
+
+
+def _addr_arg(text: str) -> str:
+    """``join``/``bot``'s ADDR[:PORT] or invitation CODE, checked as it is parsed: an IP
+    address or a host name (RFC 1123), with a port 1–65535 — refused here, not by the
+    resolver when the first connection is tried."""
+    if wormhole.is_wormhole_code(text):
+        return text
+    try:
+        host, _ = parse_addr(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(shown(str(e), limit=120)) from None
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        if not _HOSTNAME.fullmatch(host):
+            raise argparse.ArgumentTypeError(
+                f"not an IP address or host name: {shown(repr(host), limit=60)} (expected "
+                "ADDR[:PORT], or an invitation code like 7-crossover-clockwork)") from None
+    return text
+
+
+def _net_timing(text: str) -> str:
+    """``--net-timing``, checked as it is parsed."""
+    try:
+        _parse_net_timing(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return text
 
 
 def _test_secrets(seed: int | None) -> tuple[SeedMaker | None, Callable[[], bytes] | None]:
@@ -860,7 +935,7 @@ def _keep_lobby(node: HostNode, data_dir: Path, gid: bytes, port: int, bind: str
     the same command)."""
     files = GameFiles(data_dir, gid)
     try:
-        for old in unfinished_games(data_dir, "host"):
+        for old in unfinished_games(data_dir, "host", skip_damaged=True):
             if old.lobby and old.gid != gid:  # --new: an older lobby is closed for good
                 old.finished = True
                 GameFiles(data_dir, old.gid).save_meta(old)
@@ -883,10 +958,13 @@ def _keep_lobby(node: HostNode, data_dir: Path, gid: bytes, port: int, bind: str
 
 async def host_main(args: argparse.Namespace) -> int:
     _stop_on_sigterm()
+    if not (args.plain or args.play_as_bot):
+        need_terminal("host")
     data_dir = _data_dir(args)
     net = _net_settings(args.net_timing)
     wh_settings = _wormhole_settings(args, net, data_dir) if args.internet else None
     identity = _identity(data_dir)
+    known = _known_peers(data_dir)  # (a damaged file: its one line before anything)
     if args.open_hand_after is not None:
         least = net.open_hand_offer
         if not least <= args.open_hand_after <= 7 * 24 * 3600:
@@ -924,6 +1002,10 @@ async def host_main(args: argparse.Namespace) -> int:
                     "the lobby of game" if meta.lobby else "unfinished game")
             print(f"Resuming {what} {meta.game_id} (use --new to start another).",
                   flush=True)
+    if (args.seats is None and (meta is None or (meta.lobby and not meta.rematch_of))
+            and stdin_closed()):  # the lobby would wait for an Enter that cannot come
+        raise SystemExit("splitnet host: stdin is closed, so nobody can press Enter to "
+                         "start the game: pass --seats N to start it when N players are in")
     # one join code per game: a restarted host reuses it, so its players reconnect
     code_text = args.code or (meta.code if meta is not None else "")
     code = _parse_code(code_text) if code_text else new_code()
@@ -1005,7 +1087,6 @@ async def host_main(args: argparse.Namespace) -> int:
              if meta is not None else "each game has its own)"), flush=True)
     print(f"Host key fingerprint: {identity.fingerprint()}", flush=True)
     print(f"listening on port {port}", flush=True)
-    known = _known_peers(data_dir)
     invites = (_invitations(args, node, net, lambda: lobby, GameFiles(data_dir, gid),
                             wh_settings) if wh_settings is not None else None)
     announcer: _Announcer | None = None
@@ -1466,6 +1547,8 @@ def _invitation_lines(invites: wormhole.Invitations | None) -> list[str]:
 
 async def join_main(args: argparse.Namespace) -> int:
     _stop_on_sigterm()
+    if not args.plain:
+        need_terminal("join")
     data_dir = _data_dir(args)
     net = _net_settings(args.net_timing)
     if args.addr and wormhole.is_wormhole_code(args.addr):
@@ -1643,14 +1726,16 @@ def add_parsers(sub: Any) -> None:
                             "DATA_DIR/network.json's, else the public "
                             f"{wormhole.PUBLIC_RELAY})")
         p.add_argument("--relay-only", action="store_true", help=argparse.SUPPRESS)
-        p.add_argument("--data-dir", metavar="DIR",
+        p.add_argument("--data-dir", metavar="DIR", type=data_dir,
                        help="identity key and saved games (default: "
                             "$XDG_DATA_HOME/splitnet or ~/.local/share/splitnet)")
         p.add_argument("--new", action="store_true",
                        help="start afresh even if this data dir has an unfinished game")
-        p.add_argument("--net-timing", metavar="K=V,…", help=argparse.SUPPRESS)
-        p.add_argument("--test-seed", type=int, help=argparse.SUPPRESS)
-        p.add_argument("--bench-out", metavar="FILE", help=argparse.SUPPRESS)
+        p.add_argument("--net-timing", metavar="K=V,…", type=_net_timing,
+                       help=argparse.SUPPRESS)
+        p.add_argument("--test-seed", type=seed, help=argparse.SUPPRESS)
+        p.add_argument("--bench-out", metavar="FILE", type=output_file("bench output"),
+                       help=argparse.SUPPRESS)
         p.add_argument("--verbose", "-v", action="store_true",
                        help="print every move (bots)")
 
@@ -1665,29 +1750,33 @@ def add_parsers(sub: Any) -> None:
                     "(e.g. 7-lunar-anchor) — tell both to the players; only someone who "
                     "types the code gets in, and every connection is encrypted. The game "
                     "is announced on the LAN (never the code) until it starts.")
-    h.add_argument("--port", type=int, default=None,
+    h.add_argument("--port", type=port, default=None,
                    help=f"TCP port to listen on (default {DEFAULT_PORT}; 0: any free port)")
-    h.add_argument("--bind", default=None, help="address to listen on (default: all)")
-    h.add_argument("--name", default="Host", help="your name at the table")
+    h.add_argument("--bind", default=None, type=local_address,
+                   help="address to listen on (default: all)")
+    h.add_argument("--name", default="Host", type=player_name,
+                   help="your name at the table (1–32 characters)")
     h.add_argument("--game", choices=("split", SPLITO), default="split",
                    help="the game: split (default) or splito (2–8 players, docs/SPLITO.md); "
                         "players who join learn it from the host")
     h.add_argument("--settings", metavar="FILE", default=None,
                    help="the game's rules from a JSON file (Split: protocol/SETTINGS.md; "
                         "Splito: docs/SPLITO.md S13, whose players fixes the seat count)")
-    h.add_argument("--seats", type=int, default=None,
+    h.add_argument("--seats", type=int_in(2, 8), default=None,
                    help="start automatically when this many players (Split 2–6, Splito "
                         "2–8) are in")
-    h.add_argument("--bots", type=int, default=0, help="add K bot players (run here)")
+    h.add_argument("--bots", type=int_in(0, 7), default=0,
+                   help="add K bot players (run here)")
     h.add_argument("--bot-level", "--level", default="normal", type=level, metavar="LEVEL",
                    help=f"level of the --bots players: {levels} (default normal)")
     h.add_argument("--play-as-bot", metavar="LEVEL", type=level, default=None,
                    help="a bot of this level plays the host's seat (no screen)")
-    h.add_argument("--think", type=float, default=0.3, metavar="SECONDS",
+    h.add_argument("--think", type=seconds(0.01, 60), default=0.3, metavar="SECONDS",
                    help="strong bots: time per decision (default 0.3)")
-    h.add_argument("--resume", metavar="GAME_ID", help="resume this unfinished game (id or "
+    h.add_argument("--resume", metavar="GAME_ID", type=game_prefix,
+                   help="resume this unfinished game (id or "
                    "its first hex digits); an unfinished game is resumed anyway unless --new")
-    h.add_argument("--rematches", type=int, default=0, metavar="K",
+    h.add_argument("--rematches", type=int_in(0, 1_000_000), default=0, metavar="K",
                    help="with --play-as-bot: offer K rematches to the same seats, one after "
                         "another (a person offers one with n at the end screen)")
     h.add_argument("--plain", action="store_true", help="line-based front end")
@@ -1697,14 +1786,16 @@ def add_parsers(sub: Any) -> None:
                         "records it and every hop is still checked at each round's audit)")
     h.add_argument("--no-announce", action="store_true",
                    help="do not announce the game on the LAN (players join by address)")
-    h.add_argument("--open-hand-after", type=float, default=None, metavar="SECONDS",
+    h.add_argument("--open-hand-after", type=seconds(0, 7 * 24 * 3600), default=None,
+                   metavar="SECONDS",
                    help="a player the game waits for who is gone this long is not waited "
                         "for any more: the round ends as it stands and fixed rules play "
                         "that seat open-handed, its cards face up (R8.6; at least "
                         f"{OFFER_OPEN_HAND_AFTER:g} s; default: not by itself — after "
                         f"{OFFER_OPEN_HAND_AFTER:g} s the host's screen offers it, else the "
                         "game waits and then times the seat out)")
-    h.add_argument("--code", help=argparse.SUPPRESS)  # a fixed join code: tests, scripts
+    h.add_argument("--code", type=_code_arg,  # a fixed join code: tests, scripts
+                   help=argparse.SUPPRESS)
     h.add_argument("--internet", action="store_true",
                    help="also invite players anywhere through magic-wormhole: prints an "
                         "invitation (splitnet join 7-crossover-clockwork) for each free "
@@ -1719,14 +1810,16 @@ def add_parsers(sub: Any) -> None:
                     "one. Then shows four verification words: the host's screen shows the "
                     "same four for you unless someone sits in between.")
     j.add_argument("addr", metavar="ADDR[:PORT] | CODE", nargs="?", default=None,
+                   type=_addr_arg,
                    help="the host's address (default: look for games on the LAN), or the "
                         "invitation code of a host --internet (e.g. 7-crossover-clockwork: "
                         "joins through magic-wormhole, no join code needed)")
-    j.add_argument("--code", help=code_help)
-    j.add_argument("--name", default="Player", help="your name at the table")
-    j.add_argument("--browse-timeout", type=float, default=3.0, metavar="S",
+    j.add_argument("--code", type=_code_arg, help=code_help)
+    j.add_argument("--name", default="Player", type=player_name,
+                   help="your name at the table (1–32 characters)")
+    j.add_argument("--browse-timeout", type=seconds(0, 3600), default=3.0, metavar="S",
                    help="without an address: look for games this long (default 3)")
-    j.add_argument("--interface", action="append", metavar="ADDR",
+    j.add_argument("--interface", action="append", metavar="ADDR", type=local_address,
                    help="without an address: look only on the interface with this "
                         "address (repeatable; e.g. 127.0.0.1)")
     j.add_argument("--plain", action="store_true", help="line-based front end")
@@ -1739,16 +1832,17 @@ def add_parsers(sub: Any) -> None:
                                    "and join code, and plays whichever game the host runs "
                                    "(Split or Splito, at the level given: easy, normal or "
                                    "strong).")
-    b.add_argument("addr", metavar="ADDR[:PORT] | CODE",
+    b.add_argument("addr", metavar="ADDR[:PORT] | CODE", type=_addr_arg,
                    help="the host's address, or the invitation code of a host --internet")
-    b.add_argument("--code", help=code_help)
+    b.add_argument("--code", type=_code_arg, help=code_help)
     b.add_argument("--level", default="normal", type=level, metavar="LEVEL",
                    help=f"{levels} (default normal)")
-    b.add_argument("--think", type=float, default=0.3, metavar="SECONDS",
+    b.add_argument("--think", type=seconds(0.01, 60), default=0.3, metavar="SECONDS",
                    help="strong level: time per decision (default 0.3)")
-    b.add_argument("--name", default=None,
+    b.add_argument("--name", default=None, type=player_name,
                    help="the bot's name at the table (default: a friendly name, e.g. Ana)")
-    b.add_argument("--delay", type=float, default=0.0, help="seconds to wait before a move")
+    b.add_argument("--delay", type=seconds(0, 60), default=0.0,
+                   help="seconds to wait before a move")
     b.add_argument("--rematch", action="store_true",
                    help="after a game, stay for the host's rematch offers and agree to each "
                         "(each waited for up to 120 s)")

@@ -258,9 +258,11 @@ async def plain_lobby(lobby: Any, started: asyncio.Event, stop: asyncio.Future[A
         if reader is not None and reader.done():
             line = reader.result()
             reader = None
-            if not line:
-                host = False  # no more input: wait for --seats or nothing
-                continue
+            if not line:  # no more input: nobody can start the game any more
+                print("splitnet host: end of input, so nobody can press Enter to start the "
+                      "game: pass --seats N to start it when N players are in",
+                      file=sys.stderr, flush=True)
+                return False
             if line.strip().lower() in ("", "s", "start"):
                 try:
                     await lobby.start()
