@@ -175,9 +175,14 @@ def load(data_dir: Path, meta: GameMeta) -> LocalSecrets:
     """The secrets of a saved local game (raises :class:`SavedGameError`)."""
     files = GameFiles(data_dir, meta.gid)
     path = local_path(files)
-    try:
-        obj = decode(path.read_bytes(), max_len=1 << 14)
+    from splitnet.localfiles import LocalFileError, read_local
+
+    try:  # a regular file only (a FIFO there cannot hang us), bounded
+        obj = decode(read_local(path, limit=1 << 14, what="saved game's keys file"),
+                     max_len=1 << 14)
         check(obj, _LOCAL, "local game")
+    except LocalFileError as e:
+        raise SavedGameError(str(e)) from None
     except (OSError, DecodeError) as e:
         raise SavedGameError(f"{path}: unreadable: {e}") from None
     assert isinstance(obj, dict)

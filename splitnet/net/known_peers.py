@@ -20,6 +20,7 @@ impostor the way ssh's known_hosts does.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -35,6 +36,8 @@ __all__ = ["FORMAT", "KNOWN_PEERS_FILE", "KnownPeer", "KnownPeers", "KnownPeersE
 KNOWN_PEERS_FILE: Final = "known_peers.json"
 FORMAT: Final = "splitnet-known-peers/1"
 MAX_PEERS: Final = 10_000
+#: the largest known-peers file read (10 000 entries of ~200 bytes)
+MAX_FILE_BYTES: Final = 4 * 1024 * 1024
 
 
 class KnownPeersError(SplitnetError):
@@ -61,6 +64,20 @@ def _clean(name: str) -> str:
     return shown(name[:32])
 
 
+def _entry_problem(item: object) -> str | None:
+    """What is wrong with one entry of the file, field by field (None: nothing)."""
+    if not isinstance(item, dict):
+        return "not an object"
+    for k in ("key", "name", "first_seen", "last_seen"):
+        v = item.get(k)
+        if type(v) is not str or len(v) > 256:
+            return f"{k!r} must be text of at most 256 characters"
+    key = item["key"]
+    if len(key) != 64 or any(c not in "0123456789abcdef" for c in key):
+        return "'key' must be 64 lowercase hex digits (a 32-byte key)"
+    return None
+
+
 class KnownPeers:
     """The store, in memory; :meth:`load` reads it, :meth:`save` writes it atomically."""
 
@@ -75,27 +92,29 @@ class KnownPeers:
     @classmethod
     def load(cls, path: Path | None = None) -> KnownPeers:
         """Read the store; a missing file is an empty store, a damaged one an error."""
+        from splitnet.localfiles import LocalFileError, parse_json, read_local
+
         path = path or cls.default_path()
-        try:
-            raw = path.read_text("utf-8")
-        except FileNotFoundError:
+        if not os.path.lexists(path):
             return cls(path)
-        except OSError as e:
-            raise KnownPeersError(f"{path}: cannot read: {e.strerror}") from None
-        try:
-            doc = json.loads(raw)
-            if doc.get("format") != FORMAT or not isinstance(doc.get("peers"), list):
-                raise ValueError(f"not a {FORMAT} file")
-            peers: dict[bytes, KnownPeer] = {}
-            for item in doc["peers"][:MAX_PEERS]:
-                key = bytes.fromhex(item["key"])
-                if len(key) != 32:
-                    raise ValueError("a key is not 32 bytes")
-                peers[key] = KnownPeer(key, _clean(str(item["name"])), str(item["first_seen"]),
-                                       str(item["last_seen"]))
-        except (ValueError, KeyError, TypeError, AttributeError) as e:
-            raise KnownPeersError(f"{path}: damaged known-peers file ({e}); move it away to "
-                                  f"start afresh") from None
+        away = "move it away to start afresh"
+        try:  # read like a peer's message: bounded, strict JSON, a regular file only
+            doc = parse_json(read_local(path, limit=MAX_FILE_BYTES, what="known-peers file"),
+                             path, what="known-peers file")
+        except LocalFileError as e:
+            raise KnownPeersError(f"{e}; {away}") from None
+        if (not isinstance(doc, dict) or doc.get("format") != FORMAT
+                or not isinstance(doc.get("peers"), list)):
+            raise KnownPeersError(f"{path}: not a {FORMAT} file; {away}")
+        peers: dict[bytes, KnownPeer] = {}
+        for i, item in enumerate(doc["peers"][:MAX_PEERS]):
+            why = _entry_problem(item)
+            if why is not None:
+                raise KnownPeersError(f"{path}: damaged known-peers file (peers[{i}]: "
+                                      f"{why}); {away}")
+            key = bytes.fromhex(item["key"])
+            peers[key] = KnownPeer(key, _clean(item["name"]), item["first_seen"],
+                                   item["last_seen"])
         return cls(path, peers)
 
     def __len__(self) -> int:

@@ -42,6 +42,7 @@ import contextlib
 import hashlib
 import json
 import logging
+import math
 import os
 import re
 import secrets
@@ -192,10 +193,16 @@ def read_final_acks(path: Path) -> list[bytes]:
     tail — a write cut by a crash — and anything after a length out of bounds are
     ignored: the acks are only unverified candidates, each checked by the caller
     against the game's log (``Log.check_ack`` and the head at its seq)."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
+    from splitnet.localfiles import LocalFileError, read_local
+
+    if not os.path.lexists(path):
         return []
+    try:
+        data = read_local(path, limit=MAX_FINAL_ACKS * (4 + _ACK_MAX), what="acks file")
+    except LocalFileError as e:
+        if "larger than" not in e.reason:
+            raise ValueError(str(e)) from None
+        data = b""  # (only candidates: too many is as if none were kept)
     out: list[bytes] = []
     i = 0
     while i + 4 <= len(data) and len(out) < MAX_FINAL_ACKS:
@@ -207,24 +214,100 @@ def read_final_acks(path: Path) -> list[bytes]:
     return out
 
 
+class MetaError(SplitnetError):
+    """A ``GAME_ID.meta`` file that cannot be used (NETWORK.md §9): one line naming the
+    file, the field and the way on. Nothing was changed."""
+
+
+#: the largest ``.meta`` file read (one is a few hundred bytes)
+MAX_META_BYTES = 64 * 1024
+#: the roles a ``.meta`` file names: a LAN host, a LAN joiner, a game on this machine
+META_ROLES = ("host", "peer", "local")
+_META_WAY = ("move that file away (its game is not offered again), or pass --new to "
+             "start another game")
+_HEX32 = re.compile(r"[0-9a-f]{32}")
+
+
+def _meta_problem(k: str, v: object) -> str | None:
+    """What is wrong with the value ``v`` of the field ``k`` (None: nothing). Each field
+    is checked for its type first, as a peer's message is (a bool is never a number)."""
+    kinds = {"seat": int, "port": int, "finished": bool, "lobby": bool, "created": float}
+    want = kinds.get(k, str)
+    if want is float:
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            return f"must be a number, not {_json_kind(v)}"
+    elif type(v) is not want:
+        kind = "a whole number" if want is int else "true or false" if want is bool else "text"
+        return f"must be {kind}, not {_json_kind(v)}"
+    if k == "game_id" and not _HEX32.fullmatch(str(v)):
+        return "must be 32 lowercase hex digits"
+    if k == "rematch_of" and v != "" and not _HEX32.fullmatch(str(v)):
+        return "must be \"\" or a game id of 32 lowercase hex digits"
+    if k == "role" and v not in META_ROLES:
+        return f"must be one of {', '.join(META_ROLES)}"
+    if k == "seat" and not 0 <= int(str(v)) < 16:
+        return "must be a seat 0–15"
+    if k == "port" and not 0 <= int(str(v)) <= 65535:
+        return "must be a port 0–65535"
+    if k == "code" and v != "":
+        from splitnet.net.joincode import JoinCodeError, parse_code
+
+        try:
+            parse_code(str(v))
+        except JoinCodeError as e:
+            return f"is not a join code ({e})"
+    if isinstance(v, str) and len(v) > 256:
+        return "is longer than 256 characters"
+    return None
+
+
+def _json_kind(v: object) -> str:
+    return ("null" if v is None else "true/false" if isinstance(v, bool) else
+            "a number" if isinstance(v, (int, float)) else "text" if isinstance(v, str) else
+            "a list" if isinstance(v, list) else "an object")
+
+
 def read_meta(path: Path) -> GameMeta:
-    raw = json.loads(path.read_text(encoding="utf-8"))
-    fields = set(GameMeta.__dataclass_fields__)
+    """A ``.meta`` file, read like a peer's message (bounded, strict JSON, a regular
+    file only — a FIFO there cannot hang us) and checked field by field; anything wrong
+    is a :class:`MetaError` naming the file and the field."""
+    from splitnet.localfiles import LocalFileError, parse_json, read_local
+
+    what = "game meta file"
+    try:
+        raw = parse_json(read_local(path, limit=MAX_META_BYTES, what=what), path, what=what)
+    except LocalFileError as e:
+        raise MetaError(f"{e}: {_META_WAY}") from None
+    if not isinstance(raw, dict):
+        raise MetaError(f"{path}: not a {what} (not a JSON object): {_META_WAY}")
+    fields = GameMeta.__dataclass_fields__
+    for k in ("game_id", "role", "seat", "name", "host", "port"):
+        if k not in raw:
+            raise MetaError(f"{path}: no field {k!r}: {_META_WAY}")
+    for k, v in raw.items():
+        why = _meta_problem(k, v) if k in fields else None
+        if why is not None:
+            raise MetaError(f"{path}: field {k!r} {why}: {_META_WAY}")
     return GameMeta(**{k: v for k, v in raw.items() if k in fields})
 
 
-def unfinished_games(data_dir: Path, role: str) -> list[GameMeta]:
+def unfinished_games(data_dir: Path, role: str, *,
+                     skip_damaged: bool = False) -> list[GameMeta]:
     """Games in ``data_dir`` this peer took part in as ``role`` that are not over,
-    newest first."""
+    newest first. A damaged ``.meta`` file (of any role: it may be this one's) is a
+    :class:`MetaError` naming it, never skipped in silence — unless ``skip_damaged``
+    (``--new``: no saved game is taken up)."""
     out = []
     d = games_dir(data_dir)
     if not d.is_dir():
         return []
-    for p in d.glob("*.meta"):
+    for p in sorted(d.glob("*.meta")):
         try:
             m = read_meta(p)
-        except (OSError, ValueError, TypeError):
-            continue
+        except MetaError:
+            if skip_damaged:
+                continue
+            raise
         if m.role == role and not m.finished:
             out.append(m)
     return sorted(out, key=lambda m: -m.created)
@@ -262,12 +345,16 @@ class ResumeFile:
     def load(self) -> list[ResumeChain]:
         """The chains kept, none if there is no file; a damaged file is a ValueError
         naming it (one line)."""
-        try:
-            raw = json.loads(self.path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
+        from splitnet.localfiles import LocalFileError, parse_json, read_local
+
+        if not os.path.lexists(self.path):
             return []
-        except (OSError, ValueError) as e:
-            raise ValueError(f"{self.path}: unreadable resume file: {e}") from None
+        try:
+            raw: Any = parse_json(read_local(self.path, limit=MAX_META_BYTES,
+                                             what="resume file"),
+                                  self.path, what="resume file")
+        except LocalFileError as e:
+            raise ValueError(f"unreadable resume file {e}") from None
         out = []
         try:
             for c in raw["chains"][:MAX_CHAINS]:
@@ -277,8 +364,9 @@ class ResumeFile:
                     raise ValueError("bad secret or counter")
                 out.append(ResumeChain(secret, nxt, key=bytes.fromhex(c.get("key", "")),
                                        game_id=str(c.get("game_id", ""))))
-        except (KeyError, TypeError, ValueError) as e:
-            raise ValueError(f"{self.path}: damaged resume file ({e})") from None
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
+            raise ValueError(f"{self.path}: damaged resume file ({e}): move it away to "
+                             "start afresh") from None
         return out
 
     def save(self, chains: list[ResumeChain]) -> None:
@@ -345,6 +433,16 @@ class SecretsMismatch(SplitnetError):
     seat does not play on with it; nothing was sent or written."""
 
 
+def _read_secrets(path: Path) -> bytes:
+    """A ``.secrets`` file's bytes (a regular file only: a FIFO cannot hang us)."""
+    from splitnet.localfiles import LocalFileError, read_local
+
+    try:
+        return read_local(path, limit=1 << 16, what="secrets file")
+    except LocalFileError as e:
+        raise DecodeError(e.reason) from None
+
+
 class SeedStore:
     """This seat's round seeds and pledges for one game, persisted (0600, fsync) before use.
 
@@ -392,7 +490,7 @@ class SeedStore:
 
     def _load(self) -> None:
         try:
-            obj = decode(self.path.read_bytes(), max_len=1 << 16)
+            obj = decode(_read_secrets(self.path), max_len=1 << 16)
             check(obj, _secrets_schema(obj), "secrets")
         except (OSError, DecodeError) as e:
             raise ValueError(f"{self.path}: unreadable secrets file: {e}") from None

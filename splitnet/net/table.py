@@ -367,6 +367,14 @@ class Table:
         (:meth:`SeedStore.check_log`, NETWORK.md §9): a file that does not is refused
         (:class:`~splitnet.net.store.SecretsMismatch`, one line) before any core is made
         from it, so nothing is sent and neither file changes."""
+        if not files.transcript.exists():  # (opening it would make an empty one)
+            raise ValueError(f"{files.transcript}: no such transcript, yet {files.meta.name} "
+                             "says the game started: move that file away, or pass --new to "
+                             "start another game")
+        if not files.transcript.is_file():
+            raise ValueError(f"{files.transcript}: not a regular file (a directory, FIFO, "
+                             "device or socket): move it away, or pass --new to start another "
+                             "game")
         transcript = Transcript(files.transcript)
         if transcript.repaired:
             _log.warning("%s: %s", files.transcript, transcript.repaired)

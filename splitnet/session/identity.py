@@ -57,6 +57,11 @@ class IdentityError(SplitnetError):
     """The identity key file cannot be used (reason and path in words)."""
 
 
+#: the way on from a key file that cannot be used
+_AWAY: Final = ("move it away and a new key is made (the players who knew the old one "
+                "see a NEW key)")
+
+
 def default_data_dir() -> Path:
     """``$XDG_DATA_HOME/splitnet``, or ``~/.local/share/splitnet`` when it is unset/empty."""
     xdg = os.environ.get("XDG_DATA_HOME", "")
@@ -193,16 +198,26 @@ class Identity:
     @classmethod
     def load(cls, path: Path) -> Identity:
         """Read a key file, refusing one that group/others can access or that is malformed."""
+        # non-blocking: a FIFO put there opens at once (and is refused below), never hangs
+        flags = (os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+                 | getattr(os, "O_NOCTTY", 0))
         try:
-            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            fd = os.open(path, flags)
         except FileNotFoundError:
             raise
         except OSError as e:
-            raise IdentityError(f"{path}: cannot open identity key: {e.strerror}") from None
+            raise IdentityError(f"{path}: cannot open identity key: {e.strerror}; {_AWAY}"
+                                ) from None
+        try:
+            st = os.fstat(fd)
+        except OSError as e:
+            os.close(fd)
+            raise IdentityError(f"{path}: cannot read identity key: {e.strerror}") from None
+        if not stat.S_ISREG(st.st_mode):
+            os.close(fd)
+            raise IdentityError(f"{path}: identity key is not a regular file (a directory, "
+                                f"FIFO, device or socket); {_AWAY}")
         with os.fdopen(fd, "rb") as f:
-            st = os.fstat(f.fileno())
-            if not stat.S_ISREG(st.st_mode):
-                raise IdentityError(f"{path}: identity key is not a regular file")
             if os.name == "posix" and st.st_mode & 0o077:
                 raise IdentityError(
                     f"{path}: identity key has mode {stat.S_IMODE(st.st_mode):04o}, so other "
@@ -214,7 +229,7 @@ class Identity:
         if len(data) != 32:
             raise IdentityError(
                 f"{path}: identity key must be exactly 32 raw bytes, found "
-                f"{'more' if len(data) > 32 else len(data)}"
+                f"{'more' if len(data) > 32 else len(data)}; {_AWAY}"
             )
         return cls.from_seed(data)
 
