@@ -1220,7 +1220,8 @@ def _peer_node(args: argparse.Namespace, data_dir: Path, identity: Identity,
         return _wormhole_peer(args, data_dir, identity, net, seed_maker,
                               show_words=show_words), False
     if choice is None:  # (a bot: the game joined at this very address)
-        choice = join_choice(args.addr, args.new, unfinished_games(data_dir, "peer"),
+        choice = join_choice(args.addr, args.new,
+                             unfinished_games(data_dir, "peer", skip_damaged=args.new),
                              guess=False)
     try:
         host, port = parse_addr(choice.addr or "")
@@ -1558,7 +1559,8 @@ async def join_main(args: argparse.Namespace) -> int:
     _setup_logging("join", None if args.plain else data_dir / "net.log")
     announced_fp: str | None = None
     # the same command again resumes the unfinished game, however it was joined
-    choice = join_choice(args.addr, args.new, unfinished_games(data_dir, "peer"))
+    choice = join_choice(args.addr, args.new,
+                         unfinished_games(data_dir, "peer", skip_damaged=args.new))
     if choice.several:
         picked = pick_unfinished(choice, data_dir)
         if picked is None:
@@ -1570,7 +1572,8 @@ async def join_main(args: argparse.Namespace) -> int:
         if ad is None:
             return 1
         args.addr, announced_fp = ad.target, ad.fingerprint
-        choice = join_choice(args.addr, args.new, unfinished_games(data_dir, "peer"),
+        choice = join_choice(args.addr, args.new,
+                             unfinished_games(data_dir, "peer", skip_damaged=args.new),
                              guess=False)
     known = _known_peers(data_dir)
     print_fp = True
