@@ -51,7 +51,8 @@ def run(args: list[str], timeout: float = 60) -> subprocess.CompletedProcess[str
 
 
 def one_line_error(r: subprocess.CompletedProcess[str]) -> str:
-    assert r.returncode == 1, (r.returncode, r.stdout[-500:], r.stderr[-2000:])
+    # 1: the command refused it; 2: the option was refused as it was parsed (argparse)
+    assert r.returncode in (1, 2), (r.returncode, r.stdout[-500:], r.stderr[-2000:])
     assert "Traceback" not in r.stderr, r.stderr
     lines = r.stderr.splitlines()
     assert len(lines) == 1, r.stderr
