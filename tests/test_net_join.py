@@ -402,7 +402,7 @@ async def test_a_port_in_use_suggests_another(tmp_path: Path) -> None:
     port = sock.sockets[0].getsockname()[1]
     try:
         p = Proc(tmp_path, "host", "host", "--port", str(port), "--bind", "127.0.0.1",
-                 "--no-announce", "--plain", "--data-dir", str(tmp_path / "p0"))
+                 "--no-announce", "--plain", "--seats", "2", "--data-dir", str(tmp_path / "p0"))
         rc = await asyncio.to_thread(p.wait, 30)
         err = p.stderr().strip().splitlines()
         assert rc != 0 and len(err) == 1, err

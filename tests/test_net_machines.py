@@ -272,5 +272,5 @@ def test_a_new_lobby_closes_an_older_one_left_by_a_crash(tmp_path: Path) -> None
     (kept,) = unfinished_games(data, "host")
     assert (kept.gid, kept.lobby, kept.code, kept.port) == (first, True, "7-lunar-anchor",
                                                            7420)
-    _keep_lobby(host(tmp_path, 3), data, second, 7420, "0.0.0.0", "8-other-code")
+    _keep_lobby(host(tmp_path, 3), data, second, 7420, "0.0.0.0", "8-lunar-anchor")
     assert [m.gid for m in unfinished_games(data, "host")] == [second]
