@@ -84,18 +84,23 @@ def int_in(lo: int, hi: int) -> Callable[[str], int]:
     return whole
 
 
+def _real(text: str, lo: float, hi: float, what: str, unit: str) -> float:
+    """A finite number lo…hi (``nan`` and ``inf`` refused; a long text is not read)."""
+    try:
+        x = float(text) if len(text) <= 64 else math.nan
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"not {what}: {shown(repr(text), limit=40)}") from None
+    if not (math.isfinite(x) and lo <= x <= hi):
+        raise argparse.ArgumentTypeError(f"not {lo:g}–{hi:g}{unit}: {_number(text)}")
+    return x
+
+
 def seconds(lo: float, hi: float) -> Callable[[str], float]:
     """A finite number of seconds lo…hi (``nan`` and ``inf`` are refused)."""
 
     def secs(text: str) -> float:
-        try:
-            x = float(text) if len(text) <= 64 else math.nan
-        except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"not a number of seconds: {shown(repr(text), limit=40)}") from None
-        if not (math.isfinite(x) and lo <= x <= hi):
-            raise argparse.ArgumentTypeError(f"not {lo:g}–{hi:g} seconds: {_number(text)}")
-        return x
+        return _real(text, lo, hi, "a number of seconds", " seconds")
 
     secs.__name__ = "float"
     return secs
@@ -103,17 +108,7 @@ def seconds(lo: float, hi: float) -> Callable[[str], float]:
 
 def fraction(text: str) -> float:
     """A number 0…1."""
-    try:
-        x = float(text) if len(text) <= 64 else math.nan
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"not a number: {shown(repr(text), limit=40)}") from None
-    if not (math.isfinite(x) and 0 <= x <= 1):
-        raise argparse.ArgumentTypeError(f"not 0–1: {_number(text)}")
-    return x
-
-
-fraction.__name__ = "float"
+    return _real(text, 0, 1, "a number", "")
 
 
 def seed(text: str) -> int:

@@ -20,9 +20,11 @@ from tests.virtual_time import VirtualLoop, until, virtual_time
 
 class EagerHost(HostNode):
     """Gives up the first guest seat the game waits for at once, claiming it waited far
-    longer than the header's limits: ``kind`` is ``timeout`` or ``abandon``."""
+    longer than the header's limits: ``kind`` is ``timeout`` or ``abandon``, ``claims`` the
+    ``waited`` it says."""
 
     kind = "timeout"
+    claims = 999
     given_up = False
 
     def _check_timeouts(self) -> None:
@@ -34,7 +36,7 @@ class EagerHost(HostNode):
         if not waiting or r is None or table.core.owed_step(waiting[0]) != "move":
             return
         self.given_up = True
-        self.send_game(self.kind, {"round": r, "seat": waiting[0], "waited": 999})
+        self.send_game(self.kind, {"round": r, "seat": waiting[0], "waited": self.claims})
 
 
 @pytest.mark.parametrize("kind", ["timeout", "abandon"])

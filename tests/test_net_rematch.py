@@ -29,9 +29,9 @@ from splitnet.net.table import Table
 from splitnet.session.identity import Identity
 from splitnet.session.log import Player
 from splitnet.session.transcript import read_transcript
-from splitnet.ui.tui.lobby import LobbyScreen
 from splitnet.verify import chain_problem, verify_records
 from tests.test_attacks_net import Lan, net
+from tests.test_net_lobby import lobby_screen
 from tests.virtual_time import LIMIT, VirtualLoop, until, virtual_time, within
 
 
@@ -197,12 +197,6 @@ async def test_a_seat_that_declines_or_leaves_ends_the_rematch_for_everyone(
         await r.close()
 
 
-def lobby_text(lobby: object) -> tuple[LobbyScreen, str]:
-    scr = LobbyScreen(lobby, "t")  # type: ignore[arg-type]
-    lines = scr.render(160, None)
-    return scr, "\n".join("".join(text for _, text, *_ in line) for line in lines)
-
-
 @virtual_time
 async def test_the_hosts_rematch_lobby_screen_says_what_it_waits_for(
         tmp_path: Path, clock: VirtualLoop) -> None:
@@ -213,7 +207,7 @@ async def test_the_hosts_rematch_lobby_screen_says_what_it_waits_for(
     r = await Rematching.open(await played(tmp_path), peer_cls=HesitantPeer)
     try:
         lobby = rematch_host_lobby(r.host, "127.0.0.1:7788", None)
-        _, text = lobby_text(lobby)  # nobody back yet
+        _, text = lobby_screen(lobby)  # nobody back yet
         assert "Rematch: Host agreed; waiting for Ana, Bo" in text
         assert "Players (1 of 3)" in text, text
         assert "Waiting for Ana, Bo to agree (Ana, Bo not back yet): the rematch" in text, text
@@ -221,7 +215,7 @@ async def test_the_hosts_rematch_lobby_screen_says_what_it_waits_for(
         bo = r.peers[1]
         await until(lambda: r.host.agreed == {0, 1} and bo.offer is not None
                     and len(r.host.members) == 2, "Ana's yes and Bo's offer")
-        scr, text = lobby_text(lobby)
+        scr, text = lobby_screen(lobby)
         assert "Rematch: Host, Ana agreed; waiting for Bo" in text
         assert "Players (3 of 3)" in text, text
         assert "Waiting for Bo to agree: the rematch starts by itself" in text, text

@@ -20,14 +20,15 @@ Per round (protocol/GAME.md)::
     shares   every other seat, "draw", after a draw from the pile: the drawn slot
     open     every seat           the round seed → audit, full replay, record
     accuse   the mover            the host's signed refusal of a move that was legal
-    abandon  the host             a seat the game waits for is gone for good: the deal in
-                                  progress is void (the seats present open their seeds
-                                  if the deck is shuffled) and dealt again without it;
-                                  from then on that seat is open-handed (R8.6)
+    abandon  the host             a seat the game waits for is gone for good: during
+                                  play the round ends as it stands, scored, and the seats
+                                  present open their seeds; before any card exists the
+                                  deal is void and dealt again; from then on that seat is
+                                  open-handed (R8.6)
 
 An open-handed seat takes no part in the deck (DeckRound ``seats``): its cards are dealt
 and drawn face up, and every peer derives its moves itself with the same deterministic
-bot on the public state (:mod:`splitnet.game.open_hand`); no entry carries them.
+rules on the public state (:mod:`splitnet.game.open_hand_policy`); no entry carries them.
 
 Every message this seat derives from its round seed *on a deck* — its hop (on the deck
 it takes), its shares (of the final deck) and its opening — is first **pledged**: the
@@ -557,10 +558,7 @@ class GameCore:
                 r.deck.on_open(author, payload)
                 r.opened.add(author)
                 if set(self.members()) <= r.opened:
-                    if r.abandoned:
-                        self._void(r)
-                    else:
-                        self._audit(r)
+                    self._audit(r)
         except CheatDetected as e:
             if e.seat is None and e.step == "decrypt" and r.deck.shuffled:
                 if self.shuffle_proofs:  # pragma: no cover - every hop was proved
@@ -679,13 +677,10 @@ class GameCore:
             self.engine.end_abandoned(seat)
             r.stage = "open"
             return
+        # commit or shuffle (abandon_refusal allows nothing else): no card exists yet,
+        # nothing to open — the deal is void and dealt again
         r.abandoned.append(seat)
-        if not r.deck.shuffled:  # no card exists yet: nothing to open
-            self._void(r)
-            return
-        r.stage = "open"
-        if set(self.members()) <= r.opened:
-            self._void(r)
+        self._void(r)
 
     @property
     def round_number(self) -> int | None:
@@ -714,8 +709,8 @@ class GameCore:
         if r.stage == "play" and r.pending is not None:
             return ("a move's reveal is on its way: whoever holds it knows the move's cards, "
                     "so the round is not cut before it (R8.6: time the seat out instead)")
-        if r.stage == "open" and not r.abandoned:
-            return ("the round is played and its outcome known: it is not voided now (R8.6: "
+        if r.stage == "open":
+            return ("the round is over and its outcome known: it is not voided now (R8.6: "
                     "time the seat out instead)")
         return None
 
