@@ -25,6 +25,33 @@ strategy among
                  the header's ``limits``
     abandon      a host's abandonment (R8.6) of any seat at any stage, the same
     forge        a guest sends what only the host may (timeout, abandon)
+    equivocate   a host (3+ seats) forks the log: see below
+
+**Equivocation.** At an ordering step — mostly its own move (another legal one: the
+pile for the discard row, ``bonus_draw`` for ``skip_bonus``, another discard; in Splito
+another card), else another order of concurrent messages, or a timeout or abandonment
+on one log only — the host keeps from then on two logs, F and a copy G (``deepcopy`` of
+the game, its cores, observer and bots, sharing only what is immutable), with different
+host-signed records at the fork's seq. The honest guests are split into two non-empty
+groups, each living on one log: a guest's node follows its log only; its core on the
+other log (a ghost) applies the entries and is never asked for a message. Both logs go
+on, the host playing each with its own core and bot, and **cross-ordering**: whatever a
+guest signs on its own log is ordered on the other too whenever that log and the host's
+core there take it (the guest is a puppet there); one that does not fit is given up —
+no violation. A log that waits for a ghost stalls while the other goes on; then the host
+times the ghost out (its word, as for any seat it gave up). The oracle reads across the
+forks: on each log the host may know only that log's public cards and what it held
+there, its knowledge being its core's deck taught every share and opening its core
+holds on the other log (the same deck until a new deal) — counted while that log's deal
+is played, not while it waits for a ghost (then at its next entry), nor once the deal or
+the game is over there. A slot beyond that is named by
+whose it is: a seat living on that log or the pile (``fork-knowledge``), or a puppet
+(``fork-knowledge-puppet``); a verdict on one log naming a seat that is a puppet there
+is ``framed-by-cross-order``. At the end the two records where the logs part must prove
+the equivocation (``prove_equivocation``, a ``.fork`` file's ``check_fork_evidence``):
+the logs never diverge silently. Every message is signed by :func:`_sign` with the log
+entry its author had seen when it made it, so that once the envelope binds it, a message
+made on one fork is refused on the other and cross-ordering ends there.
 
 An **oracle** follows what every party has seen. After every entry, for every seat, the
 card slots its core can decrypt must be within what the rules let it know — the public
@@ -51,6 +78,28 @@ Findings (counted apart, by name, each kept as a regression in tests/test_advers
                            ``splitnet verify`` to name the honest guest. Fixed: an entry of
                            an open seat names the host, which alone could order it
                            (SECURITY.md row 107); still counted apart should it recur
+                           (it does: a held message ordered once the game moved on — a
+                           commit made for the deal before a void one, a draw share no
+                           longer due — names its author too)
+    fork-knowledge         a forked host keeps the lagging log in step with what the
+                           guests sign on the leading one, and reads on the lagging log,
+                           while it is played, what the leading one has shown: the pile's
+                           next cards (Split: an open seat's face-up draws, the plays)
+    framed-by-cross-order  a guest's message made for one log, ordered on the other where
+                           the host's other move changed the state: a pass whose box now
+                           seals another slot's share (the receiver's complaint convicts
+                           its sender), a reveal of a slot not in the hand there, an
+                           upgrade that no longer fits — every peer there and ``splitnet
+                           verify`` convict the honest guest
+    fork-knowledge-puppet  what a guest shows on its own log the host reads on the other,
+                           where that seat is a puppet holding the same cards: its plays,
+                           and — the host cutting the round on the guest's log (R8.6) —
+                           its round seed, which gives its whole hand away on the other
+
+The first two end once a message binds the log its author saw (no message made on one
+fork can then be ordered on the other); the third does not: a seat's cards on both forks
+are one hand. No seat living on a log ever has a card of its own read there: its share
+of its own hidden card leaves it only on its own log, and only as the rules show it.
 
 Pure and sans-IO: no clock, no files; the randomness is ``random.Random`` seeded per game.
 Nothing in the product depends on this module (``splitnet bench adversary`` and the
@@ -59,10 +108,12 @@ tests use it).
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import random
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -75,26 +126,42 @@ from splitnet.game.local import PROTOCOL, LocalGame, SelfplaySecrets, game_setti
 from splitnet.game.rematch import first_dealer, next_game
 from splitnet.game.splito_core import SplitoCore, Stage, splito_header
 from splitnet.game.table import Limits
-from splitnet.rules import Settings
+from splitnet.rules import Settings, action_to_dict
+from splitnet.session.log import (
+    TAG_FORK_RECORDS,
+    Author,
+    LogError,
+    Player,
+    check_fork_evidence,
+    fork_evidence,
+    make_refusal,
+    parse_message,
+    prove_equivocation,
+)
 from splitnet.session.log import Log as SignedLog
-from splitnet.session.log import LogError, Player, make_refusal, parse_message
 from splitnet.splito.bots import make_bot as make_splito_bot
+from splitnet.splito.engine import Play
 from splitnet.splito.settings import SplitoSettings
 from splitnet.verify import verify_records
 
 #: the deviations a seat may choose (module docstring)
 DEVIATIONS = ("drop", "delay", "reorder", "substitute", "replay", "refuse", "blind",
-              "timeout", "abandon", "forge")
+              "timeout", "abandon", "forge", "equivocate")
 #: how often each deviation is picked when the adversary deviates
 DEFAULT_WEIGHTS: dict[str, float] = {"drop": 1, "delay": 2, "reorder": 2, "substitute": 5,
                                      "replay": 2, "refuse": 1, "blind": 2, "timeout": 1,
-                                     "abandon": 1, "forge": 1}
+                                     "abandon": 1, "forge": 1, "equivocate": 1}
+#: an ``equivocate`` picked where the host's own move is not at stake (the order of
+#: concurrent messages, a timeout or abandonment on one log only) forks this often: the
+#: host's own move, which changes the game most, is the usual fork
+_FORK_ELSEWHERE = 0.1
 LIMITS = Limits()
 #: kinds after which the oracle looks again (what can change what a seat reads)
 _SEEN = {"shares", "reveal", "deal", "pass", "complain", "abandon"}
 #: violations of a finding already reported (module docstring, "Findings"): counted
 #: apart, each reproduced by a strict xfail test in tests/test_adversary.py
-KNOWN = ("framed-by-late-order",)
+KNOWN = ("framed-by-late-order", "framed-by-cross-order", "fork-knowledge",
+         "fork-knowledge-puppet")
 
 
 @dataclass
@@ -146,13 +213,19 @@ class GameReport:
     verdict_seat: int | None = None
     entries: int = 0
     violations: list[Violation] = field(default_factory=list)
+    #: how the host forked the log ("" if it did not)
+    forked: str = ""
+    #: puppets' messages ordered on the other log, and those it refused
+    cross_ordered: int = 0
+    cross_refused: int = 0
 
     def describe(self) -> str:
         what = (f"{self.game} {self.players}p, adversary seat {self.adversary}"
                 f"{' (host)' if self.adversary == 0 else ''}"
                 f"{', proofs' if self.proofs and self.game == 'split' else ''}"
                 f"{', rematch' if self.rematch else ''}")
-        return f"game {self.index} (seed {self.seed}): {what}: {self.outcome}"
+        fork = f", forked: {self.forked}" if self.forked else ""
+        return f"game {self.index} (seed {self.seed}): {what}{fork}: {self.outcome}"
 
 
 class _Source(SelfplaySecrets):
@@ -299,6 +372,29 @@ def _points_in(obj: Any, out: list[bytes]) -> None:
 
 
 # ---------------------------------------------------------------------- one game
+#: an entry of a log (seq, hash): the head an author held when it made a message
+Seen = tuple[int, bytes]
+
+
+def _head(log: SignedLog) -> Seen:
+    return len(log) - 1, log.head()
+
+
+def _sign(author: Author, kind: str, body: dict[str, Any], seen: Seen) -> tuple[bytes, bytes]:
+    """``author``'s next message (``(msg_bytes, sig)``), made having seen the entry
+    ``seen`` of its log — the one place the simulator signs. The envelope does not bind
+    ``seen`` yet: a message made on one fork is then valid on the other whenever its
+    counter and the game there take it (the host's cross-orders)."""
+    return author.message(kind, body)
+
+
+def _shown(move: Any) -> str:
+    """A move as a report names it."""
+    if isinstance(move, Play):
+        return f"card slot {move.slot} to the {move.side}"
+    return str(action_to_dict(move)).replace("'", "")
+
+
 @dataclass
 class _Msg:
     seat: int
@@ -307,10 +403,69 @@ class _Msg:
     hold: int = 0  # steps it is held back (delay)
     #: the adversary has already chosen for it (sent as it is now)
     decided: bool = False
+    #: the log entry its author had seen when it made it (its head then)
+    seen: Seen | None = None
 
 
 class _GameOver(Exception):
     pass
+
+
+@dataclass
+class _World:
+    """One log the host keeps and everything on it: the LocalGame (every seat's core),
+    the observer, the bots and the simulator's bookkeeping. Before an equivocation there
+    is one; after it two (forks F and G), each a copy of the other at the fork."""
+
+    name: str  # "F" / "G" once forked
+    g: LocalGame[Any]
+    obs: Any
+    bots: list[Any]
+    #: the seats whose own node follows this log (the host's always): the others' cores
+    #: here are ghosts — they apply every entry, and are never asked for a message
+    lives: set[int]
+    queue: list[_Msg] = field(default_factory=list)
+    #: seats the adversary host gave up without waiting (the host's word)
+    silenced: set[int] = field(default_factory=set)
+    sent: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # the adversary's
+    held: dict[int, list[set[int]]] = field(default_factory=dict)  # round → seat → held
+    dealt: dict[int, list[set[int]]] = field(default_factory=dict)  # round → seat → dealt
+    seen_keys: list[tuple[int, bytes]] = field(default_factory=list)  # (complainer, K)
+    seen_shares: list[tuple[int, int, dict[str, Any]]] = field(default_factory=list)
+    adv_core_ok: bool = True
+    stopped: str | None = None
+    refused_entry: tuple[int, GameError] | None = None
+    #: messages signed by this log's puppets on the other log, to be ordered here:
+    #: (seat, kind, msg_bytes, sig, the entry its author had seen)
+    inbox: list[tuple[int, str, bytes, bytes, Seen]] = field(default_factory=list)
+    #: how many messages the inbox has had (a stalled log is tried again when it grows)
+    received: int = 0
+    #: waiting for a ghost while the other log can still go on: ``received`` then
+    stalled: int | None = None
+    #: the host's patience with a stalled log is over: it times the ghost out
+    force: bool = False
+    done: bool = False
+
+    def copy(self, name: str, lives: set[int]) -> _World:
+        """An independent copy (fork G): nothing mutable is shared but what is immutable
+        or a pure service (log entries, identities, card tables, shuffled decks, the
+        proof checker)."""
+        memo: dict[int, Any] = {}
+        share: list[Any] = [*self.g.log.entries, self.g.host,
+                            *(a.identity for a in self.g.authors)]
+        for core in [*self.g.cores, self.obs]:
+            share.append(core.checker)
+            share += [getattr(core, k) for k in ("_table", "_points", "ids") if hasattr(core, k)]
+            decks = ([r.deck for r in core.rounds] if isinstance(core, GameCore)
+                     else [core.objectives, core.cards])
+            for d in decks:
+                if d is not None:
+                    share += [d._table, *d._decks]
+        for x in share:
+            memo[id(x)] = x
+        twin: _World = copy.deepcopy(self, memo)
+        twin.name, twin.lives = name, set(lives)
+        return twin
 
 
 class Simulation:
@@ -336,22 +491,104 @@ class Simulation:
         self.rate = rng.uniform(lo, hi)
         self.report = GameReport(index, seed, game, n, self.adv, self.proofs, self.is_rematch)
         self.game_seed = rng.randrange(1 << 30)
-        self._build()
-        #: seats the adversary host gave up without waiting (the host's word)
-        self.silenced: set[int] = set()
-        self.queue: list[_Msg] = []
-        self.sent: list[tuple[str, dict[str, Any]]] = []  # the adversary's own, logged
+        g, obs, bots = self._build()
+        #: the logs the host keeps: one, or after an equivocation two (forks F and G)
+        self.worlds = [_World("", g, obs, bots, set(range(n)))]
+        #: the world being played now (every per-log attribute below is its)
+        self.w = self.worlds[0]
         self.pool: list[bytes] = []
-        self.held: dict[int, list[set[int]]] = {}  # round → seat → slots held (Split)
-        self.dealt: dict[int, list[set[int]]] = {}  # round → seat → slots dealt (Split)
-        self.seen_keys: list[tuple[int, bytes]] = []  # Splito complaint keys (complainer, K)
-        self.seen_shares: list[tuple[int, int, dict[str, Any]]] = []  # (round, seat, msg)
-        self.adv_core_ok = True
-        self.stopped: str | None = None
-        self.refused_entry: tuple[int, GameError] | None = None
+        #: the seq at which the host equivocated (the two logs differ from there), or None
+        self.fork_seq: int | None = None
+        #: (log, seat) → slots already reported read beyond entitlement (each once)
+        self._reported: dict[tuple[str, int], set[int]] = {}
+
+    # -------------------------------------------------------------- the world
+    @property
+    def g(self) -> LocalGame[Any]:
+        return self.w.g
+
+    @property
+    def obs(self) -> Any:
+        return self.w.obs
+
+    @property
+    def bots(self) -> list[Any]:
+        return self.w.bots
+
+    @property
+    def queue(self) -> list[_Msg]:
+        return self.w.queue
+
+    @queue.setter
+    def queue(self, q: list[_Msg]) -> None:
+        self.w.queue = q
+
+    @property
+    def silenced(self) -> set[int]:
+        return self.w.silenced
+
+    @property
+    def sent(self) -> list[tuple[str, dict[str, Any]]]:
+        return self.w.sent
+
+    @property
+    def held(self) -> dict[int, list[set[int]]]:
+        return self.w.held
+
+    @property
+    def dealt(self) -> dict[int, list[set[int]]]:
+        return self.w.dealt
+
+    @property
+    def seen_keys(self) -> list[tuple[int, bytes]]:
+        return self.w.seen_keys
+
+    @property
+    def seen_shares(self) -> list[tuple[int, int, dict[str, Any]]]:
+        return self.w.seen_shares
+
+    @property
+    def adv_core_ok(self) -> bool:
+        return self.w.adv_core_ok
+
+    @adv_core_ok.setter
+    def adv_core_ok(self, ok: bool) -> None:
+        self.w.adv_core_ok = ok
+
+    @property
+    def stopped(self) -> str | None:
+        return self.w.stopped
+
+    @stopped.setter
+    def stopped(self, why: str | None) -> None:
+        self.w.stopped = why
+
+    @property
+    def refused_entry(self) -> tuple[int, GameError] | None:
+        return self.w.refused_entry
+
+    @refused_entry.setter
+    def refused_entry(self, e: tuple[int, GameError] | None) -> None:
+        self.w.refused_entry = e
+
+    @property
+    def forked(self) -> bool:
+        return len(self.worlds) > 1
+
+    def other(self) -> _World:
+        """The other log (forked only)."""
+        return self.worlds[1] if self.w is self.worlds[0] else self.worlds[0]
+
+    @contextmanager
+    def _in(self, w: _World) -> Iterator[None]:
+        was, self.w = self.w, w
+        try:
+            yield
+        finally:
+            self.w = was
 
     # -------------------------------------------------------------- set-up
-    def _build(self) -> None:
+    def _build(self) -> tuple[LocalGame[Any], Any, list[Any]]:
         n, names = self.n, [f"p{i}" for i in range(self.n)]
         # The peers of one process check each hop once (the verdict is a function of the
         # hop's bytes), as ``splitnet play`` does; verify checks every hop again.
@@ -380,12 +617,11 @@ class Simulation:
                 return SplitoCore(gid, names, settings, seat, seeds, pledges=pledges,
                                   checker=checker)
 
-            self.g: LocalGame[Any] = LocalGame(names, settings, source, make_core=make,
-                                               header=header)
-            self.obs: Any = SplitoCore(self.g.log.game_id, names, settings, None,
-                                       checker=checker)
-            self.bots: list[Any] = [make_splito_bot("random", self.game_seed + i)
-                                    for i in range(n)]
+            g: LocalGame[Any] = LocalGame(names, settings, source, make_core=make,
+                                          header=header)
+            obs: Any = SplitoCore(g.log.game_id, names, settings, None, checker=checker)
+            bots: list[Any] = [make_splito_bot("random", self.game_seed + i)
+                               for i in range(n)]
         else:
             settings_s = Settings(rounds=1 if self.rng.random() < 0.85 else 2,
                                   hand_size=self.rng.choice((2, 3, 3, 4)))
@@ -404,15 +640,18 @@ class Simulation:
                                 pledges=pledges, keys=keys, first_dealer=fd,
                                 open_hand=open_hand_player, checker=checker)
 
-            self.g = LocalGame(names, settings_s, source, make_core=make_split, header=header)
-            keys = [p.key for p in self.g.log.header.players]
-            self.obs = GameCore(self.g.log.game_id, names, settings_s, None,
-                                shuffle_proofs=proofs, keys=keys, first_dealer=fd,
-                                open_hand=open_hand_player, checker=checker)
-            self.bots = [make_bot("random", self.game_seed + i) for i in range(n)]
+            g = LocalGame(names, settings_s, source, make_core=make_split, header=header)
+            keys = [p.key for p in g.log.header.players]
+            obs = GameCore(g.log.game_id, names, settings_s, None, shuffle_proofs=proofs,
+                           keys=keys, first_dealer=fd, open_hand=open_hand_player,
+                           checker=checker)
+            bots = [make_bot("random", self.game_seed + i) for i in range(n)]
+        return g, obs, bots
 
     # -------------------------------------------------------------- helpers
     def violation(self, prop: str, detail: str) -> None:
+        if self.forked:
+            detail = f"on log {self.w.name}: {detail}"
         self.report.violations.append(Violation(self.index, self.seed, prop, detail))
 
     @property
@@ -421,6 +660,12 @@ class Simulation:
 
     def honest(self) -> list[int]:
         return [s for s in range(self.n) if s != self.adv]
+
+    def living(self) -> list[int]:
+        """The honest seats whose node follows this log (every honest seat, unforked):
+        the peers whose judgement of an entry counts here — a ghost's core applies the
+        entries, but no node of that seat reads this log."""
+        return [s for s in self.honest() if s in self.w.lives]
 
     def deviate(self) -> str | None:
         """The adversary's choice now: None (honest) or a deviation."""
@@ -434,14 +679,28 @@ class Simulation:
 
     # -------------------------------------------------------------- ordering
     def order(self, seat: int, kind: str, body: dict[str, Any], *, checked: bool,
-              deviation: str | None = None) -> bool:
+              deviation: str | None = None, seen: Seen | None = None) -> bool:
         """``seat`` signs; the host (``checked``: applying it to its own core first)
         orders it; every other core applies it. True if it entered the log."""
-        g = self.g
-        if all(self.cores[s].finished for s in self.honest()):
+        if all(self.cores[s].finished for s in self.living()):
             return False  # the game is over: nothing more is ordered
-        author = g.authors[seat]
-        msg, sig = author.message(kind, body)
+        author = self.g.authors[seat]
+        seen = seen or _head(self.g.log)
+        msg, sig = _sign(author, kind, body, seen)
+        if self._order_signed(seat, kind, msg, sig, seen, checked=checked,
+                              deviation=deviation):
+            return True
+        author.counter -= 1  # refused: the counter is not used up
+        return False
+
+    def _order_signed(self, seat: int, kind: str, msg: bytes, sig: bytes, seen: Seen, *,
+                      checked: bool, deviation: str | None = None) -> bool:
+        """The host orders a signed message (see :meth:`order`); True if it entered the
+        log. A cross-order (a puppet's message signed on the other log) that this log or
+        the host's core here refuses is no deviation of anyone's: it is simply not
+        ordered."""
+        g = self.g
+        cross = deviation == "cross-order"
         m = parse_message(msg)
         host = self.cores[0]
         if checked:
@@ -450,11 +709,12 @@ class Simulation:
                 host.apply(m.author, m.kind, m.body,
                            at=Position(len(g.log), g.log.head(), m.counter))
             except GameError as e:
-                author.counter -= 1
-                self.report.refusals += 1
                 if digest(host) != before:
                     self.violation("effect", f"the host's core changed while refusing "
                                    f"{kind} of seat {seat}: {e}")
+                if cross:
+                    return False  # perhaps later (it is tried again at every step)
+                self.report.refusals += 1
                 if not self.allowed_name(e.seat):
                     self.violation("naming", f"the host refused seat {seat}'s {kind} "
                                    f"naming seat {e.seat} ({deviation or 'honest'}): {e}")
@@ -462,7 +722,6 @@ class Simulation:
         try:
             g.log.order(msg, sig, g.host)
         except LogError as e:
-            author.counter -= 1
             self.report.refusals += 1
             if checked:  # pragma: no cover - the core accepted what the log refuses
                 self.violation("agreement", f"the log refused what the host's core took: {e}")
@@ -480,6 +739,8 @@ class Simulation:
             try:
                 core.apply(entry.author, entry.kind, dict(entry.body), at=at)
             except GameError as e:
+                if i not in self.w.lives:
+                    continue  # a ghost: this log is none of its node's
                 errors[i] = e
                 if digest(core) != before:
                     changed.append(i)
@@ -493,7 +754,7 @@ class Simulation:
         if changed:
             self.violation("effect", f"cores {changed} changed while refusing entry "
                            f"{entry.seq} ({kind} of seat {seat})")
-        judges = [i for i in (*self.honest(), -1) if not (checked and i == 0)]
+        judges = [i for i in (*self.living(), -1) if not (checked and i == 0)]
         if errors:
             if set(errors) != set(judges):
                 self.violation("agreement", f"entry {entry.seq} ({kind} of seat {seat}) "
@@ -513,7 +774,11 @@ class Simulation:
             self.report.refusals += 1
             raise _GameOver("entry refused")
         if seat == self.adv:
-            self.sent.append((kind, dict(body)))
+            self.sent.append((kind, dict(entry.body)))
+        elif self.forked and seat in self.w.lives and not self.other().done:
+            other = self.other()  # cross-ordered there, if it fits (_cross_order)
+            other.inbox.append((seat, kind, msg, sig, seen))
+            other.received += 1
         self.after_entry(entry.author, kind, dict(entry.body))
         return True
 
@@ -528,10 +793,88 @@ class Simulation:
 
     # -------------------------------------------------------------- oracle
     def check_knowledge(self) -> None:
-        if self.splito:
-            self._splito_knowledge()
-        else:
-            self._split_knowledge()
+        # Once forked, what enters one log can change what the host reads on the other:
+        # it counts there when that log goes on (not while it waits for a ghost: what
+        # the host read is checked at its next entry).
+        for w in self.worlds:
+            if w is not self.w and (w.done or w.stalled is not None):
+                continue
+            with self._in(w):
+                if self.splito:
+                    self._splito_knowledge()
+                else:
+                    self._split_knowledge()
+
+    def _knowledge(self, seat: int, bad: set[int], hands: list[Any], what: str) -> None:
+        """Report slots ``bad`` that ``seat`` reads beyond its entitlement (once each).
+        On a forked log the victim is named: a seat living on this log, the pile (no
+        hand), or a puppet — a seat whose own node is on the other log, whose cards here
+        the host plays against the seats that live here."""
+        key = (self.w.name, seat)
+        bad = bad - self._reported.setdefault(key, set())
+        if not bad:
+            return
+        self._reported[key] |= bad
+        who = f"seat {seat}{' (adversary)' if seat == self.adv else ''}"
+        if not self.forked:
+            self.violation("knowledge", f"{who} reads {what} {sorted(bad)}")
+            return
+        owner = {j: next((k for k, h in enumerate(hands) if j in h), None) for j in bad}
+        puppet = {j for j in bad if owner[j] is not None and owner[j] not in self.w.lives}
+        for prop, slots in (("fork-knowledge", bad - puppet),
+                            ("fork-knowledge-puppet", puppet)):
+            if slots:
+                whose = ", ".join(f"{j} (" + ("in no hand" if owner[j] is None
+                                              else f"seat {owner[j]}'s") + ")"
+                                  for j in sorted(slots))
+                self.violation(prop, f"{who} reads {what} {whose} — hidden on this log, "
+                               f"read with the other log's shares (fork: "
+                               f"{self.report.forked})")
+
+    def _adv_split_deck(self, number: int) -> Any:
+        """The adversary's view of deal ``number``'s deck on this log: its core's, with the
+        draw shares it dropped; None if it has none."""
+        rd = next((x for x in reversed(self.cores[self.adv].rounds) if x.number == number),
+                  None)
+        if rd is None:
+            return None
+        deck = rd.deck
+        if self.seen_shares:
+            deck = deck.fork()
+            for rnd, frm, msg in self.seen_shares:
+                if rnd == number:
+                    try:
+                        deck.learn_shares(frm, msg, "draw")
+                    except (CheatDetected, DeckUsageError):
+                        pass
+        return deck
+
+    def _adv_splito_deck(self) -> Any:
+        core = self.cores[self.adv]
+        if core.cards is None:
+            return None
+        return self._with_keys(core) if self.seen_keys else core.cards
+
+    def _across(self, deck: Any, number: int | None) -> Any:
+        """Once forked, the host's deck on this log taught what its core holds on the
+        other: every share and opening there — those in the log, and those sealed to it
+        (Splito) — of the same final deck (a deck shuffled after the fork is another,
+        whose shares fit nothing here)."""
+        if not self.forked or self.obs.finished:
+            return deck  # (a game over on this log: nothing more is played on it)
+        with self._in(self.other()):
+            theirs = (self._adv_splito_deck() if number is None
+                      else self._adv_split_deck(number))
+        if (theirs is None or not deck.shuffled or not theirs.shuffled
+                or deck.deck != theirs.deck or deck._commits != theirs._commits):
+            return deck
+        twin = deck.fork()
+        for slot, d in theirs._shares.items():
+            for seat, share in d.items():
+                twin._shares.setdefault(slot, {}).setdefault(seat, share)
+        for seat, x in theirs._opened.items():
+            twin._opened.setdefault(seat, x)
+        return twin
 
     def _split_knowledge(self) -> None:
         obs = self.obs
@@ -544,28 +887,28 @@ class Simulation:
         for s in range(self.n):
             held[s] |= set(obs.engine.hands[s])
         for s, core in enumerate(self.cores):
-            if s == self.adv and not self.adv_core_ok:
+            if (s == self.adv and not self.adv_core_ok) or s not in self.w.lives:
                 continue
             cr = core.round
             if cr is None or cr.number != r.number:
                 continue
             deck = cr.deck
-            if s == self.adv and self.seen_shares:
-                deck = deck.fork()
-                for rnd, frm, msg in self.seen_shares:
-                    if rnd == r.number:
-                        try:
-                            deck.learn_shares(frm, msg, "draw")
-                        except (CheatDetected, DeckUsageError):
-                            pass
+            if s == self.adv:  # (across the forks only while this log's round is played)
+                deck = self._adv_split_deck(r.number)
+                if r.stage == "play":
+                    deck = self._across(deck, r.number)
             known = deck.known_slots()
             may = r.public | held[s] | held[self.adv]  # (the adversary may show its own)
             if r.draw is not None and r.draw[0] in obs.open_seats:
                 may = may | {r.draw[1]}  # R8.6: an open seat draws face up
+            if s == self.adv and r.pending is not None:
+                # a move in the log whose reveal the host holds: the cards it reads a
+                # moment early were about to be public (SECURITY.md §4, a withheld reveal)
+                may = may | set(r.pending.slots)
             if not known <= may:
-                self.violation("knowledge", f"seat {s}{' (adversary)' if s == self.adv else ''}"
-                               f" reads slots {sorted(known - may)} of round {r.number} "
-                               "(R8): neither public nor ever in its hand")
+                self._knowledge(s, known - may, obs.engine.hands,
+                                f"round {r.number}'s slots (R8: neither public nor ever in "
+                                "its hand)")
 
     def _split_void_rounds(self) -> None:
         """R8.6: a void deal's openings show the present seats' cards, never the leaver's
@@ -595,22 +938,20 @@ class Simulation:
         eng = obs.engine
         public = eng.public_slots()
         for s, core in enumerate(self.cores):
-            if s == self.adv and not self.adv_core_ok:
+            if (s == self.adv and not self.adv_core_ok) or s not in self.w.lives:
                 continue
             if core.cards is None:
                 continue
-            deck = core.cards
-            if s == self.adv and self.seen_keys:
-                deck = self._with_keys(core)
+            deck = self._across(self._adv_splito_deck(), None) if s == self.adv \
+                else core.cards
             known = deck.known_slots()
             # what the adversary may read it may show anyone (its own cards: a reveal
             # that convicts it still shows its share); the honest seats' are the point
             may = {j for j in range(eng.dealt)
                    if j in eng.held[s] or j in public or j in eng.held[self.adv]}
             if not known <= may:
-                self.violation("knowledge", f"seat {s}{' (adversary)' if s == self.adv else ''}"
-                               f" reads card slots {sorted(known - may)} (S7): neither "
-                               "played nor in a hand it held")
+                self._knowledge(s, known - may, eng.hands,
+                                "card slots (S7: neither played nor in a hand it held)")
 
     def _with_keys(self, core: SplitoCore) -> Any:
         """What the adversary reads with every complaint key it saw: each box sealed to
@@ -643,14 +984,15 @@ class Simulation:
     # -------------------------------------------------------------- the game
     def run(self) -> GameReport:
         try:
-            for _ in range(self.cfg.max_steps):
-                if self.step():
+            steps = 0
+            while not self.step():
+                steps += 1
+                if steps >= self.cfg.max_steps * len(self.worlds):
+                    self.violation("progress", f"no end within {self.cfg.max_steps} steps"
+                                   + (" a log" if self.forked else ""))
+                    for w in self.worlds:
+                        w.stopped = w.stopped or "step bound"
                     break
-            else:
-                self.violation("progress", f"no end within {self.cfg.max_steps} steps")
-                self.stopped = "step bound"
-        except _GameOver as e:
-            self.stopped = self.stopped or str(e)
         except Exception as e:  # a crash is a finding, reported with its game
             self.violation("crash", f"{type(e).__name__}: {e}")
             self.stopped = "crash"
@@ -660,26 +1002,82 @@ class Simulation:
         return self.report
 
     def step(self) -> bool:
-        """One thing happens; True when the game is over."""
-        if all(self.cores[s].finished for s in self.honest()):
+        """One thing happens (on one of the logs, once forked); True when the game is
+        over (on every log)."""
+        if not self.forked:
+            try:
+                return self._step_world()
+            except _GameOver as e:
+                self.stopped = self.stopped or str(e)
+                return True
+        open_ = [w for w in self.worlds if not w.done]
+        if not open_:
             return True
+        live = [w for w in open_ if w.stalled is None or w.received > w.stalled]
+        if not live:  # every log waits for a ghost: the host gives up waiting
+            for w in open_:
+                w.force = True
+            live = open_
+        w = self.rng.choice(live)
+        with self._in(w):
+            w.stalled = None
+            try:
+                w.done = self._step_world()
+            except _GameOver as e:
+                w.stopped = w.stopped or str(e)
+                w.done = True
+        return all(x.done for x in self.worlds)
+
+    def _step_world(self) -> bool:
+        """One thing happens on the current log; True when its game is over."""
+        if all(self.cores[s].finished for s in self.living()):
+            return True
+        if self.w.inbox and self._cross_order():
+            return False
         self._collect()
         if self.adv == 0:
             self._host_extra()
-            if all(self.cores[s].finished for s in self.honest()):
+            if all(self.cores[s].finished for s in self.living()):
                 return True
         if self.queue:
             return self._deliver()
-        mover = next((s for s in range(self.n) if s not in self.g.silent
+        mover = next((s for s in sorted(self.w.lives) if s not in self.g.silent
                       and self.cores[s].can_move()), None)
         if mover is not None:
             self._move(mover)
             return False
         return self._stuck()
 
+    def _cross_order(self) -> bool:
+        """The adversary host keeps this log going with what its puppets signed on the
+        other: each seat's oldest such message is ordered here if the log and the host's
+        core accept it now (one a step); one the log refuses never fits (its counter or,
+        with a message bound to the log its author saw, that log) and is given up. True
+        if one entered the log."""
+        tried: set[int] = set()
+        for item in list(self.w.inbox):
+            seat, kind, msg, sig, seen = item
+            if seat in tried:
+                continue
+            tried.add(seat)
+            try:
+                self.g.log.check_order(msg, sig)
+            except LogError:
+                self.w.inbox.remove(item)
+                self.report.cross_refused += 1
+                continue
+            if self._order_signed(seat, kind, msg, sig, seen, checked=True,
+                                  deviation="cross-order"):
+                self.w.inbox.remove(item)
+                self.g.authors[seat].counter = self.g.log.next_counter(seat)
+                self.report.cross_ordered += 1
+                return True
+        return False
+
     def _collect(self) -> None:
         for s, core in enumerate(self.cores):
-            if s in self.g.silent or (s == self.adv and not self.adv_core_ok):
+            if s in self.g.silent or (s == self.adv and not self.adv_core_ok) \
+                    or s not in self.w.lives:
                 continue
             try:
                 out = core.outbox()
@@ -695,20 +1093,106 @@ class Simulation:
                     continue
                 raise
             for kind, body in out:
-                self.queue.append(_Msg(s, kind, body))
+                self.queue.append(_Msg(s, kind, body, seen=_head(self.g.log)))
 
     def _move(self, seat: int) -> None:
         core = self.cores[seat]
         action = self.bots[seat].choose(core.engine, seat)
+        if seat == 0 and self._may_fork() and self.deviate() == "equivocate":
+            legal = (core.engine.legal_plays(0) if self.splito
+                     else core.engine.legal_moves(0))
+            others = [a for a in legal if a != action]
+            if others:
+                self._equivocate_move(action, self.rng.choice(others))
+                return
         body = core.move_message(action)
-        self.queue.append(_Msg(seat, "move", body))
+        self.queue.append(_Msg(seat, "move", body, seen=_head(self.g.log)))
+
+    # -------------------------------------------------------------- equivocation
+    def _may_fork(self) -> bool:
+        """The host may fork the log: it is the adversary, two guests at least can be
+        split between the forks, and it has not forked yet."""
+        return (self.adv == 0 and self.n >= 3 and not self.forked and self.adv_core_ok
+                and self.cfg.weights.get("equivocate", 0) > 0)
+
+    def _fork(self, how: str, g_lives: set[int] | None = None) -> _World:
+        """From now on two logs: this one (F) and a copy (G); the guests are split in two
+        non-empty groups (``g_lives``: G's, else at random), each living on one of them.
+        Returns G."""
+        if g_lives is None:
+            guests = list(range(1, self.n))
+            self.rng.shuffle(guests)
+            k = self.rng.randrange(1, len(guests))
+            g_lives = set(guests[k:])
+        twin = self.w.copy("G", {0, *g_lives})
+        self.w.name, self.w.lives = "F", set(range(self.n)) - g_lives
+        self.worlds.append(twin)
+        # A guest signs a message once, on the log it follows: one made before the fork
+        # and still held is the host's to order there (and to cross-order here).
+        for w in self.worlds:
+            w.queue = [m for m in w.queue if m.seat in w.lives]
+        self.fork_seq = len(self.g.log)
+        self.report.deviations["equivocate"] += 1
+        self.report.forked = (f"{how} at entry {self.fork_seq}; on F live seats "
+                              f"{sorted(self.w.lives - {0})}, on G {sorted(twin.lives - {0})}")
+        return twin
+
+    def _equivocate_move(self, mine: Any, theirs: Any) -> None:
+        """The host's own move: one in F, another legal one in G, at the same seq."""
+        twin = self._fork(f"the host's move {_shown(mine)} / {_shown(theirs)}")
+        self.order(0, "move", self.cores[0].move_message(mine), checked=False,
+                   deviation="equivocate")
+        with self._in(twin):
+            self.order(0, "move", self.cores[0].move_message(theirs), checked=False,
+                       deviation="equivocate")
+
+    def _equivocate_order(self, ready: list[_Msg]) -> None:
+        """Concurrent messages: F orders one of them next, G another."""
+        twin = self._fork("the order of concurrent messages")
+        picked: list[tuple[int, str, Any]] = []
+        for w in (self.w, twin):
+            with self._in(w):
+                here = [m for m in self.queue if m in ready or w is twin]
+                here = [m for m in here if (m.seat, m.kind, m.body) not in picked] or here
+                if not here:
+                    continue
+                m = self.rng.choice(here)
+                picked.append((m.seat, m.kind, m.body))
+                self.queue.remove(m)
+                self.order(m.seat, m.kind, m.body, checked=False, deviation="equivocate",
+                           seen=m.seen)
+        self.report.forked += ": " + " / ".join(f"{k} of seat {s}" for s, k, _ in picked)
+
+    def _equivocate_extra(self) -> None:
+        """A timeout or abandonment of a seat the game waits for, in G only."""
+        waiting = [s for s in self.obs.waiting_for() if s != 0]
+        core = self.cores[0]
+        rnd = core.round_number
+        if not waiting or rnd is None:
+            return
+        seat = self.rng.choice(waiting)
+        kind = ("abandon" if not self.splito and core.abandon_refusal(seat) is None
+                and self.rng.random() < 0.5 else "timeout")
+        what = "an abandonment" if kind == "abandon" else "a timeout"
+        twin = self._fork(f"{what} of seat {seat} on G only")
+        with self._in(twin):
+            waited = (LIMITS.open_hand_after_s if kind == "abandon"
+                      else LIMITS.for_step(self.obs.owed_step(seat)))
+            if kind == "timeout":
+                self.silenced.add(seat)
+            self.order(0, kind, {"round": rnd, "seat": seat, "waited": waited},
+                       checked=False, deviation="equivocate")
 
     def _deliver(self) -> bool:
         q = self.queue
         for m in q:
             m.hold = max(0, m.hold - 1)
         ready = [m for m in q if m.hold == 0] or q
-        if self.adv == 0 and len(ready) > 1 and self.deviate() == "reorder":
+        dev = self.deviate() if self.adv == 0 and len(ready) > 1 else None
+        if dev == "equivocate" and self._may_fork() and self.rng.random() < _FORK_ELSEWHERE:
+            self._equivocate_order(ready)
+            return False
+        if dev == "reorder":
             self.report.deviations["reorder"] += 1
             m = self.rng.choice(ready)
         else:
@@ -719,7 +1203,8 @@ class Simulation:
         elif self.adv == 0 and m.seat != 0:
             self._host_orders_guest(m)
         else:
-            self.order(m.seat, m.kind, m.body, checked=self.adv != 0 or m.seat != 0)
+            self.order(m.seat, m.kind, m.body, checked=self.adv != 0 or m.seat != 0,
+                       seen=m.seen)
         return False
 
     def _adversary_sends(self, m: _Msg) -> None:
@@ -761,7 +1246,7 @@ class Simulation:
                               deviation="substitute"):
                     return  # in the log: what follows is the game's
         # honest (or after a refused deviation: the true message)
-        self.order(m.seat, m.kind, m.body, checked=not host)
+        self.order(m.seat, m.kind, m.body, checked=not host, seen=m.seen)
 
     def _extra(self, m: _Msg) -> list[bytes]:
         """Points a Splito pass may be tempted with: other boxes' ephs, cards' c1."""
@@ -796,9 +1281,9 @@ class Simulation:
             return
         if dev == "blind":
             rpt["blind"] += 1
-            self.order(m.seat, m.kind, m.body, checked=False, deviation="blind")
+            self.order(m.seat, m.kind, m.body, checked=False, deviation="blind", seen=m.seen)
             return
-        self.order(m.seat, m.kind, m.body, checked=False)
+        self.order(m.seat, m.kind, m.body, checked=False, seen=m.seen)
 
     def _remember_dropped(self, m: _Msg) -> None:
         """What the host learnt from a guest message it never ordered."""
@@ -815,7 +1300,7 @@ class Simulation:
         move legal, accuses the host (GAME.md "accuse")."""
         g = self.g
         author = g.authors[m.seat]
-        msg, sig = author.message("move", m.body)
+        msg, sig = _sign(author, "move", m.body, m.seen or _head(g.log))
         author.counter -= 1
         refusal = make_refusal(g.host, g.log.game_id, len(g.log), g.log.head(), m.seat, msg,
                                sig, "illegal", "refused")
@@ -829,6 +1314,9 @@ class Simulation:
     def _host_extra(self) -> None:
         """The adversary host's own initiatives: a timeout or abandonment of any seat."""
         dev = self.deviate()
+        if dev == "equivocate" and self._may_fork() and self.rng.random() < _FORK_ELSEWHERE:
+            self._equivocate_extra()
+            return
         if dev not in ("timeout", "abandon"):
             return
         self.report.deviations[dev] += 1
@@ -854,18 +1342,29 @@ class Simulation:
         over."""
         waiting = self.obs.waiting_for()
         if self.obs.finished or not waiting:
-            if all(self.cores[s].finished for s in self.honest()):
+            if all(self.cores[s].finished for s in self.living()):
                 return True
             self.violation("progress", f"the game waits for nobody and is not over "
                            f"(observer: {self.obs.progress()})")
             return True
         honest_waited = [s for s in waiting if s != self.adv and s not in self.silenced
                          and s not in self.g.silent]
+        ghosts = [s for s in waiting if s not in self.w.lives]
+        if self.forked and ghosts and not self.w.force:
+            # A fork waits for a seat that lives on the other log: what that seat signs
+            # there may yet be ordered here; the host plays the other log meanwhile.
+            self.w.stalled = self.w.received
+            return False
+        if self.w.force:
+            self.w.force = False
+            gone = [x for x in self.w.inbox if x[0] in ghosts]
+            self.report.cross_refused += len(gone)  # given up: they never fit
+            self.w.inbox = [x for x in self.w.inbox if x[0] not in ghosts]
         if self.adv == 0:
             if 0 in waiting:
                 self.stopped = "the host stopped answering (its joiners' clocks name it)"
                 return True
-            seat = self.rng.choice(waiting)
+            seat = self.rng.choice(ghosts or waiting)
             self.silenced.add(seat)
         else:
             if honest_waited:
@@ -890,12 +1389,46 @@ class Simulation:
 
     # -------------------------------------------------------------- the end
     def finish(self) -> None:
+        if not self.forked:
+            self._finish_log()
+            return
+        rpt, outcomes, entries, verdicts = self.report, [], 0, []
+        for w in self.worlds:
+            with self._in(w):
+                self._finish_log()
+                outcomes.append(f"{w.name}: {rpt.outcome}")
+                entries += rpt.entries
+                verdicts.append(rpt.verdict_seat)
+        rpt.outcome = "forked — " + " | ".join(outcomes)
+        rpt.entries = entries
+        rpt.verdict_seat = next((v for v in verdicts if v is not None), None)
+        self._check_fork_proof()
+
+    def _check_fork_proof(self) -> None:
+        """"Honest peers' logs never diverge silently": the two records at the first seq
+        where the logs differ are a transferable proof naming the host — what a peer that
+        compares transcripts (or is handed the other record) holds."""
+        f, g = (w.g.log.records() for w in self.worlds)
+        at = next((i for i in range(min(len(f), len(g))) if f[i] != g[i]), None)
+        if at is None:  # one log is the other's prefix: no two records for one seq
+            self.report.forked += " (the logs never diverged)"
+            return
+        key = self.worlds[0].g.log.header.key(0)
+        evidence = fork_evidence(TAG_FORK_RECORDS, f[at], g[at])
+        proofs = (prove_equivocation(f[at], g[at], key), check_fork_evidence(evidence, f, key),
+                  check_fork_evidence(evidence, g, key))
+        if proofs != (at, at, at):
+            with self._in(self.worlds[0]):
+                self.violation("agreement", f"the logs differ at entry {at}, yet its two "
+                               f"records prove nothing against the host: {proofs}")
+
+    def _finish_log(self) -> None:
         rpt = self.report
         rpt.entries = len(self.g.log)
         if not self.splito:
             self._split_void_rounds()
         v = verify_records(self.g.log.records())
-        honest = [self.cores[s] for s in self.honest()]
+        honest = [self.cores[s] for s in self.living()]
         if self.refused_entry is not None:
             seq, err = self.refused_entry
             rpt.outcome = f"entry {seq} refused by every honest peer: {err}"
@@ -918,8 +1451,10 @@ class Simulation:
             rpt.verdict_seat = ref.verdict.seat
             rpt.outcome = f"verdict: {ref.verdict}"
             if not self.allowed_name(ref.verdict.seat, last.kind):
-                self.violation("naming", f"the verdict names honest seat "
-                               f"{ref.verdict.seat}: {ref.verdict}")
+                framed = self.forked and ref.verdict.seat not in self.w.lives
+                self.violation("framed-by-cross-order" if framed else "naming",
+                               f"the verdict names honest seat {ref.verdict.seat}"
+                               f"{' (a puppet on this log)' if framed else ''}: {ref.verdict}")
             if (v.ok, v.seq, v.seat) != (False, len(self.g.log) - 1, ref.verdict.seat):
                 self.violation("agreement", f"verify says {v.summary!r}; the peers' verdict "
                                f"is {ref.verdict}")
@@ -950,6 +1485,9 @@ class RunReport:
     finished: int = 0
     entries: int = 0
     violations: list[Violation] = field(default_factory=list)
+    forked: int = 0
+    cross_ordered: int = 0
+    cross_refused: int = 0
 
     def add(self, g: GameReport) -> None:
         self.games += 1
@@ -962,6 +1500,9 @@ class RunReport:
         self.finished += g.outcome == "finished"
         self.entries += g.entries
         self.violations += g.violations
+        self.forked += bool(g.forked)
+        self.cross_ordered += g.cross_ordered
+        self.cross_refused += g.cross_refused
 
     def merge(self, other: RunReport) -> None:
         self.games += other.games
@@ -972,6 +1513,9 @@ class RunReport:
         self.finished += other.finished
         self.entries += other.entries
         self.violations += other.violations
+        self.forked += other.forked
+        self.cross_ordered += other.cross_ordered
+        self.cross_refused += other.cross_refused
 
 
 def run(games: int, seed: int = 0, config: Config | None = None, first: int = 0) -> RunReport:

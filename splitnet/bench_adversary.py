@@ -3,9 +3,10 @@
 N whole games of Split and Splito, each with one dishonest seat (the host or a guest)
 choosing at every message from a seeded random strategy, the oracle checking every entry.
 The report: games (by game and adversary), deviations tried by kind, refusals, verdicts,
-games played to the end, violations found (each with its game and seed, so any one can
-be played again alone), wall time. Exit status 1 on any violation that is not of a
-finding already reported (those are counted apart, by name).
+games played to the end, forked games (a host that equivocated) and the guests' messages
+it cross-ordered from one fork onto the other, violations found (each with its game and
+seed, so any one can be played again alone), wall time. Exit status 1 on any violation
+that is not of a finding already reported (those are counted apart, by name).
 """
 
 from __future__ import annotations
@@ -57,6 +58,9 @@ def report(r: RunReport, seed: int, first: int, wall: float, jobs: int) -> str:
         f"{k} {v}" for k, v in sorted(r.deviations.items(), key=lambda kv: -kv[1])))
     lines.append(f"refusals: {r.refusals}; games ended by a verdict or a refused entry: "
                  f"{r.verdicts}; played to the end: {r.finished}; entries: {r.entries}")
+    lines.append(f"forked games (the host equivocated): {r.forked}; guests' messages "
+                 f"cross-ordered onto the other fork: {r.cross_ordered}, refused there: "
+                 f"{r.cross_refused}")
     lines.append(f"violations found: {len(new)}")
     lines += [f"  {v}" for v in new[:20]]
     if known:

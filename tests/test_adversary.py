@@ -50,7 +50,7 @@ def test_a_seeded_adversarial_run_finds_no_violation(game: str, proofs: bool, si
     assert len(tried) >= 3, tried
     assert sum(r.refusals for r in reports) > 0  # and was refused somewhere
     # every game ended in one of the ways the properties allow
-    assert all(r.outcome.startswith(("finished", "verdict:", "entry ", "stopped:"))
+    assert all(r.outcome.startswith(("finished", "verdict:", "entry ", "stopped:", "forked"))
                for r in reports), [r.describe() for r in reports]
 
 
@@ -126,7 +126,7 @@ def test_bench_adversary_reports_games_deviations_and_violations() -> None:
     assert clean, text
     assert text.startswith("adversarial games: 3 (run seed 5, games 0…2")
     for part in ("deviations tried:", "refusals:", "played to the end:",
-                 "violations found: 0"):
+                 "forked games (the host equivocated): ", "violations found: 0"):
         assert part in text, text
 
 
@@ -151,3 +151,131 @@ def test_a_message_ordered_after_the_hosts_own_abandonment_does_not_convict_its_
     v = verify_records(g.log.records())
     assert not v.ok and v.seq == len(g.log) - 1
     assert v.seat == 0, v.summary  # the host ordered it out of its time; seat 1 did not
+
+
+# ---------------------------------------------------------------------- equivocation
+#: a host that forks often: the suite's seeded run with equivocation
+FORKING = {**adversary.DEFAULT_WEIGHTS, "equivocate": 40}
+
+
+@pytest.mark.parametrize(("game", "players", "first", "games"),
+                         [("split", 3, 0, 4), ("split", 4, 4, 1), ("splito", 3, 2, 1),
+                          ("splito", 4, 1, 1)])
+def test_a_seeded_run_with_equivocation_forks_and_finds_nothing_new(
+        game: str, players: int, first: int, games: int) -> None:
+    """The host forks the log (its own move, another order of concurrent messages, or a
+    timeout or abandonment on one log only) and keeps both forks going by ordering on
+    each what the guests sign on the other. Nothing but the findings counted apart turns
+    up: every fork's two records at the seq where they part prove the equivocation, and
+    each log's honest seats agree with ``splitnet verify``."""
+    cfg = Config(game=game, players=(players,), side="host", weights=FORKING)
+    reports = [play_game(i, 2026, cfg) for i in range(first, first + games)]
+    new = [str(v) for r in reports for v in r.violations if not v.known]
+    assert new == []
+    forked = [r for r in reports if r.forked]
+    assert forked, [r.describe() for r in reports]
+    assert all(r.outcome.startswith("forked — F: ") and " | G: " in r.outcome for r in forked)
+    assert sum(r.cross_ordered for r in forked) > 0  # the forks were kept going
+
+
+def _fork_at_the_bonus_draw(g_lives: set[int]) -> adversary.Simulation:
+    """A Split game played honestly up to the host's strong bonus, then forked: on F the
+    host skips it, on G it draws the pile's top card; seat ``g_lives`` lives on G."""
+    from splitnet.rules import BonusDraw, SkipBonus
+
+    sim = adversary.Simulation(0, 0, Config(game="split", players=(3,), side="host",
+                                            rate=(0, 0), rematch=False, proofs=False))
+    for _ in range(3000):
+        core = sim.cores[0]
+        if not sim.queue and core.can_move() and BonusDraw(0) in core.engine.legal_moves(0):
+            break
+        assert not sim.step()
+    twin = sim._fork("the host's bonus draw on G, its skip on F", g_lives=g_lives)
+    sim.order(0, "move", sim.cores[0].move_message(SkipBonus(0)), checked=False)
+    with sim._in(twin):
+        sim.order(0, "move", sim.cores[0].move_message(BonusDraw(0)), checked=False)
+    for _ in range(3000):
+        if sim.step():
+            break
+    sim.finish()
+    return sim
+
+
+@pytest.mark.parametrize("g_lives", [{1}, {2}])
+def test_a_fork_on_the_hosts_bonus_draw_reads_no_card_it_may_not(g_lives: set[int]) -> None:
+    """The analysis to refute: on G the host draws slot j (its bonus), on F it skips; the
+    next seat, drawing from the pile, takes j on F; the host would have j's shares from
+    the seat that shares it on G and from the one that shares it on F. It has not: a draw
+    waits for the share of every seat but the drawer, so G waits at the host's draw for
+    the seat living on F, which shares j on F only once the next seat draws it there —
+    a draw that seat (a puppet on F) can only make after the host's draw on G is done.
+    With seat 1 on G both logs stall and the host times the missing seat out on each;
+    with seat 2 on G, F goes on (seat 2's share of j, signed on G, fits F's draw) and G
+    stalls. Either way the host reads nothing beyond R8, and the records at the fork
+    convict it."""
+    sim = _fork_at_the_bonus_draw(g_lives)
+    rpt = sim.report
+    assert [v for v in rpt.violations if not v.prop.startswith("fork-knowledge-puppet")] \
+        == [], rpt.describe()
+    f, g = sim.worlds
+    assert g.g.log.entries[sim.fork_seq].body["move"]["type"] == "bonus_draw"
+    assert f.g.log.entries[sim.fork_seq].body["move"]["type"] == "skip_bonus"
+    # G never got the share of the drawn card from the seat living on F: the host gave
+    # that seat up there (a timeout, or an abandonment that cuts the round, R8.6)
+    (missing,) = {1, 2} - g_lives
+    after = g.g.log.entries[sim.fork_seq + 1:]
+    j = g.g.log.entries[sim.fork_seq + 1].body["slots"][0]
+    assert not any(e.kind == "shares" and e.author == missing and j in e.body["slots"]
+                   for e in after)
+    gave_up = next(e for e in after if e.kind in ("timeout", "abandon"))
+    assert gave_up.body["seat"] == missing
+
+
+@pytest.mark.xfail(strict=True, reason="a message names no log position yet: the host "
+                   "cross-orders a guest's message signed on one fork onto the other")
+def test_a_forking_host_reads_no_card_hidden_from_the_seats_living_on_that_fork() -> None:
+    """Found by the simulator (4 seats, seat 3 played open-handed since a void deal): the
+    host orders the deal's concurrent shares in two orders, the guests living on G play
+    the deal there, and the host keeps F in step by ordering their moves and shares on F
+    too — a step behind. What G shows (its open seat's draws, face up; the plays) the host
+    reads on F while it is still the pile there (R8): it sees F's next cards before it
+    chooses its own move on F. Once a message binds the log its author saw, nothing made
+    on G is ordered on F, F waits for its ghosts, and this is gone."""
+    r = play_game(33, 11, Config(game="split", players=(4,), side="host", weights=FORKING))
+    assert r.forked
+    assert [str(v) for v in r.violations if v.prop == "fork-knowledge"] == []
+
+
+@pytest.mark.xfail(strict=True, reason="a message names no log position yet: the host "
+                   "cross-orders a guest's message signed on one fork onto the other")
+def test_a_forking_host_convicts_no_honest_seat_with_a_message_made_on_the_other_fork(
+) -> None:
+    """Found by the simulator: the host plays another card on G than on F at turn 2, so
+    the hands differ by that card. The guest living on G seals its dealt hand's shares to
+    the next holder for the slots that holder has on G; cross-ordered onto F the box fits
+    (the same size) but one share is another slot's: the receiver, living on F, complains,
+    and every peer on F and ``splitnet verify`` convict the honest guest (S5.4). Once a
+    message binds the log its author saw, the pass is refused on F (the host then times
+    the puppet out there: its own word)."""
+    cfg = Config(game="splito", players=(3,), side="host",
+                 weights={"equivocate": 30, "substitute": 1, "delay": 1, "timeout": 0.3,
+                          "abandon": 0.3})
+    r = play_game(8, 7, cfg)
+    assert r.forked
+    assert [str(v) for v in r.violations if v.prop == "framed-by-cross-order"] == []
+
+
+@pytest.mark.xfail(strict=True, reason="a fork splits a seat's hand in two: what the seat "
+                   "shows on its own log the host reads on the other, where it is a puppet")
+def test_a_forking_host_reads_no_hidden_card_of_a_puppet() -> None:
+    """Found by the simulator, and not for a message's log position to end: on G the host
+    gives up seat 2 (living on F), which cuts the round there (R8.6), and seat 1, living
+    on G, opens its round seed as the rules ask. On F the round goes on with the same
+    deck, seat 1 a puppet there: the host reads seat 1's hand on F (its seed and seat 2's
+    deal shares) and plays its next move on F knowing it, until F waits for seat 1 and
+    the host times it out. The seats living on F never show a card of their own — a
+    seat's share of its own hidden card leaves only its own log — but they play against a
+    host that knows the puppet's."""
+    r = play_game(41, 11, Config(game="split", players=(3,), side="host", weights=FORKING))
+    assert r.forked
+    assert [str(v) for v in r.violations if v.prop == "fork-knowledge-puppet"] == []
