@@ -150,7 +150,7 @@ DEVIATIONS = ("drop", "delay", "reorder", "substitute", "replay", "refuse", "bli
 #: how often each deviation is picked when the adversary deviates
 DEFAULT_WEIGHTS: dict[str, float] = {"drop": 1, "delay": 2, "reorder": 2, "substitute": 5,
                                      "replay": 2, "refuse": 1, "blind": 2, "timeout": 1,
-                                     "abandon": 1, "forge": 1, "equivocate": 1}
+                                     "abandon": 1, "forge": 1, "equivocate": 2}
 #: an ``equivocate`` picked where the host's own move is not at stake (the order of
 #: concurrent messages, a timeout or abandonment on one log only) forks this often: the
 #: host's own move, which changes the game most, is the usual fork
