@@ -34,28 +34,33 @@ from splitnet.rules.scoring import live, points_text, signed, standing_now
 from splitnet.ui.plain_io import CommandError, PlainTerminal
 
 HELP = """\
-Commands — the full screen's keys where a line can say the same (cards are written
-rank+suit: 7H, 10S, QC, AD; row cards, matches #M and players by the numbers shown):
-  d                draw the top card of the pile (R4.1a; in a strong bonus: its draw)
+Commands — the full screen's keys where a line can say the same (cards are
+written rank+suit: 7H, 10S, QC, AD; row cards, matches #M and players by the
+numbers shown):
+  d                draw the top card of the pile (R4.1a; in a strong bonus:
+                   its draw)
   t N              take row card N and every card after it       (R4.1b)
   l 7H 7D          lay a match of two halves from your hand      (R4.3a)
-  u 7H M [a|b]     upgrade match #M with 7H (a/b: which half to cover, if both work)
+  u 7H M [a|b]     upgrade match #M with 7H (a/b: which half to cover, if
+                   both work)
   x QS             discard QS; ends your turn                    (R4.4)
-  P                perfect bonus: player number P marks a negative box (R5.1; or m P,
-                   m NAME)
+  P                perfect bonus: player number P marks a negative box (R5.1;
+                   or m P, m NAME)
   w MINE THEIRS    weak bonus: swap your match #MINE for match #THEIRS (R5.3)
-  s                skip the strong or weak bonus (b: take the strong bonus draw)
+  s                skip the strong or weak bonus (b: take the strong bonus
+                   draw)
   e                done laying late matches                      (R6.2)
   r                the last round's results again
   moves            list every legal move, numbered; then a number plays it
-  hint             the strong bot's move for this decision, its reason in words and
-                   the command that plays it (it plays nothing; h is this help)
+  hint             the strong bot's move for this decision, its reason in
+                   words and the command that plays it (it plays nothing; h is
+                   this help)
   show             show the table again      c TEXT (or say TEXT)   chat
-  ? (or help)      this text                 q (or quit)   leave (the game is saved)
-Match types: weak = same rank, different colour; strong = same rank and colour;
-perfect = identical halves. Bonuses: perfect → another player marks a negative box;
-strong → you may draw a card; weak → you may swap one of your matches for another
-player's match of the same type."""
+  ? (or help)      this text                 q (or quit)   leave (saved)
+Match types: weak = same rank, different colour; strong = same rank and
+colour; perfect = identical halves. Bonuses: perfect → another player marks a
+negative box; strong → you may draw a card; weak → you may swap one of your
+matches for another player's match of the same type."""
 
 
 #: a host who answered no is asked again about the same seat after this many seconds
