@@ -52,3 +52,23 @@ def test_plain_splito_at_80_columns_wraps_at_words_and_asks_again(tmp_path: Path
         pane.keys("q", "Enter")
     finally:
         subprocess.run([*pane.base, "kill-server"], capture_output=True, timeout=10)
+
+
+def test_ctrl_c_at_the_join_code_prompt_stops_at_once(tmp_path: Path) -> None:
+    """Ctrl-C at the first "Join code" prompt of ``splitnet join`` (a terminal, as a
+    player types it): the command stops there, in one line and with status 130 as
+    Ctrl-C does elsewhere, no traceback — the next line typed is not taken as a code."""
+    socket = f"splitnet-join-{os.getpid()}"
+    cmd = (f"cd {ROOT} && {sys.executable} -m splitnet.cli join 127.0.0.1:9 --data-dir "
+           f"{tmp_path / 'data'}; echo \"exit status $?\"; read x")
+    pane = Pane(socket, "join")
+    pane.run("new-session", "-d", "-s", "join", "-x", "80", "-y", "24", cmd)
+    try:
+        pane.wait(lambda s: "Join code (the host shows it" in s, 30, "the code prompt")
+        pane.keys("C-c")
+        screen = pane.wait(lambda s: "exit status" in s, 10, "the command to stop")
+        lines = [ln for ln in screen.splitlines() if ln.strip()]
+        assert lines[-2:] == ["splitnet: stopped", "exit status 130"], screen
+        assert "Traceback" not in screen
+    finally:
+        subprocess.run([*pane.base, "kill-server"], capture_output=True, timeout=10)

@@ -117,6 +117,28 @@ def _parse_code(text: str) -> JoinCode:
 MAX_CODE_PROMPTS = 5
 
 
+def _ask(prompt: str) -> str:
+    """``input(prompt)`` that Ctrl-C ends at once. The prompts of ``join`` are asked from
+    inside the event loop, whose own Ctrl-C handler only cancels the main task — which
+    the blocked read never notices, so the next line typed was taken as the answer.
+    While the prompt waits, Ctrl-C raises KeyboardInterrupt here (after ending the
+    prompt's line), and the command stops as it does elsewhere: "splitnet: stopped",
+    status 130."""
+    import signal
+
+    try:
+        before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    except ValueError:  # not the main thread: nothing to change
+        return input(prompt)
+    try:
+        return input(prompt)
+    except KeyboardInterrupt:
+        print(flush=True)  # "splitnet: stopped" on a line of its own
+        raise
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
 def _ask_code(given: str | None, prompt: str = "Join code (the host shows it, e.g. "
               "7-lunar-anchor): ") -> JoinCode:
     """``--code``, or the code typed at a prompt (the host shows it, e.g. 7-lunar-anchor);
@@ -125,7 +147,7 @@ def _ask_code(given: str | None, prompt: str = "Join code (the host shows it, e.
         return _parse_code(given)
     for _ in range(MAX_CODE_PROMPTS):
         try:
-            text = input(prompt)
+            text = _ask(prompt)
         except EOFError:
             raise SystemExit("splitnet: no join code: type the one the host shows, or pass "
                              "--code") from None
@@ -1321,7 +1343,7 @@ def pick_unfinished(choice: JoinChoice, data_dir: Path) -> JoinChoice | None:
     prompt = (f"Resume which? [1–{len(games)}, Enter: 1, n: another game, q: quit] ")
     while True:
         try:
-            text = input(prompt).strip().lower()
+            text = _ask(prompt).strip().lower()
         except EOFError:
             print("splitnet: no answer: run the command of the game to resume, or "
                   "splitnet join --new", flush=True)
@@ -1384,7 +1406,7 @@ async def _choose_game(timeout: float, interfaces: list[str] | None) -> Any:
               else "Join it? [Enter: yes, q: quit] ")
     while True:
         try:
-            text = input(prompt).strip().lower()
+            text = _ask(prompt).strip().lower()
         except EOFError:
             return None
         if text in ("q", "quit", "n", "no"):
