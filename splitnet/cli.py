@@ -270,10 +270,11 @@ def _play_splito(args: argparse.Namespace) -> int:
         """A game at the table: its exit status, and whether n asked for the next."""
         if args.plain:
             from splitnet.ui.splito_plain import ask_rematch, run_splito_plain
-            from splitnet.ui.splito_table import REMATCH_KEYS
+            from splitnet.ui.splito_table import rematch_keys
 
             rc = await run_splito_plain(session)
-            keys = REMATCH_KEYS["local"].format(dealer=rematch_dealer(session))
+            keys = rematch_keys("local", session.players, session.seat,
+                                rematch_dealer(session))
             return rc, rc == 0 and await ask_rematch(session, keys)
         from splitnet.ui.tui.splito import run_splito_tui
 

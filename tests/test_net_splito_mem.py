@@ -451,7 +451,7 @@ async def test_the_splito_end_screens_n_offers_or_agrees_to_the_rematch(
                             log=SimpleNamespace(header=header))
     session = SimpleNamespace(table=table)
     assert await lan._splito_front_end(session, False, False, rematch="host") == (0, True)  # type: ignore[arg-type]
-    assert seen["rematch"] == "host" and seen["next_dealer"] == "Hosta"  # 2 + 1 mod 3
+    assert seen["rematch"] == "host" and seen["next_dealer"] == 0  # Hosta: 2 + 1 mod 3
     assert await lan._splito_front_end(session, False, False, rematch="joiner") == (0, True)  # type: ignore[arg-type]
     assert seen["rematch"] == "joiner"
     answer[0] = "quit"

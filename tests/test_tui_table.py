@@ -414,6 +414,17 @@ def test_end_screen_shows_winner_every_pad_and_the_story() -> None:
     assert all(len(ln) <= 80 for ln in text.splitlines())
 
 
+def test_the_end_screen_says_you_deal_when_your_seat_deals_next() -> None:
+    """A joiner whose seat deals the rematch's first round reads "you deal first", never
+    "You deals first"."""
+    with create_pipe_input() as inp, create_app_session(input=inp, output=DummyOutput()):
+        tui, _ = finished_game()
+        tui.next_dealer = tui.model.seat
+        text = " ".join("".join(f[1] for f in ln).strip() for ln in tui._overlay_lines(80))
+    assert "n new game with the same players (you deal first)" in text
+    assert "deals first" not in text
+
+
 def test_n_at_the_end_asks_for_a_rematch_only_when_offered() -> None:
     with create_pipe_input() as inp, create_app_session(input=inp, output=DummyOutput()):
         tui, _ = finished_game(rematch=False)

@@ -515,7 +515,7 @@ async def _splito_front_end(session: SplitoNetSession, plain: bool, bell: bool, 
     import inspect
 
     again = _again_command()
-    dealer = shown(session.table.names[next_dealer(session.table.log.header)])
+    dealer = next_dealer(session.table.log.header)  # its seat: "you deal" if it is ours
     try:
         if plain:
             plain_ui = importlib.import_module("splitnet.ui.splito_plain")
@@ -536,9 +536,9 @@ async def _splito_front_end(session: SplitoNetSession, plain: bool, bell: bool, 
     if rematch is None or rc != 0:
         return rc, False
     if plain:  # asked of a terminal only: piped input ends with the game (as Split's)
-        keys = importlib.import_module("splitnet.ui.splito_table").REMATCH_KEYS
-        return rc, sys.stdin.isatty() and await plain_ui.ask_rematch(
-            session, keys[rematch].format(dealer=dealer))
+        keys = importlib.import_module("splitnet.ui.splito_table").rematch_keys(
+            rematch, session.players, session.seat, dealer)
+        return rc, sys.stdin.isatty() and await plain_ui.ask_rematch(session, keys)
     return rc, outcome == "rematch"
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from splitnet.rules.scoring import pad_points, points_text, signed
 from splitnet.rules.settings import ROWS
+from splitnet.ui import deals
 from splitnet.ui.tui.render import Line, card_frags, paper_pad, words, wrap
 from splitnet.ui.tui.summary import RoundSummary
 
@@ -90,18 +91,18 @@ def _bad(verdict: str) -> bool:
 #: What ``n`` does at the end screen, by who presses it: in ``splitnet play``; on a LAN,
 #: the host (who offers the rematch) or a joiner (who agrees to it).
 REMATCH_KEYS = {
-    "local": "n new game with the same players ({dealer} deals first)",
-    "host": "n offer a rematch to the same seats ({dealer} deals first; everyone must agree)",
-    "joiner": "n agree to a rematch with the same seats if the host offers one ({dealer} "
-              "deals first)",
+    "local": "n new game with the same players ({deals} first)",
+    "host": "n offer a rematch to the same seats ({deals} first; everyone must agree)",
+    "joiner": "n agree to a rematch with the same seats if the host offers one ({deals} "
+              "first)",
 }
 
 
-def final_lines(rounds: list[RoundSummary], width: int, next_dealer: str | None,
+def final_lines(rounds: list[RoundSummary], width: int, next_dealer: int | None,
                 again: str | None = None, role: str = "local") -> list[Line]:
     """The end of the game: the winner, the standings, the round-by-round story (points
     per round, running totals), every pad as printed, and what comes next (a new game
-    against the same players when ``next_dealer`` names who deals its first round; on a
+    against the same players when ``next_dealer`` is the seat that deals its first round; on a
     LAN, ``again`` is the command that opens or joins another game). ``role`` says who
     would press ``n`` (:data:`REMATCH_KEYS`)."""
     last = rounds[-1]
@@ -126,7 +127,8 @@ def final_lines(rounds: list[RoundSummary], width: int, next_dealer: str | None,
     # What comes next, near the top where it is seen.
     keys = "← the last round's results · ↑↓ scroll · Esc the table · q quits"
     if next_dealer is not None:
-        keys = REMATCH_KEYS[role].format(dealer=next_dealer) + " · " + keys
+        who = deals(name(next_dealer), next_dealer == last.you)
+        keys = REMATCH_KEYS[role].format(deals=who) + " · " + keys
     elif again is not None:
         keys += f" · another game: quit and run `{again}` again (the host shows a new code)"
     lines += [words((" " if i == 0 else "   ") + t, "class:ask.you")
