@@ -428,6 +428,33 @@ async def test_evidence_kept_and_relayed_per_seat_is_bounded(
 
 
 @virtual_time
+async def test_a_gone_seat_whose_move_is_awaited_is_named_once_in_the_status(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """Bo's move is awaited (nobody plays its seat: its node deals, no one moves) when
+    its connection goes: the status says "waiting for Bo (disconnected)" once, not
+    "waiting for Bo  — waiting for Bo (disconnected)"."""
+    t = await Table.start(tmp_path, clock)
+    host = t.host
+    try:
+        host_task = asyncio.ensure_future(host.done.wait())
+        watch = NetSession(host, host_task, bot=make_bot("heuristic", 0))
+        others = [watch, NetSession(t.ana, t.tasks[0], bot=make_bot("heuristic", 1))]
+        runs = [asyncio.ensure_future(s.run()) for s in others]
+        await clock.until(lambda: watch.status == "waiting for Bo", "Bo's move awaited",
+                          within=600.0)
+        t.tasks[1].cancel()  # Bo's process dies
+        await clock.run_until(asyncio.wait([t.tasks[1]]), within=1.0)
+        for s in others:
+            await clock.until(lambda s=s: "(disconnected)" in s.status, "Bo gone", within=5.0)
+            assert s.status == "waiting for Bo (disconnected)", s.status
+        for r in runs:
+            r.cancel()
+        await clock.run_until(asyncio.gather(*runs, return_exceptions=True), within=30.0)
+    finally:
+        await t.close()
+
+
+@virtual_time
 async def test_status_names_a_silent_then_a_disconnected_seat(
         tmp_path: Path, clock: VirtualLoop) -> None:
     """The others' status line says whom the table waits for and why: a seat that stops
