@@ -3,6 +3,9 @@ hands left, and the session's shuffle verdict."""
 
 from __future__ import annotations
 
+import re
+
+from splitnet.describe import AUDIT_CHECKED
 from splitnet.rules.scoring import pad_points, points_text, signed
 from splitnet.rules.settings import ROWS
 from splitnet.ui import deals
@@ -83,6 +86,34 @@ def summary_lines(s: RoundSummary, width: int, after_game: bool = False) -> list
     return lines
 
 
+_PASSED = re.compile(rf"Round (\d+): shuffle verified — {re.escape(AUDIT_CHECKED)}\.")
+
+
+def shuffle_line(verdicts: list[str]) -> str:
+    """The end screen's one sentence on the shuffles, from the rounds' verdicts: every
+    audit passed — "Every shuffle checked: rounds 1–3 fair (…)" —, else the verdict
+    that says what went wrong, else the verdicts once each.
+
+    >>> from splitnet.describe import AUDIT_CHECKED
+    >>> line = shuffle_line([f"Round {r}: shuffle verified — {AUDIT_CHECKED}." for r in (1, 2, 3)])
+    >>> line == f"Every shuffle checked: rounds 1–3 fair ({AUDIT_CHECKED})."
+    True
+    """
+    passed = [int(m[1]) for v in verdicts if (m := _PASSED.fullmatch(v))]
+    if len(passed) == len(verdicts):
+        rounds = sorted(set(passed))
+        if len(rounds) == 1:
+            which = f"round {rounds[0]}"
+        elif rounds == list(range(rounds[0], rounds[-1] + 1)):
+            which = f"rounds {rounds[0]}–{rounds[-1]}"
+        else:
+            which = "rounds " + ", ".join(map(str, rounds))
+        return f"Every shuffle checked: {which} fair ({AUDIT_CHECKED})."
+    if len(set(verdicts)) == 1 or _bad(verdicts[-1]):
+        return f"Shuffle: {verdicts[-1]}"
+    return "Shuffle: " + " ".join(dict.fromkeys(verdicts))
+
+
 def _bad(verdict: str) -> bool:
     low = verdict.lower()
     return any(w in low for w in ("cheat", "fail", "mismatch", "invalid", "wrong"))
@@ -155,9 +186,7 @@ def final_lines(rounds: list[RoundSummary], width: int, next_dealer: int | None,
     verdicts = [s.verdict for s in rounds if s.verdict]
     if verdicts:
         style = "class:verdict.bad" if any(_bad(v) for v in verdicts) else "class:verdict"
-        text = verdicts[-1] if len(set(verdicts)) == 1 or _bad(verdicts[-1]) else "; ".join(
-            dict.fromkeys(verdicts))
-        for i, t in enumerate(wrap(f"Shuffle: {text}", width - 2)):
+        for i, t in enumerate(wrap(shuffle_line(verdicts), width - 2)):
             lines.append([(style, (" " if i == 0 else "   ") + t)])
     # Every pad, as printed at the end.
     lines += [[], [("class:help.head", " The pads ")]]
