@@ -11,7 +11,17 @@ import random
 import pytest
 
 from splitnet.bots import HeuristicBot
-from splitnet.rules import BonusDraw, BonusMark, BonusSwap, DrawPile, Game, Lay, Upgrade
+from splitnet.rules import (
+    BonusDraw,
+    BonusMark,
+    BonusSwap,
+    Discard,
+    DrawPile,
+    Game,
+    Lay,
+    TakeRow,
+    Upgrade,
+)
 from splitnet.selfplay import summary
 from splitnet.ui.plain import (
     CommandError,
@@ -35,6 +45,20 @@ def test_seats_are_numbered_from_1_as_on_the_full_screen() -> None:
     g.apply(DrawPile(1))
     g.apply(Lay(1, slot_of(g, 1, "7H"), slot_of(g, 1, "7D")))
     assert "match #0: strong" in render_table(g, PLAYERS, 0)
+
+
+def test_after_taking_from_the_row_the_prompt_names_the_card_to_play_r4_1b() -> None:
+    g = game_with(2, {1: ["9H", "2C", "3C", "4C", "5C", "6C", "7C", "8C", "JC"],
+                      0: ["AS", "2S", "3S", "4S", "5S", "6S", "7S", "8S", "10S"]},
+                  first="9D", pile=["KD", "KH"])
+    g.apply(DrawPile(1))
+    g.apply(Discard(1, slot_of(g, 1, "JC")))
+    g.apply(DrawPile(0))
+    g.apply(Discard(0, slot_of(g, 0, "10S")))
+    g.apply(TakeRow(1, 0))  # 9D, with JC and 10S after it: 9D is the one to play
+    assert g.phase == "must_play"
+    assert ask_text(g, 1) == ("Play the 9♦ you took from the row: lay (l) or upgrade (u) "
+                              "with it.")
 
 
 def test_perfect_bonus_target_by_the_number_the_table_shows() -> None:

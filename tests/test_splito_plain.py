@@ -99,6 +99,24 @@ def test_a_saved_game_is_offered_and_listed_naming_the_game_how_far_and_the_bots
     assert saved.unfinished(tmp_path) == [meta]
 
 
+def test_every_zone_is_named_once_in_the_list_of_zones() -> None:
+    """``zones`` (and the end screen) name another pair's zone by its label alone:
+    "Zone Ana|Bo", not "Zone (zone Ana|Bo)"."""
+    from splitnet.ui.splito_plain import all_zones_text
+
+    session = splito_session("You", ["normal", "normal", "normal"], 2)  # not saved, not run
+    g = session.game
+    for _ in range(300):
+        if g.cores[0].can_move():
+            break
+        assert g.pump()
+    text = all_zones_text(session.view, session.players, 0)
+    g.close()
+    assert "Your left zone (zone you|Ana): " in text and "Zone Ana|Bo: " in text
+    assert "Zone Bo|Cy: " in text and "(zone Ana|Bo)" not in text
+    assert "(zone Bo|Cy)" not in text
+
+
 def test_parse_play_reads_letters_and_card_ids_and_refuses_the_rest() -> None:
     session = splito_session("You", ["normal"], 2)  # not saved, not run
     g = session.game

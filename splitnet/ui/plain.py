@@ -103,8 +103,10 @@ def ask_text(view: Game, seat: int) -> str:
     phase = view.phase
     if phase == "draw":
         return "Your turn: draw (d) or take from the row (t N)."
-    if phase == "must_play":
-        return "Play the card you took: lay (l) or upgrade (u) with it."
+    if phase == "must_play":  # R4.1b: the row card picked is played first
+        face = view.faces[view.picked] if view.picked is not None else None
+        card = pretty(face) if face is not None else "card"
+        return f"Play the {card} you took from the row: lay (l) or upgrade (u) with it."
     if phase == "play":
         return "Lay (l), upgrade (u), or discard (x) to end your turn."
     if phase == "bonus":

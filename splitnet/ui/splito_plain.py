@@ -116,8 +116,9 @@ def all_zones_text(view: Game, players: list[str], seat: int) -> str:
     t = table_facts(view, players, seat)
     out: list[str] = []
     for z in sorted((t.left, t.right, *t.others), key=lambda z: z.zone):
-        title = {"left": "Your left zone", "right": "Your right zone"}.get(z.side or "",
-                                                                          "Zone")
+        # another pair's zone is its label alone ("Zone Ana|Bo", not "Zone (zone Ana|Bo)")
+        title = {"left": "Your left zone", "right": "Your right zone"}.get(
+            z.side or "", z.label[:1].upper() + z.label[1:])
         out.extend(zone_text(z, view, title))
     return "\n".join(out)
 
