@@ -1,7 +1,7 @@
-"""The plain front end in a real 80×24 terminal (tmux): every line is broken by the
-program at a word boundary, never by the terminal in the middle of a word ("S" at the
-end of one line, "11.1)" on the next), and a line that comes while the prompt waits is
-followed by the prompt again."""
+"""Line prompts in a real 80×24 terminal (tmux). The plain front end: every line is
+broken by the program at a word boundary, never by the terminal in the middle of a word
+("S" at the end of one line, "11.1)" on the next), and a line that comes while the prompt
+waits is followed by the prompt again. ``splitnet join``: Ctrl-C at its code prompt."""
 
 from __future__ import annotations
 

@@ -185,3 +185,33 @@ def test_a_whole_game_and_a_rematch_in_tmux(tmp_path: Path) -> None:
         assert sorted(m.seat for m in finished) == [0, 3] and all(m.finished for m in finished)
     finally:
         subprocess.run([*pane.base, "kill-server"], capture_output=True, timeout=10)
+
+
+def _key_bar(screen: str) -> str:
+    """The screen's last line that is not blank: the keys line."""
+    return [ln for ln in screen.splitlines() if ln.strip()][-1]
+
+
+def test_the_key_bar_shows_the_chat_keys_while_chat_is_typed(tmp_path: Path) -> None:
+    """The full screen at 80×24: c opens the chat line; while it is typed the keys line
+    shows only what works there (Enter send, Esc cancel), not the table's keys, which
+    would type letters into the message; Esc gives the table's keys back."""
+    socket = f"splitnet-chat-{os.getpid()}"
+    cmd = (f"cd {ROOT} && exec {sys.executable} -m splitnet.cli play --seed 1 --no-proofs "
+           f"--data-dir {tmp_path / 'data'}")
+    pane = Pane(socket, "chat")
+    pane.run("new-session", "-d", "-s", "chat", "-x", "80", "-y", "24", cmd)
+    try:
+        pane.wait(lambda s: "Your hand" in s and "(no cards)" not in s, 30, "the deal")
+        pane.keys("c")
+        # the chat line takes the place of the log's header ("… say › c to chat …")
+        screen = pane.wait(lambda s: "say ›" in s and "c to chat" not in s, 10,
+                           "the chat line")
+        bar = _key_bar(screen)
+        assert "Enter send" in bar and "Esc cancel" in bar, screen
+        assert "? help" not in bar and "q quit" not in bar and "move" not in bar, screen
+        pane.keys("Escape")
+        screen = pane.wait(lambda s: "c to chat" in s, 10, "the table's keys again")
+        assert "? help" in _key_bar(screen), screen
+    finally:
+        subprocess.run([*pane.base, "kill-server"], capture_output=True, timeout=10)

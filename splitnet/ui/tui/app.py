@@ -568,6 +568,10 @@ class TuiApp(TableRunner[TableSession, TableModel]):
             self.model.note = Note(f"✗ chat not sent: {e}", "error")
             self.app.invalidate()
 
+    def chatting(self) -> bool:
+        """Is the chat line being typed (it has the keyboard)?"""
+        return bool(self.app.layout.has_focus(self.chat_buffer))
+
     def cancel_chat(self) -> None:
         self.chat_buffer.reset()
         self.app.layout.focus(self._main)
