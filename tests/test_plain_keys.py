@@ -11,17 +11,7 @@ import random
 import pytest
 
 from splitnet.bots import HeuristicBot
-from splitnet.rules import (
-    BonusDraw,
-    BonusMark,
-    BonusSwap,
-    Discard,
-    DrawPile,
-    Game,
-    Lay,
-    TakeRow,
-    Upgrade,
-)
+from splitnet.rules import BonusDraw, BonusMark, BonusSwap, DrawPile, Game, Lay, Upgrade
 from splitnet.selfplay import summary
 from splitnet.ui.plain import (
     CommandError,
@@ -32,7 +22,7 @@ from splitnet.ui.plain import (
     parse_command,
     render_table,
 )
-from tests.rules_helpers import game_with, slot_of
+from tests.rules_helpers import game_with, row_taken, slot_of
 
 PLAYERS = ["Ana", "Bo", "Cy"]
 
@@ -48,14 +38,7 @@ def test_seats_are_numbered_from_1_as_on_the_full_screen() -> None:
 
 
 def test_after_taking_from_the_row_the_prompt_names_the_card_to_play_r4_1b() -> None:
-    g = game_with(2, {1: ["9H", "2C", "3C", "4C", "5C", "6C", "7C", "8C", "JC"],
-                      0: ["AS", "2S", "3S", "4S", "5S", "6S", "7S", "8S", "10S"]},
-                  first="9D", pile=["KD", "KH"])
-    g.apply(DrawPile(1))
-    g.apply(Discard(1, slot_of(g, 1, "JC")))
-    g.apply(DrawPile(0))
-    g.apply(Discard(0, slot_of(g, 0, "10S")))
-    g.apply(TakeRow(1, 0))  # 9D, with JC and 10S after it: 9D is the one to play
+    g = row_taken()  # 9D, with JC and 10S after it: 9D is the one to play
     assert g.phase == "must_play"
     assert ask_text(g, 1) == ("Play the 9♦ you took from the row: lay (l) or upgrade (u) "
                               "with it.")

@@ -5,14 +5,13 @@ waits is followed by the prompt again. ``splitnet join``: Ctrl-C at its code pro
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.test_tui_tmux import ROOT, TMUX, Pane
+from tests.test_tui_tmux import ROOT, TMUX, Pane, open_pane
 
 pytestmark = pytest.mark.skipif(TMUX is None, reason="tmux is not installed")
 
@@ -29,11 +28,9 @@ def _lines(screen: str) -> str:
 
 
 def test_plain_splito_at_80_columns_wraps_at_words_and_asks_again(tmp_path: Path) -> None:
-    socket = f"splitnet-plain-{os.getpid()}"
-    cmd = (f"cd {ROOT} && exec {sys.executable} -m splitnet.cli play --game splito -n 3 "
-           f"--plain --seed 5 --pace 1 --data-dir {tmp_path / 'data'}")
-    pane = Pane(socket, "plain")
-    pane.run("new-session", "-d", "-s", "plain", "-x", "80", "-y", "24", cmd)
+    pane = open_pane("plain", f"cd {ROOT} && exec {sys.executable} -m splitnet.cli play "
+                              f"--game splito -n 3 --plain --seed 5 --pace 1 --data-dir "
+                              f"{tmp_path / 'data'}")
     try:
         # the bots commit a second apart while our play is asked for: each line of theirs
         # is followed by the prompt again, on a line of its own
@@ -58,11 +55,9 @@ def test_ctrl_c_at_the_join_code_prompt_stops_at_once(tmp_path: Path) -> None:
     """Ctrl-C at the first "Join code" prompt of ``splitnet join`` (a terminal, as a
     player types it): the command stops there, in one line and with status 130 as
     Ctrl-C does elsewhere, no traceback — the next line typed is not taken as a code."""
-    socket = f"splitnet-join-{os.getpid()}"
-    cmd = (f"cd {ROOT} && {sys.executable} -m splitnet.cli join 127.0.0.1:9 --data-dir "
-           f"{tmp_path / 'data'}; echo \"exit status $?\"; read x")
-    pane = Pane(socket, "join")
-    pane.run("new-session", "-d", "-s", "join", "-x", "80", "-y", "24", cmd)
+    pane = open_pane("join", f"cd {ROOT} && {sys.executable} -m splitnet.cli join "
+                             f"127.0.0.1:9 --data-dir {tmp_path / 'data'}; "
+                             "echo \"exit status $?\"; read x")
     try:
         pane.wait(lambda s: "Join code (the host shows it" in s, 30, "the code prompt")
         pane.keys("C-c")

@@ -50,6 +50,14 @@ class Pane:
         raise AssertionError(f"timed out waiting for {what}; screen:\n{screen}")
 
 
+def open_pane(name: str, cmd: str, width: int = 80, height: int = 24) -> Pane:
+    """A tmux server of this test's own running ``cmd`` in session ``name``, a terminal
+    of ``width`` × ``height`` (kill it with ``kill-server`` on ``pane.base``)."""
+    pane = Pane(f"splitnet-{name}-{os.getpid()}", name)
+    pane.run("new-session", "-d", "-s", name, "-x", str(width), "-y", str(height), cmd)
+    return pane
+
+
 def test_play_a_turn_in_tmux() -> None:
     socket = f"splitnet-test-{os.getpid()}"
     name = "table"
@@ -196,11 +204,8 @@ def test_the_key_bar_shows_the_chat_keys_while_chat_is_typed(tmp_path: Path) -> 
     """The full screen at 80×24: c opens the chat line; while it is typed the keys line
     shows only what works there (Enter send, Esc cancel), not the table's keys, which
     would type letters into the message; Esc gives the table's keys back."""
-    socket = f"splitnet-chat-{os.getpid()}"
-    cmd = (f"cd {ROOT} && exec {sys.executable} -m splitnet.cli play --seed 1 --no-proofs "
-           f"--data-dir {tmp_path / 'data'}")
-    pane = Pane(socket, "chat")
-    pane.run("new-session", "-d", "-s", "chat", "-x", "80", "-y", "24", cmd)
+    pane = open_pane("chat", f"cd {ROOT} && exec {sys.executable} -m splitnet.cli play "
+                             f"--seed 1 --no-proofs --data-dir {tmp_path / 'data'}")
     try:
         pane.wait(lambda s: "Your hand" in s and "(no cards)" not in s, 30, "the deal")
         pane.keys("c")
