@@ -441,7 +441,7 @@ class Simulation:
         if all(self.cores[s].finished for s in self.honest()):
             return False  # the game is over: nothing more is ordered
         author = g.authors[seat]
-        msg, sig = author.message(kind, body)
+        msg, sig = author.message(kind, body, seen=g.log.seen())
         m = parse_message(msg)
         host = self.cores[0]
         if checked:
@@ -815,7 +815,7 @@ class Simulation:
         move legal, accuses the host (GAME.md "accuse")."""
         g = self.g
         author = g.authors[m.seat]
-        msg, sig = author.message("move", m.body)
+        msg, sig = author.message("move", m.body, seen=g.log.seen())
         author.counter -= 1
         refusal = make_refusal(g.host, g.log.game_id, len(g.log), g.log.head(), m.seat, msg,
                                sig, "illegal", "refused")

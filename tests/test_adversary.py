@@ -145,7 +145,7 @@ def test_a_message_ordered_after_the_hosts_own_abandonment_does_not_convict_its_
             break
         g.play_move(seat, bots[seat].choose(g.cores[seat].engine, seat))
     body = g.cores[1].move_message(bots[1].choose(g.cores[1].engine, 1))
-    msg, sig = g.authors[1].message("move", body)  # signed and sent: a legal move now
+    msg, sig = g.authors[1].message("move", body, seen=g.log.seen())  # sent: legal now
     g.abandon(1, 30)  # the host holds it, and gives the seat up as gone (R8.6)
     g.log.order(msg, sig, g.host)  # then orders it
     v = verify_records(g.log.records())

@@ -103,18 +103,20 @@ class Evil:
                                   "ready": True}))
         await self.expect("protocol", "a host-only frame")
         # bad signature
-        msg, sig = self.author().message("move", self.draw_body())
+        msg, sig = self.author().message("move", self.draw_body(), seen=t.log.seen())
         self.send_msg(msg, bytes([sig[0] ^ 0x80]) + sig[1:])
         await self.expect("author-sig", "a flipped signature bit")
         # a message signed as another seat
         other = (seat + 1) % t.n
         fake = Author(t.identity, t.game_id, other, t.log.next_counter(other))
-        self.send_msg(*fake.message("chat", {"text": "hi"}))
+        self.send_msg(*fake.message("chat", {"text": "hi"}, seen=t.log.seen()))
         await self.expect("author-sig", "a message claiming another seat")
         # another game, another round
-        self.send_msg(*self.author(os.urandom(16)).message("move", self.draw_body()))
+        self.send_msg(*self.author(os.urandom(16)).message("move", self.draw_body(),
+                                                           seen=t.log.seen()))
         await self.expect("game-id", "a message for another game")
-        self.send_msg(*self.author().message("move", self.draw_body(t.core.round.number + 1)))
+        self.send_msg(*self.author().message(
+            "move", self.draw_body(t.core.round.number + 1), seen=t.log.seen()))
         await self.expect("round", "a message for another round")
         # a replay of our own logged accept
         accept: Entry = next(e for e in t.log.entries if e.author == seat and
@@ -122,12 +124,13 @@ class Evil:
         self.send_msg(accept.msg_bytes, accept.sig)
         await self.expect("replay", "a replayed message")
         # out of turn: a commitment during play
-        self.send_msg(*self.author().message("commit", {"round": t.core.round.number}))
+        self.send_msg(*self.author().message("commit", {"round": t.core.round.number},
+                                            seen=t.log.seen()))
         await self.expect("out-of-turn", "a commitment during play")
         # illegal: discard a card we do not hold, in the draw phase
         not_mine = next(s for s in range(104) if s not in t.core.engine.hands[seat])
         body = {"round": t.core.round.number, "move": action_to_dict(Discard(seat, not_mine))}
-        self.send_msg(*self.author().message("move", body))
+        self.send_msg(*self.author().message("move", body, seen=t.log.seen()))
         await self.expect("illegal", "an illegal move")
         # acks: undecodable, and of a head the host never had
         self.send_payload(encode_msg("ack", ack=b"junk"))
@@ -177,7 +180,7 @@ class Evil:
             return False
         body = {"round": r.number, "purpose": "draw",
                 **r.deck.shares_message([top], "draw")}
-        self.send_msg(*self.author().message("shares", body))
+        self.send_msg(*self.author().message("shares", body, seen=t.log.seen()))
         return True
 
     def out_of_turn(self, entry: Entry) -> bool:
@@ -190,7 +193,7 @@ class Evil:
         if (r is None or r.stage != "play" or r.draw is None or r.draw[0] == t.seat
                 or t.seat not in r.draw[2] or not self.node.ready or self.node._inflight):
             return False
-        self.send_msg(*self.author().message("move", self.draw_body()))
+        self.send_msg(*self.author().message("move", self.draw_body(), seen=t.log.seen()))
         return True
 
 
@@ -398,7 +401,7 @@ async def test_evidence_kept_and_relayed_per_seat_is_bounded(
                     for i in range(flood):  # signed, each one different, all refused
                         bad = {**body, "proof": p[:i] + bytes([p[i] ^ 1]) + p[i + 1:]}
                         msg, sig = Author(cheat.identity, table.game_id, table.seat,
-                                          counter).message(kind, bad)
+                                          counter).message(kind, bad, seen=table.log.seen())
                         host._on_msg(host.conns[table.seat], msg, sig)
                     body = {**body, "proof": bytes([p[0] ^ 1]) + p[1:]}
                 out.append((kind, body))

@@ -107,7 +107,7 @@ async def test_a_splito_game_over_the_network_identical_and_verified_and_no_earl
     early = {"round": 1, "turn": 1, "slot": kept.slot, "card": kept.card,
              "side": kept.side, "nonce": kept.nonce, "share": a._holder_share(kept.slot)}
     counter = ana.table.author.counter
-    msg, sig = ana.table.author.message("reveal", early)
+    msg, sig = ana.table.author.message("reveal", early, seen=ana.table.log.seen())
     ana.table.author.counter = counter
     before = len(host.table.log)  # type: ignore[union-attr]
     with pytest.raises(WireError, match=r"S7\.3: no play is revealed before every seat has "
