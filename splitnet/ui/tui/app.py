@@ -28,7 +28,7 @@ from prompt_toolkit.styles import Style
 from prompt_toolkit.widgets import Frame
 
 from splitnet.frontend import OffersOpenHand, TableSession
-from splitnet.rules import Action, Game, IllegalMove
+from splitnet.rules import Action, IllegalMove
 from splitnet.ui.tui.controls import SizedControl
 from splitnet.ui.tui.help import help_lines
 from splitnet.ui.tui.keys import build_key_bindings
@@ -326,25 +326,19 @@ class TuiApp(TableRunner[TableSession, TableModel]):
         assert hint is not None
         view = self.session.view.clone()  # the adviser works on a copy, off the loop
         seat = self.session.seat
-
-        def moment(g: Game) -> tuple[int, str, int, int | None]:
-            return (g.round_no, g.phase, len(g.events), g.actor)
-
-        asked = moment(view)
+        asked = m.moment()
         try:
             advice = await asyncio.to_thread(hint, view, seat)
         except Exception as e:  # shown, never raised into the event loop
             m.note = Note(f"✗ no hint: {e}", "error")
         else:
-            if moment(self.session.view) != asked:  # the game moved on meanwhile
+            if m.moment() != asked:  # the game moved on meanwhile
                 if m.note is not None and m.note.text == "thinking…":
                     m.note = None
             elif advice is None:
                 m.note = Note("no hint for this moment")
             else:
-                action, words = advice
-                key = m.key_for(action)
-                m.note = Note(f"Hint: {words}" + (f" (key {key})" if key else ""), "info")
+                m.take_advice(*advice)
         self.app.invalidate()
 
     def submit(self, action: Action) -> None:
@@ -432,6 +426,7 @@ class TuiApp(TableRunner[TableSession, TableModel]):
                 m.selected = []
                 m.marked_match = None
             m.note = None
+            m.hint = None
         elif key.isdigit() and len(key) == 1:
             self.act(m.digit(key))
         elif len(key) == 1 and key.isupper():

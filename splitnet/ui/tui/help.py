@@ -61,7 +61,8 @@ with that number (or the cursor on it and Enter, or w)
   l u x       with nothing selected they act on the card under the cursor only when \
 pressed twice (the first press says what the second would do)
   s, e        skip a bonus, end late lays
-  h           hint: the move a bot would make now, and why (it plays nothing)
+  h           hint: the move a bot would make now, and why; it plays nothing, but \
+selects its cards, so the key it names plays it (the hint stays until you move)
   c           chat: type, Enter sends, Esc cancels
   r           results of the last round (every pad, hands left, shuffle verdict); after \
 the game the end screen

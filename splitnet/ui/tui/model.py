@@ -143,6 +143,10 @@ class TableModel:
         self.confirm_quit = False
         #: a move waiting for its key to be pressed a second time (see Confirm)
         self.confirm: Confirm | None = None
+        #: the h key's advice, shown until the player moves or the game moves on (a
+        #: message or a question shows over it meanwhile); :meth:`take_advice`
+        self.hint: Note | None = None
+        self._hint_at: tuple[int, str, int, int | None] | None = None
         self.busy = False
         #: hand slot → letter index; letters stay put while a turn of ours is played
         self._letters: dict[int, int] = {}
@@ -191,6 +195,11 @@ class TableModel:
 
     def my_turn(self) -> bool:
         return self.view.actor == self.seat
+
+    def moment(self) -> tuple[int, str, int, int | None]:
+        """Where the game is: advice given at one moment is for that moment only."""
+        v = self.view
+        return (v.round_no, v.phase, len(v.events), v.actor)
 
     def open_hand_offer(self) -> tuple[int, int] | None:
         """(seat, seconds) the host may play open-handed now (R8.6; a LAN host's
@@ -304,6 +313,8 @@ class TableModel:
             self._dealers[view.round_no] = view.dealer
         if self.confirm is not None and not self.my_turn():
             self.confirm = None
+        if self.hint is not None and self._hint_at != self.moment():
+            self.hint = None  # the advice was for a moment that has passed
         if self.swap_take is not None and not (self.my_turn() and view.pending_bonus == "weak"):
             self.swap_take = None
         new: RoundSummary | None = None
@@ -636,6 +647,8 @@ class TableModel:
         gives = sorted({x.give for x in swaps if x.take == match_id})
         if len(gives) == 1:
             return BonusSwap(self.seat, gives[0], match_id)
+        if self.marked_match in gives:  # one of ours marked already (Space, or a hint)
+            return BonusSwap(self.seat, self.marked_match, match_id)
         self.swap_take = match_id
         return None
 
@@ -682,6 +695,7 @@ class TableModel:
     def after_move(self, action: Action) -> None:
         """A move was accepted: tidy the selection for what comes next."""
         self.note = None
+        self.hint = None
         self.confirm_quit = False
         if isinstance(action, TakeRow):
             picked = self.view.picked
@@ -725,6 +739,33 @@ class TableModel:
                       else m.group(0), text)
         text = re.sub(r"\bmatch (\d+)\b", r"match #\1", text)
         return text
+
+    def take_advice(self, action: Action, words: str) -> None:
+        """The h key's advice ``action``, explained by ``words``: select what it names —
+        its cards, the row card, the match —, so that the key the hint names plays
+        exactly that move, and keep the hint on screen until the player moves."""
+        self.selected = []
+        self.marked_match = None
+        self.swap_take = None
+        hand = self.hand_order()
+        if isinstance(action, Lay | LateLay):
+            self.selected = [action.a, action.b]
+        elif isinstance(action, Discard | Upgrade):
+            self.selected = [action.slot]
+        if self.selected and self.selected[0] in hand:
+            self.area, self.hand_cursor = "hand", hand.index(self.selected[0])
+        if isinstance(action, Upgrade):
+            self.area, self.table_cursor = "table", (action.match_id, action.covers)
+        elif isinstance(action, TakeRow):
+            self.area, self.row_cursor = "row", action.index
+        elif isinstance(action, BonusSwap):
+            self.marked_match = action.give
+            self.area, self.table_cursor = "table", (action.take, 0)
+        key = self.key_for(action)
+        self.note = None
+        self.confirm = None
+        self.hint = Note(f"Hint: {words}" + (f" (key {key})" if key else ""), "info")
+        self._hint_at = self.moment()
 
     # ------------------------------------------------------------------ words for the player
     def key_for(self, action: Action) -> str | None:

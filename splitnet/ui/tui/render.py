@@ -542,6 +542,9 @@ class Painter:
             text, style = m.confirm.text, "class:note.error"
         elif note is not None:
             text, style = note.text, f"class:note.{note.kind}"
+        elif m.hint is not None:  # the h key's advice stays until the player moves
+            note = m.hint
+            text, style = note.text, f"class:note.{note.kind}"
         else:
             style = "class:ask.you" if m.my_turn() else "class:ask"
             text = m.instruction()
