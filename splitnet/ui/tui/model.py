@@ -147,6 +147,8 @@ class TableModel:
         #: message or a question shows over it meanwhile); :meth:`take_advice`
         self.hint: Note | None = None
         self._hint_at: tuple[int, str, int, int | None] | None = None
+        #: our t was accepted and the card taken is to be selected once the view has it
+        self._taking = False
         self.busy = False
         #: hand slot → letter index; letters stay put while a turn of ours is played
         self._letters: dict[int, int] = {}
@@ -315,6 +317,8 @@ class TableModel:
             self.confirm = None
         if self.hint is not None and self._hint_at != self.moment():
             self.hint = None  # the advice was for a moment that has passed
+        if self._taking:
+            self._select_taken()
         if self.swap_take is not None and not (self.my_turn() and view.pending_bonus == "weak"):
             self.swap_take = None
         new: RoundSummary | None = None
@@ -697,12 +701,11 @@ class TableModel:
         self.note = None
         self.hint = None
         self.confirm_quit = False
+        self._taking = isinstance(action, TakeRow)
         if isinstance(action, TakeRow):
-            picked = self.view.picked
-            self.selected = [picked] if picked is not None else []
-            if picked is not None and picked in self.hand_order():
-                self.hand_cursor = self.hand_order().index(picked)
+            self.selected = []
             self.area = "hand"
+            self._select_taken()
         elif isinstance(action, Lay | LateLay | Upgrade | Discard):
             self.selected = []
             if isinstance(action, Upgrade):
@@ -712,6 +715,23 @@ class TableModel:
         elif isinstance(action, DrawPile | BonusDraw):
             self.area = "hand"
         self.sync()
+
+    def _select_taken(self) -> None:
+        """After our t: select the card taken, which must be played first (R4.1b). A
+        session that plays the move at once (``splitnet play``, the host's seat) has it
+        in the view already; a joiner's view learns it only when the host's log brings
+        the move back, so :meth:`sync` calls this again until then."""
+        view = self.view
+        if not self._taking or not self.my_turn() or view.phase not in ("draw", "must_play"):
+            self._taking = False
+            return
+        picked = view.picked
+        if view.phase != "must_play" or picked is None:
+            return  # not in our view yet
+        self._taking = False
+        self.selected = [picked]
+        if picked in self.hand_order():
+            self.area, self.hand_cursor = "hand", self.hand_order().index(picked)
 
     def explain(self, err: IllegalMove) -> Note:
         return Note("✗ " + self.words(str(err)), "error")
