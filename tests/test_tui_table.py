@@ -513,6 +513,36 @@ def test_a_rematch_seats_the_next_player_as_first_dealer() -> None:
     assert first.game.cores[0].game_id != again.game.cores[0].game_id  # a new game
 
 
+def test_each_players_number_key_stays_theirs_from_game_to_game() -> None:
+    """A rematch seats everyone one place on, and the number keys that name a player (a
+    perfect bonus, R5.1) followed the seats: Ana, 2 in the first game, was 1 in the next
+    and nothing said so. Now each player keeps their number, on screen and as a key."""
+    from splitnet.rules import BonusMark, Settings
+    from splitnet.selfplay import human_session
+
+    kinds = ["heuristic"] * 3
+    games = [human_session("You", kinds, 5, Settings(), shuffle_proofs=False, game_no=k)
+             for k in range(3)]
+    for g in games:
+        text = table_text(g)
+        assert all(f"{k} {p}" in text for p, k in (("Ana", 2), ("Bo", 3), ("Cy", 4))), text
+    for g in games:
+        assert dict(zip(g.players, g.numbers, strict=True)) == {
+            "You": 1, "Ana": 2, "Bo": 3, "Cy": 4}
+    session = position(lambda v: v.phase == "bonus" and v.pending_bonus == "perfect")
+    session.numbers = [4, 1, 2, 3]  # the seats' numbers in some game of a run
+    with table(session) as (tui, sent):
+        m = tui.model
+        target = max(m.legal().marks)
+        who = f"{session.numbers[target]} {session.players[target]}"
+        assert who in m.instruction()
+        assert ("1-3", "name player") in m.key_hints()
+        tui.press(str(session.numbers[target]))
+        assert sent == [BonusMark(session.seat, target)]
+        tui.press("7")  # nobody's number
+        assert len(sent) == 1 and m.note is not None and "1-3" in m.note.text
+
+
 # ---------------------------------------------------------------------- LAN: bell, way back
 def test_lan_leaving_says_the_same_command_gets_back_in(
         capsys: pytest.CaptureFixture[str]) -> None:

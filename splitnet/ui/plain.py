@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Sequence
 from typing import TextIO
 
 from splitnet.aio import stop
@@ -67,8 +68,11 @@ matches for another player's match of the same type."""
 REASK_OPEN_HAND = 60
 
 
-def render_table(view: Game, players: list[str], seat: int) -> str:
-    """The whole table as text, from ``seat``'s point of view."""
+def render_table(view: Game, players: list[str], seat: int,
+                 numbers: Sequence[int] | None = None) -> str:
+    """The whole table as text, from ``seat``'s point of view; ``numbers``: each seat's
+    number (the session's, default 1…n)."""
+    no = _numbers(view.n, numbers)
     lines: list[str] = []
     lines.append(f"--- Round {view.round_no} of {view.settings.rounds} · dealer "
                  f"{players[view.dealer]} · draw pile {view.pile_count} cards ---")
@@ -86,7 +90,7 @@ def render_table(view: Game, players: list[str], seat: int) -> str:
         n_cards = len(view.hands[s])
         now = (f", {signed(standing_now(view)[s])} if the round ended now" if live(view)
                else "")
-        lines.append(f"{marker} {s + 1}. {players[s]}{you}: {n_cards} "
+        lines.append(f"{marker} {no[s]}. {players[s]}{you}: {n_cards} "
                      f"card{'s' if n_cards != 1 else ''} in hand, score {signed(view.score(s))}"
                      f"{now}  [{boxes}]")
         for m in view.matches:
@@ -122,7 +126,8 @@ def ask_text(view: Game, seat: int) -> str:
     return ""
 
 
-def describe_move(view: Game, players: list[str], move: Action) -> str:
+def describe_move(view: Game, players: list[str], move: Action,
+                  numbers: Sequence[int] | None = None) -> str:
     def c(slot: int) -> str:
         f = view.faces[slot]
         return pretty(f) if f is not None else "?"
@@ -139,7 +144,8 @@ def describe_move(view: Game, players: list[str], move: Action) -> str:
     if isinstance(move, Discard):
         return f"discard {c(move.slot)}"
     if isinstance(move, BonusMark):
-        return f"make {players[move.target]} ({move.target + 1}) mark a negative box"
+        no = _numbers(view.n, numbers)[move.target]
+        return f"make {players[move.target]} ({no}) mark a negative box"
     if isinstance(move, BonusDraw):
         return "draw a bonus card"
     if isinstance(move, BonusSwap):
@@ -158,10 +164,17 @@ def _find_in_hand(view: Game, seat: int, text: str, exclude: tuple[int, ...] = (
     raise CommandError(f"{text.upper()} is not in your hand")
 
 
-def _player(players: list[str], text: str) -> int:
-    """A player by the number the table shows (1…n, as on the full screen) or by name."""
-    if text.isdigit() and 1 <= int(text) <= len(players):
-        return int(text) - 1
+def _numbers(n: int, numbers: Sequence[int] | None) -> list[int]:
+    """Each seat's number: ``numbers`` (a session's), else 1…n."""
+    return list(numbers) if numbers is not None else list(range(1, n + 1))
+
+
+def _player(players: list[str], text: str, numbers: Sequence[int] | None = None) -> int:
+    """A player by the number the table shows (1…n, as on the full screen: the session's
+    ``numbers``) or by name."""
+    no = _numbers(len(players), numbers)
+    if text.isdigit() and int(text) in no:
+        return no.index(int(text))
     for i, p in enumerate(players):
         if p.lower() == text.lower():
             return i
@@ -175,14 +188,15 @@ def _match_no(text: str) -> int:
 
 
 def parse_command(line: str, view: Game, seat: int, players: list[str],
-                  numbered: list[Action]) -> Action:
-    """Turn one typed line into a move (the engine then checks it)."""
+                  numbered: list[Action], numbers: Sequence[int] | None = None) -> Action:
+    """Turn one typed line into a move (the engine then checks it); ``numbers``: each
+    seat's number (the session's, default 1…n)."""
     words = line.split()
     cmd, args = words[0].lower(), words[1:]
     try:
         if cmd.isdigit() and not numbered and view.phase == "bonus" \
                 and view.pending_bonus == "perfect":
-            return BonusMark(seat, _player(players, cmd))  # the full screen's number key
+            return BonusMark(seat, _player(players, cmd, numbers))  # the full screen's key
         if cmd.isdigit():
             k = int(cmd)
             if not 1 <= k <= len(numbered):
@@ -217,7 +231,7 @@ def parse_command(line: str, view: Game, seat: int, players: list[str],
         if cmd in ("x", "discard"):
             return Discard(seat, _find_in_hand(view, seat, args[0]))
         if cmd in ("m", "mark"):
-            return BonusMark(seat, _player(players, args[0]))
+            return BonusMark(seat, _player(players, args[0], numbers))
         if cmd in ("b", "bonus"):
             return BonusDraw(seat)
         if cmd in ("w", "swap"):
@@ -287,7 +301,7 @@ async def run_plain(session: TableSession, *, inp: TextIO | None = None,
             flush_log()
             key = (view.round_no, len(view.events), view.phase)
             if key != shown_turn:
-                say(render_table(view, session.players, session.seat))
+                say(render_table(view, session.players, session.seat, session.numbers))
                 say(ask_text(view, session.seat))
                 shown_turn = key
             text = await term.command(runner)
@@ -300,15 +314,17 @@ async def run_plain(session: TableSession, *, inp: TextIO | None = None,
                 say(HELP)
                 continue
             if low == "show":
-                say(render_table(view, session.players, session.seat))
+                say(render_table(view, session.players, session.seat, session.numbers))
                 continue
             if low == "hint":
-                say(await hint_text(view, session.seat, session.players))
+                say(await hint_text(view, session.seat, session.players,
+                                    numbers=session.numbers))
                 continue
             if low == "moves":
                 numbered = view.legal_moves(session.seat)
                 for i, mv in enumerate(numbered):
-                    say(f"  {i + 1}. {describe_move(view, session.players, mv)}")
+                    say(f"  {i + 1}. "
+                        f"{describe_move(view, session.players, mv, session.numbers)}")
                 continue
             if low.startswith(("say ", "c ")):
                 await session.chat(text.split(" ", 1)[1])
@@ -317,7 +333,8 @@ async def run_plain(session: TableSession, *, inp: TextIO | None = None,
                 say(last_results(session.log))
                 continue
             try:
-                action = parse_command(text, view, session.seat, session.players, numbered)
+                action = parse_command(text, view, session.seat, session.players, numbered,
+                                       session.numbers)
                 await session.submit(action)
             except CommandError as e:
                 say(f"! {e}")
@@ -340,8 +357,9 @@ async def run_plain(session: TableSession, *, inp: TextIO | None = None,
     return 0
 
 
-def command_for(view: Game, move: Action) -> str:
-    """The line that plays ``move`` (what :func:`parse_command` reads back)."""
+def command_for(view: Game, move: Action, numbers: Sequence[int] | None = None) -> str:
+    """The line that plays ``move`` (what :func:`parse_command` reads back, given the same
+    ``numbers``)."""
 
     def card(slot: int) -> str:
         f = view.faces[slot]
@@ -358,7 +376,7 @@ def command_for(view: Game, move: Action) -> str:
     if isinstance(move, Discard):
         return f"x {card(move.slot)}"
     if isinstance(move, BonusMark):
-        return str(move.target + 1)
+        return str(_numbers(view.n, numbers)[move.target])
     if isinstance(move, BonusSwap):
         return f"w #{move.give} #{move.take}"
     if isinstance(move, SkipBonus):
@@ -367,7 +385,7 @@ def command_for(view: Game, move: Action) -> str:
 
 
 async def hint_text(view: Game, seat: int, players: list[str],
-                    samples: int | None = None) -> str:
+                    samples: int | None = None, numbers: Sequence[int] | None = None) -> str:
     """The ``hint`` command: the strong bot's suggestion for this decision with its
     reason (:func:`splitnet.bots.search.suggest`, on a copy of this seat's own view, R8,
     thought about off the event loop) and the command that plays it."""
@@ -378,7 +396,7 @@ async def hint_text(view: Game, seat: int, players: list[str],
                                                  samples=samples)
     except ValueError:
         return "No decision is yours to make now."
-    return f"Hint: {reason} — type: {command_for(view, action)}"
+    return f"Hint: {reason} — type: {command_for(view, action, numbers)}"
 
 
 def last_results(log: list[str]) -> str:

@@ -454,7 +454,7 @@ class TuiApp(TableRunner[TableSession, TableModel]):
                 self.quit()
             else:
                 m.confirm_quit = True
-        elif re.fullmatch(r"\d(-\d)?", key):
+        elif re.fullmatch(r"\d([-,]\d)*", key):
             m.note = Note("type the number shown (a row card's, or a player's for the "
                           "perfect bonus)")
         elif key == "←→↑↓":
@@ -521,7 +521,7 @@ class TuiApp(TableRunner[TableSession, TableModel]):
 
     def click_seat(self, seat: int) -> None:
         if self.model.legal().marks:
-            self.press(str(seat + 1))
+            self.press(str(self.model.number(seat)))
 
     def scroll(self, delta: int) -> None:
         self.model.scroll = max(0, self.model.scroll + delta)

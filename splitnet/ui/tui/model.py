@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -194,6 +194,22 @@ class TableModel:
 
     def name(self, seat: int) -> str:
         return "You" if seat == self.seat else self.players[seat]
+
+    def number(self, seat: int) -> int:
+        """The number the screen shows for ``seat`` and the key that names its player
+        (the session's ``numbers``: a key follows its player from game to game)."""
+        return self.session.numbers[seat]
+
+    def numbered(self, key: int) -> int | None:
+        """The seat whose player has number ``key``, if any."""
+        return next((s for s, k in enumerate(self.session.numbers) if k == key), None)
+
+    def number_keys(self, seats: Iterable[int]) -> str:
+        """The keys naming these seats' players: ``2-4``, or ``1,3`` when not a run."""
+        keys = sorted(self.number(s) for s in seats)
+        if len(keys) > 1 and keys == list(range(keys[0], keys[-1] + 1)):
+            return f"{keys[0]}-{keys[-1]}"
+        return ",".join(map(str, keys))
 
     def my_turn(self) -> bool:
         return self.view.actor == self.seat
@@ -469,8 +485,13 @@ class TableModel:
     def digit(self, d: str) -> Intent:
         """A number key: names a player for the perfect bonus, picks a match in the weak
         bonus's choice, else picks a row card."""
-        if self.legal().marks:  # the perfect bonus is pending: name a player
-            return BonusMark(self.seat, int(d) - 1) if d != "0" else None
+        marks = self.legal().marks
+        if marks:  # the perfect bonus is pending: name a player by their number
+            target = self.numbered(int(d))
+            if target is None:
+                return Note(f"type the number of the player to mark a negative box: "
+                            f"{self.number_keys(marks)}")
+            return BonusMark(self.seat, target)
         if self.swapping():
             _, ids = self.swap_choices()
             i = int(d) - 1
@@ -791,7 +812,7 @@ class TableModel:
     def key_for(self, action: Action) -> str | None:
         """The key that plays ``action`` at this table (after selecting its cards)."""
         if isinstance(action, BonusMark):
-            return str(action.target + 1)
+            return str(self.number(action.target))
         if isinstance(action, BonusSwap):
             return str(self.swap_number(action.take) or "w")
         keys: dict[type, str] = {DrawPile: "d", BonusDraw: "d", TakeRow: "t", Lay: "l",
@@ -843,7 +864,8 @@ class TableModel:
         if phase == "bonus":
             kind = view.pending_bonus
             if kind == "perfect":
-                who = "  ".join(f"{t + 1} {self.players[t]}" for t in legal.marks)
+                who = "  ".join(f"{self.number(t)} {self.players[t]}"
+                                for t in sorted(legal.marks, key=self.number))
                 return f"Perfect! Who marks a negative box (R5.1)? {who}"
             if kind == "strong":
                 return "Strong match! d draws the top card of the pile (R5.2), s skips."
@@ -871,8 +893,7 @@ class TableModel:
                     hints.append(("x", "discard"))
             elif phase == "bonus":
                 if legal.marks:
-                    lo, hi = min(legal.marks) + 1, max(legal.marks) + 1
-                    hints.append((f"{lo}-{hi}" if hi > lo else f"{lo}", "name player"))
+                    hints.append((self.number_keys(legal.marks), "name player"))
                 if legal.bonus_draw:
                     hints.append(("d", "draw"))
                 if self.swapping():

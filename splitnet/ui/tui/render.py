@@ -324,7 +324,7 @@ class Painter:
         num_style = "class:seat.target" if s in legal.marks else head_style
         marker = "▶" if current else " "
         name = m.players[s] + (" (you)" if you and w >= 16 and m.players[s] != "You" else "")
-        head: Line = [(head_style, marker), (num_style, f"{s + 1}",
+        head: Line = [(head_style, marker), (num_style, f"{m.number(s)}",
                                              on_click(lambda: self.ui.click_seat(s))),
                       (head_style, f" {name}")]
         badge: Line = [("class:seat.dealer", " D ")] if view.dealer == s else []
