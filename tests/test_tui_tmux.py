@@ -220,3 +220,26 @@ def test_the_key_bar_shows_the_chat_keys_while_chat_is_typed(tmp_path: Path) -> 
         assert "? help" in _key_bar(screen), screen
     finally:
         subprocess.run([*pane.base, "kill-server"], capture_output=True, timeout=10)
+
+
+@pytest.mark.parametrize("game", ["split", "splito"])
+def test_ctrl_l_draws_the_table_again_over_what_another_program_printed(
+        tmp_path: Path, game: str) -> None:
+    """Another program's lines over the full-screen table (a helper process's warning
+    did so) stay until the table happens to redraw those cells; Ctrl-L draws the whole
+    screen again at once, in both games."""
+    what = "--game splito -n 3" if game == "splito" else "--no-proofs"
+    pane = open_pane(f"redraw-{game}", f"cd {ROOT} && exec {sys.executable} -m splitnet.cli "
+                                       f"play {what} --seed 1 --data-dir {tmp_path / 'd'}")
+    try:
+        ready = ("Your play: a card" if game == "splito" else "Your hand")
+        pane.wait(lambda s: ready in s and "(no cards)" not in s, 60, "the table")
+        tty = pane.run("display-message", "-p", "-t", pane.name, "#{pane_tty}").strip()
+        with open(tty, "w", encoding="utf-8") as term:
+            term.write("\x1b[6;1HWARNING: SOMETHING ELSE WROTE HERE\r\n" * 2)
+        pane.wait(lambda s: "SOMETHING ELSE" in s, 10, "the other program's lines")
+        pane.keys("C-l")
+        screen = pane.wait(lambda s: "SOMETHING ELSE" not in s, 10, "the table redrawn")
+        assert ready in screen, screen
+    finally:
+        subprocess.run([*pane.base, "kill-server"], capture_output=True, timeout=10)

@@ -76,6 +76,7 @@ plays their cards face up
   Esc         clear the selection and the message (answers at once)
   ?           this help
   q, Ctrl-C   quit; during a game either asks first: press it again to leave
+  Ctrl-L      draw the whole screen again (if another program wrote over it)
 Mouse: click a card to select it (a row card: once to aim, again to take), a match half to \
 aim at it, a player's number to name them, the pile count to draw, a key below to press it.
 

@@ -17,6 +17,7 @@ from prompt_toolkit.output import Output
 
 from splitnet.ui.tui.controls import SizedControl
 from splitnet.ui.tui.render import Line, fit, on_click, right
+from splitnet.ui.tui.running import redraw
 
 
 class LobbyModel(Protocol):
@@ -75,6 +76,10 @@ class LobbyScreen:
         @self.key_bindings.add("c-c")
         def _leave(event: KeyPressEvent) -> None:
             self.on_leave()
+
+        @self.key_bindings.add("c-l")
+        def _redraw(event: KeyPressEvent) -> None:
+            redraw(event.app)
 
     def request_start(self) -> None:
         if self.starting:

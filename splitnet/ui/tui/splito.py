@@ -122,6 +122,10 @@ class SplitoTuiApp(TableRunner[SplitoTableSession, SplitoModel]):
         def _leave(event: KeyPressEvent) -> None:
             self.leave()
 
+        @kb.add("c-l")
+        def _redraw(event: KeyPressEvent) -> None:
+            self.redraw()
+
         @kb.add("<any>")
         def _other(event: KeyPressEvent) -> None:
             # any other key: a word about the keys, never a move

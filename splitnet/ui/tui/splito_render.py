@@ -326,6 +326,7 @@ KEYS = [
           "deal passed left (S4.1); on a LAN the host offers it and everyone must agree"),
     ("?", "this help (Esc closes, ↑↓ scroll)"),
     ("q", "leave: asks first during a game (Ctrl-C is the same); the game is saved"),
+    ("Ctrl-L", "draw the whole screen again (if another program wrote over it)"),
 ]
 
 RULES = (
