@@ -97,7 +97,8 @@ async def test_a_splito_game_over_the_network_identical_and_verified_and_no_earl
     await clock.until(lambda: h.stage is Stage.PLAY and h.engine.committed(0)
                       and h.engine.committed(1), "Host and Ana committed", within=60.0)
     assert not h.engine.committed(2) and h.engine.phase is Phase.COMMIT
-    assert "Bo …" in h.progress() and "your turn" in bo_s.status
+    assert h.progress() == "turn 1: 2 of 3 committed, waiting for Bo"
+    assert bo_s.status.startswith("your play — turn 1: 2 of 3 committed, waiting for you")
     # a move carries only its commitment: the host knows no face of Ana's hand
     a = core(ana)
     kept = a.plays.chosen(1)

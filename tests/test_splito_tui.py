@@ -176,6 +176,24 @@ def test_every_region_fits_80x24(n: int) -> None:
             assert any("class:sc." in st for st in styles)  # colours as coloured frames
 
 
+def test_at_80x24_objectives_are_named_below_the_central_line() -> None:
+    """In the hand, the zones and the last reveal an objective is its name (and its
+    points in a zone), never a bare id; the central line gives id, name and face."""
+    s = _stand_in(3)
+    play(s.view, {0: ("OBJ07", "right")})  # Evens now lies in our right zone
+    m = SplitoModel(s, mono=True)
+    m.sync()
+    lines = [text_of([line]) for line in table_lines(m, 80, 24)]
+    zones = next(i for i, ln in enumerate(lines) if "◀ LEFT" in ln)
+    below = "\n".join(lines[zones:])
+    assert "OBJ" not in below, below
+    assert "✗Evens ◆◆" in below and "✗★Red pair ◆" in below  # in the zone
+    assert "you→right Evens" in below  # the reveal
+    assert "OBJ19 Red pair" in "\n".join(lines[:zones])
+    wide = "\n".join(text_of([line]) for line in table_lines(m, 160, 50))
+    assert "✗OBJ07 Evens ◆◆" in wide  # with room, the id too
+
+
 def test_a_big_terminal_shows_the_other_zones_and_more_log() -> None:
     s = _stand_in(4, turns=4)
     s.log.extend(f"line {i}" for i in range(60))
