@@ -79,7 +79,7 @@ from splitnet.net.store import (
     unfinished_games,
 )
 from splitnet.net.table import GAMES, SPLIT, GameChoice, SeedMaker, Table
-from splitnet.net.wire import NET_PROTOCOL, plain
+from splitnet.net.wire import NET_PROTOCOL, Channel, plain
 from splitnet.session.identity import Identity, IdentityError, default_data_dir
 from splitnet.session.log import new_game_id
 from splitnet.splito.settings import SplitoSettings
@@ -1202,15 +1202,20 @@ async def host_main(args: argparse.Namespace) -> int:
             await asyncio.wait(bot_tasks, timeout=net.final_wait)
         return rc
     finally:
-        if announcer is not None:
-            await announcer.close()
-        for t in bot_tasks:
-            await stop(t)
-        await node.close()
-        await stop(node_task)
-        if invites is not None:
-            await invites.close()
-            wormhole.stop_twisted()
+        try:
+            if announcer is not None:
+                await announcer.close()
+            for t in bot_tasks:
+                await stop(t)
+            await node.close()
+            await stop(node_task)
+        finally:
+            # every wormhole closed while the loop runs, also when a stop above passed on
+            # the cancellation that ends us (Ctrl-C, SIGTERM): else their tasks are
+            # cancelled as the loop ends and Twisted calls into the closed loop
+            if invites is not None:
+                await invites.close()
+                wormhole.stop_twisted()
 
 
 # ---------------------------------------------------------------------- join / bot
@@ -1481,12 +1486,19 @@ def _wormhole_peer(args: argparse.Namespace, data_dir: Path, identity: Identity,
     connector = wormhole.WormholeConnector(None if chain else args.addr, settings,
                                            max_buffer=net.max_send_buffer, resume=resume,
                                            chain=chain)
+
+    async def connect() -> Channel:
+        try:
+            return await connector()
+        except wormhole.WormholeFailed as e:  # used, unknown, wrong: no retry helps
+            raise PeerFatal(str(e)) from None
+
     wrap = wormhole.per_channel_wrap(
         lambda pw: node_wrap(pw, net, on_secure=secure, identity=identity), plain)
     host, port = _WORMHOLE_HOST.split(":")
     try:
         node = PeerNode(identity, data_dir, args.name, host, int(port), net,
-                        seed_maker=seed_maker, resume=meta, wrap=wrap, connect=connector,
+                        seed_maker=seed_maker, resume=meta, wrap=wrap, connect=connect,
                         parts=LAN_PARTS)
     except (OSError, ValueError) as e:
         raise SystemExit(f"splitnet: cannot resume: {e}") from None
