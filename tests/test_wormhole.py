@@ -497,10 +497,58 @@ def test_two_guests_on_one_invitation_as_commands(servers: Servers, tmp_path: Pa
         wait_until(lambda: f"{seated.label} (wormhole-" in host.stderr()
                    and "joined the lobby" in host.stderr(), 30, "the first claimant in")
         assert host.stderr().count("joined the lobby") == 1
+        assert "Joined the game hosted by Ana" in seated.stdout(), seated.stdout()
         assert host.p.poll() is None  # the host goes on
         host.p.send_signal(signal.SIGTERM)
         assert host.wait(60) == 130
         assert seated.wait(60) == 1  # the host closed its lobby
+        no_traceback(*procs)
+    finally:
+        kill_all(procs)
+
+
+def lobby_host(tmp_path: Path, servers: Servers, name: str) -> Proc:
+    """A host --internet named ``name`` whose seat a bot plays, its lobby open for three
+    seats."""
+    return Proc(tmp_path, "host", "host", "--internet", *servers.args, "--port", "0",
+                "--bind", "127.0.0.1", "--play-as-bot", "heuristic", "--seats", "3",
+                "--no-announce", "--no-proofs", "--name", name,
+                "--data-dir", str(tmp_path / "p0"))
+
+
+def test_a_spent_or_unknown_invitation_is_told_soon(servers: Servers,
+                                                    tmp_path: Path) -> None:
+    """Issue 23: a spent or unknown invitation waited 60–100 s under "Connecting to:
+    wormhole:0", then said "cannot reach wormhole:0 — is the game still open? (… tried
+    for 20 s)". Now each says what is true within seconds — nobody holds it: unknown or
+    already used, and how long it tried — with the steps printed as it tries; a join
+    that got in names the host it joined, not wormhole:0."""
+    host = lobby_host(tmp_path, servers, "Ana")
+    procs = [host]
+    try:
+        wait_until(lambda: len(invitations(host)) >= 1, 60, "the invitation")
+        spent = invitations(host)[0]
+        bot = Proc(tmp_path, "bot", "bot", spent, *servers.args, "--name", "Bo",
+                   "--data-dir", str(tmp_path / "p1"))
+        procs.append(bot)
+        wait_until(lambda: "joined the lobby" in host.stderr(), 60, "the bot in")
+        wait_until(lambda: "Joined the game hosted by Ana" in bot.stdout(), 30,
+                   "the bot to say whom it joined")
+        for code in (spent, "999-lunar-anchor"):
+            began = time.monotonic()
+            late = Proc(tmp_path, f"late-{code}", "join", code, *servers.args, "--plain",
+                        "--data-dir", str(tmp_path / f"late-{code}"))
+            procs.append(late)
+            assert late.wait(60) == 1
+            took = time.monotonic() - began
+            err = late.stderr()
+            last = err.strip().splitlines()[-1]
+            assert took < 30, (code, took, err)
+            assert "unknown or already used" in last and code in last, err
+            assert "tried for" in last and "wormhole:0" not in err, err
+            assert "claimed; waiting for the host's answer" in err, err  # its progress
+            assert "retry wormhole" in err, err
+        assert host.p.poll() is None and bot.p.poll() is None
         no_traceback(*procs)
     finally:
         kill_all(procs)

@@ -61,6 +61,7 @@ from splitnet.net.config import (
     load_internet_servers,
 )
 from splitnet.net.host import MAX_PLAYERS, HostNode
+from splitnet.net.join_state import JoinState
 from splitnet.net.joincode import JoinCode, JoinCodeError, new_code, parse_code
 from splitnet.net.known_peers import KnownPeers, KnownPeersError
 from splitnet.net.links import node_wrap, secure_busy
@@ -1482,10 +1483,16 @@ def _wormhole_peer(args: argparse.Namespace, data_dir: Path, identity: Identity,
     if chain is not None and meta is None:
         print("Back to the host's lobby through a resume wormhole.", flush=True)
     secure = _words_once(show_words)
+    nodes: list[PeerNode] = []
+
+    def progress(text: str) -> None:  # the lobby's status line while the wormhole opens
+        if nodes and nodes[0].session.state is JoinState.CONNECTING:
+            nodes[0].net_status = text
+            nodes[0]._changed()
 
     connector = wormhole.WormholeConnector(None if chain else args.addr, settings,
                                            max_buffer=net.max_send_buffer, resume=resume,
-                                           chain=chain)
+                                           chain=chain, on_progress=progress)
 
     async def connect() -> Channel:
         try:
@@ -1502,14 +1509,55 @@ def _wormhole_peer(args: argparse.Namespace, data_dir: Path, identity: Identity,
                         parts=LAN_PARTS)
     except (OSError, ValueError) as e:
         raise SystemExit(f"splitnet: cannot resume: {e}") from None
+    nodes.append(node)
+    said = not getattr(args, "plain", True)  # (the full screen's lobby names the host)
 
-    def started() -> None:  # the resume secret remembers its game
-        if node.table is not None:
+    def started() -> None:
+        nonlocal said
+        if node.table is not None:  # the resume secret remembers its game
             connector.set_game(node.table.game_id.hex())
+        name = _host_name(node)
+        if not said and name is not None and node.session.state in _IN_GAME:
+            said = True
+            print(f"Joined the game hosted by {shown(name)} (invitation {args.addr}).",
+                  flush=True)
 
     node.subscribe(started)
     started()
     return node
+
+
+#: a joiner's states once the host let it in (join_state.py)
+_IN_GAME = (JoinState.LOBBY, JoinState.CATCHING_UP, JoinState.PLAYING, JoinState.FINISHED)
+
+
+def _host_name(node: PeerNode) -> str | None:
+    """The host's name at the table or in the lobby (its key's), once known."""
+    if node.table is not None:
+        return node.table.names[node.table.host_seat]
+    for name, key in zip(node.lobby_players, node.lobby_keys, strict=False):
+        if key == node.host_key:
+            return name
+    return None
+
+
+class _InvitationLobby(JoinLobby):
+    """A joiner's lobby through an invitation: it names the host, by its name at the
+    table, and the invitation — not the wormhole's stand-in address (wormhole:0)."""
+
+    def __init__(self, node: PeerNode, invitation: str, **kw: Any) -> None:
+        self.invitation = invitation
+        super().__init__(node, **kw)
+
+    def _sync(self) -> None:
+        super()._sync()
+        if self.node.session.state in _IN_GAME:
+            self.address_label = "Joined the game hosted by:"
+            self.address = shown(f"{_host_name(self.node) or 'the host'} (invitation "
+                                 f"{self.invitation})")
+        else:
+            self.address_label = "Joining through the invitation:"
+            self.address = self.invitation
 
 
 #: what a joiner through a wormhole keeps as its host's address (the game's meta file)
@@ -1639,7 +1687,9 @@ async def _join_game(node: PeerNode, task: asyncio.Future[Any], args: argparse.N
     if node.table is None:
         if print_fp:
             print(f"Your key fingerprint: {node.identity.fingerprint()}", flush=True)
-        lobby = JoinLobby(node, known=known, announced_fp=announced_fp)
+        lobby = (_InvitationLobby(node, args.addr, known=known, announced_fp=announced_fp)
+                 if node.host == _WORMHOLE_HOST.split(":")[0] else
+                 JoinLobby(node, known=known, announced_fp=announced_fp))
         if args.plain:
             ok = await plain_lobby(lobby, node.started_evt, task, host=False)
         else:

@@ -540,13 +540,18 @@ class WormholeConnector:
     up, and the next call meets the host on the next resume code. A failure
     raises :class:`ConnectionError` (the node retries within its bounds); the
     invitation's own failure is a :class:`WormholeFailed`, and stays (a new code from
-    the host is needed).
+    the host is needed). ``on_progress`` hears each step while the first call tries
+    (reaching the mailbox, waiting for the host's answer, retrying).
     """
 
     def __init__(self, code: str | None, settings: WormholeSettings | None = None, *,
                  max_buffer: int = 16 * 1024 * 1024, resume: ResumeFile | None = None,
-                 chain: ResumeChain | None = None) -> None:
+                 chain: ResumeChain | None = None,
+                 on_progress: Callable[[str], None] | None = None) -> None:
         self.code = code.strip() if code else None
+        self.on_progress = on_progress
+        self._said = ""
+        self._reached = False  # the mailbox server answered once
         self.settings = settings or WormholeSettings()
         self.max_buffer = max_buffer
         self.resume = resume
@@ -579,23 +584,38 @@ class WormholeConnector:
             except OSError as e:
                 _log.warning("cannot save %s: %s", self.resume.path, e.strerror or e)
 
+    def _say(self, text: str) -> None:
+        """A step of the first meeting, as it happens (the log and ``on_progress``)."""
+        if text != self._said:
+            self._said = text
+            _log.info("%s", text)
+            if self.on_progress is not None:
+                self.on_progress(text)
+
     def _fail(self, text: str) -> WormholeFailed:
         self.failed = text
         return WormholeFailed(text)
 
     async def _claim(self, code: str, end: float, what: str) -> _Claim:
-        """One attempt on ``code`` (``what`` names it in the log): claim its
+        """One attempt on ``code`` (``what`` names it in progress lines): claim its
         nameplate, then wait for the first message of whoever holds it — ``claim_wait``
         seconds, or 4 × what the claim took — and for the key by ``end`` (the loop's
         clock). The wormhole is closed (in the background) unless we met."""
         loop = asyncio.get_running_loop()
         mailbox = self.settings.mailbox
         connected = False
+        live = True  # (a wormhole being closed still reports)
 
         def status(st: Any) -> None:
             nonlocal connected
-            if type(getattr(st, "mailbox_connection", None)).__name__ == "Connected":
-                connected = True
+            kind = type(getattr(st, "mailbox_connection", None)).__name__
+            if not live or connected:
+                return
+            if kind == "Connected":
+                connected = self._reached = True
+                self._say(f"claiming {what}…")
+            elif kind == "Connecting" and not self._reached:
+                self._say(f"reaching the wormhole mailbox server {mailbox}…")
 
         w = await _create(self.settings, status)
         plate, _, words = code.partition("-")
@@ -618,7 +638,7 @@ class WormholeConnector:
                                f"answer our claim of {what}"))
             took = loop.time() - begun
             helper.choose_words(words)
-            _log.info("%s: claimed; waiting for the host's answer", what)
+            self._say(f"{what}: claimed; waiting for the host's answer…")
             key = _to_future(w.get_unverified_key())
             wait = min(max(self.settings.claim_wait, 4 * took), max(0.0, end - loop.time()))
             await asyncio.wait([key, agreed], timeout=wait,
@@ -634,6 +654,7 @@ class WormholeConnector:
             met = True
             return _Claim("met", wormhole=w, password=agreed.result())
         finally:
+            live = False
             _settle(claimed, key, agreed)
             if not met:
                 t = asyncio.ensure_future(_close_wormhole(w))
@@ -660,13 +681,29 @@ class WormholeConnector:
         claimed it at the very moment we did and the mailbox refused us both
         ("crowded"): the first claimant then meets the host on its retry wormhole."""
         loop = asyncio.get_running_loop()
-        end = loop.time() + self.settings.connect_timeout
-        got = await self._claim(code, end, f"the invitation {code}")
-        if got.outcome == "unreachable":
-            raise self._fail(f"cannot reach the wormhole mailbox server ({got.why})")
+        began = loop.time()
+        end = began + self.settings.connect_timeout
+        mailbox = self.settings.mailbox
+
+        def tried() -> str:
+            return f"tried for {loop.time() - began:.0f} s"
+
+        tries = 0
+        while True:
+            got = await self._claim(code, end, f"the invitation {code}")
+            if got.outcome != "unreachable":
+                break
+            tries += 1
+            if loop.time() + 2.0 >= end:
+                raise self._fail(f"cannot reach the wormhole mailbox server {mailbox} "
+                                 f"({got.why}; {tried()}): check its address (--mailbox, "
+                                 f"network.json) and this machine's connection")
+            self._say(f"cannot reach the wormhole mailbox server {mailbox} ({got.why}) — "
+                      f"retrying ({tries})")
+            await asyncio.sleep(2.0)
         if got.outcome == "lonely" and loop.time() < end:
-            _log.info("nobody answered on the invitation %s: trying its retry wormhole",
-                      code)
+            self._say(f"nobody answered on the invitation {code}: trying its retry "
+                      f"wormhole…")
             again = await self._claim(retry_code(code), end,
                                       f"the retry wormhole of {code}")
             if again.outcome == "met":
@@ -684,8 +721,8 @@ class WormholeConnector:
                              f"another invitation — ask the host for a new one")
         if got.outcome == "lonely":
             raise self._fail(f"nobody answered on the invitation {code}: it is unknown or "
-                             f"already used — ask the host for a new one (one it printed, "
-                             f"not its join code), while the host runs")
+                             f"already used ({tried()}) — ask the host for a new one (one "
+                             f"it printed, not its join code), while the host runs")
         if got.outcome != "met":
             raise self._fail(got.why)
         w, self._password = got.wormhole, got.password
