@@ -132,6 +132,7 @@ from splitnet.session.log import (
     Author,
     LogError,
     Player,
+    Seen,
     check_fork_evidence,
     fork_evidence,
     make_refusal,
@@ -372,20 +373,16 @@ def _points_in(obj: Any, out: list[bytes]) -> None:
 
 
 # ---------------------------------------------------------------------- one game
-#: an entry of a log (seq, hash): the head an author held when it made a message
-Seen = tuple[int, bytes]
-
-
 def _head(log: SignedLog) -> Seen:
-    return len(log) - 1, log.head()
+    return log.seen()
 
 
 def _sign(author: Author, kind: str, body: dict[str, Any], seen: Seen) -> tuple[bytes, bytes]:
     """``author``'s next message (``(msg_bytes, sig)``), made having seen the entry
-    ``seen`` of its log — the one place the simulator signs. The envelope does not bind
-    ``seen`` yet: a message made on one fork is then valid on the other whenever its
-    counter and the game there take it (the host's cross-orders)."""
-    return author.message(kind, body)
+    ``seen`` of its log — the one place the simulator signs. The envelope binds ``seen``
+    (TRANSCRIPT.md §3): a message made on one fork after the fork is refused on the other
+    (the log names no entry it holds), so a host's cross-order of it fails."""
+    return author.message(kind, body, seen=seen)
 
 
 def _shown(move: Any) -> str:

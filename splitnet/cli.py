@@ -127,23 +127,35 @@ def _list_saved(data_dir: Path) -> int:
         return 0
     print("Unfinished local games, newest first (resume one with "
           "`splitnet play --resume ID`):")
-    from splitnet.app.splito_fair import saved_game_is_splito
-
     for m in games:
-        game = "Splito" if saved_game_is_splito(data_dir, m) else "Split"
-        print(f"  {m.game_id[:12]}  {saved.when(m):18}  {game:6}  {m.name}")
+        try:
+            game = saved.describe(data_dir, m)
+        except saved.SavedGameError as e:  # resuming it says the same
+            print(f"  {m.game_id[:12]}  {saved.when(m):18}  cannot be resumed: {e}")
+            continue
+        print(f"  {m.game_id[:12]}  {saved.when(m):18}  {game.game:6}  {game.progress}")
+        print(f"  {'':12}  {game.players()}")
     return 0
 
 
-def _ask_resume(when: str) -> bool:
-    """Ask on the terminal (plain and full screen alike) before the game starts."""
+def _ask_resume(data_dir: Path, meta: Any) -> bool:
+    """Ask on the terminal (plain and full screen alike) before the game starts, naming
+    the game, how far it got and whom it is against."""
+    from splitnet.app import saved
+
+    when = saved.when(meta)
     try:
-        answer = input(f"splitnet: an unfinished game from {when} — resume? [Y/n] ")
+        game = saved.describe(data_dir, meta)
+        what = f"your {game.game} game from {when} ({game.progress}, {game.against()})"
+    except saved.SavedGameError:  # resuming it says why
+        what = f"the unfinished game from {when}"
+    try:
+        answer = input(f"splitnet: resume {what}? [Y/n] ")
     except EOFError:  # nobody can answer: the option that does is named
         print(flush=True)  # (ends the prompt's line)
-        raise SystemExit(f"splitnet: an unfinished game from {when} is saved and stdin is "
-                         "closed, so nobody answers 'resume?': pass --resume to take it "
-                         "up, or --new to start another") from None
+        raise SystemExit(f"splitnet: {what} is saved and stdin is closed, so nobody "
+                         "answers 'resume?': pass --resume to take it up, or --new to "
+                         "start another") from None
     return answer.strip().lower() not in ("n", "no")
 
 
@@ -164,7 +176,7 @@ def _play_session(args: argparse.Namespace, pace: float) -> Any:
             # a saved Splito game is offered by `play --game splito`
             games = [m for m in saved.unfinished(data_dir)
                      if not saved_game_is_splito(data_dir, m)]
-            if games and _ask_resume(saved.when(games[0])):
+            if games and _ask_resume(data_dir, games[0]):
                 meta = games[0]
         if meta is not None:
             print(f"Resuming the game from {saved.when(meta)} ({meta.game_id[:12]}): "
@@ -182,7 +194,9 @@ def _play_session(args: argparse.Namespace, pace: float) -> Any:
         raise SystemExit(f"splitnet: cannot save the game in {data_dir}: {e}") from None
 
 
-def _after_play(session: Any) -> None:
+def _after_play(session: Any, again: str = "splitnet play") -> None:
+    """What becomes of the game: its transcript, or the command (``again``) that offers
+    to resume it."""
     game = session.game
     path = game.writer.path if game.writer is not None else None
     if path is None:
@@ -190,7 +204,7 @@ def _after_play(session: Any) -> None:
     if game.finished:
         print(f"Transcript: {path} — check it with `splitnet verify {path}`.", flush=True)
     else:
-        print("The game is saved: `splitnet play` offers to resume it (`--new` starts "
+        print(f"The game is saved: `{again}` offers to resume it (`--new` starts "
               "another).", flush=True)
 
 
@@ -219,7 +233,7 @@ def _splito_session(args: argparse.Namespace, pace: float) -> Any:
         elif not args.new:
             games = [m for m in saved.unfinished(data_dir)
                      if saved_game_is_splito(data_dir, m)]
-            if games and _ask_resume(saved.when(games[0])):
+            if games and _ask_resume(data_dir, games[0]):
                 meta = games[0]
         if meta is not None:
             print(f"Resuming the game from {saved.when(meta)} ({meta.game_id[:12]}): "
@@ -240,6 +254,10 @@ def _splito_session(args: argparse.Namespace, pace: float) -> Any:
         raise SystemExit(f"splitnet: cannot save the game in {data_dir}: {e}") from None
 
 
+#: the command that offers an unfinished Splito game again (`splitnet play` offers Split's)
+SPLITO_AGAIN = "splitnet play --game splito"
+
+
 def _play_splito(args: argparse.Namespace) -> int:
     from splitnet.app import saved
     from splitnet.app.splito_fair import rematch_dealer, splito_rematch
@@ -252,10 +270,11 @@ def _play_splito(args: argparse.Namespace) -> int:
         """A game at the table: its exit status, and whether n asked for the next."""
         if args.plain:
             from splitnet.ui.splito_plain import ask_rematch, run_splito_plain
-            from splitnet.ui.splito_table import REMATCH_KEYS
+            from splitnet.ui.splito_table import rematch_keys
 
             rc = await run_splito_plain(session)
-            keys = REMATCH_KEYS["local"].format(dealer=rematch_dealer(session))
+            keys = rematch_keys("local", session.players, session.seat,
+                                rematch_dealer(session))
             return rc, rc == 0 and await ask_rematch(session, keys)
         from splitnet.ui.tui.splito import run_splito_tui
 
@@ -270,7 +289,7 @@ def _play_splito(args: argparse.Namespace) -> int:
             rc, again = await one(played[-1])
             if not again:
                 return rc
-            _after_play(played[-1])
+            _after_play(played[-1], SPLITO_AGAIN)
             try:
                 played.append(splito_rematch(played[-1], args.seed, bot_delay=pace,
                                              data_dir=data_dir))
@@ -282,7 +301,7 @@ def _play_splito(args: argparse.Namespace) -> int:
     try:
         return asyncio.run(main())
     finally:
-        _after_play(played[-1])
+        _after_play(played[-1], SPLITO_AGAIN)
 
 
 def _saved_splito(args: argparse.Namespace) -> bool:

@@ -84,6 +84,11 @@ def describe_round_end(game: Game, players: Sequence[str], viewer: int | None) -
     return lines
 
 
+#: what a round's passed audit checked, as its verdict line says it ("Round 2: shuffle
+#: verified — …."; the end screen sums the lines up, splitnet.ui.tui.results)
+AUDIT_CHECKED = "every seed matched its commitment; every shuffle, proof and share checked"
+
+
 class CoreView(Protocol):
     """What :meth:`Narrator.after_entry` reads of a game core (splitnet.game.core)."""
 
@@ -149,8 +154,7 @@ class Narrator:
         if len(audited_rounds) <= self.audited:
             return None
         self.audited = len(audited_rounds)
-        return (f"Round {audited_rounds[-1]}: shuffle verified — every seed matched its "
-                "commitment; every shuffle, proof and share checked.")
+        return f"Round {audited_rounds[-1]}: shuffle verified — {AUDIT_CHECKED}."
 
     def abandon_line(self, body: dict[str, Any], *, cut: bool = True) -> str:
         """What an ``abandon`` entry means, for everyone at the table (R8.6) — the same

@@ -24,6 +24,11 @@ class TableSession(Protocol):
     players: list[str]
     #: the human's seat
     seat: int
+    #: each seat's number on the screens, the key that names its player (a perfect
+    #: bonus, R5.1): 1…n in seat order — or, in a run of games against the same players
+    #: on this machine, where each game seats everyone one place on, the number each
+    #: player had in the run's first game (a key follows its player, not the seat)
+    numbers: list[int]
     #: the human seat's own engine: everything it may know (R8), nothing more
     view: Game
     #: what happened, in words, oldest first
@@ -158,6 +163,7 @@ class SessionBase:
     def __init__(self, players: list[str], seat: int) -> None:
         self.players = [shown(p, limit=64) for p in players]
         self.seat = seat
+        self.numbers = list(range(1, len(players) + 1))
         self._log = ShownLines()
         self._status = "starting"
         self._verdict: str | None = None

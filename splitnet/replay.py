@@ -263,7 +263,7 @@ class TableState:
             mark = ">" if s == self.actor else " "
             extra = (f"  (+{self.marked[s]} negative this round)"
                      if self.marked.get(s) else "")
-            lines.append(f"{mark} {s}. {nm}: score {self.score(s)}  [P{m['perfect']} "
+            lines.append(f"{mark} {s + 1}. {nm}: score {self.score(s)}  [P{m['perfect']} "
                          f"S{m['strong']} W{m['weak']} N{m['negative']}]{extra}")
             hand = _in_order(self.hands.get(s, []))
             lines.append(f"      hand: {_cards(hand) or '(empty)'}")

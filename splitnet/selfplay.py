@@ -139,7 +139,9 @@ def human_session(name: str, bot_names: Sequence[str], seed: int | None,
                      open_hand=open_hand_player)
     if data_dir is not None:
         saved.finish_when_over(game, data_dir)
-    return FairSession(game, seat, agents, HumanAgent(), bot_delay=bot_delay)
+    session = FairSession(game, seat, agents, HumanAgent(), bot_delay=bot_delay)
+    session.numbers = run_numbers(len(names), k)
+    return session
 
 
 def _play_checker(proofs: bool) -> Any:
@@ -173,7 +175,9 @@ def resume_session(data_dir: Path, meta: Any, *, bot_delay: float = 0.0,
                 for s, k in enumerate(source.bots)]
         return game, FairSession(game, meta.seat, bots, HumanAgent(), bot_delay=bot_delay)
 
-    return saved.resume_local(data_dir, meta, build)
+    session = saved.resume_local(data_dir, meta, build)
+    session.numbers = run_numbers(len(session.players), place_in_run(session))
+    return session
 
 
 def place_in_run(session: FairSession) -> int:
@@ -182,6 +186,18 @@ def place_in_run(session: FairSession) -> int:
     plays game ``k`` (modulo the number of players ``n``; all a resumed game knows)."""
     n = len(session.players)
     return (n - session.seat) % n
+
+
+def run_numbers(n: int, game_no: int) -> list[int]:
+    """Each seat's number on the screens in game ``game_no`` of a run (the session's
+    ``numbers``): the number its player had in the run's first game, so that the key
+    naming a player (a perfect bonus, R5.1) stays the same from game to game although
+    each game seats everyone one place on.
+
+    >>> run_numbers(4, 0), run_numbers(4, 1)  # game 1: Ana (2) sits at seat 0
+    ([1, 2, 3, 4], [2, 3, 4, 1])
+    """
+    return [(s + game_no) % n + 1 for s in range(n)]
 
 
 def rematch_session(prev: FairSession, game_no: int, seed: int | None, *,

@@ -15,6 +15,7 @@ mid-write — is reported, and the complete records before it are verified).
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,7 +36,13 @@ from splitnet.game.table import limits_from_header
 from splitnet.localfiles import MAX_TRANSCRIPT_BYTES, LocalFileError, read_local
 from splitnet.record import dumps
 from splitnet.rules import SettingsError
-from splitnet.session.log import MAX_FORK_BYTES, Log, LogError, check_fork_evidence
+from splitnet.session.log import (
+    MAX_FORK_BYTES,
+    Log,
+    LogError,
+    check_fork_evidence,
+    older_header,
+)
 from splitnet.session.transcript import TornTail, TranscriptError, records_from_bytes
 from splitnet.text import shown
 
@@ -65,15 +72,15 @@ def verify_records(records: list[bytes]) -> Verdict:
         try:
             entry = log.append_record(rec)
         except LogError as e:
+            old = older_header(rec) if i == 0 else None  # splitnet/1 … /3: no `seen`
+            if old is not None and (other := _other_protocol(old.settings)) is not None:
+                return other
             return _fail(i, e.seat, f"log: {e}")
         if entry.seq == 0:
             h = log.header
             names = [p.name for p in h.players]
-            other = h.settings.get("protocol")
-            if isinstance(other, str) and other != PROTOCOL and other.startswith("splitnet/"):
-                why = (f"the transcript is of protocol {other[:40]!r}; this splitnet verifies "
-                       f"{PROTOCOL} only")
-                return Verdict(False, f"unsupported protocol: {why}", seq=0, reason=why)
+            if (other := _other_protocol(h.settings)) is not None:
+                return other
             try:
                 if h.settings.get("game") == SPLITO:
                     rules, _ = splito_from_header(h.settings)
@@ -174,6 +181,16 @@ def _splito_verdict(core: SplitoCore, log: Log, records: list[bytes],
     lines.append("shuffle proofs: checked at every hop (objective deck and card deck)")
     lines.append("shuffle fair: yes")
     return Verdict(True, "\n".join(lines), record=rec)
+
+
+def _other_protocol(settings: Mapping[str, object]) -> Verdict | None:
+    """A header of another splitnet protocol is no transcript this splitnet can verify:
+    said in one line (TRANSCRIPT.md §10), naming nobody."""
+    other = settings.get("protocol")
+    if not (isinstance(other, str) and other != PROTOCOL and other.startswith("splitnet/")):
+        return None
+    why = f"the transcript is of protocol {other[:40]!r}; this splitnet verifies {PROTOCOL} only"
+    return Verdict(False, f"unsupported protocol: {why}", seq=0, reason=why)
 
 
 def _fail(seq: int, seat: int | None, reason: str) -> Verdict:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from splitnet.cards import card_id, name
-from splitnet.rules import Game, Settings
+from splitnet.rules import Discard, DrawPile, Game, Settings, TakeRow
 
 
 def faces_for(n: int, hands: dict[int, Sequence[str]], first: str, pile: Sequence[str] = (),
@@ -51,6 +51,20 @@ def slot_of(g: Game, seat: int, text: str, nth: int = 0) -> int:
     """The slot of the nth card named ``text`` in seat's hand."""
     found = [s for s in g.hands[seat] if g.faces[s] is not None and name(g.faces[s]) == text]
     return found[nth]
+
+
+def row_taken() -> Game:
+    """Two players; seat 1 has just taken the row from its first card, 9D (playable with
+    its 9H), with JC and 10S after it (R4.1b): the game waits for seat 1 to play 9D."""
+    g = game_with(2, {1: ["9H", "2C", "3C", "4C", "5C", "6C", "7C", "8C", "JC"],
+                      0: ["AS", "2S", "3S", "4S", "5S", "6S", "7S", "8S", "10S"]},
+                  first="9D", pile=["KD", "KH"])
+    g.apply(DrawPile(1))
+    g.apply(Discard(1, slot_of(g, 1, "JC")))
+    g.apply(DrawPile(0))
+    g.apply(Discard(0, slot_of(g, 0, "10S")))
+    g.apply(TakeRow(1, 0))
+    return g
 
 
 def hand_names(g: Game, seat: int) -> list[str]:

@@ -53,7 +53,7 @@ def host_refuses(g: LocalGame, seat: int, kind: str, body: dict[str, Any], step:
 def order_blind(g: LocalGame, seat: int, kind: str, body: dict[str, Any]) -> int:
     """A blind host: the author signs, the host checks only the log layer (signature,
     counter) and orders it. Returns the entry's seq; nobody has applied it yet."""
-    msg, sig = g.authors[seat].message(kind, copy.deepcopy(body))
+    msg, sig = g.authors[seat].message(kind, copy.deepcopy(body), seen=g.log.seen())
     g.log.order(msg, sig, g.host)
     return len(g.log) - 1
 
@@ -283,7 +283,7 @@ def test_a_forged_author_signature_is_refused_and_a_host_that_orders_it_is_named
     r1 = g.cores[1].round
     assert r1 is not None
     forger = SelfplaySecrets(99).identity(1)
-    msg, _ = g.authors[1].message("chat", {"text": "I concede"})
+    msg, _ = g.authors[1].message("chat", {"text": "I concede"}, seen=g.log.seen())
     g.authors[1].counter -= 1
     sig = forger.sign(msg)
     with pytest.raises(LogError) as e:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import copy
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -195,9 +196,9 @@ def test_a_refused_move_shows_the_host_nothing_and_owes_no_reveal() -> None:
     assert slot not in before
 
 
-def _a_joiners_turn_after_drawing(g: LocalGame, matches: int = 0) -> int:
-    """Advance to a non-host seat's play phase (it has drawn from the pile), with at
-    least ``matches`` matches on the table."""
+def play_until(g: LocalGame, stop: Callable[[int, Game], bool]) -> int:
+    """Random bots play until the seat to move and its view satisfy ``stop``; that seat
+    (nothing owed: every protocol message is sent)."""
     bots = [make_bot("random", i) for i in range(g.n)]
     for _ in range(10_000):
         if g.pump():
@@ -205,12 +206,20 @@ def _a_joiners_turn_after_drawing(g: LocalGame, matches: int = 0) -> int:
         seat = g.mover()
         assert seat is not None
         e = g.cores[seat].engine
-        if seat != 0 and e.phase == "draw" and len(e.matches) >= matches:
-            g.play_move(seat, DrawPile(seat))
-            g.pump()
+        if stop(seat, e):
             return seat
         g.play_move(seat, bots[seat].choose(e, seat))
-    raise AssertionError("no joiner's turn")
+    raise AssertionError("never reached")
+
+
+def _a_joiners_turn_after_drawing(g: LocalGame, matches: int = 0) -> int:
+    """Advance to a non-host seat's play phase (it has drawn from the pile), with at
+    least ``matches`` matches on the table."""
+    seat = play_until(g, lambda seat, e: seat != 0 and e.phase == "draw"
+                      and len(e.matches) >= matches)
+    g.play_move(seat, DrawPile(seat))
+    g.pump()
+    return seat
 
 
 def _bad_play(core: GameCore, seat: int, how: str) -> Action | None:
@@ -313,7 +322,7 @@ def _refused(g: LocalGame, seat: int, action: Action) -> tuple[bytes, bytes, byt
     head. Returns (refusal, msg, sig, body); the mover's counter is not used up."""
     body = g.cores[seat].move_message(action)
     author = g.authors[seat]
-    msg, sig = author.message("move", body)
+    msg, sig = author.message("move", body, seen=g.log.seen())
     author.counter -= 1
     return _refusal(g, seat, msg, sig), msg, sig, body
 
@@ -361,7 +370,7 @@ def test_a_false_accusation_is_refused_naming_the_accuser(how: str) -> None:
     if how == "out of turn":  # a move refused rightly: another seat's turn
         a = g.authors[other]
         body = {"round": body["round"], "move": action_to_dict(DrawPile(other))}
-        msg, sig = a.message("move", body)
+        msg, sig = a.message("move", body, seen=g.log.seen())
         a.counter -= 1
         refusal = _refusal(g, other, msg, sig, "out-of-turn", "out of turn")
         author = other
@@ -374,7 +383,7 @@ def test_a_false_accusation_is_refused_naming_the_accuser(how: str) -> None:
     elif how == "a skipped counter":  # rightly refused (counter), a chat fills the gap
         author_ = g.authors[seat]
         author_.counter += 1
-        msg, sig = author_.message("move", body)
+        msg, sig = author_.message("move", body, seen=g.log.seen())
         author_.counter -= 2
         refusal = _refusal(g, seat, msg, sig, "counter", "counter skipped")
         g.send(seat, "chat", {"text": "oops"})  # now the accusation's counter is msg's
@@ -382,7 +391,8 @@ def test_a_false_accusation_is_refused_naming_the_accuser(how: str) -> None:
         refusal = _refusal(g, seat, msg, sig, host=Identity.generate())
     elif how == "another message":
         other_body = core.move_message(Discard(seat, core.engine.hands[seat][1]))
-        other_msg, other_sig = g.authors[seat].message("move", other_body)
+        other_msg, other_sig = g.authors[seat].message("move", other_body,
+                                                       seen=g.log.seen())
         g.authors[seat].counter -= 1
         refusal = _refusal(g, seat, other_msg, other_sig)
     elif how == "bad signature":  # rightly refused (author-sig), then accused correctly signed
@@ -583,7 +593,7 @@ def test_verify_says_in_one_line_that_a_splitnet_1_transcript_is_another_protoco
     from splitnet.session.transcript import TranscriptWriter
     from splitnet.verify import PROTOCOL, run_verify
 
-    assert PROTOCOL == "splitnet/3"
+    assert PROTOCOL == "splitnet/4"
     ids = [Identity.generate() for _ in range(2)]
     settings = dict(game_settings(Settings(), shuffle_proofs=True), protocol="splitnet/1")
     log, _ = Log.start(ids[0], game_id=bytes(16), host_seat=0, settings=settings,
@@ -597,4 +607,40 @@ def test_verify_says_in_one_line_that_a_splitnet_1_transcript_is_another_protoco
     assert not v.ok and v.seat is None and "splitnet/1" in v.summary
     assert run_verify(path) == 1
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "unsupported protocol" in err and "splitnet/3" in err
+    assert err.count("\n") == 1 and "unsupported protocol" in err and "splitnet/4" in err
+
+
+def test_verify_says_in_one_line_that_a_splitnet_3_transcript_is_another_protocol(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A splitnet/3 transcript's messages are in the old layout, without ``seen``
+    (``splitnet/v1/msg``, TRANSCRIPT.md §3): no record of it is taken, but ``splitnet
+    verify`` reads its host-signed header far enough to say in one line which protocol it
+    is of, naming nobody; the same bytes with a bad host signature are just a failure."""
+    from splitnet.game.local import game_settings
+    from splitnet.session.codec import encode
+    from splitnet.session.log import TAG_ENTRY, TAG_MSG_V1, ZERO_HASH, Player, header_body
+    from splitnet.session.transcript import TranscriptWriter
+    from splitnet.verify import run_verify
+
+    ids = [Identity.generate() for _ in range(2)]
+    settings = dict(game_settings(Settings(), shuffle_proofs=True), protocol="splitnet/3")
+    body = header_body(bytes(16), 0, [Player(i, f"p{i}", k.public_key_bytes())
+                                      for i, k in enumerate(ids)], settings)
+    msg = encode([TAG_MSG_V1, bytes(16), 0, 0, "game", body])  # splitnet/3's layout
+    entry = encode([TAG_ENTRY, 0, ZERO_HASH, msg, ids[0].sign(msg)])
+    record = encode([entry, ids[0].sign(entry)])
+    path = tmp_path / "old.splitlog"
+    w = TranscriptWriter(path)
+    w.append(record)
+    w.close()
+    v = verify_records([record])
+    assert not v.ok and v.seat is None and v.summary == (
+        "unsupported protocol: the transcript is of protocol 'splitnet/3'; this splitnet "
+        "verifies splitnet/4 only")
+    assert run_verify(path) == 1
+    err = capsys.readouterr().err
+    assert err == v.summary + "\n"
+    forged = encode([entry, ids[1].sign(entry)])  # not the header's host
+    v = verify_records([forged])
+    assert v.summary.startswith("FAILED at entry 0 (seat unknown): log: ") and (
+        "splitnet/1 to splitnet/3" in v.summary), v.summary

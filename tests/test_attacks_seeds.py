@@ -71,7 +71,7 @@ class Game:
                     return
                 if s not in skip and (out := t.core.outbox()):
                     (kind, body), = out
-                    self.submit(s, *t.author.message(kind, body))
+                    self.submit(s, *t.author.message(kind, body, seen=t.log.seen()))
                     break
             else:
                 raise AssertionError("nobody owes a message")
@@ -114,7 +114,7 @@ class Game:
                               context_game=GID)
         author = Author(self.ids[shuffler], GID, shuffler, fork.next_counter(shuffler))
         body = {"round": 1, "deck": [[a, b] for a, b in out], "proof": proof}
-        msg, sig = author.message("shuffle", body)
+        msg, sig = author.message("shuffle", body, seen=fork.seen())
         return fork.order(msg, sig, self.ids[0])
 
     def close(self) -> None:

@@ -110,7 +110,8 @@ def flip(body: dict[str, Any], path: IntPath) -> tuple[dict[str, Any], str, bool
 def signed_record(g: Game, sender: int, kind: str, body: dict[str, Any]) -> bytes:
     """The next record of ``g``'s log holding ``body`` as signed by ``sender`` and by the
     host (a host that orders it blindly; ``g`` is not changed)."""
-    msg = message_bytes(g.log.game_id, sender, g.log.next_counter(sender), kind, body)
+    msg = message_bytes(g.log.game_id, sender, g.log.next_counter(sender), kind, body,
+                        seen=g.log.seen())
     sig = g.authors[sender].identity.sign(msg)
     entry = encode([TAG_ENTRY, len(g.log), g.log.head(), msg, sig])
     return encode([entry, g.host.sign(entry)])
@@ -288,7 +289,7 @@ def test_split_the_host_refusing_a_bool_round_move_is_no_legal_move_refused() ->
     with pytest.raises(NotAnInt):
         g.send(seat, "move", bad)  # the host refuses it
     author = g.authors[seat]
-    msg, sig = author.message("move", bad)
+    msg, sig = author.message("move", bad, seen=g.log.seen())
     author.counter -= 1
     from tests.test_attacks_reveal import _refusal
 
@@ -431,7 +432,7 @@ def test_every_int_of_every_honest_entry_is_a_listed_int_field(game: str) -> Non
         kinds.add(e.kind)
         # the same play signed again with its round as a bool, at the same place
         body = {**dict(e.body), "round": True}
-        msg = message_bytes(e.game_id, e.author, e.counter, e.kind, body)
+        msg = message_bytes(e.game_id, e.author, e.counter, e.kind, body, seen=e.seen)
         sig = g.authors[e.author].identity.sign(msg)
         entry = encode([TAG_ENTRY, e.seq, e.prev, msg, sig])
         v = verify_records([*records[:e.seq], encode([entry, g.host.sign(entry)])])
@@ -464,7 +465,7 @@ async def test_lan_split_host_refuses_a_bool_round_with_a_schema_error(
         n = len(host.table.log)
         honest = {"round": 1, "move": action_to_dict(DrawPile(actor))}
         other = Author(table.identity, table.game_id, actor, table.log.next_counter(actor))
-        msg, sig = other.message("move", {**honest, "round": True})
+        msg, sig = other.message("move", {**honest, "round": True}, seen=table.log.seen())
         node.send_frame("msg", msg=msg, sig=sig)
         err = await within(errors.get())
         assert err["code"] == "schema", err
@@ -494,7 +495,7 @@ async def test_lan_splito_host_refuses_a_bool_turn_with_a_schema_error(
     body = {"round": 1, "turn": True, "commit": "0" * 64}
     author = Author(ana.table.identity, ana.table.game_id, 1,
                     ana.table.log.next_counter(1))
-    msg, sig = author.message("move", body)
+    msg, sig = author.message("move", body, seen=ana.table.log.seen())
     before = len(host.table.log)
     with pytest.raises(WireError) as info:
         host.table.check(msg, sig, 1)

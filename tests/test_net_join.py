@@ -277,6 +277,46 @@ def screen(lobby: object) -> str:
     return "\n".join("".join(text for _, text, *_ in line) for line in lines)
 
 
+def test_a_joiners_lobby_at_80x24_shows_the_four_words_and_the_whole_warning(
+        tmp_path: Path) -> None:
+    """The verification words are the one check a player makes by eye (README): at
+    80×24 the joiner's lobby cut them ("border-bison-salmon-ta…") and the new-key
+    warning with them. Every word and the whole warning are on the screen now."""
+    from types import SimpleNamespace
+
+    from prompt_toolkit.application import Application, create_app_session
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.layout import Layout
+    from prompt_toolkit.output import DummyOutput
+
+    from splitnet.ui.tui.snapshot import screen_text
+
+    longest = [w for w in (Path(netrun.__file__).parent.parent / "data" / "words.txt")
+               .read_text().split() if len(w) == 6 and w.isalpha()]
+    words = "-".join(longest[:4])  # four words of six letters: the longest there are
+    host, me, before = Identity.generate(), Identity.generate(), Identity.generate()
+    known = KnownPeers(tmp_path / "known_peers.json")
+    known.remember(before.public_key_bytes(), "Hana")  # Hana had another key last time
+    node = SimpleNamespace(
+        host="192.168.100.200", port=7420, host_key=host.public_key_bytes(),
+        ch=SimpleNamespace(verification=words), lobby_game="Split", rematch_of=None,
+        lobby_players=["Hana", "Ana"], lobby_keys=[host.public_key_bytes(),
+                                                   me.public_key_bytes()],
+        key=me.public_key_bytes(), net_status="", table=None, lobby_seats=None,
+        lobby_max=6, subscribe=lambda callback: None)
+    lobby = JoinLobby(node, known=known)
+    warning = known.describe(host.public_key_bytes(), "Hana")
+    assert "WARNING" in warning
+    with create_pipe_input() as inp, create_app_session(input=inp, output=DummyOutput()):
+        app: Application[None] = Application(
+            layout=Layout(LobbyScreen(lobby, "splitnet").container), full_screen=True)
+        rows = screen_text(app, 80, 24)  # type: ignore[arg-type]
+    text = "\n".join(rows)
+    assert words in text, text
+    assert warning in " ".join(row.strip() for row in rows), text
+    assert "Verification (the host's screen shows the same words)" in text
+
+
 async def test_lobbies_show_the_code_the_words_and_known_keys(tmp_path: Path) -> None:
     """In one process: what both lobby screens show, a wrong code counted on the host's."""
     code = new_code()

@@ -103,18 +103,20 @@ class Evil:
                                   "ready": True}))
         await self.expect("protocol", "a host-only frame")
         # bad signature
-        msg, sig = self.author().message("move", self.draw_body())
+        msg, sig = self.author().message("move", self.draw_body(), seen=t.log.seen())
         self.send_msg(msg, bytes([sig[0] ^ 0x80]) + sig[1:])
         await self.expect("author-sig", "a flipped signature bit")
         # a message signed as another seat
         other = (seat + 1) % t.n
         fake = Author(t.identity, t.game_id, other, t.log.next_counter(other))
-        self.send_msg(*fake.message("chat", {"text": "hi"}))
+        self.send_msg(*fake.message("chat", {"text": "hi"}, seen=t.log.seen()))
         await self.expect("author-sig", "a message claiming another seat")
         # another game, another round
-        self.send_msg(*self.author(os.urandom(16)).message("move", self.draw_body()))
+        self.send_msg(*self.author(os.urandom(16)).message("move", self.draw_body(),
+                                                           seen=t.log.seen()))
         await self.expect("game-id", "a message for another game")
-        self.send_msg(*self.author().message("move", self.draw_body(t.core.round.number + 1)))
+        self.send_msg(*self.author().message(
+            "move", self.draw_body(t.core.round.number + 1), seen=t.log.seen()))
         await self.expect("round", "a message for another round")
         # a replay of our own logged accept
         accept: Entry = next(e for e in t.log.entries if e.author == seat and
@@ -122,12 +124,13 @@ class Evil:
         self.send_msg(accept.msg_bytes, accept.sig)
         await self.expect("replay", "a replayed message")
         # out of turn: a commitment during play
-        self.send_msg(*self.author().message("commit", {"round": t.core.round.number}))
+        self.send_msg(*self.author().message("commit", {"round": t.core.round.number},
+                                            seen=t.log.seen()))
         await self.expect("out-of-turn", "a commitment during play")
         # illegal: discard a card we do not hold, in the draw phase
         not_mine = next(s for s in range(104) if s not in t.core.engine.hands[seat])
         body = {"round": t.core.round.number, "move": action_to_dict(Discard(seat, not_mine))}
-        self.send_msg(*self.author().message("move", body))
+        self.send_msg(*self.author().message("move", body, seen=t.log.seen()))
         await self.expect("illegal", "an illegal move")
         # acks: undecodable, and of a head the host never had
         self.send_payload(encode_msg("ack", ack=b"junk"))
@@ -177,7 +180,7 @@ class Evil:
             return False
         body = {"round": r.number, "purpose": "draw",
                 **r.deck.shares_message([top], "draw")}
-        self.send_msg(*self.author().message("shares", body))
+        self.send_msg(*self.author().message("shares", body, seen=t.log.seen()))
         return True
 
     def out_of_turn(self, entry: Entry) -> bool:
@@ -190,7 +193,7 @@ class Evil:
         if (r is None or r.stage != "play" or r.draw is None or r.draw[0] == t.seat
                 or t.seat not in r.draw[2] or not self.node.ready or self.node._inflight):
             return False
-        self.send_msg(*self.author().message("move", self.draw_body()))
+        self.send_msg(*self.author().message("move", self.draw_body(), seen=t.log.seen()))
         return True
 
 
@@ -398,7 +401,7 @@ async def test_evidence_kept_and_relayed_per_seat_is_bounded(
                     for i in range(flood):  # signed, each one different, all refused
                         bad = {**body, "proof": p[:i] + bytes([p[i] ^ 1]) + p[i + 1:]}
                         msg, sig = Author(cheat.identity, table.game_id, table.seat,
-                                          counter).message(kind, bad)
+                                          counter).message(kind, bad, seen=table.log.seen())
                         host._on_msg(host.conns[table.seat], msg, sig)
                     body = {**body, "proof": bytes([p[0] ^ 1]) + p[1:]}
                 out.append((kind, body))
@@ -423,6 +426,33 @@ async def test_evidence_kept_and_relayed_per_seat_is_bounded(
             files = list((tmp_path / d / "games").glob("*.evidence"))
             assert len(files) == 1
             assert files[0].stat().st_size <= 3 * 1024 + net.max_evidence_bytes
+    finally:
+        await t.close()
+
+
+@virtual_time
+async def test_a_gone_seat_whose_move_is_awaited_is_named_once_in_the_status(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """Bo's move is awaited (nobody plays its seat: its node deals, no one moves) when
+    its connection goes: the status says "waiting for Bo (disconnected)" once, not
+    "waiting for Bo  — waiting for Bo (disconnected)"."""
+    t = await Table.start(tmp_path, clock)
+    host = t.host
+    try:
+        host_task = asyncio.ensure_future(host.done.wait())
+        watch = NetSession(host, host_task, bot=make_bot("heuristic", 0))
+        others = [watch, NetSession(t.ana, t.tasks[0], bot=make_bot("heuristic", 1))]
+        runs = [asyncio.ensure_future(s.run()) for s in others]
+        await clock.until(lambda: watch.status == "waiting for Bo", "Bo's move awaited",
+                          within=600.0)
+        t.tasks[1].cancel()  # Bo's process dies
+        await clock.run_until(asyncio.wait([t.tasks[1]]), within=1.0)
+        for s in others:
+            await clock.until(lambda s=s: "(disconnected)" in s.status, "Bo gone", within=5.0)
+            assert s.status == "waiting for Bo (disconnected)", s.status
+        for r in runs:
+            r.cancel()
+        await clock.run_until(asyncio.gather(*runs, return_exceptions=True), within=30.0)
     finally:
         await t.close()
 

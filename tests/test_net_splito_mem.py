@@ -97,7 +97,8 @@ async def test_a_splito_game_over_the_network_identical_and_verified_and_no_earl
     await clock.until(lambda: h.stage is Stage.PLAY and h.engine.committed(0)
                       and h.engine.committed(1), "Host and Ana committed", within=60.0)
     assert not h.engine.committed(2) and h.engine.phase is Phase.COMMIT
-    assert "Bo …" in h.progress() and "your turn" in bo_s.status
+    assert h.progress() == "turn 1: 2 of 3 committed, waiting for Bo"
+    assert bo_s.status.startswith("your play — turn 1: 2 of 3 committed, waiting for you")
     # a move carries only its commitment: the host knows no face of Ana's hand
     a = core(ana)
     kept = a.plays.chosen(1)
@@ -107,7 +108,7 @@ async def test_a_splito_game_over_the_network_identical_and_verified_and_no_earl
     early = {"round": 1, "turn": 1, "slot": kept.slot, "card": kept.card,
              "side": kept.side, "nonce": kept.nonce, "share": a._holder_share(kept.slot)}
     counter = ana.table.author.counter
-    msg, sig = ana.table.author.message("reveal", early)
+    msg, sig = ana.table.author.message("reveal", early, seen=ana.table.log.seen())
     ana.table.author.counter = counter
     before = len(host.table.log)  # type: ignore[union-attr]
     with pytest.raises(WireError, match=r"S7\.3: no play is revealed before every seat has "
@@ -451,7 +452,7 @@ async def test_the_splito_end_screens_n_offers_or_agrees_to_the_rematch(
                             log=SimpleNamespace(header=header))
     session = SimpleNamespace(table=table)
     assert await lan._splito_front_end(session, False, False, rematch="host") == (0, True)  # type: ignore[arg-type]
-    assert seen["rematch"] == "host" and seen["next_dealer"] == "Hosta"  # 2 + 1 mod 3
+    assert seen["rematch"] == "host" and seen["next_dealer"] == 0  # Hosta: 2 + 1 mod 3
     assert await lan._splito_front_end(session, False, False, rematch="joiner") == (0, True)  # type: ignore[arg-type]
     assert seen["rematch"] == "joiner"
     answer[0] = "quit"

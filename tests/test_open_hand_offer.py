@@ -74,7 +74,7 @@ class HostSeat:
     def send_game(self, kind: str, body: dict[str, Any]) -> bool:
         table = self.table
         assert table is not None
-        msg, sig = table.author.message(kind, body)
+        msg, sig = table.author.message(kind, body, seen=table.log.seen())
         table.check(msg, sig, table.seat)
         table.order(msg, sig)
         self.sent.append((kind, body))

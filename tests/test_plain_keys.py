@@ -22,7 +22,7 @@ from splitnet.ui.plain import (
     parse_command,
     render_table,
 )
-from tests.rules_helpers import game_with, slot_of
+from tests.rules_helpers import game_with, row_taken, slot_of
 
 PLAYERS = ["Ana", "Bo", "Cy"]
 
@@ -35,6 +35,13 @@ def test_seats_are_numbered_from_1_as_on_the_full_screen() -> None:
     g.apply(DrawPile(1))
     g.apply(Lay(1, slot_of(g, 1, "7H"), slot_of(g, 1, "7D")))
     assert "match #0: strong" in render_table(g, PLAYERS, 0)
+
+
+def test_after_taking_from_the_row_the_prompt_names_the_card_to_play_r4_1b() -> None:
+    g = row_taken()  # 9D, with JC and 10S after it: 9D is the one to play
+    assert g.phase == "must_play"
+    assert ask_text(g, 1) == ("Play the 9♦ you took from the row: lay (l) or upgrade (u) "
+                              "with it.")
 
 
 def test_perfect_bonus_target_by_the_number_the_table_shows() -> None:
@@ -52,6 +59,19 @@ def test_perfect_bonus_target_by_the_number_the_table_shows() -> None:
     # after `moves`, a number picks from that list instead
     listed = g.legal_moves(1)
     assert parse_command("1", g, 1, PLAYERS, listed) == listed[0]
+
+
+def test_a_players_number_is_the_sessions_as_on_the_full_screen() -> None:
+    """In a rematch on this machine each player keeps their number (the session's
+    ``numbers``): the table, a number typed, ``m N`` and the hint's command say it."""
+    g = game_with(3, {1: ["7H", "7H", "2C", "3C", "4C", "5C", "6C", "8C", "9C"]})
+    numbers = [3, 1, 2]  # Ana at seat 0 was player 3 in the run's first game
+    assert "  3. Ana (you)" in render_table(g, PLAYERS, 0, numbers)
+    g.apply(DrawPile(1))
+    g.apply(Lay(1, slot_of(g, 1, "7H", 0), slot_of(g, 1, "7H", 1)))
+    assert parse_command("3", g, 1, PLAYERS, [], numbers) == BonusMark(1, 0)
+    assert parse_command("m 2", g, 1, PLAYERS, [], numbers) == BonusMark(1, 2)
+    assert command_for(g, BonusMark(1, 2), numbers) == "2"
 
 
 def test_d_is_the_strong_bonus_draw_and_matches_take_a_hash() -> None:

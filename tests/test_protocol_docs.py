@@ -472,6 +472,7 @@ def test_transcript_md_s6_names_whom_the_code_names_for_a_bad_record() -> None:
     from splitnet.game.local import game_settings
     from splitnet.session.codec import encode
     from splitnet.session.log import (
+        NOTHING_SEEN,
         TAG_ENTRY,
         ZERO_HASH,
         Author,
@@ -505,7 +506,7 @@ def test_transcript_md_s6_names_whom_the_code_names_for_a_bad_record() -> None:
             ps = body["players"]
             assert isinstance(ps, list)
             body["players"] = [ps[1], ps[0]]
-        msg = message_bytes(gid, 1, 0, "game", body)
+        msg = message_bytes(gid, 1, 0, "game", body, seen=NOTHING_SEEN)
         return record(0, ZERO_HASH, msg, host.sign(msg), bad_host=bad_host)
 
     def blame(records: list[bytes]) -> tuple[int | None, str]:
@@ -907,7 +908,8 @@ def test_splito_chat_is_taken_or_refused_by_the_stage_entry_by_entry() -> None:
                                 for s in range(3)])
     a1 = Author(ids[1], src.game_id(), 1)
     log.order(*a1.accept(log.header_hash), ids[0])
-    log.order(*a1.message("chat", {"text": "early"}), ids[0])  # seat 2 has not accepted
+    # seat 2 has not accepted
+    log.order(*a1.message("chat", {"text": "early"}, seen=log.seen()), ids[0])
     assert verify_records(log.records()).summary == (
         "FAILED at entry 2 (seat 1): game message before every player accepted the header")
 

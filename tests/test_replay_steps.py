@@ -4,6 +4,7 @@ table kept from the record's events agrees with how each round ended (R6.3, R8.4
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from collections import Counter
@@ -92,6 +93,15 @@ def test_stepping_forwards_backwards_and_jumping() -> None:
     assert len(i2) == 2 and out[i2[0] + 1] == out[i2[1] + 1] == steps[1].table
     assert steps[-1].label == "final standing" and "(the end)" in prompts[6]
     assert any("Enter or n" in o for o in out)  # the help
+
+
+def test_the_replayed_table_numbers_players_from_1_as_the_table_does() -> None:
+    """The players are numbered 1…n, as the plain and full-screen tables number them
+    (seats stay 0-based in the record and the protocol only)."""
+    table = replay_steps(_record(3, 2))[1].table
+    for s in range(3):
+        assert re.search(rf"^[ >] {s + 1}\. p{s}: score ", table, re.M), table
+    assert not re.search(r"^[ >] 0\. ", table, re.M)
 
 
 def test_past_the_last_step_and_end_of_input_stop() -> None:

@@ -30,7 +30,7 @@ from splitnet.rules import (
     action_from_dict,
     action_to_dict,
 )
-from tests.rules_helpers import faces_for, game_with, hand_names, slot_of
+from tests.rules_helpers import faces_for, game_with, hand_names, row_taken, slot_of
 
 
 def snapshot(g: Game) -> dict[str, Any]:
@@ -104,14 +104,7 @@ def test_R4_1a_draw_from_pile_goes_to_hand() -> None:
 
 
 def test_R4_1b_take_row_card_and_everything_after_it() -> None:
-    g = game_with(2, {1: ["9H", "2C", "3C", "4C", "5C", "6C", "7C", "8C", "JC"],
-                      0: ["AS", "2S", "3S", "4S", "5S", "6S", "7S", "8S", "10S"]},
-                  first="9D", pile=["KD", "KH"])
-    g.apply(DrawPile(1))
-    g.apply(Discard(1, slot_of(g, 1, "JC")))
-    g.apply(DrawPile(0))
-    g.apply(Discard(0, slot_of(g, 0, "10S")))
-    g.apply(TakeRow(1, 0))  # 9D (playable with 9H), plus JC and 10S after it
+    g = row_taken()  # 9D (playable with 9H), plus JC and 10S after it
     assert {"9D", "JC", "10S"} <= set(hand_names(g, 1))
     assert g.row == []
     assert g.phase == "must_play"

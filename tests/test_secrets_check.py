@@ -80,7 +80,8 @@ class Game:
             for s, t in self.tables.items():
                 if s not in skip and (out := t.core.outbox()):
                     for kind, body in out:
-                        self.submit(s, *t.author.message(kind, body))
+                        self.submit(s, *t.author.message(kind, body,
+                                                                     seen=t.log.seen()))
                     break
             else:
                 raise AssertionError("nobody owes a message")

@@ -13,6 +13,7 @@ from splitnet.session.codec import encode
 from splitnet.session.identity import Identity
 from splitnet.session.log import (
     MAX_MSG,
+    NOTHING_SEEN,
     TAG_ENTRY,
     TAG_MSG,
     ZERO_HASH,
@@ -20,6 +21,7 @@ from splitnet.session.log import (
     Log,
     LogError,
     Player,
+    Seen,
     accept_body,
     check_ack,
     detect_fork,
@@ -53,9 +55,10 @@ def raw_record(
 
 
 def raw_msg(
-    author: int, counter: int, kind: str, body: dict[str, object], game: bytes = GAME
+    author: int, counter: int, kind: str, body: dict[str, object], game: bytes = GAME, *,
+    seen: Seen,
 ) -> bytes:
-    return encode([TAG_MSG, game, author, counter, kind, body])
+    return encode([TAG_MSG, game, author, counter, seen.seq, seen.hash, kind, body])
 
 
 class Game:
@@ -68,7 +71,15 @@ class Game:
         self.authors = [self.host] + [Author(IDS[i], GAME, i) for i in (1, 2)]
         for a in self.authors[1:]:
             self.log.order(*a.accept(self.log.header_hash), HOST)
-        self.log.order(*self.authors[1].message("chat", {"text": "hi"}), HOST)
+        self.log.order(*self.say(1, "chat", {"text": "hi"}), HOST)
+
+    def say(self, seat: int, kind: str, body: dict[str, object]) -> tuple[bytes, bytes]:
+        """Seat's next message, made having seen this log's head."""
+        return self.authors[seat].message(kind, body, seen=self.log.seen())
+
+    def raw(self, author: int, counter: int, kind: str, body: dict[str, object]) -> bytes:
+        """A message by hand, made having seen this log's head."""
+        return raw_msg(author, counter, kind, body, seen=self.log.seen())
 
     def snapshot(self) -> tuple[object, ...]:
         lg = self.log
@@ -106,20 +117,20 @@ def test_happy_path(game: Game) -> None:
     again = Log.from_records(lg.records())
     assert again.head() == lg.head() and again.accepted == lg.accepted
     # the host's own messages continue at counter 1
-    lg.order(*game.host.message("deal", {"n": 1}), HOST)
+    lg.order(*game.say(0, "deal", {"n": 1}), HOST)
     assert lg.entries[-1].counter == 1
 
 
 def test_order_builds_what_a_hand_made_record_would(game: Game) -> None:
     seq, prev = game.next()
-    msg, sig = game.authors[2].message("chat", {"text": "x"})
-    assert msg == raw_msg(2, 1, "chat", {"text": "x"})
+    msg, sig = game.say(2, "chat", {"text": "x"})
+    assert msg == game.raw(2, 1, "chat", {"text": "x"})
     assert game.log.order(msg, sig, HOST) == raw_record(seq, prev, msg, sig)
 
 
 def test_check_order_checks_without_changing_the_log(game: Game) -> None:
     before = game.snapshot()
-    msg, sig = game.authors[2].message("chat", {"text": "x"})
+    msg, sig = game.say(2, "chat", {"text": "x"})
     m = game.log.check_order(msg, sig)
     assert (m.author, m.counter, m.kind, m.body) == (2, 1, "chat", {"text": "x"})
     assert game.snapshot() == before
@@ -130,7 +141,7 @@ def test_check_order_checks_without_changing_the_log(game: Game) -> None:
     with pytest.raises(LogError) as ei:
         game.log.check_order(msg, sig)
     assert (ei.value.code, ei.value.seat) == ("replay", 2)
-    msg, _ = game.authors[2].message("chat", {})
+    msg, _ = game.say(2, "chat", {})
     forged = STRANGER.sign(msg)
     with pytest.raises(LogError) as ei:
         game.log.check_order(msg, forged)
@@ -156,14 +167,14 @@ def test_forged_author_signature_blames_the_host(game: Game) -> None:
     """The host signed an entry whose author signature is bad: only the host can be
     blamed — otherwise any host could frame a player with a made-up signature."""
     seq, prev = game.next()
-    msg = raw_msg(2, 1, "chat", {"text": "I resign"})
+    msg = game.raw(2, 1, "chat", {"text": "I resign"})
     forged = STRANGER.sign(msg)
     err = _expect(game, raw_record(seq, prev, msg, forged), "author-sig", 0)
     assert "seat 2's signature does not verify" in str(err)
 
 
 def test_forged_author_signature_in_order_blames_the_author(game: Game) -> None:
-    msg = raw_msg(2, 1, "chat", {"text": "x"})
+    msg = game.raw(2, 1, "chat", {"text": "x"})
     before = game.snapshot()
     with pytest.raises(LogError) as ei:
         game.log.order(msg, STRANGER.sign(msg), HOST)
@@ -176,7 +187,7 @@ def test_forged_author_signature_in_order_blames_the_author(game: Game) -> None:
 
 def test_forged_host_signature(game: Game) -> None:
     seq, prev = game.next()
-    msg, sig = game.authors[2].message("chat", {})
+    msg, sig = game.say(2, "chat", {})
     _expect(game, raw_record(seq, prev, msg, sig, signer=STRANGER), "host-sig", 0)
     # a valid record with one bit of the host signature flipped
     good = raw_record(seq, prev, msg, sig)
@@ -189,13 +200,13 @@ def test_forged_host_signature(game: Game) -> None:
 @pytest.mark.parametrize("delta", [-1, 1, 1000])
 def test_wrong_seq(game: Game, delta: int) -> None:
     seq, prev = game.next()
-    msg, sig = game.authors[2].message("chat", {})
+    msg, sig = game.say(2, "chat", {})
     _expect(game, raw_record(seq + delta, prev, msg, sig), "seq", 0)
 
 
 def test_wrong_prev(game: Game) -> None:
     seq, _ = game.next()
-    msg, sig = game.authors[2].message("chat", {})
+    msg, sig = game.say(2, "chat", {})
     for prev in (ZERO_HASH, game.log.hash_at(seq - 2), hashlib.sha256(b"x").digest()):
         _expect(game, raw_record(seq, prev, msg, sig), "prev", 0)
 
@@ -214,14 +225,14 @@ def test_replayed_message(game: Game) -> None:
 
 def test_skipped_counter(game: Game) -> None:
     seq, prev = game.next()
-    msg = raw_msg(2, 5, "chat", {})
+    msg = game.raw(2, 5, "chat", {})
     _expect(game, raw_record(seq, prev, msg, IDS[2].sign(msg)), "counter", 0)
 
 
 def test_message_from_another_game(game: Game) -> None:
     seq, prev = game.next()
     elsewhere = Author(IDS[2], OTHER_GAME, 2, counter=1)
-    msg, sig = elsewhere.message("chat", {})
+    msg, sig = elsewhere.message("chat", {}, seen=game.log.seen())
     _expect(game, raw_record(seq, prev, msg, sig), "game-id", 0)
     with pytest.raises(LogError) as ei:
         game.log.order(msg, sig, HOST)
@@ -230,7 +241,7 @@ def test_message_from_another_game(game: Game) -> None:
 
 def test_unknown_author(game: Game) -> None:
     seq, prev = game.next()
-    msg = raw_msg(3, 0, "accept", accept_body(game.log.header_hash))
+    msg = game.raw(3, 0, "accept", accept_body(game.log.header_hash))
     sig = IDS[3].sign(msg)
     _expect(game, raw_record(seq, prev, msg, sig), "unknown-author", 0)
     with pytest.raises(LogError) as ei:
@@ -264,14 +275,14 @@ def test_garbage_entry_signed_by_the_host(game: Game) -> None:
         encode([b"splitnet/v1/enTry", seq, prev, b"m", bytes(64)]),
         encode([TAG_ENTRY, seq, prev[:31], b"m", bytes(64)]),
         encode([TAG_ENTRY, seq, prev, b"not a message", bytes(64)]),
-        encode([TAG_ENTRY, seq, prev, encode([TAG_MSG, GAME, 1, 2, "Bad Kind", {}]), bytes(64)]),
+        encode([TAG_ENTRY, seq, prev, game.raw(1, 2, "Bad Kind", {}), bytes(64)]),
     ):
         _expect(game, encode([entry, HOST.sign(entry)]), "garbage", 0)
 
 
 def test_second_header(game: Game) -> None:
     seq, prev = game.next()
-    msg, sig = game.host.message("game", header_body(GAME, 0, PLAYERS, {}))
+    msg, sig = game.say(0, "game", header_body(GAME, 0, PLAYERS, {}))
     _expect(game, raw_record(seq, prev, msg, sig), "kind", 0)
 
 
@@ -295,7 +306,7 @@ def test_first_message_must_be_an_accept_of_this_header() -> None:
         ("accept", {"header": lg.header_hash, "extra": 1}),
         ("accept", {}),
     ):
-        msg = raw_msg(1, 0, kind, body)
+        msg = raw_msg(1, 0, kind, body, seen=lg.seen())
         sig = IDS[1].sign(msg)
         with pytest.raises(LogError) as ei:
             lg.append_record(raw_record(1, lg.head(), msg, sig))
@@ -314,9 +325,9 @@ def test_first_message_must_be_an_accept_of_this_header() -> None:
 def _genesis(
     body: dict[str, object], *, author: int = 0, counter: int = 0, kind: str = "game",
     game: bytes = GAME, signer: Identity = HOST, host_signer: Identity = HOST,
-    seq: int = 0, prev: bytes = ZERO_HASH,
+    seq: int = 0, prev: bytes = ZERO_HASH, seen: Seen = NOTHING_SEEN,
 ) -> bytes:
-    msg = raw_msg(author, counter, kind, body, game)
+    msg = raw_msg(author, counter, kind, body, game, seen=seen)
     return raw_record(seq, prev, msg, signer.sign(msg), host_signer)
 
 
@@ -344,6 +355,8 @@ K = [p.key for p in PLAYERS]
         (lambda: _genesis(_header(), counter=1), "counter", 0),
         (lambda: _genesis(_header(), author=1), "header", 0),
         (lambda: _genesis(_header(), game=OTHER_GAME), "game-id", 0),
+        (lambda: _genesis(_header(), seen=Seen(0, b"\x01" * 32)), "seen", 0),
+        (lambda: _genesis(_header(), seen=Seen(1, ZERO_HASH)), "seen", 0),
         (lambda: _genesis(_header(), kind="chat"), "header", None),
         (lambda: _genesis(_header(host=3)), "header", None),
         (lambda: _genesis(_header(players=[])), "header", None),
@@ -383,7 +396,7 @@ def test_header_body_validates() -> None:
 
 def test_only_the_host_orders(game: Game) -> None:
     with pytest.raises(ValueError, match="only the host"):
-        game.log.order(*game.authors[2].message("chat", {}), IDS[1])
+        game.log.order(*game.say(2, "chat", {}), IDS[1])
 
 
 # ------------------------------------------------------------ messages
@@ -391,25 +404,25 @@ def test_only_the_host_orders(game: Game) -> None:
 
 def test_message_limits() -> None:
     with pytest.raises(ValueError, match="kind"):
-        message_bytes(GAME, 0, 0, "Chat", {})
+        message_bytes(GAME, 0, 0, "Chat", {}, seen=NOTHING_SEEN)
     with pytest.raises(ValueError, match="kind"):
-        message_bytes(GAME, 0, 0, "x" * 33, {})
+        message_bytes(GAME, 0, 0, "x" * 33, {}, seen=NOTHING_SEEN)
     with pytest.raises(ValueError, match="MAX_MSG"):
-        message_bytes(GAME, 0, 0, "big", {"b": bytes(MAX_MSG)})
+        message_bytes(GAME, 0, 0, "big", {"b": bytes(MAX_MSG)}, seen=NOTHING_SEEN)
     with pytest.raises(ValueError):
-        message_bytes(GAME[:15], 0, 0, "chat", {})
+        message_bytes(GAME[:15], 0, 0, "chat", {}, seen=NOTHING_SEEN)
     with pytest.raises(TypeError):
-        message_bytes(GAME, 0, 0, "chat", {"f": 1.5})
+        message_bytes(GAME, 0, 0, "chat", {"f": 1.5}, seen=NOTHING_SEEN)
     a = Author(IDS[1], GAME, 1)
     with pytest.raises(TypeError):
-        a.message("chat", {"f": 1.5})
+        a.message("chat", {"f": 1.5}, seen=NOTHING_SEEN)
     assert a.counter == 0  # a failed message does not consume a counter
 
 
 def test_big_message_fits_in_a_record(game: Game) -> None:
     """A message of nearly MAX_MSG bytes still makes a record under MAX_RECORD."""
     a = game.authors[2]
-    msg, sig = a.message("shuffle", {"proof": bytes(MAX_MSG - 100)})
+    msg, sig = a.message("shuffle", {"proof": bytes(MAX_MSG - 100)}, seen=game.log.seen())
     rec = game.log.order(msg, sig, HOST)
     assert len(rec) <= logmod.MAX_RECORD
     assert Log.from_records(game.log.records()).head() == game.log.head()
@@ -460,8 +473,8 @@ def test_detect_fork(game: Game) -> None:
 
 def test_prove_equivocation(game: Game) -> None:
     seq, prev = game.next()
-    msg_a, sig_a = game.authors[1].message("chat", {"text": "a"})
-    msg_b = raw_msg(2, 1, "chat", {"text": "b"})
+    msg_a, sig_a = game.say(1, "chat", {"text": "a"})
+    msg_b = game.raw(2, 1, "chat", {"text": "b"})
     rec_a = raw_record(seq, prev, msg_a, sig_a)
     rec_b = raw_record(seq, prev, msg_b, IDS[2].sign(msg_b))
     host_key = PLAYERS[0].key

@@ -38,7 +38,7 @@ def _game(game_id: bytes = GAME, n_msgs: int = 3) -> Log:
     for a in authors[1:]:
         log.order(*a.accept(log.header_hash), ids[0])
     for k in range(n_msgs):
-        log.order(*authors[k % 3].message("chat", {"k": k}), ids[0])
+        log.order(*authors[k % 3].message("chat", {"k": k}, seen=log.seen()), ids[0])
     return log
 
 

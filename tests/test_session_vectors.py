@@ -46,7 +46,7 @@ def build() -> tuple[list[Identity], Log]:
     a1, a2 = Author(ids[1], GAME_ID, 1), Author(ids[2], GAME_ID, 2)
     log.order(*a1.accept(log.header_hash), ids[0])
     log.order(*a2.accept(log.header_hash), ids[0])
-    log.order(*a1.message("chat", {"text": "hello"}), ids[0])
+    log.order(*a1.message("chat", {"text": "hello"}, seen=log.seen()), ids[0])
     return ids, log
 
 
@@ -104,13 +104,24 @@ def test_vectors_follow_the_written_layouts() -> None:
     v = json.loads(PATH.read_text())
     keys = [bytes.fromhex(i["public_key"]) for i in v["identities"]]
     chat = v["entries"][3]
-    # msg_bytes of the chat: fixarray(6), bin8 tag, bin8 game_id, author 1, counter 1,
-    # fixstr "chat", fixmap(1) {"text": "hello"}
+    # msg_bytes of the chat: fixarray(8), bin8 tag, bin8 game_id, author 1, counter 1,
+    # seen_seq 2 and seen_hash (the head it was signed at: entry 2's hash), fixstr
+    # "chat", fixmap(1) {"text": "hello"}
     want = (
-        b"\x96" + b"\xc4\x0f" + b"splitnet/v1/msg" + b"\xc4\x10" + bytes(range(16))
-        + b"\x01" + b"\x01" + b"\xa4chat" + b"\x81" + b"\xa4text" + b"\xa5hello"
+        b"\x98" + b"\xc4\x0f" + b"splitnet/v2/msg" + b"\xc4\x10" + bytes(range(16))
+        + b"\x01" + b"\x01" + b"\x02" + b"\xc4\x20" + bytes.fromhex(v["entries"][2]["hash"])
+        + b"\xa4chat" + b"\x81" + b"\xa4text" + b"\xa5hello"
     )
     assert bytes.fromhex(chat["msg_bytes"]) == want
+    # the header names nothing seen (0 and 32 zero bytes); an accept, the header it
+    # accepts (0 and entry 0's hash)
+    header_msg = bytes.fromhex(v["entries"][0]["msg_bytes"])
+    assert header_msg.startswith(b"\x98\xc4\x0fsplitnet/v2/msg\xc4\x10" + bytes(range(16))
+                                 + b"\x00\x00\x00\xc4\x20" + bytes(32) + b"\xa4game")
+    for e in v["entries"][1:3]:
+        assert bytes.fromhex(e["msg_bytes"]).startswith(
+            b"\x98\xc4\x0fsplitnet/v2/msg\xc4\x10" + bytes(range(16)) + bytes([e["author"]])
+            + b"\x00\x00\xc4\x20" + bytes.fromhex(v["entries"][0]["hash"]) + b"\xa6accept")
     prev = bytes(32)
     for i, e in enumerate(v["entries"]):
         msg, sig = bytes.fromhex(e["msg_bytes"]), bytes.fromhex(e["sig"])

@@ -61,7 +61,7 @@ def test_an_interrupted_game_is_resumed_after_our_commitment_and_verifies_s7_3(
     split = subprocess.run([*SPLITNET, "play", "--plain", "--no-proofs", "--seed", "1",
                             "--data-dir", str(tmp_path)], input="q\n", capture_output=True,
                            text=True, timeout=120, check=False)
-    assert "resume?" not in split.stdout + split.stderr
+    assert "resume your" not in split.stdout + split.stderr
     again = resume_splito(tmp_path, meta)
     assert "Resumed the game" in again.log[-1]
     assert again.view.committed(0) and again.view.turn == 1
@@ -73,6 +73,48 @@ def test_an_interrupted_game_is_resumed_after_our_commitment_and_verifies_s7_3(
     assert f"you → right {card_text(again.view, card)}" in first  # what we committed
     assert again.view.over
     _verified(again)
+
+
+def test_a_saved_game_is_offered_and_listed_naming_the_game_how_far_and_the_bots(
+        tmp_path: Path) -> None:
+    """Left at turn 4, a Splito game is listed by ``play --saved`` with its turn and
+    every bot's level, the resume question names the game, the turn and the bots, and
+    leaving it again names the command that offers it (``play --game splito``; ``play``
+    alone starts a Split game)."""
+    session = splito_session("You", ["normal", "easy"], 3, data_dir=tmp_path)
+    rc, out = _play(session, "A left\n" * 3 + "q\n")
+    assert rc == 1 and out.count("Your play for turn ") == 4, out[-2000:]
+    [meta] = saved.unfinished(tmp_path)
+    listed = subprocess.run([*SPLITNET, "play", "--saved", "--data-dir", str(tmp_path)],
+                            capture_output=True, text=True, timeout=60, check=False)
+    assert " Splito  turn 4 of 13\n" in listed.stdout, listed.stdout
+    assert "You against Ana (normal), Bo (easy)" in listed.stdout
+    r = subprocess.run([*SPLITNET, "play", "--game", "splito", "--plain", "--data-dir",
+                        str(tmp_path)], input="y\nq\n", capture_output=True, text=True,
+                       timeout=120, check=False)
+    assert ("resume your Splito game from today" in r.stdout
+            and "(turn 4 of 13, against 2 bots (1 normal, 1 easy))? [Y/n]" in r.stdout), \
+        r.stdout[:600] + r.stderr[-1000:]
+    assert "The game is saved: `splitnet play --game splito` offers to resume it" in r.stdout
+    assert saved.unfinished(tmp_path) == [meta]
+
+
+def test_every_zone_is_named_once_in_the_list_of_zones() -> None:
+    """``zones`` (and the end screen) name another pair's zone by its label alone:
+    "Zone Ana|Bo", not "Zone (zone Ana|Bo)"."""
+    from splitnet.ui.splito_plain import all_zones_text
+
+    session = splito_session("You", ["normal", "normal", "normal"], 2)  # not saved, not run
+    g = session.game
+    for _ in range(300):
+        if g.cores[0].can_move():
+            break
+        assert g.pump()
+    text = all_zones_text(session.view, session.players, 0)
+    g.close()
+    assert "Your left zone (zone you|Ana): " in text and "Zone Ana|Bo: " in text
+    assert "Zone Bo|Cy: " in text and "(zone Ana|Bo)" not in text
+    assert "(zone Bo|Cy)" not in text
 
 
 def test_parse_play_reads_letters_and_card_ids_and_refuses_the_rest() -> None:

@@ -73,7 +73,8 @@ def test_S5_S10_every_step_shows_the_zones_hands_and_scores_the_record_implies(
                 assert f"      hand for turn {t + 1}: {hand}" in table.splitlines()
     final = steps[-1].table
     for sc in rec["scores"]:
-        assert (f"  {sc['seat']}. p{sc['seat']}: score {sc['score']} = {sc['left_points']} × "
+        assert (f"  {sc['seat'] + 1}. p{sc['seat']}: score {sc['score']} = "
+                f"{sc['left_points']} × "
                 f"{sc['right_points']}") in final
     for z, pts in enumerate(rec["zone_points"]):
         assert f"{pts} point" in _section(final, f"zone {z} (")[0]

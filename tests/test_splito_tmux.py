@@ -64,3 +64,31 @@ def test_a_whole_splito_game_by_keys_in_tmux_then_verify(tmp_path: Path) -> None
                        capture_output=True, text=True, timeout=120, check=False, cwd=ROOT)
     assert v.returncode == 0, v.stdout + v.stderr
     assert "shuffle fair: yes" in v.stdout
+
+
+def test_eight_players_at_80x24_objectives_by_name_and_the_whole_status_line(
+        tmp_path: Path) -> None:
+    """``play --game splito -n 8`` in an 80×24 terminal: the hand and the zones named the
+    objectives by bare ids ("OBJ12", "✗OBJ32") and the status line, listing all eight
+    players, lost the last one. Objectives are named below the central line (which
+    gives id, name and face), and the status line says who is missing, whole."""
+    data = tmp_path / "data"
+    pane = Pane(f"splitnet-test-{os.getpid()}-splito8", "splito8")
+    pane.run("new-session", "-d", "-s", "splito8", "-x", "80", "-y", "24",
+             f"cd {ROOT} && exec {sys.executable} -m splitnet.cli play --game splito -n 8 "
+             f"--seed 5 --pace 0 --data-dir {data}")
+    try:
+        screen = pane.wait(lambda s: "Your play: a card" in s and "7 of 8" in s, 120,
+                           "the first turn, the bots committed")
+        lines = screen.splitlines()
+        status = [ln for ln in lines if ln.strip()][-1]
+        assert "…" not in status, screen
+        assert status.strip() == "your play — turn 1: 7 of 8 committed, waiting for you", screen
+        zones = next(i for i, ln in enumerate(lines) if "◀ LEFT" in ln)
+        log = next(i for i, ln in enumerate(lines) if ln.startswith(" Log"))
+        table = "\n".join(lines[zones:log])
+        assert "Your hand (13)" in table and "★" in table, screen
+        assert re.search(r"OBJ\d\d", table) is None, screen  # names, not ids
+        assert re.search(r"OBJ\d\d", "\n".join(lines[:zones])), screen  # the central line
+    finally:
+        subprocess.run([*pane.base, "kill-server"], capture_output=True, timeout=10)

@@ -19,7 +19,7 @@ from prompt_toolkit.output import DummyOutput
 from splitnet.app.splito_fair import splito_session
 from splitnet.splito.cards import card_order
 from splitnet.splito.engine import Game, IllegalMove, Play
-from splitnet.ui.splito_table import REMATCH_KEYS
+from splitnet.ui.splito_table import rematch_keys
 from splitnet.ui.tui.render import width_of
 from splitnet.ui.tui.splito import SplitoTuiApp
 from splitnet.ui.tui.splito_model import SplitoModel
@@ -176,6 +176,24 @@ def test_every_region_fits_80x24(n: int) -> None:
             assert any("class:sc." in st for st in styles)  # colours as coloured frames
 
 
+def test_at_80x24_objectives_are_named_below_the_central_line() -> None:
+    """In the hand, the zones and the last reveal an objective is its name (and its
+    points in a zone), never a bare id; the central line gives id, name and face."""
+    s = _stand_in(3)
+    play(s.view, {0: ("OBJ07", "right")})  # Evens now lies in our right zone
+    m = SplitoModel(s, mono=True)
+    m.sync()
+    lines = [text_of([line]) for line in table_lines(m, 80, 24)]
+    zones = next(i for i, ln in enumerate(lines) if "◀ LEFT" in ln)
+    below = "\n".join(lines[zones:])
+    assert "OBJ" not in below, below
+    assert "✗Evens ◆◆" in below and "✗★Red pair ◆" in below  # in the zone
+    assert "you→right Evens" in below  # the reveal
+    assert "OBJ19 Red pair" in "\n".join(lines[:zones])
+    wide = "\n".join(text_of([line]) for line in table_lines(m, 160, 50))
+    assert "✗OBJ07 Evens ◆◆" in wide  # with room, the id too
+
+
 def test_a_big_terminal_shows_the_other_zones_and_more_log() -> None:
     s = _stand_in(4, turns=4)
     s.log.extend(f"line {i}" for i in range(60))
@@ -234,7 +252,7 @@ def test_n_at_the_end_starts_the_next_game_only_when_offered_and_played_out() ->
     that stopped with a verdict."""
     s = _stand_in(3, turns=13)
     m = SplitoModel(s, mono=False)
-    m.rematch_keys = REMATCH_KEYS["local"].format(dealer="Ana")
+    m.rematch_keys = rematch_keys("local", s.players, s.seat, 1)
     m.sync()
     assert m.press("n") is None  # the game is not finished yet
     s.finished = True
@@ -256,14 +274,18 @@ def test_n_at_the_end_starts_the_next_game_only_when_offered_and_played_out() ->
                                  "everyone must agree)"),
                         ("joiner", "n agree to a rematch with the same seats if the host "
                                    "offers one (Bo deals, S4.1)")):
-        assert REMATCH_KEYS[role].format(dealer="Bo") == words
+        assert rematch_keys(role, s.players, s.seat, 2) == words
+    # the player's own seat deals next: "you deal", not "You deals"
+    assert rematch_keys("local", ["You", "Ana", "Bo"], 0, 0) == (
+        "n new game with the same players and seats (you deal, S4.1)")
+    assert rematch_keys("joiner", ["Ana", "Bo"], 1, 1).endswith("(you deal, S4.1)")
 
 
 async def test_the_running_tables_n_ends_it_with_the_rematch_outcome() -> None:
     s = _stand_in(3, turns=13)
     s.finished = True
     with create_pipe_input() as inp, create_app_session(input=inp, output=DummyOutput()):
-        app = SplitoTuiApp(s, mono=False, rematch="local", next_dealer="Ana")
+        app = SplitoTuiApp(s, mono=False, rematch="local", next_dealer=1)
         task = asyncio.ensure_future(app.run(drive=False))
         assert await wait_for(lambda: app.app.is_running)
         assert app.model.overlay == "end"

@@ -46,8 +46,8 @@ def test_a_killed_full_screen_game_is_offered_and_resumed(tmp_path: Path) -> Non
 
         pane = Pane(socket, "second")
         pane.run("new-session", "-d", "-s", "second", "-x", "100", "-y", "30", cmd)
-        pane.wait(lambda s: "an unfinished game from today" in s and "resume? [Y/n]" in s,
-                  20, "the question")
+        pane.wait(lambda s: "resume your Split game from today" in s
+                  and "(round 1 of 3, against 3 normal bots)? [Y/n]" in s, 20, "the question")
         pane.keys("Enter")
         screen = pane.wait(lambda s: "Your hand" in s, 40, "the resumed table")
         pane.wait(lambda s: "Resumed the game" in s, 10,

@@ -19,7 +19,7 @@ from prompt_toolkit.output import DummyOutput
 from splitnet.bots import make_bot
 from splitnet.bots.search import knowable_slots, suggest
 from splitnet.describe import describe_event, describe_round_end
-from splitnet.rules import Action, Discard, DrawPile, Game, Lay, Upgrade
+from splitnet.rules import Action, Discard, DrawPile, Game, Lay, TakeRow, Upgrade
 from splitnet.rules.scoring import standing_now
 from splitnet.ui.tui import TuiApp
 from splitnet.ui.tui.advice import default_hinter
@@ -27,7 +27,7 @@ from splitnet.ui.tui.model import LABELS, Note
 from splitnet.ui.tui.snapshot import screen_text
 from tests.stand_in import LocalSession, make_local_session
 from tests.test_tui import advance
-from tests.test_tui_support import running_tui, send, wait_for
+from tests.test_tui_support import RIGHT, running_tui, send, wait_for
 
 
 def table_text(session: object, width: int = 80, height: int = 24) -> str:
@@ -270,13 +270,72 @@ async def test_hint_key_shows_the_advisers_move_and_reason() -> None:
             assert tui.model.note is not None and "wait for your turn" in tui.model.note.text
         await wait_for(lambda: session.view.actor == session.seat and not tui.model.busy)
         await send(tui, inp, "h")
-        assert await wait_for(lambda: tui.model.note is not None
-                              and tui.model.note.text.startswith("Hint:"))
-        assert tui.model.note is not None
-        assert tui.model.note.text == ("Hint: draw from the pile: the row holds nothing "
+        assert await wait_for(lambda: tui.model.hint is not None)
+        assert tui.model.hint is not None
+        assert tui.model.hint.text == ("Hint: draw from the pile: the row holds nothing "
                                        "for you (key d)")
         assert asked == [(session.seat, 9)]
         assert session.view.phase == "draw"  # a hint plays nothing
+
+
+async def test_a_hint_selects_what_it_names_and_stays_until_the_player_moves() -> None:
+    """The hint named a card and its key, but selected nothing: x then acted on the card
+    under the cursor ("x again discards …"), and the hint line was gone. Now the hint
+    selects the card it names, stays on screen while the player looks around, and its
+    key plays exactly that move."""
+    session = make_local_session(3, seed=11, bot_delay=0.0)
+    async with running_tui(session) as (tui, inp):
+        m = tui.model
+        me = session.seat
+        assert await wait_for(lambda: session.view.actor == me and not m.busy)
+        await send(tui, inp, "d")
+        assert await wait_for(lambda: session.view.phase == "play" and not m.busy)
+        hand = m.hand_order()
+        under = m.hand_cursor_slot()
+        slot = hand[3] if under in hand[:2] else hand[0]  # neither under nor next to it
+        card = m.card(slot)
+        tui.hint = lambda view, seat: (Discard(seat, slot), f"discard {card}: it scores least")
+        await send(tui, inp, "h")
+        assert await wait_for(lambda: m.hint is not None)
+        assert m.selected == [slot]
+        said = f"Hint: discard {card}: it scores least (key x)"
+        assert said in "\n".join(screen_text(tui.app, 80, 24))
+        await send(tui, inp, RIGHT)  # looking around keeps the hint
+        assert said in "\n".join(screen_text(tui.app, 80, 24))
+        assert m.hand_cursor_slot() != slot
+        await send(tui, inp, "x")  # the key the hint names does what it says, at once
+        assert await wait_for(lambda: slot not in session.view.hands[me])
+        assert m.confirm is None and m.hint is None
+
+
+def test_a_hints_key_plays_the_move_it_names() -> None:
+    """Whatever the advice — a lay, an upgrade, a row card —, the key the hint names
+    plays that move, not the card under the cursor."""
+    def lay_and_upgrade(v: Game) -> bool:
+        moves = v.legal_moves(0)
+        return v.phase == "play" and any(isinstance(x, Lay) for x in moves) and any(
+            isinstance(x, Upgrade) for x in moves)
+
+    session = position(lay_and_upgrade)
+    with table(session) as (tui, sent):
+        m = tui.model
+        moves = m.legal().moves
+        lay = next(x for x in moves if isinstance(x, Lay))
+        up = next(x for x in moves if isinstance(x, Upgrade))
+        for action, key in ((lay, "l"), (up, "u"), (Discard(session.seat, lay.a), "x")):
+            m.set_area("row")  # the cursor elsewhere
+            m.take_advice(action, "because")
+            assert m.hint is not None and m.hint.text.endswith(f"(key {key})")
+            tui.press(key)
+            assert sent[-1] == action and m.confirm is None, (action, m.confirm)
+    session = position(lambda v: v.phase == "draw" and len(v.legal_moves(0)) > 2)
+    with table(session) as (tui, sent):
+        m = tui.model
+        take = next(x for x in m.legal().moves if isinstance(x, TakeRow))
+        m.row_cursor = 0 if take.index else len(m.view.row) - 1
+        m.take_advice(take, "because")
+        tui.press("t")
+        assert sent == [take]
 
 
 def test_default_hint_is_the_strong_bots_move_with_a_reason() -> None:
@@ -414,6 +473,17 @@ def test_end_screen_shows_winner_every_pad_and_the_story() -> None:
     assert all(len(ln) <= 80 for ln in text.splitlines())
 
 
+def test_the_end_screen_says_you_deal_when_your_seat_deals_next() -> None:
+    """A joiner whose seat deals the rematch's first round reads "you deal first", never
+    "You deals first"."""
+    with create_pipe_input() as inp, create_app_session(input=inp, output=DummyOutput()):
+        tui, _ = finished_game()
+        tui.next_dealer = tui.model.seat
+        text = " ".join("".join(f[1] for f in ln).strip() for ln in tui._overlay_lines(80))
+    assert "n new game with the same players (you deal first)" in text
+    assert "deals first" not in text
+
+
 def test_n_at_the_end_asks_for_a_rematch_only_when_offered() -> None:
     with create_pipe_input() as inp, create_app_session(input=inp, output=DummyOutput()):
         tui, _ = finished_game(rematch=False)
@@ -441,6 +511,36 @@ def test_a_rematch_seats_the_next_player_as_first_dealer() -> None:
     third = human_session("You", names, 5, Settings(), shuffle_proofs=False, game_no=2)
     assert third.players[0] == "Bo" and third.players[third.seat] == "You"
     assert first.game.cores[0].game_id != again.game.cores[0].game_id  # a new game
+
+
+def test_each_players_number_key_stays_theirs_from_game_to_game() -> None:
+    """A rematch seats everyone one place on, and the number keys that name a player (a
+    perfect bonus, R5.1) followed the seats: Ana, 2 in the first game, was 1 in the next
+    and nothing said so. Now each player keeps their number, on screen and as a key."""
+    from splitnet.rules import BonusMark, Settings
+    from splitnet.selfplay import human_session
+
+    kinds = ["heuristic"] * 3
+    games = [human_session("You", kinds, 5, Settings(), shuffle_proofs=False, game_no=k)
+             for k in range(3)]
+    for g in games:
+        text = table_text(g)
+        assert all(f"{k} {p}" in text for p, k in (("Ana", 2), ("Bo", 3), ("Cy", 4))), text
+    for g in games:
+        assert dict(zip(g.players, g.numbers, strict=True)) == {
+            "You": 1, "Ana": 2, "Bo": 3, "Cy": 4}
+    session = position(lambda v: v.phase == "bonus" and v.pending_bonus == "perfect")
+    session.numbers = [4, 1, 2, 3]  # the seats' numbers in some game of a run
+    with table(session) as (tui, sent):
+        m = tui.model
+        target = max(m.legal().marks)
+        who = f"{session.numbers[target]} {session.players[target]}"
+        assert who in m.instruction()
+        assert ("1-3", "name player") in m.key_hints()
+        tui.press(str(session.numbers[target]))
+        assert sent == [BonusMark(session.seat, target)]
+        tui.press("7")  # nobody's number
+        assert len(sent) == 1 and m.note is not None and "1-3" in m.note.text
 
 
 # ---------------------------------------------------------------------- LAN: bell, way back

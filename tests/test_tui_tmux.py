@@ -50,6 +50,14 @@ class Pane:
         raise AssertionError(f"timed out waiting for {what}; screen:\n{screen}")
 
 
+def open_pane(name: str, cmd: str, width: int = 80, height: int = 24) -> Pane:
+    """A tmux server of this test's own running ``cmd`` in session ``name``, a terminal
+    of ``width`` × ``height`` (kill it with ``kill-server`` on ``pane.base``)."""
+    pane = Pane(f"splitnet-{name}-{os.getpid()}", name)
+    pane.run("new-session", "-d", "-s", name, "-x", str(width), "-y", str(height), cmd)
+    return pane
+
+
 def test_play_a_turn_in_tmux() -> None:
     socket = f"splitnet-test-{os.getpid()}"
     name = "table"
@@ -183,5 +191,55 @@ def test_a_whole_game_and_a_rematch_in_tmux(tmp_path: Path) -> None:
         finished = [GameFiles(data, bytes.fromhex(p.stem)).load_meta()
                     for p in (data / "games").glob("*.meta")]
         assert sorted(m.seat for m in finished) == [0, 3] and all(m.finished for m in finished)
+    finally:
+        subprocess.run([*pane.base, "kill-server"], capture_output=True, timeout=10)
+
+
+def _key_bar(screen: str) -> str:
+    """The screen's last line that is not blank: the keys line."""
+    return [ln for ln in screen.splitlines() if ln.strip()][-1]
+
+
+def test_the_key_bar_shows_the_chat_keys_while_chat_is_typed(tmp_path: Path) -> None:
+    """The full screen at 80×24: c opens the chat line; while it is typed the keys line
+    shows only what works there (Enter send, Esc cancel), not the table's keys, which
+    would type letters into the message; Esc gives the table's keys back."""
+    pane = open_pane("chat", f"cd {ROOT} && exec {sys.executable} -m splitnet.cli play "
+                             f"--seed 1 --no-proofs --data-dir {tmp_path / 'data'}")
+    try:
+        pane.wait(lambda s: "Your hand" in s and "(no cards)" not in s, 30, "the deal")
+        pane.keys("c")
+        # the chat line takes the place of the log's header ("… say › c to chat …")
+        screen = pane.wait(lambda s: "say ›" in s and "c to chat" not in s, 10,
+                           "the chat line")
+        bar = _key_bar(screen)
+        assert "Enter send" in bar and "Esc cancel" in bar, screen
+        assert "? help" not in bar and "q quit" not in bar and "move" not in bar, screen
+        pane.keys("Escape")
+        screen = pane.wait(lambda s: "c to chat" in s, 10, "the table's keys again")
+        assert "? help" in _key_bar(screen), screen
+    finally:
+        subprocess.run([*pane.base, "kill-server"], capture_output=True, timeout=10)
+
+
+@pytest.mark.parametrize("game", ["split", "splito"])
+def test_ctrl_l_draws_the_table_again_over_what_another_program_printed(
+        tmp_path: Path, game: str) -> None:
+    """Another program's lines over the full-screen table (a helper process's warning
+    did so) stay until the table happens to redraw those cells; Ctrl-L draws the whole
+    screen again at once, in both games."""
+    what = "--game splito -n 3" if game == "splito" else "--no-proofs"
+    pane = open_pane(f"redraw-{game}", f"cd {ROOT} && exec {sys.executable} -m splitnet.cli "
+                                       f"play {what} --seed 1 --data-dir {tmp_path / 'd'}")
+    try:
+        ready = ("Your play: a card" if game == "splito" else "Your hand")
+        pane.wait(lambda s: ready in s and "(no cards)" not in s, 60, "the table")
+        tty = pane.run("display-message", "-p", "-t", pane.name, "#{pane_tty}").strip()
+        with open(tty, "w", encoding="utf-8") as term:
+            term.write("\x1b[6;1HWARNING: SOMETHING ELSE WROTE HERE\r\n" * 2)
+        pane.wait(lambda s: "SOMETHING ELSE" in s, 10, "the other program's lines")
+        pane.keys("C-l")
+        screen = pane.wait(lambda s: "SOMETHING ELSE" not in s, 10, "the table redrawn")
+        assert ready in screen, screen
     finally:
         subprocess.run([*pane.base, "kill-server"], capture_output=True, timeout=10)

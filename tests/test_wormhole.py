@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -17,6 +18,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -245,11 +247,24 @@ def test_three_seats_through_the_relay_with_a_cut(servers: Servers, tmp_path: Pa
                 p.p.kill()
 
 
-async def test_channel_round_trip_and_wrong_code(servers: Servers) -> None:
+@pytest.fixture(scope="module")
+def one_reactor() -> Iterator[None]:
+    """In-process tests share one Twisted reactor, hence one event loop (they run on the
+    module's, ``loop_scope="module"``): its thread pool stops after the last of them."""
+    yield
+    from splitnet.net import wormhole as wh
+
+    wh.stop_twisted()
+
+
+IN_PROCESS = pytest.mark.asyncio(loop_scope="module")
+
+
+@IN_PROCESS
+async def test_channel_round_trip_and_wrong_code(servers: Servers, one_reactor: None) -> None:
     """In process: frames both ways over a WormholeChannel through the relay; a guest with
     a wrong code is refused by the wormhole's PAKE (one guess burns the code) and the host
-    opens a fresh invitation; a claimed one whose guest leaves is released and replaced.
-    (In-process tests share one Twisted reactor, hence one event loop: keep them in one.)"""
+    opens a fresh invitation; a claimed one whose guest leaves is released and replaced."""
     from splitnet.net import wormhole as wh
 
     st = wh.WormholeSettings(mailbox=servers.args[1], relay=servers.args[3], no_listen=True,
@@ -299,7 +314,6 @@ async def test_channel_round_trip_and_wrong_code(servers: Servers) -> None:
         await resume_with_counters_apart(st, accept)
     finally:
         await inv.close()
-        wh.stop_twisted()
 
 
 async def resume_with_counters_apart(st: object, accept: object) -> None:
@@ -346,6 +360,198 @@ async def resume_with_counters_apart(st: object, accept: object) -> None:
         finally:
             await guest.close()
             await inv.close()
+
+
+@IN_PROCESS
+async def test_two_guests_on_one_invitation(servers: Servers, one_reactor: None) -> None:
+    """Issue 23: one invitation used by two guests at once (a code read over a shoulder).
+    At the very same moment — the second claims its nameplate between the first's claim
+    and the first's open, so the mailbox refuses both ("crowded", it counts the second
+    against the first) — the first claimant meets the host on the invitation's retry
+    wormhole and gets in, the second is told at once that the invitation is used (it
+    waited 60 s before, and the first never got in). Just after, when the two have let
+    the nameplate go, the second is told it is unknown or already used, soon. Each time
+    the host goes on: the seat's guest talks to it, and its invitation is replaced."""
+    from splitnet.net import wormhole as wh
+
+    st = wh.WormholeSettings(mailbox=servers.args[1], relay=servers.args[3], no_listen=True,
+                             connect_timeout=30, claim_wait=2)
+    codes: asyncio.Queue[str] = asyncio.Queue()
+
+    async def accept(ch: object) -> None:  # echoes all but the guest's keep-alive dots
+        assert isinstance(ch, wh.WormholeChannel)
+        with contextlib.suppress(ConnectionError):
+            while (data := await ch.recv()) is not None:
+                if data != b".":
+                    ch.send(data)
+
+    inv = wh.Invitations(st, accept, codes.put_nowait, lambda: 1 - len(inv.claimed),
+                         release_after=1.0)
+    inv.refresh()
+    try:
+        for at_once in (True, False):
+            code = await asyncio.wait_for(codes.get(), 30)
+            began = time.monotonic()
+            first, ch, refused = await two_guests(code, st, at_once)
+            took = time.monotonic() - began
+            said = str(refused)
+            assert "already used" in said and code in said and "\n" not in said, said
+            assert took < 20, (at_once, took)
+            assert len(inv.claimed) == 1, (at_once, took)  # the first claimant's seat
+            ch.send(b"still here")
+            assert await asyncio.wait_for(ch.recv(), 10) == b"still here"
+            ch.close()  # it leaves: the seat is offered again, on a fresh invitation
+            await first.close()
+    finally:
+        await inv.close()
+
+
+async def two_guests(code: str, st: Any, at_once: bool) -> tuple[Any, Any, Exception]:
+    """Two guests on ``code``: the second at the very moment the first's claim was
+    answered (its open of the mailbox then waits 0.5 s, so the second claims in
+    between), or once the first is in. The first guest, its channel and the second's
+    refusal."""
+    from splitnet.net import wormhole as wh
+
+    first, second = wh.WormholeConnector(code, st), wh.WormholeConnector(code, st)
+    claimed = asyncio.Event()
+    real_create = wh._create
+
+    async def late_open(settings: Any, on_status: Any = None) -> Any:
+        wh._create = real_create  # (only the first guest's first wormhole)
+        w = await real_create(settings, on_status)
+        connector = w._boss._RC
+        send, held = connector._tx, []
+
+        def tx(mtype: str, **kwargs: Any) -> None:  # from its open on, 0.5 s late
+            if mtype == "open" and not held:
+                claimed.set()
+                wh._reactor.callLater(0.5, lambda: [send(m, **k) for m, k in held])
+            if held or mtype == "open":
+                held.append((mtype, kwargs))
+            else:
+                send(mtype, **kwargs)
+
+        connector._tx = tx
+        return w
+
+    async def then_second() -> Any:
+        await (claimed.wait() if at_once else asyncio.shield(got_in))
+        try:
+            return await second()
+        finally:
+            alive.cancel()
+
+    async def keep_alive() -> None:  # the first guest's channel carries something
+        ch = await asyncio.shield(got_in)
+        while True:
+            ch.send(b".")
+            await asyncio.sleep(0.2)
+
+    if at_once:
+        wh._create = late_open
+    try:
+        got_in = asyncio.ensure_future(first())
+        alive = asyncio.ensure_future(keep_alive())
+        ch, refused = await asyncio.gather(got_in, then_second(), return_exceptions=True)
+    finally:
+        wh._create = real_create
+        await second.close()
+    assert isinstance(ch, wh.WormholeChannel), (at_once, ch)
+    assert isinstance(refused, wh.WormholeFailed), (at_once, refused)
+    return first, ch, refused
+
+
+def no_traceback(*procs: Proc) -> None:
+    for p in procs:
+        for text in (p.stdout(), p.stderr()):
+            assert "Traceback" not in text and "Unhandled" not in text, (p.label, text[-3000:])
+
+
+def test_two_guests_on_one_invitation_as_commands(servers: Servers, tmp_path: Path) -> None:
+    """Issue 23 as reported: two ``splitnet join CODE --plain`` started together on one
+    invitation. The first claimant is in the host's lobby; the other stops soon with one
+    line saying the invitation is used (it waited 60 s for "cannot reach wormhole:0 …
+    tried for 20 s", or neither got in). The host goes on, and stops on SIGTERM with no
+    Twisted traceback ("Unhandled error in Deferred … Event loop is closed")."""
+    host = Proc(tmp_path, "host", "host", "--internet", *servers.args, "--port", "0",
+                "--bind", "127.0.0.1", "--plain", "--seats", "3", "--no-announce",
+                "--no-proofs", "--name", "Ana", "--data-dir", str(tmp_path / "p0"))
+    procs = [host]
+    try:
+        wait_until(lambda: len(invitations(host)) >= 1, 60, "the invitation")
+        code = invitations(host)[0]
+        began = time.monotonic()
+        guests = [Proc(tmp_path, name, "join", code, *servers.args, "--plain", "--name", name,
+                       "--data-dir", str(tmp_path / name)) for name in ("Bob", "Eve")]
+        procs += guests
+        wait_until(lambda: any(g.p.poll() is not None for g in guests), 60,
+                   "one guest to be told")
+        took = time.monotonic() - began
+        (told,) = [g for g in guests if g.p.poll() is not None]
+        (seated,) = [g for g in guests if g is not told]
+        assert told.p.returncode == 1 and took < 40, (took, told.stderr())
+        last = told.stderr().strip().splitlines()[-1]
+        assert "already used" in last and code in last, told.stderr()
+        assert "wormhole:0" not in told.stderr(), told.stderr()
+        wait_until(lambda: f"{seated.label} (wormhole-" in host.stderr()
+                   and "joined the lobby" in host.stderr(), 30, "the first claimant in")
+        assert host.stderr().count("joined the lobby") == 1
+        assert "Joined the game hosted by Ana" in seated.stdout(), seated.stdout()
+        assert host.p.poll() is None  # the host goes on
+        host.p.send_signal(signal.SIGTERM)
+        assert host.wait(60) == 130
+        assert seated.wait(60) == 1  # the host closed its lobby
+        no_traceback(*procs)
+    finally:
+        kill_all(procs)
+
+
+def lobby_host(tmp_path: Path, servers: Servers, name: str) -> Proc:
+    """A host --internet named ``name`` whose seat a bot plays, its lobby open for three
+    seats."""
+    return Proc(tmp_path, "host", "host", "--internet", *servers.args, "--port", "0",
+                "--bind", "127.0.0.1", "--play-as-bot", "heuristic", "--seats", "3",
+                "--no-announce", "--no-proofs", "--name", name,
+                "--data-dir", str(tmp_path / "p0"))
+
+
+def test_a_spent_or_unknown_invitation_is_told_soon(servers: Servers,
+                                                    tmp_path: Path) -> None:
+    """Issue 23: a spent or unknown invitation waited 60–100 s under "Connecting to:
+    wormhole:0", then said "cannot reach wormhole:0 — is the game still open? (… tried
+    for 20 s)". Now each says what is true within seconds — nobody holds it: unknown or
+    already used, and how long it tried — with the steps printed as it tries; a join
+    that got in names the host it joined, not wormhole:0."""
+    host = lobby_host(tmp_path, servers, "Ana")
+    procs = [host]
+    try:
+        wait_until(lambda: len(invitations(host)) >= 1, 60, "the invitation")
+        spent = invitations(host)[0]
+        bot = Proc(tmp_path, "bot", "bot", spent, *servers.args, "--name", "Bo",
+                   "--data-dir", str(tmp_path / "p1"))
+        procs.append(bot)
+        wait_until(lambda: "joined the lobby" in host.stderr(), 60, "the bot in")
+        wait_until(lambda: "Joined the game hosted by Ana" in bot.stdout(), 30,
+                   "the bot to say whom it joined")
+        for code in (spent, "999-lunar-anchor"):
+            began = time.monotonic()
+            late = Proc(tmp_path, f"late-{code}", "join", code, *servers.args, "--plain",
+                        "--data-dir", str(tmp_path / f"late-{code}"))
+            procs.append(late)
+            assert late.wait(60) == 1
+            took = time.monotonic() - began
+            err = late.stderr()
+            last = err.strip().splitlines()[-1]
+            assert took < 30, (code, took, err)
+            assert "unknown or already used" in last and code in last, err
+            assert "tried for" in last and "wormhole:0" not in err, err
+            assert "claimed; waiting for the host's answer" in err, err  # its progress
+            assert "retry wormhole" in err, err
+        assert host.p.poll() is None and bot.p.poll() is None
+        no_traceback(*procs)
+    finally:
+        kill_all(procs)
 
 
 def test_guest_killed_and_rejoined_with_a_fresh_invitation(servers: Servers,
@@ -532,11 +738,11 @@ def test_bot_killed_for_good_is_played_open_handed_through_the_relay(
 def test_resume_codes_are_pinned_and_fresh_per_counter() -> None:
     """The resume code of NETWORK.md §12 (its vector), a nameplate the mailbox never
     allocates (20 digits) that both magic-wormhole and its mailbox accept; another code
-    for every counter and every secret."""
+    for every counter and every secret. The same for an invitation's retry code."""
     from wormhole._code import validate_code
     from wormhole_mailbox_server.server import check_valid_nameplate
 
-    from splitnet.net.wormhole import resume_code
+    from splitnet.net.wormhole import resume_code, retry_code
 
     code = resume_code(bytes(range(32)), 0)
     assert code == "53683511288924198750-97d7da0f7f32cee78656376df3cbf430"
@@ -551,6 +757,13 @@ def test_resume_codes_are_pinned_and_fresh_per_counter() -> None:
         check_valid_nameplate(c.split("-")[0])
     with pytest.raises(ValueError):
         resume_code(b"short", 0)
+    # an invitation's retry wormhole (NETWORK.md §12, "Retry wormhole"): its vector, a
+    # nameplate the mailbox accepts, another for every invitation
+    retry = retry_code("7-crossover-clockwork")
+    assert retry == "17818270784096798681-8b2629854c58f476337a2674fea95af1"
+    assert retry_code(" 7-crossover-clockwork ") == retry != retry_code("7-crossover-clock")
+    validate_code(retry)
+    check_valid_nameplate(retry.split("-")[0])
 
 
 def test_resume_file_round_trip_and_damage(tmp_path: Path) -> None:

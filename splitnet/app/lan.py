@@ -61,6 +61,7 @@ from splitnet.net.config import (
     load_internet_servers,
 )
 from splitnet.net.host import MAX_PLAYERS, HostNode
+from splitnet.net.join_state import JoinState
 from splitnet.net.joincode import JoinCode, JoinCodeError, new_code, parse_code
 from splitnet.net.known_peers import KnownPeers, KnownPeersError
 from splitnet.net.links import node_wrap, secure_busy
@@ -79,7 +80,7 @@ from splitnet.net.store import (
     unfinished_games,
 )
 from splitnet.net.table import GAMES, SPLIT, GameChoice, SeedMaker, Table
-from splitnet.net.wire import NET_PROTOCOL, plain
+from splitnet.net.wire import NET_PROTOCOL, Channel, plain
 from splitnet.session.identity import Identity, IdentityError, default_data_dir
 from splitnet.session.log import new_game_id
 from splitnet.splito.settings import SplitoSettings
@@ -117,6 +118,28 @@ def _parse_code(text: str) -> JoinCode:
 MAX_CODE_PROMPTS = 5
 
 
+def _ask(prompt: str) -> str:
+    """``input(prompt)`` that Ctrl-C ends at once. The prompts of ``join`` are asked from
+    inside the event loop, whose own Ctrl-C handler only cancels the main task — which
+    the blocked read never notices, so the next line typed was taken as the answer.
+    While the prompt waits, Ctrl-C raises KeyboardInterrupt here (after ending the
+    prompt's line), and the command stops as it does elsewhere: "splitnet: stopped",
+    status 130."""
+    import signal
+
+    try:
+        before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    except ValueError:  # not the main thread: nothing to change
+        return input(prompt)
+    try:
+        return input(prompt)
+    except KeyboardInterrupt:
+        print(flush=True)  # "splitnet: stopped" on a line of its own
+        raise
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
 def _ask_code(given: str | None, prompt: str = "Join code (the host shows it, e.g. "
               "7-lunar-anchor): ") -> JoinCode:
     """``--code``, or the code typed at a prompt (the host shows it, e.g. 7-lunar-anchor);
@@ -125,7 +148,7 @@ def _ask_code(given: str | None, prompt: str = "Join code (the host shows it, e.
         return _parse_code(given)
     for _ in range(MAX_CODE_PROMPTS):
         try:
-            text = input(prompt)
+            text = _ask(prompt)
         except EOFError:
             raise SystemExit("splitnet: no join code: type the one the host shows, or pass "
                              "--code") from None
@@ -493,7 +516,7 @@ async def _splito_front_end(session: SplitoNetSession, plain: bool, bell: bool, 
     import inspect
 
     again = _again_command()
-    dealer = shown(session.table.names[next_dealer(session.table.log.header)])
+    dealer = next_dealer(session.table.log.header)  # its seat: "you deal" if it is ours
     try:
         if plain:
             plain_ui = importlib.import_module("splitnet.ui.splito_plain")
@@ -514,9 +537,9 @@ async def _splito_front_end(session: SplitoNetSession, plain: bool, bell: bool, 
     if rematch is None or rc != 0:
         return rc, False
     if plain:  # asked of a terminal only: piped input ends with the game (as Split's)
-        keys = importlib.import_module("splitnet.ui.splito_table").REMATCH_KEYS
-        return rc, sys.stdin.isatty() and await plain_ui.ask_rematch(
-            session, keys[rematch].format(dealer=dealer))
+        keys = importlib.import_module("splitnet.ui.splito_table").rematch_keys(
+            rematch, session.players, session.seat, dealer)
+        return rc, sys.stdin.isatty() and await plain_ui.ask_rematch(session, keys)
     return rc, outcome == "rematch"
 
 
@@ -1180,15 +1203,20 @@ async def host_main(args: argparse.Namespace) -> int:
             await asyncio.wait(bot_tasks, timeout=net.final_wait)
         return rc
     finally:
-        if announcer is not None:
-            await announcer.close()
-        for t in bot_tasks:
-            await stop(t)
-        await node.close()
-        await stop(node_task)
-        if invites is not None:
-            await invites.close()
-            wormhole.stop_twisted()
+        try:
+            if announcer is not None:
+                await announcer.close()
+            for t in bot_tasks:
+                await stop(t)
+            await node.close()
+            await stop(node_task)
+        finally:
+            # every wormhole closed while the loop runs, also when a stop above passed on
+            # the cancellation that ends us (Ctrl-C, SIGTERM): else their tasks are
+            # cancelled as the loop ends and Twisted calls into the closed loop
+            if invites is not None:
+                await invites.close()
+                wormhole.stop_twisted()
 
 
 # ---------------------------------------------------------------------- join / bot
@@ -1321,7 +1349,7 @@ def pick_unfinished(choice: JoinChoice, data_dir: Path) -> JoinChoice | None:
     prompt = (f"Resume which? [1–{len(games)}, Enter: 1, n: another game, q: quit] ")
     while True:
         try:
-            text = input(prompt).strip().lower()
+            text = _ask(prompt).strip().lower()
         except EOFError:
             print("splitnet: no answer: run the command of the game to resume, or "
                   "splitnet join --new", flush=True)
@@ -1384,7 +1412,7 @@ async def _choose_game(timeout: float, interfaces: list[str] | None) -> Any:
               else "Join it? [Enter: yes, q: quit] ")
     while True:
         try:
-            text = input(prompt).strip().lower()
+            text = _ask(prompt).strip().lower()
         except EOFError:
             return None
         if text in ("q", "quit", "n", "no"):
@@ -1455,27 +1483,81 @@ def _wormhole_peer(args: argparse.Namespace, data_dir: Path, identity: Identity,
     if chain is not None and meta is None:
         print("Back to the host's lobby through a resume wormhole.", flush=True)
     secure = _words_once(show_words)
+    nodes: list[PeerNode] = []
+
+    def progress(text: str) -> None:  # the lobby's status line while the wormhole opens
+        if nodes and nodes[0].session.state is JoinState.CONNECTING:
+            nodes[0].net_status = text
+            nodes[0]._changed()
 
     connector = wormhole.WormholeConnector(None if chain else args.addr, settings,
                                            max_buffer=net.max_send_buffer, resume=resume,
-                                           chain=chain)
+                                           chain=chain, on_progress=progress)
+
+    async def connect() -> Channel:
+        try:
+            return await connector()
+        except wormhole.WormholeFailed as e:  # used, unknown, wrong: no retry helps
+            raise PeerFatal(str(e)) from None
+
     wrap = wormhole.per_channel_wrap(
         lambda pw: node_wrap(pw, net, on_secure=secure, identity=identity), plain)
     host, port = _WORMHOLE_HOST.split(":")
     try:
         node = PeerNode(identity, data_dir, args.name, host, int(port), net,
-                        seed_maker=seed_maker, resume=meta, wrap=wrap, connect=connector,
+                        seed_maker=seed_maker, resume=meta, wrap=wrap, connect=connect,
                         parts=LAN_PARTS)
     except (OSError, ValueError) as e:
         raise SystemExit(f"splitnet: cannot resume: {e}") from None
+    nodes.append(node)
+    said = not getattr(args, "plain", True)  # (the full screen's lobby names the host)
 
-    def started() -> None:  # the resume secret remembers its game
-        if node.table is not None:
+    def started() -> None:
+        nonlocal said
+        if node.table is not None:  # the resume secret remembers its game
             connector.set_game(node.table.game_id.hex())
+        name = _host_name(node)
+        if not said and name is not None and node.session.state in _IN_GAME:
+            said = True
+            print(f"Joined the game hosted by {shown(name)} (invitation {args.addr}).",
+                  flush=True)
 
     node.subscribe(started)
     started()
     return node
+
+
+#: a joiner's states once the host let it in (join_state.py)
+_IN_GAME = (JoinState.LOBBY, JoinState.CATCHING_UP, JoinState.PLAYING, JoinState.FINISHED)
+
+
+def _host_name(node: PeerNode) -> str | None:
+    """The host's name at the table or in the lobby (its key's), once known."""
+    if node.table is not None:
+        return node.table.names[node.table.host_seat]
+    for name, key in zip(node.lobby_players, node.lobby_keys, strict=False):
+        if key == node.host_key:
+            return name
+    return None
+
+
+class _InvitationLobby(JoinLobby):
+    """A joiner's lobby through an invitation: it names the host, by its name at the
+    table, and the invitation — not the wormhole's stand-in address (wormhole:0)."""
+
+    def __init__(self, node: PeerNode, invitation: str, **kw: Any) -> None:
+        self.invitation = invitation
+        super().__init__(node, **kw)
+
+    def _sync(self) -> None:
+        super()._sync()
+        if self.node.session.state in _IN_GAME:
+            self.address_label = "Joined the game hosted by:"
+            self.address = shown(f"{_host_name(self.node) or 'the host'} (invitation "
+                                 f"{self.invitation})")
+        else:
+            self.address_label = "Joining through the invitation:"
+            self.address = self.invitation
 
 
 #: what a joiner through a wormhole keeps as its host's address (the game's meta file)
@@ -1605,7 +1687,9 @@ async def _join_game(node: PeerNode, task: asyncio.Future[Any], args: argparse.N
     if node.table is None:
         if print_fp:
             print(f"Your key fingerprint: {node.identity.fingerprint()}", flush=True)
-        lobby = JoinLobby(node, known=known, announced_fp=announced_fp)
+        lobby = (_InvitationLobby(node, args.addr, known=known, announced_fp=announced_fp)
+                 if node.host == _WORMHOLE_HOST.split(":")[0] else
+                 JoinLobby(node, known=known, announced_fp=announced_fp))
         if args.plain:
             ok = await plain_lobby(lobby, node.started_evt, task, host=False)
         else:

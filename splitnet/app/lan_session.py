@@ -410,6 +410,9 @@ class NetSession(LanSeat[Action]):
         if self.extra_notes is not None:
             notes += self.extra_notes()
         base = self.core.progress()
+        if any(note.startswith(f"{base} (") for note in notes):
+            # "waiting for Jo (disconnected)" says all that "waiting for Jo" does: once
+            return "; ".join(notes)
         return base + ("  — " + "; ".join(notes) if notes else "")
 
     # ------------------------------------------------------------------ acting

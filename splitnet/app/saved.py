@@ -62,7 +62,7 @@ from splitnet.session.transcript import TranscriptError, TranscriptWriter
 
 if TYPE_CHECKING:
     from splitnet.game.local import LocalGame
-    from splitnet.session.log import Header
+    from splitnet.session.log import Entry, Header
 
 ROLE = "local"
 
@@ -258,8 +258,115 @@ def when(meta: GameMeta, now: float | None = None) -> str:
     return f"{t:%Y-%m-%d %H:%M}"
 
 
-__all__ = ["ROLE", "GameMeta", "LocalSecrets", "SavedGameError", "create", "find", "finish",
-           "load", "meta_now", "open_transcript", "unfinished", "when"]
+@dataclass(frozen=True)
+class SavedGame:
+    """A saved local game as the player is told of it (:func:`describe`): which game,
+    how far it got, and who plays it."""
+
+    game: str  #: "Split" or "Splito"
+    progress: str  #: "round 2 of 3", "turn 12 of 13", "not dealt yet", …
+    you: str  #: the player's name at the table
+    bots: tuple[tuple[str, str], ...]  #: (name, level) of every bot, in seat order
+
+    def against(self) -> str:
+        """"against 3 normal bots", "against a strong bot", "against 3 bots (2 normal,
+        1 strong)"."""
+        levels = [level for _, level in self.bots]
+        n = len(levels)
+        if len(set(levels)) == 1:
+            return (f"against a{'n' if levels[0][0] in 'aeiou' else ''} {levels[0]} bot"
+                    if n == 1 else f"against {n} {levels[0]} bots")
+        counts = ", ".join(f"{levels.count(lv)} {lv}" for lv in dict.fromkeys(levels))
+        return f"against {n} bots ({counts})"
+
+    def players(self) -> str:
+        """"You against Ana (normal), Bo (normal), Cy (strong)"."""
+        from splitnet.text import shown
+
+        return f"{shown(self.you)} against " + ", ".join(
+            f"{shown(name)} ({level})" for name, level in self.bots)
+
+
+def describe(data_dir: Path, meta: GameMeta) -> SavedGame:
+    """Which game ``meta`` saved, how far it got and who plays it, read from its
+    transcript (the entries that verify, up to the first that does not) and its
+    ``.local`` file; raises :class:`SavedGameError` (one line) if they cannot be read."""
+    from splitnet.bots import parse_level
+    from splitnet.session.log import Log, LogError
+    from splitnet.session.transcript import TranscriptError, read_transcript
+
+    source = load(data_dir, meta)
+    path = GameFiles(data_dir, meta.gid).transcript
+    log = Log()
+    try:
+        records = read_transcript(path, repair=True)
+        for record in records:
+            try:
+                log.append_record(record)
+            except LogError:
+                if not log.entries:
+                    raise
+                break  # resuming names the entry; told here is what verifies
+    except (OSError, ValueError, TranscriptError) as e:
+        raise SavedGameError(f"{path}: unreadable: {e}") from None
+    if not log.entries:
+        raise SavedGameError(f"{path}: empty transcript")
+    h = log.header
+    if len(h.players) != len(source.bots):
+        raise SavedGameError(f"{path}: the transcript's players are not the saved "
+                             "game's seats")
+    splito = isinstance(h.settings, dict) and h.settings.get("game") == "splito"
+    entries = log.entries[1:]
+    bots = []
+    for s, kind in enumerate(source.bots):
+        if kind is not None and s != meta.seat:
+            try:
+                level = parse_level(kind)
+            except ValueError:
+                level = kind
+            bots.append((h.players[s].name, level))
+    return SavedGame("Splito" if splito else "Split",
+                     _splito_progress(h.settings, entries, len(h.players)) if splito
+                     else _split_progress(h.settings, entries),
+                     h.players[meta.seat].name, tuple(bots))
+
+
+def _split_progress(settings: object, entries: Sequence[Entry]) -> str:
+    """"round 2 of 3": the round the last entry belongs to (R3.2)."""
+    from splitnet.game.local import settings_from_header
+
+    rounds = [r for e in entries
+              if isinstance(r := e.body.get("round"), int) and not isinstance(r, bool)]
+    if not rounds:
+        return "not dealt yet"
+    try:
+        of = f" of {settings_from_header(settings)[0].rounds}"
+    except ValueError:  # a SettingsError: said when the game is resumed
+        of = ""
+    return f"round {max(rounds)}{of}"
+
+
+def _splito_progress(settings: object, entries: Sequence[Entry], n: int) -> str:
+    """"turn 12 of 13": the turn under way — the first whose plays are not all
+    revealed (S5.1, S5.3)."""
+    from splitnet.game.splito_core import splito_from_header
+
+    try:
+        turns: int | None = splito_from_header(settings)[0].turns
+    except ValueError:  # a SettingsError: said when the game is resumed
+        turns = None
+    if sum(e.kind == "deal" for e in entries) < n:
+        return "not dealt yet"
+    revealed = [e.body.get("turn") for e in entries if e.kind == "reveal"]
+    done = sum(1 for t in set(revealed) if revealed.count(t) == n)
+    if turns is not None and done >= turns:
+        return f"all {turns} turns played"
+    return f"turn {done + 1}" + (f" of {turns}" if turns is not None else "")
+
+
+__all__ = ["ROLE", "GameMeta", "LocalSecrets", "SavedGame", "SavedGameError", "create",
+           "describe", "find", "finish", "load", "meta_now", "open_transcript",
+           "unfinished", "when"]
 
 
 #: a resumed game's session, as :func:`resume_local` sees it: what it tells the player

@@ -218,13 +218,12 @@ def splito_rematch(prev: SplitoFairSession, seed: int | None, *, bot_delay: floa
                         bot_delay=bot_delay, data_dir=data_dir)
 
 
-def rematch_dealer(session: SplitoFairSession) -> str:
-    """The name of the player who deals the rematch of ``session``'s game (S4.1
-    [decision]: the dealer's left neighbour) — what its end screen's n says."""
+def rematch_dealer(session: SplitoFairSession) -> int:
+    """The seat that deals the rematch of ``session``'s game (S4.1 [decision]: the
+    dealer's left neighbour) — whom its end screen's n names."""
     from splitnet.game.rematch import next_dealer
 
-    h = session.game.log.header
-    return h.players[next_dealer(h)].name
+    return next_dealer(session.game.log.header)
 
 
 class _KeptKeys:

@@ -114,7 +114,7 @@ class SplitoNetSession(LanSeat[Play]):
     def _playing_status(self, notes: list[str]) -> str:
         base = self.core.progress()
         if self.human and self._my_turn():
-            base = "your turn: choose a card and a side — " + base
+            base = "your play — " + base  # (as on this machine: splito_fair)
             if self._turn_open is not None and self.turn_timeout is not None:
                 left = self._turn_open[1] + self.turn_timeout - self.clock()
                 notes.append(f"{max(0, int(left))} s left, then your first card goes "

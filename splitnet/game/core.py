@@ -230,6 +230,9 @@ class GameCore:
         self.open_seats: set[int] = set()
         #: (deal, seat, waited) of every abandonment, in log order
         self.abandonments: list[tuple[int, int, int]] = []
+        #: the hash of every log entry an applied entry followed (its ``at.prev``): what an
+        #: ``accuse`` checks its refused move's ``seen`` against (TRANSCRIPT.md §3)
+        self._hashes: dict[int, bytes] = {}
         self._new_round()
 
     # ------------------------------------------------------------------ set-up
@@ -485,6 +488,12 @@ class GameCore:
               at: Position | None = None) -> None:
         """Apply one ordered entry (``at``: where it stands in the log; needed for an
         ``accuse``). GameError (seat at fault) leaves the core unchanged."""
+        self._apply_entry(author, kind, body, at)
+        if at is not None and at.seq > 0:
+            self._hashes[at.seq - 1] = at.prev
+
+    def _apply_entry(self, author: int, kind: str, body: dict[str, Any],
+                     at: Position | None) -> None:
         if self.finished:
             raise GameError(author, kind, "the game is over" if self.verdict is None
                             else f"the game stopped ({self.verdict})")
@@ -994,6 +1003,12 @@ class GameCore:
         if m.counter != at.counter:
             raise false(f"the refused move has counter {m.counter}, not the accuser's next "
                         f"({at.counter})")
+        seen = m.seen  # TRANSCRIPT.md §3: an entry of this log before the move's position
+        held = at.prev if seen.seq == at.seq - 1 else self._hashes.get(seen.seq)
+        if seen.seq >= at.seq or held != seen.hash:
+            raise false(f"the refused move names entry {seen.seq} as seen, which is not an "
+                        f"entry of this game's play before entry {at.seq} with that hash "
+                        "(TRANSCRIPT.md §3): the host had to refuse it")
         if (refusal.seq, refusal.head) != (at.seq, at.prev):
             # Nothing in between, not even chat: then the game and the accuser's counter
             # are what they were when the host refused the move.

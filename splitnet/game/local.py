@@ -30,7 +30,7 @@ from splitnet.session.log import Author, Log, Player, parse_message
 from splitnet.session.transcript import TranscriptWriter
 from splitnet.text import shown
 
-PROTOCOL = "splitnet/3"
+PROTOCOL = "splitnet/4"
 
 
 class Chooser(Protocol):
@@ -295,7 +295,7 @@ class LocalGame(Generic[C]):
         honest peer catching a bad entry by itself.
         """
         author = self.authors[seat]
-        msg, sig = author.message(kind, body)
+        msg, sig = author.message(kind, body, seen=self.log.seen())
         m = parse_message(msg)
         if host_checks:
             try:

@@ -22,6 +22,14 @@ over a pipe between this process and its own child, never a file (protocol/SECUR
 
 The game core never creates one: it is injected by whoever assembles peers
 (``splitnet play``: one pool shared by you and the bots, see ``share``).
+
+Every worker and the helper die with the peer, however it ends — ``kill -9`` too, which
+runs no clean-up: each reads its jobs from a pipe of its own to the peer (end of file:
+the peer is gone) and watches, between and during jobs, that its parent is still the
+process that started it (:func:`_watch_parent`). Nothing here uses a named semaphore or
+shared memory (no ``multiprocessing`` queue), so the resource tracker that the ``spawn``
+start method runs beside them has nothing to clean up or warn about: it ends, silently,
+with the last of them — no line of it lands on a full-screen table later.
 """
 
 from __future__ import annotations
@@ -31,12 +39,13 @@ import contextlib
 import multiprocessing
 import os
 import pickle
+import queue
 import signal
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any, Final, TypeVar
@@ -68,11 +77,34 @@ def _lower(pid: int, parent: int) -> None:
             os.setpriority(os.PRIO_PROCESS, pid, want)
 
 
+#: How often a worker or the helper looks whether the peer that started it is still there
+#: (seconds): how long one outlives a peer that was killed in the middle of a job.
+PARENT_WATCH: Final = 0.2
+
+
+def _watch_parent() -> None:
+    """In a worker or the helper: exit the moment the peer that started it is gone. A
+    killed peer (``kill -9`` runs no clean-up) closes its end of the pipe, which says so
+    only at the next read — a check can run for seconds; so a thread also looks every
+    :data:`PARENT_WATCH` s whether the parent is still the same process (an orphan is
+    given another). The job's chunks die with the process: nothing is kept anywhere."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_WATCH)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="splitnet-watch-parent", daemon=True).start()
+
+
 def _init_worker() -> None:
-    """Each worker, at start: a lower priority than the peer's own thread, whose proving
-    is on every later seat's critical path (the parent lowers it too, as soon as the
-    worker exists, so even the worker's start-up yields to the peer's: at launch, the
-    first table), and the proof code imported before the first hop."""
+    """Each worker, at start: it dies with the peer (:func:`_watch_parent`), runs at a
+    lower priority than the peer's own thread, whose proving is on every later seat's
+    critical path (the parent lowers it too, as soon as the worker exists, so even the
+    worker's start-up yields to the peer's: at launch, the first table), and has the
+    proof code imported before the first hop."""
+    _watch_parent()
     _lower(os.getpid(), os.getppid())
     import splitnet.crypto.shuffle_proof  # noqa: F401
 
@@ -81,8 +113,24 @@ def _init_worker() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _pid() -> int:
-    return os.getpid()
+def _worker_main(conn: Connection) -> None:
+    """A check worker: run each job it is sent — ``(function, arguments)`` — and send
+    back ``(True, result)`` or ``(False, the exception)``, until the pipe closes."""
+    _init_worker()
+    try:
+        while True:
+            fn, args = pickle.loads(conn.recv_bytes())
+            try:
+                reply: tuple[bool, Any] = (True, fn(*args))
+            except Exception as e:  # the peer's future raises it
+                reply = (False, e)
+            try:
+                data = pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL)
+            except Exception as e:  # an exception that does not pickle: its words
+                data = pickle.dumps((False, RuntimeError(repr(e)[:200])))
+            conn.send_bytes(data)
+    except (EOFError, OSError, ValueError):
+        return
 
 
 # ---------------------------------------------------------------------- the helper
@@ -111,6 +159,7 @@ def _helper_main(conn: Connection) -> None:
     """The helper process: run each chunk function it is sent and send back its results,
     its CPU time on them and its own pickling cost, until the pipe closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the peer's process decides (as above)
+    _watch_parent()
     import splitnet.crypto.shuffle_proof  # noqa: F401  (and the re-mask: crypto.elgamal)
 
     try:
@@ -290,6 +339,92 @@ class Helper:
 
 # ---------------------------------------------------------------------- the check pool
 
+_Job = tuple["Future[Any]", Callable[..., Any], tuple[Any, ...]]
+
+
+class _Workers:
+    """``count`` worker processes (:func:`_worker_main`), each fed through its own pipe
+    by a thread of ours that takes jobs from one queue; ``submit`` returns a
+    :class:`~concurrent.futures.Future`. Should a worker fail (killed, its pipe broken),
+    the whole pool is broken, as a ``ProcessPoolExecutor`` would be: every job not done
+    raises, and so does ``submit`` (the caller then checks in its own thread)."""
+
+    def __init__(self, count: int) -> None:
+        ctx = multiprocessing.get_context("spawn")  # nothing inherited
+        self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._broken = False
+        self._threads = 0
+        self.procs: list[Any] = []
+        try:
+            for _ in range(count):
+                mine, theirs = ctx.Pipe(duplex=True)
+                proc = ctx.Process(target=_worker_main, args=(theirs,), daemon=True,
+                                   name="splitnet-check")
+                try:
+                    proc.start()
+                finally:
+                    theirs.close()
+                self.procs.append(proc)
+                threading.Thread(target=self._feed, args=(mine,), name="splitnet-checks",
+                                 daemon=True).start()
+                self._threads += 1
+        except BaseException:
+            self.shutdown()
+            raise
+
+    def submit(self, fn: Callable[..., _R], *args: Any) -> Future[_R]:
+        future: Future[_R] = Future()
+        with self._lock:
+            if self._broken:
+                raise RuntimeError("the check workers stopped")
+            self._jobs.put((future, fn, args))
+        return future
+
+    def _feed(self, conn: Connection) -> None:
+        """One worker's thread: its jobs there and back, until the pool stops (the end
+        of its pipe then ends the worker)."""
+        try:
+            while (job := self._jobs.get()) is not None:
+                future, fn, args = job
+                if not future.set_running_or_notify_cancel():
+                    continue
+                if self._broken:
+                    future.set_exception(RuntimeError("the check workers stopped"))
+                    continue
+                try:
+                    conn.send_bytes(pickle.dumps((fn, args),
+                                                 protocol=pickle.HIGHEST_PROTOCOL))
+                    ok, value = pickle.loads(conn.recv_bytes())
+                except Exception as e:  # the worker is gone (or the job did not pickle)
+                    future.set_exception(RuntimeError(f"the check worker failed: {e!r}"))
+                    self._stop()  # (this thread fails the jobs it takes from now on)
+                    continue
+                if ok:
+                    future.set_result(value)
+                else:
+                    future.set_exception(value)
+        finally:
+            with contextlib.suppress(OSError):
+                conn.close()
+
+    def _stop(self) -> None:
+        """No more jobs: every one waiting raises; each thread ends at its None."""
+        with self._lock:
+            if self._broken:
+                return
+            self._broken = True
+            for _ in range(self._threads):
+                self._jobs.put(None)
+
+    def pids(self) -> list[int]:
+        return sorted(p.pid for p in self.procs if p.pid is not None)
+
+    def shutdown(self) -> None:
+        """Stop the workers without waiting: each ends at the end of its pipe, once its
+        thread has given back the job in hand; the jobs waiting raise."""
+        self._stop()
+
 
 class _Pending:
     """A check running in the pool, whole (``future``) or in parts (``parts``: each a
@@ -341,7 +476,7 @@ class ProofPool:
         # one core: nothing would run beside the peer's thread, a helper would only add IPC
         self.helper: Helper | None = Helper() if helper and (os.cpu_count() or 1) > 1 else None
         self.split = split and self.workers >= 2
-        self._executor: ProcessPoolExecutor | None = None
+        self._executor: _Workers | None = None
         self._broken = False
         self._lock = threading.Lock()
         self._seen: OrderedDict[bytes, HopVerdict] = OrderedDict()
@@ -355,11 +490,7 @@ class ProofPool:
         with self._lock:
             if self._executor is None and not self._broken:
                 try:
-                    ctx = multiprocessing.get_context("spawn")  # nothing inherited
-                    self._executor = ProcessPoolExecutor(self.workers, mp_context=ctx,
-                                                         initializer=_init_worker)
-                    for _ in range(self.workers):
-                        self._executor.submit(_pid)
+                    self._executor = _Workers(self.workers)
                 except (OSError, RuntimeError, ValueError):
                     self._broken = True
                     self._executor = None
@@ -418,8 +549,7 @@ class ProofPool:
     def pids(self) -> list[int]:
         """The worker processes' ids (for a benchmark's CPU accounting)."""
         ex = self._executor
-        procs = getattr(ex, "_processes", None) if ex is not None else None
-        return sorted(procs) if isinstance(procs, dict) else []
+        return ex.pids() if ex is not None else []
 
     def close(self) -> None:
         """Stop the workers and the helper (pending checks fall back to the calling
@@ -428,7 +558,7 @@ class ProofPool:
             ex, self._executor = self._executor, None
             self._broken = True
         if ex is not None:
-            ex.shutdown(wait=False, cancel_futures=True)
+            ex.shutdown()
         if self.helper is not None:
             self.helper.close()
 

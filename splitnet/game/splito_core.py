@@ -354,21 +354,28 @@ class SplitoCore:
         return []
 
     def progress(self) -> str:
-        """"turn 3 — committing: Ana ✓  Bo …" (whose commitment is still missing)."""
+        """Where the game is, in one short line — "turn 3: 7 of 8 committed, waiting for
+        Gus" (S7.3), "shuffling the cards: waiting for you" —: whose message is missing
+        (this core's own seat is "you"), at most three names and a count, so that it
+        fits a screen's line with 8 players."""
         if self.verdict is not None:
             return f"game stopped: {self.verdict}"
         if self.finished:
             return "game over"
-        label = {Stage.KEYS: "committing keys", Stage.SHUFFLE_OBJECTIVES:
-                 "shuffling the objectives", Stage.SHUFFLE_CARDS: "shuffling the cards",
-                 Stage.DEAL: "dealing", Stage.PASS: "passing hands",
-                 Stage.OPEN: "opening the game for audit"}.get(self.stage)
-        if label is None:
-            what = "committing" if self.engine.phase is Phase.COMMIT else "revealing"
-            label = f"turn {self.engine.turn} — {what}"
-        waiting = set(self.waiting_for())
-        return f"{label}: " + "  ".join(f"{p} {'…' if s in waiting else '✓'}"
-                                        for s, p in enumerate(self.players))
+        st = self.stage
+        waiting = self.waiting_for()
+        names = ["you" if s == self.seat else self.players[s] for s in waiting]
+        who = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        if st in (Stage.SHUFFLE_OBJECTIVES, Stage.SHUFFLE_CARDS):  # one seat at a time
+            what = "objectives" if st is Stage.SHUFFLE_OBJECTIVES else "cards"
+            return f"shuffling the {what}" + (f": waiting for {who}" if who else "")
+        label, verb = {Stage.KEYS: ("committing keys", "in"), Stage.DEAL: ("dealing", "in"),
+                       Stage.PASS: ("passing hands", "passed"),
+                       Stage.OPEN: ("opening the game for audit", "in")}.get(
+            st, (f"turn {self.engine.turn}",
+                 "committed" if self.engine.phase is Phase.COMMIT else "revealed"))
+        done = f"{self.n - len(waiting)} of {self.n} {verb}"
+        return f"{label}: {done}" + (f", waiting for {who}" if who else "")
 
     def can_move(self) -> bool:
         """May this seat choose its play now (S5.2)?"""

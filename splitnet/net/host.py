@@ -943,7 +943,7 @@ class HostNode:
         table = self.table
         if table is None or not self.ready:
             return False
-        msg, sig = table.author.message(kind, body)
+        msg, sig = table.author.message(kind, body, seen=table.log.seen())
         try:
             table.check(msg, sig, table.seat)
         except WireError:
@@ -974,7 +974,7 @@ class HostNode:
                 if not out:
                     break
                 for kind, body in out:
-                    msg, sig = table.author.message(kind, body)
+                    msg, sig = table.author.message(kind, body, seen=table.log.seen())
                     try:
                         table.check(msg, sig, table.seat)
                     except WireError as e:  # a bug of ours, never a peer's fault

@@ -241,7 +241,7 @@ class PeerNode:
         if table is None or not self.ready:
             return False
         counter = table.author.counter
-        msg, sig = table.author.message(kind, body)
+        msg, sig = table.author.message(kind, body, seen=table.log.seen())
         try:
             self.send_frame("msg", msg=msg, sig=sig)
         except (ChannelClosed, WireError):

@@ -629,8 +629,10 @@ class HostHandshake:
                 mine = limiter.failures_from(address)
                 counts = (f" ({mine} of {limiter.per_address} for this address, "
                           f"{limiter.failures} of {limiter.per_game} for this game)")
-                text = (f"{mine} of {limiter.per_address} wrong codes allowed from your "
-                        f"address used")
+                left = max(0, limiter.per_address - mine)
+                text = (f"{mine} wrong code{'s' if mine != 1 else ''} from your address so "
+                        f"far; {left} more allowed" if left else
+                        f"{mine} wrong codes from your address: no more allowed for now")
             return HostStep(encode_refuse(R_WRONG_CODE, text),
                             error=WrongCode(f"wrong code from {address}{counts}"))
         return accept

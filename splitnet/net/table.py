@@ -170,8 +170,8 @@ def game_error_code(e: GameError) -> str:
 
 
 def log_error_code(e: LogError) -> str:
-    return e.code if e.code in ("game-id", "author-sig", "replay", "counter", "accept",
-                                "unknown-author", "kind") else "protocol"
+    return e.code if e.code in ("game-id", "author-sig", "replay", "counter", "seen",
+                                "accept", "unknown-author", "kind") else "protocol"
 
 
 #: Where the tables of this process check other seats' shuffle proofs: set once by the

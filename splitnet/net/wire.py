@@ -79,7 +79,7 @@ MAX_COUNT: Final = 2**31 - 1
 ERROR_CODES: Final = (
     "garbage", "too-big", "schema", "protocol", "version", "auth", "name", "full",
     "started", "unknown-game", "not-started", "not-your-seat", "game-id", "author-sig",
-    "replay", "counter", "accept", "unknown-author", "kind", "round", "out-of-turn",
+    "replay", "counter", "seen", "accept", "unknown-author", "kind", "round", "out-of-turn",
     "illegal", "cheat", "ack", "fork", "slow", "too-many-errors", "replaced", "busy",
     "shutdown",
 )

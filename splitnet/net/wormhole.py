@@ -10,6 +10,12 @@ SPAKE2 handshake on top (:func:`per_channel_wrap`), so the encrypted channel, th
 verification words, known keys and everything above them are those of the LAN path;
 nothing above the channel knows which one carries it.
 
+An invitation is one player's: a guest that finds it already claimed, or nobody holding
+it, is told so at once (:class:`WormholeFailed`). Two guests claiming it at the same
+moment can make the mailbox refuse both (it counts the second's attempt against the
+first): the host also waits on the invitation's *retry wormhole* (:func:`retry_code`),
+where the first claimant meets it instead (NETWORK.md §12, "Retry wormhole").
+
 Each claimed invitation also gives host and guest a resume secret (``derive_key``): a
 wormhole that has carried nothing for a while is given up, and the two meet again on a
 fresh *resume wormhole* whose code both derive from that secret and a counter
@@ -48,10 +54,12 @@ __all__ = [
     "Invitations",
     "WormholeChannel",
     "WormholeConnector",
+    "WormholeFailed",
     "WormholeSettings",
     "is_wormhole_code",
     "per_channel_wrap",
     "resume_code",
+    "retry_code",
     "shutdown",
     "start_twisted",
     "stop_twisted",
@@ -92,6 +100,10 @@ class WormholeSettings:
     no_listen: bool = False
     #: how long a guest waits for the wormhole (mailbox, key, dilation) to come up
     connect_timeout: float = 60.0
+    #: how long a guest that has claimed an invitation's nameplate waits for the host's
+    #: first message (or 4 × what the claim took, if longer): the host's message waits
+    #: in the mailbox, so it comes at once when the host holds the invitation
+    claim_wait: float = 5.0
     #: a wormhole whose Dilation is not connected (or, on the host, that carries no
     #: splitnet connection) this long is given up: the two sides meet again on a fresh
     #: resume wormhole (NETWORK.md §12, "Resume"); also how long a guest waits on one
@@ -113,6 +125,29 @@ def is_wormhole_code(text: str) -> bool:
             and all(p.isascii() and p.isalpha() for p in parts[1:]))
 
 
+def _derived_code(secret: bytes, plate_label: bytes, word_label: bytes) -> str:
+    """A code of a 20-digit nameplate and a 32-hex-digit password, both HMAC-SHA256
+    under ``secret`` (NETWORK.md §12)."""
+    plate = hmac.new(secret, plate_label, hashlib.sha256).digest()
+    word = hmac.new(secret, word_label, hashlib.sha256).digest()
+    low = 10 ** (RESUME_NAMEPLATE_DIGITS - 1)
+    return f"{low + int.from_bytes(plate, 'big') % (9 * low)}-{word[:16].hex()}"
+
+
+def retry_code(code: str) -> str:
+    """The code of the *retry wormhole* of the invitation ``code`` (NETWORK.md §12,
+    "Retry wormhole"): as :func:`resume_code`, under the secret ``code`` (its UTF-8 bytes,
+    stripped) with the labels ``"splitnet/v1/retry-nameplate"`` and
+    ``"splitnet/v1/retry-password"``. The host waits on it beside the invitation's own
+    wormhole; a guest goes there only when nobody answered on the invitation itself.
+
+    >>> retry_code("7-crossover-clockwork")
+    '17818270784096798681-8b2629854c58f476337a2674fea95af1'
+    """
+    return _derived_code(code.strip().encode(), b"splitnet/v1/retry-nameplate",
+                         b"splitnet/v1/retry-password")
+
+
 def resume_code(secret: bytes, n: int) -> str:
     """The code of the ``n``-th resume wormhole of the guest whose resume secret is
     ``secret`` (NETWORK.md §12, "Resume"): a nameplate of 20 digits (HMAC-SHA256 under
@@ -126,10 +161,8 @@ def resume_code(secret: bytes, n: int) -> str:
     if len(secret) != 32 or not 0 <= n < 1 << 64:
         raise ValueError("a resume code needs a 32-byte secret and a counter below 2^64")
     count = n.to_bytes(8, "big")
-    plate = hmac.new(secret, b"splitnet/v1/resume-nameplate" + count, hashlib.sha256).digest()
-    word = hmac.new(secret, b"splitnet/v1/resume-password" + count, hashlib.sha256).digest()
-    low = 10 ** (RESUME_NAMEPLATE_DIGITS - 1)
-    return f"{low + int.from_bytes(plate, 'big') % (9 * low)}-{word[:16].hex()}"
+    return _derived_code(secret, b"splitnet/v1/resume-nameplate" + count,
+                         b"splitnet/v1/resume-password" + count)
 
 
 # --------------------------------------------------------------------------- Twisted
@@ -166,16 +199,20 @@ def start_twisted() -> Any:
 
 
 def stop_twisted() -> None:
-    """Stop Twisted's thread pool and drop its connections (else the process hangs at
-    exit: the pool's threads are not daemons)."""
+    """Stop Twisted's thread pool (else the process hangs at exit: the pool's threads
+    are not daemons) and drop its connections — only while the event loop still runs:
+    a connection dropped after it closed calls back into the closed loop (Twisted's
+    "Unhandled error … Event loop is closed")."""
     if _reactor is None:
         return
     with contextlib.suppress(Exception):
         pool = getattr(_reactor, "threadpool", None)
         if pool is not None:
             pool.stop()
-    with contextlib.suppress(Exception):
-        _reactor.disconnectAll()
+    loop = getattr(_reactor, "_asyncioEventloop", None)
+    if loop is not None and not loop.is_closed():
+        with contextlib.suppress(Exception):
+            _reactor.disconnectAll()
 
 
 def _patch_nodelay() -> None:
@@ -212,6 +249,18 @@ def _patch_nodelay() -> None:
 def _to_future(d: Any) -> asyncio.Future[Any]:
     """A Twisted Deferred as an asyncio future on the running loop."""
     return d.asFuture(asyncio.get_running_loop())  # type: ignore[no-any-return]
+
+
+def _settle(*futures: asyncio.Future[Any] | None) -> None:
+    """Cancel those still pending; take the exception of those that failed (seen, so
+    asyncio does not report it as never retrieved)."""
+    for f in futures:
+        if f is None:
+            continue
+        if not f.done():
+            f.cancel()
+        elif not f.cancelled():
+            f.exception()
 
 
 # --------------------------------------------------------------------------- channel
@@ -383,12 +432,16 @@ def _provide_protocol() -> None:
     classImplements(_Subchannel, IProtocol, IPushProducer)
 
 
-async def _create(settings: WormholeSettings) -> Any:
+async def _create(settings: WormholeSettings,
+                  on_status: Callable[[Any], None] | None = None) -> Any:
+    """A fresh wormhole on the mailbox server (``on_status``: magic-wormhole's status
+    updates, e.g. the mailbox connection)."""
     start_twisted()
     _provide_protocol()
     import wormhole
 
-    return wormhole.create(APPID, settings.mailbox, _reactor, dilation=True)
+    return wormhole.create(APPID, settings.mailbox, _reactor, dilation=True,
+                           on_status_update=on_status)
 
 
 async def _agree(w: Any) -> bytes:
@@ -452,6 +505,26 @@ async def _close_wormhole(w: Any) -> None:
 # --------------------------------------------------------------------------- guest
 
 
+class WormholeFailed(ConnectionError):
+    """The invitation cannot let this guest in, in one line that says why: another
+    player claimed it, nobody holds it (unknown, or already used), it is not the host's
+    (a wrong code), or the mailbox server stayed out of reach. Final: no retry brings
+    the guest in with it (the command stops and says so)."""
+
+
+@dataclass(slots=True)
+class _Claim:
+    """How one attempt on a code went (:meth:`WormholeConnector._claim`): ``met`` (the
+    wormhole and its password), ``unreachable`` (the mailbox server; nothing claimed),
+    ``crowded`` (another side claimed it first), ``lonely`` (claimed, but nobody
+    answered), ``wrong`` (the PAKE failed) or ``failed`` (``why``)."""
+
+    outcome: str
+    why: str = ""
+    wormhole: Any = None
+    password: bytes | None = None
+
+
 class WormholeConnector:
     """The guest's side: ``await connector()`` is a fresh :class:`WormholeChannel` to the
     host (the ``connect`` of :class:`~splitnet.net.peer.PeerNode`).
@@ -465,14 +538,20 @@ class WormholeConnector:
     a wormhole through which nothing came for ``settings.idle_after`` seconds (the host
     was restarted, or Dilation stays "reconnecting" because the relay was down) is given
     up, and the next call meets the host on the next resume code. A failure
-    raises :class:`ConnectionError` (the node retries within its bounds); without a
-    resume secret, a failed invitation stays failed (a new code from the host is needed).
+    raises :class:`ConnectionError` (the node retries within its bounds); the
+    invitation's own failure is a :class:`WormholeFailed`, and stays (a new code from
+    the host is needed). ``on_progress`` hears each step while the first call tries
+    (reaching the mailbox, waiting for the host's answer, retrying).
     """
 
     def __init__(self, code: str | None, settings: WormholeSettings | None = None, *,
                  max_buffer: int = 16 * 1024 * 1024, resume: ResumeFile | None = None,
-                 chain: ResumeChain | None = None) -> None:
+                 chain: ResumeChain | None = None,
+                 on_progress: Callable[[str], None] | None = None) -> None:
         self.code = code.strip() if code else None
+        self.on_progress = on_progress
+        self._said = ""
+        self._reached = False  # the mailbox server answered once
         self.settings = settings or WormholeSettings()
         self.max_buffer = max_buffer
         self.resume = resume
@@ -505,15 +584,149 @@ class WormholeConnector:
             except OSError as e:
                 _log.warning("cannot save %s: %s", self.resume.path, e.strerror or e)
 
-    async def _open_invitation(self, code: str) -> None:
-        w = await _create(self.settings)
-        self._w = w
-        w.set_code(code)
+    def _say(self, text: str) -> None:
+        """A step of the first meeting, as it happens (the log and ``on_progress``)."""
+        if text != self._said:
+            self._said = text
+            _log.info("%s", text)
+            if self.on_progress is not None:
+                self.on_progress(text)
+
+    def _fail(self, text: str) -> WormholeFailed:
+        self.failed = text
+        return WormholeFailed(text)
+
+    async def _claim(self, code: str, end: float, what: str) -> _Claim:
+        """One attempt on ``code`` (``what`` names it in progress lines): claim its
+        nameplate, then wait for the first message of whoever holds it — ``claim_wait``
+        seconds, or 4 × what the claim took — and for the key by ``end`` (the loop's
+        clock). The wormhole is closed (in the background) unless we met."""
+        loop = asyncio.get_running_loop()
+        mailbox = self.settings.mailbox
+        connected = False
+        live = True  # (a wormhole being closed still reports)
+
+        def status(st: Any) -> None:
+            nonlocal connected
+            kind = type(getattr(st, "mailbox_connection", None)).__name__
+            if not live or connected:
+                return
+            if kind == "Connected":
+                connected = self._reached = True
+                self._say(f"claiming {what}…")
+            elif kind == "Connecting" and not self._reached:
+                self._say(f"reaching the wormhole mailbox server {mailbox}…")
+
+        w = await _create(self.settings, status)
+        plate, _, words = code.partition("-")
+        begun = loop.time()
+        helper = w.input_code()
+        # (asked before the words are given: it fires when the mailbox says "claimed")
+        claimed: asyncio.Future[Any] = _to_future(helper.when_wordlist_is_available())
+        helper.choose_nameplate(plate)
+        agreed = asyncio.ensure_future(_agree(w))
+        key: asyncio.Future[Any] | None = None
+        met = False
         try:
-            self._password = await _agree(w)
-        except Exception as e:
-            self.failed = _explain(e)
-            raise ConnectionError(self.failed) from None
+            await asyncio.wait([claimed, agreed], timeout=max(0.0, end - loop.time()),
+                               return_when=asyncio.FIRST_COMPLETED)
+            if agreed.done():  # before any claim: no mailbox, or crowded
+                return self._failure(agreed.exception())
+            if not claimed.done():
+                return (_Claim("unreachable", "no answer") if not connected else
+                        _Claim("failed", f"the wormhole mailbox server {mailbox} did not "
+                               f"answer our claim of {what}"))
+            took = loop.time() - begun
+            helper.choose_words(words)
+            self._say(f"{what}: claimed; waiting for the host's answer…")
+            key = _to_future(w.get_unverified_key())
+            wait = min(max(self.settings.claim_wait, 4 * took), max(0.0, end - loop.time()))
+            await asyncio.wait([key, agreed], timeout=wait,
+                               return_when=asyncio.FIRST_COMPLETED)
+            if not key.done() and not agreed.done():
+                return _Claim("lonely")  # nobody holds that nameplate
+            await asyncio.wait([agreed], timeout=max(0.0, end - loop.time()))
+            if not agreed.done():
+                return _Claim("failed", f"the host's side of {what} answered but did not "
+                              f"confirm the key within {self.settings.connect_timeout:g} s")
+            if agreed.exception() is not None:
+                return self._failure(agreed.exception())
+            met = True
+            return _Claim("met", wormhole=w, password=agreed.result())
+        finally:
+            live = False
+            _settle(claimed, key, agreed)
+            if not met:
+                t = asyncio.ensure_future(_close_wormhole(w))
+                _pending.add(t)
+                t.add_done_callback(_pending.discard)
+
+    def _failure(self, e: BaseException | None) -> _Claim:
+        name = type(e).__name__
+        if name in ("ServerConnectionError", "ConnectionRefusedError", "DNSLookupError",
+                    "TimeoutError", "ConnectError", "ConnectingCancelledError"):
+            return _Claim("unreachable", str(e) or name)
+        if name == "ServerError" and "crowded" in str(e):
+            return _Claim("crowded")
+        if name == "WrongPasswordError":
+            return _Claim("wrong")
+        if e is None:
+            return _Claim("failed", "the wormhole closed")
+        return _Claim("failed", _explain(e))
+
+    async def _open_invitation(self, code: str) -> None:
+        """Meet the host on the invitation ``code`` within ``connect_timeout``, or say
+        why not (:class:`WormholeFailed`; NETWORK.md §12, "A guest's invitation").
+        Nobody on its nameplate means it is unknown or spent — or that another guest
+        claimed it at the very moment we did and the mailbox refused us both
+        ("crowded"): the first claimant then meets the host on its retry wormhole."""
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        end = began + self.settings.connect_timeout
+        mailbox = self.settings.mailbox
+
+        def tried() -> str:
+            return f"tried for {loop.time() - began:.0f} s"
+
+        tries = 0
+        while True:
+            got = await self._claim(code, end, f"the invitation {code}")
+            if got.outcome != "unreachable":
+                break
+            tries += 1
+            if loop.time() + 2.0 >= end:
+                raise self._fail(f"cannot reach the wormhole mailbox server {mailbox} "
+                                 f"({got.why}; {tried()}): check its address (--mailbox, "
+                                 f"network.json) and this machine's connection")
+            self._say(f"cannot reach the wormhole mailbox server {mailbox} ({got.why}) — "
+                      f"retrying ({tries})")
+            await asyncio.sleep(2.0)
+        if got.outcome == "lonely" and loop.time() < end:
+            self._say(f"nobody answered on the invitation {code}: trying its retry "
+                      f"wormhole…")
+            again = await self._claim(retry_code(code), end,
+                                      f"the retry wormhole of {code}")
+            if again.outcome == "met":
+                _log.info("met the host on the retry wormhole of %s (another guest claimed "
+                          "the invitation at the same moment)", code)
+            if again.outcome in ("met", "crowded", "wrong"):
+                got = again
+        if got.outcome == "crowded":
+            raise self._fail(f"the invitation {code} is already used: another player "
+                             f"claimed it first (each lets one player in) — ask the host "
+                             f"for another")
+        if got.outcome == "wrong":
+            raise self._fail(f"the invitation {code} is not the host's: the code is wrong "
+                             f"(mistyped), or it was used and its number now belongs to "
+                             f"another invitation — ask the host for a new one")
+        if got.outcome == "lonely":
+            raise self._fail(f"nobody answered on the invitation {code}: it is unknown or "
+                             f"already used ({tried()}) — ask the host for a new one (one "
+                             f"it printed, not its join code), while the host runs")
+        if got.outcome != "met":
+            raise self._fail(got.why)
+        w, self._password = got.wormhole, got.password
+        self._w = w
         self.chain = ResumeChain(w.derive_key(RESUME_PURPOSE, 32), 0)
         self._save()
 
@@ -544,22 +757,16 @@ class WormholeConnector:
         code, self.code = self.code, None  # one guess per invitation
         chain = self.chain
         try:
-            async with asyncio.timeout(self.settings.connect_timeout):
-                if chain is None:
-                    assert code is not None
-                    await self._open_invitation(code)
-                else:
+            if chain is None:  # (bounded by connect_timeout itself, and says why)
+                assert code is not None
+                await self._open_invitation(code)
+            else:
+                async with asyncio.timeout(self.settings.connect_timeout):
                     await self._open_resume(chain)
-        except BaseException as e:
+        except BaseException:
             w, self._w = self._w, None
             if w is not None:
                 await _close_wormhole(w)
-            if isinstance(e, TimeoutError) and chain is None:
-                self.failed = (f"nobody answered on the wormhole code {code} within "
-                               f"{self.settings.connect_timeout:g} s: use the invitation "
-                               f"the host printed (not its LAN join code), while the host "
-                               f"runs")
-                raise ConnectionError(self.failed) from None
             raise
         w = self._w
         _live.add(self)
@@ -588,7 +795,7 @@ class WormholeConnector:
 
     async def __call__(self) -> Channel:
         if self.failed is not None:
-            raise ConnectionError(self.failed)
+            raise WormholeFailed(self.failed)
         if self._w is None:
             await self._open()
         gone = self._gone
@@ -653,8 +860,12 @@ def _explain(e: BaseException) -> str:
 class _Invitation:
     code: str | None = None
     wormhole: Any = None
+    #: the invitation's retry wormhole (:func:`retry_code`) while it waits
+    retry: Any = None
     peer: str = ""
     task: asyncio.Task[None] | None = None
+    #: its task was cancelled here (else: from outside, the event loop ending)
+    ours: bool = False
     claimed: bool = False
     live: int = 0  # subchannels being served
     release: asyncio.TimerHandle | None = None
@@ -665,6 +876,12 @@ class _Invitation:
     watch: _Watch | None = None
 
 
+def _cancel(inv: _Invitation) -> None:
+    if inv.task is not None:
+        inv.ours = True
+        inv.task.cancel()
+
+
 class Invitations:
     """The host's side: keeps ``wanted()`` wormholes open and waiting, one per free seat,
     each with its code shown through ``on_code(code)``; a fresh one as each is claimed.
@@ -672,7 +889,8 @@ class Invitations:
     ``accept`` (:meth:`~splitnet.net.host.HostNode.serve_channel`). A claimed wormhole
     with no connection for ``release_after`` seconds (its guest left, or never got in),
     or through which nothing came for ``settings.idle_after`` seconds, is closed, which
-    frees its seat for a fresh invitation.
+    frees its seat for a fresh invitation. Beside each invitation the host waits on its
+    retry wormhole (:func:`retry_code`).
 
     Each claimed invitation gives its guest a resume secret (kept in ``resume``, a
     :class:`~splitnet.net.store.ResumeFile`): while no wormhole of that guest is up, the
@@ -719,7 +937,7 @@ class Invitations:
         self.chains.remove(chain)
         for inv in list(self.resuming):
             if inv.chain is chain and inv.task is not None:
-                inv.task.cancel()
+                _cancel(inv)
 
     def bind(self, peer: str, key: bytes) -> None:
         """The connection ``peer`` proved identity ``key`` (its handshake): its resume
@@ -768,9 +986,10 @@ class Invitations:
                     self._start(inv)
             for inv in self.resuming:  # a code below the counter is spent
                 if inv.chain is chain and inv.n < chain.next and inv.task is not None:
-                    inv.task.cancel()
+                    _cancel(inv)
 
     async def _run(self, inv: _Invitation) -> None:
+        outside = False  # cancelled from outside: no fresh wormholes after it
         try:
             w = await _create(self.settings)
             inv.wormhole = w
@@ -778,16 +997,23 @@ class Invitations:
                 w.allocate_code()
                 inv.code = await _to_future(w.get_code())
                 self._failures = 0
+                # where its first claimant meets us if the mailbox refused it (crowded)
+                inv.retry = await _create(self.settings)
+                inv.retry.set_code(retry_code(inv.code))
                 self.on_code(inv.code)
             else:
                 w.set_code(resume_code(inv.chain.secret, inv.n))
             try:
-                password = await _agree(w)
+                if inv.retry is not None:
+                    w, password = await self._agree_either(inv)
+                else:
+                    password = await _agree(w)
             except Exception as e:
+                why = _explain(e)
                 if inv.chain is None:
-                    _log.warning("wormhole %s: %s", inv.code, _explain(e))
+                    _log.warning("wormhole %s: %s", inv.code, why)
                     return  # a wrong guess burns the code: a fresh one replaces it
-                _log.warning("resume wormhole %d of %s: %s", inv.n, inv.peer, _explain(e))
+                _log.warning("resume wormhole %d of %s: %s", inv.n, inv.peer, why)
                 if inv.n >= inv.chain.next:  # spent: both sides go on to the next one
                     inv.chain.next = inv.n + 1
                     self._save()
@@ -808,7 +1034,7 @@ class Invitations:
                 self.resuming.remove(inv)
                 for other in self.resuming:  # the other code of this guest
                     if other.chain is chain and other.task is not None:
-                        other.task.cancel()
+                        _cancel(other)
                 _log.info("%s is back on resume wormhole %d", inv.peer, inv.n)
             self._save()
             inv.claimed = True
@@ -831,6 +1057,7 @@ class Invitations:
             await _to_future(eps.listener_for(SUBPROTOCOL).listen(_factory(got)))
             await asyncio.Event().wait()  # the wormhole lives until close() cancels us
         except asyncio.CancelledError:
+            outside = not inv.ours
             raise
         except Exception as e:
             text = _explain(e)
@@ -859,10 +1086,34 @@ class Invitations:
                     lst.remove(inv)
             for p in list(inv.protos):
                 p.connectionLost(None)  # its connections end with it
-            if inv.wormhole is not None and not self._closing:
-                await _close_wormhole(inv.wormhole)
-            if not self._closing:
+            if not self._closing:  # (else close() closes them)
+                for w in (inv.wormhole, inv.retry):
+                    if w is not None:
+                        await _close_wormhole(w)
+            if not self._closing and not outside:
                 self.refresh()
+
+    async def _agree_either(self, inv: _Invitation) -> tuple[Any, bytes]:
+        """The PAKE of the invitation's wormhole or of its retry wormhole, whichever
+        completes first (that one is the invitation's from now on); the other is closed.
+        A failure of either (a wrong guess) burns the invitation."""
+        main = asyncio.ensure_future(_agree(inv.wormhole))
+        retry = asyncio.ensure_future(_agree(inv.retry))
+        try:
+            done, _ = await asyncio.wait([main, retry], return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            _settle(main, retry)
+        first = main if main in done else retry
+        password = first.result()
+        if first is retry:
+            inv.wormhole, inv.retry = inv.retry, inv.wormhole
+            _log.info("invitation %s: its guest came through the retry wormhole (another "
+                      "guest claimed the invitation at the same moment)", inv.code)
+        spare, inv.retry = inv.retry, None
+        closing = asyncio.ensure_future(_close_wormhole(spare))
+        _pending.add(closing)  # (shutdown() waits for it)
+        closing.add_done_callback(_pending.discard)
+        return inv.wormhole, password
 
     async def _serve(self, inv: _Invitation, proto: _Subchannel, password: bytes) -> None:
         inv.live += 1
@@ -883,7 +1134,7 @@ class Invitations:
         if inv.task is not None and not inv.task.done():
             _log.info("wormhole %s: %s for %g s; closing it", inv.peer, why,
                       self.settings.idle_after)
-            inv.task.cancel()
+            _cancel(inv)
 
     def _idle(self, inv: _Invitation) -> None:
         """No connection through ``inv``: close it unless one comes within
@@ -896,7 +1147,7 @@ class Invitations:
             if inv.live == 0 and inv.task is not None:
                 _log.info("wormhole %s: no connection for %g s; closing it", inv.peer,
                           self.release_after)
-                inv.task.cancel()
+                _cancel(inv)
 
         inv.release = asyncio.get_running_loop().call_later(self.release_after, release)
 
@@ -910,5 +1161,6 @@ class Invitations:
                 inv.watch.stop()
             if inv.release is not None:
                 inv.release.cancel()
-            if inv.wormhole is not None:
-                await _close_wormhole(inv.wormhole)
+            for w in (inv.wormhole, inv.retry):
+                if w is not None:
+                    await _close_wormhole(w)

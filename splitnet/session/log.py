@@ -3,7 +3,8 @@
 Every message is signed by its author; the host (the peer that orders messages) wraps it
 in an *entry* carrying a sequence number and the previous entry's hash, and signs that::
 
-    msg_bytes   = encode([b"splitnet/v1/msg", game_id, author, counter, kind, body])
+    msg_bytes   = encode([b"splitnet/v2/msg", game_id, author, counter,
+                          seen_seq, seen_hash, kind, body])
     sig         = Ed25519(author_key, msg_bytes)
     entry_bytes = encode([b"splitnet/v1/entry", seq, prev, msg_bytes, sig])
     host_sig    = Ed25519(host_key, entry_bytes)
@@ -16,6 +17,12 @@ bytes it got, then decodes them (strictly, see :mod:`.codec`).
 Entry 0 is the game header (kind ``"game"``, by the host, counter 0); the keys of all
 authors come from it. Each other seat's first message (its counter 0) must be its
 ``"accept"`` of the header hash.
+
+**What the author had seen.** Every message names an entry its author held when it signed
+(``seen``: that entry's seq and hash, :class:`Seen` — its log head), and is valid only in a
+log that holds that very entry before it: a message made in one history can never be
+ordered in another, so a host that forks its log keeps each honest seat in one linear
+history (``protocol/SECURITY.md`` §4). Entry 0 names nothing (seq 0, zero hash).
 
 **Who is at fault.** A record whose host signature is valid is a statement by the host,
 so everything wrong inside it — wrong seq or prev, an author signature that does not
@@ -59,11 +66,13 @@ __all__ = [
     "MAX_RECORD",
     "MAX_REFUSAL",
     "MAX_SEATS",
+    "NOTHING_SEEN",
     "TAG_ACK",
     "TAG_ENTRY",
     "TAG_HASH",
     "TAG_MSG",
     "TAG_MSG_HASH",
+    "TAG_MSG_V1",
     "TAG_REFUSAL",
     "ZERO_HASH",
     "Ack",
@@ -76,6 +85,7 @@ __all__ = [
     "Message",
     "Player",
     "Refusal",
+    "Seen",
     "accept_body",
     "check_ack",
     "check_refusal",
@@ -87,11 +97,15 @@ __all__ = [
     "message_bytes",
     "message_hash",
     "new_game_id",
+    "older_header",
     "parse_message",
     "prove_equivocation",
 ]
 
-TAG_MSG: Final = b"splitnet/v1/msg"
+TAG_MSG: Final = b"splitnet/v2/msg"
+#: the message tag of protocols splitnet/1 … splitnet/3, whose messages named no entry
+#: seen (``[tag, game_id, author, counter, kind, body]``): recognised only to say so
+TAG_MSG_V1: Final = b"splitnet/v1/msg"
 TAG_ENTRY: Final = b"splitnet/v1/entry"
 TAG_HASH: Final = b"splitnet/v1/entry-hash"
 TAG_ACK: Final = b"splitnet/v1/ack"
@@ -123,7 +137,8 @@ _U63 = Int(0, MAX_COUNTER)
 _SEAT = Int(0, MAX_SEATS - 1)
 _RECORD = Tuple((Bytes(max_len=MAX_RECORD), Bytes(exact=SIG_LEN)))
 _ENTRY = Tuple((Bytes(), _U63, Bytes(exact=HASH_LEN), Bytes(max_len=MAX_MSG), Bytes(exact=SIG_LEN)))
-_MSG = Tuple((Bytes(), Bytes(exact=GAME_ID_LEN), _SEAT, _U63, Str(32, 1), Map({}, extra=True)))
+_MSG = Tuple((Bytes(), Bytes(exact=GAME_ID_LEN), _SEAT, _U63, _U63, Bytes(exact=HASH_LEN),
+              Str(32, 1), Map({}, extra=True)))
 _PLAYER = Map({"seat": _SEAT, "name": Str(MAX_NAME, 1, printable=True), "key": Bytes(KEY_LEN)})
 _HEADER = Map(
     {
@@ -147,8 +162,8 @@ class LogError(Blame):
     ``seat`` is the seat proven at fault, or None when the bytes prove nothing about
     anyone (undecodable before any signature could be checked). ``code`` is a short
     machine-readable cause (``garbage``, ``host-sig``, ``author-sig``, ``seq``, ``prev``,
-    ``replay``, ``counter``, ``game-id``, ``unknown-author``, ``header``, ``accept``,
-    ``kind``, ``ack``), which is also its :attr:`step`; ``seq`` is the position the
+    ``replay``, ``counter``, ``seen``, ``game-id``, ``unknown-author``, ``header``,
+    ``accept``, ``kind``, ``ack``), which is also its :attr:`step`; ``seq`` is the position the
     record was offered for.
     """
 
@@ -181,12 +196,27 @@ class Header:
 
 
 @dataclass(frozen=True, slots=True)
+class Seen:
+    """The entry an author held when it signed a message: its ``seq`` and ``hash`` —
+    the author's log head (:meth:`Log.seen`). A message is valid only in a log whose
+    entry ``seq`` is before it and has that ``hash`` (TRANSCRIPT.md §3)."""
+
+    seq: int
+    hash: bytes
+
+
+#: the ``seen`` of entry 0, the header: nothing is before it
+NOTHING_SEEN: Final = Seen(0, ZERO_HASH)
+
+
+@dataclass(frozen=True, slots=True)
 class Message:
     """A decoded author message (its signature not yet checked)."""
 
     game_id: bytes
     author: int
     counter: int
+    seen: Seen
     kind: str
     body: dict[str, object]
 
@@ -200,6 +230,7 @@ class Entry:
     game_id: bytes
     author: int
     counter: int
+    seen: Seen
     kind: str
     body: dict[str, object]
     msg_bytes: bytes
@@ -223,12 +254,14 @@ def entry_hash(record: bytes) -> bytes:
 
 
 def message_bytes(
-    game_id: bytes, author: int, counter: int, kind: str, body: Mapping[str, object]
+    game_id: bytes, author: int, counter: int, kind: str, body: Mapping[str, object], *,
+    seen: Seen,
 ) -> bytes:
-    """The exact bytes an author signs (validated: sizes, kind syntax, body a map)."""
+    """The exact bytes an author signs (validated: sizes, kind syntax, body a map), having
+    seen the entry ``seen``."""
     if not KIND_RE.fullmatch(kind):
         raise ValueError(f"kind {kind!r}: expected 1–32 of a-z 0-9 _ . / - starting a-z")
-    msg = encode([TAG_MSG, game_id, author, counter, kind, dict(body)])
+    msg = encode([TAG_MSG, game_id, author, counter, seen.seq, seen.hash, kind, dict(body)])
     if len(msg) > MAX_MSG:
         raise ValueError(f"message of {len(msg)} bytes exceeds MAX_MSG ({MAX_MSG})")
     check(decode(msg, max_len=MAX_MSG), _MSG, "msg")
@@ -238,15 +271,20 @@ def message_bytes(
 def parse_message(msg_bytes: bytes) -> Message:
     """Strictly decode author message bytes (raises DecodeError/SchemaError)."""
     obj = decode(msg_bytes, max_len=MAX_MSG)
+    if isinstance(obj, list) and obj and obj[0] == TAG_MSG_V1:
+        raise DecodeError(f"msg[0]: tag {TAG_MSG_V1!r} is the message layout of protocols "
+                          "splitnet/1 to splitnet/3, whose messages name no entry seen; "
+                          f"this splitnet reads {TAG_MSG!r} (protocol splitnet/4) only")
     check(obj, _MSG, "msg")
-    tag, game_id, author, counter, kind, body = cast(list[object], obj)
+    tag, game_id, author, counter, seen_seq, seen_hash, kind, body = cast(list[object], obj)
     if tag != TAG_MSG:
         raise DecodeError(f"msg[0]: expected tag {TAG_MSG!r}, got {tag!r}")
     assert isinstance(kind, str)
     if not KIND_RE.fullmatch(kind):
         raise DecodeError(f"msg.kind: {kind!r} is not a valid kind")
     return Message(
-        cast(bytes, game_id), cast(int, author), cast(int, counter), kind,
+        cast(bytes, game_id), cast(int, author), cast(int, counter),
+        Seen(cast(int, seen_seq), cast(bytes, seen_hash)), kind,
         cast(dict[str, object], body),
     )
 
@@ -315,6 +353,24 @@ def _parse_header(body: object) -> Header:
     return Header(cast(bytes, b["game_id"]), host, players, cast(dict[str, object], b["settings"]))
 
 
+def older_header(record: bytes) -> Header | None:
+    """The header of a record 0 in the message layout of protocols splitnet/1 to
+    splitnet/3 (:data:`TAG_MSG_V1`, no ``seen``), its host signature checked; None for
+    anything else. Only so that a reader can say which protocol an old transcript is of:
+    this log takes no such record."""
+    try:
+        entry_bytes, host_sig = _parse_record(record)
+        msg_bytes = _parse_entry(entry_bytes)[2]
+        obj = decode(msg_bytes, max_len=MAX_MSG)
+        if not (isinstance(obj, list) and len(obj) == 6 and obj[0] == TAG_MSG_V1
+                and obj[4] == "game"):
+            return None
+        header = _parse_header(obj[5])
+    except DecodeError:
+        return None
+    return header if verify(header.key(header.host), entry_bytes, host_sig) else None
+
+
 def accept_body(header_hash: bytes) -> dict[str, object]:
     """Body of an ``"accept"`` message: ``{"header": <hash of entry 0>}``."""
     if type(header_hash) is not bytes or len(header_hash) != HASH_LEN:
@@ -334,14 +390,18 @@ class Author:
         self.seat = seat
         self.counter = counter
 
-    def message(self, kind: str, body: Mapping[str, object]) -> tuple[bytes, bytes]:
-        """``(msg_bytes, sig)`` for the next message; the counter advances on success."""
-        msg = message_bytes(self.game_id, self.seat, self.counter, kind, body)
+    def message(self, kind: str, body: Mapping[str, object], *,
+                seen: Seen) -> tuple[bytes, bytes]:
+        """``(msg_bytes, sig)`` for the next message, made having seen the entry ``seen``
+        — the head of the log this seat holds as it signs (:meth:`Log.seen`); the counter
+        advances on success."""
+        msg = message_bytes(self.game_id, self.seat, self.counter, kind, body, seen=seen)
         self.counter += 1
         return msg, self.identity.sign(msg)
 
     def accept(self, header_hash: bytes) -> tuple[bytes, bytes]:
-        return self.message("accept", accept_body(header_hash))
+        """The seat's ``accept`` of the header: what it has seen is that header."""
+        return self.message("accept", accept_body(header_hash), seen=Seen(0, header_hash))
 
 
 # --------------------------------------------------------------------------- the log
@@ -397,7 +457,8 @@ class Log:
         if players[host_seat].key != host.public_key_bytes():
             raise ValueError("the host's seat must hold the host identity's key")
         author = Author(host, game_id, host_seat)
-        msg, sig = author.message("game", header_body(game_id, host_seat, players, settings or {}))
+        msg, sig = author.message("game", header_body(game_id, host_seat, players, settings or {}),
+                                  seen=NOTHING_SEEN)
         log = cls()
         log.order(msg, sig, host)
         return log, author
@@ -417,6 +478,10 @@ class Log:
 
     def hash_at(self, seq: int) -> bytes:
         return self._entries[seq].hash
+
+    def seen(self) -> Seen:
+        """This log's head as the ``seen`` of a message signed now (:class:`Seen`)."""
+        return Seen(len(self._entries) - 1, self.head()) if self._entries else NOTHING_SEEN
 
     def records(self) -> list[bytes]:
         return [e.record for e in self._entries]
@@ -501,7 +566,7 @@ class Log:
             reason, code = err
             raise fail(f"host ordered a bad message: {reason}", code)
         return Entry(
-            seq, prev, m.game_id, m.author, m.counter, m.kind, m.body,
+            seq, prev, m.game_id, m.author, m.counter, m.seen, m.kind, m.body,
             msg_bytes, sig, host_sig, record, entry_hash(record),
         )
 
@@ -519,6 +584,14 @@ class Log:
             return f"seat {m.author}'s counter {m.counter} was already used (replay)", "replay"
         if m.counter > want:
             return f"seat {m.author}'s counter {m.counter}, expected {want}", "counter"
+        seq = len(self._entries)
+        if m.seen.seq >= seq:
+            return (f"seat {m.author}'s message says it was made having seen entry "
+                    f"{m.seen.seq}, not before this entry ({seq})", "seen")
+        if self._entries[m.seen.seq].hash != m.seen.hash:
+            return (f"seat {m.author}'s message was made having seen another entry "
+                    f"{m.seen.seq} than this log's: it was signed in another history",
+                    "seen")
         if m.kind == "game":
             return "a second game header", "kind"
         if m.author != header.host and want == 0 and m.kind != "accept":
@@ -576,8 +649,10 @@ class Log:
             raise fail("host's message signature does not verify", "author-sig")
         if m.counter != 0:
             raise fail(f"header has counter {m.counter}, expected 0", "counter")
+        if m.seen != NOTHING_SEEN:
+            raise fail("the header must name no entry seen (seq 0, 32 zero bytes)", "seen")
         return Entry(
-            0, prev, m.game_id, m.author, 0, m.kind, m.body,
+            0, prev, m.game_id, m.author, 0, m.seen, m.kind, m.body,
             msg_bytes, sig, host_sig, record, entry_hash(record),
         )
 
@@ -588,8 +663,10 @@ class Log:
         return its record (to write to the transcript and broadcast).
 
         Raises :class:`LogError` naming the *claimed* author for a bad signature, a replayed
-        or skipped counter or a bad accept (the caller knows which connection sent it; a
-        ``replay`` whose bytes equal the logged message is a harmless retransmission), and
+        or skipped counter, a ``seen`` this log does not hold before the new entry (code
+        ``seen``: made in another history, or naming an entry not yet ordered) or a bad
+        accept (the caller knows which connection sent it; a ``replay`` whose bytes equal
+        the logged message is a harmless retransmission), and
         ``seat=None`` for an undecodable message, an unknown author or another game.
         """
         seq = len(self._entries)
@@ -615,7 +692,7 @@ class Log:
         host_sig = host.sign(entry_bytes)
         record = encode([entry_bytes, host_sig])
         self._push(Entry(
-            seq, prev, m.game_id, m.author, m.counter, m.kind, m.body,
+            seq, prev, m.game_id, m.author, m.counter, m.seen, m.kind, m.body,
             msg_bytes, sig, host_sig, record, entry_hash(record),
         ))
         return record

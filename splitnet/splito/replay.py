@@ -110,7 +110,7 @@ def render(g: Game, names: list[str], oset: ObjectiveSet) -> str:
     hand_word = "hand" if over else f"hand for turn {g.turn}"
     for sc in g.scores():
         s = sc.seat
-        lines.append(f"  {s}. {names[s]}: score {sc.score} = {sc.left_points} × "
+        lines.append(f"  {s + 1}. {names[s]}: score {sc.score} = {sc.left_points} × "
                      f"{sc.right_points} (left zone {sc.left_zone}, right zone "
                      f"{sc.right_zone}; {sc.cards_in_zones} cards in them)")
         if not over:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Sequence
 from typing import TextIO
 
 from splitnet.aio import stop
@@ -34,36 +35,44 @@ from splitnet.rules.scoring import live, points_text, signed, standing_now
 from splitnet.ui.plain_io import CommandError, PlainTerminal
 
 HELP = """\
-Commands — the full screen's keys where a line can say the same (cards are written
-rank+suit: 7H, 10S, QC, AD; row cards, matches #M and players by the numbers shown):
-  d                draw the top card of the pile (R4.1a; in a strong bonus: its draw)
+Commands — the full screen's keys where a line can say the same (cards are
+written rank+suit: 7H, 10S, QC, AD; row cards, matches #M and players by the
+numbers shown):
+  d                draw the top card of the pile (R4.1a; in a strong bonus:
+                   its draw)
   t N              take row card N and every card after it       (R4.1b)
   l 7H 7D          lay a match of two halves from your hand      (R4.3a)
-  u 7H M [a|b]     upgrade match #M with 7H (a/b: which half to cover, if both work)
+  u 7H M [a|b]     upgrade match #M with 7H (a/b: which half to cover, if
+                   both work)
   x QS             discard QS; ends your turn                    (R4.4)
-  P                perfect bonus: player number P marks a negative box (R5.1; or m P,
-                   m NAME)
+  P                perfect bonus: player number P marks a negative box (R5.1;
+                   or m P, m NAME)
   w MINE THEIRS    weak bonus: swap your match #MINE for match #THEIRS (R5.3)
-  s                skip the strong or weak bonus (b: take the strong bonus draw)
+  s                skip the strong or weak bonus (b: take the strong bonus
+                   draw)
   e                done laying late matches                      (R6.2)
   r                the last round's results again
   moves            list every legal move, numbered; then a number plays it
-  hint             the strong bot's move for this decision, its reason in words and
-                   the command that plays it (it plays nothing; h is this help)
+  hint             the strong bot's move for this decision, its reason in
+                   words and the command that plays it (it plays nothing; h is
+                   this help)
   show             show the table again      c TEXT (or say TEXT)   chat
-  ? (or help)      this text                 q (or quit)   leave (the game is saved)
-Match types: weak = same rank, different colour; strong = same rank and colour;
-perfect = identical halves. Bonuses: perfect → another player marks a negative box;
-strong → you may draw a card; weak → you may swap one of your matches for another
-player's match of the same type."""
+  ? (or help)      this text                 q (or quit)   leave (saved)
+Match types: weak = same rank, different colour; strong = same rank and
+colour; perfect = identical halves. Bonuses: perfect → another player marks a
+negative box; strong → you may draw a card; weak → you may swap one of your
+matches for another player's match of the same type."""
 
 
 #: a host who answered no is asked again about the same seat after this many seconds
 REASK_OPEN_HAND = 60
 
 
-def render_table(view: Game, players: list[str], seat: int) -> str:
-    """The whole table as text, from ``seat``'s point of view."""
+def render_table(view: Game, players: list[str], seat: int,
+                 numbers: Sequence[int] | None = None) -> str:
+    """The whole table as text, from ``seat``'s point of view; ``numbers``: each seat's
+    number (the session's, default 1…n)."""
+    no = _numbers(view.n, numbers)
     lines: list[str] = []
     lines.append(f"--- Round {view.round_no} of {view.settings.rounds} · dealer "
                  f"{players[view.dealer]} · draw pile {view.pile_count} cards ---")
@@ -81,7 +90,7 @@ def render_table(view: Game, players: list[str], seat: int) -> str:
         n_cards = len(view.hands[s])
         now = (f", {signed(standing_now(view)[s])} if the round ended now" if live(view)
                else "")
-        lines.append(f"{marker} {s + 1}. {players[s]}{you}: {n_cards} "
+        lines.append(f"{marker} {no[s]}. {players[s]}{you}: {n_cards} "
                      f"card{'s' if n_cards != 1 else ''} in hand, score {signed(view.score(s))}"
                      f"{now}  [{boxes}]")
         for m in view.matches:
@@ -98,8 +107,10 @@ def ask_text(view: Game, seat: int) -> str:
     phase = view.phase
     if phase == "draw":
         return "Your turn: draw (d) or take from the row (t N)."
-    if phase == "must_play":
-        return "Play the card you took: lay (l) or upgrade (u) with it."
+    if phase == "must_play":  # R4.1b: the row card picked is played first
+        face = view.faces[view.picked] if view.picked is not None else None
+        card = pretty(face) if face is not None else "card"
+        return f"Play the {card} you took from the row: lay (l) or upgrade (u) with it."
     if phase == "play":
         return "Lay (l), upgrade (u), or discard (x) to end your turn."
     if phase == "bonus":
@@ -115,7 +126,8 @@ def ask_text(view: Game, seat: int) -> str:
     return ""
 
 
-def describe_move(view: Game, players: list[str], move: Action) -> str:
+def describe_move(view: Game, players: list[str], move: Action,
+                  numbers: Sequence[int] | None = None) -> str:
     def c(slot: int) -> str:
         f = view.faces[slot]
         return pretty(f) if f is not None else "?"
@@ -132,7 +144,8 @@ def describe_move(view: Game, players: list[str], move: Action) -> str:
     if isinstance(move, Discard):
         return f"discard {c(move.slot)}"
     if isinstance(move, BonusMark):
-        return f"make {players[move.target]} ({move.target + 1}) mark a negative box"
+        no = _numbers(view.n, numbers)[move.target]
+        return f"make {players[move.target]} ({no}) mark a negative box"
     if isinstance(move, BonusDraw):
         return "draw a bonus card"
     if isinstance(move, BonusSwap):
@@ -151,10 +164,17 @@ def _find_in_hand(view: Game, seat: int, text: str, exclude: tuple[int, ...] = (
     raise CommandError(f"{text.upper()} is not in your hand")
 
 
-def _player(players: list[str], text: str) -> int:
-    """A player by the number the table shows (1…n, as on the full screen) or by name."""
-    if text.isdigit() and 1 <= int(text) <= len(players):
-        return int(text) - 1
+def _numbers(n: int, numbers: Sequence[int] | None) -> list[int]:
+    """Each seat's number: ``numbers`` (a session's), else 1…n."""
+    return list(numbers) if numbers is not None else list(range(1, n + 1))
+
+
+def _player(players: list[str], text: str, numbers: Sequence[int] | None = None) -> int:
+    """A player by the number the table shows (1…n, as on the full screen: the session's
+    ``numbers``) or by name."""
+    no = _numbers(len(players), numbers)
+    if text.isdigit() and int(text) in no:
+        return no.index(int(text))
     for i, p in enumerate(players):
         if p.lower() == text.lower():
             return i
@@ -168,14 +188,15 @@ def _match_no(text: str) -> int:
 
 
 def parse_command(line: str, view: Game, seat: int, players: list[str],
-                  numbered: list[Action]) -> Action:
-    """Turn one typed line into a move (the engine then checks it)."""
+                  numbered: list[Action], numbers: Sequence[int] | None = None) -> Action:
+    """Turn one typed line into a move (the engine then checks it); ``numbers``: each
+    seat's number (the session's, default 1…n)."""
     words = line.split()
     cmd, args = words[0].lower(), words[1:]
     try:
         if cmd.isdigit() and not numbered and view.phase == "bonus" \
                 and view.pending_bonus == "perfect":
-            return BonusMark(seat, _player(players, cmd))  # the full screen's number key
+            return BonusMark(seat, _player(players, cmd, numbers))  # the full screen's key
         if cmd.isdigit():
             k = int(cmd)
             if not 1 <= k <= len(numbered):
@@ -210,7 +231,7 @@ def parse_command(line: str, view: Game, seat: int, players: list[str],
         if cmd in ("x", "discard"):
             return Discard(seat, _find_in_hand(view, seat, args[0]))
         if cmd in ("m", "mark"):
-            return BonusMark(seat, _player(players, args[0]))
+            return BonusMark(seat, _player(players, args[0], numbers))
         if cmd in ("b", "bonus"):
             return BonusDraw(seat)
         if cmd in ("w", "swap"):
@@ -280,7 +301,7 @@ async def run_plain(session: TableSession, *, inp: TextIO | None = None,
             flush_log()
             key = (view.round_no, len(view.events), view.phase)
             if key != shown_turn:
-                say(render_table(view, session.players, session.seat))
+                say(render_table(view, session.players, session.seat, session.numbers))
                 say(ask_text(view, session.seat))
                 shown_turn = key
             text = await term.command(runner)
@@ -293,15 +314,17 @@ async def run_plain(session: TableSession, *, inp: TextIO | None = None,
                 say(HELP)
                 continue
             if low == "show":
-                say(render_table(view, session.players, session.seat))
+                say(render_table(view, session.players, session.seat, session.numbers))
                 continue
             if low == "hint":
-                say(await hint_text(view, session.seat, session.players))
+                say(await hint_text(view, session.seat, session.players,
+                                    numbers=session.numbers))
                 continue
             if low == "moves":
                 numbered = view.legal_moves(session.seat)
                 for i, mv in enumerate(numbered):
-                    say(f"  {i + 1}. {describe_move(view, session.players, mv)}")
+                    say(f"  {i + 1}. "
+                        f"{describe_move(view, session.players, mv, session.numbers)}")
                 continue
             if low.startswith(("say ", "c ")):
                 await session.chat(text.split(" ", 1)[1])
@@ -310,7 +333,8 @@ async def run_plain(session: TableSession, *, inp: TextIO | None = None,
                 say(last_results(session.log))
                 continue
             try:
-                action = parse_command(text, view, session.seat, session.players, numbered)
+                action = parse_command(text, view, session.seat, session.players, numbered,
+                                       session.numbers)
                 await session.submit(action)
             except CommandError as e:
                 say(f"! {e}")
@@ -333,8 +357,9 @@ async def run_plain(session: TableSession, *, inp: TextIO | None = None,
     return 0
 
 
-def command_for(view: Game, move: Action) -> str:
-    """The line that plays ``move`` (what :func:`parse_command` reads back)."""
+def command_for(view: Game, move: Action, numbers: Sequence[int] | None = None) -> str:
+    """The line that plays ``move`` (what :func:`parse_command` reads back, given the same
+    ``numbers``)."""
 
     def card(slot: int) -> str:
         f = view.faces[slot]
@@ -351,7 +376,7 @@ def command_for(view: Game, move: Action) -> str:
     if isinstance(move, Discard):
         return f"x {card(move.slot)}"
     if isinstance(move, BonusMark):
-        return str(move.target + 1)
+        return str(_numbers(view.n, numbers)[move.target])
     if isinstance(move, BonusSwap):
         return f"w #{move.give} #{move.take}"
     if isinstance(move, SkipBonus):
@@ -360,7 +385,7 @@ def command_for(view: Game, move: Action) -> str:
 
 
 async def hint_text(view: Game, seat: int, players: list[str],
-                    samples: int | None = None) -> str:
+                    samples: int | None = None, numbers: Sequence[int] | None = None) -> str:
     """The ``hint`` command: the strong bot's suggestion for this decision with its
     reason (:func:`splitnet.bots.search.suggest`, on a copy of this seat's own view, R8,
     thought about off the event loop) and the command that plays it."""
@@ -371,7 +396,7 @@ async def hint_text(view: Game, seat: int, players: list[str],
                                                  samples=samples)
     except ValueError:
         return "No decision is yours to make now."
-    return f"Hint: {reason} — type: {command_for(view, action)}"
+    return f"Hint: {reason} — type: {command_for(view, action, numbers)}"
 
 
 def last_results(log: list[str]) -> str:

@@ -2,11 +2,20 @@
 (:func:`splitnet.ui.plain.run_plain` for Split,
 :func:`splitnet.ui.splito_plain.run_splito_plain` for Splito): the session's log printed
 as it grows, a prompt read off the event loop, and the words that leave the game.
+
+On a terminal every line is wrapped at word boundaries to its width (a line the terminal
+broke itself could split "S11.1" in two), continuation lines indented under the text they
+continue; into a pipe lines go as they are. A line of the log that arrives while the
+prompt waits starts below it, and the prompt is shown again after it, so whoever reads
+line by line (a screen reader too) knows an answer is still wanted.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
+import re
+import textwrap
 from collections.abc import Callable
 from typing import Protocol, TextIO
 
@@ -39,21 +48,46 @@ class PlainTerminal:
         self.read_line: Callable[[], str] = inp.readline
         self.loop = asyncio.get_running_loop()
         self.printed = 0
+        #: the prompt waiting for its answer, and whether the cursor stands just after it
+        self._prompt: str | None = None
+        self._after_prompt = False
         session.subscribe(self.flush_log)
 
     def say(self, text: str) -> None:
-        print(text, file=self.out, flush=True)
+        if self._after_prompt:  # below the waiting prompt, not after it
+            self.out.write("\n")
+            self._after_prompt = False
+        width = terminal_width(self.out)
+        print(text if width is None else wrap_lines(text, width), file=self.out, flush=True)
 
     def flush_log(self) -> None:
-        for line in self.session.log[self.printed:]:
-            self.say(line)
+        new = self.session.log[self.printed:]
         self.printed = len(self.session.log)
+        for line in new:
+            self.say(line)
+        if new and self._prompt is not None:  # still waiting for an answer: ask again
+            self._show_prompt()
+
+    def _show_prompt(self) -> None:
+        assert self._prompt is not None
+        self.out.write(self._prompt)
+        self.out.flush()
+        self._after_prompt = True
+
+    def _read(self) -> str:
+        line = self.read_line()
+        self._prompt, self._after_prompt = None, False  # answered: Enter ended its line
+        return line
 
     async def ask(self, prompt: str) -> str:
-        """Write ``prompt`` and read a line ("" at the end of input)."""
-        self.out.write(prompt)
-        self.out.flush()
-        return await self.loop.run_in_executor(None, self.read_line)
+        """Write ``prompt`` and read a line ("" at the end of input); a line of the log
+        that comes meanwhile is printed below it and the prompt written again."""
+        self._prompt = prompt
+        self._show_prompt()
+        try:
+            return await self.loop.run_in_executor(None, self._read)
+        finally:
+            self._prompt, self._after_prompt = None, False
 
     async def command(self, runner: asyncio.Future[None]) -> str | None:
         """Read a command at the ``> `` prompt, stripped ("" for an empty line). None
@@ -69,3 +103,43 @@ class PlainTerminal:
             runner.cancel()
             return None
         return text
+
+
+def terminal_width(out: TextIO) -> int | None:
+    """The columns of the terminal ``out`` writes to; None when it is no terminal (a pipe,
+    a file, a test's buffer: lines are left whole there)."""
+    try:
+        if not out.isatty():
+            return None
+        return os.get_terminal_size(out.fileno()).columns
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+#: where a line's text column starts: after its indentation, or after a gap of two or
+#: more spaces that follows the first words ("  scores             every player's …")
+_COLUMN = re.compile(r"^( *)(?:\S.*?\S? {2,}(?=\S))?")
+
+
+def wrap_lines(text: str, width: int) -> str:
+    """``text`` with every line longer than ``width`` broken at word boundaries (never
+    inside a word, nor at a hyphen: a join code stays whole), each continuation
+    indented under the start of the text it continues.
+
+    >>> print(wrap_lines("  scores     every score if the game ended now (S11.1)", 40))
+      scores     every score if the game
+                 ended now (S11.1)
+    """
+    out: list[str] = []
+    for line in text.split("\n"):
+        if len(line) <= width:
+            out.append(line)
+            continue
+        m = _COLUMN.match(line)
+        column = m.end() if m is not None else 0
+        indent = " " * (column if column <= width // 2 else len(line) - len(line.lstrip()))
+        out.extend(textwrap.wrap(line, width, subsequent_indent=indent,
+                                 break_long_words=False, break_on_hyphens=False,
+                                 replace_whitespace=False, drop_whitespace=True)
+                   or [line])
+    return "\n".join(out)

@@ -30,24 +30,28 @@ from splitnet.ui.splito_table import (
 )
 
 HELP = """\
-Commands (a card by its letter, as the table shows it, or by its id like G5 or OBJ07):
+Commands (a card by its letter, as the table shows it, or by its id: G5, OBJ07):
   B left  (or B l)   put card B in your left zone this turn   (S5.2)
   B right (or B r)   … in your right zone; your play is committed at once and
                      stays hidden until every player has committed (S7.3)
   show               the table again          zones     every zone of the table
-  scores             every player's score if the game ended now (left × right, S11.1)
+  scores             every player's score if the game ended now (S11.1:
+                     left × right)
   objectives         all 37 objective cards in words and in the seed's notation
   say TEXT           chat (off during play unless the table agreed, S5.5)
-  ? (or help)        this text                q (or quit)   leave (the game is saved)
-  n (after the game) the next game with the same players in the same seats, the deal
-                     passed left (S4.1); on a LAN the host offers it, everyone agrees
-Splito: every turn everyone at once puts one card into the zone they share with their
-left or right neighbour; then the hands pass left (S5.4). At the end each zone scores
-its fulfilled objectives — the ones played into it and the two central ones — for both
-its neighbours, and your score is left zone × right zone (S10–S11).
-Notation (S1.4): ◇3 is the number 3 on a number card; [R] is a card of colour R (red;
-O orange, Y yellow, G green, B blue, P purple); [G]5 is a green 5; x, y: any values,
-c, d: any colours."""
+  ? (or help)        this text
+  q (or quit)        leave (the game is saved)
+  n                  after the game: the next game with the same players in the
+                     same seats, the deal passed left (S4.1); on a LAN the host
+                     offers it, everyone agrees
+Splito: every turn everyone at once puts one card into the zone they share with
+their left or right neighbour; then the hands pass left (S5.4). At the end each
+zone scores its fulfilled objectives — the ones played into it and the two
+central ones — for both its neighbours, and your score is left zone × right
+zone (S10–S11).
+Notation (S1.4): ◇3 is the number 3 on a number card; [R] is a card of colour R
+(red; O orange, Y yellow, G green, B blue, P purple); [G]5 is a green 5; x, y:
+any values, c, d: any colours."""
 
 
 def objective_line(o: object) -> str:
@@ -112,8 +116,9 @@ def all_zones_text(view: Game, players: list[str], seat: int) -> str:
     t = table_facts(view, players, seat)
     out: list[str] = []
     for z in sorted((t.left, t.right, *t.others), key=lambda z: z.zone):
-        title = {"left": "Your left zone", "right": "Your right zone"}.get(z.side or "",
-                                                                          "Zone")
+        # another pair's zone is its label alone ("Zone Ana|Bo", not "Zone (zone Ana|Bo)")
+        title = {"left": "Your left zone", "right": "Your right zone"}.get(
+            z.side or "", z.label[:1].upper() + z.label[1:])
         out.extend(zone_text(z, view, title))
     return "\n".join(out)
 

@@ -132,12 +132,23 @@ def points_text(points: int) -> str:
 #: offers the rematch) or a joiner (who agrees to it). The seats stay; the deal passes
 #: to the dealer's left neighbour (S4.1 [decision]).
 REMATCH_KEYS = {
-    "local": "n new game with the same players and seats ({dealer} deals, S4.1)",
-    "host": "n offer a rematch to the same seats ({dealer} deals, S4.1; everyone must "
-            "agree)",
-    "joiner": "n agree to a rematch with the same seats if the host offers one ({dealer} "
-              "deals, S4.1)",
+    "local": "n new game with the same players and seats ({deals}, S4.1)",
+    "host": "n offer a rematch to the same seats ({deals}, S4.1; everyone must agree)",
+    "joiner": "n agree to a rematch with the same seats if the host offers one ({deals}, "
+              "S4.1)",
 }
+
+
+def rematch_keys(role: str, players: Sequence[str], seat: int, dealer: int | None) -> str:
+    """What n does for ``role`` (:data:`REMATCH_KEYS`) at ``seat``'s end screen, naming
+    who deals the next game: "you deal" when it is this seat, else "Ana deals" (None:
+    "the next player deals")."""
+    from splitnet.text import shown
+    from splitnet.ui import deals
+
+    who = ("the next player deals" if dealer is None
+           else deals(shown(players[dealer]), dealer == seat))
+    return REMATCH_KEYS[role].format(deals=who)
 
 
 def played_out(session: SplitoTableSession) -> bool:

@@ -28,7 +28,7 @@ from prompt_toolkit.styles import Style
 from prompt_toolkit.widgets import Frame
 
 from splitnet.frontend import OffersOpenHand, TableSession
-from splitnet.rules import Action, Game, IllegalMove
+from splitnet.rules import Action, IllegalMove
 from splitnet.ui.tui.controls import SizedControl
 from splitnet.ui.tui.help import help_lines
 from splitnet.ui.tui.keys import build_key_bindings
@@ -259,7 +259,7 @@ class TuiApp(TableRunner[TableSession, TableModel]):
                                  after_game=self.session.finished)
         if m.overlay == "final" and m.summaries:
             first = self.next_dealer if self.next_dealer is not None else 1 % m.view.n
-            nxt = m.name(first) if m.rematch_offered else None
+            nxt = first if m.rematch_offered else None
             return final_lines(m.summaries, width, nxt, again=m.rejoin, role=self.rematch_as)
         return []
 
@@ -326,25 +326,19 @@ class TuiApp(TableRunner[TableSession, TableModel]):
         assert hint is not None
         view = self.session.view.clone()  # the adviser works on a copy, off the loop
         seat = self.session.seat
-
-        def moment(g: Game) -> tuple[int, str, int, int | None]:
-            return (g.round_no, g.phase, len(g.events), g.actor)
-
-        asked = moment(view)
+        asked = m.moment()
         try:
             advice = await asyncio.to_thread(hint, view, seat)
         except Exception as e:  # shown, never raised into the event loop
             m.note = Note(f"✗ no hint: {e}", "error")
         else:
-            if moment(self.session.view) != asked:  # the game moved on meanwhile
+            if m.moment() != asked:  # the game moved on meanwhile
                 if m.note is not None and m.note.text == "thinking…":
                     m.note = None
             elif advice is None:
                 m.note = Note("no hint for this moment")
             else:
-                action, words = advice
-                key = m.key_for(action)
-                m.note = Note(f"Hint: {words}" + (f" (key {key})" if key else ""), "info")
+                m.take_advice(*advice)
         self.app.invalidate()
 
     def submit(self, action: Action) -> None:
@@ -432,6 +426,7 @@ class TuiApp(TableRunner[TableSession, TableModel]):
                 m.selected = []
                 m.marked_match = None
             m.note = None
+            m.hint = None
         elif key.isdigit() and len(key) == 1:
             self.act(m.digit(key))
         elif len(key) == 1 and key.isupper():
@@ -459,7 +454,7 @@ class TuiApp(TableRunner[TableSession, TableModel]):
                 self.quit()
             else:
                 m.confirm_quit = True
-        elif re.fullmatch(r"\d(-\d)?", key):
+        elif re.fullmatch(r"\d([-,]\d)*", key):
             m.note = Note("type the number shown (a row card's, or a player's for the "
                           "perfect bonus)")
         elif key == "←→↑↓":
@@ -526,7 +521,7 @@ class TuiApp(TableRunner[TableSession, TableModel]):
 
     def click_seat(self, seat: int) -> None:
         if self.model.legal().marks:
-            self.press(str(seat + 1))
+            self.press(str(self.model.number(seat)))
 
     def scroll(self, delta: int) -> None:
         self.model.scroll = max(0, self.model.scroll + delta)
@@ -567,6 +562,10 @@ class TuiApp(TableRunner[TableSession, TableModel]):
         except Exception as e:  # shown, never raised into the event loop
             self.model.note = Note(f"✗ chat not sent: {e}", "error")
             self.app.invalidate()
+
+    def chatting(self) -> bool:
+        """Is the chat line being typed (it has the keyboard)?"""
+        return bool(self.app.layout.has_focus(self.chat_buffer))
 
     def cancel_chat(self) -> None:
         self.chat_buffer.reset()

@@ -61,7 +61,8 @@ with that number (or the cursor on it and Enter, or w)
   l u x       with nothing selected they act on the card under the cursor only when \
 pressed twice (the first press says what the second would do)
   s, e        skip a bonus, end late lays
-  h           hint: the move a bot would make now, and why (it plays nothing)
+  h           hint: the move a bot would make now, and why; it plays nothing, but \
+selects its cards, so the key it names plays it (the hint stays until you move)
   c           chat: type, Enter sends, Esc cancels
   r           results of the last round (every pad, hands left, shuffle verdict); after \
 the game the end screen
@@ -75,6 +76,7 @@ plays their cards face up
   Esc         clear the selection and the message (answers at once)
   ?           this help
   q, Ctrl-C   quit; during a game either asks first: press it again to leave
+  Ctrl-L      draw the whole screen again (if another program wrote over it)
 Mouse: click a card to select it (a row card: once to aim, again to take), a match half to \
 aim at it, a player's number to name them, the pile count to draw, a key below to press it.
 

@@ -46,6 +46,10 @@ def build_key_bindings(t: TuiApp) -> KeyBindings:
     def _leave(event: KeyPressEvent) -> None:
         t.leave()  # like q: asks first during a game
 
+    @kb.add("c-l")
+    def _redraw(event: KeyPressEvent) -> None:
+        t.redraw()  # on every screen, the chat line too
+
     # -- overlays: scroll and close ----------------------------------------
     def scroll(key: str, delta: int) -> None:
         @kb.add(key, filter=overlay)

@@ -16,7 +16,8 @@ from prompt_toolkit.layout import HSplit, Layout, Window
 from prompt_toolkit.output import Output
 
 from splitnet.ui.tui.controls import SizedControl
-from splitnet.ui.tui.render import Line, fit, on_click, right
+from splitnet.ui.tui.render import Line, fit, on_click, right, width_of, wrap
+from splitnet.ui.tui.running import redraw
 
 
 class LobbyModel(Protocol):
@@ -76,6 +77,10 @@ class LobbyScreen:
         def _leave(event: KeyPressEvent) -> None:
             self.on_leave()
 
+        @self.key_bindings.add("c-l")
+        def _redraw(event: KeyPressEvent) -> None:
+            redraw(event.app)
+
     def request_start(self) -> None:
         if self.starting:
             return
@@ -102,18 +107,31 @@ class LobbyScreen:
         lb = self.lobby
         lines: list[Line] = [fit([("class:title", f" {self.title} — lobby")], width,
                                  "class:title"), []]
+
+        def said(text: str, style: str = "", indent: int = 2) -> list[Line]:
+            """``text`` wrapped to the width, whole (never cut: a player checks these
+            words and warnings by eye), its continuations under it."""
+            parts = wrap(text, width - indent, width - indent - 2)
+            return [[(style, " " * (indent + (2 if i else 0)) + part)]
+                    for i, part in enumerate(parts)]
+
         label = (getattr(lb, "address_label", None)
                  or "Share this address with the other players:")
-        lines.append([("", f"  {label}")])
+        lines += said(label)
         lines.append([("", "      "), ("class:lobby.address", f" {lb.address} ")])
         if lb.code:
             label = getattr(lb, "code_label", None) or "Check code"
-            lines.append([("", f"  {label}: "), ("class:lobby.code", lb.code)])
+            one: Line = [("", f"  {label}: "), ("class:lobby.code", lb.code)]
+            if width_of(one) <= width:
+                lines.append(one)
+            else:  # the words (the code) on a line of their own, whole
+                lines += said(f"{label}:")
+                lines.append([("", "      "), ("class:lobby.code", lb.code)])
         status = getattr(lb, "status", None)
         if status:
-            lines.append([("class:dim", f"  {status}")])
+            lines += said(status, "class:dim")
         for extra in getattr(lb, "info", None) or []:
-            lines.append([("class:dim", f"  {extra}")])
+            lines += said(extra, "class:dim")
         lines.append([])
         n = len(lb.players)
         notes: list[str] = list(getattr(lb, "notes", None) or [])
@@ -124,14 +142,14 @@ class LobbyScreen:
             lines.append([("", f"    {i + 1}. "), ("class:lobby.player", name),
                           ("class:dim", tag)])
             for part in (notes[i] if i < len(notes) else "").splitlines():
-                lines.append([("class:dim", f"       {part}")])
+                lines += said(part, "class:dim", 7)
         lines.append([])
         waiting = getattr(lb, "waiting", None)
         if lb.can_start:
             lines.append([("", "  "), ("class:key", " s ", on_click(self.request_start)),
                           ("", " start the game with these players")])
         elif waiting:
-            lines.append([("class:dim", f"  {waiting}")])
+            lines += said(waiting, "class:dim")
         elif n < 2:
             lines.append([("class:dim", "  Waiting for players to join (2–6 play)…")])
         else:
@@ -139,7 +157,7 @@ class LobbyScreen:
         lines.append([("", "  "), ("class:key", " q ", on_click(lambda: self.on_leave())),
                       ("", " leave")])
         if self.note:
-            lines += [[], [("class:note.hint", f"  {self.note}")]]
+            lines += [[], *said(self.note, "class:note.hint")]
         return [right(ln, [], width) for ln in lines]
 
 

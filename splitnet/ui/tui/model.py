@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -143,6 +143,12 @@ class TableModel:
         self.confirm_quit = False
         #: a move waiting for its key to be pressed a second time (see Confirm)
         self.confirm: Confirm | None = None
+        #: the h key's advice, shown until the player moves or the game moves on (a
+        #: message or a question shows over it meanwhile); :meth:`take_advice`
+        self.hint: Note | None = None
+        self._hint_at: tuple[int, str, int, int | None] | None = None
+        #: our t was accepted and the card taken is to be selected once the view has it
+        self._taking = False
         self.busy = False
         #: hand slot → letter index; letters stay put while a turn of ours is played
         self._letters: dict[int, int] = {}
@@ -189,8 +195,29 @@ class TableModel:
     def name(self, seat: int) -> str:
         return "You" if seat == self.seat else self.players[seat]
 
+    def number(self, seat: int) -> int:
+        """The number the screen shows for ``seat`` and the key that names its player
+        (the session's ``numbers``: a key follows its player from game to game)."""
+        return self.session.numbers[seat]
+
+    def numbered(self, key: int) -> int | None:
+        """The seat whose player has number ``key``, if any."""
+        return next((s for s, k in enumerate(self.session.numbers) if k == key), None)
+
+    def number_keys(self, seats: Iterable[int]) -> str:
+        """The keys naming these seats' players: ``2-4``, or ``1,3`` when not a run."""
+        keys = sorted(self.number(s) for s in seats)
+        if len(keys) > 1 and keys == list(range(keys[0], keys[-1] + 1)):
+            return f"{keys[0]}-{keys[-1]}"
+        return ",".join(map(str, keys))
+
     def my_turn(self) -> bool:
         return self.view.actor == self.seat
+
+    def moment(self) -> tuple[int, str, int, int | None]:
+        """Where the game is: advice given at one moment is for that moment only."""
+        v = self.view
+        return (v.round_no, v.phase, len(v.events), v.actor)
 
     def open_hand_offer(self) -> tuple[int, int] | None:
         """(seat, seconds) the host may play open-handed now (R8.6; a LAN host's
@@ -304,6 +331,10 @@ class TableModel:
             self._dealers[view.round_no] = view.dealer
         if self.confirm is not None and not self.my_turn():
             self.confirm = None
+        if self.hint is not None and self._hint_at != self.moment():
+            self.hint = None  # the advice was for a moment that has passed
+        if self._taking:
+            self._select_taken()
         if self.swap_take is not None and not (self.my_turn() and view.pending_bonus == "weak"):
             self.swap_take = None
         new: RoundSummary | None = None
@@ -454,8 +485,13 @@ class TableModel:
     def digit(self, d: str) -> Intent:
         """A number key: names a player for the perfect bonus, picks a match in the weak
         bonus's choice, else picks a row card."""
-        if self.legal().marks:  # the perfect bonus is pending: name a player
-            return BonusMark(self.seat, int(d) - 1) if d != "0" else None
+        marks = self.legal().marks
+        if marks:  # the perfect bonus is pending: name a player by their number
+            target = self.numbered(int(d))
+            if target is None:
+                return Note(f"type the number of the player to mark a negative box: "
+                            f"{self.number_keys(marks)}")
+            return BonusMark(self.seat, target)
         if self.swapping():
             _, ids = self.swap_choices()
             i = int(d) - 1
@@ -636,6 +672,8 @@ class TableModel:
         gives = sorted({x.give for x in swaps if x.take == match_id})
         if len(gives) == 1:
             return BonusSwap(self.seat, gives[0], match_id)
+        if self.marked_match in gives:  # one of ours marked already (Space, or a hint)
+            return BonusSwap(self.seat, self.marked_match, match_id)
         self.swap_take = match_id
         return None
 
@@ -682,13 +720,13 @@ class TableModel:
     def after_move(self, action: Action) -> None:
         """A move was accepted: tidy the selection for what comes next."""
         self.note = None
+        self.hint = None
         self.confirm_quit = False
+        self._taking = isinstance(action, TakeRow)
         if isinstance(action, TakeRow):
-            picked = self.view.picked
-            self.selected = [picked] if picked is not None else []
-            if picked is not None and picked in self.hand_order():
-                self.hand_cursor = self.hand_order().index(picked)
+            self.selected = []
             self.area = "hand"
+            self._select_taken()
         elif isinstance(action, Lay | LateLay | Upgrade | Discard):
             self.selected = []
             if isinstance(action, Upgrade):
@@ -698,6 +736,23 @@ class TableModel:
         elif isinstance(action, DrawPile | BonusDraw):
             self.area = "hand"
         self.sync()
+
+    def _select_taken(self) -> None:
+        """After our t: select the card taken, which must be played first (R4.1b). A
+        session that plays the move at once (``splitnet play``, the host's seat) has it
+        in the view already; a joiner's view learns it only when the host's log brings
+        the move back, so :meth:`sync` calls this again until then."""
+        view = self.view
+        if not self._taking or not self.my_turn() or view.phase not in ("draw", "must_play"):
+            self._taking = False
+            return
+        picked = view.picked
+        if view.phase != "must_play" or picked is None:
+            return  # not in our view yet
+        self._taking = False
+        self.selected = [picked]
+        if picked in self.hand_order():
+            self.area, self.hand_cursor = "hand", self.hand_order().index(picked)
 
     def explain(self, err: IllegalMove) -> Note:
         return Note("✗ " + self.words(str(err)), "error")
@@ -726,11 +781,38 @@ class TableModel:
         text = re.sub(r"\bmatch (\d+)\b", r"match #\1", text)
         return text
 
+    def take_advice(self, action: Action, words: str) -> None:
+        """The h key's advice ``action``, explained by ``words``: select what it names —
+        its cards, the row card, the match —, so that the key the hint names plays
+        exactly that move, and keep the hint on screen until the player moves."""
+        self.selected = []
+        self.marked_match = None
+        self.swap_take = None
+        hand = self.hand_order()
+        if isinstance(action, Lay | LateLay):
+            self.selected = [action.a, action.b]
+        elif isinstance(action, Discard | Upgrade):
+            self.selected = [action.slot]
+        if self.selected and self.selected[0] in hand:
+            self.area, self.hand_cursor = "hand", hand.index(self.selected[0])
+        if isinstance(action, Upgrade):
+            self.area, self.table_cursor = "table", (action.match_id, action.covers)
+        elif isinstance(action, TakeRow):
+            self.area, self.row_cursor = "row", action.index
+        elif isinstance(action, BonusSwap):
+            self.marked_match = action.give
+            self.area, self.table_cursor = "table", (action.take, 0)
+        key = self.key_for(action)
+        self.note = None
+        self.confirm = None
+        self.hint = Note(f"Hint: {words}" + (f" (key {key})" if key else ""), "info")
+        self._hint_at = self.moment()
+
     # ------------------------------------------------------------------ words for the player
     def key_for(self, action: Action) -> str | None:
         """The key that plays ``action`` at this table (after selecting its cards)."""
         if isinstance(action, BonusMark):
-            return str(action.target + 1)
+            return str(self.number(action.target))
         if isinstance(action, BonusSwap):
             return str(self.swap_number(action.take) or "w")
         keys: dict[type, str] = {DrawPile: "d", BonusDraw: "d", TakeRow: "t", Lay: "l",
@@ -782,7 +864,8 @@ class TableModel:
         if phase == "bonus":
             kind = view.pending_bonus
             if kind == "perfect":
-                who = "  ".join(f"{t + 1} {self.players[t]}" for t in legal.marks)
+                who = "  ".join(f"{self.number(t)} {self.players[t]}"
+                                for t in sorted(legal.marks, key=self.number))
                 return f"Perfect! Who marks a negative box (R5.1)? {who}"
             if kind == "strong":
                 return "Strong match! d draws the top card of the pile (R5.2), s skips."
@@ -810,8 +893,7 @@ class TableModel:
                     hints.append(("x", "discard"))
             elif phase == "bonus":
                 if legal.marks:
-                    lo, hi = min(legal.marks) + 1, max(legal.marks) + 1
-                    hints.append((f"{lo}-{hi}" if hi > lo else f"{lo}", "name player"))
+                    hints.append((self.number_keys(legal.marks), "name player"))
                 if legal.bonus_draw:
                     hints.append(("d", "draw"))
                 if self.swapping():

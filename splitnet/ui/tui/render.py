@@ -32,10 +32,15 @@ class Ui(Protocol):
     """What a click may do (the app implements it)."""
 
     def press(self, key: str) -> None: ...
+    def chatting(self) -> bool: ...
     def click_hand(self, index: int) -> None: ...
     def click_row(self, index: int) -> None: ...
     def click_half(self, match_id: int, half: int) -> None: ...
     def click_seat(self, seat: int) -> None: ...
+
+
+#: the keys line while the chat line is being typed (the table's keys type letters there)
+CHAT_KEYS = (("Enter", "send"), ("Esc", "cancel"))
 
 
 def on_click(fn: Callable[[], None]) -> Callable[[MouseEvent], object]:
@@ -319,7 +324,7 @@ class Painter:
         num_style = "class:seat.target" if s in legal.marks else head_style
         marker = "▶" if current else " "
         name = m.players[s] + (" (you)" if you and w >= 16 and m.players[s] != "You" else "")
-        head: Line = [(head_style, marker), (num_style, f"{s + 1}",
+        head: Line = [(head_style, marker), (num_style, f"{m.number(s)}",
                                              on_click(lambda: self.ui.click_seat(s))),
                       (head_style, f" {name}")]
         badge: Line = [("class:seat.dealer", " D ")] if view.dealer == s else []
@@ -537,13 +542,21 @@ class Painter:
             text, style = m.confirm.text, "class:note.error"
         elif note is not None:
             text, style = note.text, f"class:note.{note.kind}"
+        elif m.hint is not None:  # the h key's advice stays until the player moves
+            note = m.hint
+            text, style = note.text, f"class:note.{note.kind}"
         else:
             style = "class:ask.you" if m.my_turn() else "class:ask"
             text = m.instruction()
         keys: Line = []
-        for key, what in m.key_hints():
-            click = on_click(partial(self.ui.press, key))
-            keys += [("", " "), ("class:key", key, click), ("class:key.what", f" {what} ", click)]
+        if self.ui.chatting():  # the keys go to the chat line: only its own keys work
+            for key, what in CHAT_KEYS:
+                keys += [("", " "), ("class:key", key), ("class:key.what", f" {what} ")]
+        else:
+            for key, what in m.key_hints():
+                click = on_click(partial(self.ui.press, key))
+                keys += [("", " "), ("class:key", key, click),
+                         ("class:key.what", f" {what} ", click)]
         if get_cwidth(text) + 1 > width and (note is not None or m.confirm is not None
                                              or m.confirm_open is not None):
             # A long message (a hint, a refusal) takes the keys' line for a moment.

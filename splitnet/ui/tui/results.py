@@ -3,8 +3,12 @@ hands left, and the session's shuffle verdict."""
 
 from __future__ import annotations
 
+import re
+
+from splitnet.describe import AUDIT_CHECKED
 from splitnet.rules.scoring import pad_points, points_text, signed
 from splitnet.rules.settings import ROWS
+from splitnet.ui import deals
 from splitnet.ui.tui.render import Line, card_frags, paper_pad, words, wrap
 from splitnet.ui.tui.summary import RoundSummary
 
@@ -82,6 +86,34 @@ def summary_lines(s: RoundSummary, width: int, after_game: bool = False) -> list
     return lines
 
 
+_PASSED = re.compile(rf"Round (\d+): shuffle verified — {re.escape(AUDIT_CHECKED)}\.")
+
+
+def shuffle_line(verdicts: list[str]) -> str:
+    """The end screen's one sentence on the shuffles, from the rounds' verdicts: every
+    audit passed — "Every shuffle checked: rounds 1–3 fair (…)" —, else the verdict
+    that says what went wrong, else the verdicts once each.
+
+    >>> from splitnet.describe import AUDIT_CHECKED
+    >>> line = shuffle_line([f"Round {r}: shuffle verified — {AUDIT_CHECKED}." for r in (1, 2, 3)])
+    >>> line == f"Every shuffle checked: rounds 1–3 fair ({AUDIT_CHECKED})."
+    True
+    """
+    passed = [int(m[1]) for v in verdicts if (m := _PASSED.fullmatch(v))]
+    if len(passed) == len(verdicts):
+        rounds = sorted(set(passed))
+        if len(rounds) == 1:
+            which = f"round {rounds[0]}"
+        elif rounds == list(range(rounds[0], rounds[-1] + 1)):
+            which = f"rounds {rounds[0]}–{rounds[-1]}"
+        else:
+            which = "rounds " + ", ".join(map(str, rounds))
+        return f"Every shuffle checked: {which} fair ({AUDIT_CHECKED})."
+    if len(set(verdicts)) == 1 or _bad(verdicts[-1]):
+        return f"Shuffle: {verdicts[-1]}"
+    return "Shuffle: " + " ".join(dict.fromkeys(verdicts))
+
+
 def _bad(verdict: str) -> bool:
     low = verdict.lower()
     return any(w in low for w in ("cheat", "fail", "mismatch", "invalid", "wrong"))
@@ -90,18 +122,18 @@ def _bad(verdict: str) -> bool:
 #: What ``n`` does at the end screen, by who presses it: in ``splitnet play``; on a LAN,
 #: the host (who offers the rematch) or a joiner (who agrees to it).
 REMATCH_KEYS = {
-    "local": "n new game with the same players ({dealer} deals first)",
-    "host": "n offer a rematch to the same seats ({dealer} deals first; everyone must agree)",
-    "joiner": "n agree to a rematch with the same seats if the host offers one ({dealer} "
-              "deals first)",
+    "local": "n new game with the same players ({deals} first)",
+    "host": "n offer a rematch to the same seats ({deals} first; everyone must agree)",
+    "joiner": "n agree to a rematch with the same seats if the host offers one ({deals} "
+              "first)",
 }
 
 
-def final_lines(rounds: list[RoundSummary], width: int, next_dealer: str | None,
+def final_lines(rounds: list[RoundSummary], width: int, next_dealer: int | None,
                 again: str | None = None, role: str = "local") -> list[Line]:
     """The end of the game: the winner, the standings, the round-by-round story (points
     per round, running totals), every pad as printed, and what comes next (a new game
-    against the same players when ``next_dealer`` names who deals its first round; on a
+    against the same players when ``next_dealer`` is the seat that deals its first round; on a
     LAN, ``again`` is the command that opens or joins another game). ``role`` says who
     would press ``n`` (:data:`REMATCH_KEYS`)."""
     last = rounds[-1]
@@ -126,7 +158,8 @@ def final_lines(rounds: list[RoundSummary], width: int, next_dealer: str | None,
     # What comes next, near the top where it is seen.
     keys = "← the last round's results · ↑↓ scroll · Esc the table · q quits"
     if next_dealer is not None:
-        keys = REMATCH_KEYS[role].format(dealer=next_dealer) + " · " + keys
+        who = deals(name(next_dealer), next_dealer == last.you)
+        keys = REMATCH_KEYS[role].format(deals=who) + " · " + keys
     elif again is not None:
         keys += f" · another game: quit and run `{again}` again (the host shows a new code)"
     lines += [words((" " if i == 0 else "   ") + t, "class:ask.you")
@@ -153,9 +186,7 @@ def final_lines(rounds: list[RoundSummary], width: int, next_dealer: str | None,
     verdicts = [s.verdict for s in rounds if s.verdict]
     if verdicts:
         style = "class:verdict.bad" if any(_bad(v) for v in verdicts) else "class:verdict"
-        text = verdicts[-1] if len(set(verdicts)) == 1 or _bad(verdicts[-1]) else "; ".join(
-            dict.fromkeys(verdicts))
-        for i, t in enumerate(wrap(f"Shuffle: {text}", width - 2)):
+        for i, t in enumerate(wrap(shuffle_line(verdicts), width - 2)):
             lines.append([(style, (" " if i == 0 else "   ") + t)])
     # Every pad, as printed at the end.
     lines += [[], [("class:help.head", " The pads ")]]

@@ -1,15 +1,16 @@
 """What both full-screen tables — Split's :class:`~splitnet.ui.tui.app.TuiApp` and
 Splito's :class:`~splitnet.ui.tui.splito.SplitoTuiApp` — do around the game itself:
 the bell and the terminal title when the table starts waiting for this player, leaving
-(``quit``), a session that stopped with an error (said on the table, raised once the
-player leaves), and running the table beside ``session.run()``.
+(``quit``), drawing the whole screen again (Ctrl-L), a session that stopped with an
+error (said on the table, raised once the player leaves), and running the table beside
+``session.run()``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from prompt_toolkit.application import Application
 
@@ -32,6 +33,12 @@ class _Notes(Protocol):
 
 S = TypeVar("S", bound=_Runs)
 M = TypeVar("M", bound=_Notes)
+
+
+def redraw(app: Application[Any]) -> None:
+    """Clear the terminal and draw ``app``'s screen again, whole (Ctrl-L)."""
+    app.renderer.clear()
+    app.invalidate()
 
 
 class TableRunner(Generic[S, M]):
@@ -72,6 +79,11 @@ class TableRunner(Generic[S, M]):
     def quit(self) -> None:
         if not self.app.is_done and self.app.is_running:
             self.app.exit()
+
+    def redraw(self) -> None:
+        """Ctrl-L: draw the whole screen again (another program's output over it, a
+        terminal that lost track)."""
+        redraw(self.app)
 
     def _runner_done(self, task: asyncio.Future[None]) -> None:
         if task.cancelled():

@@ -20,7 +20,7 @@ from prompt_toolkit.styles import Style
 
 from splitnet.frontend import SplitoTableSession
 from splitnet.splito.engine import IllegalMove, Play
-from splitnet.ui.splito_table import REMATCH_KEYS
+from splitnet.ui.splito_table import rematch_keys
 from splitnet.ui.tui.app import ESC_WAIT, MONO, STYLE
 from splitnet.ui.tui.controls import SizedControl
 from splitnet.ui.tui.model import Note
@@ -58,11 +58,12 @@ class SplitoTuiApp(TableRunner[SplitoTableSession, SplitoModel]):
                  input: Input | None = None, output: Output | None = None,
                  bell: bool = False, rejoin: str | None = None,
                  mono: bool | None = None, rematch: str | None = None,
-                 next_dealer: str = "the next player") -> None:
+                 next_dealer: int | None = None) -> None:
         self.session = session
         self.model = SplitoModel(session, mono=mono)
         if rematch is not None:  # n at the end: "local", the LAN "host" or a "joiner"
-            self.model.rematch_keys = REMATCH_KEYS[rematch].format(dealer=next_dealer)
+            self.model.rematch_keys = rematch_keys(rematch, session.players, session.seat,
+                                                   next_dealer)
         self.bell = bell
         self.rejoin = rejoin
         self.outcome = "quit"
@@ -120,6 +121,10 @@ class SplitoTuiApp(TableRunner[SplitoTableSession, SplitoModel]):
         @kb.add("c-c")
         def _leave(event: KeyPressEvent) -> None:
             self.leave()
+
+        @kb.add("c-l")
+        def _redraw(event: KeyPressEvent) -> None:
+            self.redraw()
 
         @kb.add("<any>")
         def _other(event: KeyPressEvent) -> None:
@@ -185,13 +190,13 @@ class SplitoTuiApp(TableRunner[SplitoTableSession, SplitoModel]):
 async def run_splito_tui(session: SplitoTableSession, *, title: str = "splitnet",
                          drive: bool = True, bell: bool = False,
                          rejoin: str | None = None, rematch: str | None = None,
-                         next_dealer: str = "the next player") -> str:
+                         next_dealer: int | None = None) -> str:
     """Run the full-screen Splito table beside ``session.run()`` in this asyncio loop.
 
     Returns ``"quit"`` when the player leaves (q twice or Ctrl-C twice during a game,
     once after it), ``"rematch"`` if they asked for the next game at the end (n, offered
     with ``rematch``: "local" — a new game here —, the LAN "host", who offers it, or a
-    "joiner", who agrees to it; ``next_dealer`` names who deals it, S4.1). With
+    "joiner", who agrees to it; ``next_dealer`` is the seat that deals it, S4.1). With
     ``drive`` (the default) the table starts ``session.run()`` itself and cancels it
     when the player leaves early; pass ``drive=False`` when the caller runs the session.
     ``bell`` rings (and retitles the terminal) when the table starts waiting for your

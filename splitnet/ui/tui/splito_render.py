@@ -12,7 +12,7 @@ written ``[R]`` without colours.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from prompt_toolkit.mouse_events import MouseEvent
 
@@ -34,9 +34,11 @@ _TOKEN = re.compile(r"\[([ROYGBP])\]")
 
 
 # ---------------------------------------------------------------------- cards and marks
-def card_frags(card: str | None, mono: bool, style: str = "") -> Line:
+def card_frags(card: str | None, mono: bool, style: str = "",
+               objectives: Mapping[str, Objective] | None = None, wide: bool = False) -> Line:
     """One card: a number card in its colour (``[G]5`` without colours); an objective
-    card by its id; an unknown card as ▒▒."""
+    card by its name when ``objectives`` name it (``Four purples``; wide: ``OBJ23 Four
+    purples``), else by its id; an unknown card as ▒▒."""
     if card is None:
         return [(f"class:card.hidden {style}", "▒▒")]
     if is_number_card(card):
@@ -44,7 +46,10 @@ def card_frags(card: str | None, mono: bool, style: str = "") -> Line:
         if mono:
             return [(style, f"[{colour}]{value}")]
         return [(f"class:sc.{colour.lower()} {style}", f"{colour}{value}")]
-    return [(f"class:obj {style}", card)]
+    obj = objectives.get(card) if objectives is not None else None
+    if obj is None:
+        return [(f"class:obj {style}", card)]
+    return [(f"class:obj {style}", f"{obj.id} {obj.name}" if wide else obj.name)]
 
 
 def notation(text: str, mono: bool, style: str = "") -> Line:
@@ -111,12 +116,15 @@ def central_lines(m: SplitoModel, t: TableFacts, width: int) -> list[Line]:
     return flow([head, *items], width, indent=" ", sep="   ")
 
 
-def _objective_item(line_obj: Objective, fulfilled: bool, central: bool, mono: bool,
-                    wide: bool) -> Line:
+def _objective_item(line_obj: Objective, fulfilled: bool, central: bool, wide: bool) -> Line:
+    """An objective counted in a zone: ✓ or ✗, ★ if central, its name (wide: its id
+    and name) and its points — ``✗★Red pair ◆``."""
     mark = ("class:ok", "✓") if fulfilled else ("class:no", "✗")
-    item: Line = [mark, ("class:obj", ("★" if central else "") + line_obj.id)]
+    item: Line = [mark, ("class:obj", "★" if central else "")]
     if wide:
-        item.append(("", f" {line_obj.name}"))
+        item += [("class:obj", line_obj.id), ("", f" {line_obj.name}")]
+    else:
+        item.append(("class:obj", line_obj.name))
     item.append(("class:pts", " " + diamonds(line_obj.points)))
     return item
 
@@ -137,13 +145,8 @@ def zone_lines(m: SplitoModel, z: ZoneFacts, width: int, *, title: str,
                        for c in numbers], width)
     else:
         lines.append([("class:dim", " no number card yet")])
-    named = flow([_objective_item(o.objective, o.fulfilled, o.source == "central", m.mono,
-                                  True) for o in z.objectives], width, sep="  ")
-    if wide or len(named) <= 2:  # the names where they fit, else the ids (help names them)
-        return lines + named
     return lines + flow([_objective_item(o.objective, o.fulfilled, o.source == "central",
-                                         m.mono, False) for o in z.objectives], width,
-                        sep="  ")
+                                         wide) for o in z.objectives], width, sep="  ")
 
 
 def last_revealed(view: Game) -> set[str]:
@@ -163,7 +166,7 @@ def reveal_lines(m: SplitoModel, width: int) -> list[Line]:
         face = v.faces[p.slot]
         items.append([("class:seat.you" if p.seat == m.seat else "class:seat",
                        m.name(p.seat)), ("", f" {p.side} " if width >= 100 else f"→{p.side} "),
-                      *card_frags(face, m.mono, "class:new")])
+                      *card_frags(face, m.mono, "class:new", v.settings.objective_set.by_id)])
     return flow(items, width, sep="  ")
 
 
@@ -202,10 +205,8 @@ def hand_lines(m: SplitoModel, width: int, click: Callable[[int], Click] | None)
         chosen = slot == m.selected
         style = "class:selected" if chosen else ""
         item: Line = [("class:key" if open_ else "class:dim", label), ("", " ")]
-        item += card_frags(card, m.mono, style)
-        obj = v.settings.objective_set.by_id.get(card or "")
-        if obj is not None and width >= 110:
-            item.append((style, f" {obj.name}"))
+        item += card_frags(card, m.mono, style, v.settings.objective_set.by_id,
+                           wide=width >= 110)
         if click is not None:
             handler = click(slot)
             item = [(f[0], f[1], handler) for f in item]
@@ -326,6 +327,7 @@ KEYS = [
           "deal passed left (S4.1); on a LAN the host offers it and everyone must agree"),
     ("?", "this help (Esc closes, ↑↓ scroll)"),
     ("q", "leave: asks first during a game (Ctrl-C is the same); the game is saved"),
+    ("Ctrl-L", "draw the whole screen again (if another program wrote over it)"),
 ]
 
 RULES = (
