@@ -96,10 +96,14 @@ Findings (counted apart, by name, each kept as a regression in tests/test_advers
                            and — the host cutting the round on the guest's log (R8.6) —
                            its round seed, which gives its whole hand away on the other
 
-The first two end once a message binds the log its author saw (no message made on one
-fork can then be ordered on the other); the third does not: a seat's cards on both forks
-are one hand. No seat living on a log ever has a card of its own read there: its share
-of its own hidden card leaves it only on its own log, and only as the rules show it.
+Since splitnet/4 a message binds the entry its author saw, so no message made on one fork
+after it parts can be ordered on the other: ``fork-knowledge`` and
+``framed-by-cross-order`` are gone (their tests pass, and they are violations again
+should they recur); ``fork-knowledge-puppet`` is not: a seat's cards on both forks are
+one hand (what bounds it: the other fork then waits for the puppet, and the host can
+only time it out there). ``framed-by-late-order`` still recurs and is counted apart.
+No seat living on a log ever has a card of its own read there: its share of its own
+hidden card leaves it only on its own log, and only as the rules show it.
 
 Pure and sans-IO: no clock, no files; the randomness is ``random.Random`` seeded per game.
 Nothing in the product depends on this module (``splitnet bench adversary`` and the
@@ -159,10 +163,10 @@ _FORK_ELSEWHERE = 0.1
 LIMITS = Limits()
 #: kinds after which the oracle looks again (what can change what a seat reads)
 _SEEN = {"shares", "reveal", "deal", "pass", "complain", "abandon"}
-#: violations of a finding already reported (module docstring, "Findings"): counted
-#: apart, each reproduced by a strict xfail test in tests/test_adversary.py
-KNOWN = ("framed-by-late-order", "framed-by-cross-order", "fork-knowledge",
-         "fork-knowledge-puppet")
+#: violations of a finding already reported and not yet fixed (module docstring,
+#: "Findings"): counted apart. The two fixed by splitnet/4 (``fork-knowledge``,
+#: ``framed-by-cross-order``) are violations again should they recur
+KNOWN = ("framed-by-late-order", "fork-knowledge-puppet")
 
 
 @dataclass
