@@ -232,8 +232,9 @@ def test_ctrl_l_draws_the_table_again_over_what_another_program_printed(
     pane = open_pane(f"redraw-{game}", f"cd {ROOT} && exec {sys.executable} -m splitnet.cli "
                                        f"play {what} --seed 1 --data-dir {tmp_path / 'd'}")
     try:
-        ready = ("Your play: a card" if game == "splito" else "Your hand")
-        pane.wait(lambda s: ready in s and "(no cards)" not in s, 60, "the table")
+        # the table waits for us: nothing on it changes by itself until we move
+        ready = "2 of 3 committed, waiting for you" if game == "splito" else "Your turn"
+        pane.wait(lambda s: ready in s, 90, "the table waiting for us")
         tty = pane.run("display-message", "-p", "-t", pane.name, "#{pane_tty}").strip()
         with open(tty, "w", encoding="utf-8") as term:
             term.write("\x1b[6;1HWARNING: SOMETHING ELSE WROTE HERE\r\n" * 2)

@@ -462,6 +462,39 @@ async def two_guests(code: str, st: Any, at_once: bool) -> tuple[Any, Any, Excep
     return first, ch, refused
 
 
+@IN_PROCESS
+async def test_mailbox_out_of_reach_is_named(one_reactor: None) -> None:
+    """Issue 23: the mailbox error did not name the server. A guest whose mailbox does
+    not answer says which one (its URL), retries with each step told, and stops once
+    ``connect_timeout`` is spent, saying how long it tried; the host's failure names it
+    too."""
+    from splitnet.net import wormhole as wh
+
+    url = f"ws://127.0.0.1:{free_port()}/v1"  # nothing listens there
+    st = wh.WormholeSettings(mailbox=url, relay="tcp:127.0.0.1:1", connect_timeout=5)
+    steps: list[str] = []
+    guest = wh.WormholeConnector("7-crossover-clockwork", st, on_progress=steps.append)
+    began = time.monotonic()
+    with pytest.raises(wh.WormholeFailed) as e:
+        await guest()
+    assert time.monotonic() - began < 15
+    said = str(e.value)
+    assert said.startswith(f"cannot reach the wormhole mailbox server {url} (")
+    assert "tried for" in said and "\n" not in said, said
+    assert any(s.startswith(f"reaching the wormhole mailbox server {url}") for s in steps)
+    assert any("retrying" in s for s in steps), steps
+    await guest.close()
+    failed: asyncio.Queue[str] = asyncio.Queue()
+    inv = wh.Invitations(st, lambda ch: asyncio.sleep(0), lambda code: None, lambda: 1,
+                         on_failed=failed.put_nowait)
+    inv.refresh()
+    try:
+        why = await asyncio.wait_for(failed.get(), 30)
+        assert f"cannot reach the wormhole mailbox server {url}" in why, why
+    finally:
+        await inv.close()
+
+
 def no_traceback(*procs: Proc) -> None:
     for p in procs:
         for text in (p.stdout(), p.stderr()):
@@ -472,8 +505,9 @@ def test_two_guests_on_one_invitation_as_commands(servers: Servers, tmp_path: Pa
     """Issue 23 as reported: two ``splitnet join CODE --plain`` started together on one
     invitation. The first claimant is in the host's lobby; the other stops soon with one
     line saying the invitation is used (it waited 60 s for "cannot reach wormhole:0 …
-    tried for 20 s", or neither got in). The host goes on, and stops on SIGTERM with no
-    Twisted traceback ("Unhandled error in Deferred … Event loop is closed")."""
+    tried for 20 s", or neither got in). The host goes on — the other seat's invitation
+    still open, each printed once — and stops on SIGTERM with no Twisted traceback
+    ("Unhandled error in Deferred … Event loop is closed")."""
     host = Proc(tmp_path, "host", "host", "--internet", *servers.args, "--port", "0",
                 "--bind", "127.0.0.1", "--plain", "--seats", "3", "--no-announce",
                 "--no-proofs", "--name", "Ana", "--data-dir", str(tmp_path / "p0"))
@@ -497,6 +531,8 @@ def test_two_guests_on_one_invitation_as_commands(servers: Servers, tmp_path: Pa
         wait_until(lambda: f"{seated.label} (wormhole-" in host.stderr()
                    and "joined the lobby" in host.stderr(), 30, "the first claimant in")
         assert host.stderr().count("joined the lobby") == 1
+        wait_until(lambda: len(invitations(host)) >= 2, 60, "the other seat's invitation")
+        assert len(set(invitations(host))) == len(invitations(host))  # each printed once
         assert "Joined the game hosted by Ana" in seated.stdout(), seated.stdout()
         assert host.p.poll() is None  # the host goes on
         host.p.send_signal(signal.SIGTERM)
@@ -549,6 +585,32 @@ def test_a_spent_or_unknown_invitation_is_told_soon(servers: Servers,
             assert "claimed; waiting for the host's answer" in err, err  # its progress
             assert "retry wormhole" in err, err
         assert host.p.poll() is None and bot.p.poll() is None
+        no_traceback(*procs)
+    finally:
+        kill_all(procs)
+
+
+def test_a_bot_by_invitation_takes_a_name_of_its_own(servers: Servers,
+                                                     tmp_path: Path) -> None:
+    """Issue 23: a bot given no --name joining by invitation took the host's ("Ana-2" at
+    the table, "Playing as Ana" on its console). The host's wormhole tells the names at
+    its table: the bot takes a friendly name none of them has (with this seed it would
+    pick Ana), and says the one it plays under. Each invitation is printed once, as
+    README.md words it (it was printed again as "Invite (one player each): …")."""
+    host = lobby_host(tmp_path, servers, "ana")
+    procs = [host]
+    try:
+        wait_until(lambda: len(invitations(host)) >= 2, 60, "the invitations")
+        bot = Proc(tmp_path, "bot", "bot", invitations(host)[0], *servers.args,
+                   "--test-seed", "2", "--data-dir", str(tmp_path / "p1"))
+        procs.append(bot)
+        wait_until(lambda: "joined the lobby" in host.stderr(), 60, "the bot in")
+        assert "Bo (wormhole-" in host.stderr() and "ana-2" not in host.stderr().lower()
+        wait_until(lambda: "Joined the game hosted by ana" in bot.stdout(), 30, "joined")
+        assert "Playing as Bo (normal)" in bot.stdout() and "Ana" not in bot.stdout()
+        out = host.stdout()  # (the claimed one is not replaced: one seat is left)
+        assert len(set(invitations(host))) == len(invitations(host)) == 2, out
+        assert "Invite (" not in out and out.count("splitnet join ") == 2 + 1, out  # + LAN
         no_traceback(*procs)
     finally:
         kill_all(procs)

@@ -1119,7 +1119,7 @@ async def host_main(args: argparse.Namespace) -> int:
     node_task = asyncio.create_task(node.done.wait())
     bot_tasks: list[asyncio.Task[None]] = []
     level = args.bot_level
-    bot_names = [bot_player_name(i, taken=[args.name]) for i in range(args.bots)]
+    bot_names = _host_bot_names(args)
     bots_line = ("Bots here: " + ", ".join(bot_label(nm, level) for nm in bot_names)
                  if bot_names else None)
     if splito:  # (Split, the default, is not named: its lines are as they always were)
@@ -1153,10 +1153,10 @@ async def host_main(args: argparse.Namespace) -> int:
             lobby = HostLobby(node, addrs[0], code=str(code), limiter=limiter, known=known,
                               extra=lambda: ([bots_line] if bots_line else [])
                               + ([ann.status] if ann and ann.status else [])
-                              + _invitation_lines(invites))
+                              + _invitation_lines(invites, args))
             if announcer is not None:
                 announcer.on_change = lobby.changed
-            if args.play_as_bot or args.plain or args.seats is not None:
+            if _lobby_in_lines(args):
                 ok = await plain_lobby(lobby, node.started, node_task,
                                         host=args.seats is None)
             else:
@@ -1494,11 +1494,20 @@ def _wormhole_peer(args: argparse.Namespace, data_dir: Path, identity: Identity,
                                            max_buffer=net.max_send_buffer, resume=resume,
                                            chain=chain, on_progress=progress)
 
+    pick = getattr(args, "pick_name", None)  # a bot's name, once the host's table is told
+
     async def connect() -> Channel:
+        nonlocal pick
         try:
-            return await connector()
+            ch = await connector()
         except wormhole.WormholeFailed as e:  # used, unknown, wrong: no retry helps
             raise PeerFatal(str(e)) from None
+        if pick is not None:  # (before the hello, which carries the name)
+            if meta is None:
+                nodes[0].name = args.name = pick(connector.table_names)
+            pick = None
+            print(f"Playing as {bot_label(nodes[0].name, args.level)}", flush=True)
+        return ch
 
     wrap = wormhole.per_channel_wrap(
         lambda pw: node_wrap(pw, net, on_secure=secure, identity=identity), plain)
@@ -1584,8 +1593,10 @@ def _invitations(args: argparse.Namespace, node: HostNode, net: NetSettings,
         return 1 if any(st != "ok" for st, _ in node.seat_states().values()) else 0
 
     def show(code: str) -> None:
-        # the full-screen lobby and table show it themselves (lobby info, status line)
-        if args.plain or args.play_as_bot:
+        # each invitation printed once, as README.md words it, where output is lines (the
+        # full-screen lobby and table show them themselves: lobby info, status line)
+        if args.plain or args.play_as_bot or (_lobby_in_lines(args)
+                                              and not node.started.is_set()):
             print(f"Invitation: splitnet join {code}", flush=True)
         _log.info("wormhole invitation %s", code)
         lb = lobby()
@@ -1597,7 +1608,8 @@ def _invitations(args: argparse.Namespace, node: HostNode, net: NetSettings,
         invites = wormhole.Invitations(
             settings, node.serve_channel, show, wanted,
             max_buffer=net.max_send_buffer, resume=ResumeFile(files.wormhole),
-            on_failed=lambda why: print(f"splitnet: {why}", file=sys.stderr, flush=True))
+            on_failed=lambda why: print(f"splitnet: {why}", file=sys.stderr, flush=True),
+            names=lambda: list(dict.fromkeys([*node.lobby_names, *_host_bot_names(args)])))
     except ValueError as e:
         raise SystemExit(f"splitnet: {e}") from None
     kept = False
@@ -1620,11 +1632,31 @@ def _invitations(args: argparse.Namespace, node: HostNode, net: NetSettings,
     return invites
 
 
-def _invitation_lines(invites: wormhole.Invitations | None) -> list[str]:
-    if invites is None:
+def _lobby_in_lines(args: argparse.Namespace) -> bool:
+    """Is the host's lobby printed line by line (:func:`plain_lobby`), not full-screen?"""
+    return bool(args.play_as_bot or args.plain or args.seats is not None)
+
+
+def _host_bot_names(args: argparse.Namespace) -> list[str]:
+    """The names of ``host --bots``' bots, run here."""
+    return [bot_player_name(i, taken=[args.name]) for i in range(args.bots)]
+
+
+def _free_bot_name(index: int, names: list[str]) -> str:
+    """The ``index``-th friendly name none of ``names`` has (the host makes names
+    distinct regardless of case: ``ana`` would make Ana ``Ana-2``)."""
+    taken = {n.lower() for n in names}
+    return bot_player_name(index, taken=[nm for nm in FRIENDLY_NAMES if nm.lower() in taken])
+
+
+def _invitation_lines(invites: wormhole.Invitations | None,
+                      args: argparse.Namespace) -> list[str]:
+    """The full-screen lobby's lines for the invitations open (a lobby printed line by
+    line has none: each invitation is printed once as it opens)."""
+    if invites is None or _lobby_in_lines(args):
         return []
     codes = [i.code for i in invites.open if i.code]
-    return [f"Invite (one player each): splitnet join {c}" for c in codes] or [
+    return [f"Invitation: splitnet join {c}" for c in codes] or [
         "Opening a wormhole invitation…"]
 
 
@@ -1720,11 +1752,17 @@ async def bot_main(args: argparse.Namespace) -> int:
     identity = _identity(data_dir)
     seed_maker, _ = _test_secrets(args.test_seed)
     _setup_logging("bot")
+    index: int | None = None
     if args.name is None:  # a friendly name at random (two bots rarely share one)
-        args.name = bot_player_name(
-            random.Random(args.test_seed if args.test_seed is not None
-                          else _random_seed()).randrange(len(FRIENDLY_NAMES)))
-    print(f"Playing as {bot_label(args.name, args.level)}", flush=True)
+        index = random.Random(args.test_seed if args.test_seed is not None
+                              else _random_seed()).randrange(len(FRIENDLY_NAMES))
+        args.name = bot_player_name(index)
+    if index is not None and wormhole.is_wormhole_code(args.addr):
+        # through an invitation the host tells the names at its table as the wormhole
+        # meets: the bot takes one none of them has (else the table shows "Ana-2")
+        args.pick_name = lambda names, i=index: _free_bot_name(i, names)
+    else:
+        print(f"Playing as {bot_label(args.name, args.level)}", flush=True)
     known = _known_peers(data_dir)
     for tries in range(1, MAX_CODE_PROMPTS + 1):
         node, typed = _peer_node(args, data_dir, identity, net, seed_maker, show_words=True,

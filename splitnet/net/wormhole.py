@@ -63,6 +63,7 @@ __all__ = [
     "shutdown",
     "start_twisted",
     "stop_twisted",
+    "table_names",
 ]
 
 _log = logging.getLogger("splitnet.net.wormhole")
@@ -433,15 +434,37 @@ def _provide_protocol() -> None:
 
 
 async def _create(settings: WormholeSettings,
-                  on_status: Callable[[Any], None] | None = None) -> Any:
+                  on_status: Callable[[Any], None] | None = None,
+                  names: list[str] | None = None) -> Any:
     """A fresh wormhole on the mailbox server (``on_status``: magic-wormhole's status
-    updates, e.g. the mailbox connection)."""
+    updates, e.g. the mailbox connection); ``names``: the host's table, told to whoever
+    meets it (:func:`table_names`)."""
     start_twisted()
     _provide_protocol()
     import wormhole
 
+    versions = {"splitnet": {"names": names}} if names is not None else {}
     return wormhole.create(APPID, settings.mailbox, _reactor, dilation=True,
-                           on_status_update=on_status)
+                           versions=versions, on_status_update=on_status)
+
+
+#: at most this many names of the host's table are taken from its wormhole
+MAX_TABLE_NAMES: Final = 16
+
+
+def table_names(versions: Any) -> list[str]:
+    """The names at the host's table when its invitation opened, from the application
+    versions its wormhole sent (``{"splitnet": {"names": [...]}}``, NETWORK.md §12);
+    anything else (an older host, a malformed value) is no names.
+
+    >>> table_names({"splitnet": {"names": ["Ana", "Bo"]}}), table_names({"x": 1})
+    (['Ana', 'Bo'], [])
+    """
+    ours = versions.get("splitnet") if isinstance(versions, dict) else None
+    names = ours.get("names") if isinstance(ours, dict) else None
+    if not isinstance(names, list):
+        return []
+    return [n for n in names[:MAX_TABLE_NAMES] if isinstance(n, str) and 0 < len(n) <= 64]
 
 
 async def _agree(w: Any) -> bytes:
@@ -550,6 +573,8 @@ class WormholeConnector:
                  on_progress: Callable[[str], None] | None = None) -> None:
         self.code = code.strip() if code else None
         self.on_progress = on_progress
+        #: the names at the host's table when its invitation opened (:func:`table_names`)
+        self.table_names: list[str] = []
         self._said = ""
         self._reached = False  # the mailbox server answered once
         self.settings = settings or WormholeSettings()
@@ -672,7 +697,7 @@ class WormholeConnector:
             return _Claim("wrong")
         if e is None:
             return _Claim("failed", "the wormhole closed")
-        return _Claim("failed", _explain(e))
+        return _Claim("failed", _explain(e, self.settings.mailbox))
 
     async def _open_invitation(self, code: str) -> None:
         """Meet the host on the invitation ``code`` within ``connect_timeout``, or say
@@ -729,6 +754,13 @@ class WormholeConnector:
         self._w = w
         self.chain = ResumeChain(w.derive_key(RESUME_PURPOSE, 32), 0)
         self._save()
+        await self._table_names(w)
+
+    async def _table_names(self, w: Any) -> None:
+        """The names the host's wormhole told (sent with the key's confirmation)."""
+        with contextlib.suppress(Exception):
+            self.table_names = table_names(await asyncio.wait_for(
+                _to_future(w.get_versions()), 2.0))
 
     async def _open_resume(self, chain: ResumeChain) -> None:
         n = chain.next + self._tries % 2  # the host listens on next and next + 1
@@ -747,10 +779,12 @@ class WormholeConnector:
             if n >= chain.next:
                 chain.next, self._tries = n + 1, 0
                 self._save()
-            raise ConnectionError(f"resume wormhole {n}: {_explain(e)}") from None
+            raise ConnectionError(f"resume wormhole {n}: "
+                                  f"{_explain(e, self.settings.mailbox)}") from None
         chain.next, self._tries = n + 1, 0
         self._save()
         _log.info("met the host again on resume wormhole %d", n)
+        await self._table_names(w)
 
     async def _open(self) -> None:
         """A fresh wormhole (the invitation's, else the next resume one), dilated."""
@@ -841,15 +875,20 @@ async def shutdown() -> None:
         await asyncio.wait(list(_pending), timeout=5.0)
 
 
-def _explain(e: BaseException) -> str:
+def _explain(e: BaseException, mailbox: str) -> str:
+    """A wormhole's failure in words; the mailbox server is named by its URL."""
     name = type(e).__name__
     if name == "WrongPasswordError":
         return ("the wormhole code is wrong (the other side computed another key): check "
                 "it with the host; each code can be tried once")
     if name == "LonelyError":
-        return "the host's side of the wormhole closed before we met"
+        return "the other side of the wormhole closed before we met"
     if name in ("ServerConnectionError", "ConnectionRefusedError", "DNSLookupError"):
-        return f"cannot reach the wormhole mailbox server ({e})"
+        return f"cannot reach the wormhole mailbox server {mailbox} ({e or name})"
+    if name == "WelcomeError":
+        return f"the wormhole mailbox server {mailbox} turned us away ({e})"
+    if name == "ServerError" and "crowded" in str(e):
+        return "the wormhole is crowded: a third side claimed it"
     return f"the wormhole failed ({name}: {e})"
 
 
@@ -890,7 +929,8 @@ class Invitations:
     with no connection for ``release_after`` seconds (its guest left, or never got in),
     or through which nothing came for ``settings.idle_after`` seconds, is closed, which
     frees its seat for a fresh invitation. Beside each invitation the host waits on its
-    retry wormhole (:func:`retry_code`).
+    retry wormhole (:func:`retry_code`); every wormhole tells ``names()`` (the table's
+    names as it opens) to whoever meets it.
 
     Each claimed invitation gives its guest a resume secret (kept in ``resume``, a
     :class:`~splitnet.net.store.ResumeFile`): while no wormhole of that guest is up, the
@@ -902,8 +942,11 @@ class Invitations:
                  max_buffer: int = 16 * 1024 * 1024,
                  on_failed: Callable[[str], None] | None = None,
                  release_after: float | None = None,
-                 resume: ResumeFile | None = None) -> None:
+                 resume: ResumeFile | None = None,
+                 names: Callable[[], list[str]] | None = None) -> None:
         self.settings = settings
+        #: the names at the table, told to each guest whose invitation meets us
+        self.names = names
         self.accept = accept
         self.on_code = on_code
         self.on_failed = on_failed
@@ -991,14 +1034,15 @@ class Invitations:
     async def _run(self, inv: _Invitation) -> None:
         outside = False  # cancelled from outside: no fresh wormholes after it
         try:
-            w = await _create(self.settings)
+            names = self.names() if self.names is not None else None
+            w = await _create(self.settings, names=names)
             inv.wormhole = w
             if inv.chain is None:
                 w.allocate_code()
                 inv.code = await _to_future(w.get_code())
                 self._failures = 0
                 # where its first claimant meets us if the mailbox refused it (crowded)
-                inv.retry = await _create(self.settings)
+                inv.retry = await _create(self.settings, names=names)
                 inv.retry.set_code(retry_code(inv.code))
                 self.on_code(inv.code)
             else:
@@ -1009,7 +1053,7 @@ class Invitations:
                 else:
                     password = await _agree(w)
             except Exception as e:
-                why = _explain(e)
+                why = _explain(e, self.settings.mailbox)
                 if inv.chain is None:
                     _log.warning("wormhole %s: %s", inv.code, why)
                     return  # a wrong guess burns the code: a fresh one replaces it
@@ -1060,7 +1104,7 @@ class Invitations:
             outside = not inv.ours
             raise
         except Exception as e:
-            text = _explain(e)
+            text = _explain(e, self.settings.mailbox)
             if inv.chain is not None:
                 _log.warning("resume wormhole of %s failed: %s", inv.peer, text)
                 if not self._closing:
