@@ -377,10 +377,6 @@ def _points_in(obj: Any, out: list[bytes]) -> None:
 
 
 # ---------------------------------------------------------------------- one game
-def _head(log: SignedLog) -> Seen:
-    return log.seen()
-
-
 def _sign(author: Author, kind: str, body: dict[str, Any], seen: Seen) -> tuple[bytes, bytes]:
     """``author``'s next message (``(msg_bytes, sig)``), made having seen the entry
     ``seen`` of its log — the one place the simulator signs. The envelope binds ``seen``
@@ -686,7 +682,7 @@ class Simulation:
         if all(self.cores[s].finished for s in self.living()):
             return False  # the game is over: nothing more is ordered
         author = self.g.authors[seat]
-        seen = seen or _head(self.g.log)
+        seen = seen or self.g.log.seen()
         msg, sig = _sign(author, kind, body, seen)
         if self._order_signed(seat, kind, msg, sig, seen, checked=checked,
                               deviation=deviation):
@@ -1094,7 +1090,7 @@ class Simulation:
                     continue
                 raise
             for kind, body in out:
-                self.queue.append(_Msg(s, kind, body, seen=_head(self.g.log)))
+                self.queue.append(_Msg(s, kind, body, seen=self.g.log.seen()))
 
     def _move(self, seat: int) -> None:
         core = self.cores[seat]
@@ -1107,7 +1103,7 @@ class Simulation:
                 self._equivocate_move(action, self.rng.choice(others))
                 return
         body = core.move_message(action)
-        self.queue.append(_Msg(seat, "move", body, seen=_head(self.g.log)))
+        self.queue.append(_Msg(seat, "move", body, seen=self.g.log.seen()))
 
     # -------------------------------------------------------------- equivocation
     def _may_fork(self) -> bool:
@@ -1301,7 +1297,7 @@ class Simulation:
         move legal, accuses the host (GAME.md "accuse")."""
         g = self.g
         author = g.authors[m.seat]
-        msg, sig = _sign(author, "move", m.body, m.seen or _head(g.log))
+        msg, sig = _sign(author, "move", m.body, m.seen or g.log.seen())
         author.counter -= 1
         refusal = make_refusal(g.host, g.log.game_id, len(g.log), g.log.head(), m.seat, msg,
                                sig, "illegal", "refused")
