@@ -73,14 +73,14 @@ it dropped). The properties checked per game:
 
 Findings (counted apart, by name, each kept as a regression in tests/test_adversary.py):
 
-    framed-by-late-order   a guest's message names no log position: a host that held it,
-                           gave the seat up (R8.6) and then ordered it got every core and
-                           ``splitnet verify`` to name the honest guest. Fixed: an entry of
-                           an open seat names the host, which alone could order it
-                           (SECURITY.md row 107); still counted apart should it recur
-                           (it does: a held message ordered once the game moved on — a
-                           commit made for the deal before a void one, a draw share no
-                           longer due — names its author too)
+    framed-by-late-order   a guest's message made before entries it had not seen,
+                           ordered after them: a move held while the host gave the seat
+                           up (R8.6), a commit for a deal since void, a draw share no
+                           longer due once the round was cut — every core and ``splitnet
+                           verify`` named the honest guest. Fixed: a refused message
+                           names its author only if signed at the head it meets; held
+                           and ordered later it names the host, only checked it names
+                           nobody (SECURITY.md rows 107 and 112; game.table.overtaken)
     fork-knowledge         a forked host keeps the lagging log in step with what the
                            guests sign on the leading one, and reads on the lagging log,
                            while it is played, what the leading one has shown: the pile's
@@ -101,7 +101,7 @@ after it parts can be ordered on the other: ``fork-knowledge`` and
 ``framed-by-cross-order`` are gone (their tests pass, and they are violations again
 should they recur); ``fork-knowledge-puppet`` is not: a seat's cards on both forks are
 one hand (what bounds it: the other fork then waits for the puppet, and the host can
-only time it out there). ``framed-by-late-order`` still recurs and is counted apart.
+only time it out there).
 No seat living on a log ever has a card of its own read there: its share of its own
 hidden card leaves it only on its own log, and only as the rules show it.
 
@@ -125,11 +125,11 @@ from splitnet.bots import make_bot, open_hand_player
 from splitnet.crypto import group
 from splitnet.crypto.errors import CheatDetected, DeckUsageError
 from splitnet.game.checks import InlineChecker
-from splitnet.game.core import GameCore, GameError, PledgeBook, PledgeRefused, Position
+from splitnet.game.core import GameCore, GameError, PledgeBook, PledgeRefused
 from splitnet.game.local import PROTOCOL, LocalGame, SelfplaySecrets, game_settings
 from splitnet.game.rematch import first_dealer, next_game
 from splitnet.game.splito_core import SplitoCore, Stage, splito_header
-from splitnet.game.table import Limits
+from splitnet.game.table import Limits, check_position, entry_position
 from splitnet.rules import Settings, action_to_dict
 from splitnet.session.log import (
     TAG_FORK_RECORDS,
@@ -164,9 +164,9 @@ LIMITS = Limits()
 #: kinds after which the oracle looks again (what can change what a seat reads)
 _SEEN = {"shares", "reveal", "deal", "pass", "complain", "abandon"}
 #: violations of a finding already reported and not yet fixed (module docstring,
-#: "Findings"): counted apart. The two fixed by splitnet/4 (``fork-knowledge``,
-#: ``framed-by-cross-order``) are violations again should they recur
-KNOWN = ("framed-by-late-order", "fork-knowledge-puppet")
+#: "Findings"): counted apart. The fixed ones (``framed-by-late-order``,
+#: ``fork-knowledge``, ``framed-by-cross-order``) are violations again should they recur
+KNOWN = ("fork-knowledge-puppet",)
 
 
 @dataclass
@@ -704,7 +704,7 @@ class Simulation:
             before = digest(host)
             try:
                 host.apply(m.author, m.kind, m.body,
-                           at=Position(len(g.log), g.log.head(), m.counter))
+                           at=check_position(m, len(g.log), g.log.head()))
             except GameError as e:
                 if digest(host) != before:
                     self.violation("effect", f"the host's core changed while refusing "
@@ -712,7 +712,8 @@ class Simulation:
                 if cross:
                     return False  # perhaps later (it is tried again at every step)
                 self.report.refusals += 1
-                if not self.allowed_name(e.seat):
+                # a message the log moved past names nobody (game.table.overtaken)
+                if e.seat is not None and not self.allowed_name(e.seat):
                     self.violation("naming", f"the host refused seat {seat}'s {kind} "
                                    f"naming seat {e.seat} ({deviation or 'honest'}): {e}")
                 return False
@@ -724,7 +725,7 @@ class Simulation:
                 self.violation("agreement", f"the log refused what the host's core took: {e}")
             return False
         entry = g.log.entries[-1]
-        at = Position(entry.seq, entry.prev, entry.counter)
+        at = entry_position(entry)
         errors: dict[int, GameError] = {}
         changed: list[int] = []
         for i, core in enumerate(self.cores):
@@ -762,8 +763,7 @@ class Simulation:
             # Live peers name the host for an entry the game refuses (net/peer.py);
             # verify and the cores name the entry's fault: it must be the adversary's.
             if not all(self.allowed_name(s) for s in seats):
-                late = self.adv == 0 and seat != 0 and deviation in (None, "blind")
-                self.violation("framed-by-late-order" if late else "naming",
+                self.violation("naming",
                                f"entry {entry.seq} ({kind} of seat {seat}, "
                                f"{deviation or 'honest'}) refused naming "
                                f"{sorted(map(str, seats))}: {first}")
@@ -1303,7 +1303,10 @@ class Simulation:
                                sig, "illegal", "refused")
         guest = self.cores[m.seat]
         if not guest.move_is_legal(m.body):
-            self.violation("agreement", f"seat {m.seat}'s own move is not legal to itself")
+            if m.seen is None or m.seen == g.log.seen():
+                self.violation("agreement", f"seat {m.seat}'s own move is not legal to itself")
+            # else made before entries it had not seen (the host held it): the guest
+            # does not accuse, it resynchronises (net/peer.py) — nothing to find here
             return
         body = {"round": m.body["round"], "refusal": refusal, "msg": msg, "sig": sig}
         self.order(m.seat, "accuse", body, checked=False, deviation="refuse")

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from splitnet.bots import open_hand_player
-from splitnet.game.core import GameCore, GameError, Position
+from splitnet.game.core import GameCore, GameError
 from splitnet.game.local import PROTOCOL, settings_from_header
 from splitnet.game.rematch import (
     RematchError,
@@ -32,7 +32,7 @@ from splitnet.game.rematch import (
 )
 from splitnet.game.splito_core import GAME as SPLITO
 from splitnet.game.splito_core import SplitoCore, splito_from_header
-from splitnet.game.table import limits_from_header
+from splitnet.game.table import entry_position, limits_from_header
 from splitnet.localfiles import MAX_TRANSCRIPT_BYTES, LocalFileError, read_local
 from splitnet.record import dumps
 from splitnet.rules import SettingsError
@@ -104,7 +104,7 @@ def verify_records(records: list[bytes]) -> Verdict:
                          "the header")
         try:
             core.apply(entry.author, entry.kind, entry.body,
-                       at=Position(entry.seq, entry.prev, entry.counter))
+                       at=entry_position(entry))
         except GameError as e:
             return _fail(entry.seq, e.seat, str(e))
         if core.verdict is not None:  # a valid entry that ends the game with a verdict

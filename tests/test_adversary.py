@@ -9,8 +9,8 @@ every deviation ends in no effect or a verdict naming the deviator, honest peers
 
 The oracle is shown to fail: with the pass's proof of knowledge switched off (the Splito
 complaint oracle of SECURITY.md rows 90–92), the same simulator reports what the
-adversary reads. The one finding of the simulator so far (framed-by-late-order) is fixed
-and kept here as a regression."""
+adversary reads. The simulator's findings that are fixed (framed-by-late-order, the
+forked host's, SECURITY.md §6) are kept here as regressions."""
 
 from __future__ import annotations
 
@@ -24,8 +24,12 @@ import splitnet
 from splitnet import adversary
 from splitnet.adversary import Config, play_game
 from splitnet.bots import make_bot, open_hand_player
+from splitnet.game.core import GameError
 from splitnet.game.local import LocalGame, SelfplaySecrets
+from splitnet.game.table import Position, check_position, entry_position
+from splitnet.net.table import game_error_code
 from splitnet.rules import Settings
+from splitnet.session.log import parse_message
 from splitnet.verify import verify_records
 
 #: (game, shuffle proofs, adversary side, games): the suite's seeded run
@@ -151,6 +155,76 @@ def test_a_message_ordered_after_the_hosts_own_abandonment_does_not_convict_its_
     v = verify_records(g.log.records())
     assert not v.ok and v.seq == len(g.log) - 1
     assert v.seat == 0, v.summary  # the host ordered it out of its time; seat 1 did not
+
+
+def _split_at_play(seed: int = 8) -> LocalGame:
+    g = LocalGame(["a", "b", "c"], Settings(rounds=1, hand_size=3), SelfplaySecrets(seed),
+                  shuffle_proofs=False, open_hand=open_hand_player)
+    for _ in range(500):
+        if g.pump():
+            continue
+        r = g.cores[0].round
+        assert r is not None and g.mover() is not None
+        return g
+    raise AssertionError("never reached the play")
+
+
+def test_a_message_the_log_moved_past_names_the_host_once_ordered_and_nobody_before() -> None:
+    """The late order beyond an abandonment (SECURITY.md row 112): seat 1 raises an alarm
+    (R8.4) at the head it holds; the host raises one of its own first. Checked then, seat
+    1's alarm is refused naming nobody — it came too late, and made in good faith; ordered
+    anyway, every core and ``splitnet verify`` name the host, which alone orders."""
+    g = _split_at_play()
+    rnd = g.cores[0].round_number
+    body = {"round": rnd, "reason": "slot 3 decrypts to no card"}
+    msg, sig = g.authors[1].message("alarm", body, seen=g.log.seen())
+    g.send(0, "alarm", body)  # the host's own alarm comes first
+    m = parse_message(msg)
+    with pytest.raises(GameError, match="came too late") as e:
+        g.cores[0].apply(1, "alarm", dict(m.body),
+                         at=check_position(m, len(g.log), g.log.head()))
+    assert e.value.seat is None
+    assert game_error_code(e.value) == "protocol"  # the code of what it was refused for
+    g.log.order(msg, sig, g.host)
+    entry = g.log.entries[-1]
+    for core in g.cores[1:]:
+        with pytest.raises(GameError, match="no alarm can be raised now") as e:
+            core.apply(1, "alarm", dict(entry.body), at=entry_position(entry))
+        assert e.value.seat == 0, e.value
+    v = verify_records(g.log.records())
+    assert not v.ok and v.seq == entry.seq and v.seat == 0, v.summary
+
+
+def test_a_message_signed_at_the_head_it_meets_still_names_its_author() -> None:
+    """The other side of row 112: seat 2 signs its alarm with the host's in view, so it
+    saw everything the refusal rests on — every core, checked or ordered, names seat 2."""
+    g = _split_at_play()
+    body = {"round": g.cores[0].round_number, "reason": "slot 3 decrypts to no card"}
+    g.send(0, "alarm", body)
+    with pytest.raises(GameError, match="no alarm can be raised now") as e:
+        g.send(2, "alarm", body)  # the host's own core refuses it
+    assert e.value.seat == 2
+    with pytest.raises(GameError, match="no alarm can be raised now") as e:
+        g.send(2, "alarm", body, host_checks=False)  # ordered blindly
+    assert e.value.seat == 2
+    v = verify_records(g.log.records())
+    assert not v.ok and v.seat == 2, v.summary
+
+
+def test_splitos_core_names_the_host_for_an_entry_signed_before_the_ones_it_meets() -> None:
+    """Row 112 in Splito: the same rule in SplitoCore.apply (game.table.overtaken)."""
+    from splitnet.game.splito_core import SplitoCore
+    from splitnet.splito.settings import SplitoSettings
+
+    core = SplitoCore(bytes(16), ["a", "b", "c"], SplitoSettings(players=3), None, None)
+    body = {"round": 1, "turn": 7, "play": []}  # nothing of the kind is due now
+    for seen, named in ((3, 0), (9, 1)):
+        with pytest.raises(GameError) as e:
+            core.apply(1, "play", dict(body), at=Position(10, bytes(32), 1, seen))
+        assert e.value.seat == named, e.value
+    with pytest.raises(GameError, match="came too late") as e:
+        core.apply(1, "play", dict(body), at=Position(10, bytes(32), 1, 3, ordered=False))
+    assert e.value.seat is None
 
 
 # ---------------------------------------------------------------------- equivocation

@@ -207,12 +207,13 @@ def test_forged_open_seat_move_is_refused() -> None:
     r = g.cores[0].round
     assert r is not None
     body = {"round": r.number, "move": action_to_dict(DrawPile(2))}
-    # the leaver (or whoever holds its key) sends a move: refused by every peer — and
-    # naming the host, which alone could put it in the log (SECURITY.md row 107)
+    # the leaver (or whoever holds its key) sends a move, signed with the abandonment in
+    # view: refused by every peer, naming the seat (held from before it and ordered
+    # after, it names the host: SECURITY.md rows 107 and 112, test_adversary)
     for host_checks in (True, False):
         with pytest.raises(GameError, match=r"R8\.6: p2's seat is played open-handed") as e:
             g.send(2, "move", body, host_checks=host_checks)
-        assert e.value.seat == 0
+        assert e.value.seat == 2
     # the host signs a move for the open seat: refused naming the host
     with pytest.raises(GameError, match="a move for seat 2 signed by seat 0") as e:
         g.send(0, "move", body, host_checks=False)

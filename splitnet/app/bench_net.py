@@ -389,8 +389,8 @@ def draw_cpu(n: int, seed: int) -> dict[str, Any]:
     → drawer, every seat's shares made in parallel) and the draw count.
     """
     from splitnet.crypto import deck as deck_mod
-    from splitnet.game.core import GameCore, Position
-    from splitnet.game.table import MemoryPledges
+    from splitnet.game.core import GameCore
+    from splitnet.game.table import MemoryPledges, entry_position
     from splitnet.net.secure import KeySchedule, SecureSession
     from splitnet.session import log as log_mod
     from splitnet.session.identity import Identity
@@ -462,7 +462,7 @@ def draw_cpu(n: int, seed: int) -> dict[str, Any]:
                 for lg in logs:
                     lg.append_record(rec)
                 continue
-            at = Position(e.seq, e.prev, e.counter)
+            at = entry_position(e)
             # the author: its message signed and sealed (a draw share also made here)
             b0 = dict(clock.spent)
             if d is not None and e.kind == "shares":

@@ -70,6 +70,7 @@ from splitnet.game.table import (
     check_ints,
     check_timeout,
     check_waited,
+    naming,
     proof_functions,
     same_ints,
 )
@@ -316,10 +317,12 @@ class GameCore:
         return f"{label}: " + "  ".join(marks)
 
     def _at_move(self) -> bool:
-        """Is it this seat's move now (whether or not it has chosen it)?"""
+        """Is it this seat's move now (whether or not it has chosen it)? Never once the
+        seat is given up: every peer moves for it by OPEN_HAND.md (R8.6)."""
         r = self.round
         return (r is not None and not self.finished and r.stage == "play" and r.draw is None
                 and r.pending is None and self.seat is not None
+                and self.seat not in self.open_seats
                 and self.engine.actor == self.seat and self.refused is None)
 
     def can_move(self) -> bool:
@@ -488,7 +491,8 @@ class GameCore:
               at: Position | None = None) -> None:
         """Apply one ordered entry (``at``: where it stands in the log; needed for an
         ``accuse``). GameError (seat at fault) leaves the core unchanged."""
-        self._apply_entry(author, kind, body, at)
+        with naming(author, self.host, at):  # SECURITY.md row 112
+            self._apply_entry(author, kind, body, at)
         if at is not None and at.seq > 0:
             self._hashes[at.seq - 1] = at.prev
 
@@ -508,11 +512,11 @@ class GameCore:
             raise GameError(author, kind, f"unknown message kind {kind!r}")
         check_ints(author, kind, body, INT_FIELDS[kind])  # WIRE.md §4: a bool is not an int
         if author in self.open_seats:
-            # Only the host orders: an honest host refuses every such message (its own
-            # core does, here), so one in the log was ordered by the host after it gave
-            # the seat up — perhaps a message it held back until then (SECURITY row 107).
-            # The seat signed it in good faith; the host is named.
-            raise GameError(self.host, kind, f"R8.6: {self.players[author]}'s seat is "
+            # An honest host refuses every such message (its own core does, here). One
+            # the seat signed before it was given up, held back by the host and ordered
+            # after, names the host (SECURITY rows 107 and 112: :func:`overtaken`); one
+            # signed after, with the abandonment in view, names the seat.
+            raise GameError(author, kind, f"R8.6: {self.players[author]}'s seat is "
                             "played open-handed, and an open seat sends nothing but chat: "
                             f"its {kind} is not to be ordered after the seat was given up "
                             "(every peer derives its moves by the rules of OPEN_HAND.md and "

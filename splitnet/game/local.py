@@ -23,7 +23,14 @@ from splitnet.game.checks import HopChecker
 from splitnet.game.core import GameCore, GameError, MemoryPledges, PledgeBook, Position
 from splitnet.game.open_hand import OpenHandPlayer
 from splitnet.game.rematch import REMATCH_KEY, Rematch, RematchError, parse_rematch
-from splitnet.game.table import LIMITS_KEY, Limits, LimitsError, limits_from_header
+from splitnet.game.table import (
+    LIMITS_KEY,
+    Limits,
+    LimitsError,
+    check_position,
+    entry_position,
+    limits_from_header,
+)
 from splitnet.rules import Settings, SettingsError
 from splitnet.session.identity import Identity
 from splitnet.session.log import Author, Log, Player, parse_message
@@ -273,7 +280,7 @@ class LocalGame(Generic[C]):
                                 "player accepted the header")
             for core in self.cores:
                 core.apply(entry.author, entry.kind, dict(entry.body),
-                           at=Position(entry.seq, entry.prev, entry.counter))
+                           at=entry_position(entry))
             for cb in self.listeners:
                 cb(entry.author, entry.kind, dict(entry.body))
         for s, a in enumerate(self.authors):
@@ -300,7 +307,7 @@ class LocalGame(Generic[C]):
         if host_checks:
             try:
                 self.cores[0].apply(m.author, m.kind, m.body,
-                                    at=Position(len(self.log), self.log.head(), m.counter))
+                                    at=check_position(m, len(self.log), self.log.head()))
             except GameError:
                 author.counter -= 1
                 raise
@@ -310,7 +317,7 @@ class LocalGame(Generic[C]):
         for i, core in enumerate(self.cores):
             if not (host_checks and i == 0):
                 core.apply(entry.author, entry.kind, entry.body,
-                           at=Position(entry.seq, entry.prev, entry.counter))
+                           at=entry_position(entry))
         for cb in self.listeners:
             cb(entry.author, entry.kind, entry.body)
 

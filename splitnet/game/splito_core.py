@@ -74,6 +74,7 @@ from splitnet.game.table import (
     check_timeout,
     check_waited,
     limits_from_header,
+    naming,
     proof_functions,
     same_ints,
 )
@@ -646,6 +647,11 @@ class SplitoCore:
     def apply(self, author: int, kind: str, body: dict[str, Any], *,
               at: Position | None = None) -> None:
         """Apply one ordered entry. GameError (seat at fault) leaves the core unchanged."""
+        with naming(author, self.host, at):  # SECURITY.md row 112
+            self._apply_entry(author, kind, body, at)
+
+    def _apply_entry(self, author: int, kind: str, body: dict[str, Any],
+                     at: Position | None) -> None:
         if self.finished:
             raise GameError(author, kind, "the game is over" if self.verdict is None
                             else f"the game stopped ({self.verdict})")

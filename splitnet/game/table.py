@@ -10,7 +10,8 @@ game-agnostic already.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -27,11 +28,91 @@ MAX_CHAT = 500
 @dataclass(frozen=True)
 class Position:
     """Where an entry stands (or will stand) in the log: its ``seq``, the log head
-    ``prev`` before it and its author's ``counter``. Only an ``accuse`` needs it."""
+    ``prev`` before it, its author's ``counter``, and ``seen``: the seq of the entry its
+    author had seen when it signed (TRANSCRIPT.md §3; None: not known, as if the author
+    signed at ``seq − 1``). ``ordered`` is False while the host only checks a message it
+    has not ordered. An ``accuse`` needs ``seq``, ``prev`` and ``counter``; ``seen`` and
+    ``ordered`` decide who a refusal names (:func:`overtaken`)."""
 
     seq: int
     prev: bytes
     counter: int
+    seen: int | None = None
+    ordered: bool = True
+
+
+class _Signed(Protocol):
+    """A parsed message: signed at which counter, having seen what (session.log)."""
+
+    @property
+    def counter(self) -> int: ...
+
+    @property
+    def seen(self) -> Any: ...  # a session.log.Seen
+
+
+class _Ordered(_Signed, Protocol):
+    """A log entry: a signed message at its place in the log (session.log.Entry)."""
+
+    @property
+    def seq(self) -> int: ...
+
+    @property
+    def prev(self) -> bytes: ...
+
+
+def entry_position(entry: _Ordered) -> Position:
+    """The :class:`Position` of an ordered entry."""
+    return Position(entry.seq, entry.prev, entry.counter, entry.seen.seq)
+
+
+def check_position(message: _Signed, seq: int, head: bytes) -> Position:
+    """The :class:`Position` a message the host has not ordered yet would take: ``seq`` =
+    the log's length, ``head`` its head."""
+    return Position(seq, head, message.counter, message.seen.seq, ordered=False)
+
+
+@contextmanager
+def naming(author: int, host: int, at: Position | None) -> Iterator[None]:
+    """Around a core's applying of an entry: a GameError out of it names whom
+    :func:`overtaken` says (its ``__cause__`` is what it was refused for)."""
+    try:
+        yield
+    except GameError as e:
+        if (named := overtaken(e, author, host, at)) is e:
+            raise
+        raise named  # noqa: B904 — its __cause__ is ``e``
+
+
+def overtaken(e: GameError, author: int, host: int, at: Position | None) -> GameError:
+    """Who a refusal names when the log moved on after the author signed (GAME.md
+    "Who is named", SECURITY.md row 112).
+
+    A message the game refuses names its author only if the author signed it at the very
+    head it meets (``seen = seq − 1``): then the author saw everything the refusal rests
+    on. Signed at an older head, it may have been right when it was made — a move held
+    while the host gave the seat up, a commit for a deal since void, an alarm raised as
+    another came first. Ordered so, it names the host: only the host orders, and an
+    honest host orders nothing its own core refuses. Only checked (not ordered), it names
+    nobody: the host refuses it and the author, reading the entries it had not seen,
+    does not send it again."""
+    if (at is None or at.seen is None or e.seat != author or author == host
+            or at.seen >= at.seq - 1):
+        return e
+    since = f"signed at entry {at.seen}, before entr{'y' if at.seq - at.seen == 2 else 'ies'} " \
+        f"{at.seen + 1}{'' if at.seq - at.seen == 2 else f'–{at.seq - 1}'}"
+    if at.ordered:
+        out = GameError(host, e.step, f"seat {author}'s {e.step} was {since}, and the host "
+                        f"ordered it after them although they make it void ({e.reason}): "
+                        "only the host orders, and an honest host orders nothing the game "
+                        "refuses")
+    else:
+        out = GameError(None, e.step, f"overtaken: seat {author}'s {e.step} was {since}, "
+                        f"which make it void ({e.reason})",
+                        text=f"seat {author}'s {e.step} came too late: it was {since}, "
+                        f"which make it void ({e.reason})")
+    out.__cause__ = e  # what it was refused for (the wire's error code: net/table.py)
+    return out
 
 
 class GameError(Blame):

@@ -43,7 +43,15 @@ from splitnet.game.rematch import (
 from splitnet.game.splito_core import GAME as SPLITO
 from splitnet.game.splito_core import SplitoCore, splito_from_header
 from splitnet.game.splito_core import pledge_position as splito_pledge_position
-from splitnet.game.table import LIMITS_KEY, Limits, NotAnInt, PledgeRefused, limits_from_header
+from splitnet.game.table import (
+    LIMITS_KEY,
+    Limits,
+    NotAnInt,
+    PledgeRefused,
+    check_position,
+    entry_position,
+    limits_from_header,
+)
 from splitnet.net.lobby_state import SPLITO_MAX_PLAYERS
 from splitnet.net.store import GameFiles, SeedStore, Transcript
 from splitnet.net.wire import WireError
@@ -150,7 +158,10 @@ def check_header_settings(raw: object) -> None:
 
 
 def game_error_code(e: GameError) -> str:
-    """The wire error code for a message the game core refused."""
+    """The wire error code for a message the game core refused (one that came too late,
+    :func:`~splitnet.game.table.overtaken`: the code of what it was refused for)."""
+    if isinstance(e.__cause__, GameError):
+        return game_error_code(e.__cause__)
     if isinstance(e, NotAnInt):  # a bool where the body has an int (WIRE.md §4)
         return "schema"
     cause = e.__cause__
@@ -458,7 +469,7 @@ class Table:
                             "the header")
         try:
             self.core.apply(m.author, m.kind, m.body,
-                            at=Position(len(self.log), self.log.head(), m.counter))
+                            at=check_position(m, len(self.log), self.log.head()))
         except GameError as e:
             raise WireError(game_error_code(e), str(e)) from None
 
@@ -477,7 +488,7 @@ class Table:
             raise GameError(entry.author, entry.kind, "a game message before every player "
                             "accepted the header")
         self.core.apply(entry.author, entry.kind, dict(entry.body),
-                        at=Position(entry.seq, entry.prev, entry.counter))
+                        at=entry_position(entry))
 
     def _notify(self, entry: Entry) -> None:
         for cb in list(self.listeners):
