@@ -9,6 +9,7 @@ point there and cost ~40 ms per hop).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -42,7 +43,9 @@ class Proc:
         self.start()
 
     def start(self) -> None:
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        # PYTHONFAULTHANDLER: a process that does not finish in time is sent SIGABRT by
+        # :meth:`wait`, and prints where each of its threads was (in its stderr)
+        env = dict(os.environ, PYTHONUNBUFFERED="1", PYTHONFAULTHANDLER="1")
         with open(self.out, "a") as out, open(self.err, "a") as err:
             self.p = subprocess.Popen([sys.executable, "-m", "splitnet.cli", *self.args],
                                       stdout=out, stderr=err, env=env)
@@ -61,6 +64,9 @@ class Proc:
         try:
             return self.p.wait(timeout)
         except subprocess.TimeoutExpired:
+            self.p.send_signal(signal.SIGABRT)  # where it hangs, into its stderr
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.p.wait(5)
             self.p.kill()
             raise AssertionError(f"{self.label} did not finish in {timeout} s\n"
                                  f"--- stdout\n{self.stdout()[-3000:]}\n"

@@ -64,7 +64,8 @@ class PipedProc(Proc):
                 open(self.stdin) as inp:
             self.p = subprocess.Popen([sys.executable, "-m", "splitnet.cli", *self.args],
                                       stdin=inp, stdout=out, stderr=err,
-                                      env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                                      env={**os.environ, "PYTHONUNBUFFERED": "1",
+                                           "PYTHONFAULTHANDLER": "1"})
 
 
 def start_host(tmp: Path, name: str, *extra: str) -> tuple[Proc, int, str]:

@@ -44,7 +44,10 @@ def test_a_killed_full_screen_game_is_offered_and_resumed(tmp_path: Path) -> Non
         assert _gone(pane, "first"), "the killed game's pane stayed"
         assert len(saved.unfinished(data)) == 1
 
-        pane = Pane(socket, "second")
+        # a server of its own: the first one exits with its last session, and a client
+        # that reaches it while it is going away fails to start a session there
+        subprocess.run([*pane.base, "kill-server"], capture_output=True, timeout=10)
+        pane = Pane(f"{socket}-2", "second")
         pane.run("new-session", "-d", "-s", "second", "-x", "100", "-y", "30", cmd)
         pane.wait(lambda s: "resume your Split game from today" in s
                   and "(round 1 of 3, against 3 normal bots)? [Y/n]" in s, 20, "the question")
