@@ -304,17 +304,28 @@ def test_bot_killed_for_good_is_played_open_handed(table_factory, tmp_path: Path
 def test_a_bot_back_after_its_seat_went_open_handed_watches_to_the_end(  # type: ignore[no-untyped-def]
         table_factory, tmp_path: Path) -> None:
     """R8.6: a player restarted after its seat was abandoned gets the log, sends nothing
-    more (its seat is the open-hand bot's) and ends with the same verified transcript."""
+    more (its seat is the open-hand bot's) and ends with the same verified transcript.
+
+    The game must still be on when the player is back (bots play in moments, and a
+    loaded machine takes seconds to start a process): the other bot is stopped once
+    the seat is given up, and goes on once the host has the player back — the host
+    waits for it meanwhile (its ``silent_after`` is beyond the test's bound)."""
     t = table_factory(3, "--open-hand-after", "1",
-                      "--net-timing", "ping_interval=0.2,final_wait=20,open_hand_offer=1",
+                      "--net-timing", "ping_interval=0.2,final_wait=20,open_hand_offer=1,"
+                      "silent_after=300",
                       bot_extra=("--net-timing", "open_hand_offer=1"))
-    victim = t.bots[1]
+    victim, other = t.bots[1], t.bots[0]
     wait_until(lambda: n_records(tmp_path / "p2") >= 30, 60, "round 1 to be under way")
     victim.kill()
     wait_until(lambda: "open-handed" in t.host.stderr(), 60, "the seat to be abandoned")
-    i = victim.args.index("--code")
-    victim.args = victim.args[:i] + victim.args[i + 2:]
-    victim.start()
+    other.p.send_signal(signal.SIGSTOP)
+    try:
+        i = victim.args.index("--code")
+        victim.args = victim.args[:i] + victim.args[i + 2:]
+        victim.start()
+        wait_until(lambda: "is back (seat 2" in t.host.stderr(), 60, "the player to be back")
+    finally:
+        other.p.send_signal(signal.SIGCONT)
     v = verify_records(t.finish())
     assert v.ok, v.summary
     assert "heuristic-2 abandoned by the host" in v.summary
