@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from splitnet.net.store import read_final_acks, read_meta
+from splitnet.session.log import Log
 from splitnet.session.transcript import read_transcript
 from splitnet.verify import verify_records
 
@@ -119,6 +120,48 @@ def rematch_table(tmp_path: Path, seed: int, host_args: list[str], bot_args: lis
 def n_records(data_dir: Path) -> int:
     f = game_file(data_dir)
     return len(read_transcript(f, repair=True)) if f else 0
+
+
+def _may_give_up(records: list[bytes], seat: int) -> bool:
+    """Could the host give ``seat`` up at this log's head (R8.6)? Not while it owes a
+    reveal or is to move (a move of its own may be on its way: its reveal would then be
+    owed) — the host could only time it out."""
+    from splitnet.bots import open_hand_player
+    from splitnet.game.core import GameCore
+    from splitnet.game.local import settings_from_header
+    from splitnet.game.rematch import first_dealer
+    from splitnet.game.table import entry_position, limits_from_header
+
+    log = Log.from_records(records)
+    h = log.header
+    settings, proofs = settings_from_header(h.settings)
+    core = GameCore(h.game_id, [p.name for p in h.players], settings, None,
+                    shuffle_proofs=proofs, host=h.host, keys=[p.key for p in h.players],
+                    first_dealer=first_dealer(h.settings, len(h.players)),
+                    open_hand=open_hand_player, limits=limits_from_header(h.settings))
+    for e in log.entries[1:]:
+        if e.kind != "accept":
+            core.apply(e.author, e.kind, dict(e.body), at=entry_position(e))
+    r = core.round
+    return (r is not None and r.stage == "play" and core.abandon_refusal(seat) is None
+            and r.pending is None and core.engine.actor != seat)
+
+
+def stop_where_it_may_be_given_up(victim: Proc, host_dir: Path, seat: int) -> None:
+    """Stop ``victim`` (SIGSTOP) at a moment the host may give its seat up (it sends
+    nothing more: the host's log, read then, is what the decision rests on). A kill at
+    a random moment lands, on a loaded machine, while the seat owes a reveal, and the
+    host can then only time it out."""
+    for _ in range(200):
+        victim.p.send_signal(signal.SIGSTOP)
+        f = game_file(host_dir)
+        records = read_transcript(f, repair=True) if f else []
+        if records and _may_give_up(records, seat):
+            return
+        victim.p.send_signal(signal.SIGCONT)
+        had = len(records)
+        wait_until(lambda had=had: n_records(host_dir) > had, 60, "the game to go on")
+    raise AssertionError("the seat was never one the host may give up")
 
 
 class Table:
@@ -283,6 +326,7 @@ def test_bot_killed_for_good_is_played_open_handed(table_factory, tmp_path: Path
                       bot_extra=("--net-timing", f"final_wait={FOREVER},open_hand_offer=1"))
     victim = t.bots[1]
     wait_until(lambda: n_records(tmp_path / "p2") >= 30, 60, "round 1 to be under way")
+    stop_where_it_may_be_given_up(victim, tmp_path / "p0", 2)
     victim.kill()
     for p in (t.host, t.bots[0]):
         # the open seat needs no final ack (NETWORK.md §6): nobody waits ``final_wait``
@@ -316,6 +360,7 @@ def test_a_bot_back_after_its_seat_went_open_handed_watches_to_the_end(  # type:
                       bot_extra=("--net-timing", "open_hand_offer=1"))
     victim, other = t.bots[1], t.bots[0]
     wait_until(lambda: n_records(tmp_path / "p2") >= 30, 60, "round 1 to be under way")
+    stop_where_it_may_be_given_up(victim, tmp_path / "p0", 2)
     victim.kill()
     wait_until(lambda: "open-handed" in t.host.stderr(), 60, "the seat to be abandoned")
     other.p.send_signal(signal.SIGSTOP)
