@@ -152,6 +152,8 @@ class TableModel:
         self.busy = False
         #: hand slot → letter index; letters stay put while a turn of ours is played
         self._letters: dict[int, int] = {}
+        #: the next letter index never given this turn (a played card's stays unused)
+        self._next_letter = 0
         self._dealers: dict[int, int] = {}  # round number → its dealer
         #: weak bonus: the other player's match chosen to take (then: which of ours)
         self.swap_take: int | None = None
@@ -274,12 +276,16 @@ class TableModel:
         hand = self.view.hands[self.seat]
         if not self.letters_frozen():
             self._letters = {s: i for i, s in enumerate(self._rank_order(hand))}
+            self._next_letter = len(hand)
         else:
             letters = {s: i for s, i in self._letters.items() if s in hand}
             if len(letters) != len(hand):
-                nxt = max(letters.values(), default=-1) + 1
+                # counted past every letter given this turn, not from the highest one
+                # still in the hand: the last-lettered card played keeps its letter too
+                nxt = max(self._next_letter, max(letters.values(), default=-1) + 1)
                 for s in self._rank_order([s for s in hand if s not in letters]):
                     letters[s], nxt = nxt, nxt + 1
+                self._next_letter = nxt
             self._letters = letters
         return sorted(hand, key=self._letters.__getitem__)
 
