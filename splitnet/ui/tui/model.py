@@ -20,7 +20,7 @@ from typing import Literal
 from prompt_toolkit.output import ColorDepth
 
 from splitnet.cards import card_id, pretty, rank, suit
-from splitnet.frontend import OffersOpenHand, TableSession
+from splitnet.frontend import HoldsMoves, OffersOpenHand, TableSession
 from splitnet.rules import (
     Action,
     BonusDraw,
@@ -216,6 +216,20 @@ class TableModel:
     def my_turn(self) -> bool:
         return self.view.actor == self.seat
 
+    def hold(self) -> str | None:
+        """Why no move of ours can be made now although the engine says the turn is ours
+        (a LAN seat whose host is out of reach, or whose move is on its way to it), in
+        one sentence; None otherwise. The table then says this instead of "your turn"
+        and a move key says it instead of sending."""
+        s = self.session
+        if not self.my_turn() or s.finished or not isinstance(s, HoldsMoves):
+            return None
+        return s.move_hold()
+
+    def hold_note(self, hold: str) -> Note:
+        """What a move key says while :meth:`hold` holds the move."""
+        return Note(f"Nothing sent: {hold[0].lower()}{hold[1:]}")
+
     def moment(self) -> tuple[int, str, int, int | None]:
         """Where the game is: advice given at one moment is for that moment only."""
         v = self.view
@@ -335,7 +349,7 @@ class TableModel:
         self.clamp()
         if view.phase not in ("round_over", "game_over"):
             self._dealers[view.round_no] = view.dealer
-        if self.confirm is not None and not self.my_turn():
+        if self.confirm is not None and (not self.my_turn() or self.hold() is not None):
             self.confirm = None
         if self.hint is not None and self._hint_at != self.moment():
             self.hint = None  # the advice was for a moment that has passed
@@ -849,6 +863,9 @@ class TableModel:
         actor = view.actor
         if actor is None:
             return self.session.status
+        hold = self.hold()
+        if hold is not None:  # the engine's turn is ours, but no move can reach the host
+            return hold
         if actor != self.seat:
             if view.phase == "late_lays":
                 return f"Waiting for {self.players[actor]} to lay late matches (R6.2)."
@@ -887,7 +904,8 @@ class TableModel:
         view = self.view
         legal = self.legal()
         hints: list[tuple[str, str]] = []
-        if self.my_turn():
+        held = self.hold() is not None  # no move key does anything now (instruction says why)
+        if self.my_turn() and not held:
             phase = view.phase
             if phase == "draw":
                 hints.append(("d", "draw"))
@@ -916,7 +934,7 @@ class TableModel:
             hints.append(("r", "the end"))
             if self.rematch_offered:
                 hints.append(("n", "new game"))
-        elif self.my_turn():
+        elif self.my_turn() and not held:
             hints.append(("h", "hint"))
         offer = self.open_hand_offer()
         if offer is not None:
