@@ -10,6 +10,7 @@ import argparse
 import asyncio
 import contextlib
 import errno
+import hashlib
 import ipaddress
 import logging
 import math
@@ -1743,6 +1744,14 @@ async def _join_game(node: PeerNode, task: asyncio.Future[Any], args: argparse.N
     return await _join_rematches(node, args, data_dir, known, rc, wanted)
 
 
+def _bot_name_index(identity: Identity) -> int:
+    """Which friendly name a bot without ``--name`` takes: one that follows from its key,
+    so the same bot (the same data dir) has the same name in every game — a host that
+    knows its key sees no "now calls itself" — and another bot most likely another."""
+    digest = hashlib.sha256(b"splitnet bot name" + identity.public_key_bytes()).digest()
+    return int.from_bytes(digest[:8], "big") % len(FRIENDLY_NAMES)
+
+
 async def bot_main(args: argparse.Namespace) -> int:
     _stop_on_sigterm()
     data_dir = _data_dir(args)
@@ -1753,9 +1762,9 @@ async def bot_main(args: argparse.Namespace) -> int:
     seed_maker, _ = _test_secrets(args.test_seed)
     _setup_logging("bot")
     index: int | None = None
-    if args.name is None:  # a friendly name at random (two bots rarely share one)
-        index = random.Random(args.test_seed if args.test_seed is not None
-                              else _random_seed()).randrange(len(FRIENDLY_NAMES))
+    if args.name is None:  # a friendly name of its own (two bots rarely share one)
+        index = (random.Random(args.test_seed).randrange(len(FRIENDLY_NAMES))
+                 if args.test_seed is not None else _bot_name_index(identity))
         args.name = bot_player_name(index)
     if index is not None and wormhole.is_wormhole_code(args.addr):
         # through an invitation the host tells the names at its table as the wormhole
@@ -1965,7 +1974,9 @@ def add_parsers(sub: Any) -> None:
     b.add_argument("--think", type=seconds(0.01, 60), default=0.3, metavar="SECONDS",
                    help="strong level: time per decision (default 0.3)")
     b.add_argument("--name", default=None, type=player_name,
-                   help="the bot's name at the table (default: a friendly name, e.g. Ana)")
+                   help="the bot's name at the table (default: a friendly name, e.g. Ana, "
+                        "that follows from its key: the same in every game played "
+                        "from the same data dir)")
     b.add_argument("--delay", type=seconds(0, 60), default=0.0,
                    help="seconds to wait before a move")
     b.add_argument("--rematch", action="store_true",
