@@ -616,7 +616,8 @@ def _rematch_peer(node: PeerNode, prev: PreviousGame) -> PeerNode:
     identity, address and join code (NETWORK.md §13)."""
     return PeerNode(node.identity, node.data_dir, node.name, node.host, node.port, node.net,
                     seed_maker=node.seed_maker, wrap=node.wrap, code=node.code,
-                    connect=node.connect, rematch_of=prev, parts=LAN_PARTS)
+                    connect=node.connect, rematch_of=prev, parts=LAN_PARTS,
+                    bot_level=node.bot_level)
 
 
 def _no_rematch(node: PeerNode) -> None:
@@ -837,7 +838,7 @@ async def _run_bot_client(data_dir: Path, name: str, level: str, addr: str, port
     node = PeerNode(identity, data_dir, name, addr, port, net, seed_maker=seed_maker,
                     resume=metas[0] if metas else None,
                     wrap=node_wrap(code, net, identity=identity), code=str(code),
-                    rematch_of=prev, parts=LAN_PARTS)
+                    rematch_of=prev, parts=LAN_PARTS, bot_level=level)
     task = node.start()
     try:
         await until(node.started_evt, task)
@@ -1129,8 +1130,10 @@ async def host_main(args: argparse.Namespace) -> int:
     if bots_line:
         print(bots_line, flush=True)
     offers = _Offers()  # after each game: does a rematch follow? (for the bots here)
+    own_levels: dict[bytes, str] = {}  # the bots here, by key: listed at once in the lobby
     for i, bot_name in enumerate(bot_names):
         bdir = data_dir / "bots" / f"bot{i + 1}"
+        own_levels[_identity(bdir).public_key_bytes()] = level
         bot_addr = "127.0.0.1" if bind in _WILDCARD else bind
         bot_tasks.append(asyncio.create_task(_run_bot_client(
             bdir, bot_name, level, bot_addr, port, net, seed_maker,
@@ -1152,6 +1155,7 @@ async def host_main(args: argparse.Namespace) -> int:
         elif not node.started.is_set():
             ann = announcer
             lobby = HostLobby(node, addrs[0], code=str(code), limiter=limiter, known=known,
+                              levels=own_levels,
                               extra=lambda: ([bots_line] if bots_line else [])
                               + ([ann.status] if ann and ann.status else [])
                               + _invitation_lines(invites, args))
@@ -1274,9 +1278,15 @@ def _peer_node(args: argparse.Namespace, data_dir: Path, identity: Identity,
         return PeerNode(identity, data_dir, args.name, host, port, net, seed_maker=seed_maker,
                         resume=meta, wrap=node_wrap(code, net, on_secure=secure,
                                                     identity=identity),
-                        code=str(code), parts=LAN_PARTS), typed
+                        code=str(code), parts=LAN_PARTS, bot_level=_bot_level(args)), typed
     except (OSError, ValueError) as e:
         raise SystemExit(f"splitnet: cannot resume: {e}") from None
+
+
+def _bot_level(args: argparse.Namespace) -> str | None:
+    """The level a ``splitnet bot`` says in the host's lobby (``--level``); None for
+    ``splitnet join`` (a person)."""
+    return getattr(args, "level", None)
 
 
 @dataclass
@@ -1516,7 +1526,7 @@ def _wormhole_peer(args: argparse.Namespace, data_dir: Path, identity: Identity,
     try:
         node = PeerNode(identity, data_dir, args.name, host, int(port), net,
                         seed_maker=seed_maker, resume=meta, wrap=wrap, connect=connect,
-                        parts=LAN_PARTS)
+                        parts=LAN_PARTS, bot_level=_bot_level(args))
     except (OSError, ValueError) as e:
         raise SystemExit(f"splitnet: cannot resume: {e}") from None
     nodes.append(node)
