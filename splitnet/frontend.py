@@ -96,6 +96,18 @@ class OffersOpenHand(Protocol):
         """Play ``seat`` open-handed from now on (IllegalMove if that is not possible)."""
 
 
+@runtime_checkable
+class HoldsMoves(Protocol):
+    """A session whose seat's move can wait although its engine says the turn is the
+    seat's (a LAN seat: the host is out of reach, or our move is on its way to it): the
+    full-screen table then says so instead of "your turn", and its move keys say why
+    they do nothing."""
+
+    def move_hold(self) -> str | None:
+        """Why no move can be made now, in one sentence, or None (a move may be made, or
+        the turn is not the seat's)."""
+
+
 class ShownLines(list[str]):
     """A session's log: every line is passed through :func:`splitnet.text.shown` as it is
     added, so no character another peer chose (in a name, chat, a reason, a note) reaches

@@ -304,3 +304,25 @@ async def test_lan_levels_host_bots_and_names(tmp_path: Path) -> None:
                           "--level", "genius"], capture_output=True, text=True, timeout=60,
                          check=False)
     assert bad.returncode == 2 and "unknown bot level 'genius'" in bad.stderr
+
+
+def test_a_lan_bot_keeps_its_name_from_game_to_game(tmp_path: Path) -> None:
+    """``splitnet bot`` without ``--name`` took a friendly name at random on every run,
+    so a host that had played with the same bot (the same data dir, so the same key)
+    warned "known as Gus, now calls itself Dee". Its name now follows from its key: the
+    same on every run."""
+    from tests.test_bad_arguments import CODE, FAST
+    from tests.test_net_lobby import free_port
+
+    def named(data: Path) -> str:
+        run = subprocess.run([sys.executable, "-m", "splitnet.cli", "bot",
+                              f"127.0.0.1:{free_port()}", "--code", CODE, "--net-timing",
+                              FAST, "--data-dir", str(data)],
+                             capture_output=True, text=True, timeout=60, check=False)
+        assert run.returncode == 1 and "cannot reach" in run.stderr, run.stderr  # no host
+        said = [ln for ln in run.stdout.splitlines() if ln.startswith("Playing as ")]
+        assert len(said) == 1 and said[0].endswith(" (normal)"), run.stdout
+        return said[0]
+
+    first = named(tmp_path / "b1")
+    assert [named(tmp_path / "b1") for _ in range(3)] == [first] * 3

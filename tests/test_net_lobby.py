@@ -15,9 +15,11 @@ in this process on virtual time over the in-memory network.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 import socket
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -36,6 +38,7 @@ from tests.memnet import MemoryNet
 from tests.test_attacks_net import Lan, net
 from tests.test_net_game import TIMEOUT, Proc, host_port_and_code, wait_until
 from tests.test_net_join import PipedProc
+from tests.test_net_timing import stop
 from tests.virtual_time import VirtualLoop, until, virtual_time, within
 
 HOST = ("host", "--bind", "127.0.0.1", "--play-as-bot", "heuristic", "--no-proofs",
@@ -65,7 +68,10 @@ def test_a_joiner_with_nobody_at_the_address_says_so_and_gives_up(tmp_path: Path
         assert "In the lobby" not in out and "Traceback" not in err, out + err
 
 
-def test_a_host_that_stops_its_lobby_stops_its_joiners(tmp_path: Path) -> None:
+@contextlib.contextmanager
+def lobby_and_bot(tmp_path: Path, *bot_args: str) -> Iterator[tuple[Proc, Proc]]:
+    """A ``splitnet host`` waiting in its lobby for 3 players (printed line by line) and
+    a ``splitnet bot`` Ana on its way in; both killed at the end if still running."""
     host = Proc(tmp_path, "host", *HOST, "--port", "0", "--seats", "3", "--data-dir",
                 str(tmp_path / "p0"))
     bot: Proc | None = None
@@ -73,7 +79,16 @@ def test_a_host_that_stops_its_lobby_stops_its_joiners(tmp_path: Path) -> None:
         wait_until(lambda: "listening on port" in host.stdout(), 30, "the host to listen")
         port, code = host_port_and_code(host)
         bot = Proc(tmp_path, "bot", "bot", f"127.0.0.1:{port}", "--code", code, "--name",
-                   "Ana", "--data-dir", str(tmp_path / "p1"))
+                   "Ana", *bot_args, "--data-dir", str(tmp_path / "p1"))
+        yield host, bot
+    finally:
+        for p in (host, bot):
+            if p is not None and p.p.poll() is None:
+                p.kill()
+
+
+def test_a_host_that_stops_its_lobby_stops_its_joiners(tmp_path: Path) -> None:
+    with lobby_and_bot(tmp_path) as (host, bot):
         wait_until(lambda: "joined the lobby" in host.stderr(), 30, "the bot to join")
         host.p.send_signal(signal.SIGTERM)
         assert host.wait(30) == 130
@@ -84,10 +99,19 @@ def test_a_host_that_stops_its_lobby_stops_its_joiners(tmp_path: Path) -> None:
         # the closed lobby is not opened again by the next `splitnet host`
         metas = [read_meta(m) for m in (tmp_path / "p0" / "games").glob("*.meta")]
         assert len(metas) == 1 and metas[0].lobby and metas[0].finished
-    finally:
-        for p in (host, bot):
-            if p is not None and p.p.poll() is None:
-                p.kill()
+
+
+def test_the_hosts_console_lists_a_remote_bot_with_its_level(tmp_path: Path) -> None:
+    """``splitnet host`` (its lobby printed line by line) and a ``splitnet bot --level
+    strong`` on another data dir: the host's console lists the bot as PLAYING.md says,
+    ``Ana (strong)`` — it printed the name alone, having never learnt the level."""
+    with lobby_and_bot(tmp_path, "--level", "strong") as (host, bot):
+        wait_until(lambda: "In the lobby: Hosta, Ana (strong)" in host.stdout(), 30,
+                   "the bot listed with its level")
+        assert "refused" not in bot.stderr() + host.stderr(), bot.stderr() + host.stderr()
+        assert host.stdout().count("verification ") == 1, host.stdout()  # said once
+        host.p.send_signal(signal.SIGTERM)
+        assert host.wait(30) == 130
 
 
 @pytest.mark.slow
@@ -283,3 +307,76 @@ async def test_the_host_can_start_a_two_player_game_from_its_lobby_screen(
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
         await mem.close()
+
+
+@virtual_time
+async def test_the_hosts_lobby_lists_a_bot_with_its_level(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """PLAYING.md: where bots are listed — the host's lobby among them — the level
+    follows, ``Ana (strong)``. The host never learnt a remote bot's level; a bot now says
+    it in a ``bot`` frame as it is let into the lobby (NETWORK.md §4), and a person says
+    nothing, so stays a plain name. The host's own ``--bots`` are known by their keys:
+    listed with their level as soon as they are in."""
+    host = HostNode(Identity.generate(), tmp_path / "p0", "Hana", net(), proofs=False)
+    mem = MemoryNet()
+    port = await host.listen("127.0.0.1", 0, transport=mem.listen)
+    own = Identity.generate()  # a bot of the host's (``host --bots 1 --bot-level easy``)
+    lobby = HostLobby(host, f"127.0.0.1:{port}", levels={own.public_key_bytes(): "easy"})
+    ana = PeerNode(Identity.generate(), tmp_path / "p1", "Ana", "127.0.0.1", port, net(),
+                   connect=mem.connector("127.0.0.1", port), bot_level="strong")
+    bo = PeerNode(own, tmp_path / "p2", "Bo", "127.0.0.1", port, net(),
+                  connect=mem.connector("127.0.0.1", port))
+    jo = PeerNode(Identity.generate(), tmp_path / "p3", "Jo", "127.0.0.1", port, net(),
+                  connect=mem.connector("127.0.0.1", port))
+    ana.start()
+    try:
+        await until(lambda: "Ana (strong)" in lobby.players, "Ana's level")
+        bo.start()
+        await until(lambda: len(lobby.players) == 3, "Bo in the lobby")
+        jo.start()
+        await until(lambda: len(lobby.players) == 4, "Jo in the lobby")
+        assert lobby.players == ["Hana", "Ana (strong)", "Bo (easy)", "Jo"]
+        assert "Ana (strong)" in lobby_screen(lobby)[1]
+        assert host.table is None and host.lobby_names == ["Hana", "Ana", "Bo", "Jo"]
+        assert ana.refusals == [] and jo.refusals == []
+    finally:
+        await stop(clock, host, [ana, bo, jo], mem)
+
+
+@virtual_time
+async def test_a_bot_at_an_older_host_says_so_in_one_line_and_plays_on(
+        tmp_path: Path, clock: VirtualLoop, monkeypatch: pytest.MonkeyPatch,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """A host from before the ``bot`` frame refuses it as an unknown frame (not fatal):
+    the bot says in one line that this host does not list levels, and stays in the
+    lobby; the game starts with it."""
+    import splitnet.net.host as host_module
+    from splitnet.net.wire import WireError
+
+    real = host_module.decode_frame
+
+    def older(payload: bytes, *, from_host: bool) -> dict[str, object]:
+        f = real(payload, from_host=from_host)
+        if f["t"] == "bot":
+            raise WireError("schema", "unknown frame type 'bot'")
+        return f
+
+    monkeypatch.setattr(host_module, "decode_frame", older)
+    host = HostNode(Identity.generate(), tmp_path / "p0", "Hana", net(), seats=2,
+                    proofs=False)
+    mem = MemoryNet()
+    port = await host.listen("127.0.0.1", 0, transport=mem.listen)
+    lobby = HostLobby(host, f"127.0.0.1:{port}")
+    ana = PeerNode(Identity.generate(), tmp_path / "p1", "Ana", "127.0.0.1", port, net(),
+                   connect=mem.connector("127.0.0.1", port), bot_level="strong")
+    ana.start()
+    try:
+        await within(host.started.wait())
+        await until(lambda: ana.refusals, "the older host's refusal")
+        await until(lambda: ana.ready, "Ana in her seat")
+        assert lobby.players == ["Hana", "Ana"] and ana.fatal is None
+        said = [r.getMessage() for r in caplog.records if "level" in r.getMessage()]
+        assert said == ["the host runs an older splitnet that does not list a bot's "
+                        "level (strong): it plays on without"], said
+    finally:
+        await stop(clock, host, [ana], mem)

@@ -8,15 +8,21 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from prompt_toolkit.application import create_app_session
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
 from splitnet.app.lan_session import LAN_PARTS, NetSession
 from splitnet.bots import make_bot
 from splitnet.frontend import HumanAgent
 from splitnet.net.host import HostNode
 from splitnet.rules import Action, TakeRow
 from splitnet.session.identity import Identity
+from splitnet.ui.tui import TuiApp
 from splitnet.ui.tui.model import TableModel
+from splitnet.ui.tui.snapshot import screen_text
 from tests.memnet import Link, MemoryNet
-from tests.test_net_timing import D, joiner, stop
+from tests.test_net_timing import D, crash, joiner, stop
 from tests.virtual_time import VirtualLoop, virtual_time
 
 
@@ -66,6 +72,9 @@ async def test_a_joiners_t_selects_the_card_taken_as_the_hosts_and_the_local_tab
             break
     assert take is not None, "no row card to take in the game"
     assert view.phase == "draw"  # sent, not yet back from the host
+    # the turn is still ours in the view, but the move is made: the table says where it is
+    assert table.instruction() == ("Your move is on its way to the host: it shows once the "
+                                   "host has it.")
     await clock.until(lambda: view.phase == "must_play", "the move back", within=60.0)
     assert view.picked is not None and view.picked in view.hands[me]
     assert table.selected == [view.picked]
@@ -73,3 +82,59 @@ async def test_a_joiners_t_selects_the_card_taken_as_the_hosts_and_the_local_tab
     runs.cancel()
     await asyncio.gather(runs, return_exceptions=True)
     await stop(clock, host, [ana], mem)
+
+
+@virtual_time
+async def test_a_joiner_whose_host_is_gone_is_not_told_it_is_their_turn(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """The host dies while it is the joiner's turn. The joiner's engine still says the
+    turn is theirs, but no move can reach the host: the table said "Your turn: d draws
+    …" and d answered "it is not your turn". Now it says what is happening (the
+    connection's status) instead, shows no move keys, and a move key says why it does
+    nothing — and sends nothing."""
+    mem = MemoryNet()
+    host = HostNode(Identity.generate(), tmp_path / "host", "Hana", D, seats=2, proofs=False,
+                    parts=LAN_PARTS)
+    port = await host.listen("127.0.0.1", 0, transport=mem.listen)
+    ana = joiner(tmp_path, mem, port, "Ana")
+    ana.start()
+    await clock.run_until(host.started.wait(), within=1.0)
+    await clock.until(lambda: ana.ready, "Ana in sync", within=1.0)
+    assert ana.task is not None
+    hana = NetSession(host, asyncio.ensure_future(host.done.wait()),
+                      bot=make_bot("heuristic", 0))
+    human = HumanAgent()
+    mine = NetSession(ana, ana.task, human=human)
+    runs = asyncio.ensure_future(asyncio.gather(hana.run(), mine.run()))
+    try:
+        with create_pipe_input() as inp, create_app_session(input=inp,
+                                                            output=DummyOutput()):
+            tui = TuiApp(mine)
+            m = tui.model
+            await clock.until(lambda: human.waiting and mine.core.can_move()
+                              and mine.view.phase == "draw", "Ana's turn", within=600.0)
+            m.sync()
+            assert m.instruction().startswith("Your turn")
+            assert ("d", "draw") in m.key_hints()
+            crash(host)
+            await clock.until(lambda: not ana.ready and ana.net_status is not None,
+                              "the loss seen", within=5.0)
+            m.sync()
+            assert mine.view.actor == mine.seat  # the engine's turn is still Ana's …
+            said = m.instruction()
+            assert "your turn" not in said.lower(), said  # … but the table does not say so
+            assert "host" in said and ana.net_status in said, said
+            screen = "\n".join(screen_text(tui.app, 80, 24))
+            assert "Your turn" not in screen and "your turn" not in screen, screen
+            assert "reconnecting" in screen or "retrying" in screen, screen
+            keys = [k for k, _ in m.key_hints()]
+            assert not {"d", "t", "l", "u", "x", "s", "e", "h"} & set(keys), keys
+            tui.press("d")
+            await clock.advance(0.5)
+            assert m.note is not None and "host" in m.note.text, m.note
+            assert "not your turn" not in m.note.text, m.note.text
+            assert mine.core.kept_move() is None  # nothing chosen, nothing to send later
+    finally:
+        runs.cancel()
+        await asyncio.gather(runs, return_exceptions=True)
+        await stop(clock, host, [ana], mem)

@@ -219,6 +219,33 @@ def test_hand_letters_stay_put_during_a_turn() -> None:
         assert [m.letter(s) for s in order] == list(LABELS[:len(order)])
 
 
+def test_a_letter_names_one_card_for_the_whole_turn() -> None:
+    """PLAYING.md: during your turn "a card you play leaves its letter unused — so a
+    letter typed from what you saw a moment ago never hits another card". The next
+    letter was counted from the highest letter still in the hand, so when the card with
+    the last letter was played, the next card to come (the strong bonus's draw, R5.2)
+    took that letter: J was 10♠, then 10♦, then 4♦ within one turn."""
+    session = position(lambda v: v.phase == "draw" and len(v.hands[0]) >= 3, seed=4)
+    with table(session) as (tui, _):
+        m = tui.model
+        view = session.view
+        session.table.play(DrawPile(session.seat))
+        assert m.letters_frozen()
+        hand = view.hands[session.seat]
+        named = {s: m.letter(s) for s in m.hand_order()}
+        used = set(named.values())
+        for _ in range(3):  # the card with the last letter goes, a new card comes
+            last = max(m.hand_order(), key=m.letter)
+            hand.remove(last)
+            m.hand_order()  # the screen is drawn in between
+            new = next(s for s in range(104) if s not in hand and s not in named)
+            hand.append(new)
+            named[new] = m.letter(new)
+            assert named[new] not in used, f"{named[new]} named another card this turn"
+            used.add(named[new])
+            assert all(m.letter(s) == named[s] for s in hand)
+
+
 async def test_escape_answers_at_once_and_clears_the_selection() -> None:
     session = make_local_session(3, seed=11, bot_delay=0.0)
     async with running_tui(session) as (tui, inp):

@@ -10,6 +10,7 @@ import argparse
 import asyncio
 import contextlib
 import errno
+import hashlib
 import ipaddress
 import logging
 import math
@@ -615,7 +616,8 @@ def _rematch_peer(node: PeerNode, prev: PreviousGame) -> PeerNode:
     identity, address and join code (NETWORK.md §13)."""
     return PeerNode(node.identity, node.data_dir, node.name, node.host, node.port, node.net,
                     seed_maker=node.seed_maker, wrap=node.wrap, code=node.code,
-                    connect=node.connect, rematch_of=prev, parts=LAN_PARTS)
+                    connect=node.connect, rematch_of=prev, parts=LAN_PARTS,
+                    bot_level=node.bot_level)
 
 
 def _no_rematch(node: PeerNode) -> None:
@@ -836,7 +838,7 @@ async def _run_bot_client(data_dir: Path, name: str, level: str, addr: str, port
     node = PeerNode(identity, data_dir, name, addr, port, net, seed_maker=seed_maker,
                     resume=metas[0] if metas else None,
                     wrap=node_wrap(code, net, identity=identity), code=str(code),
-                    rematch_of=prev, parts=LAN_PARTS)
+                    rematch_of=prev, parts=LAN_PARTS, bot_level=level)
     task = node.start()
     try:
         await until(node.started_evt, task)
@@ -1128,8 +1130,10 @@ async def host_main(args: argparse.Namespace) -> int:
     if bots_line:
         print(bots_line, flush=True)
     offers = _Offers()  # after each game: does a rematch follow? (for the bots here)
+    own_levels: dict[bytes, str] = {}  # the bots here, by key: listed at once in the lobby
     for i, bot_name in enumerate(bot_names):
         bdir = data_dir / "bots" / f"bot{i + 1}"
+        own_levels[_identity(bdir).public_key_bytes()] = level
         bot_addr = "127.0.0.1" if bind in _WILDCARD else bind
         bot_tasks.append(asyncio.create_task(_run_bot_client(
             bdir, bot_name, level, bot_addr, port, net, seed_maker,
@@ -1151,6 +1155,7 @@ async def host_main(args: argparse.Namespace) -> int:
         elif not node.started.is_set():
             ann = announcer
             lobby = HostLobby(node, addrs[0], code=str(code), limiter=limiter, known=known,
+                              levels=own_levels,
                               extra=lambda: ([bots_line] if bots_line else [])
                               + ([ann.status] if ann and ann.status else [])
                               + _invitation_lines(invites, args))
@@ -1273,9 +1278,15 @@ def _peer_node(args: argparse.Namespace, data_dir: Path, identity: Identity,
         return PeerNode(identity, data_dir, args.name, host, port, net, seed_maker=seed_maker,
                         resume=meta, wrap=node_wrap(code, net, on_secure=secure,
                                                     identity=identity),
-                        code=str(code), parts=LAN_PARTS), typed
+                        code=str(code), parts=LAN_PARTS, bot_level=_bot_level(args)), typed
     except (OSError, ValueError) as e:
         raise SystemExit(f"splitnet: cannot resume: {e}") from None
+
+
+def _bot_level(args: argparse.Namespace) -> str | None:
+    """The level a ``splitnet bot`` says in the host's lobby (``--level``); None for
+    ``splitnet join`` (a person)."""
+    return getattr(args, "level", None)
 
 
 @dataclass
@@ -1515,7 +1526,7 @@ def _wormhole_peer(args: argparse.Namespace, data_dir: Path, identity: Identity,
     try:
         node = PeerNode(identity, data_dir, args.name, host, int(port), net,
                         seed_maker=seed_maker, resume=meta, wrap=wrap, connect=connect,
-                        parts=LAN_PARTS)
+                        parts=LAN_PARTS, bot_level=_bot_level(args))
     except (OSError, ValueError) as e:
         raise SystemExit(f"splitnet: cannot resume: {e}") from None
     nodes.append(node)
@@ -1743,6 +1754,14 @@ async def _join_game(node: PeerNode, task: asyncio.Future[Any], args: argparse.N
     return await _join_rematches(node, args, data_dir, known, rc, wanted)
 
 
+def _bot_name_index(identity: Identity) -> int:
+    """Which friendly name a bot without ``--name`` takes: one that follows from its key,
+    so the same bot (the same data dir) has the same name in every game — a host that
+    knows its key sees no "now calls itself" — and another bot most likely another."""
+    digest = hashlib.sha256(b"splitnet bot name" + identity.public_key_bytes()).digest()
+    return int.from_bytes(digest[:8], "big") % len(FRIENDLY_NAMES)
+
+
 async def bot_main(args: argparse.Namespace) -> int:
     _stop_on_sigterm()
     data_dir = _data_dir(args)
@@ -1753,9 +1772,9 @@ async def bot_main(args: argparse.Namespace) -> int:
     seed_maker, _ = _test_secrets(args.test_seed)
     _setup_logging("bot")
     index: int | None = None
-    if args.name is None:  # a friendly name at random (two bots rarely share one)
-        index = random.Random(args.test_seed if args.test_seed is not None
-                              else _random_seed()).randrange(len(FRIENDLY_NAMES))
+    if args.name is None:  # a friendly name of its own (two bots rarely share one)
+        index = (random.Random(args.test_seed).randrange(len(FRIENDLY_NAMES))
+                 if args.test_seed is not None else _bot_name_index(identity))
         args.name = bot_player_name(index)
     if index is not None and wormhole.is_wormhole_code(args.addr):
         # through an invitation the host tells the names at its table as the wormhole
@@ -1965,7 +1984,9 @@ def add_parsers(sub: Any) -> None:
     b.add_argument("--think", type=seconds(0.01, 60), default=0.3, metavar="SECONDS",
                    help="strong level: time per decision (default 0.3)")
     b.add_argument("--name", default=None, type=player_name,
-                   help="the bot's name at the table (default: a friendly name, e.g. Ana)")
+                   help="the bot's name at the table (default: a friendly name, e.g. Ana, "
+                        "that follows from its key: the same in every game played "
+                        "from the same data dir)")
     b.add_argument("--delay", type=seconds(0, 60), default=0.0,
                    help="seconds to wait before a move")
     b.add_argument("--rematch", action="store_true",

@@ -401,6 +401,26 @@ class NetSession(LanSeat[Action]):
     def _track(self) -> None:
         self._track_gone()
 
+    def move_hold(self) -> str | None:
+        """Why this seat's move cannot be made now although its engine says the turn is
+        its own (:class:`~splitnet.frontend.HoldsMoves`): the host is out of reach (the
+        connection's status says what is being tried), or our move is on its way to it
+        (it is in the log, so in the engine, only once the host orders it). None when a
+        move may be made, or the turn is not ours."""
+        if self.finished or self.core.finished or self.view.actor != self.seat:
+            return None
+        node = self.node
+        if node.fatal:
+            return f"The game stopped: {node.fatal}"
+        if not node.ready:
+            if self.hosting:
+                return ("Your move waits until every player is back (the host restarted "
+                        "and resumes the game when they are).")
+            return f"Your move waits for the host ({node.net_status or 'not in sync yet'})."
+        if self._in_flight is not None or self.core.kept_move() is not None:
+            return "Your move is on its way to the host: it shows once the host has it."
+        return None
+
     def _turn_status(self) -> str | None:
         if self.human is not None and self.human.waiting and self.core.can_move():
             return "your turn"

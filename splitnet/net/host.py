@@ -121,6 +121,8 @@ class Member:
     name: str
     key: bytes
     conn: Conn | None
+    #: the level a bot said it plays at (its ``bot`` frame, NETWORK.md §4), else None
+    level: str | None = None
 
 
 class HostNode:
@@ -762,6 +764,8 @@ class HostNode:
             conn.close()
         elif t == "answer":
             self._on_answer(conn, f["game"], f["yes"])
+        elif t == "bot":
+            self._on_bot(conn, f["level"])
         elif t == "msg":
             self._on_msg(conn, f["msg"], f["sig"])
         elif t == "ack":
@@ -770,6 +774,16 @@ class HostNode:
             self._on_returned(conn, f["seq"], f["record"])
         else:
             self._refuse(conn, WireError("protocol", f"unexpected {t!r} after the hello"))
+
+    def _on_bot(self, conn: Conn, level: str) -> None:
+        """A lobby member says it is a bot of ``level``: its lobby line says so. Once the
+        game has started there is no lobby to show it in (a ``--seats`` lobby starts at
+        the last hello, before that player's frame comes): nothing to do."""
+        member = next((m for m in self.members if m.conn is conn), None)
+        if member is None or self.table is not None:
+            return
+        member.level = level
+        self._changed()
 
     def _on_msg(self, conn: Conn, msg: bytes, sig: bytes) -> None:
         table = self.table

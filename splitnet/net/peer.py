@@ -83,7 +83,7 @@ class PeerNode:
                  code: str = "",
                  connect: Connect | None = None,
                  rematch_of: PreviousGame | None = None,
-                 parts: TableParts | None = None) -> None:
+                 parts: TableParts | None = None, bot_level: str | None = None) -> None:
         self.identity = identity
         self.key = identity.public_key_bytes()
         self.data_dir = data_dir
@@ -101,6 +101,9 @@ class PeerNode:
         self.connect = connect
         #: the join code, kept in the game's meta file so a restart reconnects by itself
         self.code = code
+        #: a bot's level, said to the host in each lobby it is let into (a ``bot``
+        #: frame, NETWORK.md §4: the host's lobby lists it); None for a person
+        self.bot_level = bot_level
         self.table: Table | None = None
         if resume is not None:
             self.table = Table.load(identity, GameFiles(data_dir, resume.gid), seed_maker,
@@ -460,8 +463,10 @@ class PeerNode:
         if f["t"] != "welcome":
             raise WireError("protocol", f"expected welcome, got {f['t']!r}")
         self.ch = ch
-        self.session.fire(JoinEvent.LOBBY if table is None and f["seat"] is None
-                          else JoinEvent.PLAY)
+        lobby = table is None and f["seat"] is None
+        self.session.fire(JoinEvent.LOBBY if lobby else JoinEvent.PLAY)
+        if lobby and self.bot_level is not None:
+            ch.send(encode_msg("bot", level=self.bot_level))
         self._acked = -1  # a restarted host knows none of our acks: send ours again
         self.net_status = None if f["ready"] else self._resuming
         self.target = f["count"]
@@ -533,6 +538,12 @@ class PeerNode:
         self.refusals.append((f["code"], f["reason"], f["kind"], f["counter"]))
         for hook in self.error_hooks:
             hook(f)
+        if not f["fatal"] and (f["code"], f["reason"]) == ("schema",
+                                                           "unknown frame type 'bot'"):
+            # a host from before the bot frame (NETWORK.md §4): only its lobby misses it
+            _log.warning("the host runs an older splitnet that does not list a bot's level "
+                         "(%s): it plays on without", self.bot_level)
+            return
         _log.warning("the host refused %s: %s: %s", f["kind"] or "a frame", f["code"],
                      f["reason"])
         ours = f["counter"] is not None and f["counter"] in self._inflight

@@ -135,6 +135,9 @@ SCHEMAS: Final[dict[str, tuple[Schema, bool, bool]]] = {
                      "head": Bytes(exact=HASH_LEN), "first_dealer": _SEAT,
                      "agreed": List(_SEAT, max_len=MAX_SEATS)}), False, True),
     "answer": (Map({"t": _T, "game": Bytes(exact=GAME_ID_LEN), "yes": Bool()}), True, False),
+    # a joiner that is a bot says its level as it is let into a lobby (NETWORK.md §4):
+    # the host's lobby lists it beside the name; nothing else reads it
+    "bot": (Map({"t": _T, "level": Str(16, 1, printable=True)}), True, False),
 }
 
 

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from splitnet.aio import until
+from splitnet.bots import LEVELS, bot_label
 from splitnet.game.rematch import dealer_rule
 from splitnet.net.join_state import JoinState
 from splitnet.net.lobby_state import MIN_PLAYERS
@@ -25,9 +26,13 @@ class HostLobby:
 
     def __init__(self, node: Any, address: str, *, code: str | None = None,
                  limiter: Any = None, known: Any = None,
-                 extra: Callable[[], list[str]] | None = None) -> None:
+                 extra: Callable[[], list[str]] | None = None,
+                 levels: dict[bytes, str] | None = None) -> None:
         self.node = node
         self.extra = extra  # more info lines, e.g. whether the game is announced
+        #: the levels of the host's own bots (``--bots``), by key: known here, so listed
+        #: as soon as they are in (a bot elsewhere says its own, ``Member.level``)
+        self.levels = levels or {}
         self.address = address
         self.join_code = code
         self.limiter = limiter
@@ -37,7 +42,8 @@ class HostLobby:
         self.status = ("waiting for players — share the address and the join code" if code
                        else "waiting for players — share the address above")
         self.info: list[str] = []
-        self.players: list[str] = []
+        self.players: list[str] = []  # as listed: a bot with its level, ``Ana (strong)``
+        self.names: list[str] = []  # the same players by name alone
         self.notes: list[str] = []
         self.can_start = False
         self.started = False
@@ -55,7 +61,11 @@ class HostLobby:
 
     def _sync(self) -> None:
         node = self.node
-        self.players = [shown(n, limit=64) for n in node.lobby_names]
+        self.names = [shown(n, limit=64) for n in node.lobby_names]
+        levels = [getattr(m, "level", None) or self.levels.get(getattr(m, "key", b""))
+                  for m in node.members]  # (the host: none)
+        self.players = [shown(_listed(n, levels[i - 1] if 0 < i <= len(levels) else None),
+                              limit=64) for i, n in enumerate(node.lobby_names)]
         self.can_start = bool(node.can_start)
         self.started = node.table is not None
         self._waiting()
@@ -114,6 +124,14 @@ class HostLobby:
 
     def subscribe(self, callback: Callable[[], None]) -> None:
         self._subs.append(callback)
+
+
+def _listed(name: str, level: str | None) -> str:
+    """A lobby member as the host's lobby lists it: a bot that said its level (its
+    ``bot`` frame, NETWORK.md §4) with it, ``Ana (strong)``; a person by name."""
+    if level is None:
+        return name
+    return bot_label(name, level) if level in LEVELS else f"{name} (bot)"
 
 
 #: a joiner's session states in which the host has welcomed it
@@ -232,11 +250,13 @@ async def plain_lobby(lobby: Any, started: asyncio.Event, stop: asyncio.Future[A
             shown = list(lobby.players)
             print("In the lobby: " + ", ".join(shown), flush=True)
         notes = list(getattr(lobby, "notes", []))
-        for i, name in enumerate(lobby.players):
+        names = list(getattr(lobby, "names", None) or lobby.players)  # (a level may follow)
+        for i, label in enumerate(lobby.players):
             note = notes[i] if i < len(notes) else ""
-            if note and note != "you" and said.get(f"player {name}") != note:
-                said[f"player {name}"] = note
-                print(f"  {name}: " + note.replace("\n", " · "), flush=True)
+            who = names[i] if i < len(names) else label
+            if note and note != "you" and said.get(f"player {who}") != note:
+                said[f"player {who}"] = note
+                print(f"  {who}: " + note.replace("\n", " · "), flush=True)
         for i, line in enumerate(getattr(lobby, "info", [])):
             if said.get(f"info {i}") != line:
                 said[f"info {i}"] = line

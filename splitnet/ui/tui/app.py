@@ -302,6 +302,10 @@ class TuiApp(TableRunner[TableSession, TableModel]):
             self.model.note = intent
             return
         if isinstance(intent, Confirm):
+            hold = self.model.hold()
+            if hold is not None:  # a second press would send nothing either
+                self.model.note = self.model.hold_note(hold)
+                return
             self.model.confirm = intent
             return
         self.submit(intent)
@@ -314,6 +318,10 @@ class TuiApp(TableRunner[TableSession, TableModel]):
             return
         if not m.my_turn() or self.session.finished:
             m.note = Note("a hint is for your own move: wait for your turn")
+            return
+        hold = m.hold()
+        if hold is not None:
+            m.note = Note(hold)
             return
         if self._hint_task is not None and not self._hint_task.done():
             return
@@ -344,6 +352,10 @@ class TuiApp(TableRunner[TableSession, TableModel]):
     def submit(self, action: Action) -> None:
         m = self.model
         if m.busy:
+            return
+        hold = m.hold()
+        if hold is not None:  # our turn, but the move cannot reach the host: say why
+            m.note = m.hold_note(hold)
             return
         view = self.session.view
         if self.session.finished or view.actor != self.session.seat:

@@ -20,7 +20,7 @@ from typing import Literal
 from prompt_toolkit.output import ColorDepth
 
 from splitnet.cards import card_id, pretty, rank, suit
-from splitnet.frontend import OffersOpenHand, TableSession
+from splitnet.frontend import HoldsMoves, OffersOpenHand, TableSession
 from splitnet.rules import (
     Action,
     BonusDraw,
@@ -152,6 +152,8 @@ class TableModel:
         self.busy = False
         #: hand slot → letter index; letters stay put while a turn of ours is played
         self._letters: dict[int, int] = {}
+        #: the next letter index never given this turn (a played card's stays unused)
+        self._next_letter = 0
         self._dealers: dict[int, int] = {}  # round number → its dealer
         #: weak bonus: the other player's match chosen to take (then: which of ours)
         self.swap_take: int | None = None
@@ -214,6 +216,20 @@ class TableModel:
     def my_turn(self) -> bool:
         return self.view.actor == self.seat
 
+    def hold(self) -> str | None:
+        """Why no move of ours can be made now although the engine says the turn is ours
+        (a LAN seat whose host is out of reach, or whose move is on its way to it), in
+        one sentence; None otherwise. The table then says this instead of "your turn"
+        and a move key says it instead of sending."""
+        s = self.session
+        if not self.my_turn() or s.finished or not isinstance(s, HoldsMoves):
+            return None
+        return s.move_hold()
+
+    def hold_note(self, hold: str) -> Note:
+        """What a move key says while :meth:`hold` holds the move."""
+        return Note(f"Nothing sent: {hold[0].lower()}{hold[1:]}")
+
     def moment(self) -> tuple[int, str, int, int | None]:
         """Where the game is: advice given at one moment is for that moment only."""
         v = self.view
@@ -274,12 +290,16 @@ class TableModel:
         hand = self.view.hands[self.seat]
         if not self.letters_frozen():
             self._letters = {s: i for i, s in enumerate(self._rank_order(hand))}
+            self._next_letter = len(hand)
         else:
             letters = {s: i for s, i in self._letters.items() if s in hand}
             if len(letters) != len(hand):
-                nxt = max(letters.values(), default=-1) + 1
+                # counted past every letter given this turn, not from the highest one
+                # still in the hand: the last-lettered card played keeps its letter too
+                nxt = max(self._next_letter, max(letters.values(), default=-1) + 1)
                 for s in self._rank_order([s for s in hand if s not in letters]):
                     letters[s], nxt = nxt, nxt + 1
+                self._next_letter = nxt
             self._letters = letters
         return sorted(hand, key=self._letters.__getitem__)
 
@@ -329,7 +349,7 @@ class TableModel:
         self.clamp()
         if view.phase not in ("round_over", "game_over"):
             self._dealers[view.round_no] = view.dealer
-        if self.confirm is not None and not self.my_turn():
+        if self.confirm is not None and (not self.my_turn() or self.hold() is not None):
             self.confirm = None
         if self.hint is not None and self._hint_at != self.moment():
             self.hint = None  # the advice was for a moment that has passed
@@ -843,6 +863,9 @@ class TableModel:
         actor = view.actor
         if actor is None:
             return self.session.status
+        hold = self.hold()
+        if hold is not None:  # the engine's turn is ours, but no move can reach the host
+            return hold
         if actor != self.seat:
             if view.phase == "late_lays":
                 return f"Waiting for {self.players[actor]} to lay late matches (R6.2)."
@@ -881,7 +904,8 @@ class TableModel:
         view = self.view
         legal = self.legal()
         hints: list[tuple[str, str]] = []
-        if self.my_turn():
+        held = self.hold() is not None  # no move key does anything now (instruction says why)
+        if self.my_turn() and not held:
             phase = view.phase
             if phase == "draw":
                 hints.append(("d", "draw"))
@@ -910,7 +934,7 @@ class TableModel:
             hints.append(("r", "the end"))
             if self.rematch_offered:
                 hints.append(("n", "new game"))
-        elif self.my_turn():
+        elif self.my_turn() and not held:
             hints.append(("h", "hint"))
         offer = self.open_hand_offer()
         if offer is not None:
