@@ -68,6 +68,10 @@ from splitnet.session.log import (
 
 _log = logging.getLogger("splitnet.net")
 
+#: how many keys let into a lobby the host remembers, to let their reconnects past the
+#: join-code limits after their connection dropped (only someone with the code adds one)
+MAX_ADMITTED = 64
+
 __all__ = ["MAX_PLAYERS", "Conn", "HostNode", "Member"]
 
 
@@ -155,6 +159,9 @@ class HostNode:
         #: the join code, kept in the game's meta file so a restarted host reuses it
         self.code = code
         self.members: list[Member] = []  # joiners in join order (the host is seat 0)
+        #: the keys let into this lobby, oldest first: its members and those whose
+        #: connection dropped since (at most MAX_ADMITTED; a member is never dropped)
+        self._admitted: dict[bytes, None] = {}
         #: open → full → starting → started, or closed (lobby_state.py)
         #: the game this host opens its lobby for (Split unless told; NETWORK.md §4)
         self.choice = choice
@@ -323,15 +330,28 @@ class HostNode:
 
     def player_keys(self) -> set[bytes]:
         """The identity keys that hold a place here: the game's seats but the host's, or
-        the lobby's members. Their reconnects pass the join-code attempt limits (their
-        JOIN proves the key, SECURE.md §7)."""
+        the keys let into the lobby — its members, and a member whose connection dropped
+        (the host took it out of the lobby; its reconnect brings it back). Their
+        reconnects pass the join-code attempt limits (their JOIN proves the key, signed
+        over that very handshake under the right code's key: SECURE.md §3, §7)."""
         table = self.table
         if table is not None:
             return {p.key for p in table.log.header.players if p.seat != table.host_seat}
         if self.rematch_of is not None:
             h = self.rematch_of.header
             return {p.key for p in h.players if p.seat != h.host}
-        return {m.key for m in self.members}
+        return set(self._admitted) | {m.key for m in self.members}
+
+    def _let_in(self, key: bytes) -> None:
+        """Remember a key let into the lobby (its reconnects pass the limits); bounded:
+        past MAX_ADMITTED the oldest that is not a member now is forgotten."""
+        self._admitted.pop(key, None)
+        self._admitted[key] = None
+        if len(self._admitted) > MAX_ADMITTED:
+            here = {m.key for m in self.members}
+            old = next((k for k in self._admitted if k not in here), None)
+            if old is not None:
+                del self._admitted[old]
 
     # ------------------------------------------------------------------ lobby
     @property
@@ -676,6 +696,7 @@ class HostNode:
                 k += 1
             conn.name = name
             self.members.append(Member(name, conn.key, conn))
+        self._let_in(conn.key)
         conn.m.fire(ConnEvent.ADMIT)
         _log.info("%s joined the lobby", conn.who())
         conn.send("welcome", seat=None, game=None, count=0, ready=True)
