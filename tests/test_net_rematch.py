@@ -84,6 +84,14 @@ async def played(tmp: Path) -> Lan:
     return lan
 
 
+async def stop_all(lan: Lan, *tasks: asyncio.Task[None]) -> None:
+    """Stop these nodes' tasks, then the whole table."""
+    for t in tasks:
+        t.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    await lan.close()
+
+
 class Rematching:
     """The nodes of the rematch after a finished :class:`Lan` game, at the same address
     (the host's finished-game node closed first)."""
@@ -110,10 +118,7 @@ class Rematching:
         return cls(lan, host, peers)
 
     async def close(self) -> None:
-        for t in self.tasks:
-            t.cancel()
-        await asyncio.gather(*self.tasks, return_exceptions=True)
-        await self.lan.close()
+        await stop_all(self.lan, *self.tasks)
 
 
 @virtual_time
@@ -239,6 +244,99 @@ async def test_a_seat_that_does_not_answer_ends_the_rematch_after_rematch_wait(
         assert r.host.no_rematch == "no rematch: Bo did not agree within 5 s"
         await within(asyncio.wait(r.tasks[:1]))
         assert r.peers[0].fatal == r.host.no_rematch
+    finally:
+        await r.close()
+
+
+@virtual_time
+async def test_a_seat_that_left_after_the_game_ends_the_rematch_at_once(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """Bo's program does not stay for a rematch (``splitnet bot`` without ``--rematch``):
+    as the game ends it tells the host so, before its final ack, and exits. The host's
+    player offers the rematch all the same: it does not wait ``rematch_wait`` (120 s)
+    for Bo but ends at its first heartbeat, "no rematch: Bo left after the game" — and
+    Ana, already looking for the offer, is told that line instead of waiting too."""
+    lan = await Lan.start(tmp_path)
+    lan.peers[1].leaves_after = True  # (Bo: set before the game ends)
+    await play(lan.host, lan.peers, lan.tasks, 10)
+    await within(asyncio.gather(*lan.tasks, return_exceptions=True))
+    old = lan.host
+    assert old.left_after == {2: "Bo"}
+    prev, port = finished(old.table), old.port
+    await old.close()
+    host = HostNode(old.identity, tmp_path / "p0", old.name, net(), proofs=False,
+                    rematch_of=prev, left=old.left_after)
+    lan.host = host
+    ana = lan.peers[0]
+    waiting = PeerNode(ana.identity, tmp_path / "p1", ana.name, "127.0.0.1", port, net(),
+                       rematch_of=finished(ana.table),
+                       connect=lan.mem.connector("127.0.0.1", port))
+    task = waiting.start()
+    try:
+        await clock.advance(0.5)  # Ana looks for the offer before it is made
+        opened = clock.time()
+        await host.listen("127.0.0.1", port, transport=lan.mem.listen)
+        ended = await until(lambda: host.done.is_set(), "the rematch to end")
+        assert ended - opened <= net().ping_interval  # at its first heartbeat
+        assert host.no_rematch == "no rematch: Bo left after the game"
+        assert host.table is None and not host.started.is_set()
+        await within(host.tell_the_rest(5.0))
+        assert host.told == {1, 2}  # Ana was told; Bo knows (he left)
+        await within(asyncio.wait([task]))
+        assert waiting.fatal is not None, waiting.fatal
+        assert "no rematch: Bo left after the game" in waiting.fatal, waiting.fatal
+        assert clock.time() - opened < 5.0  # not rematch_wait
+        assert waiting.table is None and len(transcripts(tmp_path, 1)) == 1
+    finally:
+        await stop_all(lan, task)
+
+
+@virtual_time
+async def test_a_seat_whose_program_stops_in_the_rematch_lobby_ends_it_at_once(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """Bo has the offer but has not answered; then his program stops (Ctrl-C, SIGTERM,
+    its own wait: its node is cancelled). It says so as it goes, and the host ends the
+    rematch at once, naming him, for Ana too — not ``rematch_wait`` later."""
+    r = await Rematching.open(await played(tmp_path), peer_cls=HesitantPeer)
+    try:
+        ana, bo = r.peers
+        await until(lambda: r.host.agreed == {0, 1} and bo.offer is not None,
+                    "Ana's yes and Bo's offer")
+        stopped = clock.time()
+        r.tasks[1].cancel()
+        await within(r.host.done.wait())
+        assert r.host.no_rematch == "Bo left: no rematch ('stopped')"
+        await within(asyncio.wait(r.tasks[:1]))
+        assert ana.fatal == r.host.no_rematch
+        assert clock.time() - stopped < 1.0
+    finally:
+        await r.close()
+
+
+@virtual_time
+async def test_the_rematch_lobby_shows_the_time_it_still_waits(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """While the host's rematch lobby waits for a yes, its line says how long it still
+    waits (``rematch_wait``, counted from its offer, in steps of 15 s) and the screen is
+    told each heartbeat, so the full screen counts down by itself."""
+    r = await Rematching.open(await played(tmp_path), peer_cls=HesitantPeer)
+    try:
+        lobby = rematch_host_lobby(r.host, "127.0.0.1:7788", None)
+        redraws: list[float] = []
+        lobby.subscribe(lambda: redraws.append(clock.time()))
+        _, text = lobby_screen(lobby)
+        assert "Rematch: Host agreed; waiting for Ana, Bo (2:00 left)" in text, text
+        bo = r.peers[1]
+        await until(lambda: r.host.agreed == {0, 1} and bo.offer is not None, "Ana's yes")
+        await clock.advance(20.0)
+        _, text = lobby_screen(lobby)
+        assert "Rematch: Host, Ana agreed; waiting for Bo (1:45 left)" in text, text
+        late = [t for t in redraws if t > clock.time() - 2.0]
+        assert len(late) >= 2 / net().ping_interval - 1, redraws[-20:]  # every beat
+        offered = r.host._offered_at
+        assert offered is not None
+        await clock.advance(offered + 106.0 - clock.time())  # 14 s left: shown as 0:15
+        assert "waiting for Bo (0:15 left)" in lobby_screen(lobby)[1]
     finally:
         await r.close()
 
@@ -375,9 +473,7 @@ async def test_a_joiner_waits_while_the_host_is_still_on_the_finished_game(
         assert waiting.table is None and not task.done()
         assert len(transcripts(tmp_path, 1)) == 1
     finally:
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
-        await lan.close()
+        await stop_all(lan, task)
 
 
 @virtual_time
@@ -454,9 +550,7 @@ async def test_a_joiner_whose_host_stays_on_the_finished_game_gives_up_naming_th
                                  "one within 7 s (it was still on the game we finished)")
         assert waiting.table is None and len(transcripts(tmp_path, 1)) == 1
     finally:
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
-        await lan.close()
+        await stop_all(lan, task)
 
 
 @virtual_time

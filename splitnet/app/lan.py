@@ -701,7 +701,8 @@ async def _offer_rematch(old: HostNode, prev: PreviousGame, *, bind: str, port: 
     gid = _rematch_game_id(prev, test_seed)
     node = HostNode(old.identity, old.data_dir, old.name, old.net, proofs=old.proofs,
                     seed_maker=old.seed_maker, game_id_maker=lambda: gid, wrap=wrap,
-                    code=old.code, busy=secure_busy, rematch_of=prev, parts=LAN_PARTS)
+                    code=old.code, busy=secure_busy, rematch_of=prev, parts=LAN_PARTS,
+                    left=old.left_after)
     port = await node.listen(bind, port)
     # kept before it is offered: a host killed in its rematch lobby offers it again
     _keep_lobby(node, old.data_dir, gid, port, bind, old.code, rematch_of=prev.game_id.hex())
@@ -790,11 +791,13 @@ async def _rematch_lobby(node: HostNode, address: str, plain: bool,
             finally:
                 await stop(screen)
             if not ok and not node.done.is_set():
-                node.end_rematch(f"{node.name} called off the rematch")
+                node.end_rematch(f"{node.name} called off the rematch", by_host=True)
     finally:
         await stop(done)
     if not ok:
         print(shown(node.no_rematch or "no rematch"), flush=True)
+        if not node.called_off:  # the seats still coming back for it are told why
+            await node.tell_the_rest(2 * node.net.retry_max + 1.0)
     return ok
 
 
@@ -811,8 +814,17 @@ def _agreed_line(node: HostNode) -> str:
     names = [p.name for p in prev.header.players]
     yes = [shown(names[s]) for s in sorted(node.agreed)]
     waiting = [shown(n) for s, n in enumerate(names) if s not in node.agreed]
+    left = node.rematch_left()
+    clock = f" ({_time_left(left)} left)" if left is not None else ""
     return (f"Rematch: {', '.join(yes)} agreed" +
-            (f"; waiting for {', '.join(waiting)}" if waiting else ""))
+            (f"; waiting for {', '.join(waiting)}{clock}" if waiting else ""))
+
+
+def _time_left(seconds: float) -> str:
+    """A rematch lobby's time left, as the screens show it: m:ss in steps of 15 s,
+    rounded up ("1:45"), so a line-based screen prints it again only every 15 s."""
+    step = 15 * math.ceil(seconds / 15 - 1e-9)
+    return f"{step // 60}:{step % 60:02d}"
 
 
 # ---------------------------------------------------------------------- host
@@ -1239,11 +1251,13 @@ def _words_once(show: bool) -> Callable[[SecureLink], None]:
 def _peer_node(args: argparse.Namespace, data_dir: Path, identity: Identity,
                net: NetSettings, seed_maker: SeedMaker | None, *,
                show_words: bool, retyped: bool = False,
-               choice: JoinChoice | None = None) -> tuple[PeerNode, bool]:
+               choice: JoinChoice | None = None,
+               leaves_after: bool = False) -> tuple[PeerNode, bool]:
     """The joiner's node: resumes the unfinished game ``choice`` names (by default: the
     one joined at this very address, if there is one; :func:`join_choice`) with the code kept
     from the first time, else asks for the code. Also: was the code typed at the prompt
-    (then a wrong one may be asked for again)?"""
+    (then a wrong one may be asked for again)? ``leaves_after``: no rematch will follow
+    here, and the node tells the host as its game ends (NETWORK.md §13)."""
     if wormhole.is_wormhole_code(args.addr):
         return _wormhole_peer(args, data_dir, identity, net, seed_maker,
                               show_words=show_words), False
@@ -1273,7 +1287,7 @@ def _peer_node(args: argparse.Namespace, data_dir: Path, identity: Identity,
         return PeerNode(identity, data_dir, args.name, host, port, net, seed_maker=seed_maker,
                         resume=meta, wrap=node_wrap(code, net, on_secure=secure,
                                                     identity=identity),
-                        code=str(code), parts=LAN_PARTS), typed
+                        code=str(code), parts=LAN_PARTS, leaves_after=leaves_after), typed
     except (OSError, ValueError) as e:
         raise SystemExit(f"splitnet: cannot resume: {e}") from None
 
@@ -1692,8 +1706,10 @@ async def join_main(args: argparse.Namespace) -> int:
     known = _known_peers(data_dir)
     print_fp = True
     for tries in range(1, MAX_CODE_PROMPTS + 1):
+        # a line-based joiner whose input is not a terminal is never asked for a rematch
         node, typed = _peer_node(args, data_dir, identity, net, seed_maker,
-                                 show_words=args.plain, retyped=tries > 1, choice=choice)
+                                 show_words=args.plain, retyped=tries > 1, choice=choice,
+                                 leaves_after=args.plain and not sys.stdin.isatty())
         task = node.start()
         again = False
         try:
@@ -1766,7 +1782,7 @@ async def bot_main(args: argparse.Namespace) -> int:
     known = _known_peers(data_dir)
     for tries in range(1, MAX_CODE_PROMPTS + 1):
         node, typed = _peer_node(args, data_dir, identity, net, seed_maker, show_words=True,
-                                 retyped=tries > 1)
+                                 retyped=tries > 1, leaves_after=not args.rematch)
         task = node.start()
         if await _wait_start(node, task, report=False):
             break

@@ -83,7 +83,8 @@ class PeerNode:
                  code: str = "",
                  connect: Connect | None = None,
                  rematch_of: PreviousGame | None = None,
-                 parts: TableParts | None = None) -> None:
+                 parts: TableParts | None = None,
+                 leaves_after: bool = False) -> None:
         self.identity = identity
         self.key = identity.public_key_bytes()
         self.data_dir = data_dir
@@ -163,6 +164,10 @@ class PeerNode:
         self.offer: Rematch | None = None
         self.offer_agreed: list[int] = []
         self._answered: Channel | None = None  # the connection our yes went out on
+        #: this seat will not stay for a rematch: as its game ends (before its final
+        #: ack) it tells the host so (``answer`` no), and a rematch offered after it
+        #: ends at once naming it instead of waiting for it (§13)
+        self.leaves_after = leaves_after
         if self.table is not None:
             self._attach()
 
@@ -313,6 +318,9 @@ class PeerNode:
                 not_yet = False
                 try:
                     await self._session(raw)
+                except asyncio.CancelledError:
+                    self._stopping()  # (a seat stopped in the rematch lobby says so)
+                    raise
                 except RematchNotYet:
                     not_yet = True  # its end screen is up: the offer may still come
                     _log.info("the host is still on the game we finished; waiting for its "
@@ -853,6 +861,17 @@ class PeerNode:
                     ch.send(encode_msg("bye", reason=why[:200]))
                 await asyncio.wait_for(ch.drain(), 2.0)
 
+    def _stopping(self) -> None:
+        """This node is stopped (its program ends: Ctrl-C, SIGTERM, its own wait) while
+        it is in a rematch lobby: it says so with a ``bye`` as it goes, so the host ends
+        the rematch at once instead of waiting for a seat that will not come back. (A
+        process killed outright says nothing: its seat merely dropped, §13.)"""
+        ch = self.ch
+        if ch is None or self.rematch_of is None or self.table is not None:
+            return
+        with contextlib.suppress(ChannelClosed, WireError, ConnectionError):
+            ch.send(encode_msg("bye", reason="stopped"))
+
     def _start(self, header: bytes) -> None:
         """The host started the game: verify the header, save the meta file, accept."""
         self._check_limits(header)
@@ -941,7 +960,11 @@ class PeerNode:
             return
         ack = make_ack(self.identity, table.game_id, seq, table.log.hash_at(seq),
                        seat=table.seat)
+        last = table.core.finished and seq == len(table.log) - 1
         with contextlib.suppress(ChannelClosed, WireError):
+            if last and self.leaves_after and table.core.verdict is None:
+                # before the final ack: the host has it before its game is done (§13)
+                self.send_frame("answer", game=table.game_id, yes=False)
             self.send_frame("ack", ack=ack)
             self._acked = seq
         if table.core.finished and seq == len(table.log) - 1:
