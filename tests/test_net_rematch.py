@@ -4,9 +4,12 @@ tests/virtual_time.py): a 3-seat game is played to its end, the host offers the 
 both joiners (bots: they agree) answer, and the next game starts with the same seats and
 rules, its header naming the game before (id and final head) and round 1 dealt by seat
 1 (R3.2: the previous first dealer + 1). A seat that declines, leaves or does not answer
-ends it with one line for everyone; a header or offer that does not follow the finished
-game is refused naming the field; nobody else gets into a rematch lobby. Then the same
-on loopback with real processes, one of them killed and restarted in the rematch.
+ends it with one line for everyone — one seen to leave (after the game, or as its
+program stops in the lobby) at once, while the host's screen counts down the wait; a
+seat killed in the rematch lobby gets back in when started again; a header or offer
+that does not follow the finished game is refused naming the field; nobody else gets
+into a rematch lobby. Then the same on loopback with real processes, one of them killed
+and restarted in the rematch (or in its lobby).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import asyncio
 import contextlib
 import dataclasses
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import pytest
 
@@ -341,6 +344,84 @@ async def test_the_rematch_lobby_shows_the_time_it_still_waits(
         await r.close()
 
 
+def kill(lan: Lan, node: PeerNode, task: asyncio.Task[None]) -> None:
+    """``kill -9`` of a joiner's program: nothing more it sends arrives; the host sees
+    its connection end."""
+    for link in lan.mem.links:
+        if not link.client.closed:
+            link.client.drop = lambda frame: True  # (its last words are lost)
+    task.cancel()
+
+
+@virtual_time
+async def test_a_seat_killed_in_the_rematch_lobby_gets_back_in_when_restarted(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """Bo has the offer in the rematch lobby; his program is killed (it says nothing).
+    The host does not end the rematch — Bo merely dropped: its screen says he is not
+    back and how long it still waits. Bo's program is started again with the same
+    command: its game is over, so there is nothing to resume and it joins afresh (no
+    ``rematch_of``); offered the rematch of a game it finished (its own copy in its data
+    dir: ``splitnet.app.lan._finished_copy``), it is back for it and agrees. It used to
+    sit in the lobby ignoring the offer until "no rematch: Bo did not agree within
+    120 s", then stop with "the host closed the game". The rematch is played."""
+    from splitnet.app.lan import _finished_copy
+
+    lan = await played(tmp_path)
+    r = await Rematching.open(lan, peer_cls=HesitantPeer)
+    try:
+        bo = r.peers[1]
+        await until(lambda: r.host.agreed == {0, 1} and bo.offer is not None
+                    and len(r.host.members) == 2, "Ana's yes and Bo's offer")
+        kill(lan, bo, r.tasks[1])
+        await until(lambda: len(r.host.members) == 1, "the host to see Bo go")
+        await clock.advance(20.0)
+        assert not r.host.done.is_set() and r.host.no_rematch is None
+        _, text = lobby_screen(rematch_host_lobby(r.host, "127.0.0.1:7788", None))
+        assert "waiting for Bo (1:45 left)" in text and "Bo not back yet" in text, text
+        again = PeerNode(bo.identity, tmp_path / "p2", bo.name, "127.0.0.1", r.host.port,
+                         net(), connect=lan.mem.connector("127.0.0.1", r.host.port),
+                         rejoin_rematch=_finished_copy(tmp_path / "p2"))
+        r.peers[1], r.tasks[1] = again, again.start()
+        await within(r.host.started.wait())
+        await within(again.started_evt.wait())
+        assert again.fatal is None and again.rematch_of is not None
+        assert r.host.agreed == {0, 1, 2}
+        await play(r.host, r.peers, r.tasks, 20)
+        games = transcripts(tmp_path, 0)
+        assert len(games) == 2 and all(transcripts(tmp_path, s) == games for s in (1, 2))
+    finally:
+        await r.close()
+
+
+@virtual_time
+async def test_a_restarted_seat_without_its_copy_of_the_game_says_no_at_once(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """The same restart, but Bo's data dir lost its copy of the finished game (or his
+    program does not stay for rematches): he cannot check the offer, so he says no at
+    once, in one line saying why, and the rematch ends for everyone naming him."""
+    lan = await played(tmp_path)
+    r = await Rematching.open(lan, peer_cls=HesitantPeer)
+    try:
+        ana, bo = r.peers
+        await until(lambda: r.host.agreed == {0, 1} and bo.offer is not None
+                    and len(r.host.members) == 2, "Ana's yes and Bo's offer")
+        kill(lan, bo, r.tasks[1])
+        again = PeerNode(bo.identity, tmp_path / "empty", bo.name, "127.0.0.1", r.host.port,
+                         net(), connect=lan.mem.connector("127.0.0.1", r.host.port),
+                         rejoin_rematch=lambda game: None)
+        r.peers[1], r.tasks[1] = again, again.start()
+        await within(r.host.done.wait())
+        assert r.host.no_rematch == "Bo declined the rematch"
+        await within(asyncio.wait(r.tasks))
+        assert again.fatal is not None, again.fatal
+        assert again.fatal.startswith(f"no rematch: the host at 127.0.0.1:{r.host.port} "
+                                      "offers the rematch of game "), again.fatal
+        assert "holds no finished copy of it" in again.fatal and "\n" not in again.fatal
+        assert ana.fatal == "Bo declined the rematch"
+    finally:
+        await r.close()
+
+
 @virtual_time
 async def test_a_joiner_with_no_offer_gives_up_after_rematch_wait(
         tmp_path: Path, clock: VirtualLoop) -> None:
@@ -642,6 +723,28 @@ async def test_the_end_screens_n_asks_for_the_rematch_with_the_next_first_dealer
 
 
 # ---------------------------------------------------------------------- real processes
+def two_games_each(procs: list[Any]) -> None:
+    """Every process of the table exits 0, having printed the results of two games."""
+    from tests.test_net_game import TIMEOUT
+
+    for p in procs:
+        rc = p.wait(3 * TIMEOUT)
+        assert rc == 0, f"{p.label} exited {rc}\n{p.stderr()[-3000:]}"
+        assert p.stdout().count("Winner:") == 2, p.stdout()[-3000:]
+
+
+def end_all(procs: list[Any]) -> None:
+    """Stop whatever still runs (a held one is let go first, so it can be killed)."""
+    import os
+    import signal
+
+    for p in procs:
+        if p.p.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(p.p.pid, signal.SIGCONT)
+            p.p.kill()
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("kill", [False, True], ids=["whole", "bot-killed-in-the-rematch"])
 def test_a_lan_table_plays_a_rematch_with_the_same_seats(tmp_path: Path, kill: bool) -> None:
@@ -721,6 +824,47 @@ def test_a_lan_table_plays_a_rematch_with_the_same_seats(tmp_path: Path, kill: b
 
 
 @pytest.mark.slow
+def test_a_bot_killed_in_the_rematch_lobby_gets_back_in_with_the_same_command(
+        tmp_path: Path) -> None:
+    """On loopback (NETWORK.md §13 step 5): Bo (``splitnet bot --rematch``) has agreed in
+    the rematch lobby — Ana is held (SIGSTOP) before she could — and is SIGKILLed there,
+    then started again with the same command. His game is over, so he joins afresh; the
+    host offers him the rematch of the game he finished, and he is back for it (he used
+    to be told "the host closed the game" once the lobby gave up on him after 120 s).
+    Ana is released, the rematch is played, every process exits 0."""
+    import re
+    import signal
+
+    from tests.test_net_game import TIMEOUT, Proc, rematch_table, wait_until
+
+    procs: list[Proc] = []
+
+    def bo_agreed() -> int:
+        return len(re.findall(r"Bo \(\S+\) agrees to the rematch", procs[0].stderr()))
+
+    try:
+        rematch_table(tmp_path, 35, ["--play-as-bot", "heuristic", "--no-proofs",
+                                     "--net-timing", "final_wait=3"],
+                      ["--net-timing", "rematch_wait=30"], procs)
+        host, ana, bo = procs
+        wait_until(lambda: "Winner:" in host.stdout(), 2 * TIMEOUT, "the first game's end")
+        ana.p.send_signal(signal.SIGSTOP)
+        wait_until(lambda: bo_agreed() == 1, 60, "Bo's yes")
+        bo.kill()
+        bo.start()  # the same command
+        wait_until(lambda: bo_agreed() == 2, 60, "Bo's yes after his restart")
+        assert "did not agree" not in host.stdout() + host.stderr()
+        ana.p.send_signal(signal.SIGCONT)
+        two_games_each(procs)  # (Bo's: one in each run)
+        assert "the host closed the game" not in bo.stdout() + bo.stderr()
+    finally:
+        end_all(procs)
+    games = transcripts(tmp_path, 0)
+    assert len(games) == 2 and all(transcripts(tmp_path, s) == games for s in (1, 2))
+    assert all(verify_records(recs).ok for recs in games.values())
+
+
+@pytest.mark.slow
 def test_a_host_killed_in_its_rematch_lobby_offers_it_again_when_restarted(
         tmp_path: Path) -> None:
     """On loopback (NETWORK.md §9, §13): the host is SIGKILLed in its rematch lobby — Ana
@@ -730,7 +874,6 @@ def test_a_host_killed_in_its_rematch_lobby_offers_it_again_when_restarted(
     Bo agrees once released, the rematch is played (Ana deals first, R3.2) and no third
     game follows (``--rematches 1`` goes on counting across the restart)."""
     import json
-    import os
     import signal
 
     from tests.test_net_game import TIMEOUT, Proc, host_port_and_code, rematch_table, wait_until
@@ -758,17 +901,10 @@ def test_a_host_killed_in_its_rematch_lobby_offers_it_again_when_restarted(
                    "the host to listen again on the same port")
         assert "Resuming the rematch lobby of game" in host.stdout()
         bo.p.send_signal(signal.SIGCONT)
-        for p in procs:
-            rc = p.wait(3 * TIMEOUT)
-            assert rc == 0, f"{p.label} exited {rc}\n{p.stderr()[-3000:]}"
-            assert p.stdout().count("Winner:") == 2, p.stdout()[-3000:]
+        two_games_each(procs)
         assert host.stdout().count("Rematch offered to the same seats (Ana deals first)") == 2
     finally:
-        for p in procs:
-            if p.p.poll() is None:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(p.p.pid, signal.SIGCONT)
-                p.p.kill()
+        end_all(procs)
     games = transcripts(tmp_path, 0)
     assert len(games) == 2 and all(transcripts(tmp_path, s) == games for s in (1, 2))
     second = next(g for g in games if bytes.fromhex(first.stem) != g)

@@ -752,6 +752,20 @@ def _saved_previous(data_dir: Path, meta: GameMeta) -> PreviousGame:
                          ) from None
 
 
+def _finished_copy(data_dir: Path) -> Callable[[bytes], PreviousGame | None]:
+    """How a joiner started afresh finds the game whose rematch the host offers it (its
+    program was restarted in the rematch lobby, NETWORK.md §13): its own finished copy
+    in ``data_dir``, or None (it then says no)."""
+    def find(gid: bytes) -> PreviousGame | None:
+        try:
+            return _previous_on_disk(data_dir, gid)
+        except ValueError as e:
+            _log.warning("no finished copy of game %s here: %s", gid.hex(), e)
+            return None
+
+    return find
+
+
 def _previous_on_disk(data_dir: Path, gid: bytes) -> PreviousGame:
     """A finished game of this data directory as a rematch follows it: its meta says it
     is over, its transcript gives the header and the final head (ValueError, one line,
@@ -1287,7 +1301,8 @@ def _peer_node(args: argparse.Namespace, data_dir: Path, identity: Identity,
         return PeerNode(identity, data_dir, args.name, host, port, net, seed_maker=seed_maker,
                         resume=meta, wrap=node_wrap(code, net, on_secure=secure,
                                                     identity=identity),
-                        code=str(code), parts=LAN_PARTS, leaves_after=leaves_after), typed
+                        code=str(code), parts=LAN_PARTS, leaves_after=leaves_after,
+                        rejoin_rematch=_finished_copy(data_dir)), typed
     except (OSError, ValueError) as e:
         raise SystemExit(f"splitnet: cannot resume: {e}") from None
 

@@ -84,7 +84,9 @@ class PeerNode:
                  connect: Connect | None = None,
                  rematch_of: PreviousGame | None = None,
                  parts: TableParts | None = None,
-                 leaves_after: bool = False) -> None:
+                 leaves_after: bool = False,
+                 rejoin_rematch: Callable[[bytes], PreviousGame | None] | None = None
+                 ) -> None:
         self.identity = identity
         self.key = identity.public_key_bytes()
         self.data_dir = data_dir
@@ -168,6 +170,12 @@ class PeerNode:
         #: ack) it tells the host so (``answer`` no), and a rematch offered after it
         #: ends at once naming it instead of waiting for it (§13)
         self.leaves_after = leaves_after
+        #: a joiner started afresh (its program restarted in a rematch lobby: its game is
+        #: over, so there is none to resume) that the host offers the rematch of game G:
+        #: this gives our own finished copy of G, or None if this data dir holds none.
+        #: It then looks for that rematch as the node before it did (``rematch_of``);
+        #: without a copy, or with ``leaves_after``, it says no (§13)
+        self.rejoin_rematch = rejoin_rematch
         if self.table is not None:
             self._attach()
 
@@ -835,6 +843,8 @@ class PeerNode:
     def _on_offer(self, ch: Channel, f: dict[str, Any]) -> None:
         """The host's rematch offer (§13): it must be of the game we finished, ending at
         our final head, with the next first dealer; we agree once per connection."""
+        if self.rematch_of is None and self.table is None:
+            self._rejoin_offer(ch, f["game"])
         prev = self.rematch_of
         if prev is None or self.table is not None:
             return  # no rematch asked for here: nothing to answer
@@ -849,6 +859,28 @@ class PeerNode:
             ch.send(encode_msg("answer", game=prev.game_id, yes=True))
             self._answered = ch
         self._changed()
+
+    def _rejoin_offer(self, ch: Channel, game: bytes) -> None:
+        """The host offers a joiner started afresh the rematch of ``game``: the host
+        sends it only to that game's seats, so this is our seat's program started again
+        (killed in the rematch lobby, then the same command). With our finished copy of
+        that game we are back for the rematch; without one, or if this seat does not stay
+        for rematches, we say no at once — the rematch needs every seat."""
+        lookup = self.rejoin_rematch
+        if lookup is None and not self.leaves_after:
+            return  # (a node that knows nothing of rematches: it ignores the offer)
+        prev = None if self.leaves_after or lookup is None else lookup(game)
+        if prev is not None and prev.game_id == game:
+            _log.info("the host offers the rematch of our game %s: back in its lobby",
+                      game.hex())
+            self.rematch_of = prev
+            return
+        why = ("this seat does not stay for rematches" if self.leaves_after else
+               "this data dir holds no finished copy of it, so this seat cannot check it")
+        with contextlib.suppress(ChannelClosed, WireError, ConnectionError):
+            ch.send(encode_msg("answer", game=game, yes=False))
+        raise PeerFatal(f"no rematch: the host at {self.host}:{self.port} offers the "
+                        f"rematch of game {game.hex()}, but {why}: we said no")
 
     async def decline(self, why: str = "") -> None:
         """Say no to the rematch (or leave its lobby): the host ends it for everyone."""
