@@ -823,6 +823,68 @@ def test_a_lan_table_plays_a_rematch_with_the_same_seats(tmp_path: Path, kill: b
 
 
 
+def test_a_join_run_again_after_its_game_is_over_and_its_host_gone_shows_the_results(
+        tmp_path: Path) -> None:
+    """Ana's program was killed after the game's last record, run again — it sent its
+    final ack, so her data dir marks the game over — and killed once more; her host has
+    closed since (nothing listens at its address). The same command again has nothing to
+    resume there: it used to try for ``first_contact`` and stop with "cannot reach … —
+    is the game still open?" and status 1, though her log holds the whole game. It says
+    the game is over, shows its results from that log and exits 0 — without asking for
+    a code, and ``splitnet bot`` the same; ``--new`` still looks for a new game there."""
+    import socket
+
+    from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
+
+    from splitnet.durable import create_new
+    from splitnet.net.store import GameFiles, saved_games
+    from tests.test_net_game import TIMEOUT, game_file
+    from tests.test_net_join import PipedProc
+    from tests.virtual_time import run_virtual
+
+    data = tmp_path / "p1"
+
+    async def game(clock: object) -> None:
+        lan = await played(tmp_path)
+        await lan.close()
+        # Ana's key into her data dir, as her program keeps it (the game ran in here)
+        raw = lan.peers[0].identity._private.private_bytes(
+            Encoding.Raw, PrivateFormat.Raw, NoEncryption())
+        assert create_new(data / "identity.key", raw)
+
+    run_virtual(game)
+    [meta] = [m for m in saved_games(data, "peer", finished=True)]
+    closed = socket.socket()  # bound, never listening: a connection to it is refused
+    closed.bind(("127.0.0.1", 0))
+    try:
+        port = closed.getsockname()[1]
+        addr = f"127.0.0.1:{port}"
+        meta.host, meta.port = addr, port  # (the game was played on the memory network)
+        GameFiles(data, meta.gid).save_meta(meta)
+        common = ("--data-dir", str(data), "--net-timing", "first_contact=1")
+        runs = {
+            "join": ("join", addr, "--plain", "--name", "Ana", "--code", "7-lunar-anchor"),
+            "join-no-code": ("join", addr, "--plain", "--name", "Ana"),
+            "bot": ("bot", addr, "--name", "Ana", "--code", "7-lunar-anchor"),
+        }
+        for label, args in runs.items():  # (one after another, as a person runs them)
+            p = PipedProc(tmp_path, label, "", *args, *common)
+            rc = p.wait(TIMEOUT)
+            out, err = p.stdout(), p.stderr()
+            assert rc == 0, f"{label}: {rc}\n{out}\n{err}"
+            assert (f"Nothing answers at {addr} any more, and game {meta.game_id} you "
+                    "played there is over; your saved log holds it whole") in out, out
+            assert "Winner:" in out and f"transcript: {game_file(data)}" in out, out
+            assert "cannot reach" not in out + err and "Join code" not in out, (out, err)
+            assert "Traceback" not in err
+        new = PipedProc(tmp_path, "new", "", "join", addr, "--plain", "--name", "Ana",
+                        "--code", "7-lunar-anchor", "--new", *common)
+        assert new.wait(TIMEOUT) == 1
+        assert "cannot reach" in new.stdout() + new.stderr()
+    finally:
+        closed.close()
+
+
 @pytest.mark.slow
 def test_a_bot_killed_in_the_rematch_lobby_gets_back_in_with_the_same_command(
         tmp_path: Path) -> None:

@@ -77,6 +77,7 @@ from splitnet.net.store import (
     meta_now,
     open_data_dir,
     read_meta,
+    saved_games,
     unfinished_games,
 )
 from splitnet.net.table import GAMES, SPLIT, GameChoice, SeedMaker, Table
@@ -414,22 +415,29 @@ def _human_session(node: HostNode | PeerNode, task: asyncio.Future[Any]) -> AnyS
     return NetSession(node, task, human=HumanAgent())
 
 
-def _print_result(session: AnySession, rejoin: str | None = None) -> int:
-    core = session.core
-    if isinstance(session, SplitoNetSession):
+def _print_record(table: Table) -> bool:
+    """The results of the table's game, if it finished with no verdict (False: it did
+    not, nothing printed)."""
+    if table.splito_core is not None:
         from splitnet.splito.record import summary as splito_summary
 
-        if session.core.finished and session.core.verdict is None \
-                and session.core.record is not None:
-            print(splito_summary(session.core.record), flush=True)
-            print(f"transcript: {session.table.files.transcript}", flush=True)
-            return 0
-    elif core.finished and core.verdict is None:
-        from splitnet.selfplay import summary
+        core = table.splito_core
+        if not core.finished or core.verdict is not None or core.record is None:
+            return False
+        print(splito_summary(core.record), flush=True)
+        return True
+    from splitnet.selfplay import summary
 
-        assert isinstance(session, NetSession)
-        print(summary(session.core.record), flush=True)
-        if session.unconfirmed:
+    split = table.split_core
+    if split is None or not split.finished or split.verdict is not None:
+        return False
+    print(summary(split.record), flush=True)
+    return True
+
+
+def _print_result(session: AnySession, rejoin: str | None = None) -> int:
+    if _print_record(session.table):
+        if isinstance(session, NetSession) and session.unconfirmed:
             print(f"warning: {', '.join(session.unconfirmed)} never confirmed this final log "
                   "to us (left early, or the host withheld it): compare transcripts",
                   file=sys.stderr, flush=True)
@@ -1405,6 +1413,65 @@ def _ask_again(node: PeerNode, typed: bool, tries: int) -> bool:
     return True
 
 
+async def _over_here(args: argparse.Namespace, data_dir: Path, identity: Identity,
+                     net: NetSettings, choice: JoinChoice) -> int | None:
+    """``join``/``bot`` run again once its game is over (its final ack sent: nothing is
+    left to resume at its address) and the host has gone: that game is what it was run
+    for. If the newest game this data dir joined at the address is over and nothing
+    answers there, say so, show its results from the saved log and end (its status).
+    None: go on and join (something answers there, ``--new``, no such game)."""
+    if (choice.meta is not None or args.new or not choice.addr
+            or wormhole.is_wormhole_code(choice.addr)):
+        return None
+    try:
+        host, port = parse_addr(choice.addr)
+    except ValueError:
+        return None  # (the node says what is wrong with it)
+    where = _host_port(host, port)
+    done = [m for m in saved_games(data_dir, "peer", finished=True, skip_damaged=True)
+            if m.host == where]
+    if not done or await _answers(host, port, net.connect_timeout):
+        return None
+    m = done[0]
+    head = (f"Nothing answers at {where} any more, and game {m.game_id} you played there "
+            "is over")
+    try:
+        table = Table.load(identity, GameFiles(data_dir, m.gid), None, LAN_PARTS)
+    except (OSError, ValueError) as e:
+        print(f"splitnet: {head}, but its saved log cannot be read: {shown(str(e))[:300]}",
+              file=sys.stderr, flush=True)
+        return 1
+    try:
+        if not table.core.finished:
+            print(f"splitnet: {head} by its data dir, but the saved log stops at entry "
+                  f"{len(table.log) - 1}, before its end: the rest is missing, and the host "
+                  f"that could send it is gone ({table.files.transcript})",
+                  file=sys.stderr, flush=True)
+            return 1
+        print(f"{head}; your saved log holds it whole (to join another game there: "
+              f"splitnet {args.command} {choice.addr} --new):", flush=True)
+        if not _print_record(table):
+            print(f"game stopped: {table.core.verdict}", file=sys.stderr, flush=True)
+            return 1
+        print(f"transcript: {table.files.transcript}", flush=True)
+        return 0
+    finally:
+        table.close()
+
+
+async def _answers(host: str, port: int, timeout: float) -> bool:
+    """Does anything accept a connection at ``host``:``port`` (within ``timeout`` s)?"""
+    try:
+        async with asyncio.timeout(timeout):
+            _, writer = await asyncio.open_connection(host, port)
+    except (OSError, TimeoutError):
+        return False
+    writer.close()
+    with contextlib.suppress(OSError):
+        await writer.wait_closed()
+    return True
+
+
 async def _wait_start(node: PeerNode, task: asyncio.Future[Any], report: bool = True) -> bool:
     await until(node.started_evt, task)
     if node.table is None:
@@ -1718,6 +1785,9 @@ async def join_main(args: argparse.Namespace) -> int:
         choice = join_choice(args.addr, args.new,
                              unfinished_games(data_dir, "peer", skip_damaged=args.new),
                              guess=False)
+    over = await _over_here(args, data_dir, identity, net, choice)
+    if over is not None:  # run again after its game, whose host has gone
+        return over
     known = _known_peers(data_dir)
     print_fp = True
     for tries in range(1, MAX_CODE_PROMPTS + 1):
@@ -1795,9 +1865,16 @@ async def bot_main(args: argparse.Namespace) -> int:
     else:
         print(f"Playing as {bot_label(args.name, args.level)}", flush=True)
     known = _known_peers(data_dir)
+    choice = join_choice(args.addr, args.new,  # (the game joined at this very address)
+                         unfinished_games(data_dir, "peer", skip_damaged=args.new),
+                         guess=False)
+    over = await _over_here(args, data_dir, identity, net, choice)
+    if over is not None:  # run again after its game, whose host has gone
+        return over
     for tries in range(1, MAX_CODE_PROMPTS + 1):
         node, typed = _peer_node(args, data_dir, identity, net, seed_maker, show_words=True,
-                                 retyped=tries > 1, leaves_after=not args.rematch)
+                                 retyped=tries > 1, leaves_after=not args.rematch,
+                                 choice=choice)
         task = node.start()
         if await _wait_start(node, task, report=False):
             break
@@ -1886,7 +1963,9 @@ def add_parsers(sub: Any) -> None:
                        help="identity key and saved games (default: "
                             "$XDG_DATA_HOME/splitnet or ~/.local/share/splitnet)")
         p.add_argument("--new", action="store_true",
-                       help="start afresh even if this data dir has an unfinished game")
+                       help="start afresh even if this data dir has an unfinished game "
+                            "(join, bot: or a finished one at this address, whose host "
+                            "has gone)")
         p.add_argument("--net-timing", metavar="K=V,…", type=_net_timing,
                        help=argparse.SUPPRESS)
         p.add_argument("--test-seed", type=seed, help=argparse.SUPPRESS)
@@ -2001,6 +2080,7 @@ def add_parsers(sub: Any) -> None:
                    help="seconds to wait before a move")
     b.add_argument("--rematch", action="store_true",
                    help="after a game, stay for the host's rematch offers and agree to each "
-                        "(each waited for up to 120 s)")
+                        "(each waited for up to 120 s); without it the bot tells the host, "
+                        "as its game ends, that it leaves")
     common(b)
     b.set_defaults(func=lambda a: _run(bot_main(a)))
