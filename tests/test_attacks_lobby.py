@@ -14,8 +14,9 @@ raw attempts run the same join-code handshake over that network
 (:func:`~splitnet.net.secure.secure_client_link`). The attack runs once the game has
 started (or, for a lobby member, while the lobby waits); then the joiner's connection
 is cut, it reconnects through the attack — each retry at its exact instant — and the
-game is played to its end. A stranger that claims a lobby member's key to pass the
-spent limits is refused. One test, the fake
+game is played to its end (a seat restarted in a rematch lobby likewise gets in). A
+stranger that claims a lobby member's or a seat's key to pass the spent limits is
+refused. One test, the fake
 host, runs ``splitnet join`` as a real process on loopback: the whole path to its exit.
 """
 
@@ -548,6 +549,52 @@ async def test_a_stranger_cannot_pass_the_spent_limits_as_a_lobby_member(
         assert lan.host.lobby_names == ["Host", "Ana"]
         own = await within(guess(lan.mem, lan.port, CODE, local="10.0.0.99", identity=ana))
         assert isinstance(own, SecureChannel)  # the member's own proof, from anywhere
+    finally:
+        await lan.close()
+
+
+@virtual_time
+async def test_a_seat_restarted_in_a_rematch_lobby_passes_the_spent_limits_a_stranger_not(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """After the game the host offers its rematch on the same port, with the same code
+    and limiter (one run of the host). Someone without the code spends the 20 wrong
+    codes. Ana's program, killed in the rematch lobby, is started again: nothing to
+    resume, so it joins afresh — its JOIN proves her key, a seat of the finished game,
+    so it passes the spent limits; offered the rematch of the game she finished, she
+    finds her copy and agrees, and the rematch starts. A stranger with the right code
+    naming her key over its own signature is refused unjudged, and counted nothing."""
+    from splitnet.app.lan import _finished_copy
+    from splitnet.game.rematch import PreviousGame
+
+    lan = await SecureLan.start(tmp_path)
+    try:
+        await lan.play_to_the_end()
+        old = lan.host
+        assert old.table is not None
+        prev = PreviousGame(old.table.log.header, old.table.log.head())
+        await old.close()
+        rematch = HostNode(old.identity, tmp_path / "p0", "Host", D, proofs=False, code=CODE,
+                           busy=secure_busy, rematch_of=prev,
+                           wrap=node_wrap(parse_code(CODE), D, limiter=lan.limiter,
+                                          seats=lambda: rematch.player_keys()))
+        lan.host = rematch
+        await rematch.listen("127.0.0.1", lan.port, transport=lan.mem.listen)
+        await spend_the_games_codes(lan)
+        ana = lan.identity
+        claim = Claim(ana.public_key_bytes(), Identity.generate().sign)
+        forged = await within(guess(lan.mem, lan.port, CODE, local="10.0.0.99",
+                                    identity=claim))
+        assert isinstance(forged, TooManyAttempts) and forged.scope == "game"
+        again = PeerNode(ana, tmp_path / "p1", "Ana", "127.0.0.1", lan.port, D,
+                         wrap=node_wrap(parse_code(CODE), D, identity=ana), code=CODE,
+                         connect=lan.mem.connector("127.0.0.1", lan.port),
+                         rejoin_rematch=_finished_copy(tmp_path / "p1"))
+        lan.peer, lan.task = again, again.start()
+        await within(rematch.started.wait())
+        await within(again.started_evt.wait())
+        assert again.fatal is None and again.table is not None
+        assert again.table.game_id == rematch.table.game_id  # type: ignore[union-attr]
+        assert lan.limiter.failures == 20
     finally:
         await lan.close()
 
