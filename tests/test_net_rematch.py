@@ -886,6 +886,43 @@ def test_a_join_run_again_after_its_game_is_over_and_its_host_gone_shows_the_res
 
 
 @pytest.mark.slow
+def test_a_bot_that_does_not_stay_for_rematches_ends_the_offer_at_once(
+        tmp_path: Path) -> None:
+    """On loopback, the reported table: ``splitnet host --play-as-bot … --rematches 1``,
+    Ana a ``splitnet bot --rematch``, Bo a plain ``splitnet bot``, which exits after the
+    game. Bo tells the host so as the game ends; the host's offer then ends at once,
+    "no rematch: Bo left after the game" — not "did not agree within 120 s" two minutes
+    later — and Ana, who looks for the offer, stops with that line. Each exits 0."""
+    from tests.test_net_game import TIMEOUT, Proc, host_port_and_code, wait_until
+
+    procs: list[Proc] = []
+    try:
+        host = Proc(tmp_path, "host", "host", "--play-as-bot", "heuristic", "--no-proofs",
+                    "--port", "0", "--bind", "127.0.0.1", "--seats", "3", "--rematches", "1",
+                    "--no-announce", "--name", "Hosta", "--data-dir", str(tmp_path / "p0"),
+                    "--test-seed", "37")
+        procs.append(host)
+        wait_until(lambda: "listening on port" in host.stdout(), 30, "the host to listen")
+        port, code = host_port_and_code(host)
+        for i, (name, extra) in enumerate((("Ana", ["--rematch"]), ("Bo", [])), 1):
+            procs.append(Proc(tmp_path, f"bot{i}", "bot", f"127.0.0.1:{port}", "--name", name,
+                              "--code", code, "--data-dir", str(tmp_path / f"p{i}"),
+                              "--test-seed", "37", *extra))
+            wait_until(lambda i=i: host.stderr().count("joined the lobby") >= i, 30,
+                       f"bot {i} to join")
+        for p in procs:
+            rc = p.wait(3 * TIMEOUT)
+            assert rc == 0, f"{p.label} exited {rc}\n{p.stderr()[-3000:]}"
+            assert p.stdout().count("Winner:") == 1, p.stdout()[-3000:]
+        line = "no rematch: Bo left after the game"
+        assert line in host.stdout(), host.stdout()[-2000:]
+        assert line in procs[1].stdout(), procs[1].stdout()[-2000:]
+        assert "did not agree" not in host.stdout() + procs[1].stdout()
+    finally:
+        end_all(procs)
+
+
+@pytest.mark.slow
 def test_a_bot_killed_in_the_rematch_lobby_gets_back_in_with_the_same_command(
         tmp_path: Path) -> None:
     """On loopback (NETWORK.md §13 step 5): Bo (``splitnet bot --rematch``) has agreed in
