@@ -12,8 +12,11 @@ limiter on the loop's clock, "busy") and the real default timings: a host (seat 
 one joiner (seat 1), bots on both seats, no shuffle proofs (not the point). The attacker's
 raw attempts run the same join-code handshake over that network
 (:func:`~splitnet.net.secure.secure_client_link`). The attack runs once the game has
-started; then the joiner's connection is cut, it reconnects through the attack — each
-retry at its exact instant — and the game is played to its end. One test, the fake
+started (or, for a lobby member, while the lobby waits); then the joiner's connection
+is cut, it reconnects through the attack — each retry at its exact instant — and the
+game is played to its end (a seat restarted in a rematch lobby likewise gets in). A
+stranger that claims a lobby member's or a seat's key to pass the spent limits is
+refused. One test, the fake
 host, runs ``splitnet join`` as a real process on loopback: the whole path to its exit.
 """
 
@@ -73,38 +76,54 @@ D = NetSettings()  # the defaults, as a player runs them
 
 
 class SecureLan:
-    """A host and one joiner in this process, every connection through the join code."""
+    """A host and one joiner in this process, every connection through the join code.
+    With ``seats`` 2 the game starts as she joins; with more, she waits in the lobby."""
 
-    def __init__(self, tmp: Path, mem: MemoryNet, limiter: AttemptLimiter) -> None:
+    def __init__(self, tmp: Path, mem: MemoryNet, limiter: AttemptLimiter,
+                 seats: int = 2) -> None:
         self.tmp = tmp
         self.mem = mem
         self.limiter = limiter
-        self.host = HostNode(Identity.generate(), tmp / "p0", "Host", D, seats=2,
+        self.host = HostNode(Identity.generate(), tmp / "p0", "Host", D, seats=seats,
                              proofs=False, code=CODE, busy=secure_busy,
                              wrap=node_wrap(parse_code(CODE), D, limiter=limiter,
                                         seats=lambda: self.host.player_keys()))
         self.port = 0
+        self.identity = Identity.generate()
         self.peer: PeerNode | None = None
         self.task: asyncio.Task[None] | None = None
 
     @classmethod
     async def start(cls, tmp: Path, *, limiter: AttemptLimiter | None = None,
-                    via: Callable[[MemoryNet, int], Awaitable[int]] | None = None
-                    ) -> SecureLan:
+                    via: Callable[[MemoryNet, int], Awaitable[int]] | None = None,
+                    seats: int = 2) -> SecureLan:
         """``via(mem, port)``: a relay in front of the host; the port the joiner uses."""
         mem = MemoryNet()
-        lan = cls(tmp, mem, limiter or AttemptLimiter(clock=running().time))
+        lan = cls(tmp, mem, limiter or AttemptLimiter(clock=running().time), seats)
         lan.port = await lan.host.listen("127.0.0.1", 0, transport=mem.listen)
         port = lan.port if via is None else await via(mem, lan.port)
-        identity = Identity.generate()
+        identity = lan.identity
         lan.peer = PeerNode(identity, tmp / "p1", "Ana", "127.0.0.1", port, D,
                             wrap=node_wrap(parse_code(CODE), D, identity=identity),
                             code=CODE, connect=mem.connector("127.0.0.1", port))
         lan.task = lan.peer.start()
+        if seats > 2:
+            await until(lambda: lan.in_lobby() is not None, "the joiner in the lobby")
+            return lan
         await within(lan.host.started.wait())
         await within(lan.peer.started_evt.wait())
         await until(lambda: lan.peer is not None and lan.peer.ready, "the joiner in sync")
         return lan
+
+    def in_lobby(self) -> Any:
+        """Her connection at the host, if she is in its lobby and knows it."""
+        peer = self.peer
+        member = next((m for m in self.host.members if m.key == self.identity
+                       .public_key_bytes()), None)
+        if (member is None or member.conn is None or member.conn.closed or peer is None
+                or peer.session.state.value != "lobby"):
+            return None
+        return member.conn
 
     async def cut_and_reconnect(self) -> tuple[float, float]:
         """Cut seat 1's connection at the host; wait until it is back in its seat. When
@@ -421,6 +440,18 @@ async def test_a_busy_host_is_retried_with_back_off(
 # ------------------------------------------------------------------ shutting a player out
 
 
+async def spend_the_games_codes(lan: SecureLan) -> None:
+    """Someone without the code uses up the game's 20 wrong codes, from seven other
+    addresses (3 each, the last one 2); the 21st attempt is refused unjudged."""
+    results = []
+    for i in range(21):
+        results.append(await within(guess(lan.mem, lan.port, WRONG,
+                                          local=f"10.0.0.{2 + i // 3}")))
+    assert sum(isinstance(r, WrongCode) for r in results) == 20
+    assert isinstance(results[-1], TooManyAttempts) and results[-1].scope == "game"
+    assert lan.limiter.failures == 20
+
+
 @virtual_time
 async def test_twenty_wrong_codes_from_elsewhere_do_not_shut_a_seated_player_out(
         tmp_path: Path, clock: VirtualLoop) -> None:
@@ -430,18 +461,140 @@ async def test_twenty_wrong_codes_from_elsewhere_do_not_shut_a_seated_player_out
     key) and the game is played to its end."""
     lan = await SecureLan.start(tmp_path)
     try:
-        results = []
-        for i in range(21):
-            results.append(await within(guess(lan.mem, lan.port, WRONG,
-                                              local=f"10.0.0.{2 + i // 3}")))
-        assert sum(isinstance(r, WrongCode) for r in results) == 20
-        assert isinstance(results[-1], TooManyAttempts) and results[-1].scope == "game"
-        assert lan.limiter.failures == 20
+        await spend_the_games_codes(lan)
         stranger = await within(guess(lan.mem, lan.port, CODE, local="10.0.0.9"))
         assert isinstance(stranger, TooManyAttempts) and stranger.scope == "game"
         await lan.cut_and_reconnect()
         assert lan.limiter.failures == 20  # the reconnect was no attempt
         await lan.play_to_the_end()
+    finally:
+        await lan.close()
+
+
+@virtual_time
+async def test_twenty_wrong_codes_from_elsewhere_do_not_shut_a_lobby_member_out(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """The same budget spent while the game is still in its lobby (3 seats, Ana in):
+    her connection drops — the host takes her out of the lobby as it notices — and her
+    reconnect, whose JOIN proves the key the host let into this lobby, passes the
+    spent limits (it used to be refused: "20 wrong codes for this game: it takes no
+    more joiners"). She is back in the lobby on her first retry, nothing is counted,
+    and the game the host then starts is played to its end."""
+    lan = await SecureLan.start(tmp_path, seats=3)
+    peer = lan.peer
+    assert peer is not None
+    try:
+        await spend_the_games_codes(lan)
+        old = lan.in_lobby()
+        cut = clock.time()
+        old.close()
+        await until(lambda: lan.host.members == [], "the host to take her out")
+        back = await until(lambda: lan.in_lobby() not in (None, old), "Ana back in the lobby")
+        assert back - cut == pytest.approx(D.retry_first, abs=1e-9)  # her first retry
+        assert peer.fatal is None
+        assert lan.limiter.failures == 20 and lan.limiter.refused == 1  # (the 21st guess)
+        assert lan.host.lobby_names == ["Host", "Ana"]
+        await lan.host.start()  # the host's choice: the two of them
+        await within(peer.started_evt.wait())
+        await until(lambda: peer.ready, "Ana in sync")
+        await lan.play_to_the_end()
+    finally:
+        await lan.close()
+
+
+class Claim:
+    """A seat proof's signer that names ``key`` but signs with ``sign``: a stranger
+    claiming a lobby member's key (its own signature, or one the member made for
+    another handshake)."""
+
+    def __init__(self, key: bytes, sign: Callable[[bytes], bytes]) -> None:
+        self.key, self._sign = key, sign
+
+    def public_key_bytes(self) -> bytes:
+        return self.key
+
+    def sign(self, data: bytes) -> bytes:
+        return self._sign(data)
+
+
+@virtual_time
+async def test_a_stranger_cannot_pass_the_spent_limits_as_a_lobby_member(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """The way past the limits is a seat proof: a member key's signature over this very
+    handshake, sealed under the key of the right code. Once the game's 20 codes are
+    spent, a stranger is refused unjudged — with the right code — whether it proves its
+    own key, names Ana's key (a member, in the lobby) over its own signature, or seals
+    a signature Ana made for another handshake (not fresh: another nonce and SPAKE2
+    message); none of it is counted or lets anyone in, and Ana's own proof still
+    does."""
+    from splitnet.net.secure import L_SEAT_SIG
+
+    lan = await SecureLan.start(tmp_path, seats=3)
+    try:
+        await spend_the_games_codes(lan)
+        ana = lan.identity
+        me = Identity.generate()
+        stale = ana.sign(L_SEAT_SIG + bytes(32))  # Ana's, over another transcript hash
+        tries: list[Any] = [
+            me,
+            Claim(ana.public_key_bytes(), me.sign),
+            Claim(ana.public_key_bytes(), lambda data: stale),
+        ]
+        for code in (CODE, WRONG):
+            for who in tries:
+                r = await within(guess(lan.mem, lan.port, code, local="10.0.0.99",
+                                       identity=who))
+                assert isinstance(r, TooManyAttempts) and r.scope == "game", (code, who, r)
+        assert lan.limiter.failures == 20
+        assert lan.host.lobby_names == ["Host", "Ana"]
+        own = await within(guess(lan.mem, lan.port, CODE, local="10.0.0.99", identity=ana))
+        assert isinstance(own, SecureChannel)  # the member's own proof, from anywhere
+    finally:
+        await lan.close()
+
+
+@virtual_time
+async def test_a_seat_restarted_in_a_rematch_lobby_passes_the_spent_limits_a_stranger_not(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """After the game the host offers its rematch on the same port, with the same code
+    and limiter (one run of the host). Someone without the code spends the 20 wrong
+    codes. Ana's program, killed in the rematch lobby, is started again: nothing to
+    resume, so it joins afresh — its JOIN proves her key, a seat of the finished game,
+    so it passes the spent limits; offered the rematch of the game she finished, she
+    finds her copy and agrees, and the rematch starts. A stranger with the right code
+    naming her key over its own signature is refused unjudged, and counted nothing."""
+    from splitnet.app.lan import _finished_copy
+    from splitnet.game.rematch import PreviousGame
+
+    lan = await SecureLan.start(tmp_path)
+    try:
+        await lan.play_to_the_end()
+        old = lan.host
+        assert old.table is not None
+        prev = PreviousGame(old.table.log.header, old.table.log.head())
+        await old.close()
+        rematch = HostNode(old.identity, tmp_path / "p0", "Host", D, proofs=False, code=CODE,
+                           busy=secure_busy, rematch_of=prev,
+                           wrap=node_wrap(parse_code(CODE), D, limiter=lan.limiter,
+                                          seats=lambda: rematch.player_keys()))
+        lan.host = rematch
+        await rematch.listen("127.0.0.1", lan.port, transport=lan.mem.listen)
+        await spend_the_games_codes(lan)
+        ana = lan.identity
+        claim = Claim(ana.public_key_bytes(), Identity.generate().sign)
+        forged = await within(guess(lan.mem, lan.port, CODE, local="10.0.0.99",
+                                    identity=claim))
+        assert isinstance(forged, TooManyAttempts) and forged.scope == "game"
+        again = PeerNode(ana, tmp_path / "p1", "Ana", "127.0.0.1", lan.port, D,
+                         wrap=node_wrap(parse_code(CODE), D, identity=ana), code=CODE,
+                         connect=lan.mem.connector("127.0.0.1", lan.port),
+                         rejoin_rematch=_finished_copy(tmp_path / "p1"))
+        lan.peer, lan.task = again, again.start()
+        await within(rematch.started.wait())
+        await within(again.started_evt.wait())
+        assert again.fatal is None and again.table is not None
+        assert again.table.game_id == rematch.table.game_id  # type: ignore[union-attr]
+        assert lan.limiter.failures == 20
     finally:
         await lan.close()
 

@@ -4,9 +4,12 @@ tests/virtual_time.py): a 3-seat game is played to its end, the host offers the 
 both joiners (bots: they agree) answer, and the next game starts with the same seats and
 rules, its header naming the game before (id and final head) and round 1 dealt by seat
 1 (R3.2: the previous first dealer + 1). A seat that declines, leaves or does not answer
-ends it with one line for everyone; a header or offer that does not follow the finished
-game is refused naming the field; nobody else gets into a rematch lobby. Then the same
-on loopback with real processes, one of them killed and restarted in the rematch.
+ends it with one line for everyone — one seen to leave (after the game, or as its
+program stops in the lobby) at once, while the host's screen counts down the wait; a
+seat killed in the rematch lobby gets back in when started again; a header or offer
+that does not follow the finished game is refused naming the field; nobody else gets
+into a rematch lobby. Then the same on loopback with real processes, one of them killed
+and restarted in the rematch (or in its lobby).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import asyncio
 import contextlib
 import dataclasses
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import pytest
 
@@ -84,6 +87,14 @@ async def played(tmp: Path) -> Lan:
     return lan
 
 
+async def stop_all(lan: Lan, *tasks: asyncio.Task[None]) -> None:
+    """Stop these nodes' tasks, then the whole table."""
+    for t in tasks:
+        t.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    await lan.close()
+
+
 class Rematching:
     """The nodes of the rematch after a finished :class:`Lan` game, at the same address
     (the host's finished-game node closed first)."""
@@ -110,10 +121,7 @@ class Rematching:
         return cls(lan, host, peers)
 
     async def close(self) -> None:
-        for t in self.tasks:
-            t.cancel()
-        await asyncio.gather(*self.tasks, return_exceptions=True)
-        await self.lan.close()
+        await stop_all(self.lan, *self.tasks)
 
 
 @virtual_time
@@ -239,6 +247,177 @@ async def test_a_seat_that_does_not_answer_ends_the_rematch_after_rematch_wait(
         assert r.host.no_rematch == "no rematch: Bo did not agree within 5 s"
         await within(asyncio.wait(r.tasks[:1]))
         assert r.peers[0].fatal == r.host.no_rematch
+    finally:
+        await r.close()
+
+
+@virtual_time
+async def test_a_seat_that_left_after_the_game_ends_the_rematch_at_once(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """Bo's program does not stay for a rematch (``splitnet bot`` without ``--rematch``):
+    as the game ends it tells the host so, before its final ack, and exits. The host's
+    player offers the rematch all the same: it does not wait ``rematch_wait`` (120 s)
+    for Bo but ends at its first heartbeat, "no rematch: Bo left after the game" — and
+    Ana, already looking for the offer, is told that line instead of waiting too."""
+    lan = await Lan.start(tmp_path)
+    lan.peers[1].leaves_after = True  # (Bo: set before the game ends)
+    await play(lan.host, lan.peers, lan.tasks, 10)
+    await within(asyncio.gather(*lan.tasks, return_exceptions=True))
+    old = lan.host
+    assert old.left_after == {2: "Bo"}
+    prev, port = finished(old.table), old.port
+    await old.close()
+    host = HostNode(old.identity, tmp_path / "p0", old.name, net(), proofs=False,
+                    rematch_of=prev, left=old.left_after)
+    lan.host = host
+    ana = lan.peers[0]
+    waiting = PeerNode(ana.identity, tmp_path / "p1", ana.name, "127.0.0.1", port, net(),
+                       rematch_of=finished(ana.table),
+                       connect=lan.mem.connector("127.0.0.1", port))
+    task = waiting.start()
+    try:
+        await clock.advance(0.5)  # Ana looks for the offer before it is made
+        opened = clock.time()
+        await host.listen("127.0.0.1", port, transport=lan.mem.listen)
+        ended = await until(lambda: host.done.is_set(), "the rematch to end")
+        assert ended - opened <= net().ping_interval  # at its first heartbeat
+        assert host.no_rematch == "no rematch: Bo left after the game"
+        assert host.table is None and not host.started.is_set()
+        await within(host.tell_the_rest(5.0))
+        assert host.told == {1, 2}  # Ana was told; Bo knows (he left)
+        await within(asyncio.wait([task]))
+        assert waiting.fatal is not None, waiting.fatal
+        assert "no rematch: Bo left after the game" in waiting.fatal, waiting.fatal
+        assert clock.time() - opened < 5.0  # not rematch_wait
+        assert waiting.table is None and len(transcripts(tmp_path, 1)) == 1
+    finally:
+        await stop_all(lan, task)
+
+
+@virtual_time
+async def test_a_seat_whose_program_stops_in_the_rematch_lobby_ends_it_at_once(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """Bo has the offer but has not answered; then his program stops (Ctrl-C, SIGTERM,
+    its own wait: its node is cancelled). It says so as it goes, and the host ends the
+    rematch at once, naming him, for Ana too — not ``rematch_wait`` later."""
+    r = await Rematching.open(await played(tmp_path), peer_cls=HesitantPeer)
+    try:
+        ana, bo = r.peers
+        await until(lambda: r.host.agreed == {0, 1} and bo.offer is not None,
+                    "Ana's yes and Bo's offer")
+        stopped = clock.time()
+        r.tasks[1].cancel()
+        await within(r.host.done.wait())
+        assert r.host.no_rematch == "Bo left: no rematch ('stopped')"
+        await within(asyncio.wait(r.tasks[:1]))
+        assert ana.fatal == r.host.no_rematch
+        assert clock.time() - stopped < 1.0
+    finally:
+        await r.close()
+
+
+@virtual_time
+async def test_the_rematch_lobby_shows_the_time_it_still_waits(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """While the host's rematch lobby waits for a yes, its line says how long it still
+    waits (``rematch_wait``, counted from its offer, in steps of 15 s) and the screen is
+    told each heartbeat, so the full screen counts down by itself."""
+    r = await Rematching.open(await played(tmp_path), peer_cls=HesitantPeer)
+    try:
+        lobby = rematch_host_lobby(r.host, "127.0.0.1:7788", None)
+        redraws: list[float] = []
+        lobby.subscribe(lambda: redraws.append(clock.time()))
+        _, text = lobby_screen(lobby)
+        assert "Rematch: Host agreed; waiting for Ana, Bo (2:00 left)" in text, text
+        bo = r.peers[1]
+        await until(lambda: r.host.agreed == {0, 1} and bo.offer is not None, "Ana's yes")
+        await clock.advance(20.0)
+        _, text = lobby_screen(lobby)
+        assert "Rematch: Host, Ana agreed; waiting for Bo (1:45 left)" in text, text
+        late = [t for t in redraws if t > clock.time() - 2.0]
+        assert len(late) >= 2 / net().ping_interval - 1, redraws[-20:]  # every beat
+        offered = r.host._offered_at
+        assert offered is not None
+        await clock.advance(offered + 106.0 - clock.time())  # 14 s left: shown as 0:15
+        assert "waiting for Bo (0:15 left)" in lobby_screen(lobby)[1]
+    finally:
+        await r.close()
+
+
+def kill(lan: Lan, node: PeerNode, task: asyncio.Task[None]) -> None:
+    """``kill -9`` of a joiner's program: nothing more it sends arrives; the host sees
+    its connection end."""
+    for link in lan.mem.links:
+        if not link.client.closed:
+            link.client.drop = lambda frame: True  # (its last words are lost)
+    task.cancel()
+
+
+@virtual_time
+async def test_a_seat_killed_in_the_rematch_lobby_gets_back_in_when_restarted(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """Bo has the offer in the rematch lobby; his program is killed (it says nothing).
+    The host does not end the rematch — Bo merely dropped: its screen says he is not
+    back and how long it still waits. Bo's program is started again with the same
+    command: its game is over, so there is nothing to resume and it joins afresh (no
+    ``rematch_of``); offered the rematch of a game it finished (its own copy in its data
+    dir: ``splitnet.app.lan._finished_copy``), it is back for it and agrees. It used to
+    sit in the lobby ignoring the offer until "no rematch: Bo did not agree within
+    120 s", then stop with "the host closed the game". The rematch is played."""
+    from splitnet.app.lan import _finished_copy
+
+    lan = await played(tmp_path)
+    r = await Rematching.open(lan, peer_cls=HesitantPeer)
+    try:
+        bo = r.peers[1]
+        await until(lambda: r.host.agreed == {0, 1} and bo.offer is not None
+                    and len(r.host.members) == 2, "Ana's yes and Bo's offer")
+        kill(lan, bo, r.tasks[1])
+        await until(lambda: len(r.host.members) == 1, "the host to see Bo go")
+        await clock.advance(20.0)
+        assert not r.host.done.is_set() and r.host.no_rematch is None
+        _, text = lobby_screen(rematch_host_lobby(r.host, "127.0.0.1:7788", None))
+        assert "waiting for Bo (1:45 left)" in text and "Bo not back yet" in text, text
+        again = PeerNode(bo.identity, tmp_path / "p2", bo.name, "127.0.0.1", r.host.port,
+                         net(), connect=lan.mem.connector("127.0.0.1", r.host.port),
+                         rejoin_rematch=_finished_copy(tmp_path / "p2"))
+        r.peers[1], r.tasks[1] = again, again.start()
+        await within(r.host.started.wait())
+        await within(again.started_evt.wait())
+        assert again.fatal is None and again.rematch_of is not None
+        assert r.host.agreed == {0, 1, 2}
+        await play(r.host, r.peers, r.tasks, 20)
+        games = transcripts(tmp_path, 0)
+        assert len(games) == 2 and all(transcripts(tmp_path, s) == games for s in (1, 2))
+    finally:
+        await r.close()
+
+
+@virtual_time
+async def test_a_restarted_seat_without_its_copy_of_the_game_says_no_at_once(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """The same restart, but Bo's data dir lost its copy of the finished game (or his
+    program does not stay for rematches): he cannot check the offer, so he says no at
+    once, in one line saying why, and the rematch ends for everyone naming him."""
+    lan = await played(tmp_path)
+    r = await Rematching.open(lan, peer_cls=HesitantPeer)
+    try:
+        ana, bo = r.peers
+        await until(lambda: r.host.agreed == {0, 1} and bo.offer is not None
+                    and len(r.host.members) == 2, "Ana's yes and Bo's offer")
+        kill(lan, bo, r.tasks[1])
+        again = PeerNode(bo.identity, tmp_path / "empty", bo.name, "127.0.0.1", r.host.port,
+                         net(), connect=lan.mem.connector("127.0.0.1", r.host.port),
+                         rejoin_rematch=lambda game: None)
+        r.peers[1], r.tasks[1] = again, again.start()
+        await within(r.host.done.wait())
+        assert r.host.no_rematch == "Bo declined the rematch"
+        await within(asyncio.wait(r.tasks))
+        assert again.fatal is not None, again.fatal
+        assert again.fatal.startswith(f"no rematch: the host at 127.0.0.1:{r.host.port} "
+                                      "offers the rematch of game "), again.fatal
+        assert "holds no finished copy of it" in again.fatal and "\n" not in again.fatal
+        assert ana.fatal == "Bo declined the rematch"
     finally:
         await r.close()
 
@@ -375,9 +554,7 @@ async def test_a_joiner_waits_while_the_host_is_still_on_the_finished_game(
         assert waiting.table is None and not task.done()
         assert len(transcripts(tmp_path, 1)) == 1
     finally:
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
-        await lan.close()
+        await stop_all(lan, task)
 
 
 @virtual_time
@@ -454,9 +631,7 @@ async def test_a_joiner_whose_host_stays_on_the_finished_game_gives_up_naming_th
                                  "one within 7 s (it was still on the game we finished)")
         assert waiting.table is None and len(transcripts(tmp_path, 1)) == 1
     finally:
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
-        await lan.close()
+        await stop_all(lan, task)
 
 
 @virtual_time
@@ -548,6 +723,28 @@ async def test_the_end_screens_n_asks_for_the_rematch_with_the_next_first_dealer
 
 
 # ---------------------------------------------------------------------- real processes
+def two_games_each(procs: list[Any]) -> None:
+    """Every process of the table exits 0, having printed the results of two games."""
+    from tests.test_net_game import TIMEOUT
+
+    for p in procs:
+        rc = p.wait(3 * TIMEOUT)
+        assert rc == 0, f"{p.label} exited {rc}\n{p.stderr()[-3000:]}"
+        assert p.stdout().count("Winner:") == 2, p.stdout()[-3000:]
+
+
+def end_all(procs: list[Any]) -> None:
+    """Stop whatever still runs (a held one is let go first, so it can be killed)."""
+    import os
+    import signal
+
+    for p in procs:
+        if p.p.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(p.p.pid, signal.SIGCONT)
+            p.p.kill()
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("kill", [False, True], ids=["whole", "bot-killed-in-the-rematch"])
 def test_a_lan_table_plays_a_rematch_with_the_same_seats(tmp_path: Path, kill: bool) -> None:
@@ -626,6 +823,146 @@ def test_a_lan_table_plays_a_rematch_with_the_same_seats(tmp_path: Path, kill: b
 
 
 
+def test_a_join_run_again_after_its_game_is_over_and_its_host_gone_shows_the_results(
+        tmp_path: Path) -> None:
+    """Ana's program was killed after the game's last record, run again — it sent its
+    final ack, so her data dir marks the game over — and killed once more; her host has
+    closed since (nothing listens at its address). The same command again has nothing to
+    resume there: it used to try for ``first_contact`` and stop with "cannot reach … —
+    is the game still open?" and status 1, though her log holds the whole game. It says
+    the game is over, shows its results from that log and exits 0 — without asking for
+    a code, and ``splitnet bot`` the same; ``--new`` still looks for a new game there."""
+    import socket
+
+    from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
+
+    from splitnet.durable import create_new
+    from splitnet.net.store import GameFiles, saved_games
+    from tests.test_net_game import TIMEOUT, game_file
+    from tests.test_net_join import PipedProc
+    from tests.virtual_time import run_virtual
+
+    data = tmp_path / "p1"
+
+    async def game(clock: object) -> None:
+        lan = await played(tmp_path)
+        await lan.close()
+        # Ana's key into her data dir, as her program keeps it (the game ran in here)
+        raw = lan.peers[0].identity._private.private_bytes(
+            Encoding.Raw, PrivateFormat.Raw, NoEncryption())
+        assert create_new(data / "identity.key", raw)
+
+    run_virtual(game)
+    [meta] = [m for m in saved_games(data, "peer", finished=True)]
+    closed = socket.socket()  # bound, never listening: a connection to it is refused
+    closed.bind(("127.0.0.1", 0))
+    try:
+        port = closed.getsockname()[1]
+        addr = f"127.0.0.1:{port}"
+        meta.host, meta.port = addr, port  # (the game was played on the memory network)
+        GameFiles(data, meta.gid).save_meta(meta)
+        common = ("--data-dir", str(data), "--net-timing", "first_contact=1")
+        runs = {
+            "join": ("join", addr, "--plain", "--name", "Ana", "--code", "7-lunar-anchor"),
+            "join-no-code": ("join", addr, "--plain", "--name", "Ana"),
+            "bot": ("bot", addr, "--name", "Ana", "--code", "7-lunar-anchor"),
+        }
+        for label, args in runs.items():  # (one after another, as a person runs them)
+            p = PipedProc(tmp_path, label, "", *args, *common)
+            rc = p.wait(TIMEOUT)
+            out, err = p.stdout(), p.stderr()
+            assert rc == 0, f"{label}: {rc}\n{out}\n{err}"
+            assert (f"Nothing answers at {addr} any more, and game {meta.game_id} you "
+                    "played there is over; your saved log holds it whole") in out, out
+            assert "Winner:" in out and f"transcript: {game_file(data)}" in out, out
+            assert "cannot reach" not in out + err and "Join code" not in out, (out, err)
+            assert "Traceback" not in err
+        new = PipedProc(tmp_path, "new", "", "join", addr, "--plain", "--name", "Ana",
+                        "--code", "7-lunar-anchor", "--new", *common)
+        assert new.wait(TIMEOUT) == 1
+        assert "cannot reach" in new.stdout() + new.stderr()
+    finally:
+        closed.close()
+
+
+@pytest.mark.slow
+def test_a_bot_that_does_not_stay_for_rematches_ends_the_offer_at_once(
+        tmp_path: Path) -> None:
+    """On loopback, the reported table: ``splitnet host --play-as-bot … --rematches 1``,
+    Ana a ``splitnet bot --rematch``, Bo a plain ``splitnet bot``, which exits after the
+    game. Bo tells the host so as the game ends; the host's offer then ends at once,
+    "no rematch: Bo left after the game" — not "did not agree within 120 s" two minutes
+    later — and Ana, who looks for the offer, stops with that line. Each exits 0."""
+    from tests.test_net_game import TIMEOUT, Proc, host_port_and_code, wait_until
+
+    procs: list[Proc] = []
+    try:
+        host = Proc(tmp_path, "host", "host", "--play-as-bot", "heuristic", "--no-proofs",
+                    "--port", "0", "--bind", "127.0.0.1", "--seats", "3", "--rematches", "1",
+                    "--no-announce", "--name", "Hosta", "--data-dir", str(tmp_path / "p0"),
+                    "--test-seed", "37")
+        procs.append(host)
+        wait_until(lambda: "listening on port" in host.stdout(), 30, "the host to listen")
+        port, code = host_port_and_code(host)
+        for i, (name, extra) in enumerate((("Ana", ["--rematch"]), ("Bo", [])), 1):
+            procs.append(Proc(tmp_path, f"bot{i}", "bot", f"127.0.0.1:{port}", "--name", name,
+                              "--code", code, "--data-dir", str(tmp_path / f"p{i}"),
+                              "--test-seed", "37", *extra))
+            wait_until(lambda i=i: host.stderr().count("joined the lobby") >= i, 30,
+                       f"bot {i} to join")
+        for p in procs:
+            rc = p.wait(3 * TIMEOUT)
+            assert rc == 0, f"{p.label} exited {rc}\n{p.stderr()[-3000:]}"
+            assert p.stdout().count("Winner:") == 1, p.stdout()[-3000:]
+        line = "no rematch: Bo left after the game"
+        assert line in host.stdout(), host.stdout()[-2000:]
+        assert line in procs[1].stdout(), procs[1].stdout()[-2000:]
+        assert "did not agree" not in host.stdout() + procs[1].stdout()
+    finally:
+        end_all(procs)
+
+
+@pytest.mark.slow
+def test_a_bot_killed_in_the_rematch_lobby_gets_back_in_with_the_same_command(
+        tmp_path: Path) -> None:
+    """On loopback (NETWORK.md §13 step 5): Bo (``splitnet bot --rematch``) has agreed in
+    the rematch lobby — Ana is held (SIGSTOP) before she could — and is SIGKILLed there,
+    then started again with the same command. His game is over, so he joins afresh; the
+    host offers him the rematch of the game he finished, and he is back for it (he used
+    to be told "the host closed the game" once the lobby gave up on him after 120 s).
+    Ana is released, the rematch is played, every process exits 0."""
+    import re
+    import signal
+
+    from tests.test_net_game import TIMEOUT, Proc, rematch_table, wait_until
+
+    procs: list[Proc] = []
+
+    def bo_agreed() -> int:
+        return len(re.findall(r"Bo \(\S+\) agrees to the rematch", procs[0].stderr()))
+
+    try:
+        rematch_table(tmp_path, 35, ["--play-as-bot", "heuristic", "--no-proofs",
+                                     "--net-timing", "final_wait=3"],
+                      ["--net-timing", "rematch_wait=30"], procs)
+        host, ana, bo = procs
+        wait_until(lambda: "Winner:" in host.stdout(), 2 * TIMEOUT, "the first game's end")
+        ana.p.send_signal(signal.SIGSTOP)
+        wait_until(lambda: bo_agreed() == 1, 60, "Bo's yes")
+        bo.kill()
+        bo.start()  # the same command
+        wait_until(lambda: bo_agreed() == 2, 60, "Bo's yes after his restart")
+        assert "did not agree" not in host.stdout() + host.stderr()
+        ana.p.send_signal(signal.SIGCONT)
+        two_games_each(procs)  # (Bo's: one in each run)
+        assert "the host closed the game" not in bo.stdout() + bo.stderr()
+    finally:
+        end_all(procs)
+    games = transcripts(tmp_path, 0)
+    assert len(games) == 2 and all(transcripts(tmp_path, s) == games for s in (1, 2))
+    assert all(verify_records(recs).ok for recs in games.values())
+
+
 @pytest.mark.slow
 def test_a_host_killed_in_its_rematch_lobby_offers_it_again_when_restarted(
         tmp_path: Path) -> None:
@@ -636,7 +973,6 @@ def test_a_host_killed_in_its_rematch_lobby_offers_it_again_when_restarted(
     Bo agrees once released, the rematch is played (Ana deals first, R3.2) and no third
     game follows (``--rematches 1`` goes on counting across the restart)."""
     import json
-    import os
     import signal
 
     from tests.test_net_game import TIMEOUT, Proc, host_port_and_code, rematch_table, wait_until
@@ -664,17 +1000,10 @@ def test_a_host_killed_in_its_rematch_lobby_offers_it_again_when_restarted(
                    "the host to listen again on the same port")
         assert "Resuming the rematch lobby of game" in host.stdout()
         bo.p.send_signal(signal.SIGCONT)
-        for p in procs:
-            rc = p.wait(3 * TIMEOUT)
-            assert rc == 0, f"{p.label} exited {rc}\n{p.stderr()[-3000:]}"
-            assert p.stdout().count("Winner:") == 2, p.stdout()[-3000:]
+        two_games_each(procs)
         assert host.stdout().count("Rematch offered to the same seats (Ana deals first)") == 2
     finally:
-        for p in procs:
-            if p.p.poll() is None:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(p.p.pid, signal.SIGCONT)
-                p.p.kill()
+        end_all(procs)
     games = transcripts(tmp_path, 0)
     assert len(games) == 2 and all(transcripts(tmp_path, s) == games for s in (1, 2))
     second = next(g for g in games if bytes.fromhex(first.stem) != g)

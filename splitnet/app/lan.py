@@ -78,6 +78,7 @@ from splitnet.net.store import (
     meta_now,
     open_data_dir,
     read_meta,
+    saved_games,
     unfinished_games,
 )
 from splitnet.net.table import GAMES, SPLIT, GameChoice, SeedMaker, Table
@@ -415,22 +416,29 @@ def _human_session(node: HostNode | PeerNode, task: asyncio.Future[Any]) -> AnyS
     return NetSession(node, task, human=HumanAgent())
 
 
-def _print_result(session: AnySession, rejoin: str | None = None) -> int:
-    core = session.core
-    if isinstance(session, SplitoNetSession):
+def _print_record(table: Table) -> bool:
+    """The results of the table's game, if it finished with no verdict (False: it did
+    not, nothing printed)."""
+    if table.splito_core is not None:
         from splitnet.splito.record import summary as splito_summary
 
-        if session.core.finished and session.core.verdict is None \
-                and session.core.record is not None:
-            print(splito_summary(session.core.record), flush=True)
-            print(f"transcript: {session.table.files.transcript}", flush=True)
-            return 0
-    elif core.finished and core.verdict is None:
-        from splitnet.selfplay import summary
+        core = table.splito_core
+        if not core.finished or core.verdict is not None or core.record is None:
+            return False
+        print(splito_summary(core.record), flush=True)
+        return True
+    from splitnet.selfplay import summary
 
-        assert isinstance(session, NetSession)
-        print(summary(session.core.record), flush=True)
-        if session.unconfirmed:
+    split = table.split_core
+    if split is None or not split.finished or split.verdict is not None:
+        return False
+    print(summary(split.record), flush=True)
+    return True
+
+
+def _print_result(session: AnySession, rejoin: str | None = None) -> int:
+    if _print_record(session.table):
+        if isinstance(session, NetSession) and session.unconfirmed:
             print(f"warning: {', '.join(session.unconfirmed)} never confirmed this final log "
                   "to us (left early, or the host withheld it): compare transcripts",
                   file=sys.stderr, flush=True)
@@ -703,7 +711,8 @@ async def _offer_rematch(old: HostNode, prev: PreviousGame, *, bind: str, port: 
     gid = _rematch_game_id(prev, test_seed)
     node = HostNode(old.identity, old.data_dir, old.name, old.net, proofs=old.proofs,
                     seed_maker=old.seed_maker, game_id_maker=lambda: gid, wrap=wrap,
-                    code=old.code, busy=secure_busy, rematch_of=prev, parts=LAN_PARTS)
+                    code=old.code, busy=secure_busy, rematch_of=prev, parts=LAN_PARTS,
+                    left=old.left_after)
     port = await node.listen(bind, port)
     # kept before it is offered: a host killed in its rematch lobby offers it again
     _keep_lobby(node, old.data_dir, gid, port, bind, old.code, rematch_of=prev.game_id.hex())
@@ -753,6 +762,20 @@ def _saved_previous(data_dir: Path, meta: GameMeta) -> PreviousGame:
                          ) from None
 
 
+def _finished_copy(data_dir: Path) -> Callable[[bytes], PreviousGame | None]:
+    """How a joiner started afresh finds the game whose rematch the host offers it (its
+    program was restarted in the rematch lobby, NETWORK.md §13): its own finished copy
+    in ``data_dir``, or None (it then says no)."""
+    def find(gid: bytes) -> PreviousGame | None:
+        try:
+            return _previous_on_disk(data_dir, gid)
+        except ValueError as e:
+            _log.warning("no finished copy of game %s here: %s", gid.hex(), e)
+            return None
+
+    return find
+
+
 def _previous_on_disk(data_dir: Path, gid: bytes) -> PreviousGame:
     """A finished game of this data directory as a rematch follows it: its meta says it
     is over, its transcript gives the header and the final head (ValueError, one line,
@@ -792,11 +815,13 @@ async def _rematch_lobby(node: HostNode, address: str, plain: bool,
             finally:
                 await stop(screen)
             if not ok and not node.done.is_set():
-                node.end_rematch(f"{node.name} called off the rematch")
+                node.end_rematch(f"{node.name} called off the rematch", by_host=True)
     finally:
         await stop(done)
     if not ok:
         print(shown(node.no_rematch or "no rematch"), flush=True)
+        if not node.called_off:  # the seats still coming back for it are told why
+            await node.tell_the_rest(2 * node.net.retry_max + 1.0)
     return ok
 
 
@@ -813,8 +838,17 @@ def _agreed_line(node: HostNode) -> str:
     names = [p.name for p in prev.header.players]
     yes = [shown(names[s]) for s in sorted(node.agreed)]
     waiting = [shown(n) for s, n in enumerate(names) if s not in node.agreed]
+    left = node.rematch_left()
+    clock = f" ({_time_left(left)} left)" if left is not None else ""
     return (f"Rematch: {', '.join(yes)} agreed" +
-            (f"; waiting for {', '.join(waiting)}" if waiting else ""))
+            (f"; waiting for {', '.join(waiting)}{clock}" if waiting else ""))
+
+
+def _time_left(seconds: float) -> str:
+    """A rematch lobby's time left, as the screens show it: m:ss in steps of 15 s,
+    rounded up ("1:45"), so a line-based screen prints it again only every 15 s."""
+    step = 15 * math.ceil(seconds / 15 - 1e-9)
+    return f"{step // 60}:{step % 60:02d}"
 
 
 # ---------------------------------------------------------------------- host
@@ -1244,11 +1278,13 @@ def _words_once(show: bool) -> Callable[[SecureLink], None]:
 def _peer_node(args: argparse.Namespace, data_dir: Path, identity: Identity,
                net: NetSettings, seed_maker: SeedMaker | None, *,
                show_words: bool, retyped: bool = False,
-               choice: JoinChoice | None = None) -> tuple[PeerNode, bool]:
+               choice: JoinChoice | None = None,
+               leaves_after: bool = False) -> tuple[PeerNode, bool]:
     """The joiner's node: resumes the unfinished game ``choice`` names (by default: the
     one joined at this very address, if there is one; :func:`join_choice`) with the code kept
     from the first time, else asks for the code. Also: was the code typed at the prompt
-    (then a wrong one may be asked for again)?"""
+    (then a wrong one may be asked for again)? ``leaves_after``: no rematch will follow
+    here, and the node tells the host as its game ends (NETWORK.md §13)."""
     if wormhole.is_wormhole_code(args.addr):
         return _wormhole_peer(args, data_dir, identity, net, seed_maker,
                               show_words=show_words), False
@@ -1278,7 +1314,9 @@ def _peer_node(args: argparse.Namespace, data_dir: Path, identity: Identity,
         return PeerNode(identity, data_dir, args.name, host, port, net, seed_maker=seed_maker,
                         resume=meta, wrap=node_wrap(code, net, on_secure=secure,
                                                     identity=identity),
-                        code=str(code), parts=LAN_PARTS, bot_level=_bot_level(args)), typed
+                        code=str(code), parts=LAN_PARTS, bot_level=_bot_level(args),
+                        leaves_after=leaves_after,
+                        rejoin_rematch=_finished_copy(data_dir)), typed
     except (OSError, ValueError) as e:
         raise SystemExit(f"splitnet: cannot resume: {e}") from None
 
@@ -1384,6 +1422,65 @@ def _ask_again(node: PeerNode, typed: bool, tries: int) -> bool:
         return False
     if not _logs_on_stderr:  # else the log said it already
         print(f"splitnet: {node.fatal_cause}", file=sys.stderr, flush=True)
+    return True
+
+
+async def _over_here(args: argparse.Namespace, data_dir: Path, identity: Identity,
+                     net: NetSettings, choice: JoinChoice) -> int | None:
+    """``join``/``bot`` run again once its game is over (its final ack sent: nothing is
+    left to resume at its address) and the host has gone: that game is what it was run
+    for. If the newest game this data dir joined at the address is over and nothing
+    answers there, say so, show its results from the saved log and end (its status).
+    None: go on and join (something answers there, ``--new``, no such game)."""
+    if (choice.meta is not None or args.new or not choice.addr
+            or wormhole.is_wormhole_code(choice.addr)):
+        return None
+    try:
+        host, port = parse_addr(choice.addr)
+    except ValueError:
+        return None  # (the node says what is wrong with it)
+    where = _host_port(host, port)
+    done = [m for m in saved_games(data_dir, "peer", finished=True, skip_damaged=True)
+            if m.host == where]
+    if not done or await _answers(host, port, net.connect_timeout):
+        return None
+    m = done[0]
+    head = (f"Nothing answers at {where} any more, and game {m.game_id} you played there "
+            "is over")
+    try:
+        table = Table.load(identity, GameFiles(data_dir, m.gid), None, LAN_PARTS)
+    except (OSError, ValueError) as e:
+        print(f"splitnet: {head}, but its saved log cannot be read: {shown(str(e))[:300]}",
+              file=sys.stderr, flush=True)
+        return 1
+    try:
+        if not table.core.finished:
+            print(f"splitnet: {head} by its data dir, but the saved log stops at entry "
+                  f"{len(table.log) - 1}, before its end: the rest is missing, and the host "
+                  f"that could send it is gone ({table.files.transcript})",
+                  file=sys.stderr, flush=True)
+            return 1
+        print(f"{head}; your saved log holds it whole (to join another game there: "
+              f"splitnet {args.command} {choice.addr} --new):", flush=True)
+        if not _print_record(table):
+            print(f"game stopped: {table.core.verdict}", file=sys.stderr, flush=True)
+            return 1
+        print(f"transcript: {table.files.transcript}", flush=True)
+        return 0
+    finally:
+        table.close()
+
+
+async def _answers(host: str, port: int, timeout: float) -> bool:
+    """Does anything accept a connection at ``host``:``port`` (within ``timeout`` s)?"""
+    try:
+        async with asyncio.timeout(timeout):
+            _, writer = await asyncio.open_connection(host, port)
+    except (OSError, TimeoutError):
+        return False
+    writer.close()
+    with contextlib.suppress(OSError):
+        await writer.wait_closed()
     return True
 
 
@@ -1700,11 +1797,16 @@ async def join_main(args: argparse.Namespace) -> int:
         choice = join_choice(args.addr, args.new,
                              unfinished_games(data_dir, "peer", skip_damaged=args.new),
                              guess=False)
+    over = await _over_here(args, data_dir, identity, net, choice)
+    if over is not None:  # run again after its game, whose host has gone
+        return over
     known = _known_peers(data_dir)
     print_fp = True
     for tries in range(1, MAX_CODE_PROMPTS + 1):
+        # a line-based joiner whose input is not a terminal is never asked for a rematch
         node, typed = _peer_node(args, data_dir, identity, net, seed_maker,
-                                 show_words=args.plain, retyped=tries > 1, choice=choice)
+                                 show_words=args.plain, retyped=tries > 1, choice=choice,
+                                 leaves_after=args.plain and not sys.stdin.isatty())
         task = node.start()
         again = False
         try:
@@ -1783,9 +1885,16 @@ async def bot_main(args: argparse.Namespace) -> int:
     else:
         print(f"Playing as {bot_label(args.name, args.level)}", flush=True)
     known = _known_peers(data_dir)
+    choice = join_choice(args.addr, args.new,  # (the game joined at this very address)
+                         unfinished_games(data_dir, "peer", skip_damaged=args.new),
+                         guess=False)
+    over = await _over_here(args, data_dir, identity, net, choice)
+    if over is not None:  # run again after its game, whose host has gone
+        return over
     for tries in range(1, MAX_CODE_PROMPTS + 1):
         node, typed = _peer_node(args, data_dir, identity, net, seed_maker, show_words=True,
-                                 retyped=tries > 1)
+                                 retyped=tries > 1, leaves_after=not args.rematch,
+                                 choice=choice)
         task = node.start()
         if await _wait_start(node, task, report=False):
             break
@@ -1874,7 +1983,9 @@ def add_parsers(sub: Any) -> None:
                        help="identity key and saved games (default: "
                             "$XDG_DATA_HOME/splitnet or ~/.local/share/splitnet)")
         p.add_argument("--new", action="store_true",
-                       help="start afresh even if this data dir has an unfinished game")
+                       help="start afresh even if this data dir has an unfinished game "
+                            "(join, bot: or a finished one at this address, whose host "
+                            "has gone)")
         p.add_argument("--net-timing", metavar="K=V,…", type=_net_timing,
                        help=argparse.SUPPRESS)
         p.add_argument("--test-seed", type=seed, help=argparse.SUPPRESS)
@@ -1991,6 +2102,7 @@ def add_parsers(sub: Any) -> None:
                    help="seconds to wait before a move")
     b.add_argument("--rematch", action="store_true",
                    help="after a game, stay for the host's rematch offers and agree to each "
-                        "(each waited for up to 120 s)")
+                        "(each waited for up to 120 s); without it the bot tells the host, "
+                        "as its game ends, that it leaves")
     common(b)
     b.set_defaults(func=lambda a: _run(bot_main(a)))

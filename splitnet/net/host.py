@@ -15,7 +15,7 @@ import contextlib
 import logging
 import os
 import secrets
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Collection, Coroutine, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -67,6 +67,10 @@ from splitnet.session.log import (
 )
 
 _log = logging.getLogger("splitnet.net")
+
+#: how many keys let into a lobby the host remembers, to let their reconnects past the
+#: join-code limits after their connection dropped (only someone with the code adds one)
+MAX_ADMITTED = 64
 
 __all__ = ["MAX_PLAYERS", "Conn", "HostNode", "Member"]
 
@@ -136,7 +140,8 @@ class HostNode:
                  busy: Callable[[Channel, str], None] | None = None,
                  rematch_of: PreviousGame | None = None,
                  parts: TableParts | None = None,
-                 choice: GameChoice = SPLIT) -> None:
+                 choice: GameChoice = SPLIT,
+                 left: Mapping[int, str] | None = None) -> None:
         self.identity = identity
         self.key = identity.public_key_bytes()
         self.data_dir = data_dir
@@ -157,6 +162,9 @@ class HostNode:
         #: the join code, kept in the game's meta file so a restarted host reuses it
         self.code = code
         self.members: list[Member] = []  # joiners in join order (the host is seat 0)
+        #: the keys let into this lobby, oldest first: its members and those whose
+        #: connection dropped since (at most MAX_ADMITTED; a member is never dropped)
+        self._admitted: dict[bytes, None] = {}
         #: open → full → starting → started, or closed (lobby_state.py)
         #: the game this host opens its lobby for (Split unless told; NETWORK.md §4)
         self.choice = choice
@@ -199,7 +207,15 @@ class HostNode:
         self.offer: Rematch | None = None
         self.agreed: set[int] = set()
         self.no_rematch: str | None = None
-        self._offered_at: float | None = None  # (on the host's clock, from its first beat)
+        self._offered_at: float | None = None  # (on the host's clock, from its listen)
+        #: seats of the finished game that said, as it ended, that they leave (no
+        #: rematch): seat → name. A finished game's host learns them (an ``answer`` no),
+        #: its rematch lobby is given them (``left``) and ends at once if one is not back
+        self.left_after: dict[int, str] = dict(left or {})
+        #: the seats an ended rematch lobby has told why (its bye, or the refusal of a
+        #: seat that came back after the end), with those that ended it
+        self.told: set[int] = set()
+        self.called_off = False  # (the host's own user ended the rematch lobby)
         if rematch_of is not None:  # the game of the game before (Split or Splito)
             self.offer = rematch_of.next()
             self.agreed = {rematch_of.header.host}
@@ -216,6 +232,8 @@ class HostNode:
         listen = transport or self._tcp_listen
         self.server, self.port = await listen(self.serve_channel, bind, port)
         self.bind = bind
+        if self.rematch_of is not None and self._offered_at is None:
+            self._offered_at = self._now()  # the rematch lobby's wait starts (§13)
         self._spawn(self._heartbeat())
         return self.port
 
@@ -285,6 +303,7 @@ class HostNode:
             # stopping the host in its lobby closes the game: its members stop at once
             # (a host that crashes sends nothing; its players wait for it to come back)
             self.lobby.fire(LobbyEvent.CLOSE)
+            self.called_off = True
             why = ("the host called off the rematch" if self.rematch_of is not None
                    else "the host closed the game")
             for m in self.members:
@@ -325,15 +344,28 @@ class HostNode:
 
     def player_keys(self) -> set[bytes]:
         """The identity keys that hold a place here: the game's seats but the host's, or
-        the lobby's members. Their reconnects pass the join-code attempt limits (their
-        JOIN proves the key, SECURE.md §7)."""
+        the keys let into the lobby — its members, and a member whose connection dropped
+        (the host took it out of the lobby; its reconnect brings it back). Their
+        reconnects pass the join-code attempt limits (their JOIN proves the key, signed
+        over that very handshake under the right code's key: SECURE.md §3, §7)."""
         table = self.table
         if table is not None:
             return {p.key for p in table.log.header.players if p.seat != table.host_seat}
         if self.rematch_of is not None:
             h = self.rematch_of.header
             return {p.key for p in h.players if p.seat != h.host}
-        return {m.key for m in self.members}
+        return set(self._admitted) | {m.key for m in self.members}
+
+    def _let_in(self, key: bytes) -> None:
+        """Remember a key let into the lobby (its reconnects pass the limits); bounded:
+        past MAX_ADMITTED the oldest that is not a member now is forgotten."""
+        self._admitted.pop(key, None)
+        self._admitted[key] = None
+        if len(self._admitted) > MAX_ADMITTED:
+            here = {m.key for m in self.members}
+            old = next((k for k in self._admitted if k not in here), None)
+            if old is not None:
+                del self._admitted[old]
 
     # ------------------------------------------------------------------ lobby
     @property
@@ -459,14 +491,17 @@ class HostNode:
         if hello["game"] is not None:
             raise WireError("unknown-game", f"no game {hello['game'].hex()} here (this host "
                             f"offers a rematch of game {prev.game_id.hex()})", fatal=True)
-        if self.lobby.state is LobbyState.CLOSED:
-            raise WireError("closed", self.no_rematch or "the host closed the game",
-                            fatal=True)
         seat = prev.seat_of(conn.key)
         if seat is None or seat == prev.header.host:
             raise WireError("started", f"this host offers a rematch of game "
                             f"{prev.game_id.hex()} to its players only", fatal=True)
+        if self.lobby.state is LobbyState.CLOSED:
+            self.told.add(seat)  # (a seat that came back after the end: told why now)
+            raise WireError("closed", self.no_rematch or "the host closed the game",
+                            fatal=True)
         conn.name = prev.header.players[seat].name
+        if self.left_after.pop(seat, None) is not None:
+            _log.info("%s is back after it said it left", conn.who())
         for m in self.members:
             if m.key == conn.key:  # the same player reconnecting
                 if m.conn is not None and m.conn is not conn:
@@ -484,6 +519,8 @@ class HostNode:
 
     def _on_answer(self, conn: Conn, game: bytes, yes: bool) -> None:
         prev = self.rematch_of
+        if self._leaving_after(conn, game, yes):
+            return
         if prev is None or not self._in_rematch_lobby(conn):
             self._refuse(conn, WireError("protocol", "no rematch was offered"))
             return
@@ -491,33 +528,74 @@ class HostNode:
             self._refuse(conn, WireError("protocol", f"the rematch offered is of game "
                                          f"{prev.game_id.hex()}, not {game.hex()}"))
             return
-        if not yes:
-            self.end_rematch(f"{conn.name} declined the rematch")
-            return
         assert conn.key is not None
         seat = prev.seat_of(conn.key)
         assert seat is not None
+        if not yes:
+            self.end_rematch(f"{conn.name} declined the rematch", gone=[seat])
+            return
         if seat not in self.agreed:
             _log.info("%s agrees to the rematch", conn.who())
             self.agreed.add(seat)
             self._offer_frame()
             self._count()  # every seat agreed: the rematch starts now
 
-    def end_rematch(self, why: str) -> None:
+    def _leaving_after(self, conn: Conn, game: bytes, yes: bool) -> bool:
+        """A seat of this finished game says, as the game ends, that it leaves: no
+        rematch with it (§13). Its rematch lobby, if the host's user offers one, ends at
+        once naming it. True if the ``answer`` was that."""
+        table = self.table
+        if (table is None or not table.core.finished or conn.seat is None
+                or game != table.game_id or yes):
+            return False
+        if conn.seat not in self.left_after:
+            _log.info("%s leaves after the game: no rematch with it", conn.who())
+            self.left_after[conn.seat] = table.names[conn.seat]
+            self._changed()
+        return True
+
+    def rematch_left(self) -> float | None:
+        """Seconds the rematch lobby still waits for every yes (None: not one, or over)."""
+        if self.rematch_of is None or self._offered_at is None or self.table is not None:
+            return None
+        if not self.lobby.can(LobbyEvent.CLOSE):
+            return None
+        return max(0.0, self._offered_at + self.net.rematch_wait - self._now())
+
+    def end_rematch(self, why: str, *, gone: Collection[int] = (),
+                    by_host: bool = False) -> None:
         """The rematch lobby ends without a game (``why``, one line: a seat declined,
-        left or did not answer; the host's user called it off): every member is told."""
+        left or did not answer — ``gone``: those that know it —; the host's user called
+        it off, ``by_host``): every member is told."""
         if self.rematch_of is None or not self.lobby.can(LobbyEvent.CLOSE):
             return
         self.lobby.fire(LobbyEvent.CLOSE)
         self.no_rematch = why
+        self.called_off = by_host
+        self.told |= set(gone)
         _log.info("%s", why)
         for m in self.members:
             if m.conn is not None:
                 m.conn.send("bye", reason=why[:200])
+                seat = self.rematch_of.seat_of(m.key)
+                if seat is not None and not m.conn.closed:
+                    self.told.add(seat)
         for cb in list(self.on_close):  # (a saved rematch lobby is over: not offered again)
             cb()
         self.done.set()
         self._changed()
+
+    async def tell_the_rest(self, limit: float) -> None:
+        """After a rematch lobby ended without a game: go on refusing, with its reason,
+        the seats still coming back for it (a joiner retries every ``retry_max`` s at
+        most), until each seat was told or ``limit`` s have passed."""
+        prev = self.rematch_of
+        if prev is None or self.table is not None or self.no_rematch is None:
+            return
+        seats = {p.seat for p in prev.header.players} - {prev.header.host}
+        deadline = self._now() + limit
+        while not seats <= self.told and self._now() < deadline:
+            await asyncio.sleep(min(0.05, limit))
 
     # ------------------------------------------------------------------ connections
     async def serve_channel(self, raw: Channel) -> None:
@@ -678,6 +756,7 @@ class HostNode:
                 k += 1
             conn.name = name
             self.members.append(Member(name, conn.key, conn))
+        self._let_in(conn.key)
         conn.m.fire(ConnEvent.ADMIT)
         _log.info("%s joined the lobby", conn.who())
         conn.send("welcome", seat=None, game=None, count=0, ready=True)
@@ -759,8 +838,11 @@ class HostNode:
             pass
         elif t == "bye":
             if self._in_rematch_lobby(conn):  # a seat leaving ends the rematch (§13)
+                assert self.rematch_of is not None and conn.key is not None
+                seat = self.rematch_of.seat_of(conn.key)
                 self.end_rematch(f"{conn.name} left: no rematch ({f['reason'][:80]!r})"
-                                 if f["reason"] else f"{conn.name} left: no rematch")
+                                 if f["reason"] else f"{conn.name} left: no rematch",
+                                 gone=[] if seat is None else [seat])
             conn.close()
         elif t == "answer":
             self._on_answer(conn, f["game"], f["yes"])
@@ -1045,15 +1127,8 @@ class HostNode:
                 continue
             c.ping_n = (c.ping_n + 1) % (2**31)
             c.send("ping", n=c.ping_n)
-        if self.rematch_of is not None and self._offered_at is None:
-            self._offered_at = now
-        if (self.rematch_of is not None and self.table is None and self._offered_at is not None
-                and now - self._offered_at > self.net.rematch_wait
-                and self.lobby.can(LobbyEvent.CLOSE)):
-            h = self.rematch_of.header
-            late = [p.name for p in h.players if p.seat not in self.agreed]
-            self.end_rematch(f"no rematch: {', '.join(late)} did not agree within "
-                             f"{self.net.rematch_wait:g} s")
+        if self.rematch_left() is not None:
+            self._rematch_beat(now)
         if self.table is not None:
             for seat, c in list(self.conns.items()):
                 quiet = now - c.last_heard
@@ -1062,6 +1137,25 @@ class HostNode:
                 else:
                     self._set_state(seat, "ok", 0)
             self._check_timeouts()
+
+    def _rematch_beat(self, now: float) -> None:
+        """The rematch lobby's heartbeat: a seat that left after the game and is not
+        back ends it at once; every yes not in within ``rematch_wait`` ends it; else its
+        screens are told the time left."""
+        prev = self.rematch_of
+        assert prev is not None and self._offered_at is not None
+        here = {prev.seat_of(m.key) for m in self.members}
+        gone = sorted(s for s in self.left_after if s not in here)
+        if gone:
+            names = [prev.header.players[s].name for s in gone]
+            self.end_rematch(f"no rematch: {', '.join(names)} left after the game",
+                             gone=gone)
+        elif now - self._offered_at > self.net.rematch_wait:
+            late = [p.name for p in prev.header.players if p.seat not in self.agreed]
+            self.end_rematch(f"no rematch: {', '.join(late)} did not agree within "
+                             f"{self.net.rematch_wait:g} s")
+        else:
+            self._changed()  # (the time left, on the screens)
 
     # ------------------------------------------------------------------ timeouts
     def _track_owed(self, answered: int | None = None) -> None:

@@ -83,7 +83,10 @@ class PeerNode:
                  code: str = "",
                  connect: Connect | None = None,
                  rematch_of: PreviousGame | None = None,
-                 parts: TableParts | None = None, bot_level: str | None = None) -> None:
+                 parts: TableParts | None = None, bot_level: str | None = None,
+                 leaves_after: bool = False,
+                 rejoin_rematch: Callable[[bytes], PreviousGame | None] | None = None
+                 ) -> None:
         self.identity = identity
         self.key = identity.public_key_bytes()
         self.data_dir = data_dir
@@ -166,6 +169,16 @@ class PeerNode:
         self.offer: Rematch | None = None
         self.offer_agreed: list[int] = []
         self._answered: Channel | None = None  # the connection our yes went out on
+        #: this seat will not stay for a rematch: as its game ends (before its final
+        #: ack) it tells the host so (``answer`` no), and a rematch offered after it
+        #: ends at once naming it instead of waiting for it (§13)
+        self.leaves_after = leaves_after
+        #: a joiner started afresh (its program restarted in a rematch lobby: its game is
+        #: over, so there is none to resume) that the host offers the rematch of game G:
+        #: this gives our own finished copy of G, or None if this data dir holds none.
+        #: It then looks for that rematch as the node before it did (``rematch_of``);
+        #: without a copy, or with ``leaves_after``, it says no (§13)
+        self.rejoin_rematch = rejoin_rematch
         if self.table is not None:
             self._attach()
 
@@ -316,6 +329,9 @@ class PeerNode:
                 not_yet = False
                 try:
                     await self._session(raw)
+                except asyncio.CancelledError:
+                    self._stopping()  # (a seat stopped in the rematch lobby says so)
+                    raise
                 except RematchNotYet:
                     not_yet = True  # its end screen is up: the offer may still come
                     _log.info("the host is still on the game we finished; waiting for its "
@@ -838,6 +854,8 @@ class PeerNode:
     def _on_offer(self, ch: Channel, f: dict[str, Any]) -> None:
         """The host's rematch offer (§13): it must be of the game we finished, ending at
         our final head, with the next first dealer; we agree once per connection."""
+        if self.rematch_of is None and self.table is None:
+            self._rejoin_offer(ch, f["game"])
         prev = self.rematch_of
         if prev is None or self.table is not None:
             return  # no rematch asked for here: nothing to answer
@@ -853,6 +871,28 @@ class PeerNode:
             self._answered = ch
         self._changed()
 
+    def _rejoin_offer(self, ch: Channel, game: bytes) -> None:
+        """The host offers a joiner started afresh the rematch of ``game``: the host
+        sends it only to that game's seats, so this is our seat's program started again
+        (killed in the rematch lobby, then the same command). With our finished copy of
+        that game we are back for the rematch; without one, or if this seat does not stay
+        for rematches, we say no at once — the rematch needs every seat."""
+        lookup = self.rejoin_rematch
+        if lookup is None and not self.leaves_after:
+            return  # (a node that knows nothing of rematches: it ignores the offer)
+        prev = None if self.leaves_after or lookup is None else lookup(game)
+        if prev is not None and prev.game_id == game:
+            _log.info("the host offers the rematch of our game %s: back in its lobby",
+                      game.hex())
+            self.rematch_of = prev
+            return
+        why = ("this seat does not stay for rematches" if self.leaves_after else
+               "this data dir holds no finished copy of it, so this seat cannot check it")
+        with contextlib.suppress(ChannelClosed, WireError, ConnectionError):
+            ch.send(encode_msg("answer", game=game, yes=False))
+        raise PeerFatal(f"no rematch: the host at {self.host}:{self.port} offers the "
+                        f"rematch of game {game.hex()}, but {why}: we said no")
+
     async def decline(self, why: str = "") -> None:
         """Say no to the rematch (or leave its lobby): the host ends it for everyone."""
         ch, prev = self.ch, self.rematch_of
@@ -863,6 +903,17 @@ class PeerNode:
                 else:
                     ch.send(encode_msg("bye", reason=why[:200]))
                 await asyncio.wait_for(ch.drain(), 2.0)
+
+    def _stopping(self) -> None:
+        """This node is stopped (its program ends: Ctrl-C, SIGTERM, its own wait) while
+        it is in a rematch lobby: it says so with a ``bye`` as it goes, so the host ends
+        the rematch at once instead of waiting for a seat that will not come back. (A
+        process killed outright says nothing: its seat merely dropped, §13.)"""
+        ch = self.ch
+        if ch is None or self.rematch_of is None or self.table is not None:
+            return
+        with contextlib.suppress(ChannelClosed, WireError, ConnectionError):
+            ch.send(encode_msg("bye", reason="stopped"))
 
     def _start(self, header: bytes) -> None:
         """The host started the game: verify the header, save the meta file, accept."""
@@ -952,7 +1003,11 @@ class PeerNode:
             return
         ack = make_ack(self.identity, table.game_id, seq, table.log.hash_at(seq),
                        seat=table.seat)
+        last = table.core.finished and seq == len(table.log) - 1
         with contextlib.suppress(ChannelClosed, WireError):
+            if last and self.leaves_after and table.core.verdict is None:
+                # before the final ack: the host has it before its game is done (§13)
+                self.send_frame("answer", game=table.game_id, yes=False)
             self.send_frame("ack", ack=ack)
             self._acked = seq
         if table.core.finished and seq == len(table.log) - 1:

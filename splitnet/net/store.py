@@ -297,6 +297,13 @@ def unfinished_games(data_dir: Path, role: str, *,
     newest first. A damaged ``.meta`` file (of any role: it may be this one's) is a
     :class:`MetaError` naming it, never skipped in silence — unless ``skip_damaged``
     (``--new``: no saved game is taken up)."""
+    return saved_games(data_dir, role, finished=False, skip_damaged=skip_damaged)
+
+
+def saved_games(data_dir: Path, role: str, *, finished: bool,
+                skip_damaged: bool = False) -> list[GameMeta]:
+    """Games in ``data_dir`` this peer took part in as ``role``, over (``finished``) or
+    not, newest first (a damaged ``.meta`` as for :func:`unfinished_games`)."""
     out = []
     d = games_dir(data_dir)
     if not d.is_dir():
@@ -308,7 +315,7 @@ def unfinished_games(data_dir: Path, role: str, *,
             if skip_damaged:
                 continue
             raise
-        if m.role == role and not m.finished:
+        if m.role == role and m.finished == finished:
             out.append(m)
     return sorted(out, key=lambda m: -m.created)
 
