@@ -579,12 +579,15 @@ def test_lan_leaving_says_the_same_command_gets_back_in(
 
     assert run._again_command(["join", "10.0.0.5:7420", "--new", "--name", "Al Bo"]) == (
         "splitnet join 10.0.0.5:7420 --name 'Al Bo'")
-    left = SimpleNamespace(core=SimpleNamespace(finished=False, verdict=None), verdict=None)
+    def unfinished(verdict: object) -> SimpleNamespace:
+        return SimpleNamespace(splito_core=None,
+                               split_core=SimpleNamespace(finished=False, verdict=verdict))
+
+    left = SimpleNamespace(table=unfinished(None), verdict=None)
     assert run._print_result(left, rejoin="splitnet join 10.0.0.5:7420") == 1  # type: ignore[arg-type]
     err = capsys.readouterr().err
     assert "You left before the end" in err and "\n  splitnet join 10.0.0.5:7420\n" in err
-    stopped = SimpleNamespace(core=SimpleNamespace(finished=False, verdict="x"),
-                              verdict="game stopped: timeout")
+    stopped = SimpleNamespace(table=unfinished("x"), verdict="game stopped: timeout")
     assert run._print_result(stopped, rejoin="splitnet host") == 1  # type: ignore[arg-type]
     assert "game stopped: timeout" in capsys.readouterr().err
 
