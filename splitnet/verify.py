@@ -38,6 +38,7 @@ from splitnet.record import dumps
 from splitnet.rules import SettingsError
 from splitnet.session.log import (
     MAX_FORK_BYTES,
+    Header,
     Log,
     LogError,
     check_fork_evidence,
@@ -60,6 +61,16 @@ class Verdict:
     reason: str = ""
     #: Every record checked out but the game is not over (no verdict against anyone).
     incomplete: bool = False
+
+
+def split_observer(h: Header) -> GameCore:
+    """A Split core of no seat for the game this header starts: what a verifier applies
+    the entries to (raises SettingsError or ValueError for settings the game refuses)."""
+    settings, proofs = settings_from_header(h.settings)
+    return GameCore(h.game_id, [p.name for p in h.players], settings, None,
+                    shuffle_proofs=proofs, host=h.host, keys=[p.key for p in h.players],
+                    first_dealer=first_dealer(h.settings, len(h.players)),
+                    open_hand=open_hand_player, limits=limits_from_header(h.settings))
 
 
 def verify_records(records: list[bytes]) -> Verdict:
@@ -87,12 +98,7 @@ def verify_records(records: list[bytes]) -> Verdict:
                     core = SplitoCore(h.game_id, names, rules, None, host=h.host,
                                       limits=limits_from_header(h.settings))
                 else:
-                    settings, proofs = settings_from_header(h.settings)
-                    core = GameCore(h.game_id, names, settings, None, shuffle_proofs=proofs,
-                                    host=h.host, keys=[p.key for p in h.players],
-                                    first_dealer=first_dealer(h.settings, len(names)),
-                                    open_hand=open_hand_player,
-                                    limits=limits_from_header(h.settings))
+                    core = split_observer(h)
             except (SettingsError, ValueError) as e:
                 return _fail(0, h.host, f"header: {e}")
             continue

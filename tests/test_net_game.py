@@ -126,19 +126,11 @@ def _may_give_up(records: list[bytes], seat: int) -> bool:
     """Could the host give ``seat`` up at this log's head (R8.6)? Not while it owes a
     reveal or is to move (a move of its own may be on its way: its reveal would then be
     owed) — the host could only time it out."""
-    from splitnet.bots import open_hand_player
-    from splitnet.game.core import GameCore
-    from splitnet.game.local import settings_from_header
-    from splitnet.game.rematch import first_dealer
-    from splitnet.game.table import entry_position, limits_from_header
+    from splitnet.game.table import entry_position
+    from splitnet.verify import split_observer
 
     log = Log.from_records(records)
-    h = log.header
-    settings, proofs = settings_from_header(h.settings)
-    core = GameCore(h.game_id, [p.name for p in h.players], settings, None,
-                    shuffle_proofs=proofs, host=h.host, keys=[p.key for p in h.players],
-                    first_dealer=first_dealer(h.settings, len(h.players)),
-                    open_hand=open_hand_player, limits=limits_from_header(h.settings))
+    core = split_observer(log.header)
     for e in log.entries[1:]:
         if e.kind != "accept":
             core.apply(e.author, e.kind, dict(e.body), at=entry_position(e))

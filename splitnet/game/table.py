@@ -86,7 +86,7 @@ def naming(author: int, host: int, at: Position | None) -> Iterator[None]:
 
 def overtaken(e: GameError, author: int, host: int, at: Position | None) -> GameError:
     """Who a refusal names when the log moved on after the author signed (GAME.md
-    "Who is named", SECURITY.md row 112).
+    "A message the log moved past", SECURITY.md row 112).
 
     A message the game refuses names its author only if the author signed it at the very
     head it meets (``seen = seq − 1``): then the author saw everything the refusal rests
@@ -99,8 +99,9 @@ def overtaken(e: GameError, author: int, host: int, at: Position | None) -> Game
     if (at is None or at.seen is None or e.seat != author or author == host
             or at.seen >= at.seq - 1):
         return e
-    since = f"signed at entry {at.seen}, before entr{'y' if at.seq - at.seen == 2 else 'ies'} " \
-        f"{at.seen + 1}{'' if at.seq - at.seen == 2 else f'–{at.seq - 1}'}"
+    between = (f"entry {at.seen + 1}" if at.seq - at.seen == 2
+               else f"entries {at.seen + 1}–{at.seq - 1}")
+    since = f"signed at entry {at.seen}, before {between}"
     if at.ordered:
         out = GameError(host, e.step, f"seat {author}'s {e.step} was {since}, and the host "
                         f"ordered it after them although they make it void ({e.reason}): "
