@@ -12,6 +12,7 @@ from typing import Any
 
 from splitnet.bots import LEVELS, parse_level
 from splitnet.cmdline import (
+    THINK_HELP,
     Parser,
     data_dir,
     fraction,
@@ -530,7 +531,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                     help=f"the bots' level: {', '.join(LEVELS)} (default normal); or a "
                          "comma list, one per bot (Splito: the levels docs/PLAYING.md lists)")
     pl.add_argument("--think", type=seconds(0.01, 60), default=0.3, metavar="SECONDS",
-                    help="strong bots: time per decision (default 0.3)")
+                    help=THINK_HELP)
     pl.add_argument("--name", default="You", type=player_name,
                     help="your name at the table (1–32 characters)")
     pl.add_argument("--seed", type=seed, default=None,
@@ -614,7 +615,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                          "player count (default 5) and strong-bot games (default 8); "
                          "adversary: adversarial games (default 200)")
     bn.add_argument("--think", type=seconds(0.01, 60), default=0.3, metavar="SECONDS",
-                    help="bots, splito: the strong bot's time per decision (default 0.3)")
+                    help="bots, splito: " + THINK_HELP.removeprefix("strong bots: "))
     bn.add_argument("--samples", type=int_in(1, 100_000), default=None, metavar="N",
                     help="bots, splito: N samples per decision instead of a time "
                          "(deterministic)")
