@@ -11,7 +11,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from splitnet.bots import Bot, make_bot
 from splitnet.rules import BonusMark, Game
@@ -718,18 +718,35 @@ def _opponent(kind: str, seed: int) -> Bot:
     return FixedTargetBot(seed) if kind == "fixed" else make_bot(kind, seed)
 
 
-def _strong_match(args: tuple[str, int, int, int, float, int | None, float | None,
-                              int | None]) -> tuple[float, int, float, float, int]:
-    """One chunk of 1 strong vs 3 ``kind`` games (game numbers start … stop): wins, and
-    the strong bots' searched decisions, wall and CPU time in search, samples. A module
+class StrongRun(NamedTuple):
+    """What the strong bots of some games did (:func:`_strong_match`): wins, searched
+    decisions, their wall and CPU time in search, samples, each turn's thinking time
+    (wall clock, CPU), the decisions a budget cut short and those it left without a
+    sample."""
+
+    wins: float
+    searched: int
+    search_time: float
+    search_cpu: float
+    sampled: int
+    turns: list[tuple[float, float]]
+    cut: int
+    unsampled: int
+
+
+def _strong_match(args: tuple[str, int, int, int, float, float | None, int | None,
+                              float | None, int | None]) -> StrongRun:
+    """One chunk of 1 strong vs 3 ``kind`` games (game numbers start … stop). A module
     function so that a process pool can run chunks side by side."""
     from splitnet.bots.search import SearchConfig, StrongBot
 
-    kind, seed, start, stop, budget, samples, margin, candidates = args
+    kind, seed, start, stop, budget, turn_budget, samples, margin, candidates = args
     bots: list[StrongBot] = []
 
     def strong(s: int) -> Bot:
         cfg = SearchConfig(budget=budget, samples=samples)
+        if turn_budget is not None:
+            cfg.turn_budget = turn_budget
         if margin is not None:
             cfg.margin = margin
         if candidates is not None:
@@ -740,20 +757,24 @@ def _strong_match(args: tuple[str, int, int, int, float, int | None, float | Non
 
     wins, _ = seat_rotated_games(strong, lambda s: _opponent(kind, s), stop - start, seed,
                                  first=start)
-    return (wins, sum(b.searched for b in bots), sum(b.search_time for b in bots),
-            sum(b.search_cpu for b in bots), sum(b.sampled for b in bots))
+    return StrongRun(wins, sum(b.searched for b in bots), sum(b.search_time for b in bots),
+                     sum(b.search_cpu for b in bots), sum(b.sampled for b in bots),
+                     [t for b in bots for t in b.turns], sum(b.cut for b in bots),
+                     sum(b.unsampled for b in bots))
 
 
 def _run_chunks(kind: str, games: int, seed: int, jobs: int, budget: float,
                 samples: int | None, margin: float | None,
-                candidates: int | None, first: int = 0) -> tuple[float, int, float, float, int]:
+                candidates: int | None, first: int = 0,
+                turn_budget: float | None = None) -> StrongRun:
     """``games`` strong-vs-``kind`` games (numbers ``first`` …) in ``jobs`` processes (1:
     in this one). The games, and so the result, are the same for any ``jobs``: each
-    game's deal and bots' seeds come from its number alone."""
+    game's deal and bots' seeds come from its number alone (with a clock that binds,
+    the strong bot's choices depend on the machine's speed too)."""
     step = max(1, -(-games // (jobs * 4)))
     end = first + games
-    chunks = [(kind, seed, a, min(end, a + step), budget, samples, margin, candidates)
-              for a in range(first, end, step)]
+    chunks = [(kind, seed, a, min(end, a + step), budget, turn_budget, samples, margin,
+               candidates) for a in range(first, end, step)]
     if jobs <= 1 or len(chunks) == 1:
         parts = [_strong_match(c) for c in chunks]
     else:
@@ -761,23 +782,65 @@ def _run_chunks(kind: str, games: int, seed: int, jobs: int, budget: float,
 
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             parts = list(pool.map(_strong_match, chunks))
-    w, k, t, c, m = zip(*parts, strict=True)
-    return sum(w), sum(k), sum(t), sum(c), sum(m)
+    return StrongRun(sum(p.wins for p in parts), sum(p.searched for p in parts),
+                     sum(p.search_time for p in parts), sum(p.search_cpu for p in parts),
+                     sum(p.sampled for p in parts), [t for p in parts for t in p.turns],
+                     sum(p.cut for p in parts), sum(p.unsampled for p in parts))
+
+
+#: the strong level's goals: at the default setting ≥ 45% against 3 normal bots and a
+#: whole turn in ≤ 1 s of wall time; ≥ 35% against 3 with fixed targeting
+GOAL_STRONG = 0.45
+GOAL_FIXED = 0.35
+GOAL_TURN = 1.0
+
+
+def rate_verdict(lo: float, hi: float, goal: float) -> str:
+    """What a win rate's 95% interval ``lo``–``hi`` shows about ``goal``."""
+    if lo >= goal:
+        return "met (the whole interval is at or above it)"
+    if hi < goal:
+        return "MISSED (the whole interval is below it)"
+    return "not shown (the interval reaches both sides of it: more games narrow it)"
+
+
+def turn_lines(run: StrongRun, quantile: Callable[[list[float], float], float]) -> list[str]:
+    """The strong bot's thinking time per whole turn against :data:`GOAL_TURN`."""
+    if not run.turns:
+        return ["    no turns played"]
+    wall = [w for w, _ in run.turns]
+    cpu = [c for _, c in run.turns]
+    top = max(wall)
+    over = sum(t > GOAL_TURN for t in wall)
+
+    def ms(xs: list[float]) -> str:
+        return (f"median {quantile(xs, 0.5) * 1e3:.0f} ms, 95th percentile "
+                f"{quantile(xs, 0.95) * 1e3:.0f} ms, max {max(xs) * 1e3:.0f} ms")
+
+    return [f"    a whole turn (every decision of it), over {len(wall)} turns: {ms(wall)} of "
+            f"wall time ({ms(cpu)} of CPU); limit {GOAL_TURN:g} s → ratio "
+            f"{top / GOAL_TURN:.2f} (max): " + ("met" if not over else f"MISSED in {over} turns"),
+            f"    a budget cut {run.cut} decisions short ({run.unsampled} of them before a "
+            "sample: the normal bot's move)"]
 
 
 def bench_bots(games: int = 40, budget: float = 0.3, samples: int | None = None,
                seed: int = 0, spread_games: int = 30, levels: bool = True,
                margin: float | None = None, candidates: int | None = None,
                jobs: int = 1, fixed: bool = True, normal: bool = True,
-               first: int = 0) -> str:
+               first: int = 0, clock: bool = True) -> str:
     """The bots' benchmark: 1 strong vs 3 normal (seat-rotated, fixed seeds) with a 95%
-    interval and the time per searched decision; the same against 3 heuristics whose
-    perfect-bonus targeting is fixed (:class:`FixedTargetBot`); the round-1
-    perfect-bonus targets by seat; easy against normal and against random. ``jobs``
-    processes play the games (the figures do not depend on it, the time per decision
-    only through the machine's load). ``normal``/``fixed`` off skip that match;
-    ``first`` numbers the games from there (a long run split in parts adds up to the
-    same figures)."""
+    interval against :data:`GOAL_STRONG`, the time per searched decision and per whole
+    turn against :data:`GOAL_TURN`, measured in the same games; the same against 3
+    heuristics whose perfect-bonus targeting is fixed (:class:`FixedTargetBot`); the
+    round-1 perfect-bonus targets by seat; easy against normal and against random.
+    ``jobs`` processes play the games (the figures do not depend on it while the clock
+    does not bind — it cuts no decision short —, the times only through the machine's
+    load). ``normal``/``fixed`` off skip that match; ``first`` numbers the games from
+    there (a long run split in parts adds up to the same figures). ``clock`` off: the
+    strong bot's budgets are off (its rule alone, deterministic: what a machine plays
+    that no budget binds on; the turn times then show what they would have cut)."""
+    from splitnet.app.bench_net import quantile
     from splitnet.bots.search import SearchConfig
 
     lines = ["bots: 4-player games, seat-rotated, fixed seeds; a shared win counts 1/k"
@@ -787,35 +850,41 @@ def bench_bots(games: int = 40, budget: float = 0.3, samples: int | None = None,
     lines.append(f"  round-1 perfect-bonus targets by seat, {spread_games} games of 4 normal "
                  f"bots: {' / '.join(map(str, spread))}  (largest share "
                  f"{max(spread) / total:.0%}; 25% is even)")
-    mode = f"{samples} samples/decision" if samples is not None else f"budget {budget:g} s"
     probe = SearchConfig()
+    turn_budget = None if clock else math.inf
+    if samples is not None:
+        mode = f"{samples} samples/decision"
+    else:
+        mode = (f"{probe.min_samples}–{probe.max_samples} samples/decision, stopping once "
+                "the choice is clear; " + (f"at most {budget:g} s a decision, "
+                                           f"{probe.turn_budget:g} s a turn" if clock else
+                                           "no clock (deterministic)"))
+        if not clock:
+            budget = math.inf
     mode += (f", margin {probe.margin if margin is None else margin:g}, "
              f"{probe.max_candidates if candidates is None else candidates} candidates")
-    matches = ([("normal", "3 normal", 0.40)] if normal else []) + (
-        [("fixed", "3 fixed-target", 0.35)] if fixed else [])
+    matches = ([("normal", "3 normal", GOAL_STRONG)] if normal else []) + (
+        [("fixed", "3 fixed-target", GOAL_FIXED)] if fixed else [])
     for kind, label, goal in matches:
         t0 = time.perf_counter()
-        wins, searched, t_search, c_search, sampled = _run_chunks(
-            kind, games, seed, jobs, budget, samples, margin, candidates, first)
+        run = _run_chunks(kind, games, seed, jobs, budget, samples, margin, candidates,
+                          first, turn_budget)
         dt = time.perf_counter() - t0
-        n = games
+        n, wins, searched = games, run.wins, run.searched
         lo, hi = wilson(wins, n)
-        per = t_search / searched if searched else 0.0
-        cpu = c_search / searched if searched else 0.0
+        per = run.search_time / searched if searched else 0.0
+        cpu = run.search_cpu / searched if searched else 0.0
         lines.append(f"  1 strong ({mode}) vs {label}: won {wins:g} of {n} = "
                      f"{wins / n:.1%} (95% CI {lo:.1%}–{hi:.1%}); goal ≥ {goal:.0%} → "
-                     f"ratio {wins / n / goal:.2f}")
+                     f"ratio {wins / n / goal:.2f}, {rate_verdict(lo, hi, goal)}")
         lines.append(f"    {searched} searched decisions ({searched / max(1, n):.0f} a game, "
-                     f"{sampled / max(1, searched):.0f} samples each), "
-                     f"{per * 1e3:.0f} ms each on average, {cpu * 1e3:.0f} ms of CPU "
-                     f"(limit 300 ms → ratio {cpu / 0.3:.2f}); {dt:.0f} s for {n} games "
-                     f"in {jobs} process{'es' if jobs > 1 else ''}")
+                     f"{run.sampled / max(1, searched):.0f} samples each), "
+                     f"{per * 1e3:.0f} ms each on average, {cpu * 1e3:.0f} ms of CPU; "
+                     f"{dt:.0f} s for {n} games in {jobs} process{'es' if jobs > 1 else ''}")
+        lines.extend(turn_lines(run, quantile))
         if kind == "normal" and n:
-            rest = max(0.0, dt * jobs - t_search) / n  # the non-search CPU of a game
-            goal_h = 1000 * (searched / n * 0.3 + rest) / 3600
-            lines.append(f"    this run's setting for 1000 games: ≈ "
-                         f"{dt * jobs / n * 1000 / 3600:.1f} h of one core; the goal's run "
-                         f"(1000 games at 0.3 s a decision) ≈ {goal_h:.1f} h on one core")
+            lines.append(f"    1000 games at this setting ≈ {dt * jobs / n * 1000 / 3600:.1f} h "
+                         "of one core")
     if levels:
         lv_games = max(games, 100)
         w_n, n_n = seat_rotated_games(lambda s: make_bot("easy", s),

@@ -12,6 +12,7 @@ from typing import Any
 
 from splitnet.bots import LEVELS, parse_level
 from splitnet.cmdline import (
+    THINK_HELP,
     Parser,
     data_dir,
     fraction,
@@ -440,7 +441,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
                                spread_games=args.spread_games, levels=not args.no_levels,
                                margin=args.margin, candidates=args.candidates,
                                jobs=args.jobs, fixed=not args.no_fixed,
-                               normal=not args.no_normal, first=args.first))
+                               normal=not args.no_normal, first=args.first,
+                               clock=not args.no_clock))
     elif args.what == "deck":
         print(bench.bench_deck(players, proofs=not args.no_proofs))
     elif args.what == "net":
@@ -530,7 +532,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                     help=f"the bots' level: {', '.join(LEVELS)} (default normal); or a "
                          "comma list, one per bot (Splito: the levels docs/PLAYING.md lists)")
     pl.add_argument("--think", type=seconds(0.01, 60), default=0.3, metavar="SECONDS",
-                    help="strong bots: time per decision (default 0.3)")
+                    help=THINK_HELP)
     pl.add_argument("--name", default="You", type=player_name,
                     help="your name at the table (1–32 characters)")
     pl.add_argument("--seed", type=seed, default=None,
@@ -581,7 +583,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
 
     bn = sub.add_parser("bench", help="benchmarks: speed of engine, deck, net; bot strength",
                         description="Measure speed: rules-engine games and rollouts per "
-                                    "second, the bots' strength and time per decision, the "
+                                    "second, the bots' strength and time per decision and per "
+                                    "turn, the "
                                     "fair-deck protocol's costs, or a LAN game on loopback "
                                     "beside the same game in one process, or the "
                                     "wormhole relay path beside the LAN path, or many LAN "
@@ -614,7 +617,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                          "player count (default 5) and strong-bot games (default 8); "
                          "adversary: adversarial games (default 200)")
     bn.add_argument("--think", type=seconds(0.01, 60), default=0.3, metavar="SECONDS",
-                    help="bots, splito: the strong bot's time per decision (default 0.3)")
+                    help="bots, splito: " + THINK_HELP.removeprefix("strong bots: "))
     bn.add_argument("--samples", type=int_in(1, 100_000), default=None, metavar="N",
                     help="bots, splito: N samples per decision instead of a time "
                          "(deterministic)")
@@ -645,13 +648,18 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                     help="bots: skip 1 strong vs 3 heuristics with fixed targeting")
     bn.add_argument("--no-normal", action="store_true",
                     help="bots: skip 1 strong vs 3 normal bots")
+    bn.add_argument("--no-clock", action="store_true",
+                    help="bots: the strong bot's rule without its time budgets "
+                         "(deterministic, as a machine that no budget binds on plays it; "
+                         "the turn times show what the budgets would cut)")
     bn.add_argument("--first", type=int_in(0, 10_000_000), default=0, metavar="I",
                     help="bots, adversary: number the games from I (a run split in "
                          "parts: --first 0 and --first 500 of --games 500 are the games "
                          "of --games 1000; default 0)")
     bn.add_argument("--jobs", "-j", type=int_in(1, 256), default=1, metavar="J",
                     help="bots, adversary: play the games in J processes (the figures do "
-                         "not depend on it; default 1)")
+                         "not depend on it — bots: while no budget cuts a strong bot's "
+                         "decision short; default 1)")
     bn.set_defaults(func=cmd_bench)
 
     br = sub.add_parser("browse", help="list the games announced on the LAN",

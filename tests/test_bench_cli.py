@@ -49,10 +49,40 @@ def test_bench_bots_reports_the_rate_with_its_interval_time_and_target_spread() 
     assert "1 strong (2 samples/decision, margin 0.05, 3 candidates) vs 3 normal" in out
     assert "95% CI" in out
     assert "ms each" in out and "round-1 perfect-bonus targets by seat" in out
-    assert "ratio" in out and "1000 games at 0.3 s a decision" in out and "CPU" in out
+    assert "goal ≥ 45% → ratio" in out and "1000 games at this setting" in out and "CPU" in out
     assert "vs 3 fixed-target" in out and "goal ≥ 35%" in out
+    # The strong bot's time per whole turn, from the same games, against its limit.
+    turn = [ln for ln in out.splitlines() if "a whole turn" in ln]
+    assert len(turn) == 2 and all("95th percentile" in ln and "max" in ln for ln in turn)
+    assert all("limit 1 s → ratio" in ln for ln in turn)
+    assert "a budget cut 0 decisions short" in out  # a fixed number of samples: no clock
     only = bench_bots(games=1, samples=1, spread_games=1, levels=False, normal=False)
     assert "vs 3 fixed-target" in only and "vs 3 normal" not in only
+
+
+def test_bench_bots_says_what_a_win_rates_interval_shows_about_its_goal() -> None:
+    from splitnet.bench import rate_verdict, wilson
+
+    assert rate_verdict(*wilson(300, 600), 0.45).startswith("met")
+    assert rate_verdict(*wilson(200, 600), 0.45).startswith("MISSED")
+    assert rate_verdict(*wilson(18, 40), 0.45).startswith("not shown")
+
+
+def test_bench_bots_without_the_clock_plays_the_default_rule_deterministically() -> None:
+    """``--no-clock``: the strong bot's sequential test alone (no budget), so the same
+    games give the same wins, decisions and samples however loaded the machine is."""
+    import math
+
+    from splitnet.bench import _run_chunks, bench_bots
+
+    one, two = (_run_chunks("fixed", 1, 5, 1, math.inf, None, None, 3, 0, math.inf)
+                for _ in range(2))
+    assert (one.wins, one.searched, one.sampled) == (two.wins, two.searched, two.sampled)
+    assert one.cut == 0 and one.sampled > 0
+    out = bench_bots(games=1, spread_games=1, levels=False, normal=False, candidates=2,
+                     clock=False)
+    assert "stopping once the choice is clear; no clock (deterministic)" in out
+    assert "a budget cut 0 decisions short" in out
 
 
 def test_bench_bots_gives_the_same_figures_in_one_process_or_two() -> None:

@@ -246,6 +246,75 @@ def test_strong_bot_thinks_within_its_time_budget_mode() -> None:
     assert bot.last is not None and bot.last.samples >= 2 and bot.searched == 1
 
 
+def test_the_strong_bot_stops_sampling_once_the_choice_is_clear() -> None:
+    """At the default setting a decision samples until the sequential test finds the
+    choice that ``max_samples`` samples would make clear — between ``min_samples`` and
+    ``max_samples``, often fewer than the most. With a clock that stands still no budget
+    binds, and the choices and sample counts depend on the seeds alone."""
+    cfg = SearchConfig()
+    assert cfg.samples is None and cfg.max_samples is not None
+    runs = []
+    for _ in range(2):
+        bot = StrongBot(5, SearchConfig(), clock=lambda: 0.0)
+        runs.append([(d.action, d.samples, d.values) for d in
+                     (bot.decide(view, seat) for view, seat, _ in _decisions(3, 16))])
+        assert bot.cut == 0
+    assert runs[0] == runs[1]
+    counts = [k for _, k, _ in runs[0] if k]
+    assert counts and all(cfg.min_samples <= k <= cfg.max_samples for k in counts)
+    assert min(counts) < cfg.max_samples
+
+
+def test_a_strong_bots_whole_turn_keeps_within_its_turn_budget(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Time here is virtual: every rollout costs 5 ms of it. Over a whole game no turn
+    of the strong bot (R4: its draw, plays, bonuses and discard together) thinks longer
+    than ``turn_budget``; the long turns are cut short, and a decision the budget left
+    with fewer than ``min_samples`` samples plays the normal bot's move."""
+    from splitnet.bench import seat_rotated_games
+    from splitnet.bots import search
+
+    now = [0.0]
+    real = search.rollout
+
+    def costly(*args: Any) -> list[list[int]]:
+        now[0] += 0.005
+        return real(*args)
+
+    monkeypatch.setattr(search, "rollout", costly)
+    cfg = SearchConfig(turn_budget=0.25)
+    bots: list[StrongBot] = []
+    seen: list[Any] = []
+
+    def strong(s: int) -> StrongBot:
+        bot = StrongBot(s, cfg, clock=lambda: now[0])
+        decide = bot.decide
+
+        def watched(game: Game, seat: int) -> Any:
+            seen.append(decide(game, seat))
+            return seen[-1]
+
+        monkeypatch.setattr(bot, "decide", watched)
+        bots.append(bot)
+        return bot
+
+    seat_rotated_games(strong, lambda s: make_bot("normal", s), 1, seed=3)
+    [bot] = bots
+    assert len(bot.turns) > 5 and max(w for w, _ in bot.turns) <= cfg.turn_budget + 1e-9
+    assert bot.cut > 0 and bot.unsampled > 0
+    short = [d for d in seen if 0 < d.samples < cfg.min_samples]
+    assert short and all(d.action == d.anchor for d in short), len(short)
+    assert any(d.samples >= cfg.min_samples for d in seen)
+
+
+def test_think_help_states_the_strong_bots_budgets() -> None:
+    from splitnet.cmdline import THINK_HELP
+
+    cfg = SearchConfig()
+    assert f"default {cfg.budget:g})" in THINK_HELP
+    assert f"a whole turn thinks at most {cfg.turn_budget:g} s" in THINK_HELP
+
+
 def test_suggest_gives_a_legal_move_and_its_reason_in_words() -> None:
     for view, seat, _ in _decisions(8, 6):
         action, reason = suggest(view, seat, samples=4, names=["A", "B", "C", "D"])

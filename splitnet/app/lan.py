@@ -28,6 +28,7 @@ from splitnet.app.lan_session import LAN_PARTS, OFFER_OPEN_HAND_AFTER, NetSessio
 from splitnet.app.splito_session import SplitoNetSession, splito_bot
 from splitnet.bots import FRIENDLY_NAMES, bot_label, bot_player_name, make_bot, parse_level
 from splitnet.cmdline import (
+    THINK_HELP,
     data_dir,
     game_prefix,
     int_in,
@@ -2027,7 +2028,7 @@ def add_parsers(sub: Any) -> None:
     h.add_argument("--play-as-bot", metavar="LEVEL", type=level, default=None,
                    help="a bot of this level plays the host's seat (no screen)")
     h.add_argument("--think", type=seconds(0.01, 60), default=0.3, metavar="SECONDS",
-                   help="strong bots: time per decision (default 0.3)")
+                   help=THINK_HELP)
     h.add_argument("--resume", metavar="GAME_ID", type=game_prefix,
                    help="resume this unfinished game (id or "
                    "its first hex digits); an unfinished game is resumed anyway unless --new")
@@ -2093,7 +2094,7 @@ def add_parsers(sub: Any) -> None:
     b.add_argument("--level", default="normal", type=level, metavar="LEVEL",
                    help=f"{levels} (default normal)")
     b.add_argument("--think", type=seconds(0.01, 60), default=0.3, metavar="SECONDS",
-                   help="strong level: time per decision (default 0.3)")
+                   help=THINK_HELP)
     b.add_argument("--name", default=None, type=player_name,
                    help="the bot's name at the table (default: a friendly name, e.g. Ana, "
                         "that follows from its key: the same in every game played "

@@ -24,10 +24,17 @@ For one decision the bot
    margin (paired differences, a minimum gain and a z-test) — plain best-average
    selection is worse than the heuristic.
 
-The time per decision is at most ``budget`` seconds (default 0.3, wall clock: it stops
-before a sample that would overrun, after ``min_samples``); ``samples=N``
-instead evaluates exactly N samples with no clock at all (deterministic: tests,
-benchmarks).
+It samples only until the choice is clear: a sequential test
+(:meth:`splitnet.paired.Paired.decided`) stops once the choice the most samples
+(``max_samples``, 36: as strong as the whole 0.3 s was) would make is no longer in doubt
+— often well before them, from ``min_samples`` (12) on — and stops playing out the
+challengers that can no longer be chosen. The clock bounds it too: at most ``budget``
+seconds a decision (default 0.3, after ``min_samples``) and ``turn_budget`` seconds a
+whole turn (default 0.8: the draw, every play and bonus, the discard; a decision the
+turn's budget leaves without ``min_samples`` samples plays the anchor) — it stops before
+a sample that would overrun, judged by the time a rollout has taken in this decision (at
+its first sample: in the one before). ``samples=N`` instead evaluates exactly N samples
+with no test and no clock at all (deterministic: tests, benchmarks).
 
 The API for front ends (the hint key) is :func:`suggest`::
 
@@ -41,6 +48,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -81,16 +89,26 @@ _END = ("round_over", "game_over")
 class SearchConfig(PairedConfig):
     """How hard the strong bot thinks (:class:`splitnet.paired.PairedConfig`).
 
-    ``budget``: seconds per decision at most (wall clock; at least ``min_samples`` are
-    taken); ignored when ``samples`` is set.
-    ``samples``: evaluate exactly this many samples (deterministic, no clock).
+    Sampling stops at the first of: the sequential test of
+    :meth:`~splitnet.paired.Paired.decided` finds the choice ``max_samples`` samples
+    would make clear (from ``min_samples`` on; ``clear_z``: how sure); ``max_samples``;
+    one more sample would overrun ``budget``, the seconds per decision (after
+    ``min_samples``); or it would overrun ``turn_budget``, the seconds for the whole turn
+    (R4: the draw, every play and bonus, the discard — a hard bound: a decision left
+    with fewer than ``min_samples`` plays the anchor). The clocks are wall time; the
+    sequential test reads none, so with a clock that never binds the choice depends on
+    the seeds only. ``samples``: evaluate exactly this many samples instead (no test,
+    no clock: deterministic; tests, benchmarks).
     ``max_candidates``: moves compared per decision, the anchor included.
     ``margin``: the least gain in chance of winning a challenger needs over the anchor,
     and ``z``: how many standard errors of the paired difference it must clear.
     """
 
-    min_samples: int = 8
+    min_samples: int = 12
     max_candidates: int = 7
+    #: 36 samples a decision play as strongly as the whole 0.3 s did (docs/PLAYING.md)
+    max_samples: int | None = 36
+    turn_budget: float = 0.8
     #: roll out with the heuristic on the checked engine instead of the flat rollout
     #: (:mod:`splitnet.bots.rollout`): the same values, about 3× slower; for tests
     reference_rollouts: bool = False
@@ -176,9 +194,12 @@ class StrongBot:
     name = "strong"
     searches = True  # sessions let it think off the event loop (choose_off_loop)
 
-    def __init__(self, seed: int = 0, config: SearchConfig | None = None) -> None:
+    def __init__(self, seed: int = 0, config: SearchConfig | None = None,
+                 clock: Callable[[], float] = time.perf_counter) -> None:
         self.seed = seed
         self.config = config or SearchConfig()
+        #: the wall clock the budgets are kept by (tests give a virtual one)
+        self.clock = clock
         self.anchor_bot = HeuristicBot(seed)
         self._rollout_bots: list[HeuristicBot] = []
         #: the other seats' perfect-bonus rules, from the marks they gave (public)
@@ -189,6 +210,16 @@ class StrongBot:
         self.search_time = 0.0
         self.search_cpu = 0.0  # this thread's CPU time: other load on the machine aside
         self.sampled = 0  # samples over all searched decisions
+        #: decisions whose sampling a budget ended before the test decided, and those of
+        #: them it left without a sample (the turn's budget spent: the anchor is played)
+        self.cut = 0
+        self.unsampled = 0
+        #: the thinking time of each turn finished (see :attr:`turns`)
+        self.turn_times: list[tuple[float, float]] = []
+        self._turn_key: tuple[int, int] | None = None
+        self._turn_spent = (0.0, 0.0)
+        #: seconds per rollout, measured: to tell whether the next sample fits
+        self._per_rollout = 0.0
         self.last: Decision | None = None
 
     def choose(self, game: Game, seat: int) -> Action:
@@ -303,6 +334,27 @@ class StrongBot:
 
     # -- the decision -------------------------------------------------------------
     def decide(self, game: Game, seat: int) -> Decision:
+        start, cpu = self.clock(), time.thread_time()
+        key = (game.round_no, game.turns_started[seat])
+        if game.phase == "draw" or key != self._turn_key:  # R4.1: a turn starts by drawing
+            if self._turn_key is not None:
+                self.turn_times.append(self._turn_spent)
+            self._turn_key, self._turn_spent = key, (0.0, 0.0)
+        try:
+            return self._decide(game, seat,
+                                start + self.config.turn_budget - self._turn_spent[0])
+        finally:
+            wall, used = self._turn_spent
+            self._turn_spent = (wall + self.clock() - start, used + time.thread_time() - cpu)
+
+    @property
+    def turns(self) -> list[tuple[float, float]]:
+        """The thinking time of every turn so far, the one under way included: the sum
+        of its decisions', as (wall clock, this thread's CPU) in seconds."""
+        return self.turn_times + ([self._turn_spent] if self._turn_key is not None else [])
+
+    def _decide(self, game: Game, seat: int, turn_end: float) -> Decision:
+        """The decision, sampling only while the clock is before ``turn_end``."""
         self.decisions += 1
         self.targets.observe(game)
         anchor = self.anchor_bot.choose(game, seat)
@@ -322,36 +374,62 @@ class StrongBot:
             rules = [Targeting.NOW if s == seat else r
                      for s, r in enumerate(self.targets.rules(game.n))]
         future = rules if cfg.future_targeting else None
-        t0, c0 = time.perf_counter(), time.thread_time()
+        clock = self.clock
+        t0, c0 = clock(), time.thread_time()
         known = knowable_slots(game, seat)
         # The samples depend on this bot's seed and the public history only.
         rng = random.Random(f"splitnet/strong/{self.seed}/{game.round_no}/"
                             f"{len(game.events)}/{game.phase}/{seat}")
         paired = Paired.of(len(cands))
+        samples = cfg.samples
+        fixed = samples is not None
+        rolled = 0
         while True:
+            live = len(cands) - len(paired.dropped)
+            if not fixed:  # stop before a sample that would overrun a budget
+                now = clock()
+                need = live * ((now - t0) / rolled if rolled else self._per_rollout)
+                if now + need > turn_end or (paired.n >= cfg.min_samples
+                                             and now + need > t0 + cfg.budget):
+                    self.cut += 1
+                    break
             det = determinize(game, seat, rng, known)
             roll_seed = rng.randrange(2**31)
-            vals = []
-            for c in cands:
+            vals: list[float | None] = []
+            for i, c in enumerate(cands):
+                if i in paired.dropped:  # it cannot be chosen any more: not played out
+                    vals.append(None)
+                    continue
                 g = det.clone()
                 g.apply_trusted(c)
                 if cfg.reference_rollouts:
                     self._rollout(g, roll_seed, rules)
                     vals.append(self._value(g, seat, future))
                 else:
-                    for i, r in enumerate(rngs):
-                        r.seed(roll_seed * 8 + i)
+                    for j, r in enumerate(rngs):
+                        r.seed(roll_seed * 8 + j)
                     vals.append(self._value_of(g, rollout(g, rngs, None, rules), seat,
                                                future))
+            rolled += live
             paired.add(vals)
-            if cfg.enough(paired.n, time.perf_counter() - t0):
+            if samples is not None:
+                if paired.n >= samples:
+                    break
+            elif paired.n >= cfg.min_samples and paired.decided(cfg, len(cands)):
                 break
-        self.searched += 1
         n = paired.n
+        if rolled:
+            self._per_rollout = (clock() - t0) / rolled
+        if n == 0:  # the turn's budget is spent: the heuristic's move
+            self.unsampled += 1
+            self.last = Decision(anchor, anchor)
+            return self.last
+        self.searched += 1
         self.sampled += n
-        self.search_time += time.perf_counter() - t0
+        self.search_time += clock() - t0
         self.search_cpu += time.thread_time() - c0
-        best_i = paired.best(cfg, len(cands))
+        # Stopped by the clock before min_samples: too few to leave the anchor.
+        best_i = paired.best(cfg, len(cands) if fixed or n >= cfg.min_samples else 1)
         self.last = Decision(cands[best_i], anchor, n, True,
                              list(zip(cands, paired.means(len(cands)), strict=True)))
         return self.last
@@ -457,10 +535,10 @@ def suggest(game: Game, seat: int, *, budget: float = 0.3, samples: int | None =
     """The strong bot's move for ``seat`` on ``game`` — that seat's own view (it reads
     nothing else, R8) — and the reason in one line of words, e.g.
     ``lay 7♥ 7♦ (strong): a strong match, and you may draw a card (R5.2); simulations
-    agree: 62% chance of finishing ahead (40 deals tried)``. ``budget`` seconds (or
-    exactly ``samples`` samples).
+    agree: 62% chance of finishing ahead (40 deals tried)``. At most ``budget``
+    seconds, less once the choice is clear (or exactly ``samples`` samples).
 
-    It blocks for the budget: a front end calls it off its event loop on a copy, e.g.
+    It blocks for as long: a front end calls it off its event loop on a copy, e.g.
     ``await asyncio.to_thread(suggest, view.clone(), seat)``. ValueError when ``seat``
     has no decision to make now. ``names`` (by seat) make the reason name players."""
     if game.actor != seat or not game.legal_moves(seat):
