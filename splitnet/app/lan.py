@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from splitnet import aio
 from splitnet.aio import stop, until
 from splitnet.app.lan_session import LAN_PARTS, OFFER_OPEN_HAND_AFTER, NetSession
 from splitnet.app.splito_session import SplitoNetSession, splito_bot
@@ -894,16 +895,6 @@ def _random_seed() -> int:
     return secrets.randbits(31)
 
 
-def _stop_on_sigterm() -> None:
-    """SIGTERM ends the command like Ctrl-C: cleanly (a host says bye to everyone)."""
-    import signal
-
-    task = asyncio.current_task()
-    if task is not None:
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
-
-
 _WILDCARD = ("", "0.0.0.0", "::")
 
 
@@ -1017,7 +1008,6 @@ def _keep_lobby(node: HostNode, data_dir: Path, gid: bytes, port: int, bind: str
 
 
 async def host_main(args: argparse.Namespace) -> int:
-    _stop_on_sigterm()
     if not (args.plain or args.play_as_bot):
         need_terminal("host")
     data_dir = _data_dir(args)
@@ -1770,7 +1760,6 @@ def _invitation_lines(invites: wormhole.Invitations | None,
 
 
 async def join_main(args: argparse.Namespace) -> int:
-    _stop_on_sigterm()
     if not args.plain:
         need_terminal("join")
     data_dir = _data_dir(args)
@@ -1866,7 +1855,6 @@ def _bot_name_index(identity: Identity) -> int:
 
 
 async def bot_main(args: argparse.Namespace) -> int:
-    _stop_on_sigterm()
     data_dir = _data_dir(args)
     net = _net_settings(args.net_timing)
     if args.addr and wormhole.is_wormhole_code(args.addr):
@@ -1946,7 +1934,7 @@ def _run(main: Any) -> int:
             await wormhole.shutdown()  # internet play: guests' wormholes, closed cleanly
 
     try:
-        rc: int = asyncio.run(closing())
+        rc: int = aio.run(closing())
     except (KeyboardInterrupt, asyncio.CancelledError):
         print("splitnet: stopped", file=sys.stderr)
         return 130

@@ -27,6 +27,7 @@ from zeroconf import Error as ZeroconfError
 from zeroconf import InterfaceChoice, IPVersion, ServiceStateChange, Zeroconf
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
+from splitnet import aio
 from splitnet.text import shown
 
 __all__ = [
@@ -406,7 +407,7 @@ def run_browse(timeout: float | None, *, interfaces: Sequence[str] | None = None
 
     if timeout is None:
         try:
-            asyncio.run(watch())
+            aio.run(watch())  # Ctrl-C stops it, however busy the machine
         except KeyboardInterrupt:
             return 0
         return 0
