@@ -93,8 +93,9 @@ Findings (counted apart, by name, each kept as a regression in tests/test_advers
                            verify`` convict the honest guest
     fork-knowledge-puppet  what a guest shows on its own log the host reads on the other,
                            where that seat is a puppet holding the same cards: its plays,
-                           and — the host cutting the round on the guest's log (R8.6) —
-                           its round seed, which gives its whole hand away on the other
+                           and — without shuffle proofs, the host cutting the round on the
+                           guest's log (R8.6) — its round seed, which gives its hand away
+                           on the other (with proofs a cut round is not opened)
 
 Since splitnet/4 a message binds the entry its author saw, so no message made on one fork
 after it parts can be ordered on the other: ``fork-knowledge`` and

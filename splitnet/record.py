@@ -61,7 +61,8 @@ class Recorder:
 
     def start_round(self, faces: Sequence[int | None]) -> None:
         """A round dealt with ``faces`` (all 104 known; or, for a round an abandonment
-        cut short, what the seats present could open: the rest is written null)."""
+        cut short, what is known of it: the cards shown, and without shuffle proofs what
+        the seats present could open; the rest is written null)."""
         g = self.game
         dealer = g.dealer
         self._partial = any(f is None for f in faces)

@@ -88,20 +88,30 @@ def test_seat_gone_for_good_is_played_open_handed_and_the_game_verifies(
     k = host.rounds.index(cut[0])
     rec_round = host.record["rounds"][k]
     assert rec_round["end"]["reason"] == "abandoned" and rec_round["end"]["seat"] == leaver
-    # the cut round was opened by the seats present only
-    assert cut[0].opened == set(range(n)) - {leaver}
-    # what its openings show (SECURITY.md §4): every card that needs no share of the
-    # leaver's; its own unplayed cards (and the pile) never — written null in the record
     vd = obs.rounds[k].deck
     dealt = g.settings.hand_size * n
     dealer = rec_round["dealer"]
     theirs = {j for j in range(dealt) if (dealer + 1 + j) % n == leaver}
     readable = {slot for slot in range(dealt) if vd.card(slot) is not None}
-    assert readable == (set(range(dealt)) - theirs) | (theirs & obs.rounds[k].public)
-    assert theirs - readable
+    public = obs.rounds[k].public
     hand = rec_round["hands"][str(leaver)]
-    assert None in hand and all(c is not None for s in range(n) if s != leaver
-                                for c in rec_round["hands"][str(s)])
+    assert None in hand
+    if proofs:
+        # GAME.md abandon 2, SECURITY.md row 111: with shuffle proofs nobody opens a cut
+        # round; what the log reads is every card played or shown, no unplayed one
+        assert cut[0].opened == set()
+        assert readable == set(range(dealt)) & public
+        assert all(None in rec_round["hands"][str(s)] for s in range(n)
+                   if set(rec_round["end"]["hands_left"][str(s)]))
+    else:
+        # the cut round was opened by the seats present only; what its openings show
+        # (SECURITY.md §4): every card that needs no share of the leaver's; its own
+        # unplayed cards (and the pile) never — written null in the record
+        assert cut[0].opened == set(range(n)) - {leaver}
+        assert readable == (set(range(dealt)) - theirs) | (theirs & public)
+        assert all(c is not None for s in range(n) if s != leaver
+                   for c in rec_round["hands"][str(s)])
+    assert theirs - readable
     left = rec_round["end"]["hands_left"][str(leaver)]
     assert left and None in left  # its cards count as negative boxes all the same
     assert rec_round["end"]["marks"][str(leaver)]["negative"] >= len(left)
@@ -479,3 +489,45 @@ def test_a_round_cut_short_is_scored_as_it_stood_and_its_hidden_cards_stay_hidde
     assert any("?" in st.table for st in steps if st.round_no == 1)
     v = verify_records(g.log.records())
     assert v.ok and "ended as it stood" in v.summary, v.summary
+
+
+@pytest.mark.parametrize("proofs", [True, False])
+def test_with_shuffle_proofs_nobody_opens_a_round_cut_short_and_a_stray_opening_is_refused(
+        proofs: bool) -> None:
+    """GAME.md "abandon" step 2, SECURITY.md row 111: with shuffle proofs every hop and
+    share stands on its proof, so a round an abandonment cut short is recorded at once
+    from what the log reads, and no seat opens its seed — an opening is what a host that
+    forked the log reads a puppet's whole hand by on its other history. A seat that
+    opens anyway is refused naming it, by the host and by every peer of a host that
+    orders it blindly, and nothing changes. Without proofs the seats present open, as the
+    audit needs their seeds."""
+    g, obs = new_game(3, proofs=proofs)
+    at_play_waiting_for(g, 2)
+    g.silent.add(2)
+    g.send(0, "abandon", abandon_body(g, 2))
+    cut = g.cores[0].rounds[0]
+    assert cut.cut == 2
+    owed = [k for c in g.cores[:2] for k, _ in c.outbox()]
+    if not proofs:
+        assert cut.stage == "open" and owed.count("open") == 2
+        return
+    assert cut.stage == "done" and cut.opened == set() and "open" not in owed
+    nxt = g.cores[0].round
+    assert nxt is not None and nxt.number == 2 and nxt.stage == "commit"
+    for c in [*g.cores, obs]:
+        assert c.record == g.cores[0].record and c.record["rounds"][0]["end"]["reason"] \
+            == "abandoned"
+    seed = g.cores[1].rounds[0].deck.open_message()
+    before = (len(g.log), repr(g.cores[0].record))
+    with pytest.raises(GameError, match="message for round 1 during round 2") as e:
+        g.send(1, "open", {"round": 1, **seed})
+    assert e.value.seat == 1 and (len(g.log), repr(g.cores[0].record)) == before
+    g2, obs2 = new_game(3, proofs=True)
+    at_play_waiting_for(g2, 2)
+    g2.silent.add(2)
+    g2.send(0, "abandon", abandon_body(g2, 2))
+    seed = g2.cores[1].rounds[0].deck.open_message()
+    for c in [*g2.cores[1:], obs2]:
+        with pytest.raises(GameError, match="message for round 1 during round 2") as e:
+            c.apply(1, "open", {"round": 1, **seed})
+        assert e.value.seat == 1 and c.rounds[0].opened == set()

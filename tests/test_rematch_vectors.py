@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from splitnet.game.local import game_settings, settings_from_header
+from splitnet.game.local import PROTOCOL, game_settings, settings_from_header
 from splitnet.game.rematch import (
     Rematch,
     RematchError,
@@ -104,7 +104,7 @@ def splito_build() -> tuple[list[Identity], Log, Log]:
     from splitnet.splito.settings import SplitoSettings
 
     ids = [Identity.from_seed(seed(i)) for i in range(3)]
-    g1 = header_log(ids, GAME_1, splito_header(SplitoSettings.standard(3), "splitnet/4"))
+    g1 = header_log(ids, GAME_1, splito_header(SplitoSettings.standard(3), PROTOCOL))
     for s in (1, 2):
         g1.order(*Author(ids[s], GAME_1, s).accept(g1.header_hash), ids[0])
     g2 = header_log(ids, GAME_2, rematch_settings(g1.header, g1.head()))

@@ -662,8 +662,9 @@ class GameCore:
         """R8.6: the host says ``seat`` is gone for good after ``waited`` seconds — if the
         game really waits for it, at a stage where no hand and no outcome can be known
         ahead of the others (:meth:`abandon_refusal`). Before any card exists the deal is
-        void and dealt again; during play the round ends as it stands, scored (R6.3), and
-        the seats present open their seeds (the audit as far as it goes without the
+        void and dealt again; during play the round ends as it stands, scored (R6.3) —
+        with shuffle proofs at once, from the cards the log reads; without, once the seats
+        present have opened their seeds (the audit as far as it goes without the
         leaver's). From the next deal on ``seat`` is played open-handed. Anything else is
         a false abandonment, refused naming the host."""
         def false(why: str) -> GameError:
@@ -688,7 +689,14 @@ class GameCore:
         if r.stage == "play":  # R8.6 [decision]: the round ends as it stands, scored
             r.cut = seat
             self.engine.end_abandoned(seat)
-            r.stage = "open"
+            if self.shuffle_proofs:
+                # GAME.md abandon 2: every hop and share stands on its proof, so nobody
+                # opens a seed — an opening would hand a forking host, on its other
+                # history, the hand of a seat it shows as a puppet there (SECURITY.md
+                # row 111): the record is what the log reads
+                self._audit(r)
+            else:
+                r.stage = "open"
             return
         # commit or shuffle (abandon_refusal allows nothing else): no card exists yet,
         # nothing to open — the deal is void and dealt again
@@ -1073,10 +1081,12 @@ class GameCore:
 
     @staticmethod
     def _readable_faces(r: RoundState) -> list[int | None]:
-        """The faces of a round cut short by an abandonment (R8.6), once the seats present
-        have opened: every slot but those that need the leaver's missing share (its own
-        hand, a draw it never shared, the pile) — those stay unknown for good, to every
-        peer alike (the leaver's own core included: the record is public)."""
+        """The faces of a round cut short by an abandonment (R8.6) — without shuffle
+        proofs once the seats present have opened: every slot but those that need the
+        leaver's missing share (its own hand, a draw it never shared, the pile); with
+        proofs nobody opens, so every slot but those whose shares are not all in the log
+        (every hand's unplayed cards, the pile) — those stay unknown for good, to every
+        peer alike (their holders' cores included: the record is public)."""
         return [r.deck.public_card(s) for s in range(r.deck.size)]
 
     @property

@@ -37,7 +37,7 @@ from splitnet.session.log import Author, Log, Player, parse_message
 from splitnet.session.transcript import TranscriptWriter
 from splitnet.text import shown
 
-PROTOCOL = "splitnet/4"
+PROTOCOL = "splitnet/5"
 
 
 class Chooser(Protocol):

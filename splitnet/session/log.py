@@ -274,7 +274,7 @@ def parse_message(msg_bytes: bytes) -> Message:
     if isinstance(obj, list) and obj and obj[0] == TAG_MSG_V1:
         raise DecodeError(f"msg[0]: tag {TAG_MSG_V1!r} is the message layout of protocols "
                           "splitnet/1 to splitnet/3, whose messages name no entry seen; "
-                          f"this splitnet reads {TAG_MSG!r} (protocol splitnet/4) only")
+                          f"this splitnet reads {TAG_MSG!r} (protocols splitnet/4 on) only")
     check(obj, _MSG, "msg")
     tag, game_id, author, counter, seen_seq, seen_hash, kind, body = cast(list[object], obj)
     if tag != TAG_MSG:
