@@ -42,7 +42,7 @@ from typing import Any, Final
 
 from splitnet.net.framing import FrameTooLarge, encode_frame, read_frame
 from splitnet.net.store import MAX_CHAINS, ResumeChain, ResumeFile
-from splitnet.net.wire import Channel, ChannelClosed, ChannelWrap, WireError
+from splitnet.net.wire import Channel, ChannelClosed, ChannelWrap, ErrorCode, WireError
 
 __all__ = [
     "APPID",
@@ -345,7 +345,7 @@ class WormholeChannel:
             p.waiting += len(frame)
             if p.waiting > self.max_buffer:
                 self.close()
-                raise WireError("slow", f"{self.peer} does not read: more than "
+                raise WireError(ErrorCode.SLOW, f"{self.peer} does not read: more than "
                                 f"{self.max_buffer} bytes waiting", fatal=True)
         p.transport.write(frame)
 
