@@ -195,11 +195,6 @@ def log_error_code(e: LogError) -> ErrorCode:
     return _LOG_CODES.get(e.code, ErrorCode.PROTOCOL)
 
 
-#: Where the tables of this process check other seats' shuffle proofs: set once by the
-#: command that runs the peers (``host``, ``join``, ``bot``: a worker-process pool, so
-#: the checks use the machine's other core while the chain goes on); None: each check
-#: runs in the peer's own thread.
-CHECKER: HopChecker | None = None
 
 
 class Told(Protocol):
@@ -222,10 +217,14 @@ class TableParts:
     """What a seat's table is assembled with from above the network layer (which knows
     no bots and no narration): ``open_hand`` plays a seat the host abandons (R8.6;
     without it the core refuses an abandonment), ``narrator(names, seat)`` tells a
-    reopened game's saved log (:attr:`Table.history`; without it nothing is told)."""
+    reopened game's saved log (:attr:`Table.history`; without it nothing is told);
+    ``checker`` checks the other seats' shuffle proofs (``host``, ``join`` and ``bot``
+    give a worker-process pool, so the checks use the machine's other core while the
+    chain goes on; without it each check runs in the peer's own thread)."""
 
     open_hand: OpenHandPlayer | None = None
     narrator: Callable[[Sequence[str], int], Narration] | None = None
+    checker: HopChecker | None = None
 
 
 class Table:
@@ -258,7 +257,7 @@ class Table:
             self.first_dealer = self.splito.dealer
             self.splito_core = SplitoCore(h.game_id, self.names, self.splito, seat,
                                           seeds.seed, host=h.host, pledges=seeds,
-                                          plays=seeds, checker=CHECKER,
+                                          plays=seeds, checker=parts.checker,
                                           limits=limits_from_header(h.settings))
             self.core = self.splito_core
         else:
@@ -271,7 +270,7 @@ class Table:
                                        shuffle_proofs=proofs, host=h.host, pledges=seeds,
                                        moves=seeds,
                                        keys=[p.key for p in h.players],
-                                       first_dealer=self.first_dealer, checker=CHECKER,
+                                       first_dealer=self.first_dealer, checker=parts.checker,
                                        open_hand=parts.open_hand,
                                        limits=limits_from_header(h.settings))
             self.core = self.split_core
