@@ -420,7 +420,7 @@ class HostNode:
                 return  # not full any more: wait for the seats it was opened for
         if self.rematch_of is not None and not self.lobby.auto_start():
             raise ValueError("a rematch starts when every seat has agreed")
-        self.lobby.begin()  # ValueError: not 2–6 players (R3.1)
+        self.lobby.begin()  # ValueError: too few or too many players for the game (R3.1, S2.1)
         players = [Player(0, self.name, self.key)] + [
             Player(i + 1, m.name, m.key) for i, m in enumerate(self.members)]
         game_id = self.game_id_maker() if self.game_id_maker else new_game_id()

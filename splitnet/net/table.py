@@ -8,11 +8,10 @@ both leave everything unchanged when they refuse — and only then orders it
 (:meth:`Table.order`). Either way every accepted entry is written to the transcript and
 applied to the core, exactly the path of :class:`splitnet.game.local.LocalGame`.
 
-The table does not know the game: the header's settings map names it (no ``game`` key:
-Split; ``"game": "splito"``: Splito, protocol/SPLITO_GAME.md), and the table builds that
-game's core — a :class:`~splitnet.game.core.GameCore` or a
-:class:`~splitnet.game.splito_core.SplitoCore` — behind :class:`NetCore`, the one
-interface the table, the host and the joiner call.
+The header's settings map names the game (no ``game`` key: Split; ``"game": "splito"``:
+Splito, protocol/SPLITO_GAME.md), and the table builds that game's core — a
+:class:`~splitnet.game.core.GameCore` or a :class:`~splitnet.game.splito_core.SplitoCore`
+— behind :class:`NetCore`, the one interface the table, the host and the joiner call.
 
 What a table needs from above the network layer — the open-handed seat's player (R8.6)
 and the narration of a restarted game — comes in as :class:`TableParts`, from whoever
@@ -66,8 +65,6 @@ from splitnet.splito.settings import SplitoSettings
 
 _log = logging.getLogger("splitnet.net")
 
-GAME_KINDS = ("commit", "shuffle", "shares", "move", "reveal", "alarm", "open", "chat",
-              "timeout", "accuse", "abandon")
 SeedMaker = Callable[[bytes, int], Callable[[int], bytes]]  # (game_id, seat) → round → seed
 
 #: the games a table runs: the header's ``game`` (absent for Split) → its name in words
