@@ -28,7 +28,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from splitnet.net.framing import MAX_FRAME, FrameTooLarge
-from splitnet.net.wire import Channel, ChannelClosed, Connect, Listening, WireError
+from splitnet.net.wire import Channel, ChannelClosed, Connect, ErrorCode, Listening, WireError
 
 __all__ = ["Link", "MemoryChannel", "MemoryNet"]
 
@@ -75,7 +75,7 @@ class MemoryChannel:
             raise FrameTooLarge(len(payload), MAX_FRAME)
         if self._queued() > self.max_buffer:
             self.close()
-            raise WireError("slow", f"{self.peer} does not read: more than "
+            raise WireError(ErrorCode.SLOW, f"{self.peer} does not read: more than "
                             f"{self.max_buffer} bytes waiting", fatal=True)
         self.sent += 1
         if self.link.is_cut or (self.drop is not None and self.drop(payload)):

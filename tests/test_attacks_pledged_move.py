@@ -31,7 +31,7 @@ from splitnet.game.core import GameCore
 from splitnet.net.host import Conn, HostNode
 from splitnet.net.peer import PeerNode
 from splitnet.net.store import GameFiles, SeedStore
-from splitnet.net.wire import WireError
+from splitnet.net.wire import ErrorCode, WireError
 from splitnet.rules import Action, Game
 from splitnet.session.codec import decode, encode
 from splitnet.session.identity import Identity
@@ -128,7 +128,7 @@ class ChoosyHost(HostNode):
         elif how == "bad-signature":
             assert refusal is not None
             refusal = refusal[:-1] + bytes([refusal[-1] ^ 1])
-        e = WireError("illegal", "R2.1: halves of different ranks never match",
+        e = WireError(ErrorCode.ILLEGAL, "R2.1: halves of different ranks never match",
                       fatal=how == "unsigned-fatal")
         self._refuse(conn, e, "move", m.counter, refusal)
 

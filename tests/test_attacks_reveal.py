@@ -28,7 +28,7 @@ from splitnet.bots import make_bot
 from splitnet.game.core import GameCore, GameError
 from splitnet.game.local import LocalGame, SelfplaySecrets
 from splitnet.net.host import Conn, HostNode
-from splitnet.net.wire import WireError
+from splitnet.net.wire import ErrorCode, WireError
 from splitnet.rules import (
     Action,
     Discard,
@@ -429,10 +429,10 @@ class RefusingHost(HostNode):
         if (table is not None and conn.seat == 1 and m.kind == "move" and not self.refused
                 and played_slots(action_from_dict(m.body["move"]))):
             self.refused += 1
-            e = WireError("illegal", "R2.1: halves of different ranks never match",
+            e = WireError(ErrorCode.ILLEGAL, "R2.1: halves of different ranks never match",
                           fatal=self.fatal)
             refusal = make_refusal(self.identity, table.game_id, len(table.log),
-                                   table.log.head(), 1, msg, sig, e.code, e.reason)
+                                   table.log.head(), 1, msg, sig, e.code.value, e.reason)
             self._refuse(conn, e, m.kind, m.counter, refusal)
             return
         super()._on_msg(conn, msg, sig)

@@ -29,7 +29,7 @@ from splitnet.game.splito_core import SplitoCore, Stage, splito_header
 from splitnet.net.config import NetSettings
 from splitnet.net.host import HostNode
 from splitnet.net.peer import PeerNode
-from splitnet.net.table import GameChoice
+from splitnet.net.table import GameChoice, TableParts
 from splitnet.net.wire import WireError
 from splitnet.session.identity import Identity
 from splitnet.session.transcript import read_transcript
@@ -53,13 +53,13 @@ def choice(turn_timeout: int | None = None) -> GameChoice:
 
 
 async def splito_table(tmp: Path, clock: VirtualLoop, mem: MemoryNet, *,
-                       turn_timeout: int | None = None, net: NetSettings = D
-                       ) -> tuple[HostNode, list[PeerNode]]:
+                       turn_timeout: int | None = None, net: NetSettings = D,
+                       parts: TableParts = LAN_PARTS) -> tuple[HostNode, list[PeerNode]]:
     host = HostNode(Identity.generate(), tmp / "host", "Host", net, seats=3,
-                    parts=LAN_PARTS, choice=choice(turn_timeout))
+                    parts=parts, choice=choice(turn_timeout))
     port = await host.listen("127.0.0.1", 0, transport=mem.listen)
     peers = [PeerNode(Identity.generate(), tmp / n, n, "127.0.0.1", port, net,
-                      connect=mem.connector("127.0.0.1", port), parts=LAN_PARTS)
+                      connect=mem.connector("127.0.0.1", port), parts=parts)
              for n in ("Ana", "Bo")]
     for p in peers:
         p.start()
@@ -464,17 +464,18 @@ async def test_the_splito_end_screens_n_offers_or_agrees_to_the_rematch(
 
 @virtual_time
 async def test_a_lan_splito_peer_checks_every_other_hop_through_the_commands_checker(
-        tmp_path: Path, clock: VirtualLoop, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, clock: VirtualLoop) -> None:
     """A LAN Splito table takes the checker the command set up (``host``/``join``/``bot``:
-    a ProofPool, SECURITY.md §2.1), and each peer, on its own machine, checks every other
-    seat's hop of both chains itself: 3 peers × 4 hops not their own."""
+    a ProofPool, SECURITY.md §2.1, in its TableParts), and each peer, on its own machine,
+    checks every other seat's hop of both chains itself: 3 peers × 4 hops not their own."""
+    from dataclasses import replace
+
     from splitnet.game.checks import InlineChecker
-    from splitnet.net import table
 
     checker = InlineChecker()
-    monkeypatch.setattr(table, "CHECKER", checker)
     mem = MemoryNet()
-    host, peers = await splito_table(tmp_path, clock, mem)
+    host, peers = await splito_table(tmp_path, clock, mem,
+                                     parts=replace(LAN_PARTS, checker=checker))
     host_task = asyncio.ensure_future(host.done.wait())
     sessions = [SplitoNetSession(host, host_task, bot=splito_bot("easy", 0)),
                 *(SplitoNetSession(p, p.task, bot=splito_bot("easy", 1 + i))  # type: ignore[arg-type]
@@ -488,3 +489,23 @@ async def test_a_lan_splito_peer_checks_every_other_hop_through_the_commands_che
     runs.cancel()
     await asyncio.gather(runs, return_exceptions=True)
     await stop(clock, host, peers, mem)
+
+
+def test_every_lan_command_gives_its_tables_its_own_proof_pool() -> None:
+    """``host``, ``join`` and ``bot`` run under ``lan._run``, which makes the command's
+    worker pool and hands it down in the tables' parts (no module global to set)."""
+    import argparse
+
+    from splitnet.app import lan
+    from splitnet.game.pool import ProofPool
+
+    seen: list[TableParts] = []
+
+    async def main(args: argparse.Namespace, parts: TableParts) -> int:
+        seen.append(parts)
+        return 0
+
+    assert lan._run(main, argparse.Namespace()) == 0
+    [parts] = seen
+    assert isinstance(parts.checker, ProofPool)
+    assert (parts.open_hand, parts.narrator) == (LAN_PARTS.open_hand, LAN_PARTS.narrator)

@@ -18,8 +18,8 @@ import os
 import random
 import re
 import sys
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -83,7 +83,7 @@ from splitnet.net.store import (
     saved_games,
     unfinished_games,
 )
-from splitnet.net.table import GAMES, SPLIT, GameChoice, SeedMaker, Table
+from splitnet.net.table import GAMES, SPLIT, GameChoice, SeedMaker, Table, TableParts
 from splitnet.net.wire import NET_PROTOCOL, Channel, plain
 from splitnet.session.identity import Identity, IdentityError, default_data_dir
 from splitnet.session.log import new_game_id
@@ -626,7 +626,7 @@ def _rematch_peer(node: PeerNode, prev: PreviousGame) -> PeerNode:
     identity, address and join code (NETWORK.md §13)."""
     return PeerNode(node.identity, node.data_dir, node.name, node.host, node.port, node.net,
                     seed_maker=node.seed_maker, wrap=node.wrap, code=node.code,
-                    connect=node.connect, rematch_of=prev, parts=LAN_PARTS,
+                    connect=node.connect, rematch_of=prev, parts=node.parts,
                     bot_level=node.bot_level)
 
 
@@ -713,7 +713,7 @@ async def _offer_rematch(old: HostNode, prev: PreviousGame, *, bind: str, port: 
     gid = _rematch_game_id(prev, test_seed)
     node = HostNode(old.identity, old.data_dir, old.name, old.net, proofs=old.proofs,
                     seed_maker=old.seed_maker, game_id_maker=lambda: gid, wrap=wrap,
-                    code=old.code, busy=secure_busy, rematch_of=prev, parts=LAN_PARTS,
+                    code=old.code, busy=secure_busy, rematch_of=prev, parts=old.parts,
                     left=old.left_after)
     port = await node.listen(bind, port)
     # kept before it is offered: a host killed in its rematch lobby offers it again
@@ -860,7 +860,8 @@ async def _run_bot_client(data_dir: Path, name: str, level: str, addr: str, port
                           net: NetSettings, seed_maker: SeedMaker | None,
                           test_seed: int | None, code: JoinCode,
                           think: float | None = None, offers: _Offers | None = None,
-                          rematch_of: PreviousGame | None = None) -> None:
+                          rematch_of: PreviousGame | None = None, *,
+                          parts: TableParts) -> None:
     """An in-process bot peer: the same code as ``splitnet bot``, over (loopback) TCP,
     through the same join-code handshake (it is handed the code). ``rematch_of``: the
     host (restarted) offers the rematch of that game, which this bot finished too: it
@@ -874,7 +875,7 @@ async def _run_bot_client(data_dir: Path, name: str, level: str, addr: str, port
     node = PeerNode(identity, data_dir, name, addr, port, net, seed_maker=seed_maker,
                     resume=metas[0] if metas else None,
                     wrap=node_wrap(code, net, identity=identity), code=str(code),
-                    rematch_of=prev, parts=LAN_PARTS, bot_level=level)
+                    rematch_of=prev, parts=parts, bot_level=level)
     task = node.start()
     try:
         await until(node.started_evt, task)
@@ -1007,7 +1008,7 @@ def _keep_lobby(node: HostNode, data_dir: Path, gid: bytes, port: int, bind: str
     node.on_close.append(closed)
 
 
-async def host_main(args: argparse.Namespace) -> int:
+async def host_main(args: argparse.Namespace, parts: TableParts = LAN_PARTS) -> int:
     if not (args.plain or args.play_as_bot):
         need_terminal("host")
     data_dir = _data_dir(args)
@@ -1084,7 +1085,7 @@ async def host_main(args: argparse.Namespace) -> int:
         gid = meta.gid
         try:
             node = HostNode.resume(identity, data_dir, meta, net, seed_maker=seed_maker,
-                                   wrap=wrap, busy=secure_busy, parts=LAN_PARTS)
+                                   wrap=wrap, busy=secure_busy, parts=parts)
         except (OSError, ValueError) as e:
             raise SystemExit(f"splitnet: cannot resume game {meta.game_id}: {e}") from None
         port = args.port if args.port else meta.port  # "--port 0" again: the same port
@@ -1096,7 +1097,7 @@ async def host_main(args: argparse.Namespace) -> int:
         node = HostNode(identity, data_dir, meta.name, net, proofs=not args.no_proofs,
                         seed_maker=seed_maker, game_id_maker=lambda: gid, wrap=wrap,
                         code=str(code), busy=secure_busy,
-                        rematch_of=_saved_previous(data_dir, meta), parts=LAN_PARTS)
+                        rematch_of=_saved_previous(data_dir, meta), parts=parts)
         port = args.port if args.port else meta.port
         bind = args.bind or meta.bind or "0.0.0.0"
     else:
@@ -1107,7 +1108,7 @@ async def host_main(args: argparse.Namespace) -> int:
         node = HostNode(identity, data_dir, args.name, net, seats=args.seats,
                         proofs=not args.no_proofs, seed_maker=seed_maker,
                         game_id_maker=lambda: gid, wrap=wrap, code=str(code),
-                        busy=secure_busy, parts=LAN_PARTS, choice=choice)
+                        busy=secure_busy, parts=parts, choice=choice)
         if meta is not None:
             port = args.port if args.port else meta.port  # "--port 0" again: the same
             bind = args.bind or meta.bind or "0.0.0.0"
@@ -1162,7 +1163,8 @@ async def host_main(args: argparse.Namespace) -> int:
         bot_addr = "127.0.0.1" if bind in _WILDCARD else bind
         bot_tasks.append(asyncio.create_task(_run_bot_client(
             bdir, bot_name, level, bot_addr, port, net, seed_maker,
-            args.test_seed, code, args.think, offers=offers, rematch_of=node.rematch_of)))
+            args.test_seed, code, args.think, offers=offers, rematch_of=node.rematch_of,
+            parts=parts)))
     rc = 1
     # --rematches K counts the games after the first: a restarted host goes on counting
     # from the game it resumes (or whose rematch it offers again)
@@ -1270,7 +1272,8 @@ def _peer_node(args: argparse.Namespace, data_dir: Path, identity: Identity,
                net: NetSettings, seed_maker: SeedMaker | None, *,
                show_words: bool, retyped: bool = False,
                choice: JoinChoice | None = None,
-               leaves_after: bool = False) -> tuple[PeerNode, bool]:
+               leaves_after: bool = False,
+               parts: TableParts) -> tuple[PeerNode, bool]:
     """The joiner's node: resumes the unfinished game ``choice`` names (by default: the
     one joined at this very address, if there is one; :func:`join_choice`) with the code kept
     from the first time, else asks for the code. Also: was the code typed at the prompt
@@ -1278,7 +1281,7 @@ def _peer_node(args: argparse.Namespace, data_dir: Path, identity: Identity,
     here, and the node tells the host as its game ends (NETWORK.md §13)."""
     if wormhole.is_wormhole_code(args.addr):
         return _wormhole_peer(args, data_dir, identity, net, seed_maker,
-                              show_words=show_words), False
+                              show_words=show_words, parts=parts), False
     if choice is None:  # (a bot: the game joined at this very address)
         choice = join_choice(args.addr, args.new,
                              unfinished_games(data_dir, "peer", skip_damaged=args.new),
@@ -1305,7 +1308,7 @@ def _peer_node(args: argparse.Namespace, data_dir: Path, identity: Identity,
         return PeerNode(identity, data_dir, args.name, host, port, net, seed_maker=seed_maker,
                         resume=meta, wrap=node_wrap(code, net, on_secure=secure,
                                                     identity=identity),
-                        code=str(code), parts=LAN_PARTS, bot_level=_bot_level(args),
+                        code=str(code), parts=parts, bot_level=_bot_level(args),
                         leaves_after=leaves_after,
                         rejoin_rematch=_finished_copy(data_dir)), typed
     except (OSError, ValueError) as e:
@@ -1554,7 +1557,7 @@ def _wormhole_settings(args: argparse.Namespace, net: NetSettings, data_dir: Pat
 
 def _wormhole_peer(args: argparse.Namespace, data_dir: Path, identity: Identity,
                    net: NetSettings, seed_maker: SeedMaker | None, *,
-                   show_words: bool) -> PeerNode:
+                   show_words: bool, parts: TableParts) -> PeerNode:
     """A joiner through the wormhole ``args.addr`` (a code the host printed). It resumes
     this player's latest unfinished game joined through a wormhole (the host then proves
     it is that game's host, the guest its seat, by their keys), unless ``--new``."""
@@ -1614,7 +1617,7 @@ def _wormhole_peer(args: argparse.Namespace, data_dir: Path, identity: Identity,
     try:
         node = PeerNode(identity, data_dir, args.name, host, int(port), net,
                         seed_maker=seed_maker, resume=meta, wrap=wrap, connect=connect,
-                        parts=LAN_PARTS, bot_level=_bot_level(args))
+                        parts=parts, bot_level=_bot_level(args))
     except (OSError, ValueError) as e:
         raise SystemExit(f"splitnet: cannot resume: {e}") from None
     nodes.append(node)
@@ -1759,7 +1762,7 @@ def _invitation_lines(invites: wormhole.Invitations | None,
         "Opening a wormhole invitation…"]
 
 
-async def join_main(args: argparse.Namespace) -> int:
+async def join_main(args: argparse.Namespace, parts: TableParts = LAN_PARTS) -> int:
     if not args.plain:
         need_terminal("join")
     data_dir = _data_dir(args)
@@ -1796,7 +1799,8 @@ async def join_main(args: argparse.Namespace) -> int:
         # a line-based joiner whose input is not a terminal is never asked for a rematch
         node, typed = _peer_node(args, data_dir, identity, net, seed_maker,
                                  show_words=args.plain, retyped=tries > 1, choice=choice,
-                                 leaves_after=args.plain and not sys.stdin.isatty())
+                                 leaves_after=args.plain and not sys.stdin.isatty(),
+                                 parts=parts)
         task = node.start()
         again = False
         try:
@@ -1854,7 +1858,7 @@ def _bot_name_index(identity: Identity) -> int:
     return int.from_bytes(digest[:8], "big") % len(FRIENDLY_NAMES)
 
 
-async def bot_main(args: argparse.Namespace) -> int:
+async def bot_main(args: argparse.Namespace, parts: TableParts = LAN_PARTS) -> int:
     data_dir = _data_dir(args)
     net = _net_settings(args.net_timing)
     if args.addr and wormhole.is_wormhole_code(args.addr):
@@ -1883,7 +1887,7 @@ async def bot_main(args: argparse.Namespace) -> int:
     for tries in range(1, MAX_CODE_PROMPTS + 1):
         node, typed = _peer_node(args, data_dir, identity, net, seed_maker, show_words=True,
                                  retyped=tries > 1, leaves_after=not args.rematch,
-                                 choice=choice)
+                                 choice=choice, parts=parts)
         task = node.start()
         if await _wait_start(node, task, report=False):
             break
@@ -1915,21 +1919,23 @@ async def bot_main(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------- argparse
 
 
-def _run(main: Any) -> int:
-    """asyncio.run, with Ctrl-C or SIGTERM (after a clean shutdown) giving status 130.
+def _run(main: Callable[[argparse.Namespace, TableParts], Awaitable[int]],
+         args: argparse.Namespace) -> int:
+    """``main(args, parts)`` under asyncio, with Ctrl-C or SIGTERM (after a clean
+    shutdown) giving status 130.
 
     The peers of this command check other seats' shuffle proofs in worker processes
-    (protocol/GAME.md "shuffle proofs", pipelined), started when a game with shuffle
-    proofs is set up: a game without them, or a command that ends before, starts none."""
+    (protocol/GAME.md "shuffle proofs", pipelined): ``parts`` carries that pool to every
+    table this command assembles. Its workers start when a game with shuffle proofs is
+    set up: a game without them, or a command that ends before, starts none."""
     from splitnet.game.pool import ProofPool
-    from splitnet.net import table
 
     pool = ProofPool()
-    table.CHECKER = pool
+    parts = replace(LAN_PARTS, checker=pool)
 
     async def closing() -> int:
         try:
-            return int(await main)
+            return int(await main(args, parts))
         finally:
             await wormhole.shutdown()  # internet play: guests' wormholes, closed cleanly
 
@@ -1940,7 +1946,6 @@ def _run(main: Any) -> int:
         return 130
     finally:
         wormhole.stop_twisted()  # internet play: its thread pool would keep us alive
-        table.CHECKER = None
         pool.close()
     return rc
 
@@ -2045,7 +2050,7 @@ def add_parsers(sub: Any) -> None:
                         "invitation (splitnet join 7-crossover-clockwork) for each free "
                         "seat, a fresh one as each is claimed")
     common(h)
-    h.set_defaults(func=lambda a: _run(host_main(a)))
+    h.set_defaults(func=lambda a: _run(host_main, a))
 
     j = sub.add_parser(
         "join", help="join a game on the LAN",
@@ -2069,7 +2074,7 @@ def add_parsers(sub: Any) -> None:
     j.add_argument("--plain", action="store_true", help="line-based front end")
     j.add_argument("--no-bell", action="store_true", help=bell_help)
     common(j)
-    j.set_defaults(func=lambda a: _run(join_main(a)))
+    j.set_defaults(func=lambda a: _run(join_main, a))
 
     b = sub.add_parser("bot", help="join a game on the LAN as a bot",
                        description="A bot joins a game on the LAN, with the host's address "
@@ -2094,4 +2099,4 @@ def add_parsers(sub: Any) -> None:
                         "(each waited for up to 120 s); without it the bot tells the host, "
                         "as its game ends, that it leaves")
     common(b)
-    b.set_defaults(func=lambda a: _run(bot_main(a)))
+    b.set_defaults(func=lambda a: _run(bot_main, a))

@@ -66,6 +66,9 @@ from splitnet.game.table import GameError as GameError
 from splitnet.game.table import (
     IntPath,
     Limits,
+    OutOfTurn,
+    UnknownKind,
+    WrongRound,
     check_chat,
     check_ints,
     check_timeout,
@@ -509,7 +512,7 @@ class GameCore:
         r = self.round
         assert r is not None
         if kind not in KINDS:
-            raise GameError(author, kind, f"unknown message kind {kind!r}")
+            raise UnknownKind(author, kind, f"unknown message kind {kind!r}")
         check_ints(author, kind, body, INT_FIELDS[kind])  # WIRE.md §4: a bool is not an int
         if author in self.open_seats:
             # An honest host refuses every such message (its own core does, here). One
@@ -523,7 +526,7 @@ class GameCore:
                             "it takes no part in the deck)")
         rnd = body.get("round")
         if not is_int(rnd) or rnd != r.number:
-            raise GameError(author, kind, f"message for round {rnd!r} during "
+            raise WrongRound(author, kind, f"message for round {rnd!r} during "
                             f"round {r.number}")
         payload = {k: v for k, v in body.items() if k not in ("round", "purpose")}
         if kind == "alarm":
@@ -802,7 +805,7 @@ class GameCore:
     @staticmethod
     def _expect(ok: bool, author: int, step: str, why: str) -> None:
         if not ok:
-            raise GameError(author, step, f"out of turn: {why}")
+            raise OutOfTurn(author, step, f"out of turn: {why}")
 
     def _apply_shares(self, r: RoundState, author: int, purpose: object,
                       payload: dict[str, Any]) -> None:
@@ -844,7 +847,7 @@ class GameCore:
         elif purpose == "draw":
             d = r.draw
             if r.stage != "play" or d is None or author not in d[2]:
-                raise GameError(author, "shares", "out of turn: no draw share is due from "
+                raise OutOfTurn(author, "shares", "out of turn: no draw share is due from "
                                 "this seat")
             if not same_ints(payload.get("slots"), [d[1]]):
                 raise GameError(author, "shares", f"a draw share must be for slot {d[1]}")
@@ -891,10 +894,10 @@ class GameCore:
         move that plays a card not yet public then waits for its mover's ``reveal``."""
         self._expect(r.stage == "play", author, "move", "no move is expected now")
         if r.pending is not None:
-            raise GameError(author, "move", f"out of turn: {self.players[r.pending.seat]}'s "
+            raise OutOfTurn(author, "move", f"out of turn: {self.players[r.pending.seat]}'s "
                             f"reveal of slots {r.pending.slots} is still due")
         if r.draw is not None:
-            raise GameError(author, "move", "out of turn: draw shares are still due from "
+            raise OutOfTurn(author, "move", "out of turn: draw shares are still due from "
                             + ", ".join(self.players[s] for s in sorted(r.draw[2])))
         action = self._parse_move(author, body)
         hidden = sorted({s for s in played_slots(action) if s not in r.public})
@@ -926,7 +929,7 @@ class GameCore:
             raise GameError(author, "move", f"a move for seat {action.seat} signed by seat "
                             f"{author}")
         if author != self.engine.actor:
-            raise GameError(author, "move", f"out of turn: it is seat {self.engine.actor}'s turn")
+            raise OutOfTurn(author, "move", f"out of turn: it is seat {self.engine.actor}'s turn")
         hand = set(self.engine.hands[author])
         for s in played_slots(action):
             if s not in hand:
@@ -940,9 +943,9 @@ class GameCore:
         the reveal is applied and the game stops naming it (GAME.md, Verdicts)."""
         p = r.pending
         if r.stage != "play" or p is None:
-            raise GameError(author, "reveal", "out of turn: no reveal is due")
+            raise OutOfTurn(author, "reveal", "out of turn: no reveal is due")
         if author != p.seat:
-            raise GameError(author, "reveal", f"out of turn: the reveal is "
+            raise OutOfTurn(author, "reveal", f"out of turn: the reveal is "
                             f"{self.players[p.seat]}'s")
         extra = set(body) - {"round", "slots", "shares", "proof"}
         if extra:

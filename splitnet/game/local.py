@@ -6,9 +6,9 @@ optionally written to a transcript, and applied by every peer — the same path 
 takes, without sockets. Used by ``selfplay``, by ``play`` (through
 :class:`splitnet.app.fair.FairSession`) and by the tests.
 
-The table does not know the game: a Split game's peers are GameCores (the default); any
-other game gives ``make_core`` (one peer's sans-IO core, :class:`TableCore`) and the
-header's settings map — Splito's is :class:`splitnet.game.splito_core.SplitoCore`.
+A Split game's peers are GameCores (the default); any other game gives ``make_core``
+(one peer's sans-IO core, :class:`TableCore`) and the header's settings map — Splito's
+is :class:`splitnet.game.splito_core.SplitoCore`.
 """
 
 from __future__ import annotations

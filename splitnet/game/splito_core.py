@@ -64,11 +64,14 @@ from splitnet.game.table import (
     LimitsError,
     MemoryPlays,
     MemoryPledges,
+    OutOfTurn,
     PlayBook,
     Pledge,
     PledgeBook,
     PledgeRefused,
     Position,
+    UnknownKind,
+    WrongRound,
     check_chat,
     check_ints,
     check_timeout,
@@ -658,7 +661,7 @@ class SplitoCore:
         if not 0 <= author < self.n:
             raise GameError(None, kind, f"no seat {author}")
         if kind not in KINDS:
-            raise GameError(author, kind, f"unknown message kind {kind!r}")
+            raise UnknownKind(author, kind, f"unknown message kind {kind!r}")
         check_ints(author, kind, body, INT_FIELDS[kind])  # WIRE.md §4: a bool is not an int
         if kind == "chat":
             text = check_chat(author, body)
@@ -670,7 +673,7 @@ class SplitoCore:
             return
         rnd = body.get("round")
         if not is_int(rnd) or rnd != ROUND:
-            raise GameError(author, kind, f"message for round {rnd!r}; a "
+            raise WrongRound(author, kind, f"message for round {rnd!r}; a "
                             "Splito game has one deal, round 1")
         payload = {k: v for k, v in body.items() if k != "round"}
         try:
@@ -699,7 +702,7 @@ class SplitoCore:
 
     def _expect(self, ok: bool, author: int, step: str, why: str) -> None:
         if not ok:
-            raise GameError(author, step, f"out of turn: {why}")
+            raise OutOfTurn(author, step, f"out of turn: {why}")
 
     def _apply_timeout(self, author: int, body: dict[str, Any]) -> None:
         seat, waited = check_timeout(author, body, self.host, self.waiting_for())

@@ -121,6 +121,18 @@ class GameError(Blame):
     (``seat S at STEP: REASON``)."""
 
 
+class UnknownKind(GameError):
+    """A message kind this game does not know (its author is named)."""
+
+
+class WrongRound(GameError):
+    """A game message for another round (or deal) than the one under way."""
+
+
+class OutOfTurn(GameError):
+    """A message or move when it is not its author's turn, or not due now."""
+
+
 class NotAnInt(GameError):
     """A bool where a game message's body has an int field (WIRE.md §4: a bool is not an
     int): refused before the core looks at anything else of it, naming its author."""

@@ -44,6 +44,7 @@ from splitnet.net.wire import (
     Channel,
     ChannelClosed,
     ChannelWrap,
+    ErrorCode,
     Listen,
     Listening,
     StreamChannel,
@@ -419,7 +420,7 @@ class HostNode:
                 return  # not full any more: wait for the seats it was opened for
         if self.rematch_of is not None and not self.lobby.auto_start():
             raise ValueError("a rematch starts when every seat has agreed")
-        self.lobby.begin()  # ValueError: not 2–6 players (R3.1)
+        self.lobby.begin()  # ValueError: too few or too many players for the game (R3.1, S2.1)
         players = [Player(0, self.name, self.key)] + [
             Player(i + 1, m.name, m.key) for i, m in enumerate(self.members)]
         game_id = self.game_id_maker() if self.game_id_maker else new_game_id()
@@ -489,15 +490,16 @@ class HostNode:
         prev = self.rematch_of
         assert prev is not None and conn.key is not None
         if hello["game"] is not None:
-            raise WireError("unknown-game", f"no game {hello['game'].hex()} here (this host "
+            raise WireError(ErrorCode.UNKNOWN_GAME,
+                            f"no game {hello['game'].hex()} here (this host "
                             f"offers a rematch of game {prev.game_id.hex()})", fatal=True)
         seat = prev.seat_of(conn.key)
         if seat is None or seat == prev.header.host:
-            raise WireError("started", f"this host offers a rematch of game "
+            raise WireError(ErrorCode.STARTED, f"this host offers a rematch of game "
                             f"{prev.game_id.hex()} to its players only", fatal=True)
         if self.lobby.state is LobbyState.CLOSED:
             self.told.add(seat)  # (a seat that came back after the end: told why now)
-            raise WireError("closed", self.no_rematch or "the host closed the game",
+            raise WireError(ErrorCode.CLOSED, self.no_rematch or "the host closed the game",
                             fatal=True)
         conn.name = prev.header.players[seat].name
         if self.left_after.pop(seat, None) is not None:
@@ -505,7 +507,7 @@ class HostNode:
         for m in self.members:
             if m.key == conn.key:  # the same player reconnecting
                 if m.conn is not None and m.conn is not conn:
-                    self._refuse(m.conn, WireError("replaced", "a newer connection of this "
+                    self._refuse(m.conn, WireError(ErrorCode.REPLACED, "a newer connection of this "
                                                    "player took over", fatal=True))
                 m.conn = conn
                 break
@@ -522,10 +524,10 @@ class HostNode:
         if self._leaving_after(conn, game, yes):
             return
         if prev is None or not self._in_rematch_lobby(conn):
-            self._refuse(conn, WireError("protocol", "no rematch was offered"))
+            self._refuse(conn, WireError(ErrorCode.PROTOCOL, "no rematch was offered"))
             return
         if game != prev.game_id:
-            self._refuse(conn, WireError("protocol", f"the rematch offered is of game "
+            self._refuse(conn, WireError(ErrorCode.PROTOCOL, f"the rematch offered is of game "
                                          f"{prev.game_id.hex()}, not {game.hex()}"))
             return
         assert conn.key is not None
@@ -628,7 +630,7 @@ class HostNode:
             pass
         except TimeoutError:
             if conn is not None:
-                self._refuse(conn, WireError("protocol", "no hello within "
+                self._refuse(conn, WireError(ErrorCode.PROTOCOL, "no hello within "
                                              f"{self.net.handshake_timeout:g} s", fatal=True))
         except WireError as e:
             if conn is not None:
@@ -669,7 +671,7 @@ class HostNode:
         return False
 
     def _busy_frame(self, raw: Channel, reason: str) -> None:
-        self._refuse(Conn(raw, raw.peer), WireError("busy", reason, fatal=True))
+        self._refuse(Conn(raw, raw.peer), WireError(ErrorCode.BUSY, reason, fatal=True))
 
     async def _recv(self, conn: Conn) -> dict[str, Any]:
         """The next valid frame; refused ones are answered here and skipped."""
@@ -677,7 +679,7 @@ class HostNode:
             try:
                 payload = await conn.ch.recv()
             except FrameTooLarge as e:
-                raise WireError("too-big", f"{e}; closing (a stream cannot resync)",
+                raise WireError(ErrorCode.TOO_BIG, f"{e}; closing (a stream cannot resync)",
                                 fatal=True) from None
             conn.last_heard = self._now()
             try:
@@ -693,8 +695,8 @@ class HostNode:
         fatal = e.fatal or conn.errors > self.net.max_errors
         _log.warning("refused from %s: %s: %s%s", conn.who(), e.code, e.reason,
                      " (closing)" if fatal else "")
-        conn.send("error", code=e.code if conn.errors <= self.net.max_errors
-                  else "too-many-errors", reason=e.reason[:500], fatal=fatal, kind=kind,
+        code = e.code if conn.errors <= self.net.max_errors else ErrorCode.TOO_MANY_ERRORS
+        conn.send("error", code=code.value, reason=e.reason[:500], fatal=fatal, kind=kind,
                   counter=counter, refusal=refusal)
         if fatal:
             conn.close()
@@ -708,18 +710,18 @@ class HostNode:
         async with asyncio.timeout(self.net.handshake_timeout):
             hello = await self._recv(conn)
         if hello["t"] != "hello":
-            raise WireError("protocol", f"expected hello, got {hello['t']!r}", fatal=True)
+            raise WireError(ErrorCode.PROTOCOL, f"expected hello, got {hello['t']!r}", fatal=True)
         if hello["v"] != NET_PROTOCOL:
-            raise WireError("version", f"this host speaks {NET_PROTOCOL}, not "
+            raise WireError(ErrorCode.VERSION, f"this host speaks {NET_PROTOCOL}, not "
                             f"{hello['v']!r}", fatal=True)
         if hello["bind"] != bind:
-            raise WireError("auth", "the hello was signed for another encrypted connection "
+            raise WireError(ErrorCode.AUTH, "the hello was signed for another encrypted connection "
                             "(its channel binding differs from ours): someone who knows the "
                             "join code sits between this joiner and the host", fatal=True)
         if not verify_hello(hello, nonce, self.key):
-            raise WireError("auth", "the hello signature does not verify", fatal=True)
+            raise WireError(ErrorCode.AUTH, "the hello signature does not verify", fatal=True)
         if hello["key"] == self.key:
-            raise WireError("auth", "that is the host's own key", fatal=True)
+            raise WireError(ErrorCode.AUTH, "that is the host's own key", fatal=True)
         conn.key = hello["key"]
         conn.name = hello["name"]
         if self.table is None:
@@ -732,22 +734,23 @@ class HostNode:
             self._join_rematch(conn, hello)
             return
         if hello["game"] is not None:
-            raise WireError("unknown-game", f"no game {hello['game'].hex()} here (this host "
+            raise WireError(ErrorCode.UNKNOWN_GAME,
+                            f"no game {hello['game'].hex()} here (this host "
                             "is in its lobby)", fatal=True)
         assert conn.key is not None
         if self.lobby.state is LobbyState.CLOSED:
-            raise WireError("closed", "the host closed the game", fatal=True)
+            raise WireError(ErrorCode.CLOSED, "the host closed the game", fatal=True)
         for m in self.members:
             if m.key == conn.key:  # the same player reconnecting to the lobby
                 if m.conn is not None and m.conn is not conn:
-                    self._refuse(m.conn, WireError("replaced", "a newer connection of this "
+                    self._refuse(m.conn, WireError(ErrorCode.REPLACED, "a newer connection of this "
                                                    "player took over", fatal=True))
                 m.conn = conn
                 m.name = conn.name
                 break
         else:
             if not self.lobby.accepting:
-                raise WireError("full", f"the table is full ({self.lobby.limit} players)",
+                raise WireError(ErrorCode.FULL, f"the table is full ({self.lobby.limit} players)",
                                 fatal=True)
             taken = {x.lower() for x in self.lobby_names}
             name, k = conn.name, 2
@@ -770,22 +773,23 @@ class HostNode:
         table = self.table
         assert table is not None
         if hello["game"] not in (None, table.game_id):
-            raise WireError("unknown-game", f"this host plays game {table.game_id.hex()}, "
+            raise WireError(ErrorCode.UNKNOWN_GAME, f"this host plays game {table.game_id.hex()}, "
                             f"not {hello['game'].hex()}", fatal=True)
         seat = next((p.seat for p in table.log.header.players if p.key == conn.key), None)
         if seat is None or seat == table.host_seat:
-            raise WireError("started", "the game has started without this player", fatal=True)
+            raise WireError(ErrorCode.STARTED,
+                            "the game has started without this player", fatal=True)
         conn.name = table.names[seat]
         have, count = hello["have"], len(table.log)
         if have > count and self.ready:
-            raise WireError("fork", f"you hold {have} records but the log has {count}",
+            raise WireError(ErrorCode.FORK, f"you hold {have} records but the log has {count}",
                             fatal=True)
         if 0 < have <= count and table.log.hash_at(have - 1) != hello["head"]:
-            raise WireError("fork", f"your record {have - 1} differs from the host's",
+            raise WireError(ErrorCode.FORK, f"your record {have - 1} differs from the host's",
                             fatal=True)
         old = self.conns.get(seat)
         if old is not None and old is not conn:
-            self._refuse(old, WireError("replaced", "a newer connection for this seat took "
+            self._refuse(old, WireError(ErrorCode.REPLACED, "a newer connection for this seat took "
                                         "over", fatal=True))
         conn.seat = seat
         conn.m.fire(ConnEvent.SEAT)
@@ -855,7 +859,7 @@ class HostNode:
         elif t == "rec":
             self._on_returned(conn, f["seq"], f["record"])
         else:
-            self._refuse(conn, WireError("protocol", f"unexpected {t!r} after the hello"))
+            self._refuse(conn, WireError(ErrorCode.PROTOCOL, f"unexpected {t!r} after the hello"))
 
     def _on_bot(self, conn: Conn, level: str) -> None:
         """A lobby member says it is a bot of ``level``: its lobby line says so. Once the
@@ -870,11 +874,11 @@ class HostNode:
     def _on_msg(self, conn: Conn, msg: bytes, sig: bytes) -> None:
         table = self.table
         if table is None or conn.seat is None:
-            self._refuse(conn, WireError("not-started", "the game has not started"))
+            self._refuse(conn, WireError(ErrorCode.NOT_STARTED, "the game has not started"))
             return
         if not self.ready:
             if len(self._held) >= self.net.max_held:
-                self._refuse(conn, WireError("slow", "too many messages while the host "
+                self._refuse(conn, WireError(ErrorCode.SLOW, "too many messages while the host "
                                              "resumes", fatal=True))
                 return
             self._held.append((conn, msg, sig))
@@ -887,9 +891,10 @@ class HostNode:
             # finds legal at that head is the host's signed word against itself (GAME.md
             # "accuse"; SECURITY.md).
             refusal = make_refusal(self.identity, table.game_id, len(table.log),
-                                   table.log.head(), conn.seat, msg, sig, e.code, e.reason)
+                                   table.log.head(), conn.seat, msg, sig, e.code.value,
+                                   e.reason)
             self._refuse(conn, e, kind, counter, refusal)
-            if e.code == "cheat":
+            if e.code is ErrorCode.CHEAT:
                 self._publish_evidence(conn.seat, msg, sig, e)
             return
         table.order(msg, sig)
@@ -910,28 +915,31 @@ class HostNode:
         path = table.files.transcript.with_suffix(".evidence")
         with contextlib.suppress(OSError), os.fdopen(
                 open_private(path, os.O_WRONLY | os.O_APPEND), "ab") as f:
-            f.write(encode_msg("evidence", msg=msg, sig=sig, code=e.code,
+            f.write(encode_msg("evidence", msg=msg, sig=sig, code=e.code.value,
                                reason=e.reason[:500]))
         for s, c in self.conns.items():
             if s != seat:
-                c.send("evidence", msg=msg, sig=sig, code=e.code, reason=e.reason[:500])
+                c.send("evidence", msg=msg, sig=sig, code=e.code.value,
+                       reason=e.reason[:500])
         self._changed()
 
     def _on_ack(self, conn: Conn, raw: bytes) -> None:
         table = self.table
         if table is None or conn.seat is None:
-            self._refuse(conn, WireError("not-started", "nothing to acknowledge yet"))
+            self._refuse(conn, WireError(ErrorCode.NOT_STARTED, "nothing to acknowledge yet"))
             return
         try:
             ack = table.log.check_ack(raw)
         except LogError as e:
-            self._refuse(conn, WireError("ack", e.reason))
+            self._refuse(conn, WireError(ErrorCode.ACK, e.reason))
             return
         if ack.seat != conn.seat:
-            self._refuse(conn, WireError("not-your-seat", f"an ack signed by seat {ack.seat}"))
+            self._refuse(conn, WireError(ErrorCode.NOT_YOUR_SEAT,
+                                         f"an ack signed by seat {ack.seat}"))
             return
         if ack.seq >= len(table.log) or table.log.hash_at(ack.seq) != ack.head:
-            self._refuse(conn, WireError("fork", f"your ack of seq {ack.seq} does not match "
+            self._refuse(conn, WireError(ErrorCode.FORK,
+                                         f"your ack of seq {ack.seq} does not match "
                                          "the host's log"))
             return
         if ack.seq > self.acked.get(ack.seat, -1):
@@ -993,23 +1001,23 @@ class HostNode:
         """A record this (restarted) host signed before and lost, handed back."""
         table = self.table
         if table is None or conn.want_to == 0 or seq >= conn.want_to:
-            self._refuse(conn, WireError("protocol", "no records were asked for"))
+            self._refuse(conn, WireError(ErrorCode.PROTOCOL, "no records were asked for"))
             return
         if seq < len(table.log):  # another peer handed it back first
             if table.log.entries[seq].record != record:
-                self._refuse(conn, WireError("fork", f"your record {seq} differs from the "
+                self._refuse(conn, WireError(ErrorCode.FORK, f"your record {seq} differs from the "
                                              "host's", fatal=True))
         elif conn.want_from is None:
             return
         elif seq > len(table.log):
-            self._refuse(conn, WireError("protocol", f"record {seq} handed back before "
+            self._refuse(conn, WireError(ErrorCode.PROTOCOL, f"record {seq} handed back before "
                                          f"record {len(table.log)}", fatal=True))
             return
         else:
             try:
                 table.add_own_record(record)
             except (LogError, ValueError) as e:
-                self._refuse(conn, WireError("protocol", f"returned record {seq}: {e}",
+                self._refuse(conn, WireError(ErrorCode.PROTOCOL, f"returned record {seq}: {e}",
                                              fatal=True))
                 return
             _log.warning("took back record %d (lost from the host's transcript) from %s",
@@ -1122,7 +1130,7 @@ class HostNode:
                 continue  # still in its handshake (bounded by handshake_timeout)
             quiet = now - c.last_heard
             if quiet > self.net.drop_after:
-                self._refuse(c, WireError("slow", f"nothing heard for {quiet:.0f} s",
+                self._refuse(c, WireError(ErrorCode.SLOW, f"nothing heard for {quiet:.0f} s",
                                           fatal=True))
                 continue
             c.ping_n = (c.ping_n + 1) % (2**31)

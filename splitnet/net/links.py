@@ -10,7 +10,7 @@ from collections.abc import Callable, Collection
 from splitnet.net.config import NetSettings
 from splitnet.net.joincode import JoinCode
 from splitnet.net.secure import AttemptLimiter, SecureError, SecureLink, refuse_busy, secure_wrap
-from splitnet.net.wire import Channel, ChannelClosed, ChannelWrap, WireError
+from splitnet.net.wire import Channel, ChannelClosed, ChannelWrap, ErrorCode, WireError
 from splitnet.session.identity import Identity
 
 #: join-code handshake failures a joiner retries (with back-off): nothing was judged
@@ -23,7 +23,7 @@ def as_wire(e: SecureError) -> WireError:
     or it is busy): a joiner with a wrong code stops at once instead of spending its
     attempts on reconnects, and so does one the limits refuse (the wait is in the
     reason)."""
-    code = e.code if e.code in ("version", "busy") else "auth"
+    code = {"version": ErrorCode.VERSION, "busy": ErrorCode.BUSY}.get(e.code, ErrorCode.AUTH)
     return WireError(code, str(e), fatal=e.code not in _RETRY)
 
 

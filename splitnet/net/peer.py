@@ -12,7 +12,7 @@ import logging
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from splitnet.durable import open_private
 from splitnet.game.core import GameError, PledgeRefused
@@ -28,6 +28,7 @@ from splitnet.net.wire import (
     ChannelClosed,
     ChannelWrap,
     Connect,
+    ErrorCode,
     StreamChannel,
     WireError,
     binding_of,
@@ -56,6 +57,22 @@ from splitnet.session.log import (
 from splitnet.text import shown
 
 _log = logging.getLogger("splitnet.net")
+
+
+#: a host's fatal errors that end this connection only: the joiner reconnects
+_CLOSED_BY_HOST: Final = frozenset({ErrorCode.REPLACED, ErrorCode.SLOW,
+                                    ErrorCode.TOO_MANY_ERRORS, ErrorCode.TOO_BIG})
+
+
+def refused_by_host(f: dict[str, Any], *, fatal: bool) -> WireError:
+    """The host's ``error`` frame ``f`` as this joiner's error: its code, if this
+    splitnet knows it (NETWORK.md §8), else ``protocol`` naming the code it sent."""
+    code = ErrorCode.received(f["code"])
+    if code is None:
+        return WireError(ErrorCode.PROTOCOL, f"the host refused us with a code this "
+                         f"splitnet does not know ({shown(f['code'], limit=32)!r}): "
+                         f"{f['reason']}", fatal=fatal)
+    return WireError(code, f"the host refused us: {f['reason']}", fatal=fatal)
 
 
 class PeerFatal(Exception):
@@ -422,7 +439,7 @@ class PeerNode:
                 async with asyncio.timeout(timeout):
                     payload = await ch.recv()
             except FrameTooLarge as e:
-                raise WireError("too-big", str(e)) from None
+                raise WireError(ErrorCode.TOO_BIG, str(e)) from None
             try:
                 f = decode_frame(payload, from_host=True)
             except WireError as e:
@@ -437,26 +454,27 @@ class PeerNode:
             ch = await self.wrap(raw, "client")
         f = await self._recv(ch, self.net.handshake_timeout)
         if f["t"] != "challenge":
-            raise WireError("protocol", f"expected a challenge, got {f['t']!r}")
+            raise WireError(ErrorCode.PROTOCOL, f"expected a challenge, got {f['t']!r}")
         if f["v"] != NET_PROTOCOL:
-            raise WireError("version", f"the host speaks {f['v']!r}, not {NET_PROTOCOL}",
+            raise WireError(ErrorCode.VERSION, f"the host speaks {f['v']!r}, not {NET_PROTOCOL}",
                             fatal=True)
         bind = binding_of(ch)
         if f["bind"] != bind:
-            raise WireError("auth", "the host's challenge was signed for another encrypted "
+            raise WireError(ErrorCode.AUTH, "the host's challenge was signed for another encrypted "
                             "connection (its channel binding differs from ours): someone who "
                             "knows the join code sits between us and the host", fatal=True)
         if not verify_challenge(f):
-            raise WireError("auth", "the host's challenge signature does not verify",
+            raise WireError(ErrorCode.AUTH, "the host's challenge signature does not verify",
                             fatal=True)
         table = self.table
         if table is not None and f["key"] != table.log.header.key(table.host_seat):
-            raise WireError("auth", "the host at this address has another identity than "
+            raise WireError(ErrorCode.AUTH, "the host at this address has another identity than "
                             "the game's host", fatal=True)
         prev = self.rematch_of
         if table is None and prev is not None:
             if f["key"] != prev.header.key(prev.header.host):
-                raise WireError("auth", "the host at this address has another identity than "
+                raise WireError(ErrorCode.AUTH,
+                                "the host at this address has another identity than "
                                 "the host of the game we finished", fatal=True)
             if f["game"] == prev.game_id:  # still on the game we finished: not yet
                 self.net_status = "waiting for the host to offer the rematch…"
@@ -474,10 +492,9 @@ class PeerNode:
             ch.send(encode_msg("pong", n=f["n"]))
             f = await self._recv(ch, self.net.handshake_timeout)
         if f["t"] == "error":
-            raise WireError(f["code"], f"the host refused us: {f['reason']}",
-                            fatal=f["fatal"])
+            raise refused_by_host(f, fatal=f["fatal"])
         if f["t"] != "welcome":
-            raise WireError("protocol", f"expected welcome, got {f['t']!r}")
+            raise WireError(ErrorCode.PROTOCOL, f"expected welcome, got {f['t']!r}")
         self.ch = ch
         lobby = table is None and f["seat"] is None
         self.session.fire(JoinEvent.LOBBY if lobby else JoinEvent.PLAY)
@@ -566,9 +583,9 @@ class PeerNode:
         if ours:
             self._accuse_if_legal(f)  # first: a fatal refusal must not hide one
         if f["fatal"]:
-            if f["code"] in ("replaced", "slow", "too-many-errors", "too-big", "shutdown"):
+            if ErrorCode.received(f["code"]) in _CLOSED_BY_HOST:
                 raise ChannelClosed(f"closed by the host: {f['code']}")
-            raise WireError(f["code"], f"the host refused us: {f['reason']}", fatal=True)
+            raise refused_by_host(f, fatal=True)
         self._changed()
         if ours:
             # One of our own messages was refused: every later one in flight is doomed
@@ -684,7 +701,7 @@ class PeerNode:
     def _on_record(self, seq: int, record: bytes) -> None:
         if self.table is None:
             if seq != 0:
-                raise WireError("protocol", f"record {seq} before the game header")
+                raise WireError(ErrorCode.PROTOCOL, f"record {seq} before the game header")
             self._start(record)
             return
         table = self.table

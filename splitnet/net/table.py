@@ -8,11 +8,10 @@ both leave everything unchanged when they refuse — and only then orders it
 (:meth:`Table.order`). Either way every accepted entry is written to the transcript and
 applied to the core, exactly the path of :class:`splitnet.game.local.LocalGame`.
 
-The table does not know the game: the header's settings map names it (no ``game`` key:
-Split; ``"game": "splito"``: Splito, protocol/SPLITO_GAME.md), and the table builds that
-game's core — a :class:`~splitnet.game.core.GameCore` or a
-:class:`~splitnet.game.splito_core.SplitoCore` — behind :class:`NetCore`, the one
-interface the table, the host and the joiner call.
+The header's settings map names the game (no ``game`` key: Split; ``"game": "splito"``:
+Splito, protocol/SPLITO_GAME.md), and the table builds that game's core — a
+:class:`~splitnet.game.core.GameCore` or a :class:`~splitnet.game.splito_core.SplitoCore`
+— behind :class:`NetCore`, the one interface the table, the host and the joiner call.
 
 What a table needs from above the network layer — the open-handed seat's player (R8.6)
 and the narration of a restarted game — comes in as :class:`TableParts`, from whoever
@@ -47,14 +46,17 @@ from splitnet.game.table import (
     LIMITS_KEY,
     Limits,
     NotAnInt,
+    OutOfTurn,
     PledgeRefused,
+    UnknownKind,
+    WrongRound,
     check_position,
     entry_position,
     limits_from_header,
 )
 from splitnet.net.lobby_state import SPLITO_MAX_PLAYERS
 from splitnet.net.store import GameFiles, SeedStore, Transcript
-from splitnet.net.wire import WireError
+from splitnet.net.wire import ErrorCode, WireError
 from splitnet.rules import IllegalMove, Settings
 from splitnet.session.identity import Identity
 from splitnet.session.log import Author, Entry, Log, LogError, Player
@@ -63,8 +65,6 @@ from splitnet.splito.settings import SplitoSettings
 
 _log = logging.getLogger("splitnet.net")
 
-GAME_KINDS = ("commit", "shuffle", "shares", "move", "reveal", "alarm", "open", "chat",
-              "timeout", "accuse", "abandon")
 SeedMaker = Callable[[bytes, int], Callable[[int], bytes]]  # (game_id, seat) → round → seed
 
 #: the games a table runs: the header's ``game`` (absent for Split) → its name in words
@@ -157,39 +157,41 @@ def check_header_settings(raw: object) -> None:
         settings_from_header(raw)
 
 
-def game_error_code(e: GameError) -> str:
-    """The wire error code for a message the game core refused (one that came too late,
+def game_error_code(e: GameError) -> ErrorCode:
+    """The wire error code for a message the game core refused — by what it was refused
+    as, never by the wording of its reason (one that came too late,
     :func:`~splitnet.game.table.overtaken`: the code of what it was refused for)."""
     if isinstance(e.__cause__, GameError):
         return game_error_code(e.__cause__)
     if isinstance(e, NotAnInt):  # a bool where the body has an int (WIRE.md §4)
-        return "schema"
+        return ErrorCode.SCHEMA
     cause = e.__cause__
     if isinstance(cause, CheatDetected):
-        return "cheat"
+        return ErrorCode.CHEAT
     if isinstance(cause, IllegalMove | SplitoIllegalMove):
-        return "illegal"
-    if e.reason.startswith("message for round"):
-        return "round"
-    if "out of turn" in e.reason:
-        return "out-of-turn"
-    if e.reason.startswith("unknown message kind"):
-        return "kind"
+        return ErrorCode.ILLEGAL
+    if isinstance(e, WrongRound):
+        return ErrorCode.ROUND
+    if isinstance(e, OutOfTurn):
+        return ErrorCode.OUT_OF_TURN
+    if isinstance(e, UnknownKind):
+        return ErrorCode.KIND
     if e.step == "move":
-        return "illegal"
-    return "protocol"
+        return ErrorCode.ILLEGAL
+    return ErrorCode.PROTOCOL
 
 
-def log_error_code(e: LogError) -> str:
-    return e.code if e.code in ("game-id", "author-sig", "replay", "counter", "seen",
-                                "accept", "unknown-author", "kind") else "protocol"
+#: the log's refusals that are wire codes of their own (NETWORK.md §8); any other is
+#: ``protocol``
+_LOG_CODES: Final = {c.value: c for c in (
+    ErrorCode.GAME_ID, ErrorCode.AUTHOR_SIG, ErrorCode.REPLAY, ErrorCode.COUNTER,
+    ErrorCode.SEEN, ErrorCode.ACCEPT, ErrorCode.UNKNOWN_AUTHOR, ErrorCode.KIND)}
 
 
-#: Where the tables of this process check other seats' shuffle proofs: set once by the
-#: command that runs the peers (``host``, ``join``, ``bot``: a worker-process pool, so
-#: the checks use the machine's other core while the chain goes on); None: each check
-#: runs in the peer's own thread.
-CHECKER: HopChecker | None = None
+def log_error_code(e: LogError) -> ErrorCode:
+    return _LOG_CODES.get(e.code, ErrorCode.PROTOCOL)
+
+
 
 
 class Told(Protocol):
@@ -212,10 +214,14 @@ class TableParts:
     """What a seat's table is assembled with from above the network layer (which knows
     no bots and no narration): ``open_hand`` plays a seat the host abandons (R8.6;
     without it the core refuses an abandonment), ``narrator(names, seat)`` tells a
-    reopened game's saved log (:attr:`Table.history`; without it nothing is told)."""
+    reopened game's saved log (:attr:`Table.history`; without it nothing is told);
+    ``checker`` checks the other seats' shuffle proofs (``host``, ``join`` and ``bot``
+    give a worker-process pool, so the checks use the machine's other core while the
+    chain goes on; without it each check runs in the peer's own thread)."""
 
     open_hand: OpenHandPlayer | None = None
     narrator: Callable[[Sequence[str], int], Narration] | None = None
+    checker: HopChecker | None = None
 
 
 class Table:
@@ -248,7 +254,7 @@ class Table:
             self.first_dealer = self.splito.dealer
             self.splito_core = SplitoCore(h.game_id, self.names, self.splito, seat,
                                           seeds.seed, host=h.host, pledges=seeds,
-                                          plays=seeds, checker=CHECKER,
+                                          plays=seeds, checker=parts.checker,
                                           limits=limits_from_header(h.settings))
             self.core = self.splito_core
         else:
@@ -261,7 +267,7 @@ class Table:
                                        shuffle_proofs=proofs, host=h.host, pledges=seeds,
                                        moves=seeds,
                                        keys=[p.key for p in h.players],
-                                       first_dealer=self.first_dealer, checker=CHECKER,
+                                       first_dealer=self.first_dealer, checker=parts.checker,
                                        open_hand=parts.open_hand,
                                        limits=limits_from_header(h.settings))
             self.core = self.split_core
@@ -337,29 +343,30 @@ class Table:
             elif len(log.header.players) != splito_from_header(log.header.settings)[0].players:
                 raise ValueError("the Splito settings are not for this many players (S2.1)")
         except (LogError, ValueError) as e:
-            raise WireError("protocol", f"the host's game header is not valid: {e}",
+            raise WireError(ErrorCode.PROTOCOL, f"the host's game header is not valid: {e}",
                             fatal=True) from None
         if follows is not None:
             try:
                 check_follows(follows.header, follows.head, log.header)
             except RematchError as e:
-                raise WireError("protocol", f"the host's rematch header does not follow "
+                raise WireError(ErrorCode.PROTOCOL, f"the host's rematch header does not follow "
                                 f"the game we finished: {e}", fatal=True) from None
         me = identity.public_key_bytes()
         seats = [p.seat for p in log.header.players if p.key == me]
         if not seats:
-            raise WireError("started", "the game started without this player", fatal=True)
+            raise WireError(ErrorCode.STARTED, "the game started without this player", fatal=True)
         seat = seats[0]
         files = GameFiles(data_dir, log.game_id)
         try:  # before any file is made: secrets of another header are refused
             seeds = SeedStore(files.secrets, log.game_id, seat, log.header_hash,
                               seed_maker(log.game_id, seat) if seed_maker else None)
         except ValueError as e:
-            raise WireError("protocol", str(e), fatal=True) from None
+            raise WireError(ErrorCode.PROTOCOL, str(e), fatal=True) from None
         transcript = Transcript(files.transcript)
         if transcript.records and transcript.records[0] != header:
             transcript.close()
-            raise WireError("protocol", f"{files.transcript} holds another game", fatal=True)
+            raise WireError(ErrorCode.PROTOCOL,
+                            f"{files.transcript} holds another game", fatal=True)
         if not transcript.records:
             transcript.write(header)
             transcript.sync()
@@ -460,12 +467,13 @@ class Table:
         except LogError as e:
             raise WireError(log_error_code(e), e.reason) from None
         if from_seat is not None and m.author != from_seat:
-            raise WireError("not-your-seat", f"this connection speaks for seat {from_seat}, "
+            raise WireError(ErrorCode.NOT_YOUR_SEAT,
+                            f"this connection speaks for seat {from_seat}, "
                             f"not seat {m.author}")
         if m.kind == "accept":
             return
         if not self.log.all_accepted:
-            raise WireError("not-started", "game messages wait until every player accepted "
+            raise WireError(ErrorCode.NOT_STARTED, "game messages wait until every player accepted "
                             "the header")
         try:
             self.core.apply(m.author, m.kind, m.body,

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
+from enum import StrEnum
 from typing import Any, Final, Protocol
 
 from splitnet.net.framing import MAX_FRAME, FrameTooLarge, encode_frame, read_frame
@@ -54,6 +55,7 @@ __all__ = [
     "ChannelClosed",
     "ChannelWrap",
     "Connect",
+    "ErrorCode",
     "Listen",
     "Listening",
     "StreamChannel",
@@ -75,14 +77,55 @@ HELLO_TAG: Final = b"splitnet/v2/hello"
 CHALLENGE_TAG: Final = b"splitnet/v2/challenge"
 MAX_COUNT: Final = 2**31 - 1
 
-#: Every ``error.code`` (NETWORK.md lists what each one means).
-ERROR_CODES: Final = (
-    "garbage", "too-big", "schema", "protocol", "version", "auth", "name", "full",
-    "started", "unknown-game", "not-started", "not-your-seat", "game-id", "author-sig",
-    "replay", "counter", "seen", "accept", "unknown-author", "kind", "round", "out-of-turn",
-    "illegal", "cheat", "ack", "fork", "slow", "too-many-errors", "replaced", "busy",
-    "shutdown",
-)
+class ErrorCode(StrEnum):
+    """Every ``error.code`` a node sends or reports (NETWORK.md §8 says what each one
+    means; a test holds the two to each other). A refusal is raised with its code as
+    data — never read back from the wording of its reason, so a reworded message changes
+    no code."""
+
+    GARBAGE = "garbage"
+    TOO_BIG = "too-big"
+    SCHEMA = "schema"
+    PROTOCOL = "protocol"
+    VERSION = "version"
+    AUTH = "auth"
+    FULL = "full"
+    CLOSED = "closed"
+    STARTED = "started"
+    UNKNOWN_GAME = "unknown-game"
+    NOT_STARTED = "not-started"
+    NOT_YOUR_SEAT = "not-your-seat"
+    GAME_ID = "game-id"
+    AUTHOR_SIG = "author-sig"
+    REPLAY = "replay"
+    COUNTER = "counter"
+    SEEN = "seen"
+    ACCEPT = "accept"
+    UNKNOWN_AUTHOR = "unknown-author"
+    KIND = "kind"
+    ROUND = "round"
+    OUT_OF_TURN = "out-of-turn"
+    ILLEGAL = "illegal"
+    CHEAT = "cheat"
+    ACK = "ack"
+    FORK = "fork"
+    SLOW = "slow"
+    TOO_MANY_ERRORS = "too-many-errors"
+    REPLACED = "replaced"
+    BUSY = "busy"
+
+    @classmethod
+    def received(cls, code: str) -> ErrorCode | None:
+        """The code another node sent, if this node knows it (a newer node may send
+        one it does not: the caller then says what it was, shown safely)."""
+        try:
+            return cls(code)
+        except ValueError:
+            return None
+
+
+#: Every ``error.code``, as the strings on the wire.
+ERROR_CODES: Final = tuple(c.value for c in ErrorCode)
 
 _T = Str(16, 1)
 _SEAT = Int(0, MAX_SEATS - 1)
@@ -142,9 +185,9 @@ SCHEMAS: Final[dict[str, tuple[Schema, bool, bool]]] = {
 
 
 class WireError(Exception):
-    """Input refused at the wire: ``code`` (one of :data:`ERROR_CODES`) and the reason."""
+    """Input refused at the wire: its :class:`ErrorCode` and the reason."""
 
-    def __init__(self, code: str, reason: str, *, fatal: bool = False) -> None:
+    def __init__(self, code: ErrorCode, reason: str, *, fatal: bool = False) -> None:
         super().__init__(f"{code}: {reason}")
         self.code = code
         self.reason = reason
@@ -163,23 +206,23 @@ def decode_frame(payload: bytes, *, from_host: bool) -> dict[str, Any]:
     try:
         obj = decode(payload, max_len=MAX_FRAME)
     except SchemaError as e:  # pragma: no cover - decode raises no SchemaError
-        raise WireError("schema", str(e)) from None
+        raise WireError(ErrorCode.SCHEMA, str(e)) from None
     except DecodeError as e:
-        raise WireError("garbage", f"undecodable frame: {e}") from None
+        raise WireError(ErrorCode.GARBAGE, f"undecodable frame: {e}") from None
     if type(obj) is not dict or type(obj.get("t")) is not str:
-        raise WireError("schema", "a frame must be a map with a string field 't'")
+        raise WireError(ErrorCode.SCHEMA, "a frame must be a map with a string field 't'")
     t = obj["t"]
     spec = SCHEMAS.get(t)
     if spec is None:
-        raise WireError("schema", f"unknown frame type {t[:20]!r}")
+        raise WireError(ErrorCode.SCHEMA, f"unknown frame type {t[:20]!r}")
     schema, client_may, host_may = spec
     if not (host_may if from_host else client_may):
-        raise WireError("protocol", f"a {'host' if from_host else 'client'} does not send "
+        raise WireError(ErrorCode.PROTOCOL, f"a {'host' if from_host else 'client'} does not send "
                         f"{t!r} frames")
     try:
         check(obj, schema, t)
     except SchemaError as e:
-        raise WireError("schema", str(e)) from None
+        raise WireError(ErrorCode.SCHEMA, str(e)) from None
     return obj
 
 
@@ -302,7 +345,7 @@ class StreamChannel:
             raise ChannelClosed("connection closed")
         if self.writer.transport.get_write_buffer_size() > self.max_buffer:
             self.close()
-            raise WireError("slow", f"{self.peer} does not read: more than "
+            raise WireError(ErrorCode.SLOW, f"{self.peer} does not read: more than "
                             f"{self.max_buffer} bytes waiting", fatal=True)
         self.writer.write(encode_frame(payload))
 

@@ -42,7 +42,7 @@ from typing import Any, Final
 
 from splitnet.net.framing import FrameTooLarge, encode_frame, read_frame
 from splitnet.net.store import MAX_CHAINS, ResumeChain, ResumeFile
-from splitnet.net.wire import Channel, ChannelClosed, ChannelWrap, WireError
+from splitnet.net.wire import Channel, ChannelClosed, ChannelWrap, ErrorCode, WireError
 
 __all__ = [
     "APPID",
@@ -216,12 +216,43 @@ def stop_twisted() -> None:
             _reactor.disconnectAll()
 
 
-def _patch_nodelay() -> None:
-    """TCP_NODELAY on our side of every dilation connection: without it Nagle's algorithm
-    and delayed ACKs cost ~88 ms per round trip on loopback (small frames)."""
-    from wormhole._dilation import connection
+#: magic-wormhole's private class patched for TCP_NODELAY (the one seam into its
+#: internals, held by the ``==0.24.0`` pin and by tests/test_wormhole_seam.py): the
+#: methods patched and the parameters each takes
+_DILATION_SHAPE: Final = {"connectionMade": ("self",), "dataReceived": ("self", "data")}
 
-    cls: Any = connection.DilatedConnectionProtocol
+
+def _dilation_protocol() -> Any | None:
+    """magic-wormhole's ``DilatedConnectionProtocol``, if it still has the shape
+    :func:`_add_nodelay` patches; else None, said once in the log (internet play then
+    works, only slower: ~88 ms per round trip on loopback)."""
+    import inspect
+
+    try:
+        from wormhole._dilation import connection
+
+        cls: Any = connection.DilatedConnectionProtocol
+        for name, params in _DILATION_SHAPE.items():
+            method = inspect.getattr_static(cls, name)
+            if tuple(inspect.signature(method).parameters) != params:
+                raise TypeError(f"{name} takes {tuple(inspect.signature(method).parameters)}")
+    except (ImportError, AttributeError, TypeError, ValueError) as e:
+        _log.warning("magic-wormhole's dilation internals changed (%s): no TCP_NODELAY on "
+                     "its connections", e)
+        return None
+    return cls
+
+
+def _patch_nodelay() -> None:
+    cls = _dilation_protocol()
+    if cls is not None:
+        _add_nodelay(cls)
+
+
+def _add_nodelay(cls: Any) -> None:
+    """TCP_NODELAY on our side of every connection of protocol class ``cls`` (a dilation
+    connection): without it Nagle's algorithm and delayed ACKs cost ~88 ms per round trip
+    on loopback (small frames). Patched once, however often it is called."""
     if getattr(cls, "_splitnet_nodelay", False):
         return
     made = cls.connectionMade
@@ -345,7 +376,7 @@ class WormholeChannel:
             p.waiting += len(frame)
             if p.waiting > self.max_buffer:
                 self.close()
-                raise WireError("slow", f"{self.peer} does not read: more than "
+                raise WireError(ErrorCode.SLOW, f"{self.peer} does not read: more than "
                                 f"{self.max_buffer} bytes waiting", fatal=True)
         p.transport.write(frame)
 

@@ -41,7 +41,8 @@ class LobbyModel(Protocol):
     code: str | None
     #: names of the players in the lobby so far, in seat order (host first)
     players: list[str]
-    #: True when this peer may start the game now (the host, with 2–6 players)
+    #: True when this peer may start the game now (the host, with enough players for the
+    #: game: R3.1, S2.1)
     can_start: bool
 
     async def start(self) -> None:
