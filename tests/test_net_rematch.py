@@ -294,6 +294,55 @@ async def test_a_seat_that_left_after_the_game_ends_the_rematch_at_once(
         await stop_all(lan, task)
 
 
+@pytest.mark.parametrize("host_is", ["on the finished game", "in its rematch lobby"])
+@virtual_time
+async def test_a_person_who_quits_at_the_end_screen_is_seen_to_leave(
+        tmp_path: Path, clock: VirtualLoop, host_is: str) -> None:
+    """``splitnet join``'s glue after its game (``_join_rematches``): Bo's player quits
+    at the end screen (no n). The host is still on its own end screen — or already
+    offering the rematch, Ana looking for it —: either way Bo's program tells it before
+    it exits, so the rematch ends at once naming Bo, not after ``rematch_wait`` (120 s)
+    of waiting for a seat that will not come. (Before, Bo's program just exited.)"""
+    import argparse
+
+    from splitnet.app import lan as glue
+
+    lan = await played(tmp_path)
+    old = lan.host
+    prev, port = finished(old.table), old.port
+    args = argparse.Namespace(plain=False, no_bell=True)
+    tasks: list[asyncio.Task[None]] = []
+    try:
+        if host_is == "on the finished game":
+            await within(glue._join_rematches(lan.peers[1], args, tmp_path, None, 0, False),
+                         glue.LEAVE_BUDGET + 1)
+            assert old.left_after == {2: "Bo"}  # the rematch, if offered, ends at once
+            return
+        await old.close()
+        host = HostNode(old.identity, tmp_path / "p0", old.name, net(), proofs=False,
+                        rematch_of=prev, left=old.left_after)
+        lan.host = host
+        await host.listen("127.0.0.1", port, transport=lan.mem.listen)
+        ana = lan.peers[0]
+        waiting = PeerNode(ana.identity, tmp_path / "p1", ana.name, "127.0.0.1", port,
+                           net(), rematch_of=finished(ana.table),
+                           connect=lan.mem.connector("127.0.0.1", port))
+        tasks.append(waiting.start())
+        opened = clock.time()
+        await within(glue._join_rematches(lan.peers[1], args, tmp_path, None, 0, False),
+                     glue.LEAVE_BUDGET + 1)
+        await until(lambda: host.done.is_set(), "the rematch to end")
+        assert host.no_rematch == "Bo declined the rematch", host.no_rematch
+        assert host.table is None and not host.started.is_set()
+        assert clock.time() - opened < glue.LEAVE_BUDGET + 1  # not rematch_wait
+        await within(asyncio.wait(tasks))
+        assert waiting.fatal is not None and "Bo declined the rematch" in waiting.fatal
+        for seat in (0, 1, 2):
+            assert len(transcripts(tmp_path, seat)) == 1
+    finally:
+        await stop_all(lan, *tasks)
+
+
 @virtual_time
 async def test_a_seat_whose_program_stops_in_the_rematch_lobby_ends_it_at_once(
         tmp_path: Path, clock: VirtualLoop) -> None:

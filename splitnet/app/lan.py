@@ -630,6 +630,53 @@ def _rematch_peer(node: PeerNode, prev: PreviousGame) -> PeerNode:
                     bot_level=node.bot_level)
 
 
+#: seconds a person's ``join``, quitting at the end screen, spends at most telling the
+#: host it leaves (a host gone or offering nothing costs no more than that)
+LEAVE_BUDGET = 5.0
+
+
+async def _say_we_leave(node: PeerNode, prev: PreviousGame) -> None:
+    """The person quit at the end screen: tell the host, so that a rematch it offers
+    ends at once naming this seat instead of waiting ``rematch_wait`` for it (NETWORK.md
+    §13). Still on the finished game, the host hears it from this seat back in that game
+    (an ``answer`` no before its final ack, as a seat that never stays); in its rematch
+    lobby, from a node that looks for the offer and says no to it."""
+    table = node.table
+    assert table is not None
+    try:
+        meta = table.files.load_meta()
+    except (OSError, ValueError):
+        return
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + LEAVE_BUDGET
+
+    def back_in_game() -> PeerNode:
+        return PeerNode(node.identity, node.data_dir, node.name, node.host, node.port,
+                        node.net, seed_maker=node.seed_maker, resume=meta, wrap=node.wrap,
+                        code=node.code, connect=node.connect, parts=node.parts,
+                        leaves_after=True)
+
+    def in_its_lobby() -> PeerNode:
+        return PeerNode(node.identity, node.data_dir, node.name, node.host, node.port,
+                        node.net, seed_maker=node.seed_maker, wrap=node.wrap,
+                        code=node.code, connect=node.connect, rematch_of=prev,
+                        parts=node.parts, leaves_after=True)
+
+    for make in (back_in_game, in_its_lobby):
+        try:
+            telling = make()
+        except (OSError, ValueError):
+            return
+        task = telling.start()
+        try:
+            await asyncio.wait([task], timeout=max(0.0, deadline - loop.time()))
+        finally:
+            await stop(task, PeerFatal)
+        if telling.fatal is None or "offers a rematch of game" not in telling.fatal:
+            return  # said (or the host is gone): a rematch lobby refused the finished game
+        _log.info("the host is in its rematch lobby: saying no there")
+
+
 def _no_rematch(node: PeerNode) -> None:
     print(shown(node.fatal or "no rematch"), flush=True)
 
@@ -699,6 +746,10 @@ async def _join_rematches(node: PeerNode, args: argparse.Namespace, data_dir: Pa
                                           rematch=node.connect is None)
         finally:
             await stop(task, PeerFatal)
+    prev = _finished_game(node.table)
+    if (rc == 0 and prev is not None and not node.leaves_after  # (said as its game ended)
+            and node.host != _WORMHOLE_HOST.split(":")[0]):  # (no rematch on the internet)
+        await _say_we_leave(node, prev)  # n was not pressed: the player leaves
     return rc
 
 

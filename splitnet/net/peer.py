@@ -876,6 +876,10 @@ class PeerNode:
         prev = self.rematch_of
         if prev is None or self.table is not None:
             return  # no rematch asked for here: nothing to answer
+        if self.leaves_after:  # (its player quit at the end screen: it came to say no)
+            with contextlib.suppress(ChannelClosed, WireError, ConnectionError):
+                ch.send(encode_msg("answer", game=prev.game_id, yes=False))
+            raise PeerFatal("no rematch: this seat does not stay for rematches: we said no")
         try:
             prev.check_offer(f["game"], f["head"], f["first_dealer"])
         except RematchError as e:
