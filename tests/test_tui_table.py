@@ -695,6 +695,44 @@ def test_a_lan_end_screen_says_how_to_play_another_game() -> None:
     assert "n new game" not in text
 
 
+@pytest.mark.parametrize("invited", [False, True])
+def test_an_internet_guests_end_screen_does_not_send_it_back_to_its_spent_invitation(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, invited: bool) -> None:
+    """``join``'s glue (``_front_end``) for a guest joined through an invitation: its end
+    screen says to ask the host for a new one — running the spent invitation again only
+    resumes the finished game. Joined on the LAN, the same command joins the next game."""
+    import asyncio
+
+    from splitnet.app import lan as glue
+    from splitnet.net.config import NetSettings
+    from splitnet.net.peer import PeerNode
+    from splitnet.session.identity import Identity
+
+    node = PeerNode(Identity.generate(), tmp_path, "Jo", "wormhole" if invited else
+                    "10.0.0.5", 0 if invited else 7420, NetSettings())
+    session = type("S", (), {"node": node, "table": None})()
+    seen: dict[str, Any] = {}
+
+    async def run_tui(session: Any, **kw: Any) -> str:
+        seen.update(kw)
+        return "quit"
+
+    import splitnet.ui.tui as tui_pkg
+    monkeypatch.setattr(tui_pkg, "run_tui", run_tui)
+    monkeypatch.setattr(glue, "_print_result", lambda session, rejoin=None: 0)
+    assert asyncio.run(glue._front_end(session, False, tmp_path)) == (0, False)
+    with create_pipe_input() as inp, create_app_session(input=inp, output=DummyOutput()):
+        tui, _ = finished_game(rematch=False, rejoin=seen["rejoin"])
+        tui.another = seen["another"]
+        text = " ".join("".join(f[1] for f in ln).strip() for ln in tui._overlay_lines(80))
+    text = " ".join(text.split())
+    if invited:
+        assert "another game: ask the host for a new invitation (this one is spent)" in text
+        assert "quit and run" not in text
+    else:
+        assert seen["another"] is None and "another game: quit and run `" in text
+
+
 @pytest.mark.parametrize(("role", "words"), [
     ("host", "n offer a rematch to the same seats (Ana deals first; everyone must agree)"),
     ("joiner", "n agree to a rematch with the same seats if the host offers one (Ana deals "

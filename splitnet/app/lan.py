@@ -507,7 +507,13 @@ async def _front_end(session: AnySession, plain: bool, data_dir: Path,
         table = session.table
         offer = {"rematch": True, "next_dealer": (table.first_dealer + 1) % table.n,
                  "rematch_as": "host" if host else "joiner"}
-    outcome = await run_tui(session, bell=bell, rejoin=again, **offer)
+    # an internet guest's invitation is spent once the game is over: running it again
+    # resumes that game, it joins no other (NETWORK.md §12)
+    invited = (not host and isinstance(session.node, PeerNode)
+               and f"{session.node.host}:{session.node.port}" == _WORMHOLE_HOST)
+    another = ("ask the host for a new invitation (this one is spent) and run "
+               "`splitnet join` with it" if invited else None)
+    outcome = await run_tui(session, bell=bell, rejoin=again, another=another, **offer)
     rc = _print_result(session, rejoin=again)
     wanted = rematch and outcome == "rematch"
     if wanted and _finished_game(session.table) is None:

@@ -18,7 +18,7 @@ from splitnet.ui.tui.model import Hinter
 async def run_tui(session: TableSession, *, title: str = "splitnet", drive: bool = True,
                   hint: Hinter | None = None, bell: bool = False, rejoin: str | None = None,
                   rematch: bool = False, next_dealer: int | None = None,
-                  rematch_as: str = "local") -> str:
+                  rematch_as: str = "local", another: str | None = None) -> str:
     """Run the full-screen table beside ``session.run()`` in this asyncio loop.
 
     Returns when the player leaves (q or Ctrl-C twice during a game, once after it ends):
@@ -30,11 +30,12 @@ async def run_tui(session: TableSession, *, title: str = "splitnet", drive: bool
     begins; ``rejoin`` says how to come back (LAN); ``next_dealer`` is the seat that would
     deal first in the rematch (default: seat 1, as a ``splitnet play`` rematch seats it);
     ``rematch_as`` is who presses n: "local", the LAN "host" (offers) or a "joiner"
-    (agrees).
+    (agrees); ``another`` says at the end how to get into another game (default: run
+    ``rejoin`` again).
     """
     app = TuiApp(session, title=title, hint=hint or default_hinter(session.players), bell=bell,
                  rejoin=rejoin, rematch=rematch, next_dealer=next_dealer,
-                 rematch_as=rematch_as)
+                 rematch_as=rematch_as, another=another)
     await app.run(drive=drive)
     return app.outcome
 

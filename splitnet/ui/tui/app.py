@@ -154,7 +154,8 @@ class TuiApp(TableRunner[TableSession, TableModel]):
                  input: Input | None = None, output: Output | None = None,
                  hint: Hinter | None = None, bell: bool = False,
                  rejoin: str | None = None, rematch: bool = False,
-                 next_dealer: int | None = None, rematch_as: str = "local") -> None:
+                 next_dealer: int | None = None, rematch_as: str = "local",
+                 another: str | None = None) -> None:
         self.session = session
         self.model = TableModel(session)
         #: the hint key's adviser: (this seat's view, seat) → (move, reason); None: no h
@@ -164,6 +165,8 @@ class TuiApp(TableRunner[TableSession, TableModel]):
         #: the command that brings the player back to this game (LAN), said on leaving
         self.rejoin = rejoin
         self.model.rejoin = rejoin
+        #: how to get into another game, said at the end (default: run ``rejoin`` again)
+        self.another = another
         #: offer a new game against the same players at the end (``splitnet play``; on a
         #: LAN, the same seats if everyone agrees), whose first dealer is this seat
         self.model.rematch_offered = rematch
@@ -260,7 +263,8 @@ class TuiApp(TableRunner[TableSession, TableModel]):
         if m.overlay == "final" and m.summaries:
             first = self.next_dealer if self.next_dealer is not None else 1 % m.view.n
             nxt = first if m.rematch_offered else None
-            return final_lines(m.summaries, width, nxt, again=m.rejoin, role=self.rematch_as)
+            return final_lines(m.summaries, width, nxt, again=m.rejoin, role=self.rematch_as,
+                               another=self.another)
         return []
 
     def _overlay_render(self, width: int, height: int | None) -> list[Line]:

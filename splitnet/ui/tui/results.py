@@ -130,12 +130,14 @@ REMATCH_KEYS = {
 
 
 def final_lines(rounds: list[RoundSummary], width: int, next_dealer: int | None,
-                again: str | None = None, role: str = "local") -> list[Line]:
+                again: str | None = None, role: str = "local",
+                another: str | None = None) -> list[Line]:
     """The end of the game: the winner, the standings, the round-by-round story (points
     per round, running totals), every pad as printed, and what comes next (a new game
     against the same players when ``next_dealer`` is the seat that deals its first round; on a
-    LAN, ``again`` is the command that opens or joins another game). ``role`` says who
-    would press ``n`` (:data:`REMATCH_KEYS`)."""
+    LAN, ``again`` is the command that opens or joins another game; ``another``, if given,
+    says instead how to get into another game). ``role`` says who would press ``n``
+    (:data:`REMATCH_KEYS`)."""
     last = rounds[-1]
 
     def name(seat: int) -> str:
@@ -160,6 +162,8 @@ def final_lines(rounds: list[RoundSummary], width: int, next_dealer: int | None,
     if next_dealer is not None:
         who = deals(name(next_dealer), next_dealer == last.you)
         keys = REMATCH_KEYS[role].format(deals=who) + " · " + keys
+    elif another is not None:
+        keys += f" · another game: {another}"
     elif again is not None:
         keys += f" · another game: quit and run `{again}` again (the host shows a new code)"
     lines += [words((" " if i == 0 else "   ") + t, "class:ask.you")
