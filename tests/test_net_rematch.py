@@ -746,21 +746,14 @@ async def test_the_end_screens_n_asks_for_the_rematch_with_the_next_first_dealer
     game that stopped with a verdict."""
     from types import SimpleNamespace
 
-    import splitnet.ui.tui as tui_pkg
     from splitnet.app import lan
+    from tests.test_tui_table import tui_kwargs
 
-    seen: dict[str, object] = {}
-
-    async def fake_run_tui(session: object, **kw: object) -> str:
-        seen.update(kw)
-        return "rematch"
-
-    monkeypatch.setattr(tui_pkg, "run_tui", fake_run_tui)
-    monkeypatch.setattr(lan, "_print_result", lambda session, rejoin=None: 0)
+    seen = tui_kwargs(monkeypatch, "rematch")
     core = SimpleNamespace(finished=True, verdict=None)
     log = SimpleNamespace(header=None, head=lambda: b"\0" * 32)
     table = SimpleNamespace(first_dealer=2, n=3, core=core, log=log)
-    session = SimpleNamespace(table=table)
+    session = SimpleNamespace(table=table, node=None)
     assert await lan._front_end(session, False, Path("."), rematch=True) == (0, True)  # type: ignore[arg-type]
     assert seen["rematch"] is True and seen["next_dealer"] == 0  # 2 + 1 mod 3
     assert seen["rematch_as"] == "joiner"  # the end screen's n agrees, it does not offer

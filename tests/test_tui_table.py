@@ -592,29 +592,38 @@ def test_lan_leaving_says_the_same_command_gets_back_in(
     assert "game stopped: timeout" in capsys.readouterr().err
 
 
-async def test_lan_table_rings_unless_told_not_to(monkeypatch: pytest.MonkeyPatch) -> None:
-    import argparse
-    from types import SimpleNamespace
-
+def tui_kwargs(monkeypatch: pytest.MonkeyPatch, outcome: str = "quit") -> dict[str, Any]:
+    """What ``join``/``host``'s glue (``_front_end``) passes the full-screen table: filled
+    in as it runs it (the table itself is stood in for, leaving with ``outcome``)."""
     import splitnet.ui.tui as tui_pkg
-    from splitnet.app import lan as run
+    from splitnet.app import lan
 
     seen: dict[str, Any] = {}
 
     async def fake_run_tui(session: Any, **kw: Any) -> str:
         seen.update(kw)
-        return "quit"
+        return outcome
 
     monkeypatch.setattr(tui_pkg, "run_tui", fake_run_tui)
-    monkeypatch.setattr(run, "_print_result", lambda session, rejoin=None: 0)
+    monkeypatch.setattr(lan, "_print_result", lambda session, rejoin=None: 0)
+    return seen
+
+
+async def test_lan_table_rings_unless_told_not_to(monkeypatch: pytest.MonkeyPatch) -> None:
+    import argparse
+    from types import SimpleNamespace
+
+    from splitnet.app import lan as run
+
+    seen = tui_kwargs(monkeypatch)
     monkeypatch.delenv("SPLITNET_NO_BELL", raising=False)
     monkeypatch.setattr("sys.argv", ["splitnet", "join", "h:1", "--new"])
     parser = argparse.ArgumentParser()
     run.add_parsers(parser.add_subparsers())
     args = parser.parse_args(["join", "h:1"])
     assert run._bell_wanted(args)
-    await run._front_end(SimpleNamespace(), False, Path("."), run._bell_wanted(args))  # type: ignore[arg-type]
-    assert seen == {"bell": True, "rejoin": "splitnet join h:1"}
+    await run._front_end(SimpleNamespace(node=None), False, Path("."), run._bell_wanted(args))  # type: ignore[arg-type]
+    assert seen == {"bell": True, "rejoin": "splitnet join h:1", "another": None}
     assert not run._bell_wanted(parser.parse_args(["host", "--no-bell"]))
     monkeypatch.setenv("SPLITNET_NO_BELL", "1")
     assert not run._bell_wanted(args)
@@ -711,15 +720,7 @@ def test_an_internet_guests_end_screen_does_not_send_it_back_to_its_spent_invita
     node = PeerNode(Identity.generate(), tmp_path, "Jo", "wormhole" if invited else
                     "10.0.0.5", 0 if invited else 7420, NetSettings())
     session = type("S", (), {"node": node, "table": None})()
-    seen: dict[str, Any] = {}
-
-    async def run_tui(session: Any, **kw: Any) -> str:
-        seen.update(kw)
-        return "quit"
-
-    import splitnet.ui.tui as tui_pkg
-    monkeypatch.setattr(tui_pkg, "run_tui", run_tui)
-    monkeypatch.setattr(glue, "_print_result", lambda session, rejoin=None: 0)
+    seen = tui_kwargs(monkeypatch)
     assert asyncio.run(glue._front_end(session, False, tmp_path)) == (0, False)
     with create_pipe_input() as inp, create_app_session(input=inp, output=DummyOutput()):
         tui, _ = finished_game(rematch=False, rejoin=seen["rejoin"])
