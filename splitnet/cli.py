@@ -334,37 +334,37 @@ def cmd_play(args: argparse.Namespace) -> int:
         args.bots = 3
     if not 1 <= args.bots <= 5:
         raise SystemExit("splitnet: --bots must be 1–5 (2–6 players in all)")
-    if args.plain:
-        from splitnet.ui.plain import run_plain
-
-        session = _play_session(args, 0.0)
-
-        async def main() -> int:
-            return await run_plain(session)
-
-        try:
-            rc = asyncio.run(main())
-        finally:
-            _after_play(session)
-        return rc
     from splitnet.app import saved
     from splitnet.selfplay import place_in_run, rematch_session
-    from splitnet.ui.tui import run_tui
 
     data_dir = _data_dir(args)
-    played = [_play_session(args, args.pace)]
+    pace = 0.0 if args.plain else args.pace
+    played = [_play_session(args, pace)]
+
+    async def game() -> tuple[int, bool]:
+        """The game in ``played[-1]``: its exit status, and was a new one asked for?"""
+        if args.plain:
+            from splitnet.ui.plain import ask_rematch, run_plain
+
+            rc = await run_plain(played[-1])
+            return rc, rc == 0 and await ask_rematch(played[-1])
+        from splitnet.ui.tui import run_tui
+
+        return 0, await run_tui(played[-1], title="splitnet", rematch=True) == "rematch"
 
     async def tui() -> int:
-        # At the end screen n starts a new game against the same players (a rematch),
-        # saved like the first; a resumed game's run goes on from the seat it gave you.
+        # At the end (n on the end screen, n at the plain prompt) a new game against the
+        # same players starts (a rematch), saved like the first; a resumed game's run
+        # goes on from the seat it gave you.
         game_no = place_in_run(played[-1])
         for _ in range(10_000):
-            if await run_tui(played[-1], title="splitnet", rematch=True) != "rematch":
-                break
+            rc, again = await game()
+            if not again:
+                return rc
             game_no += 1
             try:
                 played.append(rematch_session(played[-1], game_no, args.seed,
-                                              bot_delay=args.pace, data_dir=data_dir))
+                                              bot_delay=pace, data_dir=data_dir))
             except (saved.SavedGameError, OSError) as e:
                 raise SystemExit(f"splitnet: cannot save the game in {data_dir}: {e}"
                                  ) from None

@@ -329,3 +329,38 @@ def test_a_resumed_games_end_screen_keeps_every_round(tmp_path: Path) -> None:
         assert m.overlay == "summary" and m.summary_index == 0
         text = " ".join("".join(f[1] for f in ln).strip() for ln in tui._overlay_lines(100))
         assert "Round 1 of 3 over" in text, text
+
+
+def test_plain_play_offers_a_new_game_against_the_same_players_as_the_end_screen_does(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``splitnet play --plain``: after a game played to its end a line offers the next
+    one, as the full screen's n does (Splito's plain table did, Split's did not); n
+    plays it — the rematch of the run, saved like the first — and Enter quits."""
+    import io
+
+    import splitnet.ui.plain as plain
+    from splitnet.cli import build_parser, cmd_play
+
+    played: list[list[str]] = []
+
+    async def to_the_end(session: object, **kw: object) -> int:
+        s = session  # a FairSession: the person's seat played by a bot here
+        agents = [make_bot("heuristic", 9) if b is None else b for b in s.bots]  # type: ignore[attr-defined]
+        s.game.run_bots(agents)  # type: ignore[attr-defined]
+        s.game.close()  # type: ignore[attr-defined]  # (as the session's run does at its end)
+        played.append(list(s.players))  # type: ignore[attr-defined]
+        return 0
+
+    monkeypatch.setattr(plain, "run_plain", to_the_end)
+    monkeypatch.setattr("sys.stdin", io.StringIO("n\n\n"))
+    data = tmp_path / "data"
+    argv = ["play", "--plain", "--seed", "3", "--no-proofs", "--bots", "2", "--new",
+            "--data-dir", str(data)]
+    assert cmd_play(build_parser(argv).parse_args(argv)) == 0
+    assert played == [["You", "Ana", "Bo"], ["Ana", "Bo", "You"]]  # seated one place on
+    out = capsys.readouterr().out
+    assert out.count("Next: n new game with the same players (") == 2
+    assert "(Ana deals first) · Enter or q quits" in out  # game 2's first dealer
+    assert saved.unfinished(data) == []  # both played out, both saved
+    assert len(list((data / "games").glob("*.splitlog"))) == 2

@@ -5,6 +5,16 @@ line-based one.
 """
 
 
+#: What ``n`` does at a Split end screen, by who presses it: in ``splitnet play``; on a
+#: LAN, the host (who offers the rematch) or a joiner (who agrees to it).
+REMATCH_KEYS = {
+    "local": "n new game with the same players ({deals} first)",
+    "host": "n offer a rematch to the same seats ({deals} first; everyone must agree)",
+    "joiner": "n agree to a rematch with the same seats if the host offers one ({deals} "
+              "first)",
+}
+
+
 def deals(name: str, yours: bool) -> str:
     """Who deals, as a sentence says it: "you deal" when it is the player's own seat
     (never "You deals"), else "Ana deals"."""

@@ -32,6 +32,7 @@ from splitnet.rules import (
     Upgrade,
 )
 from splitnet.rules.scoring import live, points_text, signed, standing_now
+from splitnet.ui import REMATCH_KEYS, deals
 from splitnet.ui.plain_io import CommandError, PlainTerminal
 
 HELP = """\
@@ -355,6 +356,24 @@ async def run_plain(session: TableSession, *, inp: TextIO | None = None,
     if session.verdict:
         say(session.verdict)
     return 0
+
+
+async def ask_rematch(session: TableSession, *, inp: TextIO | None = None,
+                      out: TextIO | None = None) -> bool:
+    """After the end of a game of ``splitnet play`` (:func:`run_plain` returned 0): offer
+    a new game against the same players in one line, as the end screen's n does — its
+    first round dealt by the next player (R3.2: each game of the run seats everyone one
+    place on) — and read the answer: True for n (or y/yes), False for anything else or
+    the end of input. Only after a game played to its end."""
+    if session.view.phase != "game_over":
+        return False
+    nxt = 1 % len(session.players)
+    who = deals(session.players[nxt], nxt == session.seat)
+    o = out or sys.stdout
+    o.write(f"Next: {REMATCH_KEYS['local'].format(deals=who)} · Enter or q quits\n> ")
+    o.flush()
+    line = await asyncio.get_running_loop().run_in_executor(None, (inp or sys.stdin).readline)
+    return line.strip().lower() in ("n", "y", "yes")
 
 
 def command_for(view: Game, move: Action, numbers: Sequence[int] | None = None) -> str:

@@ -8,7 +8,7 @@ import re
 from splitnet.describe import AUDIT_CHECKED
 from splitnet.rules.scoring import pad_points, points_text, signed
 from splitnet.rules.settings import ROWS
-from splitnet.ui import deals
+from splitnet.ui import REMATCH_KEYS, deals
 from splitnet.ui.tui.render import Line, card_frags, paper_pad, words, wrap
 from splitnet.ui.tui.summary import RoundSummary
 
@@ -117,16 +117,6 @@ def shuffle_line(verdicts: list[str]) -> str:
 def _bad(verdict: str) -> bool:
     low = verdict.lower()
     return any(w in low for w in ("cheat", "fail", "mismatch", "invalid", "wrong"))
-
-
-#: What ``n`` does at the end screen, by who presses it: in ``splitnet play``; on a LAN,
-#: the host (who offers the rematch) or a joiner (who agrees to it).
-REMATCH_KEYS = {
-    "local": "n new game with the same players ({deals} first)",
-    "host": "n offer a rematch to the same seats ({deals} first; everyone must agree)",
-    "joiner": "n agree to a rematch with the same seats if the host offers one ({deals} "
-              "first)",
-}
 
 
 def final_lines(rounds: list[RoundSummary], width: int, next_dealer: int | None,
