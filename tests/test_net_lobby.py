@@ -104,10 +104,15 @@ def test_a_host_that_stops_its_lobby_stops_its_joiners(tmp_path: Path) -> None:
 def test_the_hosts_console_lists_a_remote_bot_with_its_level(tmp_path: Path) -> None:
     """``splitnet host`` (its lobby printed line by line) and a ``splitnet bot --level
     strong`` on another data dir: the host's console lists the bot as PLAYING.md says,
-    ``Ana (strong)`` — it printed the name alone, having never learnt the level."""
+    ``Ana (strong)`` — it printed the name alone, having never learnt the level; and it
+    says the lobby once for one join (the level, which comes just after the bot is let
+    in, used to print the whole lobby line again)."""
     with lobby_and_bot(tmp_path, "--level", "strong") as (host, bot):
-        wait_until(lambda: "In the lobby: Hosta, Ana (strong)" in host.stdout(), 30,
+        wait_until(lambda: "Ana (strong)" in host.stdout(), 30,
                    "the bot listed with its level")
+        out = host.stdout()
+        assert out.count("In the lobby: ") == 2, out  # the host alone, then with Ana
+        assert "In the lobby: Hosta, Ana (strong)" in out or "\n  Ana (strong)\n" in out, out
         assert "refused" not in bot.stderr() + host.stderr(), bot.stderr() + host.stderr()
         assert host.stdout().count("verification ") == 1, host.stdout()  # said once
         host.p.send_signal(signal.SIGTERM)

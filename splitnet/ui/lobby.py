@@ -237,20 +237,26 @@ class JoinLobby:
 async def plain_lobby(lobby: Any, started: asyncio.Event, stop: asyncio.Future[Any],
                        host: bool) -> bool:
     """The lobby on a plain terminal: print who is in; the host types Enter to start."""
-    shown: list[str] = []
+    shown: list[str] = []  # the players by name, as last printed
+    labels: list[str] = []  # and as listed (a bot's level follows its name)
     said: dict[str, str] = {}  # what was last printed for each player and info line
     if isinstance(lobby, HostLobby) and lobby.info:
         said["info 0"] = lobby.info[0]  # host_main printed its fingerprint already
 
     def show() -> None:
-        nonlocal shown
+        nonlocal shown, labels
         if getattr(lobby, "started", False):
             return  # the game is on: the lobby has nothing more to say
-        if lobby.players != shown:
-            shown = list(lobby.players)
-            print("In the lobby: " + ", ".join(shown), flush=True)
-        notes = list(getattr(lobby, "notes", []))
         names = list(getattr(lobby, "names", None) or lobby.players)  # (a level may follow)
+        if names != shown:
+            shown, labels = names, list(lobby.players)
+            print("In the lobby: " + ", ".join(labels), flush=True)
+        elif lobby.players != labels:  # a bot's level came just after it joined
+            for old, new in zip(labels, lobby.players, strict=False):
+                if old != new:
+                    print(f"  {new}", flush=True)
+            labels = list(lobby.players)
+        notes = list(getattr(lobby, "notes", []))
         for i, label in enumerate(lobby.players):
             note = notes[i] if i < len(notes) else ""
             who = names[i] if i < len(names) else label
