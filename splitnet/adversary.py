@@ -126,11 +126,18 @@ from splitnet.bots import make_bot, open_hand_player
 from splitnet.crypto import group
 from splitnet.crypto.errors import CheatDetected, DeckUsageError
 from splitnet.game.checks import InlineChecker
-from splitnet.game.core import GameCore, GameError, PledgeBook, PledgeRefused
+from splitnet.game.core import GameCore
 from splitnet.game.local import PROTOCOL, LocalGame, SelfplaySecrets, game_settings
 from splitnet.game.rematch import first_dealer, next_game
 from splitnet.game.splito_core import SplitoCore, Stage, splito_header
-from splitnet.game.table import Limits, check_position, entry_position
+from splitnet.game.table import (
+    GameError,
+    Limits,
+    PledgeBook,
+    PledgeRefused,
+    check_position,
+    entry_position,
+)
 from splitnet.rules import Settings, action_to_dict
 from splitnet.session.log import (
     TAG_FORK_RECORDS,

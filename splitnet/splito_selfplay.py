@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from splitnet.crypto.deck import MAX_PLAYERS as MAX_DECK_SEATS
-from splitnet.game.core import GameError, PledgeBook
+from splitnet.game.table import GameError, PledgeBook
 from splitnet.localfiles import MAX_SETTINGS_BYTES, LocalFileError, read_json
 from splitnet.splito.bots import Bot, make_bot
 from splitnet.splito.local import play_local

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from splitnet.bots import open_hand_player
-from splitnet.game.core import GameCore, GameError
+from splitnet.game.core import GameCore
 from splitnet.game.local import PROTOCOL, settings_from_header
 from splitnet.game.rematch import (
     RematchError,
@@ -32,7 +32,7 @@ from splitnet.game.rematch import (
 )
 from splitnet.game.splito_core import GAME as SPLITO
 from splitnet.game.splito_core import SplitoCore, splito_from_header
-from splitnet.game.table import entry_position, limits_from_header
+from splitnet.game.table import GameError, entry_position, limits_from_header
 from splitnet.localfiles import MAX_TRANSCRIPT_BYTES, LocalFileError, read_local
 from splitnet.record import dumps
 from splitnet.rules import SettingsError

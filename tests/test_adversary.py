@@ -24,9 +24,8 @@ import splitnet
 from splitnet import adversary
 from splitnet.adversary import Config, play_game
 from splitnet.bots import make_bot, open_hand_player
-from splitnet.game.core import GameError
 from splitnet.game.local import LocalGame, SelfplaySecrets
-from splitnet.game.table import Position, check_position, entry_position
+from splitnet.game.table import GameError, Position, check_position, entry_position
 from splitnet.net.table import game_error_code
 from splitnet.rules import Settings
 from splitnet.session.log import parse_message

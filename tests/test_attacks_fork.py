@@ -21,8 +21,9 @@ from typing import Any
 
 import pytest
 
-from splitnet.game.core import GameCore, GameError
+from splitnet.game.core import GameCore
 from splitnet.game.local import LocalGame
+from splitnet.game.table import GameError
 from splitnet.net.host import HostNode
 from splitnet.net.wire import WireError
 from splitnet.rules import DrawPile, TakeRow

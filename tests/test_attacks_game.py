@@ -23,8 +23,9 @@ from splitnet.crypto.elgamal import card_points
 from splitnet.crypto.errors import DeckUsageError
 from splitnet.crypto.proofs import prove_key
 from splitnet.crypto.seeds import derive_key
-from splitnet.game.core import GameCore, GameError
+from splitnet.game.core import GameCore
 from splitnet.game.local import LocalGame, SelfplaySecrets
+from splitnet.game.table import GameError
 from splitnet.rules import DrawPile, Lay, Settings, action_to_dict
 from splitnet.session.codec import encode
 from splitnet.session.log import TAG_ENTRY, Log, LogError

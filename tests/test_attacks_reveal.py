@@ -25,8 +25,9 @@ import pytest
 
 from splitnet.app.lan_session import NetSession
 from splitnet.bots import make_bot
-from splitnet.game.core import GameCore, GameError
+from splitnet.game.core import GameCore
 from splitnet.game.local import LocalGame, SelfplaySecrets
+from splitnet.game.table import GameError
 from splitnet.net.host import Conn, HostNode
 from splitnet.net.wire import ErrorCode, WireError
 from splitnet.rules import (

@@ -21,9 +21,9 @@ import pytest
 from splitnet.app.lan_session import LAN_PARTS
 from splitnet.bots import make_bot
 from splitnet.crypto import group
-from splitnet.game.core import GameError
 from splitnet.game.local import LocalGame, RandomSecrets
 from splitnet.game.splito_core import pass_pok, pass_scalar
+from splitnet.game.table import GameError
 from splitnet.net.host import HostNode
 from splitnet.net.peer import PeerNode
 from splitnet.rules import Settings

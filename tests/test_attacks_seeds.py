@@ -23,7 +23,7 @@ from splitnet.crypto.deck import shuffle_context
 from splitnet.crypto.elgamal import shuffle_hop
 from splitnet.crypto.seeds import deck_digest, derive_permutation
 from splitnet.crypto.shuffle_proof import prove_shuffle
-from splitnet.game.core import PledgeRefused
+from splitnet.game.table import PledgeRefused
 from splitnet.net.join_state import JoinEvent
 from splitnet.net.peer import PeerFatal, PeerNode
 from splitnet.net.store import GameFiles, SeedStore
@@ -221,7 +221,7 @@ def test_a_seeds_file_of_another_header_with_the_same_game_id_is_refused(
 
 def test_pledges_are_durable_and_another_deck_is_never_written_over_one(
         tmp_path: Path) -> None:
-    from splitnet.game.core import Pledge
+    from splitnet.game.table import Pledge
 
     path, h = tmp_path / "g.secrets", bytes(range(32))
     s = SeedStore(path, GID, 1, h)

@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 
 from splitnet.crypto import group
-from splitnet.game.core import GameError
 from splitnet.game.splito_core import Sealed, SplitoCore, Stage, pass_pok, pass_scalar
+from splitnet.game.table import GameError
 from tests.test_splito_fair import Game, bots, new_game, run_until
 
 SENDER, VICTIM, OTHER = 0, 2, 1  # at 4 seats, after turn 2: 0 → 2; after turn 1: 1 → 2

@@ -32,12 +32,11 @@ import pytest
 from splitnet.bots import open_hand_player
 from splitnet.game.core import INT_FIELDS as SPLIT_INT_FIELDS
 from splitnet.game.core import KINDS as SPLIT_KINDS
-from splitnet.game.core import GameError, Position
 from splitnet.game.local import LocalGame, SelfplaySecrets
 from splitnet.game.splito_core import INT_FIELDS as SPLITO_INT_FIELDS
 from splitnet.game.splito_core import KINDS as SPLITO_KINDS
 from splitnet.game.splito_core import SplitoCore, Stage
-from splitnet.game.table import IntPath, NotAnInt
+from splitnet.game.table import GameError, IntPath, NotAnInt, Position
 from splitnet.net.wire import WireError
 from splitnet.rules import Discard, DrawPile, Settings, action_to_dict
 from splitnet.session.codec import encode

@@ -16,7 +16,7 @@ import pytest
 import splitnet
 from splitnet.crypto.errors import CheatDetected, DeckUsageError
 from splitnet.errors import Blame, SplitnetError
-from splitnet.game.core import GameError, PledgeRefused
+from splitnet.game.table import GameError, PledgeRefused
 from splitnet.rules import Discard, Game, IllegalMove, UnknownFace
 from splitnet.session.log import LogError
 from splitnet.splito import engine as splito_engine

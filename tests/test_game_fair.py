@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 
 from splitnet.bots import make_bot
-from splitnet.game.core import GameCore, GameError
+from splitnet.game.core import GameCore
 from splitnet.game.local import LocalGame, SelfplaySecrets
+from splitnet.game.table import GameError
 from splitnet.rules import Discard, DrawPile, Lay, Settings, action_to_dict
 from splitnet.session.transcript import read_transcript
 from splitnet.verify import verify_records

@@ -15,9 +15,10 @@ import pytest
 from splitnet.bots import make_bot, open_hand_player
 from splitnet.crypto.deck import DeckRound
 from splitnet.crypto.errors import DeckUsageError
-from splitnet.game.core import GameCore, GameError, OpenHandMissing
+from splitnet.game.core import GameCore, OpenHandMissing
 from splitnet.game.local import LocalGame, SelfplaySecrets
 from splitnet.game.open_hand import open_hand_seed
+from splitnet.game.table import GameError
 from splitnet.rules import DrawPile, Settings, action_to_dict
 from splitnet.verify import verify_records
 

@@ -14,9 +14,9 @@ from splitnet.bots import make_bot
 from splitnet.crypto.deck import DeckRound, HopCheck, HopMemo
 from splitnet.crypto.errors import CheatDetected, DeckUsageError
 from splitnet.game.checks import Done, HopVerdict, InlineChecker, check_hop
-from splitnet.game.core import GameError
 from splitnet.game.local import LocalGame, SelfplaySecrets
 from splitnet.game.pool import ProofPool
+from splitnet.game.table import GameError
 from splitnet.rules import Settings
 from splitnet.verify import verify_records
 from tests.test_deck_helpers import GID, seed_for

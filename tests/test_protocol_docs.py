@@ -20,8 +20,8 @@ from splitnet.crypto import group
 from splitnet.crypto.elgamal import initial_deck
 from splitnet.crypto.seeds import derive_permutation, derive_remasks
 from splitnet.crypto.shuffle_proof import ShuffleProofError, prove_shuffle, verify_shuffle
-from splitnet.game.core import GameError
 from splitnet.game.local import LocalGame, SelfplaySecrets
+from splitnet.game.table import GameError
 from splitnet.net.joincode import word_list
 from splitnet.record import Recorder, dumps
 from splitnet.rules import (

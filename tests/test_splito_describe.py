@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from splitnet.game.core import PledgeBook
 from splitnet.game.local import PROTOCOL, LocalGame, SelfplaySecrets
 from splitnet.game.splito_core import SplitoCore, splito_header
+from splitnet.game.table import PledgeBook
 from splitnet.splito.bots import make_bot
 from splitnet.splito.describe import SplitoNarrator, card_text, zone_name
 from splitnet.splito.engine import Phase

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from splitnet.crypto.deck import MAX_PLAYERS
-from splitnet.game.core import GameError, PledgeBook
 from splitnet.game.local import PROTOCOL, LocalGame, SelfplaySecrets
 from splitnet.game.splito_core import SplitoCore, Stage, splito_header
+from splitnet.game.table import GameError, PledgeBook
 from splitnet.splito.bots import make_bot
 from splitnet.splito.engine import Phase, Play
 from splitnet.splito.record import check_record

@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 from splitnet.game.checks import HopChecker, InlineChecker
-from splitnet.game.core import GameError, PledgeBook
 from splitnet.game.local import PROTOCOL, LocalGame, SelfplaySecrets
 from splitnet.game.pool import ProofPool
 from splitnet.game.splito_core import SplitoCore, Stage, splito_header
+from splitnet.game.table import GameError, PledgeBook
 from splitnet.splito.bots import make_bot
 from splitnet.splito.settings import SplitoSettings
 from splitnet.verify import verify_records

@@ -16,7 +16,6 @@ from typing import Any
 
 from splitnet.crypto import group
 from splitnet.crypto.seeds import deck_digest, u64
-from splitnet.game.core import PledgeBook
 from splitnet.game.local import PROTOCOL, LocalGame
 from splitnet.game.splito_core import (
     SplitoCore,
@@ -27,6 +26,7 @@ from splitnet.game.splito_core import (
     play_nonce,
     splito_header,
 )
+from splitnet.game.table import PledgeBook
 from splitnet.session.identity import Identity
 from splitnet.splito.engine import Play
 from splitnet.splito.settings import SplitoSettings

@@ -14,8 +14,9 @@ from typing import Any
 from splitnet import describe
 from splitnet.bots import Bot, choose_off_loop
 from splitnet.frontend import HumanAgent, SessionBase
-from splitnet.game.core import GameCore, GameError
+from splitnet.game.core import GameCore
 from splitnet.game.local import LocalGame
+from splitnet.game.table import GameError
 from splitnet.rules import Action, Game
 
 

@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from splitnet.frontend import SessionBase, SplitoHumanAgent
-from splitnet.game.core import GameError, PledgeBook
 from splitnet.game.local import PROTOCOL, LocalGame, RandomSecrets, SelfplaySecrets
 from splitnet.game.splito_core import SplitoCore, splito_from_header, splito_header
+from splitnet.game.table import GameError, PledgeBook
 from splitnet.session.identity import Identity
 from splitnet.splito.bots import Bot, make_bot
 from splitnet.splito.describe import SplitoNarrator

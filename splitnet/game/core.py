@@ -60,13 +60,20 @@ from splitnet.game.checks import HopChecker, HopVerdict, InlineChecker
 from splitnet.game.open_hand import OpenHandPlayer, open_hand_move, open_hand_seed
 
 # The table's, shared by every game; re-exported here, where callers have always found them.
-from splitnet.game.table import PLEDGE_STEPS as PLEDGE_STEPS
-from splitnet.game.table import ChosenMove as ChosenMove
-from splitnet.game.table import GameError as GameError
 from splitnet.game.table import (
+    PLEDGE_STEPS,
+    ChosenMove,
+    GameError,
     IntPath,
     Limits,
+    MemoryMoves,
+    MemoryPledges,
+    MoveBook,
     OutOfTurn,
+    Pledge,
+    PledgeBook,
+    PledgeRefused,
+    Position,
     UnknownKind,
     WrongRound,
     check_chat,
@@ -77,13 +84,6 @@ from splitnet.game.table import (
     proof_functions,
     same_ints,
 )
-from splitnet.game.table import MemoryMoves as MemoryMoves
-from splitnet.game.table import MemoryPledges as MemoryPledges
-from splitnet.game.table import MoveBook as MoveBook
-from splitnet.game.table import Pledge as Pledge
-from splitnet.game.table import PledgeBook as PledgeBook
-from splitnet.game.table import PledgeRefused as PledgeRefused
-from splitnet.game.table import Position as Position
 from splitnet.record import Recorder
 from splitnet.rules import (
     Action,

@@ -20,13 +20,17 @@ from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar, overload
 
 from splitnet.game.checks import HopChecker
-from splitnet.game.core import GameCore, GameError, MemoryPledges, PledgeBook, Position
+from splitnet.game.core import GameCore
 from splitnet.game.open_hand import OpenHandPlayer
 from splitnet.game.rematch import REMATCH_KEY, Rematch, RematchError, parse_rematch
 from splitnet.game.table import (
     LIMITS_KEY,
+    GameError,
     Limits,
     LimitsError,
+    MemoryPledges,
+    PledgeBook,
+    Position,
     check_position,
     entry_position,
     limits_from_header,

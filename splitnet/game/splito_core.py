@@ -31,7 +31,7 @@ hand reaches that has not held it (a Diffie–Hellman key on the deck key shares
 made public by whoever plays the card, with the holder's own proof. So a seat can read
 exactly its hand, the hands it held before (S7.2) and the played cards (S7.4).
 
-A message that breaks the protocol raises :class:`~splitnet.game.core.GameError` naming
+A message that breaks the protocol raises :class:`~splitnet.game.table.GameError` naming
 the seat at fault (``seat S at STEP: RULE: …``); the core is then unchanged. A valid entry
 that convicts its author — a reveal that does not open its commitment, a card that is not
 the slot's, an illegal play, sealed shares shown not to verify — or the host's timeout is

@@ -22,8 +22,8 @@ from typing import Any
 
 from splitnet.durable import open_private
 from splitnet.errors import SplitnetError
-from splitnet.game.core import PledgeRefused
 from splitnet.game.rematch import PreviousGame, Rematch
+from splitnet.game.table import PledgeRefused
 from splitnet.net.config import EvidenceBudget, NetSettings
 from splitnet.net.conn_state import ConnEvent, ConnMachine, ConnState
 from splitnet.net.framing import FrameTooLarge

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any, Final
 
 from splitnet.durable import open_private
-from splitnet.game.core import GameError, PledgeRefused
 from splitnet.game.rematch import PreviousGame, Rematch, RematchError
+from splitnet.game.table import GameError, PledgeRefused
 from splitnet.net.config import EvidenceBudget, NetSettings
 from splitnet.net.framing import FrameTooLarge
 from splitnet.net.join_state import JoinEvent, JoinMachine, JoinState, Retry

@@ -56,8 +56,7 @@ from typing import Any
 from splitnet.crypto.seeds import commitment
 from splitnet.durable import atomic_write, open_private, tighten_dir
 from splitnet.errors import SplitnetError
-from splitnet.game.core import PLEDGE_STEPS, Pledge
-from splitnet.game.table import ChosenMove, ChosenPlay
+from splitnet.game.table import PLEDGE_STEPS, ChosenMove, ChosenPlay, Pledge
 from splitnet.rules import action_from_dict
 from splitnet.session.codec import Bytes, DecodeError, Int, Map, Str, check, decode, encode
 from splitnet.session.identity import KEY_FILE
@@ -461,7 +460,7 @@ class SeedStore:
     or ``make`` — a test hook), writes the file durably and only then returns it: the
     game core asks for the seed before it builds the round's commitment.
 
-    It is also the seat's :class:`~splitnet.game.core.PledgeBook`: ``pledge`` writes the
+    It is also the seat's :class:`~splitnet.game.table.PledgeBook`: ``pledge`` writes the
     digest of the deck a hop or shares are on durably before the core makes the message;
     ``pledged`` reads it back after a restart, so the core refuses another deck there.
 

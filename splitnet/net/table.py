@@ -28,7 +28,7 @@ from typing import Any, Final, Protocol
 
 from splitnet.crypto.errors import CheatDetected
 from splitnet.game.checks import HopChecker
-from splitnet.game.core import GameCore, GameError, Position, pledge_position
+from splitnet.game.core import GameCore, pledge_position
 from splitnet.game.local import game_settings, settings_from_header
 from splitnet.game.open_hand import OpenHandPlayer
 from splitnet.game.rematch import (
@@ -44,10 +44,12 @@ from splitnet.game.splito_core import SplitoCore, splito_from_header
 from splitnet.game.splito_core import pledge_position as splito_pledge_position
 from splitnet.game.table import (
     LIMITS_KEY,
+    GameError,
     Limits,
     NotAnInt,
     OutOfTurn,
     PledgeRefused,
+    Position,
     UnknownKind,
     WrongRound,
     check_position,
