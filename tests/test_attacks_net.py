@@ -27,7 +27,7 @@ from splitnet.app.lan_session import NetSession
 from splitnet.bots import make_bot
 from splitnet.net.config import NetSettings
 from splitnet.net.host import Conn, HostNode
-from splitnet.net.peer import PeerNode
+from splitnet.net.peer import PeerFatal, PeerNode
 from splitnet.net.wire import WireError
 from splitnet.session.codec import decode, encode
 from splitnet.session.identity import Identity
@@ -119,6 +119,8 @@ class Lan:
         await within(asyncio.wait([task]))
         assert task.done(), "the joiner did not stop"
         assert node.fatal is not None, node.table and node.table.core.verdict
+        e = task.exception()  # its line, never a traceback
+        assert isinstance(e, PeerFatal) and str(e) == node.fatal, repr(e)
         return node.fatal
 
     async def close(self) -> None:

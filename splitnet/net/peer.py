@@ -344,8 +344,12 @@ class PeerNode:
                     continue
                 refused: str | None = None  # why the host sent us away, to try again
                 not_yet = False
+                failing = False  # a fault ends this node FAILED, even on a log now over
                 try:
                     await self._session(raw)
+                except PeerFatal:
+                    failing = True
+                    raise
                 except asyncio.CancelledError:
                     self._stopping()  # (a seat stopped in the rematch lobby says so)
                     raise
@@ -380,7 +384,7 @@ class PeerNode:
                     self._waiting_before = None
                     raw.close()
                     self.epoch += 1
-                    if self._ended() and not self.session.final:
+                    if not failing and self._ended() and not self.session.final:
                         self._over()  # nothing left to fetch: the game is over here
                     if not self.session.final:
                         if self.session.state is JoinState.LOBBY:
