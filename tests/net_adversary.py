@@ -419,8 +419,10 @@ class Game:
     policy: Policy
     crashes: list[str] = field(default_factory=list)
     hang: str | None = None
-    #: honest seats named by the dishonest host's own timeout (its word, SECURITY.md §4)
+    #: honest seats named by the dishonest host's own timeout (its word, SECURITY.md §4),
+    #: and of those the victims that did not themselves stop naming the host
     host_word: int = 0
+    unanswered: int = 0
     #: honest seats left waiting for another seat's accept when the game did not end:
     #: before every seat accepted there is no clock but each joiner's on its own accept
     #: (SECURITY.md §4, "Availability")
@@ -550,6 +552,7 @@ def judge(game: Game) -> list[str]:
             bad.append(f"the game did not end: {game.hang}")
     transcripts: dict[int, list[bytes]] = {}
     clean: list[int] = []
+    victims: set[int] = set()
     for s in honest:
         node, who, table = game.nodes[s], f"honest seat {s}", tables.get(s)
         if table is None:
@@ -568,6 +571,7 @@ def judge(game: Game) -> list[str]:
                 bad.append(f"{who}'s game stopped naming an honest seat: {core.verdict}")
             elif core.verdict.seat not in (None, adv):
                 game.host_word += 1
+                victims.add(core.verdict.seat)
         elif not core.finished and node.fatal is None and (adv != 0 or table.started):
             bad.append(f"{who} neither finished nor stopped")
         try:
@@ -589,6 +593,8 @@ def judge(game: Game) -> list[str]:
             bad.append(f"{who}'s transcript verifies as a whole game it did not finish")
         elif not v.incomplete and (v.seq != len(recs) - 1 or not named_ok(v.seat)):
             bad.append(f"{who}'s transcript fails: {v.summary}")
+    game.unanswered = sum(1 for v in victims
+                          if not _names_host(game.nodes[v].fatal or ""))
     if transcripts:
         longest = max(transcripts.values(), key=len)
         for s, recs in transcripts.items():
