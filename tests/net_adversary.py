@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import hashlib
 import random
 import traceback
@@ -110,7 +111,8 @@ def _bytes(seed: int, *what: object) -> bytes:
 
 @dataclass(frozen=True)
 class Plan:
-    """One game: which side deviates and how, Split (``rounds``, ``proofs``) or Splito."""
+    """One game: which side deviates and how, Split (``rounds``, ``proofs``, a seat gone
+    ``open_hand`` s given up, R8.6) or Splito."""
 
     seed: int
     side: str  # "host" or "guest"
@@ -119,6 +121,12 @@ class Plan:
     game: str = "split"
     proofs: bool = False
     rounds: int = 1
+    #: Split: the host gives a seat gone this long up, played open-handed (R8.6)
+    open_hand: float | None = None
+
+    @property
+    def net(self) -> NetSettings:
+        return dataclasses.replace(NET, open_hand_after=self.open_hand)
 
     @property
     def adversary(self) -> int:
@@ -484,14 +492,14 @@ async def play(tmp: Path, plan: Plan) -> Game:
         return lambda rnd: _bytes(plan.seed, game_id, seat, rnd)
 
     kind = RogueHost if plan.side == "host" else HostNode
-    host = kind(ids[0], tmp / "p0", "Host", NET, seats=3, proofs=plan.proofs,
+    host = kind(ids[0], tmp / "p0", "Host", plan.net, seats=3, proofs=plan.proofs,
                 seed_maker=seeds, game_id_maker=lambda: _bytes(plan.seed, "game")[:16],
                 parts=LAN_PARTS, choice=plan.choice())
     if isinstance(host, RogueHost):
         host.policy = policy
 
     def make_peer(seat: int, name: str, port: int, connect: Connect) -> PeerNode:
-        args = (ids[seat], tmp / f"p{seat}", name, "127.0.0.1", port, NET)
+        args = (ids[seat], tmp / f"p{seat}", name, "127.0.0.1", port, plan.net)
         kw: dict[str, Any] = {"seed_maker": seeds, "connect": connect, "parts": LAN_PARTS}
         if seat == plan.adversary:
             return RogueGuest(*args, policy=policy, **kw)

@@ -1,5 +1,6 @@
 """The network-level adversary (tests/net_adversary.py): whole LAN games — Split (one
-round, or three; with and without shuffle proofs) and Splito, three seats — of the real
+round, or three; with and without shuffle proofs; a seat gone a second given up and
+played open-handed, R8.6) and Splito, three seats — of the real
 host and joiner nodes over the in-memory network on the virtual clock, one of them
 dishonest at a seeded random subset of the frames it sends and the messages it orders.
 
@@ -49,12 +50,16 @@ PLANS = [
     Plan(1000, "guest", ("range", "turn", "silence"), rate=0.03, proofs=True),
     Plan(1001, "guest", MESSAGES, rate=0.1, game="splito"),
     Plan(1001, "guest", WIRE, rate=0.1, game="splito"),
+    # a seat gone 1 s is given up and played open-handed (R8.6)
+    Plan(3003, "host", ("drop", "delay", "refuse"), rate=0.02, open_hand=1.0),
+    Plan(3002, "guest", ("silence", "twice", "replay"), rate=0.05, open_hand=1.0),
 ]
 
 
 def _id(plan: Plan) -> str:
     what = plan.game + ("-proofs" if plan.proofs else "") + (
-        f"-{plan.rounds}rounds" if plan.game == "split" and plan.rounds > 1 else "")
+        f"-{plan.rounds}rounds" if plan.game == "split" and plan.rounds > 1 else "") + (
+        "-openhand" if plan.open_hand is not None else "")
     return f"{plan.side}-{what}-{'+'.join(plan.kinds)}-{plan.seed}"
 
 
@@ -76,6 +81,9 @@ async def test_a_dishonest_seat_convicts_no_honest_one(
     assert not missing, f"the adversary never chose {sorted(missing)}\n{game.describe()}"
     bad = judge(game)
     assert not bad, "\n".join(bad) + "\n" + game.describe()
+    if plan.open_hand is not None:  # the seat given up, as the plan is for
+        table = game.nodes[0].table
+        assert table is not None and any(e.kind == "abandon" for e in table.log.entries)
 
 
 @virtual_time
