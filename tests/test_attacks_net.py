@@ -27,8 +27,8 @@ from splitnet.app.lan_session import NetSession
 from splitnet.bots import make_bot
 from splitnet.net.config import NetSettings
 from splitnet.net.host import Conn, HostNode
-from splitnet.net.peer import PeerNode
-from splitnet.net.wire import WireError
+from splitnet.net.peer import PeerFatal, PeerNode
+from splitnet.net.wire import Connect, WireError
 from splitnet.session.codec import decode, encode
 from splitnet.session.identity import Identity
 from splitnet.session.log import (
@@ -52,6 +52,10 @@ T = TypeVar("T")
 FAST = dict(ping_interval=0.125, silent_after=0.5, host_timeout=0.75, ack_interval=0.0625,
             final_wait=3.0, retry_first=0.0625, answer_timeout=1.5, move_timeout=60.0)
 BEAT = FAST["ping_interval"]
+
+
+#: a joiner's node as a test makes it: (seat, name, port, connect) → node
+MakePeer = Callable[[int, str, int, Connect], PeerNode]
 
 
 def net(**change: float) -> NetSettings:
@@ -84,9 +88,11 @@ class Lan:
     async def start(cls, tmp: Path, host: HostNode | None = None,
                     peer_net: NetSettings | None = None,
                     bo_withholds: Callable[[str, dict[str, Any]], bool] | None = None,
-                    parts: Any = None) -> Lan:
+                    parts: Any = None, make_peer: MakePeer | None = None) -> Lan:
         """``bo_withholds(kind, body)``: messages Bo's node makes but never sends (set
-        before its game starts: on this network the deal runs in an instant)."""
+        before its game starts: on this network the deal runs in an instant).
+        ``make_peer(seat, name, port, connect)``: each joiner's node, made by the test
+        (its own class, identity, seeds)."""
         host = host or HostNode(Identity.generate(), tmp / "p0", "Host", net(), seats=3,
                                 proofs=False)
         mem = MemoryNet()
@@ -94,9 +100,10 @@ class Lan:
         peers, tasks = [], []
         for i, name in ((1, "Ana"), (2, "Bo")):
             kind = Withholding if i == 2 and bo_withholds else PeerNode
-            p = kind(Identity.generate(), tmp / f"p{i}", name, "127.0.0.1", port,
-                     peer_net or net(), connect=mem.connector("127.0.0.1", port),
-                     **({} if parts is None else {"parts": parts}))
+            p = make_peer(i, name, port, mem.connector("127.0.0.1", port)) if make_peer \
+                else kind(Identity.generate(), tmp / f"p{i}", name, "127.0.0.1", port,
+                          peer_net or net(), connect=mem.connector("127.0.0.1", port),
+                          **({} if parts is None else {"parts": parts}))
             if isinstance(p, Withholding):
                 p.withholds = bo_withholds
             peers.append(p)
@@ -119,6 +126,8 @@ class Lan:
         await within(asyncio.wait([task]))
         assert task.done(), "the joiner did not stop"
         assert node.fatal is not None, node.table and node.table.core.verdict
+        e = task.exception()  # its line, never a traceback
+        assert isinstance(e, PeerFatal) and str(e) == node.fatal, repr(e)
         return node.fatal
 
     async def close(self) -> None:

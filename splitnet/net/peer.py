@@ -344,8 +344,12 @@ class PeerNode:
                     continue
                 refused: str | None = None  # why the host sent us away, to try again
                 not_yet = False
+                failing = False  # a fault ends this node FAILED, even on a log now over
                 try:
                     await self._session(raw)
+                except PeerFatal:
+                    failing = True
+                    raise
                 except asyncio.CancelledError:
                     self._stopping()  # (a seat stopped in the rematch lobby says so)
                     raise
@@ -380,7 +384,7 @@ class PeerNode:
                     self._waiting_before = None
                     raw.close()
                     self.epoch += 1
-                    if self._ended() and not self.session.final:
+                    if not failing and self._ended() and not self.session.final:
                         self._over()  # nothing left to fetch: the game is over here
                     if not self.session.final:
                         if self.session.state is JoinState.LOBBY:
@@ -845,7 +849,7 @@ class PeerNode:
         owes the game a message longer than its limit plus ``host_timeout``."""
         table = self.table
         now = self._now()
-        if (table is None or not self.synced or not table.started or table.core.finished
+        if (table is None or not self.synced or table.core.finished
                 or self.net_status == self._resuming):
             # a restarted host holds messages until every seat is back: clocks start after
             if self._sent_at is not None:
@@ -858,7 +862,7 @@ class PeerNode:
             raise PeerFatal(f"the host has not ordered our message for "
                             f"{now - self._sent_at:.0f} s: it dropped it or stalls the game "
                             f"[host seat {host} at fault]")
-        if host not in table.core.waiting_for():
+        if not table.started or host not in table.core.waiting_for():
             self._host_owes_since = None
             return
         if self._host_owes_since is None:
@@ -975,8 +979,14 @@ class PeerNode:
         table.author.counter = table.log.next_counter(table.seat)
         table.core.forget_unlogged()
         if table.seat not in table.log.accepted:
+            counter = table.author.counter
             msg, sig = table.author.accept(table.log.header_hash)
             self.send_frame("msg", msg=msg, sig=sig)
+            # watched as every message of ours (_watch): a host that never orders it
+            # would stall the game before it starts, and no other clock runs then
+            self._inflight.add(counter)
+            if self._sent_at is None:
+                self._sent_at = self._now()
         self._pump()
         self._schedule_ack(now=True)
         self._changed()

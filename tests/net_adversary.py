@@ -1,0 +1,613 @@
+"""The network-level adversary (no tests in here; tests/test_adversary_net.py runs it):
+whole LAN games of a real :class:`~splitnet.net.host.HostNode` and two real
+:class:`~splitnet.net.peer.PeerNode` joiners over the in-memory network on the virtual
+clock (tests/memnet.py, tests/virtual_time.py; tests/test_attacks_net.py's :class:`Lan`),
+one of the three dishonest, choosing from a seeded :class:`random.Random` at every frame
+it sends and, as the host, at every message it orders.
+
+A dishonest host (:class:`RogueHost`), at each frame to one guest (a record, a ping, a
+relayed ack, a ``peers`` or ``evidence`` frame; never the header), and at each guest
+message it is to order:
+
+    drop       the frame is not sent to that guest / the message is never ordered
+    delay      the frame and every later one to that guest are held 0.05–3 s, then sent
+               in order / the message is ordered 0.05–3 s later
+    duplicate  the frame is sent twice / the message is given to the ordering twice
+    replay     an old record is sent to that guest again after the frame / before
+               ordering the message, an old message of that seat is given to the
+               ordering again — or, blindly, signed into a record at the head and sent
+               to every guest
+    reorder    the frame is held and sent after the next one to that guest
+    refuse     a legal message gets an ``error`` frame: with the host's valid signed
+               refusal, with none, or with one whose signature is broken
+
+A dishonest guest (:class:`RogueGuest`), at each frame it sends and each message its
+seat makes:
+
+    twice      the frame is sent twice
+    replay     an old message of its own (in the log already) is sent first
+    range      the message goes out with one integer field out of range (signed, with
+               its counter), instead of the right one
+    turn       a move out of turn goes out instead (a draw when another seat is to
+               move; on its turn, a move for the next round; Splito: a commitment for
+               the next turn)
+    garbage    a frame of random bytes is sent first
+    silence    this frame and every later one are held 0.25–3 s, then sent in order
+
+The **oracle** (:func:`judge`), when the game is over (every wait bounded by virtual
+time): each honest node either finished a game its transcript shows fair
+(``verify_records``), the same transcript as every other honest node that finished, or
+stopped with a verdict or a fatal line naming the dishonest party — the host's own
+``timeout`` of an honest seat excepted, which is its word (SECURITY.md §4, row 26),
+counted apart — or, the host dishonest, still waits for another seat's accept of the
+header (no clock runs before every seat accepted but each joiner's on its own accept,
+§4 "Availability"; row 116), counted apart; no task raised anything but
+:class:`~splitnet.net.peer.PeerFatal`; every honest transcript on disk reads without
+repair, equals that node's log and is a prefix of the longest honest one (the host signs
+one log). What each seat can read of the cards is
+not checked here: the cores and the log these nodes run are the ones
+``splitnet/adversary.py`` plays whole games on with an oracle on every entry (R8, S7).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import hashlib
+import random
+import traceback
+from collections import Counter
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from splitnet.adversary import _leaves, _set
+from splitnet.app.lan_session import LAN_PARTS, LanSeat, NetSession
+from splitnet.app.splito_session import SplitoNetSession, splito_bot
+from splitnet.bots import make_bot
+from splitnet.game.local import PROTOCOL, game_settings
+from splitnet.game.splito_core import ROUND, splito_header
+from splitnet.net.config import NetSettings
+from splitnet.net.host import Conn, HostNode
+from splitnet.net.peer import PeerFatal, PeerNode
+from splitnet.net.table import GameChoice, Table
+from splitnet.net.wire import Channel, ChannelClosed, Connect, ErrorCode, WireError
+from splitnet.rules import DrawPile, Settings, action_to_dict
+from splitnet.session.codec import encode
+from splitnet.session.identity import Identity
+from splitnet.session.log import TAG_ENTRY, make_refusal, parse_message
+from splitnet.session.transcript import TranscriptError, read_transcript
+from splitnet.splito.settings import SplitoSettings
+from splitnet.verify import verify_records
+from tests.test_attacks_net import Lan
+from tests.virtual_time import within
+
+#: what a dishonest host may do (module docstring) …
+HOST_KINDS = ("drop", "delay", "duplicate", "replay", "reorder", "refuse")
+#: … to a frame, and to a message it orders
+FRAME_KINDS = ("drop", "delay", "duplicate", "replay", "reorder")
+ORDER_KINDS = ("drop", "delay", "duplicate", "replay", "refuse")
+#: what a dishonest guest may do, to its frames and to its messages
+GUEST_KINDS = ("twice", "replay", "range", "turn", "garbage", "silence")
+WIRE_KINDS = ("twice", "garbage", "silence")
+MESSAGE_KINDS = ("replay", "range", "turn")
+
+#: short timings, whole seconds where the header agrees them (an answer 2 s, a move 4 s:
+#: a peer holds a host's timeout against its own clock less host_timeout)
+NET = NetSettings(ping_interval=0.125, silent_after=0.5, host_timeout=0.75,
+                  ack_interval=0.0625, final_wait=3.0, retry_first=0.0625,
+                  answer_timeout=2.0, move_timeout=4.0)
+#: seconds of loop time a whole game may take
+GAME_LIMIT = 300.0
+#: what a fatal line of a joiner says when it names the host
+HOST_AT_FAULT = ("[host seat 0 at fault]", "[host at fault]", "[seat 0 at fault]")
+
+
+def _bytes(seed: int, *what: object) -> bytes:
+    return hashlib.sha256(repr((seed, *what)).encode()).digest()
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One game: which side deviates and how, Split (``rounds``, ``proofs``, a seat gone
+    ``open_hand`` s given up, R8.6) or Splito."""
+
+    seed: int
+    side: str  # "host" or "guest"
+    kinds: tuple[str, ...]
+    rate: float = 0.02
+    game: str = "split"
+    proofs: bool = False
+    rounds: int = 1
+    #: Split: the host gives a seat gone this long up, played open-handed (R8.6)
+    open_hand: float | None = None
+
+    @property
+    def net(self) -> NetSettings:
+        return dataclasses.replace(NET, open_hand_after=self.open_hand)
+
+    @property
+    def adversary(self) -> int:
+        """The dishonest seat: the host's, or one of the two guests."""
+        return 0 if self.side == "host" else 1 + self.seed % 2
+
+    def choice(self) -> GameChoice:
+        if self.game == "splito":
+            return GameChoice("splito", 8, "S2.1",
+                              lambda n: splito_header(SplitoSettings.standard(n), PROTOCOL))
+        return GameChoice(header=lambda n: game_settings(Settings(rounds=self.rounds),
+                                                         self.proofs))
+
+
+class Policy:
+    """The adversary's choices, from one seeded :class:`random.Random`: at each point it
+    may deviate, one of the kinds it may use there at ``rate`` (:meth:`pick`); what it
+    did (:attr:`used`, :attr:`notes`) and its pending timers (:attr:`timers`)."""
+
+    def __init__(self, plan: Plan) -> None:
+        self.rng = random.Random(plan.seed)
+        self.rate = plan.rate
+        self.kinds = plan.kinds
+        self.used: Counter[str] = Counter()
+        self.notes: list[str] = []
+        self.timers: list[asyncio.TimerHandle] = []
+        self.t0 = asyncio.get_running_loop().time()
+
+    def pick(self, here: Collection[str]) -> str | None:
+        kinds = [k for k in self.kinds if k in here]
+        if not kinds or self.rng.random() >= self.rate:
+            return None
+        return self.rng.choice(kinds)
+
+    def did(self, kind: str, what: str) -> None:
+        self.used[kind] += 1
+        self.notes.append(f"t={asyncio.get_running_loop().time() - self.t0:.3f} {kind}: "
+                          f"{what}")
+
+    def later(self, delay: float, fn: Callable[[], None]) -> None:
+        self.timers.append(asyncio.get_running_loop().call_later(delay, fn))
+
+    def stop(self) -> None:
+        for t in self.timers:
+            t.cancel()
+
+
+# ------------------------------------------------------------------ the dishonest host
+class _Outgoing:
+    """What a dishonest host sends one guest: every frame of the connection passes here
+    (its ``send``), and the policy picks what becomes of it."""
+
+    def __init__(self, host: RogueHost, conn: Conn) -> None:
+        self.host, self.conn, self.policy = host, conn, host.policy
+        self.plain = conn.send
+        self.held: list[tuple[str, dict[str, Any]]] | None = None  # (delayed)
+        self.swap: tuple[str, dict[str, Any]] | None = None  # (to go after the next)
+        self.recs: list[dict[str, Any]] = []
+        conn.send = self.send  # type: ignore[method-assign]
+
+    def send(self, t: str, **f: Any) -> None:
+        if self.held is not None:
+            self.held.append((t, f))
+            return
+        game = (self.conn.seat is not None and self.host.table is not None
+                and t != "bye" and not (t == "rec" and f["seq"] == 0))
+        kind = self.policy.pick(FRAME_KINDS) if game else None
+        what = f"{t} {f.get('seq', '')} to seat {self.conn.seat}"
+        if kind == "drop":
+            self.policy.did(kind, what)
+            return
+        if kind == "delay":
+            delay = self.policy.rng.uniform(0.05, 3.0)
+            self.held = [*([self.swap] if self.swap else []), (t, f)]
+            self.swap = None
+            self.policy.later(delay, self._release)
+            self.policy.did(kind, f"{what}, {delay:.2f} s")
+            return
+        if kind == "reorder" and self.swap is None:
+            self.swap = (t, f)
+            self.policy.did(kind, what)
+            return
+        self._put(t, f)
+        if kind == "duplicate":
+            self._put(t, f)
+            self.policy.did(kind, what)
+        elif kind == "replay" and self.recs:
+            old = self.policy.rng.choice(self.recs)
+            self._put("rec", old)
+            self.policy.did(kind, f"rec {old['seq']} again after {what}")
+        if self.swap is not None:
+            swapped, self.swap = self.swap, None
+            self._put(*swapped)
+
+    def _put(self, t: str, f: dict[str, Any]) -> None:
+        self.plain(t, **f)
+        if t == "rec":
+            self.recs.append(f)
+
+    def _release(self) -> None:
+        held, self.held = self.held or [], None
+        for t, f in held:
+            self._put(t, f)
+
+
+class RogueHost(HostNode):
+    """A host that deviates as its :attr:`policy` picks (module docstring)."""
+
+    policy: Policy
+
+    async def _handshake(self, conn: Conn) -> None:
+        _Outgoing(self, conn)
+        await super()._handshake(conn)
+
+    def _on_msg(self, conn: Conn, msg: bytes, sig: bytes) -> None:
+        table, seat = self.table, conn.seat
+        kind = (self.policy.pick(ORDER_KINDS)
+                if table is not None and seat is not None and self.ready else None)
+        if kind is None or table is None or seat is None:
+            super()._on_msg(conn, msg, sig)
+            return
+        m = parse_message(msg)
+        what = f"seat {seat}'s {m.kind} {m.counter}"
+        rng = self.policy.rng
+        if kind == "drop":
+            self.policy.did(kind, what)
+        elif kind == "delay":
+            delay = rng.uniform(0.05, 3.0)
+            self.policy.later(delay, lambda: HostNode._on_msg(self, conn, msg, sig))
+            self.policy.did(kind, f"{what}, {delay:.2f} s")
+        elif kind == "duplicate":
+            super()._on_msg(conn, msg, sig)
+            super()._on_msg(conn, msg, sig)
+            self.policy.did(kind, what)
+        elif kind == "replay":
+            self._replay(conn, seat, what, blind=rng.random() < 0.5)
+            super()._on_msg(conn, msg, sig)
+        else:
+            self._refuse_legal(conn, seat, msg, sig, what)
+
+    def _replay(self, conn: Conn, seat: int, what: str, *, blind: bool) -> None:
+        """An old message of ``seat`` ordered again: checked (the host's own check
+        refuses it), or blindly — a record of it at the head, signed, to every guest."""
+        table = self.table
+        assert table is not None
+        old = [e for e in table.log.entries if e.author == seat and e.seq > 0]
+        if not old:
+            return
+        e = self.policy.rng.choice(old)
+        self.policy.did("replay", f"seat {seat}'s entry {e.seq} ({e.kind}) again, "
+                        f"{'blind' if blind else 'checked'}, before {what}")
+        if not blind:
+            super()._on_msg(conn, e.msg_bytes, e.sig)
+            return
+        n = len(table.log)
+        entry = encode([TAG_ENTRY, n, table.log.head(), e.msg_bytes, e.sig])
+        record = encode([entry, self.identity.sign(entry)])
+        for c in list(self.conns.values()):
+            c.send("rec", seq=n, record=record)
+
+    def _refuse_legal(self, conn: Conn, seat: int, msg: bytes, sig: bytes,
+                      what: str) -> None:
+        table = self.table
+        assert table is not None
+        m = parse_message(msg)
+        how = self.policy.rng.choice(("signed", "unsigned", "broken"))
+        e = WireError(ErrorCode.ILLEGAL, "R2.1: halves of different ranks never match")
+        refusal: bytes | None = make_refusal(self.identity, table.game_id, len(table.log),
+                                             table.log.head(), seat, msg, sig,
+                                             e.code.value, e.reason)
+        if how == "unsigned":
+            refusal = None
+        elif how == "broken" and refusal is not None:
+            refusal = refusal[:-1] + bytes([refusal[-1] ^ 1])
+        self.policy.did("refuse", f"{what} ({how})")
+        self._refuse(conn, e, m.kind, m.counter, refusal)
+
+
+# ------------------------------------------------------------------ the dishonest guest
+class _Faulty:
+    """A dishonest guest's connection (its ``wrap``): every frame it sends passes here."""
+
+    def __init__(self, inner: Channel, node: RogueGuest) -> None:
+        self.inner, self.node, self.policy = inner, node, node.policy
+        self.peer = inner.peer
+        self.held: list[bytes] | None = None
+
+    def send(self, payload: bytes) -> None:
+        if self.held is not None:
+            self.held.append(payload)
+            return
+        kind = self.policy.pick(WIRE_KINDS) if self.node.table is not None else None
+        if kind == "silence":
+            delay = self.policy.rng.uniform(0.25, 3.0)
+            self.held = [payload]
+            self.policy.later(delay, self._release)
+            self.policy.did(kind, f"{delay:.2f} s")
+            return
+        if kind == "garbage":
+            rng = self.policy.rng
+            self.inner.send(rng.randbytes(rng.randint(1, 48)))
+            self.policy.did(kind, "a frame of random bytes")
+        self.inner.send(payload)
+        if kind == "twice":
+            self.inner.send(payload)
+            self.policy.did(kind, f"a frame of {len(payload)} bytes")
+
+    def _release(self) -> None:
+        held, self.held = self.held or [], None
+        with contextlib.suppress(ChannelClosed, WireError):
+            for payload in held:
+                self.inner.send(payload)
+
+    async def recv(self) -> bytes:
+        return await self.inner.recv()
+
+    async def drain(self) -> None:
+        await self.inner.drain()
+
+    def close(self) -> None:
+        self.inner.close()
+
+    async def wait_closed(self) -> None:
+        await self.inner.wait_closed()
+
+
+class RogueGuest(PeerNode):
+    """A joiner that deviates as its :attr:`policy` picks (module docstring)."""
+
+    def __init__(self, *args: Any, policy: Policy, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.policy = policy
+        self.wrap = self._faulty
+
+    async def _faulty(self, raw: Channel, role: str) -> Channel:
+        return _Faulty(raw, self)
+
+    def send_game(self, kind: str, body: dict[str, Any]) -> bool:
+        table = self.table
+        dev = (self.policy.pick(MESSAGE_KINDS)
+               if table is not None and self.ready and table.started else None)
+        if table is None or dev is None:
+            return super().send_game(kind, body)
+        if dev == "replay":
+            old = [e for e in table.log.entries if e.author == table.seat and e.seq > 0]
+            if old:
+                e = self.policy.rng.choice(old)
+                with contextlib.suppress(ChannelClosed, WireError):
+                    self.send_frame("msg", msg=e.msg_bytes, sig=e.sig)
+                self.policy.did(dev, f"entry {e.seq} ({e.kind}) again, before its {kind}")
+            return super().send_game(kind, body)
+        bad = self._out_of_range(kind, body) if dev == "range" else self._out_of_turn(table)
+        if bad is None:
+            return super().send_game(kind, body)
+        return self._instead(dev, kind, *bad)
+
+    def _out_of_range(self, kind: str, body: dict[str, Any]
+                      ) -> tuple[str, dict[str, Any]] | None:
+        ints = [path for path, v in _leaves(body)
+                if isinstance(v, int) and not isinstance(v, bool)]
+        ints.append(("round",))
+        path = self.policy.rng.choice(ints)
+        value = self.policy.rng.choice((-1, -(2**63), 10**9, 2**53, 2**64 - 1))
+        return kind, _set(body, path, value)
+
+    def _out_of_turn(self, table: Table) -> tuple[str, dict[str, Any]] | None:
+        seat = table.seat
+        split, splito = table.split_core, table.splito_core
+        if split is not None:
+            r = split.round
+            if r is None:
+                return None
+            mine = split.engine.turn == seat
+            return "move", {"round": r.number + 1 if mine else r.number,
+                            "move": action_to_dict(DrawPile(seat))}
+        assert splito is not None
+        return "move", {"round": ROUND, "turn": splito.engine.turn + 1,
+                        "commit": self.policy.rng.randbytes(32)}
+
+    def _instead(self, dev: str, kind: str, bad_kind: str, bad: dict[str, Any]) -> bool:
+        """Send ``bad`` in place of the seat's ``kind``, with its counter: the host
+        refuses it, and this node (whose own core finds it no move of its) resynchronises
+        and sends the right one again."""
+        sent = super().send_game(bad_kind, bad)
+        if sent:
+            self.policy.did(dev, f"a {bad_kind} {str(bad)[:80]} instead of its {kind}")
+        return sent
+
+
+# ------------------------------------------------------------------ a game
+@dataclass
+class Game:
+    """A game played: its plan, the nodes by seat, what the adversary did, and what went
+    wrong in the process (tasks that raised, a game that did not end in time)."""
+
+    plan: Plan
+    nodes: list[HostNode | PeerNode]
+    policy: Policy
+    crashes: list[str] = field(default_factory=list)
+    hang: str | None = None
+    #: honest seats named by the dishonest host's own timeout (its word, SECURITY.md §4),
+    #: and of those the victims that did not themselves stop naming the host
+    host_word: int = 0
+    unanswered: int = 0
+    #: honest seats left waiting for another seat's accept when the game did not end:
+    #: before every seat accepted there is no clock but each joiner's on its own accept
+    #: (SECURITY.md §4, "Availability")
+    before_start: int = 0
+
+    def outcome(self, seat: int) -> str:
+        node = self.nodes[seat]
+        core = node.table.core if node.table is not None else None
+        if node.fatal is not None:
+            return f"fatal: {node.fatal}"
+        if core is None:
+            return "no game"
+        if core.verdict is not None:
+            return f"verdict: {core.verdict}"
+        return "finished" if core.finished else "not finished"
+
+    def describe(self) -> str:
+        lines = [f"{self.plan}: used {dict(self.policy.used)}"]
+        lines += [f"  seat {s}{' (adversary)' if s == self.plan.adversary else ''}: "
+                  f"{self.outcome(s)}" for s in range(len(self.nodes))]
+        return "\n".join(lines + [f"  {n}" for n in self.policy.notes[-12:]])
+
+
+def _crash_watch(crashes: list[str]) -> None:
+    """Note every task of this loop that ends with an exception other than a joiner's
+    PeerFatal, and every error the loop itself reports."""
+    loop = asyncio.get_running_loop()
+
+    def done(t: asyncio.Task[Any]) -> None:
+        if t.cancelled():
+            return
+        e = t.exception()
+        if e is not None and not isinstance(e, PeerFatal):
+            crashes.append("".join(traceback.format_exception(e)))
+
+    def factory(loop: asyncio.AbstractEventLoop, coro: Any, **kw: Any) -> asyncio.Task[Any]:
+        t: asyncio.Task[Any] = asyncio.Task(coro, loop=loop, **kw)
+        t.add_done_callback(done)
+        return t
+
+    def handler(loop: asyncio.AbstractEventLoop, ctx: dict[str, Any]) -> None:
+        e = ctx.get("exception")
+        if e is None or not isinstance(e, PeerFatal):
+            crashes.append(f"{ctx.get('message')}: "
+                           + ("".join(traceback.format_exception(e)) if e else ""))
+
+    loop.set_task_factory(factory)
+    loop.set_exception_handler(handler)
+
+
+async def play(tmp: Path, plan: Plan) -> Game:
+    """Play ``plan`` to its end (or GAME_LIMIT s of loop time) and close every node."""
+    crashes: list[str] = []
+    _crash_watch(crashes)
+    policy = Policy(plan)
+    ids = [Identity.from_seed(_bytes(plan.seed, "identity", s)) for s in range(3)]
+
+    def seeds(game_id: bytes, seat: int) -> Callable[[int], bytes]:
+        return lambda rnd: _bytes(plan.seed, game_id, seat, rnd)
+
+    kind = RogueHost if plan.side == "host" else HostNode
+    host = kind(ids[0], tmp / "p0", "Host", plan.net, seats=3, proofs=plan.proofs,
+                seed_maker=seeds, game_id_maker=lambda: _bytes(plan.seed, "game")[:16],
+                parts=LAN_PARTS, choice=plan.choice())
+    if isinstance(host, RogueHost):
+        host.policy = policy
+
+    def make_peer(seat: int, name: str, port: int, connect: Connect) -> PeerNode:
+        args = (ids[seat], tmp / f"p{seat}", name, "127.0.0.1", port, plan.net)
+        kw: dict[str, Any] = {"seed_maker": seeds, "connect": connect, "parts": LAN_PARTS}
+        if seat == plan.adversary:
+            return RogueGuest(*args, policy=policy, **kw)
+        return PeerNode(*args, **kw)
+
+    lan = await Lan.start(tmp, host, make_peer=make_peer)
+    game = Game(plan, [host, *lan.peers], policy, crashes)
+    host_task = asyncio.ensure_future(host.done.wait())
+    tasks: list[asyncio.Future[Any]] = [host_task, *lan.tasks]
+    sessions: list[LanSeat[Any]] = []
+    for seat, (node, task) in enumerate(zip(game.nodes, tasks, strict=True)):
+        bot_seed = plan.seed * 10 + seat
+        if plan.game == "splito":
+            sessions.append(SplitoNetSession(node, task, bot=splito_bot("random", bot_seed)))
+        else:
+            sessions.append(NetSession(node, task, bot=make_bot("random", bot_seed)))
+    runs = [asyncio.ensure_future(s.run()) for s in sessions]
+    try:
+        await within(asyncio.wait(runs), GAME_LIMIT)
+    except TimeoutError as e:
+        game.hang = f"{e}: " + "; ".join(game.outcome(s) for s in range(3))
+    finally:
+        policy.stop()
+        for r in runs:
+            r.cancel()
+        await asyncio.wait(runs)
+        try:
+            await lan.close()
+        except AssertionError as e:  # a connection handler raised
+            crashes.append(str(e))
+        host_task.cancel()
+    return game
+
+
+# ------------------------------------------------------------------ the oracle
+def _stopped_by_host_word(table: Table) -> bool:
+    """Did the game stop at the host's own ``timeout`` (its word, SECURITY.md §4)?"""
+    last = next((e for e in reversed(table.log.entries) if e.kind != "chat"), None)
+    return last is not None and last.kind == "timeout" and last.author == table.host_seat
+
+
+def _names_host(line: str) -> bool:
+    return any(tag in line for tag in HOST_AT_FAULT) or line.startswith("fork:")
+
+
+def judge(game: Game) -> list[str]:
+    """What the oracle finds wrong with a game played (module docstring); [] if nothing."""
+    adv = game.plan.adversary
+    bad = [f"a task raised: {c}" for c in game.crashes]
+    honest = [s for s in range(len(game.nodes)) if s != adv]
+    tables = {s: t for s in honest if (t := game.nodes[s].table) is not None}
+    if game.hang is not None:
+        # still waiting: allowed only for another seat's accept, if the host is the liar
+        waiting = [s for s, t in tables.items()
+                   if game.nodes[s].fatal is None and not t.core.finished]
+        game.before_start = sum(1 for s in waiting if adv == 0 and not tables[s].started)
+        if game.before_start < len(waiting):
+            bad.append(f"the game did not end: {game.hang}")
+    transcripts: dict[int, list[bytes]] = {}
+    clean: list[int] = []
+    victims: set[int] = set()
+    for s in honest:
+        node, who, table = game.nodes[s], f"honest seat {s}", tables.get(s)
+        if table is None:
+            bad.append(f"{who} has no game")
+            continue
+        core = table.core
+        word = adv == 0 and _stopped_by_host_word(table)
+
+        def named_ok(seat: int | None, word: bool = word) -> bool:
+            return seat is None or seat == adv or word
+
+        if node.fatal is not None and (s == 0 or adv != 0 or not _names_host(node.fatal)):
+            bad.append(f"{who} stopped: {node.fatal}")
+        if core.verdict is not None:
+            if not named_ok(core.verdict.seat):
+                bad.append(f"{who}'s game stopped naming an honest seat: {core.verdict}")
+            elif core.verdict.seat not in (None, adv):
+                game.host_word += 1
+                victims.add(core.verdict.seat)
+        elif not core.finished and node.fatal is None and (adv != 0 or table.started):
+            bad.append(f"{who} neither finished nor stopped")
+        try:
+            recs = read_transcript(table.files.transcript)
+        except (OSError, TranscriptError) as e:
+            bad.append(f"{who}'s transcript does not read: {e}")
+            continue
+        transcripts[s] = recs
+        if recs != table.log.records():
+            bad.append(f"{who}'s transcript on disk is not its log "
+                       f"({len(recs)} records, {len(table.log)} entries)")
+        v = verify_records(recs)
+        finished = core.finished and core.verdict is None
+        if finished:
+            clean.append(s)
+            if not v.ok:
+                bad.append(f"{who} finished, but its transcript: {v.summary}")
+        elif v.ok:
+            bad.append(f"{who}'s transcript verifies as a whole game it did not finish")
+        elif not v.incomplete and (v.seq != len(recs) - 1 or not named_ok(v.seat)):
+            bad.append(f"{who}'s transcript fails: {v.summary}")
+    game.unanswered = sum(1 for v in victims
+                          if not _names_host(game.nodes[v].fatal or ""))
+    if transcripts:
+        longest = max(transcripts.values(), key=len)
+        for s, recs in transcripts.items():
+            if recs != longest[: len(recs)]:
+                bad.append(f"honest seat {s}'s transcript is not a prefix of the others'")
+    if len({len(transcripts[s]) for s in clean if s in transcripts}) > 1:
+        bad.append("the honest seats that finished hold different transcripts")
+    return bad

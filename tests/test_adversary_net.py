@@ -1,0 +1,173 @@
+"""The network-level adversary (tests/net_adversary.py): whole LAN games — Split (one
+round, or three; with and without shuffle proofs; a seat gone a second given up and
+played open-handed, R8.6) and Splito, three seats — of the real
+host and joiner nodes over the in-memory network on the virtual clock, one of them
+dishonest at a seeded random subset of the frames it sends and the messages it orders.
+
+Each game's plan names the deviations its adversary may choose; the test fails if one
+of them never happened (the adversary must keep deviating) or if the oracle
+(:func:`tests.net_adversary.judge`) finds an honest node convicted, crashed, stuck, or
+holding a transcript that is not the others' or not fair. Card knowledge — what each
+seat can read — is checked by ``splitnet/adversary.py`` on every entry of whole games
+among the same cores (tests/test_adversary.py), not here. Then the findings, each kept
+as a regression (protocol/SECURITY.md §6), and a check that the oracle can fail.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from splitnet.net.host import Conn, HostNode
+from splitnet.net.join_state import JoinState
+from splitnet.net.peer import PeerFatal
+from splitnet.session.identity import Identity
+from splitnet.session.log import parse_message
+from tests.net_adversary import GUEST_KINDS, HOST_KINDS, Game, Plan, judge, play
+from tests.test_attacks_net import DroppingHost, Lan, net, prefix_verifies
+from tests.virtual_time import VirtualLoop, virtual_time
+
+#: a dishonest host: what kills a guest's copy of the log at once (a frame dropped or out
+#: of order), what does not, and the ways to order a message otherwise
+FATAL = ("drop", "reorder")
+SLOW = ("delay", "duplicate", "replay")
+ORDERING = ("delay", "duplicate", "replay", "refuse")
+#: a dishonest guest: on the wire, and in the messages its seat makes
+WIRE = ("twice", "garbage", "silence")
+MESSAGES = ("replay", "range", "turn")
+
+PLANS = [
+    Plan(1018, "host", FATAL, rate=0.01),
+    Plan(1000, "host", SLOW, rate=0.02),
+    Plan(1004, "host", ORDERING, rate=0.02, proofs=True),
+    Plan(1001, "host", ("delay", "duplicate", "refuse"), rate=0.01, rounds=3),
+    Plan(1006, "host", ("drop", "reorder", "delay"), rate=0.02, game="splito"),
+    Plan(1003, "host", ORDERING, rate=0.04, game="splito"),
+    Plan(1000, "guest", WIRE, rate=0.03),
+    Plan(1006, "guest", MESSAGES, rate=0.03),
+    Plan(1000, "guest", ("range", "turn", "silence"), rate=0.03, proofs=True),
+    Plan(1001, "guest", MESSAGES, rate=0.1, game="splito"),
+    Plan(1001, "guest", WIRE, rate=0.1, game="splito"),
+    # a seat gone 1 s is given up and played open-handed (R8.6)
+    Plan(3003, "host", ("drop", "delay", "refuse"), rate=0.02, open_hand=1.0),
+    Plan(3002, "guest", ("silence", "twice", "replay"), rate=0.05, open_hand=1.0),
+]
+
+
+def _id(plan: Plan) -> str:
+    what = plan.game + ("-proofs" if plan.proofs else "") + (
+        f"-{plan.rounds}rounds" if plan.game == "split" and plan.rounds > 1 else "") + (
+        "-openhand" if plan.open_hand is not None else "")
+    return f"{plan.side}-{what}-{'+'.join(plan.kinds)}-{plan.seed}"
+
+
+def test_the_plans_use_every_deviation_on_both_sides() -> None:
+    """Every deviation of a dishonest host and of a dishonest guest is in some game."""
+    host = {k for p in PLANS if p.side == "host" for k in p.kinds}
+    guest = {k for p in PLANS if p.side == "guest" for k in p.kinds}
+    assert host == set(HOST_KINDS) and guest == set(GUEST_KINDS)
+    assert {(p.game, p.proofs) for p in PLANS} == {("split", False), ("split", True),
+                                                  ("splito", False)}
+
+
+@pytest.mark.parametrize("plan", PLANS, ids=_id)
+@virtual_time
+async def test_a_dishonest_seat_convicts_no_honest_one(
+        tmp_path: Path, clock: VirtualLoop, plan: Plan) -> None:
+    game = await play(tmp_path, plan)
+    missing = set(plan.kinds) - set(game.policy.used)
+    assert not missing, f"the adversary never chose {sorted(missing)}\n{game.describe()}"
+    bad = judge(game)
+    assert not bad, "\n".join(bad) + "\n" + game.describe()
+    if plan.open_hand is not None:  # the seat given up, as the plan is for
+        table = game.nodes[0].table
+        assert table is not None and any(e.kind == "abandon" for e in table.log.entries)
+
+
+@virtual_time
+async def test_a_game_is_played_the_same_every_time(tmp_path: Path, clock: VirtualLoop) -> None:
+    """The same plan twice, one game after the other: the same deviations at the same
+    moments of the game, the same transcripts byte for byte (seeded keys, seeds and
+    choices; virtual time)."""
+    plan = PLANS[0]
+    one, two = await play(tmp_path / "one", plan), await play(tmp_path / "two", plan)
+    assert one.policy.notes == two.policy.notes and one.policy.notes
+    for a, b in zip(one.nodes, two.nodes, strict=True):
+        assert a.table is not None and b.table is not None
+        assert a.table.log.records() == b.table.log.records()
+
+
+# ------------------------------------------------------------------ the findings
+@virtual_time
+async def test_a_joiner_timed_out_after_the_host_dropped_its_message_stops_with_no_traceback(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """Found by the simulator (a host dropping a guest's message, then timing it out):
+    the joiner's watchdog names the host, but its node then ended with a traceback
+    (IllegalTransition: join: fail is not allowed in state finished) instead of that
+    line — the timeout had finished its log, so it was marked finished before it
+    failed, and its front end crashed. Now it stops FAILED, with the line."""
+    host = DroppingHost(Identity.generate(), tmp_path / "p0", "Host", net(), seats=3,
+                        proofs=False)
+    lan = await Lan.start(tmp_path, host)
+    bo = lan.peers[1]
+    try:
+        why = await lan.stopped(bo)
+        assert "timed us out" in why and "[host seat 0 at fault]" in why, why
+        e = lan.tasks[1].exception()
+        assert isinstance(e, PeerFatal) and str(e) == why, repr(e)
+        assert bo.session.state is JoinState.FAILED
+    finally:
+        await lan.close()
+
+
+class AcceptDroppingHost(HostNode):
+    """Never orders Bo's (seat 2's) accept of the header: the game never starts."""
+
+    def _on_msg(self, conn: Conn, msg: bytes, sig: bytes) -> None:
+        if conn.seat == 2 and parse_message(msg).kind == "accept":
+            return
+        super()._on_msg(conn, msg, sig)
+
+
+@virtual_time
+async def test_a_host_that_never_orders_a_joiners_accept_is_named_by_that_joiner(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """Found by the simulator (a host dropping a guest's accept): no game message flows
+    before every seat accepted, so no clock ran — the host could stall the game forever
+    and nobody was named. Now a joiner watches its accept like any message of its own:
+    not ordered within ``answer_timeout`` + ``host_timeout``, it stops naming the host."""
+    host = AcceptDroppingHost(Identity.generate(), tmp_path / "p0", "Host", net(),
+                              seats=3, proofs=False)
+    lan = await Lan.start(tmp_path, host)
+    bo = lan.peers[1]
+    try:
+        why = await lan.stopped(bo)
+        assert "has not ordered our message" in why and "[host seat 0 at fault]" in why, why
+        prefix_verifies(lan.records(2))
+    finally:
+        await lan.close()
+
+
+# ------------------------------------------------------------------ the oracle can fail
+@virtual_time
+async def test_the_oracle_finds_a_corrupt_transcript_and_an_honest_seat_named(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """A game the oracle passes, judged again with the honest seats' roles swapped (the
+    dishonest guest's timeout now names an "honest" seat) and with one honest
+    transcript's last byte flipped on disk: both are found."""
+    plan = Plan(1000, "guest", ("silence",), rate=0.5)
+    game = await play(tmp_path, plan)
+    assert game.policy.used["silence"] and judge(game) == []
+    assert game.nodes[0].table is not None and game.nodes[0].table.core.verdict is not None
+    other = 2 if plan.adversary == 1 else 1
+    swapped = Game(dataclasses.replace(plan, seed=plan.seed + (other - plan.adversary)),
+                   game.nodes, game.policy)
+    assert swapped.plan.adversary == other
+    assert any("naming an honest seat" in b for b in judge(swapped)), judge(swapped)
+    path = game.nodes[0].table.files.transcript
+    data = bytearray(path.read_bytes())
+    data[-1] ^= 1
+    path.write_bytes(bytes(data))
+    assert any(b.startswith("honest seat 0's transcript") for b in judge(game)), judge(game)
