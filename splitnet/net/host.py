@@ -380,10 +380,9 @@ class HostNode:
         return self.lobby.can_begin()
 
     def _count(self) -> None:
-        """Tell the lobby machine how many players are in; a full one starts now. (In a
-        rematch lobby a seat counts once it agreed.)"""
-        self.lobby.players(len(self.agreed) if self.rematch_of is not None
-                           else 1 + len(self.members))
+        """Tell the lobby machine how many players are in (:meth:`_count_players`); a
+        full one starts now."""
+        self._count_players()
         if self.lobby.auto_start():
             self._start_now(auto=True)
 
@@ -455,6 +454,8 @@ class HostNode:
 
     # ------------------------------------------------------------------ a rematch
     def _count_players(self) -> None:
+        """Tell the lobby machine how many players are in, starting nothing. (In a
+        rematch lobby a seat counts once it agreed.)"""
         self.lobby.players(len(self.agreed) if self.rematch_of is not None
                            else 1 + len(self.members))
 
