@@ -429,13 +429,15 @@ def sweep_cases(port: int) -> list[Case]:
     return cases
 
 
+def _is_fast(c: Case) -> bool:
+    """The commands without a network stack to import, and the LAN's names and ports."""
+    return (c.args[0] in ("selfplay", "play", "verify", "replay", "browse")
+            or any(w in c.label for w in ("--port", "--name", "--data-dir")))
+
+
 def _sweep(tmp_path: Path, port: int, fast: bool) -> None:
-    cases = sweep_cases(port)
-    if fast:  # the commands without a network stack to import, and the LAN's names/ports
-        cases = [c for c in cases
-                 if c.args[0] in ("selfplay", "play", "verify", "replay", "browse")
-                 or any(w in c.label for w in ("--port", "--name", "--data-dir"))]
-    run_all(cases, tmp_path)
+    """One half of the sweep: each case runs in exactly one of the two tests."""
+    run_all([c for c in sweep_cases(port) if _is_fast(c) == fast], tmp_path)
 
 
 def test_a_fast_sweep_of_the_local_commands_and_names(tmp_path: Path, dead_port: int) -> None:
@@ -443,5 +445,5 @@ def test_a_fast_sweep_of_the_local_commands_and_names(tmp_path: Path, dead_port:
 
 
 @pytest.mark.slow
-def test_the_whole_sweep(tmp_path: Path, dead_port: int) -> None:
+def test_the_rest_of_the_sweep(tmp_path: Path, dead_port: int) -> None:
     _sweep(tmp_path, dead_port, fast=False)
