@@ -393,6 +393,48 @@ async def test_the_rematch_lobby_shows_the_time_it_still_waits(
         await r.close()
 
 
+@virtual_time
+async def test_a_joiner_looking_for_the_offer_shows_how_long_it_still_looks(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """The joiner's rematch lobby, before the host offers (its player still on the end
+    screen): it says how long this joiner still looks for the offer — its own
+    ``rematch_wait``, from when it started looking, in the host's steps of 15 s — as the
+    host's says how long it waits; once the offer is there, who has agreed. (It used to
+    show no clock at all.)"""
+    from splitnet.ui.lobby import JoinLobby
+
+    lan = await played(tmp_path)
+    old = lan.host
+    prev, port = finished(old.table), old.port
+    await old.close()
+    ana = lan.peers[0]
+    looking = PeerNode(ana.identity, tmp_path / "p1", ana.name, "127.0.0.1", port, net(),
+                       rematch_of=finished(ana.table),
+                       connect=lan.mem.connector("127.0.0.1", port))
+    task = looking.start()
+    try:
+        lobby = JoinLobby(looking)
+        await until(lambda: (looking.net_status or "").startswith("waiting for the host"),
+                    "Ana to look for the offer")
+        lobby.changed()
+        assert "waiting for the host to offer the rematch… (2:00 left)" in lobby.status
+        await clock.advance(20.0)
+        lobby.changed()
+        assert "(1:45 left)" in lobby.status, lobby.status
+        _, text = lobby_screen(lobby)
+        assert "(1:45 left)" in text, text
+        host = HostNode(old.identity, tmp_path / "p0", old.name, net(), proofs=False,
+                        rematch_of=prev)
+        lan.host = host
+        await host.listen("127.0.0.1", port, transport=lan.mem.listen)
+        await until(lambda: looking.offer is not None, "the offer")
+        lobby.changed()
+        assert lobby.status.startswith("rematch offered") and "left)" not in lobby.status
+        assert looking.offer_wait_left() is None
+    finally:
+        await stop_all(lan, task)
+
+
 def kill(lan: Lan, node: PeerNode, task: asyncio.Task[None]) -> None:
     """``kill -9`` of a joiner's program: nothing more it sends arrives; the host sees
     its connection end. (Only its own: the other joiners' frames still arrive.)"""

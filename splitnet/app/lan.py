@@ -89,6 +89,7 @@ from splitnet.session.identity import Identity, IdentityError, default_data_dir
 from splitnet.session.log import new_game_id
 from splitnet.splito.settings import SplitoSettings
 from splitnet.text import ShownLog, shown
+from splitnet.ui import time_left
 from splitnet.ui.lobby import HostLobby, JoinLobby, plain_lobby
 
 _log = logging.getLogger("splitnet.net")
@@ -898,16 +899,9 @@ def _agreed_line(node: HostNode) -> str:
     yes = [shown(names[s]) for s in sorted(node.agreed)]
     waiting = [shown(n) for s, n in enumerate(names) if s not in node.agreed]
     left = node.rematch_left()
-    clock = f" ({_time_left(left)} left)" if left is not None else ""
+    clock = f" ({time_left(left)} left)" if left is not None else ""
     return (f"Rematch: {', '.join(yes)} agreed" +
             (f"; waiting for {', '.join(waiting)}{clock}" if waiting else ""))
-
-
-def _time_left(seconds: float) -> str:
-    """A rematch lobby's time left, as the screens show it: m:ss in steps of 15 s,
-    rounded up ("1:45"), so a line-based screen prints it again only every 15 s."""
-    step = 15 * math.ceil(seconds / 15 - 1e-9)
-    return f"{step // 60}:{step % 60:02d}"
 
 
 # ---------------------------------------------------------------------- host

@@ -190,6 +190,8 @@ class PeerNode:
         #: ack) it tells the host so (``answer`` no), and a rematch offered after it
         #: ends at once naming it instead of waiting for it (§13)
         self.leaves_after = leaves_after
+        #: when this rematch node started looking for the host's offer (§13)
+        self._looking_since: float | None = None
         #: a joiner started afresh (its program restarted in a rematch lobby: its game is
         #: over, so there is none to resume) that the host offers the rematch of game G:
         #: this gives our own finished copy of G, or None if this data dir holds none.
@@ -288,8 +290,18 @@ class PeerNode:
         return True
 
     # ------------------------------------------------------------------ connecting
+    def offer_wait_left(self) -> float | None:
+        """Seconds this rematch node still looks for the host's offer before it gives
+        up (``rematch_wait``, from its start: §13); None once offered, or not looking."""
+        since = self._looking_since
+        if since is None or self.offer is not None or self.table is not None:
+            return None
+        return max(0.0, since + self.net.rematch_wait - self._now())
+
     async def run(self) -> None:
         net = self.net
+        if self.rematch_of is not None and self.table is None:
+            self._looking_since = self._now()
         # a rematch's offer is waited for at most rematch_wait (§13)
         retry = Retry(self._now, first=net.retry_first, most=net.retry_max,
                       never_reached=(net.rematch_wait if self.rematch_of is not None

@@ -4,6 +4,7 @@
 line-based one.
 """
 
+import math
 
 #: What ``n`` does at a Split end screen, by who presses it: in ``splitnet play``; on a
 #: LAN, the host (who offers the rematch) or a joiner (who agrees to it).
@@ -13,6 +14,13 @@ REMATCH_KEYS = {
     "joiner": "n agree to a rematch with the same seats if the host offers one ({deals} "
               "first)",
 }
+
+
+def time_left(seconds: float) -> str:
+    """A rematch lobby's time left, as the screens show it: m:ss in steps of 15 s,
+    rounded up ("1:45"), so a line-based screen prints it again only every 15 s."""
+    step = 15 * math.ceil(seconds / 15 - 1e-9)
+    return f"{step // 60}:{step % 60:02d}"
 
 
 def deals(name: str, yours: bool) -> str:

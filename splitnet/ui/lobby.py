@@ -17,6 +17,7 @@ from splitnet.game.rematch import dealer_rule
 from splitnet.net.join_state import JoinState
 from splitnet.net.lobby_state import MIN_PLAYERS
 from splitnet.text import shown
+from splitnet.ui import time_left
 
 
 class HostLobby:
@@ -209,6 +210,10 @@ class JoinLobby:
         self.address_label = "Joined the game hosted at:" if joined else "Connecting to:"
         self.status = shown(node.net_status or ("in the lobby — waiting for the host to "
                                                 "start" if joined else "connecting…"))
+        looking = getattr(node, "offer_wait_left", None)
+        left = looking() if looking is not None else None
+        if left is not None and self.status.startswith("waiting for the host to offer"):
+            self.status += f" ({time_left(left)} left)"  # its own wait (§13), not the host's
         offer = getattr(node, "offer", None)
         if offer is not None and prev is not None and not node.net_status:
             # a rematch (NETWORK.md §13): who deals first, who has agreed so far
