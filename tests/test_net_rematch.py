@@ -71,6 +71,15 @@ def finished(table: Table | None) -> PreviousGame:
     return PreviousGame(table.log.header, table.log.head())
 
 
+def looking_for_rematch(lan: Lan, port: int, settings: Any = None) -> PeerNode:
+    """Ana's node for the rematch of the game ``lan`` finished, looking for it at
+    ``port`` (not started)."""
+    ana = lan.peers[0]
+    return PeerNode(ana.identity, lan.tmp / "p1", ana.name, "127.0.0.1", port,
+                    settings or net(), rematch_of=finished(ana.table),
+                    connect=lan.mem.connector("127.0.0.1", port))
+
+
 def transcripts(tmp: Path, seat: int) -> dict[bytes, list[bytes]]:
     """Every transcript on seat's disk, by game id."""
     out = {}
@@ -323,10 +332,7 @@ async def test_a_person_who_quits_at_the_end_screen_is_seen_to_leave(
                         rematch_of=prev, left=old.left_after)
         lan.host = host
         await host.listen("127.0.0.1", port, transport=lan.mem.listen)
-        ana = lan.peers[0]
-        waiting = PeerNode(ana.identity, tmp_path / "p1", ana.name, "127.0.0.1", port,
-                           net(), rematch_of=finished(ana.table),
-                           connect=lan.mem.connector("127.0.0.1", port))
+        waiting = looking_for_rematch(lan, port)
         tasks.append(waiting.start())
         opened = clock.time()
         await within(glue._join_rematches(lan.peers[1], args, tmp_path, None, 0, False),
@@ -521,11 +527,8 @@ async def test_a_joiner_with_no_offer_gives_up_after_rematch_wait(
     lan = await played(tmp_path)
     try:
         await lan.host.close()
-        ana = lan.peers[0]
         port = lan.host.port
-        waiting = PeerNode(ana.identity, tmp_path / "p1", ana.name, "127.0.0.1", port,
-                           net(rematch_wait=7.0), rematch_of=finished(ana.table),
-                           connect=lan.mem.connector("127.0.0.1", port))
+        waiting = looking_for_rematch(lan, port, net(rematch_wait=7.0))
         start = clock.time()
         task = waiting.start()
         await within(asyncio.wait([task]), 60.0)
@@ -632,11 +635,8 @@ async def test_a_joiner_waits_while_the_host_is_still_on_the_finished_game(
     """The host's end screen is still up (its finished game's node listens): a joiner
     looking for the rematch does not rejoin that game, it waits for the offer."""
     lan = await played(tmp_path)
-    ana = lan.peers[0]
     port = lan.host.port
-    waiting = PeerNode(ana.identity, tmp_path / "p1", ana.name, "127.0.0.1", port,
-                       net(), rematch_of=finished(ana.table),
-                       connect=lan.mem.connector("127.0.0.1", port))
+    waiting = looking_for_rematch(lan, port)
     task = waiting.start()
     try:
         await until(lambda: waiting.net_status == "waiting for the host to offer the "
@@ -668,11 +668,9 @@ async def test_a_joiner_whose_attempt_hangs_on_a_stalled_host_still_gets_into_th
         await stalled.wait()
 
     listener, _ = await lan.mem.listen(not_running, "127.0.0.1", port)
-    ana, bo = lan.peers
+    bo = lan.peers[1]
     timing = {"rematch_wait": 8.0, "handshake_timeout": 10.0}
-    waiting = PeerNode(ana.identity, tmp_path / "p1", ana.name, "127.0.0.1", port,
-                       net(**timing), rematch_of=finished(ana.table),
-                       connect=lan.mem.connector("127.0.0.1", port))
+    waiting = looking_for_rematch(lan, port, net(**timing))
     task = waiting.start()
     bo_task: asyncio.Task[None] | None = None
     try:
@@ -708,11 +706,8 @@ async def test_a_joiner_whose_host_stays_on_the_finished_game_gives_up_naming_th
     ``rematch_wait`` saying no rematch was offered (NETWORK.md §13 step 2) — not that it
     lost a host it had reached and could not get back in for ``retry_total``."""
     lan = await played(tmp_path)
-    ana = lan.peers[0]
     port = lan.host.port
-    waiting = PeerNode(ana.identity, tmp_path / "p1", ana.name, "127.0.0.1", port,
-                       net(rematch_wait=7.0), rematch_of=finished(ana.table),
-                       connect=lan.mem.connector("127.0.0.1", port))
+    waiting = looking_for_rematch(lan, port, net(rematch_wait=7.0))
     start = clock.time()
     task = waiting.start()
     try:
