@@ -30,6 +30,7 @@ b'first'
 >>> os.close(open_private(d / "new" / "log", os.O_WRONLY))
 >>> [oct(p.stat().st_mode & 0o777) for p in (d / "new", d / "new" / "log")]
 ['0o700', '0o600']
+>>> import shutil; shutil.rmtree(d)  # (the example leaves nothing behind)
 """
 
 from __future__ import annotations
