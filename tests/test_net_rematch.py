@@ -279,10 +279,7 @@ async def test_a_seat_that_left_after_the_game_ends_the_rematch_at_once(
     host = HostNode(old.identity, tmp_path / "p0", old.name, net(), proofs=False,
                     rematch_of=prev, left=old.left_after)
     lan.host = host
-    ana = lan.peers[0]
-    waiting = PeerNode(ana.identity, tmp_path / "p1", ana.name, "127.0.0.1", port, net(),
-                       rematch_of=finished(ana.table),
-                       connect=lan.mem.connector("127.0.0.1", port))
+    waiting = looking_for_rematch(lan, port)
     task = waiting.start()
     try:
         await clock.advance(0.5)  # Ana looks for the offer before it is made
@@ -413,10 +410,7 @@ async def test_a_joiner_looking_for_the_offer_shows_how_long_it_still_looks(
     old = lan.host
     prev, port = finished(old.table), old.port
     await old.close()
-    ana = lan.peers[0]
-    looking = PeerNode(ana.identity, tmp_path / "p1", ana.name, "127.0.0.1", port, net(),
-                       rematch_of=finished(ana.table),
-                       connect=lan.mem.connector("127.0.0.1", port))
+    looking = looking_for_rematch(lan, port)
     task = looking.start()
     try:
         lobby = JoinLobby(looking)

@@ -84,7 +84,7 @@ from splitnet.net.store import (
     unfinished_games,
 )
 from splitnet.net.table import GAMES, SPLIT, GameChoice, SeedMaker, Table, TableParts
-from splitnet.net.wire import NET_PROTOCOL, Channel, plain
+from splitnet.net.wire import NET_PROTOCOL, Channel, ErrorCode, plain
 from splitnet.session.identity import Identity, IdentityError, default_data_dir
 from splitnet.session.log import new_game_id
 from splitnet.splito.settings import SplitoSettings
@@ -510,8 +510,7 @@ async def _front_end(session: AnySession, plain: bool, data_dir: Path,
                  "rematch_as": "host" if host else "joiner"}
     # an internet guest's invitation is spent once the game is over: running it again
     # resumes that game, it joins no other (NETWORK.md §12)
-    invited = (not host and isinstance(session.node, PeerNode)
-               and f"{session.node.host}:{session.node.port}" == _WORMHOLE_HOST)
+    invited = not host and isinstance(session.node, PeerNode) and _invited(session.node)
     another = ("ask the host for a new invitation (this one is spent) and run "
                "`splitnet join` with it" if invited else None)
     outcome = await run_tui(session, bell=bell, rejoin=again, another=another, **offer)
@@ -628,13 +627,18 @@ class _Offers:
         return await self._at(k)
 
 
-def _rematch_peer(node: PeerNode, prev: PreviousGame) -> PeerNode:
-    """A node for the rematch of ``prev`` with the host ``node`` played with: the same
-    identity, address and join code (NETWORK.md §13)."""
+def _node_like(node: PeerNode, **kw: Any) -> PeerNode:
+    """A new node to the host ``node`` plays with: the same identity, address, join
+    code, parts and level; ``kw`` says what else it is (a rematch, a resume)."""
     return PeerNode(node.identity, node.data_dir, node.name, node.host, node.port, node.net,
                     seed_maker=node.seed_maker, wrap=node.wrap, code=node.code,
-                    connect=node.connect, rematch_of=prev, parts=node.parts,
-                    bot_level=node.bot_level)
+                    connect=node.connect, parts=node.parts, bot_level=node.bot_level, **kw)
+
+
+def _rematch_peer(node: PeerNode, prev: PreviousGame) -> PeerNode:
+    """A node for the rematch of ``prev`` with the host ``node`` played with (NETWORK.md
+    §13)."""
+    return _node_like(node, rematch_of=prev)
 
 
 #: seconds a person's ``join``, quitting at the end screen, spends at most telling the
@@ -656,22 +660,9 @@ async def _say_we_leave(node: PeerNode, prev: PreviousGame) -> None:
         return
     loop = asyncio.get_running_loop()
     deadline = loop.time() + LEAVE_BUDGET
-
-    def back_in_game() -> PeerNode:
-        return PeerNode(node.identity, node.data_dir, node.name, node.host, node.port,
-                        node.net, seed_maker=node.seed_maker, resume=meta, wrap=node.wrap,
-                        code=node.code, connect=node.connect, parts=node.parts,
-                        leaves_after=True)
-
-    def in_its_lobby() -> PeerNode:
-        return PeerNode(node.identity, node.data_dir, node.name, node.host, node.port,
-                        node.net, seed_maker=node.seed_maker, wrap=node.wrap,
-                        code=node.code, connect=node.connect, rematch_of=prev,
-                        parts=node.parts, leaves_after=True)
-
-    for make in (back_in_game, in_its_lobby):
+    for how in ({"resume": meta}, {"rematch_of": prev}):  # back in the game, in the lobby
         try:
-            telling = make()
+            telling = _node_like(node, leaves_after=True, **how)
         except (OSError, ValueError):
             return
         task = telling.start()
@@ -679,9 +670,9 @@ async def _say_we_leave(node: PeerNode, prev: PreviousGame) -> None:
             await asyncio.wait([task], timeout=max(0.0, deadline - loop.time()))
         finally:
             await stop(task, PeerFatal)
-        if telling.fatal is None or "offers a rematch of game" not in telling.fatal:
-            return  # said (or the host is gone): a rematch lobby refused the finished game
-        _log.info("the host is in its rematch lobby: saying no there")
+        if telling.fatal_code is not ErrorCode.UNKNOWN_GAME:
+            return  # said (or the host is gone); else it is on another game: its rematch's
+        _log.info("the host is on another game (its rematch lobby): saying no there")
 
 
 def _no_rematch(node: PeerNode) -> None:
@@ -755,7 +746,7 @@ async def _join_rematches(node: PeerNode, args: argparse.Namespace, data_dir: Pa
             await stop(task, PeerFatal)
     prev = _finished_game(node.table)
     if (rc == 0 and prev is not None and not node.leaves_after  # (said as its game ended)
-            and node.host != _WORMHOLE_HOST.split(":")[0]):  # (no rematch on the internet)
+            and not _invited(node)):  # (no rematch on the internet)
         await _say_we_leave(node, prev)  # n was not pressed: the player leaves
     return rc
 
@@ -1726,6 +1717,11 @@ class _InvitationLobby(JoinLobby):
 _WORMHOLE_HOST = "wormhole:0"
 
 
+def _invited(node: PeerNode) -> bool:
+    """Did this joiner come in through a wormhole invitation (not a LAN address)?"""
+    return f"{node.host}:{node.port}" == _WORMHOLE_HOST
+
+
 def _invitations(args: argparse.Namespace, node: HostNode, net: NetSettings,
                  lobby: Callable[[], HostLobby | None], files: GameFiles,
                  settings: wormhole.WormholeSettings) -> wormhole.Invitations:
@@ -1878,7 +1874,7 @@ async def _join_game(node: PeerNode, task: asyncio.Future[Any], args: argparse.N
         if print_fp:
             print(f"Your key fingerprint: {node.identity.fingerprint()}", flush=True)
         lobby = (_InvitationLobby(node, args.addr, known=known, announced_fp=announced_fp)
-                 if node.host == _WORMHOLE_HOST.split(":")[0] else
+                 if _invited(node) else
                  JoinLobby(node, known=known, announced_fp=announced_fp))
         if args.plain:
             ok = await plain_lobby(lobby, node.started_evt, task, host=False)

@@ -155,6 +155,8 @@ class PeerNode:
         #: the exception behind a fatal refusal of the connection (e.g. the join-code
         #: layer's WrongCode), for a caller that may ask the user again
         self.fatal_cause: BaseException | None = None
+        #: the code of the host's fatal refusal that ended this node, if one did
+        self.fatal_code: ErrorCode | None = None
         #: connecting → lobby → playing → finished, or failed (join_state.py)
         self.session = JoinMachine(resumed=self.table is not None)
         self._inflight: set[int] = set()  # counters sent on this connection, not logged
@@ -376,7 +378,7 @@ class PeerNode:
                                   type(e).__name__)
                 except WireError as e:
                     if e.fatal:
-                        self.fatal_cause = e.__cause__
+                        self.fatal_cause, self.fatal_code = e.__cause__, e.code
                         raise PeerFatal(f"{e.code}: {e.reason}") from None
                     _log.warning("host connection: %s", e)
                     refused = e.reason
