@@ -44,18 +44,18 @@ def run(main: Coroutine[Any, Any, T]) -> T:
         stopped = [False]
         later: list[asyncio.TimerHandle] = []
 
-        def stop(again: int = 0) -> None:
+        def cancel(again: int = 0) -> None:
             if task.done():
                 return
             stopped[0] = True
             task.cancel()
             if again < RECANCELS:
-                later.append(loop.call_later(RECANCEL_AFTER, stop, again + 1))
+                later.append(loop.call_later(RECANCEL_AFTER, cancel, again + 1))
 
         installed = []
         for sig in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                loop.add_signal_handler(sig, stop)
+                loop.add_signal_handler(sig, cancel)
                 installed.append(sig)
         try:
             return await main

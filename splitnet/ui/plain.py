@@ -33,7 +33,7 @@ from splitnet.rules import (
 )
 from splitnet.rules.scoring import live, points_text, signed, standing_now
 from splitnet.ui import REMATCH_KEYS, deals
-from splitnet.ui.plain_io import CommandError, PlainTerminal
+from splitnet.ui.plain_io import CommandError, PlainTerminal, ask_next
 
 HELP = """\
 Commands — the full screen's keys where a line can say the same (cards are
@@ -369,11 +369,7 @@ async def ask_rematch(session: TableSession, *, inp: TextIO | None = None,
         return False
     nxt = 1 % len(session.players)
     who = deals(session.players[nxt], nxt == session.seat)
-    o = out or sys.stdout
-    o.write(f"Next: {REMATCH_KEYS['local'].format(deals=who)} · Enter or q quits\n> ")
-    o.flush()
-    line = await asyncio.get_running_loop().run_in_executor(None, (inp or sys.stdin).readline)
-    return line.strip().lower() in ("n", "y", "yes")
+    return await ask_next(REMATCH_KEYS["local"].format(deals=who), inp=inp, out=out)
 
 
 def command_for(view: Game, move: Action, numbers: Sequence[int] | None = None) -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import sys
 import textwrap
 from collections.abc import Callable
 from typing import Protocol, TextIO
@@ -103,6 +104,18 @@ class PlainTerminal:
             runner.cancel()
             return None
         return text
+
+
+async def ask_next(keys: str, *, inp: TextIO | None = None,
+                   out: TextIO | None = None) -> bool:
+    """After a game of ``splitnet play``: offer the next one in one line — ``keys`` says
+    what n does, in the end screen's words — and read the answer: True for n (or y/yes),
+    False for anything else or the end of input."""
+    o = out or sys.stdout
+    o.write(f"Next: {keys} · Enter or q quits\n> ")
+    o.flush()
+    line = await asyncio.get_running_loop().run_in_executor(None, (inp or sys.stdin).readline)
+    return line.strip().lower() in ("n", "y", "yes")
 
 
 def terminal_width(out: TextIO) -> int | None:

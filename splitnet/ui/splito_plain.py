@@ -20,7 +20,7 @@ from splitnet.aio import stop
 from splitnet.frontend import SplitoTableSession
 from splitnet.splito.describe import card_text
 from splitnet.splito.engine import Game, IllegalMove, Play, Side
-from splitnet.ui.plain_io import CommandError, PlainTerminal
+from splitnet.ui.plain_io import CommandError, PlainTerminal, ask_next
 from splitnet.ui.splito_table import (
     ZoneFacts,
     hand_labels,
@@ -243,10 +243,4 @@ async def ask_rematch(session: SplitoTableSession, keys: str, *, inp: TextIO | N
     line — ``keys`` says what n does (splitnet.ui.splito_table.REMATCH_KEYS) — and
     read the answer: True for n (or y/yes), False for anything else or the end of
     input. Only after a game played to its end with no verdict."""
-    if not played_out(session):
-        return False
-    o = out or sys.stdout
-    o.write(f"Next: {keys} · Enter or q quits\n> ")
-    o.flush()
-    line = await asyncio.get_running_loop().run_in_executor(None, (inp or sys.stdin).readline)
-    return line.strip().lower() in ("n", "y", "yes")
+    return played_out(session) and await ask_next(keys, inp=inp, out=out)
