@@ -335,7 +335,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     if not 1 <= args.bots <= 5:
         raise SystemExit("splitnet: --bots must be 1–5 (2–6 players in all)")
     from splitnet.app import saved
-    from splitnet.selfplay import place_in_run, rematch_session
+    from splitnet.selfplay import rematch_dealer, rematch_session
 
     data_dir = _data_dir(args)
     pace = 0.0 if args.plain else args.pace
@@ -347,24 +347,23 @@ def cmd_play(args: argparse.Namespace) -> int:
             from splitnet.ui.plain import ask_rematch, run_plain
 
             rc = await run_plain(played[-1])
-            return rc, rc == 0 and await ask_rematch(played[-1])
+            return rc, rc == 0 and await ask_rematch(played[-1], rematch_dealer(played[-1]))
         from splitnet.ui.tui import run_tui
 
-        return 0, await run_tui(played[-1], title="splitnet", rematch=True) == "rematch"
+        return 0, await run_tui(played[-1], title="splitnet", rematch=True,
+                                next_dealer=rematch_dealer(played[-1])) == "rematch"
 
     async def tui() -> int:
-        # At the end (n on the end screen, n at the plain prompt) a new game against the
-        # same players starts (a rematch), saved like the first; a resumed game's run
-        # goes on from the seat it gave you.
-        game_no = place_in_run(played[-1])
+        # At the end (n on the end screen, n at the plain prompt) the next game of the
+        # same table starts (a rematch: the same seats, the deal passed left, R3.2),
+        # saved like the first.
         for _ in range(10_000):
             rc, again = await game()
             if not again:
                 return rc
-            game_no += 1
             try:
-                played.append(rematch_session(played[-1], game_no, args.seed,
-                                              bot_delay=pace, data_dir=data_dir))
+                played.append(rematch_session(played[-1], args.seed, bot_delay=pace,
+                                              data_dir=data_dir))
             except (saved.SavedGameError, OSError) as e:
                 raise SystemExit(f"splitnet: cannot save the game in {data_dir}: {e}"
                                  ) from None

@@ -25,9 +25,7 @@ class TableSession(Protocol):
     #: the human's seat
     seat: int
     #: each seat's number on the screens, the key that names its player (a perfect
-    #: bonus, R5.1): 1…n in seat order — or, in a run of games against the same players
-    #: on this machine, where each game seats everyone one place on, the number each
-    #: player had in the run's first game (a key follows its player, not the seat)
+    #: bonus, R5.1): 1…n in seat order (a rematch keeps the seats, and so the keys)
     numbers: list[int]
     #: the human seat's own engine: everything it may know (R8), nothing more
     view: Game

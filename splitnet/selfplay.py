@@ -95,53 +95,87 @@ def run_selfplay(n: int, bot_names: Sequence[str], seed: int, settings: Settings
 def human_session(name: str, bot_names: Sequence[str], seed: int | None,
                   settings: Settings, *, bot_delay: float = 0.0,
                   shuffle_proofs: bool = True, data_dir: Path | None = None,
-                  game_no: int = 0, think: float | None = None) -> FairSession:
-    """You against bots on this machine, every deal by the fair-deck protocol.
+                  think: float | None = None) -> FairSession:
+    """You (seat 0, dealing round 1, R3.2) against bots on this machine, every deal by the
+    fair-deck protocol.
 
     With ``seed`` the bots and every peer's secrets are reproducible (testing); without,
     the secrets come from the operating system's random source. With ``data_dir`` the
     game is saved there as it is played (:mod:`splitnet.app.saved`) so that
-    :func:`resume_session` can take it up again. ``game_no`` counts the games played in
-    a row against the same players (a rematch): each one is seated one place further
-    round the table, so the next player deals its first round (seat 0 deals round 1,
-    R3.2) while the order of play stays the same; with ``seed`` each game has its own
-    deal. The save records the seat this gives you and every seat's bot kind and seed.
-    ``think``: the strong bots' seconds per decision (default 0.3).
+    :func:`resume_session` can take it up again; the save records every seat's bot kind
+    and seed. ``think``: the strong bots' seconds per decision (default 0.3).
     """
-    from splitnet.app import saved
-    from splitnet.game.local import LocalGame, RandomSecrets, SelfplaySecrets
+    from splitnet.game.local import game_settings
 
     settings.check_players(len(bot_names) + 1)
+    names = [name] + [bot_player_name(i, taken=[name]) for i in range(len(bot_names))]
+    return _new_session(names, 0, [None, *bot_names], seed, settings,
+                        game_settings(settings, shuffle_proofs), None, bot_delay=bot_delay,
+                        data_dir=data_dir, think=think)
+
+
+def rematch_session(prev: FairSession, seed: int | None, *, bot_delay: float = 0.0,
+                    data_dir: Path | None = None) -> FairSession:
+    """The next game of ``prev``'s table (n at its end screen; ``prev`` may be new or
+    resumed from its save): the same players in the same seats with the same identity
+    keys, bot kinds and rules, its header naming the game before (GAME.md "Rematch", as on
+    a LAN, so ``splitnet verify FIRST SECOND`` checks the pair) and its first round dealt
+    by the previous first dealer's left neighbour (R3.2); saved in ``data_dir`` and
+    resumable like any game. With ``seed`` (the first game's) it is reproducible too: its
+    secrets come from that seed and the previous game's id. ValueError if ``prev`` did
+    not end with its audit passed."""
+    import hashlib
+
+    from splitnet.bots.search import StrongBot
+    from splitnet.game.local import settings_from_header
+    from splitnet.game.rematch import rematch_settings
+
+    g = prev.game
+    if not g.finished or g.verdict is not None:
+        raise ValueError("a rematch follows a game played to its end")
+    header = rematch_settings(g.log.header, g.log.head())
+    settings, _ = settings_from_header(header)
+    kinds = [b.name if b is not None else None for b in prev.bots]
+    keys = [g.source.identity_seed(s) for s in range(g.n)]
+    think = next((b.config.budget for b in prev.bots if isinstance(b, StrongBot)), None)
+    if seed is not None:  # another game of the run: its own secrets, as reproducible
+        seed = int.from_bytes(hashlib.sha256(b"splitnet/rematch" + str(seed).encode()
+                                             + g.log.game_id).digest()[:7], "big")
+    return _new_session(list(prev.players), prev.seat, kinds, seed, settings, header, keys,
+                        bot_delay=bot_delay, data_dir=data_dir, think=think)
+
+
+def rematch_dealer(session: FairSession) -> int:
+    """The seat that deals round 1 of the rematch of ``session``'s game (R3.2: its first
+    dealer's left neighbour) — whom its end screen's n names."""
+    from splitnet.game.rematch import next_dealer
+
+    return next_dealer(session.game.log.header)
+
+
+def _new_session(names: list[str], seat: int, kinds: list[str | None], seed: int | None,
+                 settings: Settings, header: dict[str, Any], keys: list[bytes] | None, *,
+                 bot_delay: float, data_dir: Path | None, think: float | None
+                 ) -> FairSession:
+    """A new Split game with this header settings map: the person at ``seat``, a bot of
+    ``kinds[s]`` at every other seat (seeded from ``seed``, or at random), the seats'
+    identity ``keys`` given (a rematch) or made; saved in ``data_dir`` if given."""
+    from splitnet.app import saved
+    from splitnet.game.local import LocalGame, settings_from_header
+
+    _, proofs = settings_from_header(header)
     rng = random.Random(seed if seed is not None else secrets.randbits(64))
-    bot_seeds = [0] + [rng.randrange(2**31) for _ in bot_names]
-    bots = [make_bot(b, bot_seeds[i + 1], budget=think) for i, b in enumerate(bot_names)]
-    names = [name] + [bot_player_name(i, taken=[name]) for i in range(len(bots))]
-    agents: list[Bot | None] = [None, *bots]
-    kinds: list[str | None] = [None, *bot_names]
-    k = game_no % len(names)
-    names, agents = names[k:] + names[:k], agents[k:] + agents[:k]
-    kinds, bot_seeds = kinds[k:] + kinds[:k], bot_seeds[k:] + bot_seeds[:k]
-    seat = (len(names) - k) % len(names)
-    game_seed = None if seed is None else seed + game_no
-    source: Any = SelfplaySecrets(game_seed) if game_seed is not None else RandomSecrets()
-    path = None
-    if data_dir is not None:
-        if isinstance(source, SelfplaySecrets):
-            seeded = source
-            source = saved.create(data_dir, seeded.game_id(), name, seat, kinds, bot_seeds,
-                                  keys=[seeded.identity_seed(s) for s in range(len(kinds))],
-                                  make=seeded.round_seeds)
-        else:
-            source = saved.create(data_dir, source.game_id(), name, seat, kinds, bot_seeds)
-        path = source.files.transcript
-    game = LocalGame(names, settings, source, shuffle_proofs=shuffle_proofs, transcript=path,
-                     checker=_play_checker(shuffle_proofs),
-                     open_hand=open_hand_player)
+    bot_seeds = [rng.randrange(2**31) if k is not None else 0 for k in kinds]
+    agents: list[Bot | None] = [make_bot(k, bot_seeds[s], budget=think) if k is not None
+                                else None for s, k in enumerate(kinds)]
+    source, path = saved.new_source(data_dir, seed, names[seat], seat, kinds, bot_seeds,
+                                    keys)
+    game = LocalGame(names, settings, source, shuffle_proofs=proofs, transcript=path,
+                     checker=_play_checker(proofs), open_hand=open_hand_player,
+                     header=header)
     if data_dir is not None:
         saved.finish_when_over(game, data_dir)
-    session = FairSession(game, seat, agents, HumanAgent(), bot_delay=bot_delay)
-    session.numbers = run_numbers(len(names), k)
-    return session
+    return FairSession(game, seat, agents, HumanAgent(), bot_delay=bot_delay)
 
 
 def _play_checker(proofs: bool) -> Any:
@@ -175,49 +209,4 @@ def resume_session(data_dir: Path, meta: Any, *, bot_delay: float = 0.0,
                 for s, k in enumerate(source.bots)]
         return game, FairSession(game, meta.seat, bots, HumanAgent(), bot_delay=bot_delay)
 
-    session = saved.resume_local(data_dir, meta, build)
-    session.numbers = run_numbers(len(session.players), place_in_run(session))
-    return session
-
-
-def place_in_run(session: FairSession) -> int:
-    """Which game of a run against the same players ``session`` is (the ``game_no`` of
-    :func:`human_session`), as far as its seats tell: the person at seat ``(n - k) % n``
-    plays game ``k`` (modulo the number of players ``n``; all a resumed game knows)."""
-    n = len(session.players)
-    return (n - session.seat) % n
-
-
-def run_numbers(n: int, game_no: int) -> list[int]:
-    """Each seat's number on the screens in game ``game_no`` of a run (the session's
-    ``numbers``): the number its player had in the run's first game, so that the key
-    naming a player (a perfect bonus, R5.1) stays the same from game to game although
-    each game seats everyone one place on.
-
-    >>> run_numbers(4, 0), run_numbers(4, 1)  # game 1: Ana (2) sits at seat 0
-    ([1, 2, 3, 4], [2, 3, 4, 1])
-    """
-    return [(s + game_no) % n + 1 for s in range(n)]
-
-
-def rematch_session(prev: FairSession, game_no: int, seed: int | None, *,
-                    bot_delay: float = 0.0, data_dir: Path | None = None) -> FairSession:
-    """Game ``game_no`` of the run ``prev`` belongs to (a rematch; ``prev`` may be new or
-    resumed from its save): the same person, bot kinds and rules, seated as
-    :func:`human_session` seats that game, and saved in ``data_dir`` like any game."""
-    from splitnet.game.local import settings_from_header
-
-    n = len(prev.players)
-    back = n - place_in_run(prev)
-    kinds = [b.name if b is not None else None for b in prev.bots]
-    kinds = kinds[back:] + kinds[:back]  # the first game's order: the person at seat 0
-    bot_kinds = [k for k in kinds[1:] if k is not None]
-    if kinds[0] is not None or len(bot_kinds) != n - 1:
-        raise ValueError("a rematch needs one person and a bot at every other seat")
-    from splitnet.bots.search import StrongBot
-
-    settings, proofs = settings_from_header(prev.game.log.header.settings)
-    think = next((b.config.budget for b in prev.bots if isinstance(b, StrongBot)), None)
-    return human_session(prev.players[prev.seat], bot_kinds, seed, settings,
-                         bot_delay=bot_delay, shuffle_proofs=proofs, data_dir=data_dir,
-                         game_no=game_no, think=think)
+    return saved.resume_local(data_dir, meta, build)

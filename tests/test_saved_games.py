@@ -17,7 +17,7 @@ from splitnet.app import saved
 from splitnet.bots import make_bot
 from splitnet.net.store import GameFiles
 from splitnet.rules import Settings
-from splitnet.selfplay import human_session, place_in_run, rematch_session, resume_session
+from splitnet.selfplay import human_session, rematch_dealer, rematch_session, resume_session
 
 SPLITNET = [sys.executable, "-m", "splitnet.cli"]
 #: a scripted player: list the legal moves, play the first — always legal, so it ends
@@ -202,31 +202,38 @@ def test_quit_leaves_the_game_saved(tmp_path: Path) -> None:
     assert len(saved.unfinished(data)) == 1
 
 
-def test_a_rematch_is_saved_with_its_seat_and_resumes_there(tmp_path: Path) -> None:
-    """A rematch (the end screen's n) seats everyone one place on (R3.2): its save must
-    record the person's real seat and the rotated bot kinds and seeds, and resuming it
-    must put the person back in that seat against the same bots."""
+def test_a_rematch_is_saved_with_its_header_and_resumes_dealt_by_the_next_player(
+        tmp_path: Path) -> None:
+    """A rematch (the end screen's n) keeps the seats, the identity keys and the bot
+    kinds, and its header names the game before and round 1's dealer (GAME.md "Rematch",
+    R3.2); stopped half-way it resumes with that dealer, and ``splitnet verify FIRST
+    SECOND`` checks the pair — it printed "FAILED … is not the rematch" when each local
+    rematch seated everyone one place on and had keys of its own."""
+    from splitnet.verify import run_verify
+
     data = tmp_path / "data"
     kinds = ["random", "heuristic"]
-    first = human_session("You", kinds, 5, Settings(), shuffle_proofs=False, data_dir=data)
+    first = human_session("You", kinds, 5, Settings(rounds=2), shuffle_proofs=False,
+                          data_dir=data)
     first.game.run_bots([make_bot("heuristic", 9), *first.bots[1:]])  # to the end
     first.game.close()
-    assert saved.unfinished(data) == [] and place_in_run(first) == 0
+    assert saved.unfinished(data) == []
     first_src = saved.load(data, GameFiles(data, first.game.log.game_id).load_meta())
 
-    again = rematch_session(first, 1, 5, data_dir=data)
-    # the same game as human_session's game 1 of the run
-    ref = human_session("You", kinds, 5, Settings(), shuffle_proofs=False, game_no=1)
-    assert again.players == ref.players == ["Ana", "Bo", "You"] and again.seat == 2
-    assert again.game.log.game_id == ref.game.log.game_id != first.game.log.game_id
-    ref.game.close()
+    again = rematch_session(first, 5, data_dir=data)
+    assert again.players == ["You", "Ana", "Bo"] and again.seat == 0
+    assert again.view.dealer == 1 and again.game.log.game_id != first.game.log.game_id
+    assert again.game.log.header.players == first.game.log.header.players
     (meta,) = saved.unfinished(data)
-    assert meta.seat == 2 and meta.name == "You"
+    assert meta.seat == 0 and meta.name == "You"
     src = saved.load(data, meta)
-    assert src.bots == ["random", "heuristic", None]
-    assert src.bot_seeds == [*first_src.bot_seeds[1:], 0]
-    header = again.game.log.header
-    assert [p.name for p in header.players] == ["Ana", "Bo", "You"] and header.host == 0
+    assert src.bots == first_src.bots == [None, "random", "heuristic"]
+    assert src.keys == first_src.keys  # the same identities: a rematch, not new players
+    # the same arguments give the same rematch (--seed): its secrets from the seed and
+    # the game before, its own deal
+    twin = rematch_session(first, 5)
+    assert twin.game.log.records() == again.game.log.records()
+    twin.game.close()
 
     me = make_bot("heuristic", 3)
     g = again.game
@@ -235,35 +242,34 @@ def test_a_rematch_is_saved_with_its_seat_and_resumes_there(tmp_path: Path) -> N
             continue
         seat = g.mover()
         assert seat is not None
-        g.play_move(seat, (me if seat == 2 else again.bots[seat]).choose(
+        g.play_move(seat, (me if seat == 0 else again.bots[seat]).choose(
             g.cores[seat].engine, seat))
-        if len(g.cores[2].engine.events) > 8:
+        if len(g.cores[0].engine.events) > 8:
             break
-    assert g.cores[2].engine.round_no == 1 and not g.finished
+    assert g.cores[0].engine.round_no == 1 and not g.finished
     live = list(again.log)
     g.close()
 
     r = resume_session(data, meta)
-    assert r.seat == 2 and r.players == ["Ana", "Bo", "You"] and r.view.dealer == 0
+    assert r.seat == 0 and r.players == ["You", "Ana", "Bo"] and r.view.dealer == 1
     assert [b.name if b is not None else None for b in r.bots] == src.bots
-    assert r.log[:len(live)] == live and r.view.events == g.cores[2].engine.events
-    assert r.core is r.game.cores[2]
-    # and the run goes on from the resumed game: game 2 seats the person at seat 1
-    assert place_in_run(r) == 1
-    r.game.run_bots([r.bots[0], r.bots[1], make_bot("heuristic", 4)])
+    assert r.log[:len(live)] == live and r.view.events == g.cores[0].engine.events
+    assert rematch_dealer(r) == 2  # and the game after passes the deal on
+    r.game.run_bots([make_bot("heuristic", 4), *r.bots[1:]])
     r.game.close()
     assert saved.unfinished(data) == []
-    third = rematch_session(r, 2, None, data_dir=data)
-    assert third.players == ["Bo", "You", "Ana"] and third.seat == 1
-    (meta3,) = saved.unfinished(data)
-    assert meta3.seat == 1 and saved.load(data, meta3).bots == ["heuristic", None, "random"]
-    third.game.close()
+    paths = [GameFiles(data, x.game.log.game_id).transcript for x in (first, r)]
+    assert run_verify(paths) == 0
+    assert run_verify(paths[::-1]) == 1  # not the other way round
     # a save whose seats do not put the person where its meta says is refused
+    third = rematch_session(r, None, data_dir=data)
+    (meta3,) = saved.unfinished(data)
+    third.game.close()
     files = GameFiles(data, meta3.gid)
     bad = saved.load(data, meta3)
-    bad.bots = [None, "heuristic", "random"]
+    bad.bots = ["heuristic", None, "random"]
     bad.save()
-    with pytest.raises(saved.SavedGameError, match="do not give you seat 2"):
+    with pytest.raises(saved.SavedGameError, match="do not give you seat 1 and a bot"):
         resume_session(data, meta3)
     assert saved.unfinished(data) == [files.load_meta()]
 
@@ -358,9 +364,10 @@ def test_plain_play_offers_a_new_game_against_the_same_players_as_the_end_screen
     argv = ["play", "--plain", "--seed", "3", "--no-proofs", "--bots", "2", "--new",
             "--data-dir", str(data)]
     assert cmd_play(build_parser(argv).parse_args(argv)) == 0
-    assert played == [["You", "Ana", "Bo"], ["Ana", "Bo", "You"]]  # seated one place on
+    assert played == [["You", "Ana", "Bo"], ["You", "Ana", "Bo"]]  # the same seats
     out = capsys.readouterr().out
-    assert out.count("Next: n new game with the same players (") == 2
+    assert out.count("Next: n new game with the same players and seats (") == 2
     assert "(Ana deals first) · Enter or q quits" in out  # game 2's first dealer
+    assert "(Bo deals first) · Enter or q quits" in out  # game 3's
     assert saved.unfinished(data) == []  # both played out, both saved
     assert len(list((data / "games").glob("*.splitlog"))) == 2

@@ -475,7 +475,7 @@ def test_no_swap_on_offer_without_a_weak_bonus() -> None:
 # ---------------------------------------------------------------------- the end and a rematch
 def finished_game(rematch: bool = True, rejoin: str | None = None) -> tuple[TuiApp, Any]:
     session = make_local_session(3, seed=2, bot_delay=0.0)
-    tui = TuiApp(session, rematch=rematch, rejoin=rejoin)
+    tui = TuiApp(session, rematch=rematch, rejoin=rejoin, next_dealer=1)
     advance(session, 100_000)  # the table follows every move (it is subscribed)
     session.finished = True
     tui._changed()
@@ -496,7 +496,7 @@ def test_end_screen_shows_winner_every_pad_and_the_story() -> None:
     for s in range(view.n):
         assert f"{tui.model.name(s)} — " in text  # every pad, in points
         assert f"total {view.score(s)}".replace("-", "−") in text
-    assert "n new game with the same players (Ana deals first)" in text
+    assert "n new game with the same players and seats (Ana deals first)" in text
     assert all(len(ln) <= 80 for ln in text.splitlines())
 
 
@@ -507,7 +507,7 @@ def test_the_end_screen_says_you_deal_when_your_seat_deals_next() -> None:
         tui, _ = finished_game()
         tui.next_dealer = tui.model.seat
         text = " ".join("".join(f[1] for f in ln).strip() for ln in tui._overlay_lines(80))
-    assert "n new game with the same players (you deal first)" in text
+    assert "n new game with the same players and seats (you deal first)" in text
     assert "deals first" not in text
 
 
@@ -524,38 +524,39 @@ def test_n_at_the_end_asks_for_a_rematch_only_when_offered() -> None:
         assert tui.outcome == "rematch"
 
 
-def test_a_rematch_seats_the_next_player_as_first_dealer() -> None:
+def test_a_rematch_keeps_the_seats_and_passes_the_first_deal_left() -> None:
+    """The next game of a local table (the end screen's n) keeps every player in their
+    seat — and so their number, on screen and as a key (a perfect bonus, R5.1) — and
+    its first round is dealt by the previous first dealer's left neighbour (R3.2)."""
+    from splitnet.bots import make_bot
     from splitnet.rules import Settings
-    from splitnet.selfplay import human_session
+    from splitnet.selfplay import human_session, rematch_dealer, rematch_session
 
     names = ["heuristic"] * 3
-    first = human_session("You", names, 5, Settings(), shuffle_proofs=False)
+    first = human_session("You", names, 5, Settings(rounds=1), shuffle_proofs=False)
     assert first.players == ["You", "Ana", "Bo", "Cy"] and first.seat == 0
-    again = human_session("You", names, 5, Settings(), shuffle_proofs=False, game_no=1)
-    # the order of play is the same, Ana sits at seat 0 and so deals round 1 (R3.2)
-    assert again.players == ["Ana", "Bo", "Cy", "You"] and again.seat == 3
-    assert again.view.dealer == 0
-    third = human_session("You", names, 5, Settings(), shuffle_proofs=False, game_no=2)
-    assert third.players[0] == "Bo" and third.players[third.seat] == "You"
-    assert first.game.cores[0].game_id != again.game.cores[0].game_id  # a new game
-
-
-def test_each_players_number_key_stays_theirs_from_game_to_game() -> None:
-    """A rematch seats everyone one place on, and the number keys that name a player (a
-    perfect bonus, R5.1) followed the seats: Ana, 2 in the first game, was 1 in the next
-    and nothing said so. Now each player keeps their number, on screen and as a key."""
-    from splitnet.rules import BonusMark, Settings
-    from splitnet.selfplay import human_session
-
-    kinds = ["heuristic"] * 3
-    games = [human_session("You", kinds, 5, Settings(), shuffle_proofs=False, game_no=k)
-             for k in range(3)]
-    for g in games:
+    assert first.view.dealer == 0 and rematch_dealer(first) == 1
+    games = [first]
+    for k in (1, 2):
+        prev = games[-1]
+        prev.game.run_bots([make_bot("heuristic", 9), *prev.bots[1:]])
+        prev.game.close()
+        games.append(rematch_session(prev, 5))
+        g = games[-1]
+        assert g.players == first.players and g.seat == 0
+        assert g.view.dealer == k and rematch_dealer(g) == k + 1  # the deal passes left
+        assert g.game.log.header.players == first.game.log.header.players  # same keys
+        assert g.game.log.game_id != prev.game.log.game_id  # a new game
         text = table_text(g)
         assert all(f"{k} {p}" in text for p, k in (("Ana", 2), ("Bo", 3), ("Cy", 4))), text
-    for g in games:
-        assert dict(zip(g.players, g.numbers, strict=True)) == {
-            "You": 1, "Ana": 2, "Bo": 3, "Cy": 4}
+    games[-1].game.close()
+
+
+def test_a_players_number_key_is_the_number_the_table_shows() -> None:
+    """The keys that name a player (a perfect bonus, R5.1) are the numbers the table
+    shows for the seats (the session's ``numbers``), whatever they are."""
+    from splitnet.rules import BonusMark
+
     session = position(lambda v: v.phase == "bonus" and v.pending_bonus == "perfect")
     session.numbers = [4, 1, 2, 3]  # the seats' numbers in some game of a run
     with table(session) as (tui, sent):

@@ -17,6 +17,8 @@ import pytest
 
 from splitnet.app import saved
 from splitnet.net.store import GameFiles
+from splitnet.session.log import Header, Log
+from splitnet.session.transcript import read_transcript
 
 TMUX = shutil.which("tmux")
 pytestmark = pytest.mark.skipif(TMUX is None, reason="tmux is not installed")
@@ -119,8 +121,9 @@ def _ask_line(screen: str) -> str:
 
 def test_a_whole_game_and_a_rematch_in_tmux(tmp_path: Path) -> None:
     """``splitnet play`` to the end screen by keys read off the screen, then n for a new
-    game against the same players (the next player deals first), played to the end too,
-    then q. Two-round games without shuffle proofs keep it short."""
+    game against the same players in the same seats (the next player deals first, R3.2),
+    played to the end too, then q; ``splitnet verify FIRST SECOND`` checks the pair.
+    Two-round games without shuffle proofs keep it short."""
     settings = tmp_path / "short.json"
     settings.write_text('{"rounds": 2}')
     socket = f"splitnet-test-{os.getpid()}-game"
@@ -143,15 +146,16 @@ def test_a_whole_game_and_a_rematch_in_tmux(tmp_path: Path) -> None:
                 assert "Standings: 1." in screen
                 finals += 1
                 if finals == 1:
-                    assert "n new game with the same players (Ana deals first)" in screen
+                    assert "n new game with the same players and seats (Ana deals " \
+                        "first)" in screen
                     pane.keys("n")
                     screen = pane.wait(lambda s: "Round 1/2 · Dealer Ana" in s, 30,
                                        "the new game, dealt by Ana")
                     assert "The end" not in screen
-                    # the rematch is saved as it is played, with you at its last seat
+                    # the rematch is saved as it is played, with you in your seat
                     (meta,) = saved.unfinished(data)
-                    assert meta.seat == 3 and meta.name == "You"
-                    assert saved.load(data, meta).bots == ["heuristic"] * 3 + [None]
+                    assert meta.seat == 0 and meta.name == "You"
+                    assert saved.load(data, meta).bots == [None] + ["heuristic"] * 3
                     continue
                 pane.keys("q")
                 break
@@ -190,9 +194,24 @@ def test_a_whole_game_and_a_rematch_in_tmux(tmp_path: Path) -> None:
         assert not _alive(pane, name), "the table did not quit"
         finished = [GameFiles(data, bytes.fromhex(p.stem)).load_meta()
                     for p in (data / "games").glob("*.meta")]
-        assert sorted(m.seat for m in finished) == [0, 3] and all(m.finished for m in finished)
+        assert [m.seat for m in finished] == [0, 0] and all(m.finished for m in finished)
+        # the first game and its rematch, checked as a pair (GAME.md "Rematch")
+        first, second = sorted((data / "games").glob("*.splitlog"),
+                               key=lambda p: "rematch" in _header(p).settings)
+        v = subprocess.run([sys.executable, "-m", "splitnet.cli", "verify", str(first),
+                            str(second)], capture_output=True, text=True, timeout=120,
+                           check=False)
+        assert v.returncode == 0, v.stdout + v.stderr
+        assert "first dealer Ana (R3.2): ok" in v.stdout
     finally:
         subprocess.run([*pane.base, "kill-server"], capture_output=True, timeout=10)
+
+
+def _header(path: Path) -> Header:
+    """The header of the transcript at ``path``."""
+    log = Log()
+    log.append_record(read_transcript(path)[0])
+    return log.header
 
 
 def _key_bar(screen: str) -> str:

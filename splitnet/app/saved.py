@@ -164,6 +164,26 @@ def create(data_dir: Path, game_id: bytes, name: str, seat: int, bots: Sequence[
     return src
 
 
+def new_source(data_dir: Path | None, seed: int | None, name: str, seat: int,
+               bots: Sequence[str | None], bot_seeds: Sequence[int],
+               keys: Sequence[bytes] | None = None) -> tuple[Any, Path | None]:
+    """The secrets of a new local game and where its transcript goes: from ``seed``
+    (reproducible, for testing) or the OS random source, with the seats' identity
+    ``keys`` given (a rematch keeps them, GAME.md "Rematch") or made; with ``data_dir``
+    saved there (:func:`create`), else in memory and no transcript."""
+    from splitnet.game.local import KeptKeys, RandomSecrets, SelfplaySecrets
+
+    inner = SelfplaySecrets(seed) if seed is not None else RandomSecrets()
+    if data_dir is None:
+        return (KeptKeys(inner, keys) if keys is not None else inner), None
+    seeded = isinstance(inner, SelfplaySecrets)
+    if keys is None and seeded:
+        keys = [inner.identity_seed(s) for s in range(len(bots))]
+    src = create(data_dir, inner.game_id(), name, seat, bots, bot_seeds, keys=keys,
+                 make=inner.round_seeds if seeded else None)
+    return src, src.files.transcript
+
+
 def _meta_or_none(files: GameFiles) -> GameMeta | None:
     try:
         return files.load_meta()

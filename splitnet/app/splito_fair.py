@@ -22,10 +22,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from splitnet.frontend import SessionBase, SplitoHumanAgent
-from splitnet.game.local import PROTOCOL, LocalGame, RandomSecrets, SelfplaySecrets
+from splitnet.game.local import PROTOCOL, LocalGame
 from splitnet.game.splito_core import SplitoCore, splito_from_header, splito_header
 from splitnet.game.table import GameError, PledgeBook
-from splitnet.session.identity import Identity
 from splitnet.splito.bots import Bot, make_bot
 from splitnet.splito.describe import SplitoNarrator
 from splitnet.splito.engine import Game, Phase, Play
@@ -226,27 +225,6 @@ def rematch_dealer(session: SplitoFairSession) -> int:
     return next_dealer(session.game.log.header)
 
 
-class _KeptKeys:
-    """A secrets source with the seats' identity keys given (a rematch keeps them) and
-    everything else from ``inner``."""
-
-    def __init__(self, inner: Any, keys: Sequence[bytes]) -> None:
-        self.inner, self.keys = inner, list(keys)
-
-    def game_id(self) -> bytes:
-        return bytes(self.inner.game_id())
-
-    def identity_seed(self, seat: int) -> bytes:
-        return self.keys[seat]
-
-    def identity(self, seat: int) -> Identity:
-        return Identity.from_seed(self.keys[seat])
-
-    def round_seeds(self, seat: int) -> Callable[[int], bytes]:
-        seeds: Callable[[int], bytes] = self.inner.round_seeds(seat)
-        return seeds
-
-
 def _new_session(names: list[str], seat: int, kinds: list[str | None], seed: int | None,
                  header: dict[str, Any], keys: list[bytes] | None, *, bot_delay: float,
                  data_dir: Path | None) -> SplitoFairSession:
@@ -256,23 +234,12 @@ def _new_session(names: list[str], seat: int, kinds: list[str | None], seed: int
     from splitnet.app import saved
 
     settings, _ = splito_from_header(header)
-    n = len(names)
     rng = random.Random(seed if seed is not None else secrets.randbits(64))
     bot_seeds = [rng.randrange(2**31) if k is not None else 0 for k in kinds]
     bots: list[Bot | None] = [make_bot(k, bot_seeds[s]) if k is not None else None
                               for s, k in enumerate(kinds)]
-    source: Any = SelfplaySecrets(seed) if seed is not None else RandomSecrets()
-    path = None
-    if data_dir is not None:
-        made = keys if keys is not None else (
-            [source.identity_seed(s) for s in range(n)] if isinstance(source, SelfplaySecrets)
-            else None)
-        make = source.round_seeds if isinstance(source, SelfplaySecrets) else None
-        source = saved.create(data_dir, source.game_id(), names[seat], seat, kinds,
-                              bot_seeds, keys=made, make=make)
-        path = source.files.transcript
-    elif keys is not None:
-        source = _KeptKeys(source, keys)
+    source, path = saved.new_source(data_dir, seed, names[seat], seat, kinds, bot_seeds,
+                                    keys)
     game = LocalGame(names, settings, source, transcript=path,
                      make_core=_make_core(names, settings), header=header)
     if data_dir is not None:

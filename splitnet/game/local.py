@@ -22,7 +22,13 @@ from typing import Any, Generic, Protocol, TypeVar, overload
 from splitnet.game.checks import HopChecker
 from splitnet.game.core import GameCore
 from splitnet.game.open_hand import OpenHandPlayer
-from splitnet.game.rematch import REMATCH_KEY, Rematch, RematchError, parse_rematch
+from splitnet.game.rematch import (
+    REMATCH_KEY,
+    Rematch,
+    RematchError,
+    first_dealer,
+    parse_rematch,
+)
 from splitnet.game.table import (
     LIMITS_KEY,
     GameError,
@@ -175,6 +181,26 @@ class RandomSecrets:
         return seed
 
 
+class KeptKeys:
+    """A secrets source with the seats' identity keys given (a rematch keeps them, GAME.md
+    "Rematch") and the game id and round seeds from ``inner``."""
+
+    def __init__(self, inner: SelfplaySecrets | RandomSecrets, keys: Sequence[bytes]) -> None:
+        self.inner, self.keys = inner, list(keys)
+
+    def game_id(self) -> bytes:
+        return self.inner.game_id()
+
+    def identity_seed(self, seat: int) -> bytes:
+        return self.keys[seat]
+
+    def identity(self, seat: int) -> Identity:
+        return Identity.from_seed(self.keys[seat])
+
+    def round_seeds(self, seat: int) -> Callable[[int], bytes]:
+        return self.inner.round_seeds(seat)
+
+
 class LocalGame(Generic[C]):
     """Peers, the host's log and (optionally) the transcript file."""
 
@@ -183,7 +209,8 @@ class LocalGame(Generic[C]):
                  source: Any, *, shuffle_proofs: bool = True, transcript: Path | None = None,
                  writer: TranscriptWriter | None = None,
                  checker: HopChecker | None = None,
-                 open_hand: OpenHandPlayer | None = None) -> None: ...
+                 open_hand: OpenHandPlayer | None = None,
+                 header: dict[str, Any] | None = None) -> None: ...
 
     @overload
     def __init__(self: LocalGame[C], names: Sequence[str], settings: Any, source: Any, *,
@@ -254,10 +281,12 @@ class LocalGame(Generic[C]):
                                              self.pledges[s], keys)
                                    for s in range(self.n)]
         else:
+            # a rematch's header names round 1's dealer (R3.2); any other game: seat 0
+            dealer = first_dealer(self.log.header.settings, self.n)
             self.cores = [GameCore(game_id, names, settings, s,  # type: ignore[misc]
                                    source.round_seeds(s), shuffle_proofs=shuffle_proofs,
                                    pledges=self.pledges[s], keys=keys, checker=checker,
-                                   open_hand=open_hand)
+                                   open_hand=open_hand, first_dealer=dealer)
                           for s in range(self.n)]
         if writer is None:
             self._accept_all()

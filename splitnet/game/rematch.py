@@ -1,9 +1,10 @@
 """A rematch: the next game of the same table, chained to the one before (pure; no I/O).
 
-A LAN table that finished a game may play another with the same seats (the same
-players, identity keys and seat order, the same rules) if every seat agrees
-(protocol/NETWORK.md §13). That game is a normal game with its own id and transcript;
-its header's ``settings`` carry one more key (protocol/GAME.md "Rematch")::
+A table that finished a game may play another with the same seats (the same players,
+identity keys and seat order, the same rules): on a LAN if every seat agrees
+(protocol/NETWORK.md §13), in ``splitnet play`` when the person asks for it. That game
+is a normal game with its own id and transcript; its header's ``settings`` carry one
+more key (protocol/GAME.md "Rematch")::
 
     "rematch": {"game": <previous game id, bin 16>,
                 "head": <hash of the previous game's last record, bin 32>,

@@ -9,7 +9,7 @@ import math
 #: What ``n`` does at a Split end screen, by who presses it: in ``splitnet play``; on a
 #: LAN, the host (who offers the rematch) or a joiner (who agrees to it).
 REMATCH_KEYS = {
-    "local": "n new game with the same players ({deals} first)",
+    "local": "n new game with the same players and seats ({deals} first)",
     "host": "n offer a rematch to the same seats ({deals} first; everyone must agree)",
     "joiner": "n agree to a rematch with the same seats if the host offers one ({deals} "
               "first)",

@@ -358,17 +358,16 @@ async def run_plain(session: TableSession, *, inp: TextIO | None = None,
     return 0
 
 
-async def ask_rematch(session: TableSession, *, inp: TextIO | None = None,
-                      out: TextIO | None = None) -> bool:
+async def ask_rematch(session: TableSession, next_dealer: int, *,
+                      inp: TextIO | None = None, out: TextIO | None = None) -> bool:
     """After the end of a game of ``splitnet play`` (:func:`run_plain` returned 0): offer
-    a new game against the same players in one line, as the end screen's n does — its
-    first round dealt by the next player (R3.2: each game of the run seats everyone one
-    place on) — and read the answer: True for n (or y/yes), False for anything else or
+    the next game against the same players in the same seats in one line, as the end
+    screen's n does — its first round dealt by ``next_dealer`` (R3.2: the first deal
+    passes left) — and read the answer: True for n (or y/yes), False for anything else or
     the end of input. Only after a game played to its end."""
     if session.view.phase != "game_over":
         return False
-    nxt = 1 % len(session.players)
-    who = deals(session.players[nxt], nxt == session.seat)
+    who = deals(session.players[next_dealer], next_dealer == session.seat)
     return await ask_next(REMATCH_KEYS["local"].format(deals=who), inp=inp, out=out)
 
 

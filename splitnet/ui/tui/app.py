@@ -261,8 +261,7 @@ class TuiApp(TableRunner[TableSession, TableModel]):
             return summary_lines(m.summaries[m.summary_index], width,
                                  after_game=self.session.finished)
         if m.overlay == "final" and m.summaries:
-            first = self.next_dealer if self.next_dealer is not None else 1 % m.view.n
-            nxt = first if m.rematch_offered else None
+            nxt = self.next_dealer if m.rematch_offered else None
             return final_lines(m.summaries, width, nxt, again=m.rejoin, role=self.rematch_as,
                                another=self.another)
         return []

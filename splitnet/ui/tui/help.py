@@ -66,7 +66,7 @@ selects its cards, so the key it names plays it (the hint stays until you move)
   c           chat: type, Enter sends, Esc cancels
   r           results of the last round (every pad, hands left, shuffle verdict); after \
 the game the end screen
-  n           after the game: a new game against the same players (on a LAN a \
+  n           after the game: a new game against the same players in the same seats (on a LAN a \
 rematch with the same seats: the host's n offers it, a joiner's n agrees to it; it is \
 played if every player agrees)
   o           LAN host: once the game has waited 30 s for a disconnected player, give \

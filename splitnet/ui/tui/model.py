@@ -199,7 +199,7 @@ class TableModel:
 
     def number(self, seat: int) -> int:
         """The number the screen shows for ``seat`` and the key that names its player
-        (the session's ``numbers``: a key follows its player from game to game)."""
+        (the session's ``numbers``)."""
         return self.session.numbers[seat]
 
     def numbered(self, key: int) -> int | None:
