@@ -1,8 +1,8 @@
 """The network-level adversary (no tests in here; tests/test_adversary_net.py runs it):
-whole LAN games of a real :class:`~splitnet.net.host.HostNode` and two real
+whole LAN games of a real :class:`~splitnet.net.host.HostNode` and two (or more) real
 :class:`~splitnet.net.peer.PeerNode` joiners over the in-memory network on the virtual
 clock (tests/memnet.py, tests/virtual_time.py; tests/test_attacks_net.py's :class:`Lan`),
-one of the three dishonest, choosing from a seeded :class:`random.Random` at every frame
+one of them dishonest, choosing from a seeded :class:`random.Random` at every frame
 it sends and, as the host, at every message it orders.
 
 A dishonest host (:class:`RogueHost`), at each frame to one guest (a record, a ping, a
@@ -123,6 +123,8 @@ class Plan:
     rounds: int = 1
     #: Split: the host gives a seat gone this long up, played open-handed (R8.6)
     open_hand: float | None = None
+    #: the host's seat and seats − 1 joiners (Split 2–6, R1; Splito 2–8, S1)
+    seats: int = 3
 
     @property
     def net(self) -> NetSettings:
@@ -130,8 +132,8 @@ class Plan:
 
     @property
     def adversary(self) -> int:
-        """The dishonest seat: the host's, or one of the two guests."""
-        return 0 if self.side == "host" else 1 + self.seed % 2
+        """The dishonest seat: the host's, or one of the guests."""
+        return 0 if self.side == "host" else 1 + self.seed % (self.seats - 1)
 
     def choice(self) -> GameChoice:
         if self.game == "splito":
@@ -486,13 +488,14 @@ async def play(tmp: Path, plan: Plan) -> Game:
     crashes: list[str] = []
     _crash_watch(crashes)
     policy = Policy(plan)
-    ids = [Identity.from_seed(_bytes(plan.seed, "identity", s)) for s in range(3)]
+    ids = [Identity.from_seed(_bytes(plan.seed, "identity", s)) for s in range(plan.seats)]
 
     def seeds(game_id: bytes, seat: int) -> Callable[[int], bytes]:
         return lambda rnd: _bytes(plan.seed, game_id, seat, rnd)
 
     kind = RogueHost if plan.side == "host" else HostNode
-    host = kind(ids[0], tmp / "p0", "Host", plan.net, seats=3, proofs=plan.proofs,
+    host = kind(ids[0], tmp / "p0", "Host", plan.net, seats=plan.seats,
+                proofs=plan.proofs,
                 seed_maker=seeds, game_id_maker=lambda: _bytes(plan.seed, "game")[:16],
                 parts=LAN_PARTS, choice=plan.choice())
     if isinstance(host, RogueHost):
@@ -520,7 +523,7 @@ async def play(tmp: Path, plan: Plan) -> Game:
     try:
         await within(asyncio.wait(runs), GAME_LIMIT)
     except TimeoutError as e:
-        game.hang = f"{e}: " + "; ".join(game.outcome(s) for s in range(3))
+        game.hang = f"{e}: " + "; ".join(game.outcome(s) for s in range(plan.seats))
     finally:
         policy.stop()
         for r in runs:

@@ -1,6 +1,6 @@
 """The network-level adversary (tests/net_adversary.py): whole LAN games — Split (one
 round, or three; with and without shuffle proofs; a seat gone a second given up and
-played open-handed, R8.6) and Splito, three seats — of the real
+played open-handed, R8.6) and Splito, three seats or more — of the real
 host and joiner nodes over the in-memory network on the virtual clock, one of them
 dishonest at a seeded random subset of the frames it sends and the messages it orders.
 
@@ -50,6 +50,12 @@ PLANS = [
     Plan(1000, "guest", ("range", "turn", "silence"), rate=0.03, proofs=True),
     Plan(1001, "guest", MESSAGES, rate=0.1, game="splito"),
     Plan(1001, "guest", WIRE, rate=0.1, game="splito"),
+    # more seats: Splito's passes go round five seats (S5), Split deals four hands (R2)
+    Plan(1023, "host", ("drop", "delay", "duplicate", "refuse"), rate=0.01, game="splito",
+         seats=5),
+    Plan(1002, "guest", ("twice", "range", "turn", "silence"), rate=0.05, game="splito",
+         seats=5),
+    Plan(1008, "host", ORDERING, rate=0.01, proofs=True, seats=4),
     # a seat gone 1 s is given up and played open-handed (R8.6)
     Plan(3003, "host", ("drop", "delay", "refuse"), rate=0.02, open_hand=1.0),
     Plan(3002, "guest", ("silence", "twice", "replay"), rate=0.05, open_hand=1.0),
@@ -59,7 +65,8 @@ PLANS = [
 def _id(plan: Plan) -> str:
     what = plan.game + ("-proofs" if plan.proofs else "") + (
         f"-{plan.rounds}rounds" if plan.game == "split" and plan.rounds > 1 else "") + (
-        "-openhand" if plan.open_hand is not None else "")
+        "-openhand" if plan.open_hand is not None else "") + (
+        f"-{plan.seats}seats" if plan.seats != 3 else "")
     return f"{plan.side}-{what}-{'+'.join(plan.kinds)}-{plan.seed}"
 
 

@@ -77,7 +77,7 @@ class Withholding(PeerNode):
 
 
 class Lan:
-    """A host and two joiners in this process."""
+    """A host and its joiners (two, unless the host has more seats) in this process."""
 
     def __init__(self, host: HostNode, peers: list[PeerNode], tasks: list[asyncio.Task[None]],
                  tmp: Path, mem: MemoryNet) -> None:
@@ -98,7 +98,8 @@ class Lan:
         mem = MemoryNet()
         port = await host.listen("127.0.0.1", 0, transport=mem.listen)
         peers, tasks = [], []
-        for i, name in ((1, "Ana"), (2, "Bo")):
+        names = ["Ana", "Bo", "Cy", "Di", "Ed", "Flo", "Gus"][: host.seats - 1]
+        for i, name in enumerate(names, 1):
             kind = Withholding if i == 2 and bo_withholds else PeerNode
             p = make_peer(i, name, port, mem.connector("127.0.0.1", port)) if make_peer \
                 else kind(Identity.generate(), tmp / f"p{i}", name, "127.0.0.1", port,

@@ -641,6 +641,11 @@ def _rematch_peer(node: PeerNode, prev: PreviousGame) -> PeerNode:
     return _node_like(node, rematch_of=prev)
 
 
+#: seconds a host whose rematch lobby ended without a game goes on telling the seats
+#: still coming back for it why (each joiner comes once it has checked its own copy of
+#: the game, then retries every ``retry_max`` s at most; on a loaded machine that took
+#: longer than the 5 s this was, and the joiner then waited ``rematch_wait`` for nothing)
+TELL_THE_REST = 15.0
 #: seconds a person's ``join``, quitting at the end screen, spends at most telling the
 #: host it leaves (a host gone or offering nothing costs no more than that)
 LEAVE_BUDGET = 5.0
@@ -872,7 +877,7 @@ async def _rematch_lobby(node: HostNode, address: str, plain: bool,
     if not ok:
         print(shown(node.no_rematch or "no rematch"), flush=True)
         if not node.called_off:  # the seats still coming back for it are told why
-            await node.tell_the_rest(2 * node.net.retry_max + 1.0)
+            await node.tell_the_rest(max(TELL_THE_REST, 2 * node.net.retry_max + 1.0))
     return ok
 
 
