@@ -109,7 +109,7 @@ def human_session(name: str, bot_names: Sequence[str], seed: int | None,
 
     settings.check_players(len(bot_names) + 1)
     names = [name] + [bot_player_name(i, taken=[name]) for i in range(len(bot_names))]
-    return _new_session(names, 0, [None, *bot_names], seed, settings,
+    return _new_session(names, 0, [None, *bot_names], seed,
                         game_settings(settings, shuffle_proofs), None, bot_delay=bot_delay,
                         data_dir=data_dir, think=think)
 
@@ -124,24 +124,19 @@ def rematch_session(prev: FairSession, seed: int | None, *, bot_delay: float = 0
     resumable like any game. With ``seed`` (the first game's) it is reproducible too: its
     secrets come from that seed and the previous game's id. ValueError if ``prev`` did
     not end with its audit passed."""
-    import hashlib
-
+    from splitnet.app.saved import rematch_seed
     from splitnet.bots.search import StrongBot
-    from splitnet.game.local import settings_from_header
     from splitnet.game.rematch import rematch_settings
 
     g = prev.game
     if not g.finished or g.verdict is not None:
         raise ValueError("a rematch follows a game played to its end")
     header = rematch_settings(g.log.header, g.log.head())
-    settings, _ = settings_from_header(header)
     kinds = [b.name if b is not None else None for b in prev.bots]
     keys = [g.source.identity_seed(s) for s in range(g.n)]
     think = next((b.config.budget for b in prev.bots if isinstance(b, StrongBot)), None)
-    if seed is not None:  # another game of the run: its own secrets, as reproducible
-        seed = int.from_bytes(hashlib.sha256(b"splitnet/rematch" + str(seed).encode()
-                                             + g.log.game_id).digest()[:7], "big")
-    return _new_session(list(prev.players), prev.seat, kinds, seed, settings, header, keys,
+    return _new_session(list(prev.players), prev.seat, kinds,
+                        rematch_seed(seed, b"splitnet/rematch", g.log.game_id), header, keys,
                         bot_delay=bot_delay, data_dir=data_dir, think=think)
 
 
@@ -154,7 +149,7 @@ def rematch_dealer(session: FairSession) -> int:
 
 
 def _new_session(names: list[str], seat: int, kinds: list[str | None], seed: int | None,
-                 settings: Settings, header: dict[str, Any], keys: list[bytes] | None, *,
+                 header: dict[str, Any], keys: list[bytes] | None, *,
                  bot_delay: float, data_dir: Path | None, think: float | None
                  ) -> FairSession:
     """A new Split game with this header settings map: the person at ``seat``, a bot of
@@ -163,7 +158,7 @@ def _new_session(names: list[str], seat: int, kinds: list[str | None], seed: int
     from splitnet.app import saved
     from splitnet.game.local import LocalGame, settings_from_header
 
-    _, proofs = settings_from_header(header)
+    settings, proofs = settings_from_header(header)
     rng = random.Random(seed if seed is not None else secrets.randbits(64))
     bot_seeds = [rng.randrange(2**31) if k is not None else 0 for k in kinds]
     agents: list[Bot | None] = [make_bot(k, bot_seeds[s], budget=think) if k is not None

@@ -27,6 +27,7 @@ written once, before the transcript's header, and read back only for the game it
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 import time
 from collections.abc import Callable, Sequence
@@ -182,6 +183,16 @@ def new_source(data_dir: Path | None, seed: int | None, name: str, seat: int,
     src = create(data_dir, inner.game_id(), name, seat, bots, bot_seeds, keys=keys,
                  make=inner.round_seeds if seeded else None)
     return src, src.files.transcript
+
+
+def rematch_seed(seed: int | None, tag: bytes, prev_game_id: bytes) -> int | None:
+    """The ``--seed`` of the rematch of game ``prev_game_id`` of a run started with
+    ``seed`` (testing): its own secrets, as reproducible; None stays None (the OS random
+    source). ``tag`` keeps one game's runs apart from another's."""
+    if seed is None:
+        return None
+    return int.from_bytes(hashlib.sha256(tag + str(seed).encode() + prev_game_id
+                                         ).digest()[:7], "big")
 
 
 def _meta_or_none(files: GameFiles) -> GameMeta | None:

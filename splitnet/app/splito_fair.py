@@ -200,8 +200,7 @@ def splito_rematch(prev: SplitoFairSession, seed: int | None, *, bot_delay: floa
     [decision]); saved in ``data_dir`` and resumable like any game. With ``seed`` (the
     first game's) it is reproducible too: its secrets come from that seed and the
     previous game's id. ValueError if ``prev`` did not end with its audit passed."""
-    import hashlib
-
+    from splitnet.app import saved
     from splitnet.game.rematch import rematch_settings
 
     g = prev.game
@@ -210,9 +209,7 @@ def splito_rematch(prev: SplitoFairSession, seed: int | None, *, bot_delay: floa
     header = rematch_settings(g.log.header, g.log.head())
     kinds = [b.name if b is not None else None for b in prev.bots]
     keys = [g.source.identity_seed(s) for s in range(g.n)]
-    if seed is not None:  # another game of the run: its own secrets, as reproducible
-        seed = int.from_bytes(hashlib.sha256(b"splitnet/splito/rematch" + str(seed).encode()
-                                             + g.log.game_id).digest()[:7], "big")
+    seed = saved.rematch_seed(seed, b"splitnet/splito/rematch", g.log.game_id)
     return _new_session(list(prev.players), prev.seat, kinds, seed, header, keys,
                         bot_delay=bot_delay, data_dir=data_dir)
 
