@@ -4,14 +4,18 @@ state machine (protocol/NETWORK.md §11.4).
 ::
 
     LOBBY ──start──▶ ORDERING ──finish──▶ FINISHING ──bye──▶ DONE
-                        ▲    └──fail──▶ FAILED              ▲
-    RESUMING ──all back─┘                                   │
+                        ▲    ├──fail──▶ FAILED              ▲
+                        │    └──call off──▶ CALLED_OFF      │
+    RESUMING ──all back─┘                      ▲            │
+        ├──────call off (a seat never accepted)┘            │
         └────────────finish (the log was finished)──▶ FINISHING
 
 A host restarted on its game is ``RESUMING``: it orders nothing until every seat is back
 (their messages are held) — ``welcome.ready`` is false exactly then. ``FINISHING`` waits
 (bounded) for the seats' final acks, ``DONE`` has said bye. ``FAILED``: the host's own
-message was refused by its own core — a bug, never a peer's fault.
+message was refused by its own core — a bug, never a peer's fault. ``CALLED_OFF``: some
+seat did not accept the header within the answer wait, so the game never began (nothing
+secret had flowed: NETWORK.md §4).
 
 >>> m = GameMachine(resuming=True)
 >>> m.ready
@@ -34,6 +38,7 @@ class GameState(Enum):
     FINISHING = "finishing"  #: the log is finished: waiting for the final acks
     DONE = "done"  #: bye said (final)
     FAILED = "failed"  #: stopped on the host's own fault (final)
+    CALLED_OFF = "called-off"  #: a seat never accepted the header: no game (final)
 
 
 class GameEvent(Enum):
@@ -42,6 +47,7 @@ class GameEvent(Enum):
     FINISH = "finish"
     BYE = "bye"
     FAIL = "fail"
+    CALL_OFF = "call-off"
 
 
 _S = GameState
@@ -53,6 +59,8 @@ TABLE: dict[tuple[GameState, GameEvent], GameState] = {
     (_S.ORDERING, _E.FINISH): _S.FINISHING,
     (_S.FINISHING, _E.BYE): _S.DONE,
     (_S.ORDERING, _E.FAIL): _S.FAILED,
+    (_S.ORDERING, _E.CALL_OFF): _S.CALLED_OFF,
+    (_S.RESUMING, _E.CALL_OFF): _S.CALLED_OFF,
 }
 
 
@@ -67,4 +75,4 @@ class GameMachine(Machine[GameState, GameEvent]):
 
     @property
     def final(self) -> bool:
-        return self.state in (GameState.DONE, GameState.FAILED)
+        return self.state in (GameState.DONE, GameState.FAILED, GameState.CALLED_OFF)

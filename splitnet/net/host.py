@@ -187,6 +187,11 @@ class HostNode:
         self.epoch = 0
         self.net_status: str | None = None
         self.fatal: str | None = None
+        #: since when the host waits for some seat's accept of the header (its clock
+        #: for calling the game off, :meth:`_check_accepts`)
+        self._accepts_since: float | None = None
+        #: why the host called its game off (:meth:`call_off`), told to every seat
+        self.called_off_why = ""
         self.done = asyncio.Event()
         self.started = asyncio.Event()
         self._pumping = False
@@ -781,6 +786,8 @@ class HostNode:
             raise WireError(ErrorCode.STARTED,
                             "the game has started without this player", fatal=True)
         conn.name = table.names[seat]
+        if self.game.state is GameState.CALLED_OFF:
+            raise WireError(ErrorCode.CLOSED, self.called_off_why, fatal=True)
         have, count = hello["have"], len(table.log)
         if have > count and self.ready:
             raise WireError(ErrorCode.FORK, f"you hold {have} records but the log has {count}",
@@ -876,6 +883,9 @@ class HostNode:
         table = self.table
         if table is None or conn.seat is None:
             self._refuse(conn, WireError(ErrorCode.NOT_STARTED, "the game has not started"))
+            return
+        if self.game.state is GameState.CALLED_OFF:
+            self._refuse(conn, WireError(ErrorCode.CLOSED, self.called_off_why, fatal=True))
             return
         if not self.ready:
             if len(self._held) >= self.net.max_held:
@@ -1139,6 +1149,8 @@ class HostNode:
         if self.rematch_left() is not None:
             self._rematch_beat(now)
         if self.table is not None:
+            if self._check_accepts(now):
+                return
             for seat, c in list(self.conns.items()):
                 quiet = now - c.last_heard
                 if quiet > self.net.silent_after:
@@ -1167,6 +1179,54 @@ class HostNode:
             self._changed()  # (the time left, on the screens)
 
     # ------------------------------------------------------------------ timeouts
+    def _check_accepts(self, now: float) -> bool:
+        """Every seat accepts the header within ``answer_timeout`` of the start (or of a
+        restart), or the host calls the game off (True; NETWORK.md §4): nothing secret
+        flows before every accept is in, so nobody loses anything by it, and no table
+        waits for ever for a seat that never takes its place."""
+        table = self.table
+        if table is None or table.started or self.game.final:
+            self._accepts_since = None
+            return False
+        if self._accepts_since is None:
+            # its first heartbeat after the start, or after a restart (every seat gets the
+            # whole wait again): never sooner than a joiner saw the header
+            self._accepts_since = now
+        wait = max(self.net.answer_timeout, table.core.limits.answer_s)
+        if now - self._accepts_since <= wait:
+            return False
+        missing = [table.names[s] for s in range(table.n) if s not in table.log.accepted]
+        self.call_off(f"{', '.join(missing)} did not accept it within {wait:g} s")
+        return True
+
+    def call_off(self, why: str) -> None:
+        """End a game no seat has begun to play (some accept is missing): every joiner
+        is told ``why`` in a fatal ``closed`` error, the game is saved as over (nobody is
+        offered to resume it), and the host's node is done with ``fatal`` = "the game did
+        not start: ``why``"."""
+        table = self.table
+        assert table is not None and not table.started
+        self.game.fire(GameEvent.CALL_OFF)
+        self.called_off_why = why[:500]
+        self.fatal = f"the game did not start: {why}"
+        _log.warning("%s", self.fatal)
+        for c in list(self.conns.values()):
+            c.send("error", code=ErrorCode.CLOSED.value, reason=self.called_off_why, fatal=True,
+                   kind=None, counter=None, refusal=None)
+        with contextlib.suppress(OSError, ValueError):
+            meta = table.files.load_meta()
+            meta.finished = True
+            table.files.save_meta(meta)
+        self._spawn(self._called_off())
+
+    async def _called_off(self) -> None:
+        for c in list(self.conns.values()):
+            await _drain(c.ch, 2.0)
+        for c in list(self.conns.values()):
+            c.close()
+        self.done.set()
+        self._changed()
+
     def _track_owed(self, answered: int | None = None) -> None:
         """Note since when the game waits for each seat; ``answered``: that seat's
         message was just ordered (its clock starts again if it owes the next one)."""

@@ -12,7 +12,7 @@ import logging
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, NoReturn
 
 from splitnet.durable import open_private
 from splitnet.game.rematch import PreviousGame, Rematch, RematchError
@@ -173,6 +173,13 @@ class PeerNode:
         #: the seats awaited after the last entry this peer applied in sync (None: not
         #: seen live since the last (re)connection)
         self._waiting_before: set[int] | None = None
+        #: since when this peer, in sync on this connection, has waited for the other
+        #: seats' accepts (the host calls a game off that some seat does not accept:
+        #: one that does not is named, :meth:`_watch`)
+        self._accepts_since: float | None = None
+        #: when this peer got the header live (None: it came back to a game under way);
+        #: a call-off much sooner than the agreed answer wait is the host's lie
+        self._header_at: float | None = None
         self._finished_at: float | None = None
         self._ack_task: asyncio.Task[None] | None = None
         self._acked = -1
@@ -393,7 +400,7 @@ class PeerNode:
                     self.ch = None
                     self._inflight.clear()
                     self._moves_inflight.clear()
-                    self._sent_at = self._host_owes_since = None
+                    self._sent_at = self._host_owes_since = self._accepts_since = None
                     self._waits_seen.clear()  # not seen live across the gap
                     self._waiting_before = None
                     raw.close()
@@ -510,6 +517,8 @@ class PeerNode:
             ch.send(encode_msg("pong", n=f["n"]))
             f = await self._recv(ch, self.net.handshake_timeout)
         if f["t"] == "error":
+            if f["fatal"] and f["code"] == ErrorCode.CLOSED.value and table is not None:
+                self._called_off(f["reason"])
             raise refused_by_host(f, fatal=f["fatal"])
         if f["t"] != "welcome":
             raise WireError(ErrorCode.PROTOCOL, f"expected welcome, got {f['t']!r}")
@@ -600,6 +609,8 @@ class PeerNode:
         ours = f["counter"] is not None and f["counter"] in self._inflight
         if ours:
             self._accuse_if_legal(f)  # first: a fatal refusal must not hide one
+        if f["fatal"] and f["code"] == ErrorCode.CLOSED.value and self.table is not None:
+            self._called_off(f["reason"])
         if f["fatal"]:
             if ErrorCode.received(f["code"]) in _CLOSED_BY_HOST:
                 raise ChannelClosed(f"closed by the host: {f['code']}")
@@ -611,6 +622,35 @@ class PeerNode:
             # up, forget what was never logged.
             raise ChannelClosed(f"the host refused our message {f['counter']} "
                                 f"({f['code']}); resynchronising")
+
+    def _called_off(self, reason: str) -> NoReturn:
+        """The host called off a game not yet begun: some seat did not accept the header
+        within the answer wait (NETWORK.md §4). Nothing secret has flowed, so it costs
+        nobody anything — but it is the host's word, held against what this peer knows:
+        a call-off after every seat accepted, one while our own accept is not ordered
+        long after we sent it, or one much sooner than the header's ``answer_s`` since
+        this peer got the header live, names the host. Otherwise the game is saved as
+        over and this peer stops with the host's reason."""
+        table = self.table
+        assert table is not None
+        why = shown(reason, limit=200)
+        host = table.host_seat
+        now = self._now()
+        if table.started:
+            raise PeerFatal(f"the host called off a game every seat had accepted ({why}) "
+                            f"[host seat {host} at fault]")
+        if (table.seat not in table.log.accepted and self._sent_at is not None
+                and now - self._sent_at > self.net.host_timeout):
+            raise PeerFatal(f"the host called the game off ({why}), but it never ordered "
+                            f"the accept we sent {now - self._sent_at:.0f} s ago: it "
+                            f"dropped it [host seat {host} at fault]")
+        agreed = table.core.limits.answer_s
+        if self._header_at is not None and now - self._header_at < agreed - self.net.host_timeout:
+            raise PeerFatal(f"the host called the game off after {now - self._header_at:.0f} s "
+                            f"({why}), sooner than the {agreed} s the header agrees for an "
+                            f"answer [host seat {host} at fault]")
+        self._mark_finished()
+        raise HostClosed(f"the game did not start: the host called it off: {why}")
 
     def _accuse_if_legal(self, f: dict[str, Any]) -> None:
         """The host refused our move. A move at a position is final (GAME.md "Pledges"):
@@ -868,6 +908,8 @@ class PeerNode:
             # a restarted host holds messages until every seat is back: clocks start after
             if self._sent_at is not None:
                 self._sent_at = now
+            if self._accepts_since is not None:
+                self._accepts_since = now
             self._host_owes_since = None
             return
         grace = self.net.host_timeout
@@ -876,6 +918,21 @@ class PeerNode:
             raise PeerFatal(f"the host has not ordered our message for "
                             f"{now - self._sent_at:.0f} s: it dropped it or stalls the game "
                             f"[host seat {host} at fault]")
+        if table.started:
+            self._accepts_since = None
+        elif self._accepts_since is not None:
+            # an honest host calls the game off once some accept is missing for its
+            # answer wait (whole seconds in the header: its own wait is below the next)
+            wait = max(table.core.limits.answer_s + 1, self.net.answer_timeout) + grace
+            if now - self._accepts_since > wait:
+                missing = [table.names[s] for s in range(table.n)
+                           if s not in table.log.accepted]
+                raise PeerFatal(f"the game did not start: {', '.join(missing)} "
+                                f"{'has' if len(missing) == 1 else 'have'} not accepted it "
+                                f"for {now - self._accepts_since:.0f} s and the host did "
+                                f"not call it off (it must after "
+                                f"{table.core.limits.answer_s} s: header limits.answer_s) "
+                                f"[host seat {host} at fault]")
         if not table.started or host not in table.core.waiting_for():
             self._host_owes_since = None
             return
@@ -975,6 +1032,7 @@ class PeerNode:
             return
         self.session.fire(JoinEvent.PLAY)
         self.target = 1
+        self._header_at = self._now()
         self._synced()
 
     def _synced(self) -> None:
@@ -988,6 +1046,7 @@ class PeerNode:
         self._waits_seen.clear()
         self._waiting_before = (set() if table.core.finished
                                 else set(table.core.waiting_for()))
+        self._accepts_since = None if table.started else self._now()
         if self.net_status != self._resuming:
             self.net_status = None
         table.author.counter = table.log.next_counter(table.seat)
