@@ -20,6 +20,11 @@ message it is to order:
     reorder    the frame is held and sent after the next one to that guest
     refuse     a legal message gets an ``error`` frame: with the host's valid signed
                refusal, with none, or with one whose signature is broken
+    stall      the host goes quiet for 3–12 s — longer than any guest's ``host_timeout``
+               and answer wait — as a stopped program does (Ctrl-Z, a machine asleep): it
+               sends no frame to anyone (the handshakes of new connections too), orders
+               no message and runs no heartbeat, then sends and orders all of it in order
+               (at most twice a game)
 
 A dishonest guest (:class:`RogueGuest`), at each frame it sends and each message its
 seat makes:
@@ -39,12 +44,19 @@ time): each honest node either finished a game its transcript shows fair
 (``verify_records``), the same transcript as every other honest node that finished, or
 stopped with a verdict or a fatal line naming the dishonest party — the host's own
 ``timeout`` of an honest seat excepted, which is its word (SECURITY.md §4, row 26),
-counted apart — or, the host dishonest, still waits for another seat's accept of the
-header (no clock runs before every seat accepted but each joiner's on its own accept,
-§4 "Availability"; row 116), counted apart; no task raised anything but
+counted apart — or, before every seat accepted the header, stopped by the host's
+call-off (NETWORK.md §4, row 116: the game never began, nothing was lost), counted apart
+— an honest host's only if the seats it says did not accept are the dishonest one; no
+honest node is left waiting (since row 116 every wait before the start has a clock
+too); no task raised anything but
 :class:`~splitnet.net.peer.PeerFatal`; every honest transcript on disk reads without
 repair, equals that node's log and is a prefix of the longest honest one (the host signs
-one log). What each seat can read of the cards is
+one log). A plan with ``rematch`` plays the rematch of a game
+every seat finished (NETWORK.md §13), the same seat dishonest in it and in its lobby;
+both games are judged so, each honest seat's pair must chain (``chain_problem``), and a
+rematch that did not begin must have ended every honest node with a "no rematch" line
+(the host dishonest: or one naming it) — an honest host's only for a reason that names
+the dishonest seat. What each seat can read of the cards is
 not checked here: the cores and the log these nodes run are the ones
 ``splitnet/adversary.py`` plays whole games on with an oracle on every entry (R8, S7).
 """
@@ -68,6 +80,7 @@ from splitnet.app.lan_session import LAN_PARTS, LanSeat, NetSession
 from splitnet.app.splito_session import SplitoNetSession, splito_bot
 from splitnet.bots import make_bot
 from splitnet.game.local import PROTOCOL, game_settings
+from splitnet.game.rematch import PreviousGame
 from splitnet.game.splito_core import ROUND, splito_header
 from splitnet.net.config import NetSettings
 from splitnet.net.host import Conn, HostNode
@@ -80,14 +93,14 @@ from splitnet.session.identity import Identity
 from splitnet.session.log import TAG_ENTRY, make_refusal, parse_message
 from splitnet.session.transcript import TranscriptError, read_transcript
 from splitnet.splito.settings import SplitoSettings
-from splitnet.verify import verify_records
+from splitnet.verify import chain_problem, verify_records
 from tests.test_attacks_net import Lan
-from tests.virtual_time import within
+from tests.virtual_time import until, within
 
 #: what a dishonest host may do (module docstring) …
-HOST_KINDS = ("drop", "delay", "duplicate", "replay", "reorder", "refuse")
+HOST_KINDS = ("drop", "delay", "duplicate", "replay", "reorder", "refuse", "stall")
 #: … to a frame, and to a message it orders
-FRAME_KINDS = ("drop", "delay", "duplicate", "replay", "reorder")
+FRAME_KINDS = ("drop", "delay", "duplicate", "replay", "reorder", "stall")
 ORDER_KINDS = ("drop", "delay", "duplicate", "replay", "refuse")
 #: what a dishonest guest may do, to its frames and to its messages
 GUEST_KINDS = ("twice", "replay", "range", "turn", "garbage", "silence")
@@ -98,9 +111,12 @@ MESSAGE_KINDS = ("replay", "range", "turn")
 #: a peer holds a host's timeout against its own clock less host_timeout)
 NET = NetSettings(ping_interval=0.125, silent_after=0.5, host_timeout=0.75,
                   ack_interval=0.0625, final_wait=3.0, retry_first=0.0625,
-                  answer_timeout=2.0, move_timeout=4.0)
+                  answer_timeout=2.0, move_timeout=4.0, rematch_wait=20.0)
 #: seconds of loop time a whole game may take
 GAME_LIMIT = 300.0
+#: how long a dishonest host's stall lasts (s), and how many a game may have
+STALL = (3.0, 12.0)
+MAX_STALLS = 2
 #: what a fatal line of a joiner says when it names the host
 HOST_AT_FAULT = ("[host seat 0 at fault]", "[host at fault]", "[seat 0 at fault]")
 
@@ -125,6 +141,9 @@ class Plan:
     open_hand: float | None = None
     #: the host's seat and seats − 1 joiners (Split 2–6, R1; Splito 2–8, S1)
     seats: int = 3
+    #: a rematch follows a game every seat finished (NETWORK.md §13), the same seat
+    #: dishonest in it — in its lobby too (a dishonest host's frames there)
+    rematch: bool = False
 
     @property
     def net(self) -> NetSettings:
@@ -193,10 +212,15 @@ class _Outgoing:
         if self.held is not None:
             self.held.append((t, f))
             return
-        game = (self.conn.seat is not None and self.host.table is not None
-                and t != "bye" and not (t == "rec" and f["seq"] == 0))
+        lobby = self.host.rematch_of is not None and self.host.table is None
+        game = (t != "bye" and not (t == "rec" and f["seq"] == 0)
+                and (lobby or (self.conn.seat is not None and self.host.table is not None)))
         kind = self.policy.pick(FRAME_KINDS) if game else None
         what = f"{t} {f.get('seq', '')} to seat {self.conn.seat}"
+        if kind == "stall" and self.policy.used["stall"] < MAX_STALLS:
+            self.host.stall(what)
+            self.send(t, **f)  # (held with everything else until the stall ends)
+            return
         if kind == "drop":
             self.policy.did(kind, what)
             return
@@ -228,7 +252,14 @@ class _Outgoing:
         if t == "rec":
             self.recs.append(f)
 
+    def hold(self) -> None:
+        if self.held is None:
+            self.held = [*([self.swap] if self.swap else [])]
+            self.swap = None
+
     def _release(self) -> None:
+        if self.host.stalled:
+            return  # (a delay ending within a stall: the stall's end sends it all)
         held, self.held = self.held or [], None
         for t, f in held:
             self._put(t, f)
@@ -239,11 +270,46 @@ class RogueHost(HostNode):
 
     policy: Policy
 
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.outgoing: list[_Outgoing] = []
+        self.stalled = False
+        #: the messages that came in during a stall, to order when it ends
+        self._unheard: list[tuple[Conn, bytes, bytes]] = []
+
     async def _handshake(self, conn: Conn) -> None:
-        _Outgoing(self, conn)
+        self.outgoing.append(_Outgoing(self, conn))
+        if self.stalled:
+            self.outgoing[-1].hold()
         await super()._handshake(conn)
 
+    def stall(self, what: str) -> None:
+        """Go quiet (module docstring, ``stall``): every connection's frames held, every
+        message that comes in kept, until the stall ends."""
+        length = self.policy.rng.uniform(*STALL)
+        self.stalled = True
+        for out in self.outgoing:
+            out.hold()
+        self.policy.did("stall", f"{length:.2f} s, at {what}")
+        self.policy.later(length, self._unstall)
+
+    def _unstall(self) -> None:
+        self.stalled = False
+        for out in self.outgoing:
+            out._release()
+        unheard, self._unheard = self._unheard, []
+        for conn, msg, sig in unheard:
+            if not conn.closed:
+                HostNode._on_msg(self, conn, msg, sig)
+
+    def _beat(self, now: float) -> None:
+        if not self.stalled:  # (as a stopped program: its heartbeat does not run)
+            super()._beat(now)
+
     def _on_msg(self, conn: Conn, msg: bytes, sig: bytes) -> None:
+        if self.stalled:
+            self._unheard.append((conn, msg, sig))
+            return
         table, seat = self.table, conn.seat
         kind = (self.policy.pick(ORDER_KINDS)
                 if table is not None and seat is not None and self.ready else None)
@@ -320,7 +386,8 @@ class _Faulty:
         if self.held is not None:
             self.held.append(payload)
             return
-        kind = self.policy.pick(WIRE_KINDS) if self.node.table is not None else None
+        kind = (self.policy.pick(WIRE_KINDS)
+                if self.node.table is not None or self.node.rematch_of is not None else None)
         if kind == "silence":
             delay = self.policy.rng.uniform(0.25, 3.0)
             self.held = [payload]
@@ -433,10 +500,13 @@ class Game:
     #: and of those the victims that did not themselves stop naming the host
     host_word: int = 0
     unanswered: int = 0
-    #: honest seats left waiting for another seat's accept when the game did not end:
-    #: before every seat accepted there is no clock but each joiner's on its own accept
-    #: (SECURITY.md §4, "Availability")
-    before_start: int = 0
+    #: honest seats stopped by the host's call-off of a game some seat did not accept
+    #: (NETWORK.md §4): the game never began
+    called_off: int = 0
+    #: a rematch: the game before it (its nodes, judged too), and whether the rematch
+    #: began on every honest seat
+    first: Game | None = None
+    rematch_began: bool = False
 
     def outcome(self, seat: int) -> str:
         node = self.nodes[seat]
@@ -510,30 +580,97 @@ async def play(tmp: Path, plan: Plan) -> Game:
 
     lan = await Lan.start(tmp, host, make_peer=make_peer)
     game = Game(plan, [host, *lan.peers], policy, crashes)
-    host_task = asyncio.ensure_future(host.done.wait())
-    tasks: list[asyncio.Future[Any]] = [host_task, *lan.tasks]
+    try:
+        await _play_out(game, [asyncio.ensure_future(host.done.wait()), *lan.tasks])
+        if plan.rematch and all(_finished_clean(n) for n in game.nodes):
+            try:  # every seat's node ends with its game (its final acks) first
+                await within(asyncio.wait(lan.tasks), GAME_LIMIT)
+            except TimeoutError as e:
+                game.hang = f"{e}: a joiner did not end after its game"
+            else:
+                game = await _rematch(game, lan, kind, seeds, make_peer)
+    finally:
+        policy.stop()
+        try:
+            await lan.close()
+        except AssertionError as e:  # a connection handler raised
+            crashes.append(str(e))
+    return game
+
+
+def _finished_clean(node: HostNode | PeerNode) -> bool:
+    table = node.table
+    return (node.fatal is None and table is not None and table.core.finished
+            and table.core.verdict is None)
+
+
+async def _play_out(game: Game, tasks: list[asyncio.Future[Any]]) -> None:
+    """Bots play the game on every node that holds one, to its end (or GAME_LIMIT s)."""
+    plan = game.plan
     sessions: list[LanSeat[Any]] = []
     for seat, (node, task) in enumerate(zip(game.nodes, tasks, strict=True)):
-        bot_seed = plan.seed * 10 + seat
+        if node.table is None:
+            continue
+        bot_seed = plan.seed * 10 + seat + (1000 if game.first is not None else 0)
         if plan.game == "splito":
             sessions.append(SplitoNetSession(node, task, bot=splito_bot("random", bot_seed)))
         else:
             sessions.append(NetSession(node, task, bot=make_bot("random", bot_seed)))
     runs = [asyncio.ensure_future(s.run()) for s in sessions]
     try:
-        await within(asyncio.wait(runs), GAME_LIMIT)
+        await within(asyncio.wait([*runs, *tasks]) if not runs else asyncio.wait(runs),
+                     GAME_LIMIT)
     except TimeoutError as e:
         game.hang = f"{e}: " + "; ".join(game.outcome(s) for s in range(plan.seats))
     finally:
-        policy.stop()
         for r in runs:
             r.cancel()
-        await asyncio.wait(runs)
-        try:
-            await lan.close()
-        except AssertionError as e:  # a connection handler raised
-            crashes.append(str(e))
-        host_task.cancel()
+        if runs:
+            await asyncio.wait(runs)
+        tasks[0].cancel()
+
+
+async def _rematch(first: Game, lan: Lan, host_kind: type[HostNode],
+                   seeds: Callable[[bytes, int], Callable[[int], bytes]],
+                   make_peer: Callable[[int, str, int, Connect], PeerNode]) -> Game:
+    """The rematch of the finished ``first`` game (NETWORK.md §13): the host's node for
+    it at the same address, every joiner's looking for its offer; played out if it
+    begins on every seat, else each node's end awaited (bounded)."""
+    plan, old = first.plan, first.nodes[0]
+    assert isinstance(old, HostNode)
+    prev = [PreviousGame(n.table.log.header, n.table.log.head())
+            for n in first.nodes if n.table is not None]
+    await old.close()
+    host = host_kind(old.identity, lan.tmp / "p0", old.name, plan.net, proofs=plan.proofs,
+                     seed_maker=seeds, parts=LAN_PARTS, rematch_of=prev[0],
+                     game_id_maker=lambda: _bytes(plan.seed, "rematch")[:16])
+    if isinstance(host, RogueHost):
+        host.policy = first.policy
+    port = await host.listen("127.0.0.1", old.port, transport=lan.mem.listen)
+    lan.host = host  # (closed with the Lan)
+    peers = []
+    for seat, p in enumerate(first.nodes[1:], 1):
+        q = make_peer(seat, p.name, port, lan.mem.connector("127.0.0.1", port))
+        q.rematch_of = prev[seat]
+        peers.append(q)
+    tasks = [p.start() for p in peers]
+    lan.tasks = tasks
+    game = Game(plan, [host, *peers], first.policy, first.crashes, first=first)
+    host_done = asyncio.ensure_future(host.done.wait())
+    everyone = [host_done, *tasks]
+
+    def settled() -> bool:
+        return all(n.table is not None or t.done() for n, t in zip(game.nodes, everyone,
+                                                                    strict=True))
+    try:
+        await until(settled, "the rematch begins or ends", GAME_LIMIT)
+    except AssertionError as e:
+        game.hang = f"{e}: " + "; ".join(game.outcome(s) for s in range(plan.seats))
+        host_done.cancel()
+        return game
+    game.rematch_began = all(n.table is not None for s, n in enumerate(game.nodes)
+                             if s != plan.adversary)
+    await _play_out(game, everyone)
     return game
 
 
@@ -549,18 +686,58 @@ def _names_host(line: str) -> bool:
 
 
 def judge(game: Game) -> list[str]:
-    """What the oracle finds wrong with a game played (module docstring); [] if nothing."""
+    """What the oracle finds wrong with a game played (module docstring), and with the
+    game before it if it is a rematch; [] if nothing."""
+    if game.first is None:
+        return _judge(game)
+    bad = [f"game 1: {b}" for b in _judge(game.first)]
+    if not game.rematch_began and game.hang is None:
+        return bad + [f"rematch: {b}" for b in _no_rematch(game)]
+    bad += [f"rematch: {b}" for b in _judge(game, crashes=False)]
+    for s in range(len(game.nodes)):
+        one, two = game.first.nodes[s].table, game.nodes[s].table
+        if s != game.plan.adversary and one is not None and two is not None \
+                and _finished_clean(game.nodes[s]):
+            why = chain_problem(one.log.records(), two.log.records())
+            if why is not None:
+                bad.append(f"rematch: honest seat {s}'s two games do not chain: {why}")
+    return bad
+
+
+def _no_rematch(game: Game) -> list[str]:
+    """The rematch did not begin on every honest seat: each honest node must have ended
+    saying so (or, the host dishonest, naming it); an honest host only for a reason that
+    names the dishonest seat."""
+    adv, bad = game.plan.adversary, []
+    culprit = game.nodes[adv].name
+    for s, node in enumerate(game.nodes):
+        if s == adv:
+            continue
+        if isinstance(node, HostNode):
+            why = node.no_rematch or ""
+            if culprit not in why:
+                bad.append(f"the honest host ended the rematch: {why or 'no reason'}")
+        elif node.fatal is None:
+            bad.append(f"honest seat {s} neither began the rematch nor stopped")
+        elif not (node.fatal.startswith("no rematch") or (adv == 0
+                  and _names_host(node.fatal))):
+            bad.append(f"honest seat {s} stopped: {node.fatal}")
+    return bad
+
+
+def _judge(game: Game, *, crashes: bool = True) -> list[str]:
     adv = game.plan.adversary
-    bad = [f"a task raised: {c}" for c in game.crashes]
+    bad = [f"a task raised: {c}" for c in game.crashes] if crashes else []
     honest = [s for s in range(len(game.nodes)) if s != adv]
     tables = {s: t for s in honest if (t := game.nodes[s].table) is not None}
     if game.hang is not None:
-        # still waiting: allowed only for another seat's accept, if the host is the liar
-        waiting = [s for s, t in tables.items()
-                   if game.nodes[s].fatal is None and not t.core.finished]
-        game.before_start = sum(1 for s in waiting if adv == 0 and not tables[s].started)
-        if game.before_start < len(waiting):
-            bad.append(f"the game did not end: {game.hang}")
+        bad.append(f"the game did not end: {game.hang}")
+    host = game.nodes[0]
+    if adv != 0 and isinstance(host, HostNode) and host.called_off_why:
+        # an honest host calls off only a game its dishonest guest did not accept
+        culprit = game.nodes[adv].name
+        if host.called_off_why != f"{culprit} did not accept it within {NET.answer_timeout:g} s":
+            bad.append(f"the honest host called the game off: {host.called_off_why}")
     transcripts: dict[int, list[bytes]] = {}
     clean: list[int] = []
     victims: set[int] = set()
@@ -575,7 +752,10 @@ def judge(game: Game) -> list[str]:
         def named_ok(seat: int | None, word: bool = word) -> bool:
             return seat is None or seat == adv or word
 
-        if node.fatal is not None and (s == 0 or adv != 0 or not _names_host(node.fatal)):
+        if node.fatal is not None and node.fatal.startswith("the game did not start: ") \
+                and not table.started:
+            game.called_off += 1  # (the host's word; an honest host's is checked above)
+        elif node.fatal is not None and (s == 0 or adv != 0 or not _names_host(node.fatal)):
             bad.append(f"{who} stopped: {node.fatal}")
         if core.verdict is not None:
             if not named_ok(core.verdict.seat):
@@ -583,7 +763,7 @@ def judge(game: Game) -> list[str]:
             elif core.verdict.seat not in (None, adv):
                 game.host_word += 1
                 victims.add(core.verdict.seat)
-        elif not core.finished and node.fatal is None and (adv != 0 or table.started):
+        elif not core.finished and node.fatal is None:
             bad.append(f"{who} neither finished nor stopped")
         try:
             recs = read_transcript(table.files.transcript)

@@ -1,8 +1,9 @@
 """The network-level adversary (tests/net_adversary.py): whole LAN games — Split (one
 round, or three; with and without shuffle proofs; a seat gone a second given up and
-played open-handed, R8.6) and Splito, three seats or more — of the real
-host and joiner nodes over the in-memory network on the virtual clock, one of them
-dishonest at a seeded random subset of the frames it sends and the messages it orders.
+played open-handed, R8.6) and Splito, three seats or more, some followed by their
+rematch — of the real host and joiner nodes over the in-memory network on the virtual
+clock, one of them dishonest at a seeded random subset of the frames it sends and the
+messages it orders (a host also going quiet for seconds, as a stopped program).
 
 Each game's plan names the deviations its adversary may choose; the test fails if one
 of them never happened (the adversary must keep deviating) or if the oracle
@@ -54,6 +55,12 @@ PLANS = [
     Plan(1002, "guest", ("twice", "range", "turn", "silence"), rate=0.05, game="splito",
          seats=5),
     Plan(1008, "host", ORDERING, rate=0.01, proofs=True, seats=4),
+    # a host that goes quiet 3-12 s as a stopped program does, and a rematch after the
+    # game (NETWORK.md §13) with the same dishonest seat, in the rematch's lobby too
+    Plan(1001, "host", ("stall", "delay", "duplicate", "drop"), rate=0.01, rematch=True),
+    Plan(1001, "host", ("stall", "delay", "duplicate", "refuse"), rate=0.01, game="splito",
+         rematch=True),
+    Plan(1000, "guest", WIRE, rate=0.08, rematch=True),
     # a seat gone 1 s is given up and played open-handed (R8.6)
     Plan(3003, "host", ("drop", "delay", "refuse"), rate=0.02, open_hand=1.0),
     Plan(3002, "guest", ("silence", "twice", "replay"), rate=0.05, open_hand=1.0),
@@ -64,7 +71,8 @@ def _id(plan: Plan) -> str:
     what = plan.game + ("-proofs" if plan.proofs else "") + (
         f"-{plan.rounds}rounds" if plan.game == "split" and plan.rounds > 1 else "") + (
         "-openhand" if plan.open_hand is not None else "") + (
-        f"-{plan.seats}seats" if plan.seats != 3 else "")
+        f"-{plan.seats}seats" if plan.seats != 3 else "") + (
+        "-rematch" if plan.rematch else "")
     return f"{plan.side}-{what}-{'+'.join(plan.kinds)}-{plan.seed}"
 
 
@@ -75,6 +83,9 @@ def test_the_plans_use_every_deviation_on_both_sides() -> None:
     assert host == set(HOST_KINDS) and guest == set(GUEST_KINDS)
     assert {(p.game, p.proofs) for p in PLANS} == {("split", False), ("split", True),
                                                   ("splito", False)}
+    assert {(p.game, p.side) for p in PLANS if p.rematch} >= {("split", "host"),
+                                                             ("split", "guest"),
+                                                             ("splito", "host")}
 
 
 @pytest.mark.parametrize("plan", PLANS, ids=_id)
@@ -86,6 +97,8 @@ async def test_a_dishonest_seat_convicts_no_honest_one(
     assert not missing, f"the adversary never chose {sorted(missing)}\n{game.describe()}"
     bad = judge(game)
     assert not bad, "\n".join(bad) + "\n" + game.describe()
+    if plan.rematch:  # both games played, as the plan is for
+        assert game.first is not None and game.rematch_began, game.describe()
     if plan.open_hand is not None:  # the seat given up, as the plan is for
         table = game.nodes[0].table
         assert table is not None and any(e.kind == "abandon" for e in table.log.entries)

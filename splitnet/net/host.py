@@ -190,6 +190,8 @@ class HostNode:
         #: since when the host waits for some seat's accept of the header (its clock
         #: for calling the game off, :meth:`_check_accepts`)
         self._accepts_since: float | None = None
+        #: the time of the last heartbeat (a much later one: the program was not running)
+        self._last_beat: float | None = None
         #: why the host called its game off (:meth:`call_off`), told to every seat
         self.called_off_why = ""
         self.done = asyncio.Event()
@@ -1129,6 +1131,7 @@ class HostNode:
 
     # ------------------------------------------------------------------ heartbeats
     async def _heartbeat(self) -> None:
+        self._last_beat = self._now()
         while True:
             await asyncio.sleep(self.net.ping_interval)
             self._beat(self._now())
@@ -1136,6 +1139,9 @@ class HostNode:
     def _beat(self, now: float) -> None:
         """One heartbeat at time ``now``: ping every connection past its hello, drop the
         ones quiet too long, update the seats' states and the game's timeouts."""
+        last, self._last_beat = self._last_beat, now
+        if last is not None and now - last > self.net.ping_interval + self.net.host_timeout:
+            self._slept(now - last)
         for c in list(self.all_conns):
             if not c.m.may_ping:
                 continue  # still in its handshake (bounded by handshake_timeout)
@@ -1158,6 +1164,25 @@ class HostNode:
                 else:
                     self._set_state(seat, "ok", 0)
             self._check_timeouts()
+
+    def _slept(self, gap: float) -> None:
+        """The host's program did not run for ``gap`` s — stopped (Ctrl-Z, then ``fg``),
+        its machine asleep: its heartbeat comes every ``ping_interval`` while it runs.
+        The seats were not quiet, nor slow to answer, for that time: it was not
+        listening. Every connection counts as heard now and every seat gets its whole
+        wait again (NETWORK.md §7), so nobody is dropped, timed out or given up for the
+        host's own absence."""
+        _log.warning("the host's program was not running for %.0f s (stopped or asleep): "
+                     "every seat gets its whole wait again", gap)
+        now = self._now()
+        for c in self.all_conns:
+            c.last_heard = max(c.last_heard, now)
+        for s in self._owed_since:
+            self._owed_since[s] = now
+        if self._accepts_since is not None:
+            self._accepts_since = now
+        if self._offered_at is not None:
+            self._offered_at += gap
 
     def _rematch_beat(self, now: float) -> None:
         """The rematch lobby's heartbeat: a seat that left after the game and is not

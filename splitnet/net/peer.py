@@ -542,7 +542,10 @@ class PeerNode:
                 if timeout <= 0:
                     self._over()  # the host never said bye; our copy is complete
                     return
+            began = self._now()
             f = await self._recv(ch, timeout)
+            if self._now() - began > timeout + self.net.host_timeout:
+                self._slept(self._now() - began)
             self._handle(ch, f)
             self._watch()
 
@@ -942,6 +945,23 @@ class PeerNode:
         if now - self._host_owes_since > self.net.answer_limit(step) + grace:
             raise PeerFatal(f"the host's seat ({table.names[host]}) owed its {step} for "
                             f"{now - self._host_owes_since:.0f} s [host seat {host} at fault]")
+
+    def _slept(self, gap: float) -> None:
+        """This program did not run for ``gap`` s — stopped (Ctrl-Z, then ``fg``), its
+        machine asleep: a running node reads a frame or times out within its wait, and
+        this one took far longer. What its clocks on the host measured across the gap is
+        nobody's doing (the host's frames piled up unread meanwhile), so they start
+        again (NETWORK.md §7). The clocks on the host's give-ups measured longer than
+        the truth, so they never name an honest host: they go on."""
+        _log.warning("this program was not running for %.0f s (stopped or asleep): its "
+                     "clocks on the host start again", gap)
+        now = self._now()
+        if self._sent_at is not None:
+            self._sent_at = now
+        if self._host_owes_since is not None:
+            self._host_owes_since = now
+        if self._accepts_since is not None:
+            self._accepts_since = now
 
     def _on_offer(self, ch: Channel, f: dict[str, Any]) -> None:
         """The host's rematch offer (§13): it must be of the game we finished, ending at
