@@ -196,6 +196,8 @@ class HostNode:
         self.called_off_why = ""
         self.done = asyncio.Event()
         self.started = asyncio.Event()
+        #: set on every change the host's screens are told of (an ack, a seat's state)
+        self._stirred = asyncio.Event()
         self._pumping = False
         self._tasks: set[asyncio.Task[Any]] = set()
         self._serving: set[asyncio.Task[Any]] = set()
@@ -347,6 +349,7 @@ class HostNode:
         self.listeners.append(callback)
 
     def _changed(self) -> None:
+        self._stirred.set()  # (whatever waits for a change looks again: _finish)
         for cb in list(self.listeners):
             cb()
 
@@ -1329,11 +1332,12 @@ class HostNode:
         table = self.table
         assert table is not None
         deadline = self._now() + self.net.final_wait
-        while self._now() < deadline:
-            if not self.missing_final_acks():
-                break
-            await asyncio.sleep(0.05)
-        else:
+        while self.missing_final_acks() and self._now() < deadline:
+            self._stirred.clear()  # woken by the next ack, or a seat that leaves or is back
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(deadline - self._now()):
+                    await self._stirred.wait()
+        if self.missing_final_acks():
             missing = [table.names[s] for s in self.missing_final_acks()]
             _log.warning("no final ack from %s", ", ".join(missing))
         await asyncio.to_thread(table.transcript.sync)
