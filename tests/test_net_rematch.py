@@ -373,10 +373,15 @@ async def test_the_rematch_lobby_shows_the_time_it_still_waits(
         tmp_path: Path, clock: VirtualLoop) -> None:
     """While the host's rematch lobby waits for a yes, its line says how long it still
     waits (``rematch_wait``, counted from its offer, in steps of 15 s) and the screen is
-    told each heartbeat, so the full screen counts down by itself."""
+    told each heartbeat, so the full screen counts down by itself. Ana, who agreed, sees
+    the host's clock too, told in a ``clock`` frame at each step (it used to show none:
+    she could not tell how long she would wait for Bo)."""
+    from splitnet.ui.lobby import JoinLobby
+
     r = await Rematching.open(await played(tmp_path), peer_cls=HesitantPeer)
     try:
         lobby = rematch_host_lobby(r.host, "127.0.0.1:7788", None)
+        ana = JoinLobby(r.peers[0])
         redraws: list[float] = []
         lobby.subscribe(lambda: redraws.append(clock.time()))
         _, text = lobby_screen(lobby)
@@ -386,12 +391,14 @@ async def test_the_rematch_lobby_shows_the_time_it_still_waits(
         await clock.advance(20.0)
         _, text = lobby_screen(lobby)
         assert "Rematch: Host, Ana agreed; waiting for Bo (1:45 left)" in text, text
+        assert ana.status.endswith("you agreed — waiting for Bo (1:45 left)"), ana.status
         late = [t for t in redraws if t > clock.time() - 2.0]
         assert len(late) >= 2 / net().ping_interval - 1, redraws[-20:]  # every beat
         offered = r.host._offered_at
         assert offered is not None
         await clock.advance(offered + 106.0 - clock.time())  # 14 s left: shown as 0:15
         assert "waiting for Bo (0:15 left)" in lobby_screen(lobby)[1]
+        assert ana.status.endswith("waiting for Bo (0:15 left)"), ana.status
     finally:
         await r.close()
 
@@ -429,7 +436,9 @@ async def test_a_joiner_looking_for_the_offer_shows_how_long_it_still_looks(
         await host.listen("127.0.0.1", port, transport=lan.mem.listen)
         await until(lambda: looking.offer is not None, "the offer")
         lobby.changed()
-        assert lobby.status.startswith("rematch offered") and "left)" not in lobby.status
+        # its own clock is over; the host's (its clock frame) says how long it waits
+        assert lobby.status.startswith("rematch offered"), lobby.status
+        assert lobby.status.endswith("waiting for Bo (2:00 left)"), lobby.status
         assert looking.offer_wait_left() is None
     finally:
         await stop_all(lan, task)

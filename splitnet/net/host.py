@@ -13,12 +13,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import os
 import secrets
 from collections.abc import Awaitable, Callable, Collection, Coroutine, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from splitnet.durable import open_private
 from splitnet.errors import SplitnetError
@@ -74,6 +75,10 @@ _log = logging.getLogger("splitnet.net")
 MAX_ADMITTED = 64
 
 __all__ = ["MAX_PLAYERS", "Conn", "HostNode", "Member"]
+
+#: the rematch lobby's ``clock`` goes to its joiners as its time left crosses each such
+#: step (s): the steps the screens show it in (a line-based screen prints each once)
+CLOCK_STEP: Final = 15
 
 
 @dataclass(eq=False)
@@ -192,6 +197,8 @@ class HostNode:
         self._accepts_since: float | None = None
         #: the time of the last heartbeat (a much later one: the program was not running)
         self._last_beat: float | None = None
+        #: the rematch lobby's time left as last told the joiners (``clock``, 15 s steps)
+        self._clock_told: int | None = None
         #: why the host called its game off (:meth:`call_off`), told to every seat
         self.called_off_why = ""
         self.done = asyncio.Event()
@@ -486,9 +493,12 @@ class HostNode:
             return
         fields = {"game": offer.game, "head": offer.head, "first_dealer": offer.first_dealer,
                   "agreed": sorted(self.agreed)}
+        left = self.rematch_left()
         for m in self.members:
             if m.conn is not None and (only is None or m.conn is only):
                 m.conn.send("rematch", **fields)
+                if left is not None:
+                    m.conn.send("clock", left=math.ceil(left))
         self._changed()
 
     def _in_rematch_lobby(self, conn: Conn) -> bool:
@@ -1204,6 +1214,13 @@ class HostNode:
             self.end_rematch(f"no rematch: {', '.join(late)} did not agree within "
                              f"{self.net.rematch_wait:g} s")
         else:
+            left = self.rematch_left()
+            step = None if left is None else math.ceil(left / CLOCK_STEP - 1e-9)
+            if step != self._clock_told:  # the joiners' screens show it in these steps
+                self._clock_told = step
+                for m in self.members:
+                    if m.conn is not None and left is not None:
+                        m.conn.send("clock", left=math.ceil(left))
             self._changed()  # (the time left, on the screens)
 
     # ------------------------------------------------------------------ timeouts

@@ -194,6 +194,9 @@ class PeerNode:
         self.rematch_of = rematch_of
         self.offer: Rematch | None = None
         self.offer_agreed: list[int] = []
+        #: when the host's rematch lobby stops waiting for every yes, on our clock (its
+        #: ``clock`` frame: §13)
+        self._offer_until: float | None = None
         self._answered: Channel | None = None  # the connection our yes went out on
         #: this seat will not stay for a rematch: as its game ends (before its final
         #: ack) it tells the host so (``answer`` no), and a rematch offered after it
@@ -306,6 +309,14 @@ class PeerNode:
         if since is None or self.offer is not None or self.table is not None:
             return None
         return max(0.0, since + self.net.rematch_wait - self._now())
+
+    def offer_left(self) -> float | None:
+        """Seconds the host's rematch lobby still waits for every yes, as its last
+        ``clock`` said (§13); None before one, or once the rematch began."""
+        until = self._offer_until
+        if until is None or self.offer is None or self.table is not None:
+            return None
+        return max(0.0, until - self._now())
 
     async def run(self) -> None:
         net = self.net
@@ -577,6 +588,10 @@ class PeerNode:
             self._changed()
         elif t == "need":
             self._hand_back(ch, f["from"])
+        elif t == "clock":
+            if self.rematch_of is not None and self.table is None:
+                self._offer_until = self._now() + f["left"]
+                self._changed()
         elif t == "error":
             self._on_error(f)
         elif t == "bye":

@@ -178,6 +178,9 @@ SCHEMAS: Final[dict[str, tuple[Schema, bool, bool]]] = {
                      "head": Bytes(exact=HASH_LEN), "first_dealer": _SEAT,
                      "agreed": List(_SEAT, max_len=MAX_SEATS)}), False, True),
     "answer": (Map({"t": _T, "game": Bytes(exact=GAME_ID_LEN), "yes": Bool()}), True, False),
+    # the seconds a rematch lobby still waits for every yes (§13), whenever its screens'
+    # 15 s step changes: the joiners show the host's clock, not a guess
+    "clock": (Map({"t": _T, "left": _U31}), False, True),
     # a joiner that is a bot says its level as it is let into a lobby (NETWORK.md §4):
     # the host's lobby lists it beside the name; nothing else reads it
     "bot": (Map({"t": _T, "level": Str(16, 1, printable=True)}), True, False),

@@ -222,8 +222,11 @@ class JoinLobby:
             waiting = [shown(n) for s, n in enumerate(names) if s not in agreed]
             rule = dealer_rule(prev.header.settings)  # Split's first deal, Splito's deal
             deals = "deals first" if rule == "R3.2" else f"deals ({rule})"
+            clock = getattr(node, "offer_left", None)
+            left = clock() if clock is not None else None  # the host's own clock (§13)
+            until = f" ({time_left(left)} left)" if left is not None else ""
             self.status = shown(f"rematch offered, {names[offer.first_dealer]} {deals}; "
-                                "you agreed — " + (f"waiting for {', '.join(waiting)}"
+                                "you agreed — " + (f"waiting for {', '.join(waiting)}{until}"
                                                    if waiting else "starting"))
         self.started = node.table is not None
 
