@@ -197,6 +197,9 @@ class PeerNode:
         #: when the host's rematch lobby stops waiting for every yes, on our clock (its
         #: ``clock`` frame: §13)
         self._offer_until: float | None = None
+        #: the status that says why the last connection ended (the host's bye, a rematch
+        #: not offered yet): kept as it is while this node reconnects
+        self._why_lost: str | None = None
         self._answered: Channel | None = None  # the connection our yes went out on
         #: this seat will not stay for a rematch: as its game ends (before its final
         #: ack) it tells the host so (``answer`` no), and a rematch offered after it
@@ -422,8 +425,7 @@ class PeerNode:
                         if self.session.state is JoinState.LOBBY:
                             self.lobby_players, self.lobby_keys = [], []
                         self.session.fire(JoinEvent.LOST)
-                        if not (self.net_status or "").startswith(
-                                ("the host left", "waiting for the host to offer")):
+                        if self.net_status is None or self.net_status != self._why_lost:
                             self.net_status = "connection to the host lost — reconnecting…"
                         if refused is not None:
                             self.net_status = f"{refused} — retrying ({turned_away})"
@@ -513,7 +515,7 @@ class PeerNode:
                                 "the host at this address has another identity than "
                                 "the host of the game we finished", fatal=True)
             if f["game"] == prev.game_id:  # still on the game we finished: not yet
-                self.net_status = "waiting for the host to offer the rematch…"
+                self.net_status = self._why_lost = "waiting for the host to offer the rematch…"
                 raise RematchNotYet("the host has not offered the rematch yet")
         self.host_key = f["key"]
         game = table.game_id if table else None
@@ -603,7 +605,7 @@ class PeerNode:
                 # the host stopped its lobby: no game will start (NETWORK.md §4)
                 raise HostClosed("the host closed the game")
             else:  # keep trying: a host that shut down may resume the game
-                self.net_status = f"the host left ({f['reason']}) — retrying"
+                self.net_status = self._why_lost = f"the host left ({f['reason']}) — retrying"
                 raise ChannelClosed(f"the host said bye: {f['reason']}")
         elif t == "evidence":
             self._on_evidence(f)
