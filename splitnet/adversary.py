@@ -157,9 +157,6 @@ from splitnet.splito.engine import Play
 from splitnet.splito.settings import SplitoSettings
 from splitnet.verify import verify_records
 
-#: the deviations a seat may choose (module docstring)
-DEVIATIONS = ("drop", "delay", "reorder", "substitute", "replay", "refuse", "blind",
-              "timeout", "abandon", "forge", "equivocate")
 #: how often each deviation is picked when the adversary deviates
 DEFAULT_WEIGHTS: dict[str, float] = {"drop": 1, "delay": 2, "reorder": 2, "substitute": 5,
                                      "replay": 2, "refuse": 1, "blind": 2, "timeout": 1,

@@ -19,7 +19,6 @@ from typing import Final, Literal
 RANKS: Final = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUITS: Final = ("C", "D", "H", "S")
 SUIT_SYMBOLS: Final = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
-N_FACES: Final = 52
 N_CARDS: Final = 104
 
 MatchKind = Literal["weak", "strong", "perfect"]

@@ -434,9 +434,6 @@ class StrongBot:
                              list(zip(cands, paired.means(len(cands)), strict=True)))
         return self.last
 
-    @property
-    def mean_search_time(self) -> float:
-        return self.search_time / self.searched if self.searched else 0.0
 
 
 # ------------------------------------------------------------------ hints

@@ -640,10 +640,6 @@ class DeckRound:
         if c.statement is None:
             self._own_local_slots.update(c.slots)
 
-    def has_share(self, slot: int, seat: int) -> bool:
-        """Does this peer hold ``seat``'s decryption share of ``slot`` (its own excepted)?"""
-        return seat in self._shares.get(slot, {})
-
     def learn_shares(self, seat: int, msg: Message, purpose: str) -> None:
         """Like :meth:`on_shares`, for a share this peer may already hold because it was
         given to it alone (Splito's passed hands, protocol/SPLITO_GAME.md): the proof is

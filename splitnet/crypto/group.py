@@ -24,7 +24,6 @@ True
 from __future__ import annotations
 
 import hashlib
-import secrets
 from collections.abc import Iterable
 from typing import Final
 
@@ -120,12 +119,6 @@ def msm(scalars: Iterable[int], points: Iterable[bytes]) -> bytes:
     return acc
 
 
-def random_scalar() -> int:
-    """A uniformly random non-zero scalar from the operating system's random source."""
-    while True:
-        s = int.from_bytes(secrets.token_bytes(64), "little") % L
-        if s:
-            return s
 
 
 def _frame(domain: bytes, parts: Iterable[bytes]) -> bytes:

@@ -389,10 +389,6 @@ class SplitoCore:
                 and not self.engine.committed(self.seat)
                 and self.plays.chosen(self.engine.turn) is None)
 
-    def knows(self, slot: int) -> bool:
-        """Can this peer read card slot ``slot`` (it holds every seat's share)?"""
-        return self.cards is not None and self.cards.shuffled and slot in self.cards.known_slots()
-
     # ------------------------------------------------------------------ producing
     def move_message(self, play: Play) -> dict[str, Any]:
         """This seat's commitment to ``play`` (S7.3); IllegalMove if S5.2 refuses it.

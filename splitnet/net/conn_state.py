@@ -70,6 +70,3 @@ class ConnMachine(Machine[ConnState, ConnEvent]):
     def gone(self) -> bool:
         return self.state is ConnState.GONE
 
-    @property
-    def past_hello(self) -> bool:
-        return self.state in PING_STATES

@@ -144,9 +144,6 @@ class KnownPeers:
                     f"before you trust it")
         return f"NEW key for {name} (fingerprint {fp}): compare it with theirs"
 
-    def is_new(self, key: bytes) -> bool:
-        return key not in self._peers
-
     def remember(self, key: bytes, name: str, *, when: str | None = None) -> None:
         """Record (or refresh) *key* under *name*; call :meth:`save` to keep it."""
         if type(key) is not bytes or len(key) != 32:

@@ -137,15 +137,6 @@ R_VERSION: Final = 4
 R_MALFORMED: Final = 5
 R_BUSY: Final = 6
 R_REPLAYED: Final = 7
-REFUSE_NAMES: Final = {
-    R_WRONG_CODE: "wrong-code",
-    R_LIMIT_ADDRESS: "too-many-attempts",
-    R_LIMIT_GAME: "game-locked",
-    R_VERSION: "version",
-    R_MALFORMED: "malformed",
-    R_BUSY: "busy",
-    R_REPLAYED: "replayed",
-}
 #: REFUSE reasons whose text starts with a u32be wait in seconds (0: unknown)
 _TIMED: Final = (R_LIMIT_ADDRESS, R_BUSY)
 
@@ -958,10 +949,6 @@ class SecureChannel(_SecureBase):
     async def send(self, payload: bytes) -> None:
         self.send_nowait(payload)
         await self.link.drain()
-
-    async def aclose(self) -> None:
-        self.close()
-        await self.link.wait_closed()
 
 
 class SecureLink(_SecureBase):

@@ -61,8 +61,6 @@ class Phase(StrEnum):
     GAME_OVER = "game_over"  # R7.3: the last round is scored
 
 
-PHASES: Final = tuple(p.value for p in Phase)
-
 _END: Final = frozenset({Phase.LATE_LAYS, Phase.ROUND_OVER, Phase.GAME_OVER})
 #: The one transition table of a round (R3–R6): the phases each phase may move to. The
 #: round ends (→ late lays or scored) from a draw that empties the pile (R4.2) or a

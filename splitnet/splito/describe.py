@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from splitnet.splito.cards import COLOUR_NAMES, is_number_card, number_face, pretty
+from splitnet.splito.cards import is_number_card, pretty
 from splitnet.splito.engine import Game, Phase, PlayLog
 from splitnet.text import shown
 
@@ -41,14 +41,6 @@ def card_text(game: Game, card: str) -> str:
     if obj is None:
         return shown(card, limit=32)
     return f"{obj.id} {obj.name} ({obj.points})".replace("  ", " ")
-
-
-def card_words(card: str) -> str:
-    """A number card in words: ``green 5`` (S1.2); an objective card: its id."""
-    if is_number_card(card):
-        value, colour = number_face(card)
-        return f"{COLOUR_NAMES[colour]} {value}"
-    return card
 
 
 def _who(players: Sequence[str], seat: int, viewer: int | None, *, capital: bool = False
@@ -85,12 +77,6 @@ def describe_turn(game: Game, players: Sequence[str], viewer: int | None,
     plays = game.history[turn - 1]
     return (f"Turn {turn} revealed: "
             + " · ".join(describe_play(game, players, p, viewer) for p in plays))
-
-
-def score_text(game: Game, seat: int) -> str:
-    """``3 × 4 = 12``: a seat's left zone × right zone (S11.1)."""
-    s = game.scores()[seat]
-    return f"{s.left_points} × {s.right_points} = {s.score}"
 
 
 def describe_end(game: Game, players: Sequence[str], viewer: int | None) -> list[str]:

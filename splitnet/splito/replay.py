@@ -6,12 +6,11 @@ rules engine's own, replayed from the record's deal and plays (commit and reveal
 included), so the zones, the objectives met so far and the projected scores (S10–S11)
 are what the rules say, not a second reading of them.
 
-Pages (:func:`replay_pages`): the deal, then one page per turn with the plays as they were
-revealed together (S5.3), then the final standing. Steps (:func:`replay_steps`) are the
-same pages, each with the table after it: the central objectives, every zone with its
-cards and the objectives in it (met now or not, S6.2), every hand (the hands as they
-will be played next, after the pass of S5.4) and every player's projected score
-(left × right, S11.1).
+Steps (:func:`replay_steps`): the deal, then one page per turn with the plays as they were
+revealed together (S5.3), then the final standing, each with the table after it: the
+central objectives, every zone with its cards and the objectives in it (met now or not,
+S6.2), every hand (the hands as they will be played next, after the pass of S5.4) and
+every player's projected score (left × right, S11.1).
 """
 
 from __future__ import annotations
@@ -161,9 +160,3 @@ def replay_steps(record: dict[str, Any], oset: ObjectiveSet | None = None
     final = ["=== Final ===", *summary(named).splitlines()]
     steps.append(SplitoStep(final, render(g, names, oset), "final standing"))
     return steps
-
-
-def replay_pages(record: dict[str, Any], oset: ObjectiveSet | None = None
-                 ) -> list[list[str]]:
-    """The pages alone, for a pipe or ``--all``."""
-    return [st.lines for st in replay_steps(record, oset)]

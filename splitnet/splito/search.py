@@ -248,9 +248,6 @@ class StrongBot:
                              list(zip(cands, paired.means(width), strict=True)))
         return self.last
 
-    @property
-    def mean_search_time(self) -> float:
-        return self.search_time / self.searched if self.searched else 0.0
 
 
 # ------------------------------------------------------------------ hints
