@@ -58,7 +58,7 @@ PLANS = [
     # a host that goes quiet 3-12 s as a stopped program does, and a rematch after the
     # game (NETWORK.md §13) with the same dishonest seat, in the rematch's lobby too
     Plan(1001, "host", ("stall", "delay", "duplicate", "drop"), rate=0.01, rematch=True),
-    Plan(1001, "host", ("stall", "delay", "duplicate", "refuse"), rate=0.01, game="splito",
+    Plan(1006, "host", ("stall", "delay", "duplicate", "refuse"), rate=0.015, game="splito",
          rematch=True),
     Plan(1000, "guest", WIRE, rate=0.08, rematch=True),
     # a seat gone 1 s is given up and played open-handed (R8.6)

@@ -10,9 +10,12 @@ Each test runs a host and two joiners over the in-memory network on the virtual 
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
+from splitnet.app.lan_session import NetSession
+from splitnet.bots import make_bot
 from splitnet.net.game_state import GameState
 from splitnet.net.host import Conn, HostNode
 from splitnet.net.join_state import JoinState
@@ -190,5 +193,39 @@ async def test_a_call_off_of_a_game_every_seat_accepted_names_the_host(
         why = await lan.stopped(ana)
         assert why.startswith("the host called off a game every seat had accepted"), why
         assert why.endswith("[host seat 0 at fault]")
+    finally:
+        await lan.close()
+
+
+@virtual_time
+async def test_the_screens_say_whose_accept_they_wait_for_and_until_when(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """While Bo has not accepted, the host's and Ana's status lines name him and say
+    when the game is called off (in the screens' 15 s steps), counting down; then both
+    say why the game did not start."""
+    host = HostNode(Identity.generate(), tmp_path / "p0", "Host", net(answer_timeout=120.0),
+                    seats=3, proofs=False)
+    lan = await Lan.start(tmp_path, host, make_peer=lambda s, n, p, c: _never_accepts(
+        s, n, p, c, tmp_path))
+    ana = lan.peers[0]
+    mine = NetSession(host, asyncio.ensure_future(host.done.wait()),
+                      bot=make_bot("random", 1))
+    hers = NetSession(ana, lan.tasks[0], bot=make_bot("random", 2))
+    try:
+        await clock.advance(1.0)
+        for s in (mine, hers):
+            assert s.status == "waiting for Bo to accept the game (called off in 2:00 if not)", \
+                s.status
+        await clock.advance(20.0)
+        for s in (mine, hers):
+            assert s.status.endswith("(called off in 1:45 if not)"), s.status
+        await clock.advance(90.0)
+        for s in (mine, hers):
+            assert s.status.endswith("(called off in 0:15 if not)"), s.status
+        why = await lan.stopped(ana)
+        assert why.endswith("Bo did not accept it within 120 s"), why
+        assert hers.status == f"game stopped: {why}", hers.status
+        assert mine.status == ("game stopped: the game did not start: Bo did not accept "
+                               "it within 120 s"), mine.status
     finally:
         await lan.close()

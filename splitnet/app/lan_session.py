@@ -30,6 +30,7 @@ from splitnet.net.table import Table, TableParts
 from splitnet.net.wire import WireError
 from splitnet.rules import Action, BonusDraw, DrawPile, Game, IllegalMove
 from splitnet.session.log import Entry
+from splitnet.ui import time_left
 
 #: What a LAN seat's table is assembled with from above the network layer: the
 #: open-handed seat's player the protocol names (R8.6) and the narration of a reopened
@@ -54,6 +55,8 @@ class Node(Protocol):
     def send_game(self, kind: str, body: dict[str, Any]) -> bool: ...
 
     def seat_states(self) -> dict[int, tuple[str, int]]: ...
+
+    def accepts_left(self) -> float | None: ...
 
 
 #: The host is offered to play a seat open-handed (R8.6) once the game has waited this
@@ -159,7 +162,9 @@ class LanSeat(SessionBase, Generic[MoveT]):
             return None
         missing = [self.players[s] for s in range(len(self.players))
                    if s not in log.accepted]
-        return "waiting for " + ", ".join(missing) + " to accept the game"
+        left = self.node.accepts_left()  # then the host calls the game off (NETWORK.md §4)
+        clock = f" (called off in {time_left(left)} if not)" if left is not None else ""
+        return "waiting for " + ", ".join(missing) + " to accept the game" + clock
 
     def _seat_notes(self) -> list[str]:
         """A note for each other seat that is silent or disconnected ("waiting for" it

@@ -1239,10 +1239,24 @@ class HostNode:
             self._accepts_since = now
         wait = max(self.net.answer_timeout, table.core.limits.answer_s)
         if now - self._accepts_since <= wait:
+            step = math.ceil((self._accepts_since + wait - now) / CLOCK_STEP - 1e-9)
+            if step != self._clock_told:  # (the screens show the time left in steps)
+                self._clock_told = step
+                self._changed()
             return False
         missing = [table.names[s] for s in range(table.n) if s not in table.log.accepted]
         self.call_off(f"{', '.join(missing)} did not accept it within {wait:g} s")
         return True
+
+    def accepts_left(self) -> float | None:
+        """Seconds before the host calls off the game some seat has not accepted yet
+        (:meth:`_check_accepts`); None when every seat has, or there is no game."""
+        table = self.table
+        if (table is None or table.started or self.game.final
+                or self._accepts_since is None):
+            return None
+        wait = max(self.net.answer_timeout, table.core.limits.answer_s)
+        return max(0.0, self._accepts_since + wait - self._now())
 
     def call_off(self, why: str) -> None:
         """End a game no seat has begun to play (some accept is missing): every joiner

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -180,6 +181,7 @@ class PeerNode:
         #: when this peer got the header live (None: it came back to a game under way);
         #: a call-off much sooner than the agreed answer wait is the host's lie
         self._header_at: float | None = None
+        self._accepts_step: int | None = None  # (that time left, as the screens show it)
         self._finished_at: float | None = None
         self._ack_task: asyncio.Task[None] | None = None
         self._acked = -1
@@ -312,6 +314,16 @@ class PeerNode:
         if since is None or self.offer is not None or self.table is not None:
             return None
         return max(0.0, since + self.net.rematch_wait - self._now())
+
+    def accepts_left(self) -> float | None:
+        """Seconds before an honest host calls off the game some seat has not accepted
+        yet (the header's ``answer_s`` from when this peer got it, or came back: NETWORK.md
+        §4); None when every seat has, or there is no game."""
+        t = self.table
+        since = self._header_at if self._header_at is not None else self._accepts_since
+        if t is None or t.started or since is None or self.fatal is not None:
+            return None
+        return max(0.0, since + t.core.limits.answer_s - self._now())
 
     def offer_left(self) -> float | None:
         """Seconds the host's rematch lobby still waits for every yes, as its last
@@ -941,6 +953,11 @@ class PeerNode:
         if table.started:
             self._accepts_since = None
         elif self._accepts_since is not None:
+            left = self.accepts_left()
+            shown_step = None if left is None else math.ceil(left / 15 - 1e-9)
+            if shown_step != self._accepts_step:  # (the screens show it in 15 s steps)
+                self._accepts_step = shown_step
+                self._changed()
             # an honest host calls the game off once some accept is missing for its
             # answer wait (whole seconds in the header: its own wait is below the next)
             wait = max(table.core.limits.answer_s + 1, self.net.answer_timeout) + grace
