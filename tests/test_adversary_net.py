@@ -161,3 +161,17 @@ async def test_the_oracle_finds_a_corrupt_transcript_and_an_honest_seat_named(
     data[-1] ^= 1
     path.write_bytes(bytes(data))
     assert any(b.startswith("honest seat 0's transcript") for b in judge(game)), judge(game)
+
+
+@virtual_time
+async def test_the_oracle_finds_a_rematch_that_does_not_follow_its_game(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """A game and its rematch the oracle passes, judged again as if the rematch followed
+    itself (its own nodes as the game before it): every honest seat's pair fails to
+    chain, and the oracle says so."""
+    plan = next(p for p in PLANS if p.rematch and p.side == "guest")
+    game = await play(tmp_path, plan)
+    assert game.first is not None and game.rematch_began and judge(game) == []
+    itself = dataclasses.replace(game, first=dataclasses.replace(game, first=None))
+    bad = [b for b in judge(itself) if "do not chain" in b]
+    assert len(bad) == plan.seats - 1, judge(itself)
