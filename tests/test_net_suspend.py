@@ -177,3 +177,100 @@ async def test_a_host_stopped_mid_game_times_out_and_drops_nobody_for_its_own_ab
         _finished_alike(lan)
     finally:
         await lan.close()
+
+
+class StoppedAfterItsMove(PeerNode):
+    """Stopped for ``pause`` s (longer than its move wait) right after it sends its
+    first move: its next turn comes and goes while it reads nothing."""
+
+    pause = 12.0
+    paused_at: float | None = None
+
+    async def _recv(self, ch: Channel, timeout: float) -> dict[str, Any]:
+        if self.paused_at is None and self._moves_inflight:
+            self.paused_at = self._now()
+            await asyncio.sleep(self.pause)
+        return await super()._recv(ch, timeout)
+
+
+@virtual_time
+async def test_a_joiner_timed_out_while_it_was_stopped_takes_the_verdict_naming_no_host(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """Ana is stopped for 12 s just after her move; her next turn comes at once and the
+    host rightly times her out after the 4 s move wait. When she runs again she reads
+    the piled-up records one after the other — the one that made her owe her move, then
+    the timeout — in the same instant. Before, her clock on that wait started as she
+    *read* its first record, saw the host time her seat out "after 0 s" (sooner than the
+    agreed 4 s) and she stopped naming the honest host. Now the frames she reads just
+    after she woke start no wait: she takes the verdict, like every other seat."""
+    settings = net(move_timeout=4.0)
+    host = HostNode(Identity.generate(), tmp_path / "p0", "Host", settings, seats=3,
+                    proofs=False)
+
+    def make(seat: int, name: str, port: int, connect: Any) -> PeerNode:
+        kind = StoppedAfterItsMove if seat == 1 else PeerNode
+        return kind(Identity.generate(), tmp_path / f"p{seat}", name, "127.0.0.1", port,
+                    settings, connect=connect)
+
+    lan = await Lan.start(tmp_path, host, make_peer=make)
+    ana = lan.peers[0]
+    assert isinstance(ana, StoppedAfterItsMove)
+    try:
+        host_task = asyncio.ensure_future(host.done.wait())
+        runs = [asyncio.ensure_future(NetSession(host, host_task,
+                                                 bot=make_bot("random", 0)).run())]
+        runs += [asyncio.ensure_future(NetSession(p, t, bot=make_bot("random", i + 1)).run())
+                 for i, (p, t) in enumerate(zip(lan.peers, lan.tasks, strict=True))]
+        await within(asyncio.wait(runs), 3 * LIMIT)
+        assert ana.paused_at is not None, "Ana was never stopped"
+        for n in (host, *lan.peers):
+            assert n.fatal is None, n.fatal
+            assert n.table is not None
+            v = n.table.core.verdict
+            assert v is not None and (v.seat, v.step) == (1, "move"), v
+    finally:
+        await lan.close()
+
+
+class StoppedAsTheLobbyFills(PeerNode):
+    """Stopped for ``pause`` s as its lobby fills: the header the host sends at once
+    waits unread in its connection."""
+
+    pause = 3.0
+    paused_at: float | None = None
+
+    async def _recv(self, ch: Channel, timeout: float) -> dict[str, Any]:
+        if self.paused_at is None and self.table is None and len(self.lobby_players) == 3:
+            self.paused_at = self._now()
+            await asyncio.sleep(self.pause)
+        return await super()._recv(ch, timeout)
+
+
+@virtual_time
+async def test_a_joiner_stopped_as_the_game_starts_names_no_host_for_its_call_off(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """Ana is stopped for 3 s (four times host_timeout) as the lobby fills; Bo never
+    accepts, and the host calls the game off 10 s after the start, as agreed. Before,
+    Ana took the header as got live when she read it, 3 s late, held the call-off
+    "after 7 s" against the agreed 10 s and named the honest host. Now a header read
+    just after she woke is not got live: she stops with the host's reason."""
+    from tests.test_net_accept import NeverAccepts
+
+    host = HostNode(Identity.generate(), tmp_path / "p0", "Host", net(answer_timeout=10.0),
+                    seats=3, proofs=False)
+
+    def make(seat: int, name: str, port: int, connect: Any) -> PeerNode:
+        kind = StoppedAsTheLobbyFills if seat == 1 else NeverAccepts
+        return kind(Identity.generate(), tmp_path / f"p{seat}", name, "127.0.0.1", port,
+                    net(), connect=connect)
+
+    lan = await Lan.start(tmp_path, host, make_peer=make)
+    ana = lan.peers[0]
+    assert isinstance(ana, StoppedAsTheLobbyFills)
+    try:
+        why = await lan.stopped(ana)
+        assert ana.paused_at is not None, "Ana was never stopped"
+        assert why == ("the game did not start: the host called it off: Bo did not accept "
+                       "it within 10 s"), why
+    finally:
+        await lan.close()

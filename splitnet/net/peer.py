@@ -182,6 +182,9 @@ class PeerNode:
         #: a call-off much sooner than the agreed answer wait is the host's lie
         self._header_at: float | None = None
         self._accepts_step: int | None = None  # (that time left, as the screens show it)
+        #: when this program last found it had not been running (:meth:`_slept`): the
+        #: frames it reads soon after may have waited unread for as long as it was away
+        self._woke_at: float | None = None
         self._finished_at: float | None = None
         self._ack_task: asyncio.Task[None] | None = None
         self._acked = -1
@@ -880,7 +883,9 @@ class PeerNode:
         when this peer (re)synced has no clock until then: this peer did not see its wait
         begin, and must never name an honest host for a wait it saw only the end of."""
         table = self.table
-        if table is None or not self.synced or table.core.finished:
+        if table is None or not self.synced or table.core.finished or self._just_woke():
+            # (just woken: the entry may have waited unread since long before, so the
+            # wait it begins did not begin now)
             self._waits_seen.clear()
             self._waiting_before = None
             return
@@ -985,17 +990,29 @@ class PeerNode:
         machine asleep: a running node reads a frame or times out within its wait, and
         this one took far longer. What its clocks on the host measured across the gap is
         nobody's doing (the host's frames piled up unread meanwhile), so they start
-        again (NETWORK.md §7). The clocks on the host's give-ups measured longer than
-        the truth, so they never name an honest host: they go on."""
+        again (NETWORK.md §7). The clocks it holds the host's give-ups and call-off
+        against measure from when it *read* a wait begin (or the header): the frames it
+        reads now and for ``host_timeout`` after may have waited unread all along, so
+        they measure nothing — no wait is seen to begin then, the header is not got
+        live, and the waits it saw begin before are forgotten (as across a reconnect)."""
         _log.warning("this program was not running for %.0f s (stopped or asleep): its "
                      "clocks on the host start again", gap)
         now = self._now()
+        self._woke_at = now
+        self._waits_seen.clear()
+        self._waiting_before = None
         if self._sent_at is not None:
             self._sent_at = now
         if self._host_owes_since is not None:
             self._host_owes_since = now
         if self._accepts_since is not None:
             self._accepts_since = now
+
+    def _just_woke(self) -> bool:
+        """Whether this program found, less than ``host_timeout`` ago, that it had not
+        been running (:meth:`_slept`): what it reads meanwhile may be old."""
+        woke = self._woke_at
+        return woke is not None and self._now() - woke <= self.net.host_timeout
 
     def _on_offer(self, ch: Channel, f: dict[str, Any]) -> None:
         """The host's rematch offer (§13): it must be of the game we finished, ending at
@@ -1086,7 +1103,8 @@ class PeerNode:
             return
         self.session.fire(JoinEvent.PLAY)
         self.target = 1
-        self._header_at = self._now()
+        # (just woken, the header may have waited unread: not got live, §7)
+        self._header_at = None if self._just_woke() else self._now()
         self._synced()
 
     def _synced(self) -> None:
