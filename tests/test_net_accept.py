@@ -229,3 +229,26 @@ async def test_the_screens_say_whose_accept_they_wait_for_and_until_when(
                                "it within 120 s"), mine.status
     finally:
         await lan.close()
+
+
+@virtual_time
+async def test_a_host_restarted_with_a_longer_answer_wait_calls_off_as_its_header_agrees(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """The header agrees 1 s for an answer (the host's answer_timeout of 1.5 s, rounded
+    down); then the host runs with a 10 s one — as a host restarted on its game (or in
+    its rematch lobby, whose header is the last game's) with another --answer-timeout.
+    Bo never accepts. Before, the host waited its own 10 s before it called the game
+    off, and Ana, who holds it to the header's wait, named the honest host at 2.75 s.
+    Now the host calls off by the header's wait: Ana stops with its reason."""
+    host = HostNode(Identity.generate(), tmp_path / "p0", "Host", net(), seats=3,
+                    proofs=False)
+    lan = await Lan.start(tmp_path, host, make_peer=lambda s, n, p, c: _never_accepts(
+        s, n, p, c, tmp_path))
+    ana = lan.peers[0]
+    host.net = net(answer_timeout=10.0)
+    try:
+        why = await lan.stopped(ana)
+        assert why == ("the game did not start: the host called it off: Bo did not accept "
+                       "it within 2 s"), why
+    finally:
+        await lan.close()

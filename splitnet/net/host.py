@@ -1237,7 +1237,7 @@ class HostNode:
             # its first heartbeat after the start, or after a restart (every seat gets the
             # whole wait again): never sooner than a joiner saw the header
             self._accepts_since = now
-        wait = max(self.net.answer_timeout, table.core.limits.answer_s)
+        wait = self._accept_wait(table)
         if now - self._accepts_since <= wait:
             step = math.ceil((self._accepts_since + wait - now) / CLOCK_STEP - 1e-9)
             if step != self._clock_told:  # (the screens show the time left in steps)
@@ -1255,8 +1255,16 @@ class HostNode:
         if (table is None or table.started or self.game.final
                 or self._accepts_since is None):
             return None
-        wait = max(self.net.answer_timeout, table.core.limits.answer_s)
-        return max(0.0, self._accepts_since + wait - self._now())
+        return max(0.0, self._accepts_since + self._accept_wait(table) - self._now())
+
+    def _accept_wait(self, table: Table) -> float:
+        """How long an accept may be missing before the game is called off: this host's
+        ``answer_timeout``, but within the header's agreed ``answer_s`` (whole seconds,
+        rounded down) and the next second — the joiners hold the call-off to that
+        (NETWORK.md §7), also when this host runs with another wait than the one it
+        agreed (restarted on the game, or a rematch, whose header is the last game's)."""
+        agreed = table.core.limits.answer_s
+        return min(max(self.net.answer_timeout, agreed), agreed + 1)
 
     def call_off(self, why: str) -> None:
         """End a game no seat has begun to play (some accept is missing): every joiner
