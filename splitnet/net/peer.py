@@ -572,7 +572,7 @@ class PeerNode:
                     return
             began = self._now()
             f = await self._recv(ch, timeout)
-            if self._now() - began > timeout + self.net.host_timeout:
+            if self._now() - began > timeout + self._late():
                 self._slept(self._now() - began)
             self._handle(ch, f)
             self._watch()
@@ -680,7 +680,7 @@ class PeerNode:
                             f"the accept we sent {now - self._sent_at:.0f} s ago: it "
                             f"dropped it [host seat {host} at fault]")
         agreed = table.core.limits.answer_s
-        if self._header_at is not None and now - self._header_at < agreed - self.net.host_timeout:
+        if self._header_at is not None and now - self._header_at < agreed - self._slack():
             raise PeerFatal(f"the host called the game off after {now - self._header_at:.0f} s "
                             f"({why}), sooner than the {agreed} s the header agrees for an "
                             f"answer [host seat {host} at fault]")
@@ -928,7 +928,7 @@ class PeerNode:
         waited, step = observed
         limits = table.core.limits
         agreed = limits.for_step(step) if kind == "timeout" else limits.open_hand_after_s
-        if waited < agreed - self.net.host_timeout:
+        if waited < agreed - self._slack():
             who = "our seat" if seat == table.seat else name
             raise PeerFatal(f"the host {what} {who} after it says {body.get('waited')} s, "
                             f"but this peer saw the game wait for {who} only {waited:.0f} s "
@@ -1007,6 +1007,18 @@ class PeerNode:
             self._host_owes_since = now
         if self._accepts_since is not None:
             self._accepts_since = now
+
+    def _late(self) -> float:
+        """How far past its wait a read may return while this program runs (the loop's
+        own lateness): a read later than that means it was not running (:meth:`_slept`)."""
+        return min(1.0, self.net.host_timeout / 2)
+
+    def _slack(self) -> float:
+        """The margin this peer's clocks on the host's give-ups and call-off allow: the
+        records' way here (``host_timeout``) and a stop of this program too short to be
+        seen (:meth:`_late`) — a stop any longer is seen, and what is read after it
+        starts no clock — so a wait read late never names an honest host."""
+        return self.net.host_timeout + self._late()
 
     def _just_woke(self) -> bool:
         """Whether this program found, less than ``host_timeout`` ago, that it had not
