@@ -435,7 +435,6 @@ class StrongBot:
         return self.last
 
 
-
 # ------------------------------------------------------------------ hints
 def describe_move(game: Game, action: Action, names: list[str] | None = None) -> str:
     """A move in words, from the mover's view: "lay 7♥ 7♦ (strong)"."""

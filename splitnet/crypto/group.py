@@ -119,8 +119,6 @@ def msm(scalars: Iterable[int], points: Iterable[bytes]) -> bytes:
     return acc
 
 
-
-
 def _frame(domain: bytes, parts: Iterable[bytes]) -> bytes:
     """Unambiguous concatenation: each part is prefixed by its 8-byte length."""
     out = [len(domain).to_bytes(8, "big"), domain]

@@ -69,4 +69,3 @@ class ConnMachine(Machine[ConnState, ConnEvent]):
     @property
     def gone(self) -> bool:
         return self.state is ConnState.GONE
-

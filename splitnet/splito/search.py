@@ -249,7 +249,6 @@ class StrongBot:
         return self.last
 
 
-
 # ------------------------------------------------------------------ hints
 def describe_play(game: Game, play: Play, names: list[str] | None = None) -> str:
     """A play in words, from the player's view: "[G]5 to your left zone (shared with
