@@ -7,12 +7,23 @@ a LAN. Tests shorten them.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
 from splitnet.game.table import Limits
 
 DEFAULT_PORT = 7420
+
+#: a wait's time left is shown in steps of this many seconds, rounded up ("1:45"): a
+#: line-based screen prints it again only at each step, and the nodes tell their screens
+#: (and the host its rematch lobby's joiners, ``clock``) only when the step changes
+CLOCK_STEP = 15
+
+
+def clock_step(seconds: float) -> int:
+    """The step of :data:`CLOCK_STEP` a time left of ``seconds`` is shown as."""
+    return math.ceil(seconds / CLOCK_STEP - 1e-9)
 
 
 @dataclass

@@ -19,13 +19,13 @@ import secrets
 from collections.abc import Awaitable, Callable, Collection, Coroutine, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
 from splitnet.durable import open_private
 from splitnet.errors import SplitnetError
 from splitnet.game.rematch import PreviousGame, Rematch
 from splitnet.game.table import PledgeRefused
-from splitnet.net.config import EvidenceBudget, NetSettings
+from splitnet.net.config import EvidenceBudget, NetSettings, clock_step
 from splitnet.net.conn_state import ConnEvent, ConnMachine, ConnState
 from splitnet.net.framing import FrameTooLarge
 from splitnet.net.game_state import GameEvent, GameMachine, GameState
@@ -75,10 +75,6 @@ _log = logging.getLogger("splitnet.net")
 MAX_ADMITTED = 64
 
 __all__ = ["MAX_PLAYERS", "Conn", "HostNode", "Member"]
-
-#: the rematch lobby's ``clock`` goes to its joiners as its time left crosses each such
-#: step (s): the steps the screens show it in (a line-based screen prints each once)
-CLOCK_STEP: Final = 15
 
 
 @dataclass(eq=False)
@@ -1215,7 +1211,7 @@ class HostNode:
                              f"{self.net.rematch_wait:g} s")
         else:
             left = self.rematch_left()
-            step = None if left is None else math.ceil(left / CLOCK_STEP - 1e-9)
+            step = None if left is None else clock_step(left)
             if step != self._clock_told:  # the joiners' screens show it in these steps
                 self._clock_told = step
                 for m in self.members:
@@ -1239,7 +1235,7 @@ class HostNode:
             self._accepts_since = now
         wait = self._accept_wait(table)
         if now - self._accepts_since <= wait:
-            step = math.ceil((self._accepts_since + wait - now) / CLOCK_STEP - 1e-9)
+            step = clock_step(self._accepts_since + wait - now)
             if step != self._clock_told:  # (the screens show the time left in steps)
                 self._clock_told = step
                 self._changed()
@@ -1281,9 +1277,7 @@ class HostNode:
             c.send("error", code=ErrorCode.CLOSED.value, reason=self.called_off_why, fatal=True,
                    kind=None, counter=None, refusal=None)
         with contextlib.suppress(OSError, ValueError):
-            meta = table.files.load_meta()
-            meta.finished = True
-            table.files.save_meta(meta)
+            table.files.mark_finished()
         self._spawn(self._called_off())
 
     async def _called_off(self) -> None:
@@ -1381,9 +1375,7 @@ class HostNode:
             _log.warning("no final ack from %s", ", ".join(missing))
         await asyncio.to_thread(table.transcript.sync)
         await asyncio.to_thread(sync_final_acks, table.files.acks)
-        meta = table.files.load_meta()
-        meta.finished = True
-        table.files.save_meta(meta)
+        table.files.mark_finished()
         self.game.fire(GameEvent.BYE)
         for c in list(self.conns.values()):
             c.send("bye", reason="game over")

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import math
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -18,7 +17,7 @@ from typing import Any, Final, NoReturn
 from splitnet.durable import open_private
 from splitnet.game.rematch import PreviousGame, Rematch, RematchError
 from splitnet.game.table import GameError, PledgeRefused
-from splitnet.net.config import EvidenceBudget, NetSettings
+from splitnet.net.config import EvidenceBudget, NetSettings, clock_step
 from splitnet.net.framing import FrameTooLarge
 from splitnet.net.join_state import JoinEvent, JoinMachine, JoinState, Retry
 from splitnet.net.store import GameFiles, GameMeta, keep_refusal, meta_now
@@ -959,8 +958,8 @@ class PeerNode:
             self._accepts_since = None
         elif self._accepts_since is not None:
             left = self.accepts_left()
-            shown_step = None if left is None else math.ceil(left / 15 - 1e-9)
-            if shown_step != self._accepts_step:  # (the screens show it in 15 s steps)
+            shown_step = None if left is None else clock_step(left)
+            if shown_step != self._accepts_step:  # (the screens show it in steps)
                 self._accepts_step = shown_step
                 self._changed()
             # an honest host calls the game off once some accept is missing for its
@@ -1208,10 +1207,7 @@ class PeerNode:
         table = self.table
         assert table is not None
         with contextlib.suppress(OSError, ValueError):
-            meta = table.files.load_meta()
-            if not meta.finished:
-                meta.finished = True
-                table.files.save_meta(meta)
+            table.files.mark_finished()
 
     def _on_ack(self, raw: bytes) -> None:
         table = self.table

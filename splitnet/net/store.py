@@ -154,6 +154,14 @@ class GameFiles:
     def save_meta(self, meta: GameMeta) -> None:
         atomic_write(self.meta, (json.dumps(asdict(meta), indent=1) + "\n").encode(), 0o600)
 
+    def mark_finished(self) -> None:
+        """Save the game as over (its meta file's ``finished``): nothing offers to resume
+        it. OSError or ValueError if the meta file cannot be read or written."""
+        meta = self.load_meta()
+        if not meta.finished:
+            meta.finished = True
+            self.save_meta(meta)
+
 
 #: at most this many acks are read back from a ``.acks`` file (one per seat is kept)
 MAX_FINAL_ACKS = 64

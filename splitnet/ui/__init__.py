@@ -4,7 +4,7 @@
 line-based one.
 """
 
-import math
+from splitnet.net.config import CLOCK_STEP, clock_step
 
 #: What ``n`` does at a Split end screen, by who presses it: in ``splitnet play``; on a
 #: LAN, the host (who offers the rematch) or a joiner (who agrees to it).
@@ -17,9 +17,9 @@ REMATCH_KEYS = {
 
 
 def time_left(seconds: float) -> str:
-    """A rematch lobby's time left, as the screens show it: m:ss in steps of 15 s,
+    """A wait's time left, as the screens show it: m:ss in steps of 15 s (CLOCK_STEP),
     rounded up ("1:45"), so a line-based screen prints it again only every 15 s."""
-    step = 15 * math.ceil(seconds / 15 - 1e-9)
+    step = CLOCK_STEP * clock_step(seconds)
     return f"{step // 60}:{step % 60:02d}"
 
 
