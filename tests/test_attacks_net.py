@@ -58,6 +58,17 @@ BEAT = FAST["ping_interval"]
 MakePeer = Callable[[int, str, int, Connect], PeerNode]
 
 
+def seats_of(tmp: Path, kinds: dict[int, type[PeerNode]],
+             settings: NetSettings | None = None) -> MakePeer:
+    """For :meth:`Lan.start`: each joiner's node of the class ``kinds`` names for its
+    seat (a plain PeerNode for the others), with its own identity and data dir."""
+    def make(seat: int, name: str, port: int, connect: Connect) -> PeerNode:
+        return kinds.get(seat, PeerNode)(Identity.generate(), tmp / f"p{seat}", name,
+                                         "127.0.0.1", port, settings or net(),
+                                         connect=connect)
+    return make
+
+
 def net(**change: float) -> NetSettings:
     return NetSettings(**{**FAST, **change})  # type: ignore[arg-type]
 

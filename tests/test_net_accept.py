@@ -24,7 +24,7 @@ from splitnet.net.store import read_meta
 from splitnet.net.wire import ErrorCode
 from splitnet.session.identity import Identity
 from splitnet.session.log import parse_message
-from tests.test_attacks_net import FAST, Lan, net
+from tests.test_attacks_net import FAST, Lan, net, seats_of
 from tests.virtual_time import VirtualLoop, virtual_time, within
 
 ANSWER = FAST["answer_timeout"]
@@ -79,12 +79,6 @@ def _finished(node: HostNode | PeerNode) -> bool:
     return read_meta(table.files.meta).finished
 
 
-def _never_accepts(seat: int, name: str, port: int, connect: Any, tmp: Path) -> PeerNode:
-    kind = NeverAccepts if seat == 2 else PeerNode
-    return kind(Identity.generate(), tmp / f"p{seat}", name, "127.0.0.1", port, net(),
-                connect=connect)
-
-
 @virtual_time
 async def test_a_seat_that_never_accepts_has_the_game_called_off_for_everyone(
         tmp_path: Path, clock: VirtualLoop) -> None:
@@ -93,8 +87,7 @@ async def test_a_seat_that_never_accepts_has_the_game_called_off_for_everyone(
     wait is over; Ana stops with its reason, naming nobody at fault; both save the
     game as over, so nobody is offered to resume it, and every transcript holds the
     header and Ana's accept only."""
-    lan = await Lan.start(tmp_path, make_peer=lambda s, n, p, c: _never_accepts(
-        s, n, p, c, tmp_path))
+    lan = await Lan.start(tmp_path, make_peer=seats_of(tmp_path, {2: NeverAccepts}))
     ana, host = lan.peers[0], lan.host
     try:
         began = clock.time()
@@ -205,8 +198,7 @@ async def test_the_screens_say_whose_accept_they_wait_for_and_until_when(
     say why the game did not start."""
     host = HostNode(Identity.generate(), tmp_path / "p0", "Host", net(answer_timeout=120.0),
                     seats=3, proofs=False)
-    lan = await Lan.start(tmp_path, host, make_peer=lambda s, n, p, c: _never_accepts(
-        s, n, p, c, tmp_path))
+    lan = await Lan.start(tmp_path, host, make_peer=seats_of(tmp_path, {2: NeverAccepts}))
     ana = lan.peers[0]
     mine = NetSession(host, asyncio.ensure_future(host.done.wait()),
                       bot=make_bot("random", 1))
@@ -242,8 +234,7 @@ async def test_a_host_restarted_with_a_longer_answer_wait_calls_off_as_its_heade
     Now the host calls off by the header's wait: Ana stops with its reason."""
     host = HostNode(Identity.generate(), tmp_path / "p0", "Host", net(), seats=3,
                     proofs=False)
-    lan = await Lan.start(tmp_path, host, make_peer=lambda s, n, p, c: _never_accepts(
-        s, n, p, c, tmp_path))
+    lan = await Lan.start(tmp_path, host, make_peer=seats_of(tmp_path, {2: NeverAccepts}))
     ana = lan.peers[0]
     host.net = net(answer_timeout=10.0)
     try:

@@ -26,7 +26,7 @@ from splitnet.net.wire import Channel
 from splitnet.session.identity import Identity
 from splitnet.session.log import Entry
 from splitnet.verify import verify_records
-from tests.test_attacks_net import Lan, net
+from tests.test_attacks_net import Lan, net, seats_of
 from tests.virtual_time import LIMIT, VirtualLoop, virtual_time, within
 
 #: the host waits long here (the stopped seat must not simply be timed out for not
@@ -142,12 +142,7 @@ async def test_a_joiner_stopped_while_the_host_thinks_does_not_name_it_when_it_r
     host = HostNode(Identity.generate(), tmp_path / "p0", "Host", net(**HOST_NET), seats=3,
                     proofs=False)
 
-    def make(seat: int, name: str, port: int, connect: Any) -> PeerNode:
-        kind = StoppedJoiner if seat == 1 else PeerNode
-        return kind(Identity.generate(), tmp_path / f"p{seat}", name, "127.0.0.1", port,
-                    net(), connect=connect)
-
-    lan = await Lan.start(tmp_path, host, make_peer=make)
+    lan = await Lan.start(tmp_path, host, make_peer=seats_of(tmp_path, {1: StoppedJoiner}))
     ana = lan.peers[0]
     assert isinstance(ana, StoppedJoiner)
     try:
@@ -207,12 +202,8 @@ async def test_a_joiner_timed_out_while_it_was_stopped_takes_the_verdict_naming_
     host = HostNode(Identity.generate(), tmp_path / "p0", "Host", settings, seats=3,
                     proofs=False)
 
-    def make(seat: int, name: str, port: int, connect: Any) -> PeerNode:
-        kind = StoppedAfterItsMove if seat == 1 else PeerNode
-        return kind(Identity.generate(), tmp_path / f"p{seat}", name, "127.0.0.1", port,
-                    settings, connect=connect)
-
-    lan = await Lan.start(tmp_path, host, make_peer=make)
+    lan = await Lan.start(tmp_path, host,
+                          make_peer=seats_of(tmp_path, {1: StoppedAfterItsMove}, settings))
     ana = lan.peers[0]
     assert isinstance(ana, StoppedAfterItsMove)
     try:
@@ -223,7 +214,8 @@ async def test_a_joiner_timed_out_while_it_was_stopped_takes_the_verdict_naming_
                  for i, (p, t) in enumerate(zip(lan.peers, lan.tasks, strict=True))]
         await within(asyncio.wait(runs), 3 * LIMIT)
         assert ana.paused_at is not None, "Ana was never stopped"
-        for n in (host, *lan.peers):
+        nodes: list[HostNode | PeerNode] = [host, *lan.peers]
+        for n in nodes:
             assert n.fatal is None, n.fatal
             assert n.table is not None
             v = n.table.core.verdict
@@ -259,12 +251,8 @@ async def test_a_joiner_stopped_as_the_game_starts_names_no_host_for_its_call_of
     host = HostNode(Identity.generate(), tmp_path / "p0", "Host", net(answer_timeout=10.0),
                     seats=3, proofs=False)
 
-    def make(seat: int, name: str, port: int, connect: Any) -> PeerNode:
-        kind = StoppedAsTheLobbyFills if seat == 1 else NeverAccepts
-        return kind(Identity.generate(), tmp_path / f"p{seat}", name, "127.0.0.1", port,
-                    net(), connect=connect)
-
-    lan = await Lan.start(tmp_path, host, make_peer=make)
+    lan = await Lan.start(tmp_path, host, make_peer=seats_of(
+        tmp_path, {1: StoppedAsTheLobbyFills, 2: NeverAccepts}))
     ana = lan.peers[0]
     assert isinstance(ana, StoppedAsTheLobbyFills)
     try:
