@@ -618,8 +618,8 @@ async def _play_out(game: Game, tasks: list[asyncio.Future[Any]]) -> None:
             sessions.append(NetSession(node, task, bot=make_bot("random", bot_seed)))
     runs = [asyncio.ensure_future(s.run()) for s in sessions]
     try:
-        await within(asyncio.wait([*runs, *tasks]) if not runs else asyncio.wait(runs),
-                     GAME_LIMIT)
+        # (no node holds a game: the rematch never began, so each node's own end)
+        await within(asyncio.wait(runs or tasks), GAME_LIMIT)
     except TimeoutError as e:
         game.hang = f"{e}: " + "; ".join(game.outcome(s) for s in range(plan.seats))
     finally:
