@@ -97,6 +97,19 @@ def host_port_and_code(host: Proc) -> tuple[int, str]:
     return port, code
 
 
+def one_round(tmp: Path) -> list[str]:
+    """``--settings`` for a Split game of one round (protocol/SETTINGS.md; the header
+    carries it, so every seat plays it): for a test about rematches, kills or links
+    rather than a whole game's length, which the full games here cover."""
+    import json
+
+    from splitnet.rules import Settings
+
+    f = tmp / "one-round.json"
+    f.write_text(json.dumps(Settings(rounds=1).to_dict()))
+    return ["--settings", str(f)]
+
+
 def rematch_table(tmp_path: Path, seed: int, host_args: list[str], bot_args: list[str],
                   procs: list[Proc]) -> None:
     """A 3-seat rematch table on loopback, appended to ``procs`` (so the caller's

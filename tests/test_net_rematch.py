@@ -840,7 +840,7 @@ def test_a_lan_table_plays_a_rematch_with_the_same_seats(tmp_path: Path, kill: b
     import subprocess
     import sys
 
-    from tests.test_net_game import TIMEOUT, Proc, rematch_table, wait_until
+    from tests.test_net_game import TIMEOUT, Proc, one_round, rematch_table, wait_until
 
     # the bots' wait for an offer (short: after game 2 none comes). It also covers the
     # host's way from its bye to its rematch lobby, whose bounded waits alone may take
@@ -850,7 +850,8 @@ def test_a_lan_table_plays_a_rematch_with_the_same_seats(tmp_path: Path, kill: b
     timing = ["--net-timing", "rematch_wait=20"]
     procs: list[Proc] = []
     try:
-        rematch_table(tmp_path, 31, ["--play-as-bot", "heuristic", "--no-proofs"], timing,
+        rematch_table(tmp_path, 31, ["--play-as-bot", "heuristic", "--no-proofs",
+                                     *one_round(tmp_path)], timing,
                       procs)
         host = procs[0]
         if kill:
@@ -975,11 +976,12 @@ def test_a_bot_that_does_not_stay_for_rematches_ends_the_offer_at_once(
     game. Bo tells the host so as the game ends; the host's offer then ends at once,
     "no rematch: Bo left after the game" — not "did not agree within 120 s" two minutes
     later — and Ana, who looks for the offer, stops with that line. Each exits 0."""
-    from tests.test_net_game import TIMEOUT, Proc, host_port_and_code, wait_until
+    from tests.test_net_game import TIMEOUT, Proc, host_port_and_code, one_round, wait_until
 
     procs: list[Proc] = []
     try:
         host = Proc(tmp_path, "host", "host", "--play-as-bot", "heuristic", "--no-proofs",
+                    *one_round(tmp_path),
                     "--port", "0", "--bind", "127.0.0.1", "--seats", "3", "--rematches", "1",
                     "--no-announce", "--name", "Hosta", "--data-dir", str(tmp_path / "p0"),
                     "--test-seed", "37")
@@ -1016,7 +1018,7 @@ def test_a_bot_killed_in_the_rematch_lobby_gets_back_in_with_the_same_command(
     import re
     import signal
 
-    from tests.test_net_game import TIMEOUT, Proc, rematch_table, wait_until
+    from tests.test_net_game import TIMEOUT, Proc, one_round, rematch_table, wait_until
 
     procs: list[Proc] = []
 
@@ -1025,6 +1027,7 @@ def test_a_bot_killed_in_the_rematch_lobby_gets_back_in_with_the_same_command(
 
     try:
         rematch_table(tmp_path, 35, ["--play-as-bot", "heuristic", "--no-proofs",
+                                     *one_round(tmp_path),
                                      "--net-timing", "final_wait=3"],
                       ["--net-timing", "rematch_wait=30"], procs)
         host, ana, bo = procs
@@ -1057,11 +1060,19 @@ def test_a_host_killed_in_its_rematch_lobby_offers_it_again_when_restarted(
     import json
     import signal
 
-    from tests.test_net_game import TIMEOUT, Proc, host_port_and_code, rematch_table, wait_until
+    from tests.test_net_game import (
+        TIMEOUT,
+        Proc,
+        host_port_and_code,
+        one_round,
+        rematch_table,
+        wait_until,
+    )
 
     procs: list[Proc] = []
     try:
         rematch_table(tmp_path, 33, ["--play-as-bot", "heuristic", "--no-proofs",
+                                     *one_round(tmp_path),
                                      "--net-timing", "final_wait=3"],
                       ["--net-timing", "rematch_wait=15"], procs)
         host = procs[0]

@@ -29,7 +29,7 @@ pytest.importorskip("wormhole_transit_relay", reason="magic-wormhole-transit-rel
                     "installed (pip install -e '.[dev]')")
 
 from splitnet.verify import verify_records
-from tests.test_net_game import TIMEOUT, Proc, game_file, n_records, wait_until
+from tests.test_net_game import TIMEOUT, Proc, game_file, n_records, one_round, wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -170,7 +170,8 @@ FAST = ("--net-timing", "wormhole_idle=3")
 def internet_game(tmp_path: Path, servers: Servers, n: int, seed: int) -> list[Proc]:
     """A host (a bot) with --internet and n − 1 bots each through its own invitation,
     all relay only, the game under way."""
-    host = Proc(tmp_path, "host", "host", "--internet", *servers.args, *FAST, "--port", "0",
+    host = Proc(tmp_path, "host", "host", "--internet", *servers.args,
+                *one_round(tmp_path), *FAST, "--port", "0",
                 "--bind", "127.0.0.1", "--play-as-bot", "heuristic", "--seats", str(n),
                 "--no-announce", "--no-proofs", "--name", "heuristic-0",
                 "--data-dir", str(tmp_path / "p0"), "--test-seed", str(seed))
@@ -211,7 +212,8 @@ def test_three_seats_through_the_relay_with_a_cut(servers: Servers, tmp_path: Pa
     connection through the relay is cut: Dilation reconnects and the game goes on; every
     transcript is byte-identical and verifies."""
     n = 3
-    host = Proc(tmp_path, "host", "host", "--internet", *servers.args, "--port", "0",
+    host = Proc(tmp_path, "host", "host", "--internet", *servers.args,
+                *one_round(tmp_path), "--port", "0",
                 "--bind", "127.0.0.1", "--play-as-bot", "heuristic", "--seats", str(n),
                 "--no-announce", "--no-proofs", "--name", "heuristic-0",
                 "--data-dir", str(tmp_path / "p0"), "--test-seed", "15")
@@ -622,7 +624,8 @@ def test_guest_killed_and_rejoined_with_a_fresh_invitation(servers: Servers,
     the same command with that code resumes the game in its seat (proven by its key,
     NETWORK.md §7, §12) and the game finishes with identical, verified transcripts."""
     n = 2
-    host = Proc(tmp_path, "host", "host", "--internet", *servers.args, "--port", "0",
+    host = Proc(tmp_path, "host", "host", "--internet", *servers.args,
+                *one_round(tmp_path), "--port", "0",
                 "--bind", "127.0.0.1", "--play-as-bot", "heuristic", "--seats", str(n),
                 "--no-announce", "--no-proofs", "--name", "heuristic-0",
                 "--data-dir", str(tmp_path / "p0"), "--test-seed", "16")
@@ -672,7 +675,8 @@ def test_guest_killed_comes_back_by_itself(servers: Servers, tmp_path: Path) -> 
     derived from the secret both kept (NETWORK.md §12, "Resume") — the second time on
     the next counter — its seat proven by its key; no new invitation is typed and the
     game of three seats finishes with identical, verified transcripts."""
-    host = Proc(tmp_path, "host", "host", "--internet", *servers.args, *FAST, "--port", "0",
+    host = Proc(tmp_path, "host", "host", "--internet", *servers.args,
+                *one_round(tmp_path), *FAST, "--port", "0",
                 "--bind", "127.0.0.1", "--play-as-bot", "heuristic", "--seats", "3",
                 "--no-announce", "--no-proofs", "--name", "heuristic-0",
                 "--data-dir", str(tmp_path / "p0"), "--test-seed", "17")
@@ -761,7 +765,8 @@ def test_bot_killed_for_good_is_played_open_handed_through_the_relay(
     unconfirmed seat, and the two transcripts left are identical and verify."""
     from tests.test_net_game import FOREVER
 
-    host = Proc(tmp_path, "host", "host", "--internet", *servers.args, "--port", "0",
+    host = Proc(tmp_path, "host", "host", "--internet", *servers.args,
+                *one_round(tmp_path), "--port", "0",
                 "--bind", "127.0.0.1", "--play-as-bot", "heuristic", "--seats", "3",
                 "--no-announce", "--no-proofs", "--name", "heuristic-0",
                 "--data-dir", str(tmp_path / "p0"), "--test-seed", "20",
