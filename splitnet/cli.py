@@ -673,7 +673,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
 
     command = next((a for a in (argv or []) if not a.startswith("-")), None)
     if argv is None or command not in sub.choices:
-        from splitnet.app.lan import add_parsers
+        from splitnet.app.lan_args import add_parsers
 
         add_parsers(sub)
     return p

@@ -137,3 +137,27 @@ def test_nothing_below_the_application_imports_it() -> None:
 def test_the_leaves_import_no_splitnet_module() -> None:
     assert {leaf: sorted(imports_of(ROOT / f"{leaf}.py")) for leaf in sorted(LEAVES)} == {
         leaf: [] for leaf in sorted(LEAVES)}
+
+
+def test_the_lan_commands_arguments_are_checked_without_the_network_stack() -> None:
+    """``splitnet host``/``join``/``bot`` parse and check their arguments in
+    ``app/lan_args.py``, which imports none of the network stack: a refused argument or
+    ``--help`` costs what it costs for the other commands (it used to import
+    ``app/lan.py`` and everything under it, a third of a second), and only an accepted
+    command line loads the rest."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys\n"
+        "from splitnet.cli import build_parser\n"
+        "for argv in (['host', '--port', '0', '--seats', '3'], ['join', '10.0.0.1:7420'],\n"
+        "             ['bot', '7-crossover-clockwork', '--level', 'strong']):\n"
+        "    build_parser(argv).parse_args(argv)\n"
+        "print(' '.join(sorted(m for m in sys.modules if m.startswith('splitnet.'))))\n")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         timeout=60, check=True).stdout.split()
+    assert "splitnet.app.lan_args" in out
+    heavy = {"splitnet.app.lan", "splitnet.net.host", "splitnet.net.peer",
+             "splitnet.net.wormhole", "splitnet.net.secure", "splitnet.crypto.group"}
+    assert not heavy & set(out), sorted(heavy & set(out))

@@ -16,13 +16,14 @@ from splitnet.app.lan import _wormhole_settings
 from splitnet.localfiles import LocalFileError
 from splitnet.net.config import (
     NETWORK_FILE,
+    PUBLIC_MAILBOX,
+    PUBLIC_RELAY,
     InternetServers,
     NetSettings,
     check_mailbox,
     check_relay,
     load_internet_servers,
 )
-from splitnet.net.wormhole import PUBLIC_MAILBOX, PUBLIC_RELAY
 
 MAILBOX = "ws://mailbox.example.org:4000/v1"
 RELAY = "tcp:relay.example.org:4001"
@@ -125,3 +126,12 @@ def test_the_commands_refuse_a_bad_file_or_option_in_one_line(tmp_path: Path) ->
     assert out.returncode == 1 and out.stderr.strip().splitlines()[-1].startswith(
         "splitnet: --mailbox: a mailbox is a ws://"), out.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == [NETWORK_FILE]
+
+
+def test_the_config_doctests() -> None:
+    import doctest
+
+    from splitnet.net import config
+
+    failed, tried = doctest.testmod(config)
+    assert tried > 0 and failed == 0

@@ -620,7 +620,9 @@ async def test_lan_table_rings_unless_told_not_to(monkeypatch: pytest.MonkeyPatc
     monkeypatch.delenv("SPLITNET_NO_BELL", raising=False)
     monkeypatch.setattr("sys.argv", ["splitnet", "join", "h:1", "--new"])
     parser = argparse.ArgumentParser()
-    run.add_parsers(parser.add_subparsers())
+    from splitnet.app.lan_args import add_parsers
+
+    add_parsers(parser.add_subparsers())
     args = parser.parse_args(["join", "h:1"])
     assert run._bell_wanted(args)
     await run._front_end(SimpleNamespace(node=None), False, Path("."), run._bell_wanted(args))  # type: ignore[arg-type]

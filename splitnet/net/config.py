@@ -10,10 +10,31 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
 
 from splitnet.game.table import Limits
 
 DEFAULT_PORT = 7420
+
+#: the public servers of internet play, the ones magic-wormhole's own tool uses (run by
+#: its maintainer); a data dir's ``network.json`` or ``--mailbox``/``--relay`` name others
+PUBLIC_MAILBOX: Final = "ws://relay.magic-wormhole.io:4000/v1"
+PUBLIC_RELAY: Final = "tcp:transit.magic-wormhole.io:4001"
+
+
+def is_wormhole_code(text: str) -> bool:
+    """Does ``text`` look like a wormhole code (``7-crossover-clockwork``: a nameplate
+    number and at least two words) rather than an address?
+
+    >>> is_wormhole_code("7-crossover-clockwork"), is_wormhole_code("192.168.1.5:4747")
+    (True, False)
+    >>> is_wormhole_code("myhost"), is_wormhole_code("12-a-b-c")
+    (False, True)
+    """
+    parts = text.strip().split("-")
+    return (len(parts) >= 3 and parts[0].isascii() and parts[0].isdigit()
+            and all(p.isascii() and p.isalpha() for p in parts[1:]))
+
 
 #: a wait's time left is shown in steps of this many seconds, rounded up ("1:45"): a
 #: line-based screen prints it again only at each step, and the nodes tell their screens

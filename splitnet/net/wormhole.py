@@ -40,6 +40,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from splitnet.net.config import PUBLIC_MAILBOX, PUBLIC_RELAY
 from splitnet.net.framing import FrameTooLarge, encode_frame, read_frame
 from splitnet.net.store import MAX_CHAINS, ResumeChain, ResumeFile
 from splitnet.net.wire import Channel, ChannelClosed, ChannelWrap, ErrorCode, WireError
@@ -47,8 +48,6 @@ from splitnet.net.wire import Channel, ChannelClosed, ChannelWrap, ErrorCode, Wi
 __all__ = [
     "APPID",
     "PASSWORD_PURPOSE",
-    "PUBLIC_MAILBOX",
-    "PUBLIC_RELAY",
     "RESUME_PURPOSE",
     "SUBPROTOCOL",
     "Invitations",
@@ -56,7 +55,6 @@ __all__ = [
     "WormholeConnector",
     "WormholeFailed",
     "WormholeSettings",
-    "is_wormhole_code",
     "per_channel_wrap",
     "resume_code",
     "retry_code",
@@ -71,9 +69,6 @@ _log = logging.getLogger("splitnet.net.wormhole")
 #: magic-wormhole's application id: both sides must use the same one (it scopes codes on
 #: the mailbox server)
 APPID: Final = "splitnet.invalid/game/v1"
-#: the public servers magic-wormhole's own tool uses (run by its maintainer)
-PUBLIC_MAILBOX: Final = "ws://relay.magic-wormhole.io:4000/v1"
-PUBLIC_RELAY: Final = "tcp:transit.magic-wormhole.io:4001"
 #: the dilation subprotocol every splitnet connection opens
 SUBPROTOCOL: Final = "splitnet-net"
 #: ``derive_key`` purpose of the password of splitnet's SPAKE2 handshake (32 bytes)
@@ -110,20 +105,6 @@ class WormholeSettings:
     #: resume wormhole (NETWORK.md §12, "Resume"); also how long a guest waits on one
     #: resume code for the host
     idle_after: float = 30.0
-
-
-def is_wormhole_code(text: str) -> bool:
-    """Does ``text`` look like a wormhole code (``7-crossover-clockwork``: a nameplate
-    number and at least two words) rather than an address?
-
-    >>> is_wormhole_code("7-crossover-clockwork"), is_wormhole_code("192.168.1.5:4747")
-    (True, False)
-    >>> is_wormhole_code("myhost"), is_wormhole_code("12-a-b-c")
-    (False, True)
-    """
-    parts = text.strip().split("-")
-    return (len(parts) >= 3 and parts[0].isascii() and parts[0].isdigit()
-            and all(p.isascii() and p.isalpha() for p in parts[1:]))
 
 
 def _derived_code(secret: bytes, plate_label: bytes, word_label: bytes) -> str:
