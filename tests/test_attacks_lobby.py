@@ -203,7 +203,7 @@ class Middle:
             async def pipe(src: SecureChannel, dst: SecureChannel, way: str) -> None:
                 while True:
                     payload = await src.recv()
-                    t = decode_frame(payload, from_host=way == "down")["t"]
+                    t = decode_frame(payload, from_host=way == "down").T
                     self.relayed.append((way, t))
                     if self.rewrite is not None:
                         payload = self.rewrite(way, payload, joiner, host)
@@ -273,17 +273,17 @@ async def test_a_relayed_hello_signed_for_another_connection_is_refused_by_the_h
         ch = await secure_client_link(await mem.connector("127.0.0.1", mport)(), CODE,
                                       timeout=LIMIT)
         chal = decode_frame(await within(ch.recv()), from_host=True)
-        assert chal["t"] == "challenge" and chal["bind"] != ch.binding
+        assert chal.T == "challenge" and chal.bind != ch.binding
         me = Identity.generate()
         await ch.send(encode_msg(
             "hello", v=NET_PROTOCOL, name="Ana", key=me.public_key_bytes(), game=None,
             have=0, head=None, bind=ch.binding,
-            sig=sign_hello(me, chal["nonce"], chal["key"], "Ana", None, 0, ch.binding)))
+            sig=sign_hello(me, chal.nonce, chal.key, "Ana", None, 0, ch.binding)))
         err = decode_frame(await within(ch.recv()), from_host=True)
         assert clock.time() == 0.0
-        assert (err["t"], err["code"], err["fatal"]) == ("error", "auth", True)
-        assert "another encrypted connection" in err["reason"]
-        assert "sits between" in err["reason"]
+        assert (err.T, err.code, err.fatal) == ("error", "auth", True)
+        assert "another encrypted connection" in err.reason
+        assert "sits between" in err.reason
         assert host.members == []
         ch.close()
     finally:

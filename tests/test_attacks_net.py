@@ -479,7 +479,7 @@ async def test_replayed_messages_on_the_wire_are_refused_and_the_game_goes_on(
         bo.send_frame("msg", msg=msg, sig=sig)
         accept = next(e for e in table.log.entries if e.kind == "accept" and e.author == 2)
         bo.send_frame("msg", msg=accept.msg_bytes, sig=accept.sig)
-        codes = [(await within(errors.get()))["code"] for _ in range(2)]
+        codes = [(await within(errors.get())).code for _ in range(2)]
         assert codes == ["game-id", "replay"]
         n = len(host.table.log)
         assert bo.send_game("chat", {"text": "sorry"})

@@ -467,9 +467,9 @@ async def test_lan_split_host_refuses_a_bool_round_with_a_schema_error(
         msg, sig = other.message("move", {**honest, "round": True}, seen=table.log.seen())
         node.send_frame("msg", msg=msg, sig=sig)
         err = await within(errors.get())
-        assert err["code"] == "schema", err
+        assert err.code == "schema", err
         assert (f"seat {actor} at move: round: expected an int, got true (WIRE.md §4: a "
-                "bool is not an int)") in err["reason"]
+                "bool is not an int)") in err.reason
         assert len(host.table.log) == n
         assert node.send_game("move", honest)
         await clock.until(lambda: all(len(lan.records(s)) > n for s in range(3)),

@@ -12,6 +12,7 @@ import pytest
 
 import splitnet
 from splitnet.game.table import GameError, OutOfTurn, UnknownKind, WrongRound
+from splitnet.net.frames import HostError
 from splitnet.net.peer import refused_by_host
 from splitnet.net.table import game_error_code
 from splitnet.net.wire import ERROR_CODES, ErrorCode, WireError
@@ -60,8 +61,10 @@ def test_a_game_refusals_code_is_what_it_was_refused_as(error: GameError,
 
 
 def test_a_code_the_joiner_does_not_know_is_named_shown_and_refused_as_protocol() -> None:
-    e = refused_by_host({"code": "new\x1b[2Jcode", "reason": "later splitnet"}, fatal=True)
+    e = refused_by_host(HostError("new\x1b[2Jcode", "later splitnet", True, None, None, None),
+                        fatal=True)
     assert isinstance(e, WireError) and e.code is ErrorCode.PROTOCOL and e.fatal
     assert "\x1b" not in e.reason and "new" in e.reason and "later splitnet" in e.reason
-    known = refused_by_host({"code": "full", "reason": "six of six"}, fatal=True)
+    known = refused_by_host(HostError("full", "six of six", True, None, None, None),
+                            fatal=True)
     assert known.code is ErrorCode.FULL and known.reason == "the host refused us: six of six"

@@ -356,13 +356,14 @@ async def test_a_bot_at_an_older_host_says_so_in_one_line_and_plays_on(
     the bot says in one line that this host does not list levels, and stays in the
     lobby; the game starts with it."""
     import splitnet.net.host as host_module
+    from splitnet.net.frames import Frame
     from splitnet.net.wire import ErrorCode, WireError
 
     real = host_module.decode_frame
 
-    def older(payload: bytes, *, from_host: bool) -> dict[str, object]:
+    def older(payload: bytes, *, from_host: bool) -> Frame:
         f = real(payload, from_host=from_host)
-        if f["t"] == "bot":
+        if f.T == "bot":
             raise WireError(ErrorCode.SCHEMA, "unknown frame type 'bot'")
         return f
 

@@ -16,13 +16,14 @@ import pytest
 from splitnet.net import conn_state, game_state, join_state, lobby_state, machine
 from splitnet.net.config import NetSettings
 from splitnet.net.conn_state import ConnEvent, ConnMachine, ConnState
+from splitnet.net.frames import Bye, Frame, Hello
 from splitnet.net.game_state import GameEvent, GameMachine, GameState
 from splitnet.net.host import Conn, HostNode
 from splitnet.net.join_state import JoinEvent, JoinMachine, JoinState, Retry
 from splitnet.net.lobby_state import LobbyEvent, LobbyMachine, LobbyState
 from splitnet.net.machine import IllegalTransition
 from splitnet.net.peer import PeerNode
-from splitnet.net.wire import decode_frame
+from splitnet.net.wire import NET_PROTOCOL, decode_frame
 from splitnet.session.identity import Identity
 from splitnet.ui.lobby import JoinLobby
 
@@ -114,7 +115,7 @@ class MemChannel:
 
     def __init__(self, peer: str) -> None:
         self.peer = peer
-        self.sent: list[dict[str, Any]] = []
+        self.sent: list[Frame] = []
         self.closed = False
 
     def send(self, payload: bytes) -> None:
@@ -133,7 +134,7 @@ class MemChannel:
         return None
 
     def types(self) -> list[str]:
-        return [f["t"] for f in self.sent]
+        return [f.T for f in self.sent]
 
 
 def host(tmp_path: Path, seats: int | None) -> HostNode:
@@ -149,7 +150,7 @@ def member(node: HostNode, name: str) -> tuple[Conn, MemChannel]:
     node.all_conns.add(conn)
     conn.key = Identity.generate().public_key_bytes()
     conn.name = name
-    node._join_lobby(conn, {"game": None})
+    node._join_lobby(conn, Hello(NET_PROTOCOL, name, conn.key, b"", None, 0, None, None))
     return conn, ch
 
 
@@ -215,7 +216,7 @@ async def test_a_host_that_closes_its_lobby_says_so(tmp_path: Path) -> None:
     closed: list[bool] = []
     node.on_close.append(lambda: closed.append(True))
     await node.close()
-    assert ch.sent[-1] == {"t": "bye", "reason": "the host closed the game"}
+    assert ch.sent[-1] == Bye("the host closed the game")
     assert node.lobby.state is LobbyState.CLOSED and closed == [True]
 
 

@@ -81,8 +81,8 @@ class Evil:
 
     async def expect(self, code: str, what: str) -> None:
         f = await asyncio.wait_for(self.errors.get(), 20)
-        self.seen.append((what, f["code"]))
-        assert f["code"] == code, f"{what}: expected {code}, got {f}"
+        self.seen.append((what, f.code))
+        assert f.code == code, f"{what}: expected {code}, got {f}"
 
     def draw_body(self, round_no: int | None = None) -> dict[str, Any]:
         r = self.table.core.round
@@ -150,13 +150,13 @@ class Evil:
             ch.send(encode_msg("hello", v=NET_PROTOCOL, name="Mallory",
                                key=me.public_key_bytes(), game=game, have=0, head=None,
                                bind=ch.binding,
-                               sig=sign_hello(me, chal["nonce"], chal["key"], "Mallory",
+                               sig=sign_hello(me, chal.nonce, chal.key, "Mallory",
                                               game, 0, ch.binding)))
             err = decode_frame(await asyncio.wait_for(ch.recv(), 10), from_host=True)
-            while err["t"] == "ping":  # the host pings every connection, this one too
+            while err.T == "ping":  # the host pings every connection, this one too
                 err = decode_frame(await asyncio.wait_for(ch.recv(), 10), from_host=True)
-            self.seen.append(("a stranger's hello", err["code"]))
-            assert err["code"] == code
+            self.seen.append(("a stranger's hello", err.code))
+            assert err.code == code
             ch.close()
         # last: an oversized frame. The host closes this connection (a stream cannot
         # resync); the node reconnects and resumes by itself.

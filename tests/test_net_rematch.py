@@ -26,6 +26,7 @@ from splitnet.app.lan import rematch_host_lobby
 from splitnet.app.lan_session import NetSession
 from splitnet.bots import make_bot
 from splitnet.game.rematch import PreviousGame, Rematch, first_dealer
+from splitnet.net.frames import Offer
 from splitnet.net.host import HostNode
 from splitnet.net.peer import PeerNode
 from splitnet.net.table import Table
@@ -177,8 +178,8 @@ async def test_a_rematch_keeps_the_seats_and_passes_the_first_deal_left(
 class HesitantPeer(PeerNode):
     """A seat whose player has not answered the offer yet (it holds it)."""
 
-    def _on_offer(self, ch, f) -> None:  # type: ignore[no-untyped-def]
-        self.offer = Rematch(f["game"], f["head"], f["first_dealer"])
+    def _on_offer(self, ch: object, f: Offer) -> None:  # type: ignore[override]
+        self.offer = Rematch(f.game, f.head, f.first_dealer)
         self._changed()
 
 

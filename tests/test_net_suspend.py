@@ -20,6 +20,7 @@ from typing import Any
 
 from splitnet.app.lan_session import NetSession
 from splitnet.bots import make_bot
+from splitnet.net.frames import Frame
 from splitnet.net.host import Conn, HostNode
 from splitnet.net.peer import PeerNode
 from splitnet.net.wire import Channel
@@ -41,7 +42,7 @@ class StoppedJoiner(PeerNode):
     pause = 75.0  # longer than its move wait for the host's seat (60 s) plus host_timeout
     paused_at: float | None = None
 
-    async def _recv(self, ch: Channel, timeout: float) -> dict[str, Any]:
+    async def _recv(self, ch: Channel, timeout: float) -> Frame:
         t = self.table
         if (self.paused_at is None and t is not None and t.started and not t.core.finished
                 and t.host_seat in t.core.waiting_for()
@@ -181,7 +182,7 @@ class StoppedAfterItsMove(PeerNode):
     pause = 12.0
     paused_at: float | None = None
 
-    async def _recv(self, ch: Channel, timeout: float) -> dict[str, Any]:
+    async def _recv(self, ch: Channel, timeout: float) -> Frame:
         if self.paused_at is None and self._moves_inflight:
             self.paused_at = self._now()
             await asyncio.sleep(self.pause)
@@ -231,7 +232,7 @@ class StoppedAsTheLobbyFills(PeerNode):
     pause = 3.0
     paused_at: float | None = None
 
-    async def _recv(self, ch: Channel, timeout: float) -> dict[str, Any]:
+    async def _recv(self, ch: Channel, timeout: float) -> Frame:
         if self.paused_at is None and self.table is None and len(self.lobby_players) == 3:
             self.paused_at = self._now()
             await asyncio.sleep(self.pause)

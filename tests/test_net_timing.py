@@ -304,7 +304,7 @@ async def test_a_slow_handshake_is_never_pinged_and_completes(
 
     node = joiner(tmp_path, mem, port, "Ana", on_link=slow)
     seen: list[tuple[float, str]] = []
-    node.frame_hooks.append(lambda f: seen.append((clock.time(), f["t"])))
+    node.frame_hooks.append(lambda f: seen.append((clock.time(), f.T)))
     node.start()
     await clock.advance(12.0)
     # challenge at 2.25; the hello reaches the host at 4.5 (beats at 1…4 pinged nothing);
@@ -326,7 +326,7 @@ async def test_a_connection_that_sends_no_hello_is_refused_at_exactly_the_handsh
     host = HostNode(Identity.generate(), tmp_path / "host", "Host", D, seats=None)
     port = await host.listen("127.0.0.1", 0, transport=mem.listen)
     ch = await mem.connector("127.0.0.1", port)()
-    got: list[tuple[float, dict[str, Any]]] = []
+    got: list[tuple[float, Any]] = []
 
     async def read() -> None:
         try:
@@ -334,17 +334,17 @@ async def test_a_connection_that_sends_no_hello_is_refused_at_exactly_the_handsh
                 frame = decode_frame(await ch.recv(), from_host=True)
                 got.append((clock.time(), frame))
         except ChannelClosed:
-            got.append((clock.time(), {"t": "closed"}))
+            got.append((clock.time(), "closed"))
 
     reader = asyncio.ensure_future(read())
     await clock.advance(9.999)
-    assert [f["t"] for _, f in got] == ["challenge"] and host.all_conns
+    assert [f.T for _, f in got] == ["challenge"] and host.all_conns
     await clock.run_until(reader, within=0.001)
     (t1, chal), (t2, err), (t3, end) = got
-    assert (t1, chal["t"]) == (0.0, "challenge")
+    assert (t1, chal.T) == (0.0, "challenge")
     assert t2 == t3 == D.handshake_timeout
-    assert (err["t"], err["code"], err["fatal"]) == ("error", "protocol", True)
-    assert err["reason"] == "no hello within 10 s" and end["t"] == "closed"
+    assert (err.T, err.code, err.fatal) == ("error", "protocol", True)
+    assert err.reason == "no hello within 10 s" and end == "closed"
     assert not host.all_conns and host.lobby_names == ["Host"]
     await host.close()
     await clock.run_until(mem.close(), within=5.0)

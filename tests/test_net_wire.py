@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import stat
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ import pytest
 
 from splitnet.net.addrs import join_addresses, parse_addr
 from splitnet.net.config import NetSettings
+from splitnet.net.frames import CLASSES, Hello, Rec, typed
 from splitnet.net.framing import MAX_FRAME, FrameDecoder, FrameTooLarge, encode_frame
 from splitnet.net.host import HostNode
 from splitnet.net.store import SeedStore, Transcript
@@ -27,7 +29,7 @@ from splitnet.net.wire import (
     verify_challenge,
     verify_hello,
 )
-from splitnet.session.codec import encode
+from splitnet.session.codec import Map, encode
 from splitnet.session.identity import Identity
 from splitnet.session.transcript import read_transcript
 
@@ -68,9 +70,27 @@ def test_decode_frame_refuses(payload: bytes, code: str) -> None:
 
 def test_encode_decode_round_trip() -> None:
     f = decode_frame(encode_msg("rec", seq=3, record=b"abc"), from_host=True)
-    assert f == {"t": "rec", "seq": 3, "record": b"abc"}
+    assert f == Rec(seq=3, record=b"abc") and f.T == "rec"
     with pytest.raises(WireError):
         decode_frame(encode_msg("rec", seq=3, record=b"abc")[:-1], from_host=True)
+
+
+def test_every_frame_type_is_a_typed_value_with_its_schemas_fields() -> None:
+    """Past the wire's edge a frame is its typed value (splitnet/net/frames.py): one
+    class per type of NETWORK.md §2, with that type's fields in its order (``need.from``,
+    a Python keyword, is ``start``), and a frame built from its own wire form."""
+    from splitnet.net.wire import SCHEMAS
+
+    assert set(CLASSES) == set(SCHEMAS)
+    for t, (schema, _, _) in SCHEMAS.items():
+        assert isinstance(schema, Map)
+        wire = [k for k in schema.fields if k != "t"]
+        cls = CLASSES[t]
+        assert cls.T == t
+        assert [f.name for f in fields(cls)] == ["start" if k == "from" else k
+                                                  for k in wire], t
+    f = typed({"t": "lobby", "players": [{"name": "Ana", "key": b"k" * 32}], "seats": None})
+    assert f.T == "lobby" and f.players[0].name == "Ana"  # type: ignore[union-attr]
 
 
 def test_hello_signature_binds_nonce_and_host() -> None:
@@ -78,14 +98,14 @@ def test_hello_signature_binds_nonce_and_host() -> None:
     nonce = os.urandom(32)
     bind = os.urandom(32)
     sig = sign_hello(me, nonce, host.public_key_bytes(), "Ana", None, 0, bind)
-    hello = {"name": "Ana", "key": me.public_key_bytes(), "game": None, "have": 0, "sig": sig,
-             "bind": bind}
+    hello = Hello(NET_PROTOCOL, "Ana", me.public_key_bytes(), sig, None, 0, None, bind)
     assert verify_hello(hello, nonce, host.public_key_bytes())
     assert not verify_hello(hello, os.urandom(32), host.public_key_bytes())
-    assert not verify_hello({**hello, "name": "Bo"}, nonce, host.public_key_bytes())
+    assert not verify_hello(replace(hello, name="Bo"), nonce, host.public_key_bytes())
     # bound to the connection: the same hello relayed into another channel fails
-    assert not verify_hello({**hello, "bind": os.urandom(32)}, nonce, host.public_key_bytes())
-    assert not verify_hello({**hello, "bind": None}, nonce, host.public_key_bytes())
+    assert not verify_hello(replace(hello, bind=os.urandom(32)), nonce,
+                            host.public_key_bytes())
+    assert not verify_hello(replace(hello, bind=None), nonce, host.public_key_bytes())
 
 
 def test_parse_addr() -> None:
@@ -142,18 +162,18 @@ class Raw:
         r, w = await asyncio.open_connection("127.0.0.1", port)
         return cls(StreamChannel(r, w))
 
-    async def recv(self) -> dict[str, Any]:
+    async def recv(self) -> Any:
         return decode_frame(await asyncio.wait_for(self.ch.recv(), 10), from_host=True)
 
     def send(self, t: str, **kw: Any) -> None:
         self.ch.send(encode_msg(t, **kw))
 
     async def hello(self, me: Identity, *, name: str = "Eve", game: bytes | None = None,
-                    version: str = NET_PROTOCOL, bad_sig: bool = False) -> dict[str, Any]:
+                    version: str = NET_PROTOCOL, bad_sig: bool = False) -> Any:
         ch = await self.recv()
-        assert ch["t"] == "challenge" and ch["v"] == NET_PROTOCOL
-        assert verify_challenge(ch) and ch["bind"] is None  # a plain channel
-        sig = sign_hello(me, ch["nonce"], ch["key"], name, game, 0, None)
+        assert ch.T == "challenge" and ch.v == NET_PROTOCOL
+        assert verify_challenge(ch) and ch.bind is None  # a plain channel
+        sig = sign_hello(me, ch.nonce, ch.key, name, game, 0, None)
         if bad_sig:
             sig = bytes([sig[0] ^ 1]) + sig[1:]
         self.send("hello", v=version, name=name, key=me.public_key_bytes(), sig=sig,
@@ -180,18 +200,18 @@ async def host(tmp_path: Path):  # type: ignore[no-untyped-def]
 async def test_garbage_before_hello_is_refused_then_hello_works(host: HostNode) -> None:
     c = await Raw.open(host.port)
     first = await c.recv()
-    assert first["t"] == "challenge"
+    assert first.T == "challenge"
     c.ch.send(b"\xc1garbage")
     err = await c.recv()
-    assert (err["t"], err["code"], err["fatal"]) == ("error", "garbage", False)
+    assert (err.T, err.code, err.fatal) == ("error", "garbage", False)
     me = Identity.generate()
-    sig = sign_hello(me, first["nonce"], first["key"], "Ana", None, 0, None)
+    sig = sign_hello(me, first.nonce, first.key, "Ana", None, 0, None)
     c.send("hello", v=NET_PROTOCOL, name="Ana", key=me.public_key_bytes(), sig=sig,
            game=None, have=0, head=None, bind=None)
     welcome = await c.recv()
-    assert welcome["t"] == "welcome" and welcome["seat"] is None
+    assert welcome.T == "welcome" and welcome.seat is None
     lobby = await c.recv()
-    assert lobby["t"] == "lobby" and [p["name"] for p in lobby["players"]] == ["Host", "Ana"]
+    assert lobby.T == "lobby" and [p.name for p in lobby.players] == ["Host", "Ana"]
 
 
 @pytest.mark.parametrize("how, code", [("bad_sig", "auth"), ("version", "version"),
@@ -204,7 +224,7 @@ async def test_bad_hello_is_refused_and_closed(host: HostNode, how: str, code: s
     if how == "game":
         kw["game"] = os.urandom(16)
     err = await c.hello(Identity.generate(), **kw)
-    assert (err["t"], err["code"], err["fatal"]) == ("error", code, True)
+    assert (err.T, err.code, err.fatal) == ("error", code, True)
     assert await c.closed()
     assert host.lobby_names == ["Host"]  # nothing changed
 
@@ -216,7 +236,7 @@ async def test_oversized_frame_closes_only_that_connection(host: HostNode) -> No
     await c.recv()
     c.ch.writer.write((MAX_FRAME + 1).to_bytes(4, "big"))
     err = await c.recv()
-    assert (err["code"], err["fatal"]) == ("too-big", True)
+    assert (err.code, err.fatal) == ("too-big", True)
     assert await c.closed()
     assert host.lobby_names == ["Host", "Ana"]
 
@@ -224,13 +244,13 @@ async def test_oversized_frame_closes_only_that_connection(host: HostNode) -> No
 async def test_lobby_full_and_started(host: HostNode) -> None:
     host.seats = None  # start by hand
     a, b = await Raw.open(host.port), await Raw.open(host.port)
-    assert (await a.hello(Identity.generate(), name="Ana"))["t"] == "welcome"
-    assert (await b.hello(Identity.generate(), name="Ana"))["t"] == "welcome"
+    assert (await a.hello(Identity.generate(), name="Ana")).T == "welcome"
+    assert (await b.hello(Identity.generate(), name="Ana")).T == "welcome"
     assert host.lobby_names == ["Host", "Ana", "Ana-2"]  # names made distinct
     await host.start()
     late = await Raw.open(host.port)
     err = await late.hello(Identity.generate())
-    assert (err["code"], err["fatal"]) == ("started", True)
+    assert (err.code, err.fatal) == ("started", True)
 
 
 async def test_lobby_refuses_a_seventh_player(tmp_path: Path) -> None:
@@ -240,8 +260,8 @@ async def test_lobby_refuses_a_seventh_player(tmp_path: Path) -> None:
         conns = [await Raw.open(node.port) for _ in range(6)]
         replies = [await c.hello(Identity.generate(), name=f"P{i}")
                    for i, c in enumerate(conns)]
-        assert [r["t"] for r in replies[:5]] == ["welcome"] * 5
-        assert (replies[5]["t"], replies[5]["code"]) == ("error", "full")
+        assert [r.T for r in replies[:5]] == ["welcome"] * 5
+        assert (replies[5].T, replies[5].code) == ("error", "full")
         assert node.can_start and len(node.lobby_names) == 6
     finally:
         await node.close()
@@ -253,11 +273,11 @@ async def test_too_many_connections_are_refused(tmp_path: Path) -> None:
     await node.listen("127.0.0.1", 0)
     try:
         a, b = await Raw.open(node.port), await Raw.open(node.port)
-        assert (await a.recv())["t"] == "challenge"
-        assert (await b.recv())["t"] == "challenge"
+        assert (await a.recv()).T == "challenge"
+        assert (await b.recv()).T == "challenge"
         c = await Raw.open(node.port)
         err = await c.recv()
-        assert (err["t"], err["code"], err["fatal"]) == ("error", "busy", True)
+        assert (err.T, err.code, err.fatal) == ("error", "busy", True)
         assert await c.closed()
     finally:
         await node.close()

@@ -28,6 +28,7 @@ from typing import Any
 
 from splitnet.bots import make_bot, open_hand_player
 from splitnet.game.local import LocalGame, SelfplaySecrets
+from splitnet.net.frames import Frame, Msg, Rec
 from splitnet.rules import BonusDraw, DrawPile, Settings
 
 GOAL_SETUP = 1.20  # network round set-up ≤ 120 % of in-process
@@ -469,7 +470,7 @@ def draw_cpu(n: int, seed: int) -> dict[str, Any]:
                 clock.run("game core", cores[e.author].outbox)
             if d is not None:
                 clock.run("signatures", source.identity(e.author).sign, e.msg_bytes)
-            f = {"msg": e.msg_bytes, "sig": e.sig}  # the host's own message: no frame
+            f = Msg(e.msg_bytes, e.sig)  # the host's own message: no frame
             if e.author != 0:
                 frame = clock.run("frames", _seal, from_seat[e.author], "msg",
                                   msg=e.msg_bytes, sig=e.sig)
@@ -477,11 +478,13 @@ def draw_cpu(n: int, seed: int) -> dict[str, Any]:
             # the host: open, check, apply, order, seal for every joiner
             b0 = dict(clock.spent)
             if e.author != 0:
-                f = clock.run("frames", _open, to_host[e.author], frame, False)
-            m = clock.run("log decode", host_log.check_order, f["msg"], f["sig"])
+                opened = clock.run("frames", _open, to_host[e.author], frame, False)
+                assert isinstance(opened, Msg)
+                f = opened
+            m = clock.run("log decode", host_log.check_order, f.msg, f.sig)
             if e.kind != "accept":
                 clock.run("game core", cores[0].apply, m.author, m.kind, m.body, at=at)
-            record = clock.run("log decode", host_log.order, f["msg"], f["sig"], host_id)
+            record = clock.run("log decode", host_log.order, f.msg, f.sig, host_id)
             assert record == rec, "the replayed host must sign the same record"
             out = [clock.run("frames", _seal, to_seat[s], "rec", seq=e.seq, record=record)
                    for s in range(1, n)]
@@ -489,8 +492,9 @@ def draw_cpu(n: int, seed: int) -> dict[str, Any]:
             # each joiner: open, verify, apply
             for s in range(1, n):
                 b0 = dict(clock.spent)
-                f = clock.run("frames", _open, at_seat[s], out[s - 1], True)
-                entry = clock.run("log decode", logs[s].append_record, f["record"])
+                got = clock.run("frames", _open, at_seat[s], out[s - 1], True)
+                assert isinstance(got, Rec)
+                entry = clock.run("log decode", logs[s].append_record, got.record)
                 if e.kind != "accept":
                     clock.run("game core", cores[s].apply, entry.author, entry.kind,
                               dict(entry.body), at=at)
@@ -508,7 +512,7 @@ def _seal(session: Any, t: str, **fields: Any) -> bytes:
     return frame
 
 
-def _open(session: Any, frame: bytes, from_host: bool) -> dict[str, Any]:
+def _open(session: Any, frame: bytes, from_host: bool) -> Frame:
     from splitnet.net.wire import decode_frame
 
     return decode_frame(session.open(frame) or b"", from_host=from_host)

@@ -27,6 +27,7 @@ from splitnet.game.rematch import PreviousGame, Rematch
 from splitnet.game.table import PledgeRefused
 from splitnet.net.config import EvidenceBudget, NetSettings, clock_step
 from splitnet.net.conn_state import ConnEvent, ConnMachine, ConnState
+from splitnet.net.frames import Ack, Answer, BotLevel, Bye, Frame, Hello, Msg, Ping, Pong, Rec
 from splitnet.net.framing import FrameTooLarge
 from splitnet.net.game_state import GameEvent, GameMachine, GameState
 from splitnet.net.lobby_state import MAX_PLAYERS, LobbyEvent, LobbyMachine, LobbyState
@@ -501,14 +502,14 @@ class HostNode:
         return (self.rematch_of is not None and self.table is None
                 and any(m.conn is conn for m in self.members))
 
-    def _join_rematch(self, conn: Conn, hello: dict[str, Any]) -> None:
+    def _join_rematch(self, conn: Conn, hello: Hello) -> None:
         """A seat of the finished game back for the rematch it is offered (§13): only
         those seats, each under its name of that game; the offer goes to it at once."""
         prev = self.rematch_of
         assert prev is not None and conn.key is not None
-        if hello["game"] is not None:
+        if hello.game is not None:
             raise WireError(ErrorCode.UNKNOWN_GAME,
-                            f"no game {hello['game'].hex()} here (this host "
+                            f"no game {hello.game.hex()} here (this host "
                             f"offers a rematch of game {prev.game_id.hex()})", fatal=True)
         seat = prev.seat_of(conn.key)
         if seat is None or seat == prev.header.host:
@@ -690,7 +691,7 @@ class HostNode:
     def _busy_frame(self, raw: Channel, reason: str) -> None:
         self._refuse(Conn(raw, raw.peer), WireError(ErrorCode.BUSY, reason, fatal=True))
 
-    async def _recv(self, conn: Conn) -> dict[str, Any]:
+    async def _recv(self, conn: Conn) -> Frame:
         """The next valid frame; refused ones are answered here and skipped."""
         while True:
             try:
@@ -726,33 +727,33 @@ class HostNode:
                   bind=bind, sig=sign_challenge(self.identity, nonce, game, bind))
         async with asyncio.timeout(self.net.handshake_timeout):
             hello = await self._recv(conn)
-        if hello["t"] != "hello":
-            raise WireError(ErrorCode.PROTOCOL, f"expected hello, got {hello['t']!r}", fatal=True)
-        if hello["v"] != NET_PROTOCOL:
+        if not isinstance(hello, Hello):
+            raise WireError(ErrorCode.PROTOCOL, f"expected hello, got {hello.T!r}", fatal=True)
+        if hello.v != NET_PROTOCOL:
             raise WireError(ErrorCode.VERSION, f"this host speaks {NET_PROTOCOL}, not "
-                            f"{hello['v']!r}", fatal=True)
-        if hello["bind"] != bind:
+                            f"{hello.v!r}", fatal=True)
+        if hello.bind != bind:
             raise WireError(ErrorCode.AUTH, "the hello was signed for another encrypted connection "
                             "(its channel binding differs from ours): someone who knows the "
                             "join code sits between this joiner and the host", fatal=True)
         if not verify_hello(hello, nonce, self.key):
             raise WireError(ErrorCode.AUTH, "the hello signature does not verify", fatal=True)
-        if hello["key"] == self.key:
+        if hello.key == self.key:
             raise WireError(ErrorCode.AUTH, "that is the host's own key", fatal=True)
-        conn.key = hello["key"]
-        conn.name = hello["name"]
+        conn.key = hello.key
+        conn.name = hello.name
         if self.table is None:
             self._join_lobby(conn, hello)
         else:
             self._rejoin(conn, hello)
 
-    def _join_lobby(self, conn: Conn, hello: dict[str, Any]) -> None:
+    def _join_lobby(self, conn: Conn, hello: Hello) -> None:
         if self.rematch_of is not None:
             self._join_rematch(conn, hello)
             return
-        if hello["game"] is not None:
+        if hello.game is not None:
             raise WireError(ErrorCode.UNKNOWN_GAME,
-                            f"no game {hello['game'].hex()} here (this host "
+                            f"no game {hello.game.hex()} here (this host "
                             "is in its lobby)", fatal=True)
         assert conn.key is not None
         if self.lobby.state is LobbyState.CLOSED:
@@ -786,12 +787,12 @@ class HostNode:
         self._lobby_frame()
         self._count()  # full: the game starts now, with exactly these seats
 
-    def _rejoin(self, conn: Conn, hello: dict[str, Any]) -> None:
+    def _rejoin(self, conn: Conn, hello: Hello) -> None:
         table = self.table
         assert table is not None
-        if hello["game"] not in (None, table.game_id):
+        if hello.game not in (None, table.game_id):
             raise WireError(ErrorCode.UNKNOWN_GAME, f"this host plays game {table.game_id.hex()}, "
-                            f"not {hello['game'].hex()}", fatal=True)
+                            f"not {hello.game.hex()}", fatal=True)
         seat = next((p.seat for p in table.log.header.players if p.key == conn.key), None)
         if seat is None or seat == table.host_seat:
             raise WireError(ErrorCode.STARTED,
@@ -799,11 +800,11 @@ class HostNode:
         conn.name = table.names[seat]
         if self.game.state is GameState.CALLED_OFF:
             raise WireError(ErrorCode.CLOSED, self.called_off_why, fatal=True)
-        have, count = hello["have"], len(table.log)
+        have, count = hello.have, len(table.log)
         if have > count and self.ready:
             raise WireError(ErrorCode.FORK, f"you hold {have} records but the log has {count}",
                             fatal=True)
-        if 0 < have <= count and table.log.hash_at(have - 1) != hello["head"]:
+        if 0 < have <= count and table.log.hash_at(have - 1) != hello.head:
             raise WireError(ErrorCode.FORK, f"your record {have - 1} differs from the host's",
                             fatal=True)
         old = self.conns.get(seat)
@@ -853,32 +854,33 @@ class HostNode:
             self._set_state(conn.seat, "gone", 0)
 
     # ------------------------------------------------------------------ frames
-    def _handle(self, conn: Conn, f: dict[str, Any]) -> None:
-        t = f["t"]
-        if t == "ping":
-            conn.send("pong", n=f["n"])
-        elif t == "pong":
-            pass
-        elif t == "bye":
-            if self._in_rematch_lobby(conn):  # a seat leaving ends the rematch (§13)
-                assert self.rematch_of is not None and conn.key is not None
-                seat = self.rematch_of.seat_of(conn.key)
-                self.end_rematch(f"{conn.name} left: no rematch ({f['reason'][:80]!r})"
-                                 if f["reason"] else f"{conn.name} left: no rematch",
-                                 gone=[] if seat is None else [seat])
-            conn.close()
-        elif t == "answer":
-            self._on_answer(conn, f["game"], f["yes"])
-        elif t == "bot":
-            self._on_bot(conn, f["level"])
-        elif t == "msg":
-            self._on_msg(conn, f["msg"], f["sig"])
-        elif t == "ack":
-            self._on_ack(conn, f["ack"])
-        elif t == "rec":
-            self._on_returned(conn, f["seq"], f["record"])
-        else:
-            self._refuse(conn, WireError(ErrorCode.PROTOCOL, f"unexpected {t!r} after the hello"))
+    def _handle(self, conn: Conn, f: Frame) -> None:
+        match f:
+            case Ping(n):
+                conn.send("pong", n=n)
+            case Pong():
+                pass
+            case Bye(reason):
+                if self._in_rematch_lobby(conn):  # a seat leaving ends the rematch (§13)
+                    assert self.rematch_of is not None and conn.key is not None
+                    seat = self.rematch_of.seat_of(conn.key)
+                    self.end_rematch(f"{conn.name} left: no rematch ({reason[:80]!r})"
+                                     if reason else f"{conn.name} left: no rematch",
+                                     gone=[] if seat is None else [seat])
+                conn.close()
+            case Answer(game, yes):
+                self._on_answer(conn, game, yes)
+            case BotLevel(level):
+                self._on_bot(conn, level)
+            case Msg(msg, sig):
+                self._on_msg(conn, msg, sig)
+            case Ack(ack):
+                self._on_ack(conn, ack)
+            case Rec(seq, record):
+                self._on_returned(conn, seq, record)
+            case _:
+                self._refuse(conn, WireError(ErrorCode.PROTOCOL,
+                                             f"unexpected {f.T!r} after the hello"))
 
     def _on_bot(self, conn: Conn, level: str) -> None:
         """A lobby member says it is a bot of ``level``: its lobby line says so. Once the

@@ -18,6 +18,23 @@ from splitnet.durable import open_private
 from splitnet.game.rematch import PreviousGame, Rematch, RematchError
 from splitnet.game.table import GameError, PledgeRefused
 from splitnet.net.config import EvidenceBudget, NetSettings, clock_step
+from splitnet.net.frames import (
+    Acks,
+    Bye,
+    Challenge,
+    Clock,
+    Evidence,
+    Frame,
+    GameName,
+    HostError,
+    Lobby,
+    Need,
+    Offer,
+    Peers,
+    Ping,
+    Rec,
+    Welcome,
+)
 from splitnet.net.framing import FrameTooLarge
 from splitnet.net.join_state import JoinEvent, JoinMachine, JoinState, Retry
 from splitnet.net.store import GameFiles, GameMeta, keep_refusal, meta_now
@@ -64,15 +81,15 @@ _CLOSED_BY_HOST: Final = frozenset({ErrorCode.REPLACED, ErrorCode.SLOW,
                                     ErrorCode.TOO_MANY_ERRORS, ErrorCode.TOO_BIG})
 
 
-def refused_by_host(f: dict[str, Any], *, fatal: bool) -> WireError:
+def refused_by_host(f: HostError, *, fatal: bool) -> WireError:
     """The host's ``error`` frame ``f`` as this joiner's error: its code, if this
     splitnet knows it (NETWORK.md §8), else ``protocol`` naming the code it sent."""
-    code = ErrorCode.received(f["code"])
+    code = ErrorCode.received(f.code)
     if code is None:
         return WireError(ErrorCode.PROTOCOL, f"the host refused us with a code this "
-                         f"splitnet does not know ({shown(f['code'], limit=32)!r}): "
-                         f"{f['reason']}", fatal=fatal)
-    return WireError(code, f"the host refused us: {f['reason']}", fatal=fatal)
+                         f"splitnet does not know ({shown(f.code, limit=32)!r}): "
+                         f"{f.reason}", fatal=fatal)
+    return WireError(code, f"the host refused us: {f.reason}", fatal=fatal)
 
 
 class PeerFatal(Exception):
@@ -145,12 +162,12 @@ class PeerNode:
         self.listeners: list[Callable[[], None]] = []
         #: (code, reason, kind, counter) of every error frame the host sent us
         self.refusals: list[tuple[str, str, str | None, int | None]] = []
-        self.error_hooks: list[Callable[[dict[str, Any]], None]] = []
+        self.error_hooks: list[Callable[[HostError], None]] = []
         #: other seats' refused messages with a failed proof: (seat, kind, reason), as
         #: many of each seat as ``net.max_evidence``/``max_evidence_bytes`` allow
         self.evidence: list[tuple[int, str, str]] = []
         self.evidence_kept = EvidenceBudget(self.net)
-        self.frame_hooks: list[Callable[[dict[str, Any]], None]] = []
+        self.frame_hooks: list[Callable[[Frame], None]] = []
         self.fatal: str | None = None
         #: the exception behind a fatal refusal of the connection (e.g. the join-code
         #: layer's WrongCode), for a caller that may ask the user again
@@ -483,7 +500,7 @@ class PeerNode:
             if self.table is not None:
                 self.table.close()
 
-    async def _recv(self, ch: Channel, timeout: float) -> dict[str, Any]:
+    async def _recv(self, ch: Channel, timeout: float) -> Frame:
         while True:
             try:
                 # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a cancel
@@ -505,13 +522,13 @@ class PeerNode:
         async with asyncio.timeout(self.net.handshake_timeout):
             ch = await self.wrap(raw, "client")
         f = await self._recv(ch, self.net.handshake_timeout)
-        if f["t"] != "challenge":
-            raise WireError(ErrorCode.PROTOCOL, f"expected a challenge, got {f['t']!r}")
-        if f["v"] != NET_PROTOCOL:
-            raise WireError(ErrorCode.VERSION, f"the host speaks {f['v']!r}, not {NET_PROTOCOL}",
+        if not isinstance(f, Challenge):
+            raise WireError(ErrorCode.PROTOCOL, f"expected a challenge, got {f.T!r}")
+        if f.v != NET_PROTOCOL:
+            raise WireError(ErrorCode.VERSION, f"the host speaks {f.v!r}, not {NET_PROTOCOL}",
                             fatal=True)
         bind = binding_of(ch)
-        if f["bind"] != bind:
+        if f.bind != bind:
             raise WireError(ErrorCode.AUTH, "the host's challenge was signed for another encrypted "
                             "connection (its channel binding differs from ours): someone who "
                             "knows the join code sits between us and the host", fatal=True)
@@ -519,44 +536,44 @@ class PeerNode:
             raise WireError(ErrorCode.AUTH, "the host's challenge signature does not verify",
                             fatal=True)
         table = self.table
-        if table is not None and f["key"] != table.log.header.key(table.host_seat):
+        if table is not None and f.key != table.log.header.key(table.host_seat):
             raise WireError(ErrorCode.AUTH, "the host at this address has another identity than "
                             "the game's host", fatal=True)
         prev = self.rematch_of
         if table is None and prev is not None:
-            if f["key"] != prev.header.key(prev.header.host):
+            if f.key != prev.header.key(prev.header.host):
                 raise WireError(ErrorCode.AUTH,
                                 "the host at this address has another identity than "
                                 "the host of the game we finished", fatal=True)
-            if f["game"] == prev.game_id:  # still on the game we finished: not yet
+            if f.game == prev.game_id:  # still on the game we finished: not yet
                 self.net_status = self._why_lost = "waiting for the host to offer the rematch…"
                 raise RematchNotYet("the host has not offered the rematch yet")
-        self.host_key = f["key"]
+        self.host_key = f.key
         game = table.game_id if table else None
         have = len(table.log) if table else 0
         head = table.log.head() if table else None
         ch.send(encode_msg("hello", v=NET_PROTOCOL, name=self.name, key=self.key,
-                           sig=sign_hello(self.identity, f["nonce"], f["key"], self.name,
+                           sig=sign_hello(self.identity, f.nonce, f.key, self.name,
                                           game, have, bind),
                            game=game, have=have, head=head, bind=bind))
-        f = await self._recv(ch, self.net.handshake_timeout)
-        while f["t"] == "ping":  # the host pings every connection, also this one already
-            ch.send(encode_msg("pong", n=f["n"]))
-            f = await self._recv(ch, self.net.handshake_timeout)
-        if f["t"] == "error":
-            if f["fatal"] and f["code"] == ErrorCode.CLOSED.value and table is not None:
-                self._called_off(f["reason"])
-            raise refused_by_host(f, fatal=f["fatal"])
-        if f["t"] != "welcome":
-            raise WireError(ErrorCode.PROTOCOL, f"expected welcome, got {f['t']!r}")
+        w = await self._recv(ch, self.net.handshake_timeout)
+        while isinstance(w, Ping):  # the host pings every connection, also this one already
+            ch.send(encode_msg("pong", n=w.n))
+            w = await self._recv(ch, self.net.handshake_timeout)
+        if isinstance(w, HostError):
+            if w.fatal and w.code == ErrorCode.CLOSED.value and table is not None:
+                self._called_off(w.reason)
+            raise refused_by_host(w, fatal=w.fatal)
+        if not isinstance(w, Welcome):
+            raise WireError(ErrorCode.PROTOCOL, f"expected welcome, got {w.T!r}")
         self.ch = ch
-        lobby = table is None and f["seat"] is None
+        lobby = table is None and w.seat is None
         self.session.fire(JoinEvent.LOBBY if lobby else JoinEvent.PLAY)
         if lobby and self.bot_level is not None:
             ch.send(encode_msg("bot", level=self.bot_level))
         self._acked = -1  # a restarted host knows none of our acks: send ours again
-        self.net_status = None if f["ready"] else self._resuming
-        self.target = f["count"]
+        self.net_status = None if w.ready else self._resuming
+        self.target = w.count
         if table is not None and len(table.log) >= self.target:
             self._synced()
         elif table is None:
@@ -570,92 +587,94 @@ class PeerNode:
                     self._over()  # the host never said bye; our copy is complete
                     return
             began = self._now()
-            f = await self._recv(ch, timeout)
+            frame = await self._recv(ch, timeout)
             if self._now() - began > timeout + self._late():
                 self._slept(self._now() - began)
-            self._handle(ch, f)
+            self._handle(ch, frame)
             self._watch()
 
     # ------------------------------------------------------------------ frames
-    def _handle(self, ch: Channel, f: dict[str, Any]) -> None:
-        t = f["t"]
-        if t == "rec":
-            self._on_record(f["seq"], f["record"])
-        elif t == "ping":
-            ch.send(encode_msg("pong", n=f["n"]))
-        elif t == "acks":
-            for raw in f["acks"]:
-                self._on_ack(raw)
-        elif t == "peers":
-            self.states = {p["seat"]: (p["state"], p["quiet"]) for p in f["peers"]}
-            self._changed()
-        elif t == "rematch":
-            self._on_offer(ch, f)
-        elif t == "lobby":
-            if self.rematch_of is not None and self.table is None and self.offer is None:
-                raise PeerFatal(f"no rematch: the host at {self.host}:{self.port} opened "
-                                "a new game instead")
-            self.lobby_players = [p["name"] for p in f["players"]]
-            self.lobby_keys = [p["key"] for p in f["players"]]
-            self.lobby_seats = f["seats"]
-            self._changed()
-        elif t == "game":
-            self.lobby_game, self.lobby_max = shown(f["game"], limit=16), f["max"]
-            self._changed()
-        elif t == "need":
-            self._hand_back(ch, f["from"])
-        elif t == "clock":
-            if self.rematch_of is not None and self.table is None:
-                self._offer_until = self._now() + f["left"]
+    def _handle(self, ch: Channel, f: Frame) -> None:
+        match f:
+            case Rec(seq, record):
+                self._on_record(seq, record)
+            case Ping(n):
+                ch.send(encode_msg("pong", n=n))
+            case Acks(acks):
+                for raw in acks:
+                    self._on_ack(raw)
+            case Peers(peers):
+                self.states = {p.seat: (p.state, p.quiet) for p in peers}
                 self._changed()
-        elif t == "error":
-            self._on_error(f)
-        elif t == "bye":
-            if self._finished_here:
-                self._over()
-            elif self.session.state is JoinState.LOBBY and self.rematch_of is not None:
-                raise HostClosed(f["reason"] or "no rematch")  # §13: it says why
-            elif self.session.state is JoinState.LOBBY:
-                # the host stopped its lobby: no game will start (NETWORK.md §4)
-                raise HostClosed("the host closed the game")
-            else:  # keep trying: a host that shut down may resume the game
-                self.net_status = self._why_lost = f"the host left ({f['reason']}) — retrying"
-                raise ChannelClosed(f"the host said bye: {f['reason']}")
-        elif t == "evidence":
-            self._on_evidence(f)
-        elif t == "welcome":  # a restarted host has every seat back
-            self.target = max(self.target, f["count"])
-            self.net_status = None if f["ready"] else self._resuming
-            self._changed()
+            case Offer():
+                self._on_offer(ch, f)
+            case Lobby(players, seats):
+                if self.rematch_of is not None and self.table is None and self.offer is None:
+                    raise PeerFatal(f"no rematch: the host at {self.host}:{self.port} opened "
+                                    "a new game instead")
+                self.lobby_players = [p.name for p in players]
+                self.lobby_keys = [p.key for p in players]
+                self.lobby_seats = seats
+                self._changed()
+            case GameName(game, most):
+                self.lobby_game, self.lobby_max = shown(game, limit=16), most
+                self._changed()
+            case Need(start):
+                self._hand_back(ch, start)
+            case Clock(left):
+                if self.rematch_of is not None and self.table is None:
+                    self._offer_until = self._now() + left
+                    self._changed()
+            case HostError():
+                self._on_error(f)
+            case Bye(reason):
+                if self._finished_here:
+                    self._over()
+                elif self.session.state is JoinState.LOBBY and self.rematch_of is not None:
+                    raise HostClosed(reason or "no rematch")  # §13: it says why
+                elif self.session.state is JoinState.LOBBY:
+                    # the host stopped its lobby: no game will start (NETWORK.md §4)
+                    raise HostClosed("the host closed the game")
+                else:  # keep trying: a host that shut down may resume the game
+                    self.net_status = self._why_lost = f"the host left ({reason}) — retrying"
+                    raise ChannelClosed(f"the host said bye: {reason}")
+            case Evidence():
+                self._on_evidence(f)
+            case Welcome(count=count, ready=ready):  # a restarted host has every seat back
+                self.target = max(self.target, count)
+                self.net_status = None if ready else self._resuming
+                self._changed()
+            case _:  # (a challenge again, pong: nothing to do)
+                pass
 
-    def _on_error(self, f: dict[str, Any]) -> None:
-        self.refusals.append((f["code"], f["reason"], f["kind"], f["counter"]))
+    def _on_error(self, f: HostError) -> None:
+        self.refusals.append((f.code, f.reason, f.kind, f.counter))
         for hook in self.error_hooks:
             hook(f)
-        if not f["fatal"] and (f["code"], f["reason"]) == ("schema",
+        if not f.fatal and (f.code, f.reason) == ("schema",
                                                            "unknown frame type 'bot'"):
             # a host from before the bot frame (NETWORK.md §4): only its lobby misses it
             _log.warning("the host runs an older splitnet that does not list a bot's level "
                          "(%s): it plays on without", self.bot_level)
             return
-        _log.warning("the host refused %s: %s: %s", f["kind"] or "a frame", f["code"],
-                     f["reason"])
-        ours = f["counter"] is not None and f["counter"] in self._inflight
+        _log.warning("the host refused %s: %s: %s", f.kind or "a frame", f.code,
+                     f.reason)
+        ours = f.counter is not None and f.counter in self._inflight
         if ours:
             self._accuse_if_legal(f)  # first: a fatal refusal must not hide one
-        if f["fatal"] and f["code"] == ErrorCode.CLOSED.value and self.table is not None:
-            self._called_off(f["reason"])
-        if f["fatal"]:
-            if ErrorCode.received(f["code"]) in _CLOSED_BY_HOST:
-                raise ChannelClosed(f"closed by the host: {f['code']}")
+        if f.fatal and f.code == ErrorCode.CLOSED.value and self.table is not None:
+            self._called_off(f.reason)
+        if f.fatal:
+            if ErrorCode.received(f.code) in _CLOSED_BY_HOST:
+                raise ChannelClosed(f"closed by the host: {f.code}")
             raise refused_by_host(f, fatal=True)
         self._changed()
         if ours:
             # One of our own messages was refused: every later one in flight is doomed
             # (counters must be consecutive). Start over from the log: reconnect, catch
             # up, forget what was never logged.
-            raise ChannelClosed(f"the host refused our message {f['counter']} "
-                                f"({f['code']}); resynchronising")
+            raise ChannelClosed(f"the host refused our message {f.counter} "
+                                f"({f.code}); resynchronising")
 
     def _called_off(self, reason: str) -> NoReturn:
         """The host called off a game not yet begun: some seat did not accept the header
@@ -686,7 +705,7 @@ class PeerNode:
         self._mark_finished()
         raise HostClosed(f"the game did not start: the host called it off: {why}")
 
-    def _accuse_if_legal(self, f: dict[str, Any]) -> None:
+    def _accuse_if_legal(self, f: HostError) -> None:
         """The host refused our move. A move at a position is final (GAME.md "Pledges"):
         the seat sends it again, never another, so only a refusal the host can be held to
         may stop it. If our own engine finds the move legal at our head (with our own
@@ -703,15 +722,15 @@ class PeerNode:
         Otherwise — the log moved on, or an earlier message of ours was refused first —
         the refusal may be right: resynchronise as usual (the same move goes again)."""
         table = self.table
-        sent = self._moves_inflight.get(f["counter"])
-        if table is None or sent is None:
+        sent = None if f.counter is None else self._moves_inflight.get(f.counter)
+        if table is None or sent is None or f.counter is None:
             return
         msg, sig, body = sent
-        if (f["counter"] != table.log.next_counter(table.seat)
+        if (f.counter != table.log.next_counter(table.seat)
                 or not table.core.move_is_legal(body)):
             return
         host = table.host_seat
-        raw = f["refusal"]
+        raw = f.refusal
         ref, flaw = self._refusal_of(raw, msg, sig)
         if ref is None:
             if table.split_core is None:  # (a Splito commitment is kept as it is)
@@ -720,20 +739,20 @@ class PeerNode:
             n = len(table.log)
             kept = table.files.transcript.with_suffix(".refused")
             with contextlib.suppress(OSError):
-                keep_refusal(kept, {"code": f["code"], "reason": f["reason"], "refusal": raw,
+                keep_refusal(kept, {"code": f.code, "reason": f.reason, "refusal": raw,
                                     "seq": n, "head": table.log.head(), "msg": msg,
                                     "sig": sig})
             # (the code and reason are the host's text: quoted, control characters escaped)
-            raise PeerFatal(f"the host refused our legal move ({f['code']!r}: "
-                            f"{f['reason'][:120]!r}) at entry {n} with {flaw}: a move at a "
+            raise PeerFatal(f"the host refused our legal move ({f.code!r}: "
+                            f"{f.reason[:120]!r}) at entry {n} with {flaw}: a move at a "
                             f"position is final and only a refusal signed at our head "
                             f"counts (GAME.md \"Pledges\"); kept in {kept} "
                             f"[host seat {host} at fault]")
         path = table.files.transcript.with_suffix(".accusation")
         with contextlib.suppress(OSError), _append_private(path) as out:
             out.write(encode({"refusal": raw, "msg": msg, "sig": sig}))
-        table.author.counter = f["counter"]  # the refused move never took its counter
-        relayed = (not f["fatal"] and self.send_game(
+        table.author.counter = f.counter  # the refused move never took its counter
+        relayed = (not f.fatal and self.send_game(
             "accuse", {"round": body["round"], "refusal": raw, "msg": msg, "sig": sig}))
         how = ("we accuse it through the log" if relayed
                else "it closed the connection, so only this peer can accuse it")
@@ -766,28 +785,28 @@ class PeerNode:
             return None, f"a refusal signed at another head than ours at entry {n}"
         return ref, ""
 
-    def _on_evidence(self, f: dict[str, Any]) -> None:
+    def _on_evidence(self, f: Evidence) -> None:
         """The host refused another seat's message for a failed proof and shows it: it
         counts only if that seat's signature verifies (the host cannot forge it)."""
         table = self.table
         if table is None:
             return
         try:
-            m = parse_message(f["msg"])
+            m = parse_message(f.msg)
         except DecodeError:
             return
         header = table.log.header
         if (m.game_id != table.game_id or m.author >= len(header.players)
-                or not verify(header.key(m.author), f["msg"], f["sig"])):
+                or not verify(header.key(m.author), f.msg, f.sig)):
             _log.warning("the host sent evidence that is not signed by its author")
             return
-        if not self.evidence_kept.admit(m.author, len(f["msg"]) + len(f["sig"])):
+        if not self.evidence_kept.admit(m.author, len(f.msg) + len(f.sig)):
             return  # the first of that seat is proof enough
-        self.evidence.append((m.author, m.kind, f["reason"]))
+        self.evidence.append((m.author, m.kind, f.reason))
         path = table.files.transcript.with_suffix(".evidence")
         with contextlib.suppress(OSError), _append_private(path) as out:
-            out.write(encode_msg("evidence", msg=f["msg"], sig=f["sig"], code=f["code"],
-                                 reason=f["reason"]))
+            out.write(encode_msg("evidence", msg=f.msg, sig=f.sig, code=f.code,
+                                 reason=f.reason))
         self._changed()
 
     def _on_record(self, seq: int, record: bytes) -> None:
@@ -1025,11 +1044,11 @@ class PeerNode:
         woke = self._woke_at
         return woke is not None and self._now() - woke <= self.net.host_timeout
 
-    def _on_offer(self, ch: Channel, f: dict[str, Any]) -> None:
+    def _on_offer(self, ch: Channel, f: Offer) -> None:
         """The host's rematch offer (§13): it must be of the game we finished, ending at
         our final head, with the next first dealer; we agree once per connection."""
         if self.rematch_of is None and self.table is None:
-            self._rejoin_offer(ch, f["game"])
+            self._rejoin_offer(ch, f.game)
         prev = self.rematch_of
         if prev is None or self.table is not None:
             return  # no rematch asked for here: nothing to answer
@@ -1038,12 +1057,12 @@ class PeerNode:
                 ch.send(encode_msg("answer", game=prev.game_id, yes=False))
             raise PeerFatal("no rematch: this seat does not stay for rematches: we said no")
         try:
-            prev.check_offer(f["game"], f["head"], f["first_dealer"])
+            prev.check_offer(f.game, f.head, f.first_dealer)
         except RematchError as e:
             raise PeerFatal(f"no rematch: the host's offer does not follow our game: {e} "
                             f"[host seat {prev.header.host} at fault]") from None
-        self.offer = Rematch(f["game"], f["head"], f["first_dealer"])
-        self.offer_agreed = list(f["agreed"])
+        self.offer = Rematch(f.game, f.head, f.first_dealer)
+        self.offer_agreed = list(f.agreed)
         if self._answered is not ch:
             ch.send(encode_msg("answer", game=prev.game_id, yes=True))
             self._answered = ch

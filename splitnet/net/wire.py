@@ -3,8 +3,8 @@
 Every frame's payload is one canonical msgpack map (:mod:`splitnet.session.codec`) with a
 type field ``"t"``. :func:`decode_frame` decodes strictly and checks the schema of that
 type — and that the type may travel in that direction — before anything reaches the
-session; a failure is a :class:`WireError` whose ``code`` goes back to the sender in an
-``error`` frame.
+session, which gets it as a typed value (:mod:`splitnet.net.frames`); a failure is a
+:class:`WireError` whose ``code`` goes back to the sender in an ``error`` frame.
 
 All frames of one connection pass through one :class:`Channel` (``send``/``recv`` of
 payload bytes). :class:`StreamChannel` is plain TCP; a join-code/AEAD layer wraps a
@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable
 from enum import StrEnum
 from typing import Any, Final, Protocol
 
+from splitnet.net.frames import Challenge, Frame, Hello, typed
 from splitnet.net.framing import MAX_FRAME, FrameTooLarge, encode_frame, read_frame
 from splitnet.session.codec import (
     Bool,
@@ -204,8 +205,9 @@ def encode_msg(t: str, **fields: Any) -> bytes:
     return encode(obj)
 
 
-def decode_frame(payload: bytes, *, from_host: bool) -> dict[str, Any]:
-    """Strictly decode one frame payload and check it against its type's schema."""
+def decode_frame(payload: bytes, *, from_host: bool) -> Frame:
+    """Strictly decode one frame payload, check it against its type's schema and
+    direction, and return it as its typed value (:mod:`splitnet.net.frames`)."""
     try:
         obj = decode(payload, max_len=MAX_FRAME)
     except SchemaError as e:  # pragma: no cover - decode raises no SchemaError
@@ -226,7 +228,7 @@ def decode_frame(payload: bytes, *, from_host: bool) -> dict[str, Any]:
         check(obj, schema, t)
     except SchemaError as e:
         raise WireError(ErrorCode.SCHEMA, str(e)) from None
-    return obj
+    return typed(obj)
 
 
 def hello_bytes(nonce: bytes, host_key: bytes, name: str, key: bytes, game: bytes | None,
@@ -243,10 +245,10 @@ def sign_hello(identity: Identity, nonce: bytes, host_key: bytes, name: str,
                                      game, have, bind))
 
 
-def verify_hello(hello: dict[str, Any], nonce: bytes, host_key: bytes) -> bool:
-    data = hello_bytes(nonce, host_key, hello["name"], hello["key"], hello["game"],
-                       hello["have"], hello["bind"])
-    return verify(hello["key"], data, hello["sig"])
+def verify_hello(hello: Hello, nonce: bytes, host_key: bytes) -> bool:
+    data = hello_bytes(nonce, host_key, hello.name, hello.key, hello.game, hello.have,
+                       hello.bind)
+    return verify(hello.key, data, hello.sig)
 
 
 def challenge_bytes(nonce: bytes, host_key: bytes, game: bytes | None,
@@ -260,10 +262,9 @@ def sign_challenge(identity: Identity, nonce: bytes, game: bytes | None,
     return identity.sign(challenge_bytes(nonce, identity.public_key_bytes(), game, bind))
 
 
-def verify_challenge(challenge: dict[str, Any]) -> bool:
-    data = challenge_bytes(challenge["nonce"], challenge["key"], challenge["game"],
-                           challenge["bind"])
-    return verify(challenge["key"], data, challenge["sig"])
+def verify_challenge(challenge: Challenge) -> bool:
+    data = challenge_bytes(challenge.nonce, challenge.key, challenge.game, challenge.bind)
+    return verify(challenge.key, data, challenge.sig)
 
 
 def binding_of(channel: object) -> bytes | None:
