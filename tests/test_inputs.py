@@ -540,3 +540,26 @@ def test_bad_output_paths_and_player_counts_get_one_line(tmp_path: Path) -> None
     ):
         line = one_line_error(run(["selfplay", "-n", "2", *args]))
         assert why in line, line
+
+
+def test_host_reads_its_settings_file_as_play_does(tmp_path: Path) -> None:
+    """protocol/SETTINGS.md: the local ``--settings FILE`` has every key optional (a
+    missing one takes its docs/RULES.md default) and may name a pad file beside it.
+    ``splitnet host`` read it as a header instead and refused ``{"rounds": 1}`` ("settings:
+    missing hand_size, upgrade_takes_match, pad …") that ``play`` and ``selfplay`` take;
+    its header now holds the complete rules, as theirs."""
+    from splitnet.app.lan import _split_choice
+    from splitnet.rules import Settings
+
+    f = tmp_path / "rules.json"
+    f.write_text('{"rounds": 1, "pad": "pad.json"}')
+    (tmp_path / "pad.json").write_text(json.dumps(Settings().pad.to_dict()))
+    choice = _split_choice(str(f), proofs=False)
+    assert choice.header is not None
+    header = choice.header(3)
+    assert header["rules"] == Settings(rounds=1).to_dict() and not header["shuffle_proofs"]
+    f.write_text('{"rounds": 0}')
+    with pytest.raises(SystemExit) as e:
+        _split_choice(str(f), proofs=False)
+    assert str(e.value).startswith("splitnet: ") and "rounds" in str(e.value)
+    assert str(f) in str(e.value)

@@ -312,19 +312,16 @@ def _settings_players(path: str) -> int:
 
 
 def _split_choice(settings_path: str | None, proofs: bool) -> GameChoice:
-    """``host --settings FILE`` for Split: the header's rules from the file (SETTINGS.md)."""
+    """``host --settings FILE`` for Split: the header's rules from the local file
+    (SETTINGS.md: every key optional, the docs/RULES.md default for one missing)."""
     if settings_path is None:
         return SPLIT
     from splitnet.game.local import game_settings
-    from splitnet.localfiles import MAX_SETTINGS_BYTES, LocalFileError, read_json
-    from splitnet.rules import Settings, SettingsError
+    from splitnet.localfiles import LocalFileError, load_settings
 
-    try:
-        data = read_json(Path(settings_path), limit=MAX_SETTINGS_BYTES, what="settings file")
-        if not isinstance(data, dict):
-            raise SettingsError(f"{settings_path}: the settings file must hold a JSON object")
-        rules = Settings.from_dict(data)
-    except (LocalFileError, SettingsError) as e:
+    try:  # a local file, as ``play``'s: every key optional, the pad inline or a file
+        rules = load_settings(Path(settings_path))
+    except LocalFileError as e:
         raise SystemExit(f"splitnet: {e}") from None
     return GameChoice(header=lambda _n: game_settings(rules, shuffle_proofs=proofs))
 
