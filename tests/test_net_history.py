@@ -16,6 +16,7 @@ from splitnet import describe
 from splitnet.app import saved
 from splitnet.app.lan_session import LAN_PARTS, NetSession
 from splitnet.bots import make_bot
+from splitnet.net.frames import Presence
 from splitnet.net.store import GameFiles
 from splitnet.net.table import Table
 from splitnet.rules import Settings
@@ -47,7 +48,7 @@ class FakeNode:
         self.sent.append((kind, body))
         return True
 
-    def seat_states(self) -> dict[int, tuple[str, int]]:
+    def seat_states(self) -> dict[int, tuple[Presence, int]]:
         return {}
 
 

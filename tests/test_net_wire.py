@@ -281,3 +281,17 @@ async def test_too_many_connections_are_refused(tmp_path: Path) -> None:
         assert await c.closed()
     finally:
         await node.close()
+
+
+def test_a_seats_presence_is_one_of_three_words_and_typed() -> None:
+    """``peers.state`` (NETWORK.md §2): "ok", "silent" or "gone", refused otherwise at
+    the wire's edge; past it a :class:`Presence`."""
+    from splitnet.net.frames import Peers, Presence
+
+    f = decode_frame(encode({"t": "peers", "peers": [{"seat": 2, "state": "silent",
+                                                      "quiet": 7}]}), from_host=True)
+    assert isinstance(f, Peers) and f.peers[0].state is Presence.SILENT
+    with pytest.raises(WireError) as e:
+        decode_frame(encode({"t": "peers", "peers": [{"seat": 2, "state": "asleep",
+                                                      "quiet": 7}]}), from_host=True)
+    assert e.value.code == "schema" and "'ok', 'silent', 'gone'" in e.value.reason

@@ -24,6 +24,7 @@ from splitnet.app import saved
 from splitnet.app.lan_session import LAN_PARTS, NetSession
 from splitnet.bots import make_bot
 from splitnet.frontend import HumanAgent
+from splitnet.net.frames import Presence
 from splitnet.net.store import GameFiles
 from splitnet.net.table import Table
 from splitnet.rules import IllegalMove, Settings
@@ -56,7 +57,8 @@ class HostSeat:
         self.fatal: str | None = None
         self.epoch = 0
         self.evidence: list[tuple[int, str, str]] = []
-        self.states: dict[int, tuple[str, int]] = {1: ("ok", 0), LEAVER: ("gone", 0)}
+        self.states: dict[int, tuple[Presence, int]] = {1: (Presence.OK, 0),
+                                                      LEAVER: (Presence.GONE, 0)}
         self.sent: list[tuple[str, dict[str, Any]]] = []
         self._subs: list[Callable[[], None]] = []
 
@@ -80,7 +82,7 @@ class HostSeat:
         self.sent.append((kind, body))
         return True
 
-    def seat_states(self) -> dict[int, tuple[str, int]]:
+    def seat_states(self) -> dict[int, tuple[Presence, int]]:
         return dict(self.states)
 
 
@@ -147,12 +149,12 @@ def test_the_offer_comes_after_the_wait_and_goes_when_the_player_is_back(
         assert session.open_hand_offer() is None
         clock.now += 2
         assert session.open_hand_offer() == (LEAVER, 31)
-        node.states[LEAVER] = ("ok", 0)  # back in time: simply resumed
+        node.states[LEAVER] = (Presence.OK, 0)  # back in time: simply resumed
         node.changed()
         assert session.open_hand_offer() is None
         with pytest.raises(IllegalMove, match="not to be given up now"):
             await session.abandon(LEAVER)
-        node.states[LEAVER] = ("gone", 0)  # gone again: the wait starts over
+        node.states[LEAVER] = (Presence.GONE, 0)  # gone again: the wait starts over
         node.changed()
         clock.now += 29
         assert session.open_hand_offer() is None

@@ -55,6 +55,7 @@ from splitnet.net.config import (
     is_wormhole_code,
     load_internet_servers,
 )
+from splitnet.net.frames import Presence
 from splitnet.net.host import MAX_PLAYERS, HostNode
 from splitnet.net.join_state import JoinState
 from splitnet.net.joincode import JoinCode, JoinCodeError, new_code, parse_code
@@ -1667,7 +1668,7 @@ def _invitations(args: argparse.Namespace, node: HostNode, net: NetSettings,
             pending = sum(1 for i in invites.claimed if i.peer not in through)
             bots: int = args.bots
             return max(0, guests - max(others, bots) - len(through) - pending)
-        return 1 if any(st != "ok" for st, _ in node.seat_states().values()) else 0
+        return 1 if any(st is not Presence.OK for st, _ in node.seat_states().values()) else 0
 
     def show(code: str) -> None:
         # each invitation printed once, as README.md words it, where output is lines (the

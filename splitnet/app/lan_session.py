@@ -25,6 +25,7 @@ from splitnet.errors import SplitnetError
 from splitnet.frontend import HumanAgent, SessionBase
 from splitnet.game.core import GameCore
 from splitnet.net.config import NetSettings
+from splitnet.net.frames import Presence
 from splitnet.net.peer import PeerFatal
 from splitnet.net.table import Table, TableParts
 from splitnet.net.wire import WireError
@@ -54,7 +55,7 @@ class Node(Protocol):
 
     def send_game(self, kind: str, body: dict[str, Any]) -> bool: ...
 
-    def seat_states(self) -> dict[int, tuple[str, int]]: ...
+    def seat_states(self) -> dict[int, tuple[Presence, int]]: ...
 
     def accepts_left(self) -> float | None: ...
 
@@ -173,9 +174,10 @@ class LanSeat(SessionBase, Generic[MoveT]):
         waiting = set(self.core.waiting_for())
         notes = []
         for s, (state, quiet) in sorted(states.items()):
-            if state == "ok" or s == self.seat:
+            if state is Presence.OK or s == self.seat:
                 continue
-            what = "disconnected" if state == "gone" else f"not answering for {quiet} s"
+            what = ("disconnected" if state is Presence.GONE
+                    else f"not answering for {quiet} s")
             notes.append(f"waiting for {self.players[s]} ({what})" if s in waiting
                          else f"{self.players[s]} {what}")
         return notes
@@ -352,7 +354,8 @@ class NetSession(LanSeat[Action]):
         if not (self.finished or core.finished) and self.table.log.all_accepted:
             states = self.node.seat_states()
             gone = {s for s in core.waiting_for()
-                    if s != self.seat and states.get(s, ("ok", 0))[0] == "gone"}
+                    if s != self.seat
+                    and states.get(s, (Presence.OK, 0))[0] is Presence.GONE}
         now = self.clock()
         for s in list(self._gone_since):
             if s not in gone:

@@ -20,7 +20,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, ClassVar, Final
+
+
+class Presence(StrEnum):
+    """A seat's presence as the host sees it (``peers.state``, NETWORK.md §7)."""
+
+    OK = "ok"  #: connected and answering
+    SILENT = "silent"  #: connected, but quiet for ``silent_after`` or longer
+    GONE = "gone"  #: not connected
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +132,7 @@ class PeerState:
     """One entry of ``peers.peers``: a seat's presence as the host sees it."""
 
     seat: int
-    state: str
+    state: Presence
     quiet: int
 
 
@@ -224,7 +233,7 @@ _BUILD: Final[dict[str, Callable[[dict[str, Any]], Frame]]] = {
     "msg": lambda o: Msg(o["msg"], o["sig"]),
     "ack": lambda o: Ack(o["ack"]),
     "acks": lambda o: Acks(tuple(o["acks"])),
-    "peers": lambda o: Peers(tuple(PeerState(p["seat"], p["state"], p["quiet"])
+    "peers": lambda o: Peers(tuple(PeerState(p["seat"], Presence(p["state"]), p["quiet"])
                                    for p in o["peers"])),
     "ping": lambda o: Ping(o["n"]),
     "pong": lambda o: Pong(o["n"]),

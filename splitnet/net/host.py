@@ -27,7 +27,19 @@ from splitnet.game.rematch import PreviousGame, Rematch
 from splitnet.game.table import PledgeRefused
 from splitnet.net.config import EvidenceBudget, NetSettings, clock_step
 from splitnet.net.conn_state import ConnEvent, ConnMachine, ConnState
-from splitnet.net.frames import Ack, Answer, BotLevel, Bye, Frame, Hello, Msg, Ping, Pong, Rec
+from splitnet.net.frames import (
+    Ack,
+    Answer,
+    BotLevel,
+    Bye,
+    Frame,
+    Hello,
+    Msg,
+    Ping,
+    Pong,
+    Presence,
+    Rec,
+)
 from splitnet.net.framing import FrameTooLarge
 from splitnet.net.game_state import GameEvent, GameMachine, GameState
 from splitnet.net.lobby_state import MAX_PLAYERS, LobbyEvent, LobbyMachine, LobbyState
@@ -179,7 +191,7 @@ class HostNode:
         #: lobby → ordering → finishing → done; resuming after a restart (game_state.py)
         self.game = GameMachine()
         self._held: list[tuple[Conn, bytes, bytes]] = []
-        self.states: dict[int, tuple[str, int]] = {}  # seat → (ok|silent|gone, quiet s)
+        self.states: dict[int, tuple[Presence, int]] = {}  # seat → (presence, quiet s)
         self.acked: dict[int, int] = {}  # seat → highest acked seq
         self._last_ack: dict[int, bytes] = {}  # seat → that ack, signed (to relay again)
         self.listeners: list[Callable[[], None]] = []
@@ -281,7 +293,7 @@ class HostNode:
         node.lobby = LobbyMachine(None, started=True)
         node.game = GameMachine(resuming=True)
         node._adopt(table)
-        node.states = {s: ("gone", 0) for s in range(1, table.n)}
+        node.states = {s: (Presence.GONE, 0) for s in range(1, table.n)}
         node.started.set()
         node._load_final_acks()
         if table.core.finished:
@@ -459,7 +471,7 @@ class HostNode:
             m.conn.m.fire(ConnEvent.SEAT)
             m.conn.seat = seat
             self.conns[seat] = m.conn
-            self.states[seat] = ("ok", 0)
+            self.states[seat] = (Presence.OK, 0)
             m.conn.send("rec", seq=0, record=header.record)
         _log.info("game %s started: %s", game_id.hex(), ", ".join(table.names))
         self.started.set()
@@ -827,7 +839,7 @@ class HostNode:
         if acks:
             conn.send("acks", acks=acks)
         _log.info("%s is back (seat %d, had %d of %d records)", conn.who(), seat, have, count)
-        self._set_state(seat, "ok", 0)
+        self._set_state(seat, Presence.OK, 0)
         self._check_ready()
 
     def _dropped(self, conn: Conn) -> None:
@@ -851,7 +863,7 @@ class HostNode:
         if conn.seat is not None and self.conns.get(conn.seat) is conn:
             del self.conns[conn.seat]
             _log.info("%s disconnected", conn.who())
-            self._set_state(conn.seat, "gone", 0)
+            self._set_state(conn.seat, Presence.GONE, 0)
 
     # ------------------------------------------------------------------ frames
     def _handle(self, conn: Conn, f: Frame) -> None:
@@ -1171,9 +1183,9 @@ class HostNode:
             for seat, c in list(self.conns.items()):
                 quiet = now - c.last_heard
                 if quiet > self.net.silent_after:
-                    self._set_state(seat, "silent", int(quiet))
+                    self._set_state(seat, Presence.SILENT, int(quiet))
                 else:
-                    self._set_state(seat, "ok", 0)
+                    self._set_state(seat, Presence.OK, 0)
             self._check_timeouts()
 
     def _slept(self, gap: float) -> None:
@@ -1319,7 +1331,8 @@ class HostNode:
             r = table.core.round_number
             assert r is not None
             after = self.net.open_hand_after
-            gone = seat not in self.conns or self.states.get(seat, ("ok", 0))[0] != "ok"
+            gone = (seat not in self.conns
+                    or self.states.get(seat, (Presence.OK, 0))[0] is not Presence.OK)
             if (after is not None and gone and table.core.abandon_refusal(seat) is None):
                 # R8.6: a seat gone for good is played open-handed instead of stopping
                 # the game (it is resumed as usual if it is back before this)
@@ -1344,19 +1357,21 @@ class HostNode:
                 _log.error("the host's own timeout was refused: %s", e)
             return
 
-    def _set_state(self, seat: int, state: str, quiet: int) -> None:
+    def _set_state(self, seat: int, state: Presence, quiet: int) -> None:
         old = self.states.get(seat)
         self.states[seat] = (state, quiet)
-        if old is None or old[0] != state or (state != "ok" and old[1] // 5 != quiet // 5):
+        if (old is None or old[0] is not state
+                or (state is not Presence.OK and old[1] // 5 != quiet // 5)):
             self._broadcast_states()
             self._changed()
 
     def _broadcast_states(self) -> None:
-        peers = [{"seat": s, "state": st, "quiet": q} for s, (st, q) in sorted(self.states.items())]
+        peers = [{"seat": s, "state": st.value, "quiet": q}
+                 for s, (st, q) in sorted(self.states.items())]
         for c in self.conns.values():
             c.send("peers", peers=peers)
 
-    def seat_states(self) -> dict[int, tuple[str, int]]:
+    def seat_states(self) -> dict[int, tuple[Presence, int]]:
         return dict(self.states)
 
     # ------------------------------------------------------------------ the end

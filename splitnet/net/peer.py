@@ -32,6 +32,7 @@ from splitnet.net.frames import (
     Offer,
     Peers,
     Ping,
+    Presence,
     Rec,
     Welcome,
 )
@@ -157,7 +158,7 @@ class PeerNode:
         self.ch: Channel | None = None
         self.target = 0
         self.epoch = 0
-        self.states: dict[int, tuple[str, int]] = {}
+        self.states: dict[int, tuple[Presence, int]] = {}
         self.net_status: str | None = "connecting…"
         self.listeners: list[Callable[[], None]] = []
         #: (code, reason, kind, counter) of every error frame the host sent us
@@ -297,7 +298,7 @@ class PeerNode:
         self.table.listeners.append(lambda entry: self._changed())
         self.started_evt.set()
 
-    def seat_states(self) -> dict[int, tuple[str, int]]:
+    def seat_states(self) -> dict[int, tuple[Presence, int]]:
         return dict(self.states)
 
     def send_frame(self, t: str, **fields: Any) -> None:

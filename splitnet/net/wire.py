@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable
 from enum import StrEnum
 from typing import Any, Final, Protocol
 
-from splitnet.net.frames import Challenge, Frame, Hello, typed
+from splitnet.net.frames import Challenge, Frame, Hello, Presence, typed
 from splitnet.net.framing import MAX_FRAME, FrameTooLarge, encode_frame, read_frame
 from splitnet.session.codec import (
     Bool,
@@ -29,6 +29,7 @@ from splitnet.session.codec import (
     Int,
     List,
     Map,
+    OneOf,
     Opt,
     Schema,
     SchemaError,
@@ -162,7 +163,8 @@ SCHEMAS: Final[dict[str, tuple[Schema, bool, bool]]] = {
             True, False),
     "ack": (Map({"t": _T, "ack": _ACK}), True, False),
     "acks": (Map({"t": _T, "acks": List(_ACK, max_len=MAX_SEATS)}), False, True),
-    "peers": (Map({"t": _T, "peers": List(Map({"seat": _SEAT, "state": Str(8, 1),
+    "peers": (Map({"t": _T, "peers": List(Map({"seat": _SEAT,
+                                               "state": OneOf(tuple(p.value for p in Presence)),
                                                "quiet": _U31}), max_len=MAX_SEATS)}),
               False, True),
     "ping": (Map({"t": _T, "n": _U31}), True, True),

@@ -55,6 +55,7 @@ __all__ = [
     "Int",
     "List",
     "Map",
+    "OneOf",
     "Opt",
     "Schema",
     "SchemaError",
@@ -259,6 +260,16 @@ class Str:
 
 
 @dataclass(frozen=True)
+class OneOf:
+    """A str that is one of *values* (a field whose words are all the protocol has)."""
+
+    values: tuple[str, ...]
+
+    def describe(self) -> str:
+        return "one of " + ", ".join(repr(v) for v in self.values)
+
+
+@dataclass(frozen=True)
 class List:
     """A list of *min_len* … *max_len* items, each matching *item*."""
 
@@ -303,7 +314,7 @@ class Opt:
         return f"nil or {self.inner.describe()}"
 
 
-Schema = Int | Bool | Bytes | Str | List | Tuple | Map | Opt
+Schema = Int | Bool | Bytes | Str | OneOf | List | Tuple | Map | Opt
 
 
 def _got(obj: object) -> str:
@@ -354,6 +365,9 @@ def check(obj: object, schema: Schema, what: str) -> None:
                     raise SchemaError(
                         f"{what}: control character U+{ord(ch):04X} at position {i}"
                     )
+    elif isinstance(schema, OneOf):
+        if type(obj) is not str or obj not in schema.values:
+            fail(schema.describe())
     elif isinstance(schema, List):
         if type(obj) is not list or not schema.min_len <= len(obj) <= schema.max_len:
             fail(schema.describe())
