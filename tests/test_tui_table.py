@@ -737,6 +737,35 @@ def test_an_internet_guests_end_screen_does_not_send_it_back_to_its_spent_invita
         assert seen["another"] is None and "another game: quit and run `" in text
 
 
+def test_an_internet_guests_end_screen_offers_the_rematch_and_says_what_another_game_needs(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An internet guest's end screen when the rematch may follow (NETWORK.md §13): n
+    agrees to it, through the same wormholes; any other game needs a new invitation,
+    the one used being spent — not "ask for a new invitation" as the only way on."""
+    import asyncio
+    from types import SimpleNamespace
+
+    from splitnet.app import lan as glue
+    from splitnet.net.config import NetSettings
+    from splitnet.net.peer import PeerNode
+    from splitnet.session.identity import Identity
+
+    node = PeerNode(Identity.generate(), tmp_path, "Jo", "wormhole", 0, NetSettings())
+    session = SimpleNamespace(node=node, table=SimpleNamespace(first_dealer=0, n=3))
+    seen = tui_kwargs(monkeypatch)
+    assert asyncio.run(glue._front_end(session, False, tmp_path, rematch=True)) == (0, False)  # type: ignore[arg-type]
+    assert seen["rematch"] and seen["rematch_as"] == "joiner"
+    with create_pipe_input() as inp, create_app_session(input=inp, output=DummyOutput()):
+        tui, _ = finished_game(rematch=True, rejoin=seen["rejoin"])
+        tui.rematch_as = "joiner"
+        tui.another = seen["another"]
+        text = " ".join("".join(f[1] for f in ln).strip() for ln in tui._overlay_lines(80))
+    text = " ".join(text.split())
+    assert "n agree to a rematch with the same seats if the host offers one" in text, text
+    assert ("another game: ask the host for a new invitation (the rematch needs none; this "
+            "one is spent)") in text, text
+
+
 @pytest.mark.parametrize(("role", "words"), [
     ("host", "n offer a rematch to the same seats (Ana deals first; everyone must agree)"),
     ("joiner", "n agree to a rematch with the same seats if the host offers one (Ana deals "

@@ -854,3 +854,172 @@ def test_resume_file_round_trip_and_damage(tmp_path: Path) -> None:
         with pytest.raises(ValueError, match=str(f.path)) as e:
             f.load()
         assert "\n" not in str(e.value)
+
+
+# ---------------------------------------------------------------------- rematch (§13)
+def rematch_through_wormholes(tmp_path: Path, servers: Servers, seed: int,
+                              game: list[str], timing: str) -> list[Proc]:
+    """``splitnet host --internet --play-as-bot … --seats 3 --rematches 1`` (relay only)
+    and two ``splitnet bot CODE --rematch``, each through its own invitation and seen
+    joining the lobby."""
+    host = Proc(tmp_path, "host", "host", "--internet", *servers.args, *game,
+                "--net-timing", timing, "--port", "0", "--bind", "127.0.0.1",
+                "--play-as-bot", "heuristic", "--seats", "3", "--rematches", "1",
+                "--no-announce", "--name", "Hosta", "--data-dir", str(tmp_path / "p0"),
+                "--test-seed", str(seed))
+    procs = [host]
+    for i, name in ((1, "Ana"), (2, "Bo")):
+        wait_until(lambda i=i: len(invitations(host)) >= i, 60, f"invitation {i}")
+        procs.append(Proc(tmp_path, f"bot{i}", "bot", invitations(host)[i - 1],
+                          *servers.args, "--net-timing", timing, "--rematch", "--name",
+                          name, "--data-dir", str(tmp_path / f"p{i}"),
+                          "--test-seed", str(seed)))
+        wait_until(lambda i=i: host.stderr().count("joined the lobby") >= i, 60,
+                   f"bot {i} to join")
+    return procs
+
+
+def games_on(tmp: Path, seat: int) -> dict[str, bytes]:
+    """Every transcript on a seat's disk, by game id."""
+    return {f.stem: f.read_bytes() for f in (tmp / f"p{seat}" / "games").glob("*.splitlog")}
+
+
+@pytest.mark.parametrize("game", ["split", "splito"])
+def test_a_table_through_wormholes_plays_a_rematch_with_the_same_seats(
+        servers: Servers, tmp_path: Path, game: str) -> None:
+    """NETWORK.md §13 through the wormholes of §12: after a game of one round the host
+    offers the rematch; each guest's bot (``--rematch``) meets the host's rematch lobby
+    on the next code of the resume chain they already share — no invitation is printed
+    or typed for it — and agrees; the rematch is played with the same seats, the first
+    deal passed left. Every process exits 0, both transcripts are byte-identical on
+    every seat and ``splitnet verify FIRST SECOND`` says the second is the rematch."""
+    if game == "split":  # one round (protocol/SETTINGS.md): the rematch is what counts
+        import json
+
+        from splitnet.rules import Settings
+
+        f = tmp_path / "one-round.json"
+        f.write_text(json.dumps(Settings(rounds=1).to_dict()))
+        rules = ["--settings", str(f), "--no-proofs"]
+    else:
+        rules = ["--game", "splito"]
+    over = "Winner:" if game == "split" else "Scores (left zone × right zone):"
+    # rematch_wait: the bots' wait for an offer after the rematch too (none comes)
+    timing = "wormhole_idle=3,rematch_wait=20"
+    procs: list[Proc] = []
+    try:
+        procs += rematch_through_wormholes(tmp_path, servers, 41, rules, timing)
+        host = procs[0]
+        for p in procs:
+            rc = p.wait(3 * TIMEOUT)
+            assert rc == 0, f"{p.label} exited {rc}\n{p.stderr()[-3000:]}"
+            assert p.stdout().count(over) == 2, p.stdout()[-3000:]
+        assert "Rematch offered to the same seats" in host.stdout()
+        codes = invitations(host)
+        assert len(codes) == 2  # none printed for the rematch
+        for bot in procs[1:]:
+            assert "no rematch: the host at" in bot.stdout(), bot.stdout()[-1000:]
+            assert "met the host again on resume wormhole" in bot.stderr()
+        no_traceback(*procs)
+    finally:
+        kill_all(procs)
+    games = games_on(tmp_path, 0)
+    assert len(games) == 2
+    assert all(games_on(tmp_path, s) == games for s in (1, 2)), "transcripts differ"
+    from splitnet.game.rematch import parse_rematch
+    from splitnet.session.log import Log
+    from splitnet.session.transcript import read_transcript
+
+    def header(gid: str) -> Any:
+        log = Log()
+        log.append_record(read_transcript(tmp_path / "p1" / "games" / f"{gid}.splitlog")[0])
+        return log.header
+
+    (second,) = [g for g in games if parse_rematch(header(g).settings) is not None]
+    (first,) = [g for g in games if g != second]
+    files = [str(tmp_path / "p1" / "games" / f"{g}.splitlog") for g in (first, second)]
+    out = subprocess.run([sys.executable, "-m", "splitnet.cli", "verify", *files],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.stdout.count("fair: yes") == 2, out.stdout
+    assert "rematch of the game before: same seats and rules" in out.stdout, out.stdout
+    from splitnet.net.store import invitation_resume_file
+
+    for seat, code in enumerate(codes, 1):  # the same command now resumes the rematch
+        (chain,) = invitation_resume_file(tmp_path / f"p{seat}", code).load()
+        assert chain.game_id == second and chain.next >= 1
+
+
+def test_no_stranger_gets_into_a_rematch_lobby_through_a_wormhole(servers: Servers,
+                                                                  tmp_path: Path) -> None:
+    """The rematch lobby of a table through wormholes admits only the finished game's
+    seats, proven by key (NETWORK.md §13): it opens no invitation, so Bo's spent one
+    finds nobody ("unknown or already used"); someone holding Bo's resume secret but
+    not his key meets the host on Bo's next resume code and is refused before the lobby
+    ("to its players only"). Bo himself, killed after the game and started again with
+    the same command, finds that game over in his data dir, meets the host on his
+    chain's next code and agrees: the rematch is played by the same seats alone."""
+    from splitnet.net.store import ResumeChain, invitation_resume_file
+    from splitnet.rules import Settings
+
+    rules = tmp_path / "one-round.json"
+    rules.write_text(__import__("json").dumps(Settings(rounds=1).to_dict()))
+    timing = "wormhole_idle=3,rematch_wait=40,final_wait=5"
+    procs: list[Proc] = []
+    try:
+        procs += rematch_through_wormholes(tmp_path, servers, 43, [
+            "--settings", str(rules), "--no-proofs"], timing)
+        host, ana, bo = procs
+        bo_code = invitations(host)[1]
+        wait_until(lambda: "Winner:" in bo.stdout(), TIMEOUT, "Bo's game to end")
+        bo.kill()  # before the rematch lobby opened: he is not in it
+        wait_until(lambda: "Rematch offered" in host.stdout(), 60, "the offer")
+        (chain,) = invitation_resume_file(tmp_path / "p2", bo_code).load()
+        leaked = "1-leaked-secret"
+        invitation_resume_file(tmp_path / "zed", leaked).save(
+            [ResumeChain(chain.secret, chain.next)])  # his secret, not his key
+        strangers = [Proc(tmp_path, label, "bot", code, *servers.args, "--net-timing",
+                          timing, "--rematch", "--name", "Zed", "--data-dir",
+                          str(tmp_path / label))
+                     for label, code in (("eve", bo_code), ("zed", leaked))]
+        procs += strangers
+        eve, zed = strangers
+        assert eve.wait(60) == 1 and zed.wait(60) == 1
+        assert "unknown or already used" in eve.stderr(), eve.stderr()
+        assert "to its players only" in zed.stderr(), zed.stderr()
+        assert "met the host again on resume wormhole" in zed.stderr()  # Zed met it…
+        assert host.p.poll() is None and "Rematch: Hosta, Ana agreed" in host.stdout()
+        bo.start()  # the very same command
+        assert host.wait(TIMEOUT) == 0, host.stderr()[-3000:]
+        assert host.stdout().count("Winner:") == 2, host.stdout()[-3000:]
+        here = [ln for ln in host.stderr().splitlines() if "here for the rematch" in ln]
+        assert len(here) == 2 and "Zed" not in " ".join(here), here  # …but never got in
+        assert "looking for its rematch" in bo.stdout(), bo.stdout()
+        for p in (ana, bo):  # (Bo's output holds his killed run's too)
+            wait_until(lambda p=p: p.stdout().count("Winner:") == 2, TIMEOUT,
+                       f"{p.label}'s rematch")
+        assert len(invitations(host)) == 2
+        no_traceback(*procs)
+    finally:
+        kill_all(procs)
+    games = games_on(tmp_path, 0)
+    assert len(games) == 2 and all(games_on(tmp_path, s) == games for s in (1, 2))
+
+
+def test_a_rematch_takes_over_the_seats_resume_chains_alone(tmp_path: Path) -> None:
+    """``Invitations.hand_over`` (NETWORK.md §13 step 7): the next game's file holds the
+    chains of the finished game's seats, counters as they stood, and no other (a lobby
+    guest who never sat, a chain bound to no key)."""
+    from splitnet.net import wormhole as wh
+    from splitnet.net.store import ResumeChain, ResumeFile
+
+    old = ResumeFile(tmp_path / "first.wormhole")
+    seat, other = b"\x01" * 32, b"\x02" * 32
+    old.save([ResumeChain(b"a" * 32, 5, key=seat), ResumeChain(b"b" * 32, 2, key=other),
+              ResumeChain(b"c" * 32, 0)])
+    invites = wh.Invitations(wh.WormholeSettings(), lambda ch: asyncio.sleep(0),
+                             lambda code: None, lambda: 0, resume=old)
+    new = ResumeFile(tmp_path / "rematch.wormhole")
+    invites.hand_over({seat, b"\x03" * 32}, new)
+    (c,) = new.load()
+    assert (c.secret, c.next, c.key, c.game_id) == (b"a" * 32, 5, seat, "")

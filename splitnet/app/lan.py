@@ -433,10 +433,14 @@ async def _front_end(session: AnySession, plain: bool, data_dir: Path,
         offer = {"rematch": True, "next_dealer": (table.first_dealer + 1) % table.n,
                  "rematch_as": "host" if host else "joiner"}
     # an internet guest's invitation is spent once the game is over: running it again
-    # resumes that game, it joins no other (NETWORK.md §12)
+    # resumes that game, it joins no other (NETWORK.md §12); the rematch (n) needs none
     invited = not host and isinstance(session.node, PeerNode) and _invited(session.node)
-    another = ("ask the host for a new invitation (this one is spent) and run "
-               "`splitnet join` with it" if invited else None)
+    another = (None if not invited else
+               "ask the host for a new invitation (the rematch needs none; this one is "
+               "spent)"
+               if rematch else
+               "ask the host for a new invitation (this one is spent) and run "
+               "`splitnet join` with it")
     outcome = await run_tui(session, bell=bell, rejoin=again, another=another, **offer)
     rc = _print_result(session, rejoin=again)
     wanted = rematch and outcome == "rematch"
@@ -554,15 +558,26 @@ class _Offers:
 def _node_like(node: PeerNode, **kw: Any) -> PeerNode:
     """A new node to the host ``node`` plays with: the same identity, address, join
     code, parts and level; ``kw`` says what else it is (a rematch, a resume)."""
+    kw = {"connect": node.connect, **kw}
     return PeerNode(node.identity, node.data_dir, node.name, node.host, node.port, node.net,
                     seed_maker=node.seed_maker, wrap=node.wrap, code=node.code,
-                    connect=node.connect, parts=node.parts, bot_level=node.bot_level, **kw)
+                    parts=node.parts, bot_level=node.bot_level, **kw)
 
 
-def _rematch_peer(node: PeerNode, prev: PreviousGame) -> PeerNode:
+async def _rematch_peer(node: PeerNode, prev: PreviousGame) -> PeerNode:
     """A node for the rematch of ``prev`` with the host ``node`` played with (NETWORK.md
-    §13)."""
-    return _node_like(node, rematch_of=prev)
+    §13). Through a wormhole, the finished game's node ends first (the host closes that
+    game once every final ack is in; bounded by ``final_wait``), then the rematch meets
+    the host on the next code of this seat's resume chain (:class:`_Invited`)."""
+    link = node.connect
+    if not isinstance(link, _Invited):
+        return _node_like(node, rematch_of=prev)
+    if node.task is not None and not node.task.done():
+        await asyncio.wait([node.task], timeout=node.net.final_wait)
+    link = await link.next_game()
+    new = _node_like(node, rematch_of=prev, connect=link)
+    link.follow(new)
+    return new
 
 
 #: seconds a host whose rematch lobby ended without a game goes on telling the seats
@@ -621,7 +636,7 @@ async def _bot_rematches(node: PeerNode, level: str, seed: int, think: float | N
         if offered is not None and not await offered(k):
             break
         k += 1
-        node = _rematch_peer(node, prev)
+        node = await _rematch_peer(node, prev)
         task = node.start()
         try:
             if not await _wait_start(node, task, report=False):
@@ -644,7 +659,7 @@ async def _join_rematches(node: PeerNode, args: argparse.Namespace, data_dir: Pa
     """A person after their game: while they ask for a rematch, wait for the host's
     offer (agreeing to it), play it; leaving the rematch's lobby declines."""
     while wanted and (prev := _finished_game(node.table)) is not None:
-        node = _rematch_peer(node, prev)
+        node = await _rematch_peer(node, prev)
         task = node.start()
         print(f"Rematch: waiting for the host to offer it ({_deals(prev)})…", flush=True)
         try:
@@ -670,21 +685,24 @@ async def _join_rematches(node: PeerNode, args: argparse.Namespace, data_dir: Pa
             _remember_players(known, node.table)
             session = _human_session(node, task)
             rc, wanted = await _front_end(session, args.plain, data_dir, _bell_wanted(args),
-                                          rematch=node.connect is None)
+                                          rematch=True)
         finally:
             await stop(task, PeerFatal)
     prev = _finished_game(node.table)
-    if (rc == 0 and prev is not None and not node.leaves_after  # (said as its game ended)
-            and not _invited(node)):  # (no rematch on the internet)
+    if rc == 0 and prev is not None and not node.leaves_after:  # (said as its game ended)
         await _say_we_leave(node, prev)  # n was not pressed: the player leaves
     return rc
 
 
 async def _offer_rematch(old: HostNode, prev: PreviousGame, *, bind: str, port: int,
-                         test_seed: int | None, wrap: Any) -> HostNode:
+                         test_seed: int | None, wrap: Any,
+                         wormholes: Callable[[HostNode, GameFiles], Awaitable[None]]
+                         | None = None) -> HostNode:
     """The host's rematch lobby: the finished game's node closes (after its final acks),
     a new one listens on the same address with the same join code and offers the next
-    game to the same seats (NETWORK.md §13)."""
+    game to the same seats (NETWORK.md §13). ``wormholes`` (``host --internet``) moves
+    the seats' resume chains to the new game's files before it is offered, so that it
+    waits for them there (:func:`_invitations`)."""
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(old.done.wait(), old.net.final_wait)
     await old.close()
@@ -694,15 +712,19 @@ async def _offer_rematch(old: HostNode, prev: PreviousGame, *, bind: str, port: 
                     code=old.code, busy=secure_busy, rematch_of=prev, parts=old.parts,
                     left=old.left_after)
     port = await node.listen(bind, port)
+    if wormholes is not None:
+        await wormholes(node, GameFiles(old.data_dir, gid))
     # kept before it is offered: a host killed in its rematch lobby offers it again
     _keep_lobby(node, old.data_dir, gid, port, bind, old.code, rematch_of=prev.game_id.hex())
-    _say_offered(prev, old.code)
+    _say_offered(prev, old.code, internet=wormholes is not None)
     return node
 
 
-def _say_offered(prev: PreviousGame, code: str) -> None:
+def _say_offered(prev: PreviousGame, code: str, *, internet: bool = False) -> None:
+    how = (" (those invited through the internet by themselves, through their resume "
+           "wormholes)" if internet else "")
     print(f"Rematch offered to the same seats ({_deals(prev)}); they "
-          f"come back with the same join code ({code}). Waiting for every player to "
+          f"come back with the same join code ({code}){how}. Waiting for every player to "
           "agree…", flush=True)
 
 
@@ -1144,9 +1166,26 @@ async def host_main(args: argparse.Namespace, parts: TableParts = LAN_PARTS) -> 
                    _chain_index(data_dir, node.rematch_of.header.settings) + 1
                    if node.rematch_of is not None else 0)
     rematches_left = max(0, args.rematches - done_before) if args.play_as_bot else 0
+
+    async def rewire(rematch: HostNode, files: GameFiles) -> None:
+        """``host --internet``: the finished game's wormholes close; the rematch waits
+        for each seat that came through one on the next codes of its resume chain, and
+        opens no invitation in its lobby (NETWORK.md §13)."""
+        nonlocal invites
+        assert invites is not None and rematch.rematch_of is not None and wh_settings
+        old, invites = invites, None
+        await old.close()
+        try:
+            old.hand_over({p.key for p in rematch.rematch_of.header.players},
+                          ResumeFile(files.wormhole))
+        except OSError as e:
+            raise SystemExit(f"splitnet: cannot save {files.wormhole}: "
+                             f"{e.strerror or e}") from None
+        invites = _invitations(args, rematch, net, lambda: lobby, files, wh_settings)
+
     try:
         if not node.started.is_set() and node.rematch_of is not None:
-            _say_offered(node.rematch_of, str(code))
+            _say_offered(node.rematch_of, str(code), internet=invites is not None)
             if not await _rematch_lobby(node, addrs[0], bool(args.play_as_bot or args.plain),
                                         known):
                 return 1
@@ -1189,14 +1228,14 @@ async def host_main(args: argparse.Namespace, parts: TableParts = LAN_PARTS) -> 
                     session.extra_notes = lambda: [
                         f"to rejoin: splitnet join {i.code}" for i in invites.open if i.code]
                 rc, wanted = await _front_end(session, args.plain, data_dir,
-                                              _bell_wanted(args),
-                                              rematch=invites is None, host=True)
+                                              _bell_wanted(args), rematch=True, host=True)
             prev = _finished_game(node.table)
             offers.tell(game_no, wanted and prev is not None)
             if not wanted or prev is None:
                 break
             node = await _offer_rematch(node, prev, bind=bind, port=port,
-                                        test_seed=args.test_seed, wrap=wrap)
+                                        test_seed=args.test_seed, wrap=wrap,
+                                        wormholes=None if invites is None else rewire)
             nodes[0] = node  # the join-code layer lets the seats' keys past its limits
             if not await _rematch_lobby(node, addrs[0], bool(args.play_as_bot or args.plain),
                                         known):
@@ -1252,7 +1291,8 @@ def _peer_node(args: argparse.Namespace, data_dir: Path, identity: Identity,
     here, and the node tells the host as its game ends (NETWORK.md §13)."""
     if is_wormhole_code(args.addr):
         return _wormhole_peer(args, data_dir, identity, net, seed_maker,
-                              show_words=show_words, parts=parts), False
+                              show_words=show_words, parts=parts,
+                              leaves_after=leaves_after), False
     if choice is None:  # (a bot: the game joined at this very address)
         choice = join_choice(args.addr, args.new,
                              unfinished_games(data_dir, "peer", skip_damaged=args.new),
@@ -1526,9 +1566,47 @@ def _wormhole_settings(args: argparse.Namespace, net: NetSettings, data_dir: Pat
                                      no_listen=args.relay_only, idle_after=net.wormhole_idle)
 
 
+class _Invited:
+    """How a guest through an invitation reaches its host: ``await link()`` is a fresh
+    channel (a :class:`~splitnet.net.peer.PeerNode`'s ``connect``), through
+    ``connector``; ``first`` runs once, after the first wormhole met (a bot takes its
+    name from the host's table)."""
+
+    def __init__(self, connector: wormhole.WormholeConnector,
+                 first: Callable[[], None] | None = None) -> None:
+        self.connector = connector
+        self._first = first
+
+    async def __call__(self) -> Channel:
+        try:
+            ch = await self.connector()
+        except wormhole.WormholeFailed as e:  # used, unknown, wrong: no retry helps
+            raise PeerFatal(str(e)) from None
+        first, self._first = self._first, None
+        if first is not None:  # (before the hello, which carries the name)
+            first()
+        return ch
+
+    def follow(self, node: PeerNode) -> None:
+        """The resume secret remembers ``node``'s game once it started: the same command
+        then finds that game again (NETWORK.md §12)."""
+        def started() -> None:
+            if node.table is not None:
+                self.connector.set_game(node.table.game_id.hex())
+
+        node.subscribe(started)
+        started()
+
+    async def next_game(self) -> _Invited:
+        """The link of the next game with this host, a rematch: the next code of the
+        same resume chain (NETWORK.md §13); this one is retired."""
+        return _Invited(await self.connector.successor())
+
+
 def _wormhole_peer(args: argparse.Namespace, data_dir: Path, identity: Identity,
                    net: NetSettings, seed_maker: SeedMaker | None, *,
-                   show_words: bool, parts: TableParts) -> PeerNode:
+                   show_words: bool, parts: TableParts,
+                   leaves_after: bool = False) -> PeerNode:
     """A joiner through the wormhole ``args.addr`` (a code the host printed). It resumes
     this player's latest unfinished game joined through a wormhole (the host then proves
     it is that game's host, the guest its seat, by their keys), unless ``--new``."""
@@ -1550,10 +1628,19 @@ def _wormhole_peer(args: argparse.Namespace, data_dir: Path, identity: Identity,
                 print(f"Resuming game {m.game_id} through the wormhole (seat {m.seat}).",
                       flush=True)
                 break
-    if chain is not None and chain.game_id and meta is None:
-        raise SystemExit(f"splitnet: the invitation {args.addr} was for game "
-                         f"{chain.game_id}, which is over here: ask the host for a new one")
-    if chain is not None and meta is None:
+    over = (chain.game_id if chain is not None and chain.game_id and meta is None
+            else None)
+    if over is not None:  # its game is over here: only its rematch is left (§13)
+        done = [m for m in saved_games(data_dir, "peer", finished=True, skip_damaged=True)
+                if m.game_id == over]
+        if leaves_after or not done:
+            raise SystemExit(f"splitnet: the invitation {args.addr} was for game {over}, "
+                             f"which is over here: ask the host for a new one")
+        args.name = done[0].name  # (its seat's name; a bot picks none)
+        print(f"Game {over} of this invitation is over here: looking for its rematch "
+              "through a resume wormhole (the host offers it to that game's seats).",
+              flush=True)
+    elif chain is not None and meta is None:
         print("Back to the host's lobby through a resume wormhole.", flush=True)
     secure = _words_once(show_words)
     nodes: list[PeerNode] = []
@@ -1567,28 +1654,23 @@ def _wormhole_peer(args: argparse.Namespace, data_dir: Path, identity: Identity,
                                            max_buffer=net.max_send_buffer, resume=resume,
                                            chain=chain, on_progress=progress)
 
-    pick = getattr(args, "pick_name", None)  # a bot's name, once the host's table is told
+    # a bot's name, once the host's table is told
+    pick: Callable[[list[str]], str] | None = getattr(args, "pick_name", None)
 
-    async def connect() -> Channel:
-        nonlocal pick
-        try:
-            ch = await connector()
-        except wormhole.WormholeFailed as e:  # used, unknown, wrong: no retry helps
-            raise PeerFatal(str(e)) from None
-        if pick is not None:  # (before the hello, which carries the name)
-            if meta is None:
-                nodes[0].name = args.name = pick(connector.table_names)
-            pick = None
-            print(f"Playing as {bot_label(nodes[0].name, args.level)}", flush=True)
-        return ch
+    def named() -> None:
+        if meta is None and over is None and pick is not None:
+            nodes[0].name = args.name = pick(connector.table_names)
+        print(f"Playing as {bot_label(nodes[0].name, args.level)}", flush=True)
 
+    link = _Invited(connector, named if pick is not None else None)
     wrap = wormhole.per_channel_wrap(
         lambda pw: node_wrap(pw, net, on_secure=secure, identity=identity), plain)
     host, port = _WORMHOLE_HOST.split(":")
     try:
         node = PeerNode(identity, data_dir, args.name, host, int(port), net,
-                        seed_maker=seed_maker, resume=meta, wrap=wrap, connect=connect,
-                        parts=parts, bot_level=_bot_level(args))
+                        seed_maker=seed_maker, resume=meta, wrap=wrap, connect=link,
+                        parts=parts, bot_level=_bot_level(args), leaves_after=leaves_after,
+                        rejoin_rematch=_finished_copy(data_dir))
     except (OSError, ValueError) as e:
         raise SystemExit(f"splitnet: cannot resume: {e}") from None
     nodes.append(node)
@@ -1596,14 +1678,13 @@ def _wormhole_peer(args: argparse.Namespace, data_dir: Path, identity: Identity,
 
     def started() -> None:
         nonlocal said
-        if node.table is not None:  # the resume secret remembers its game
-            connector.set_game(node.table.game_id.hex())
         name = _host_name(node)
         if not said and name is not None and node.session.state in _IN_GAME:
             said = True
             print(f"Joined the game hosted by {shown(name)} (invitation {args.addr}).",
                   flush=True)
 
+    link.follow(node)
     node.subscribe(started)
     started()
     return node
@@ -1659,8 +1740,8 @@ def _invitations(args: argparse.Namespace, node: HostNode, net: NetSettings,
     guests: int = (args.seats or MAX_PLAYERS) - 1  # seats besides the host's
 
     def wanted() -> int:
-        if node.done.is_set():
-            return 0
+        if node.done.is_set() or (node.rematch_of is not None and node.table is None):
+            return 0  # a rematch lobby: its seats come back on their resume chains (§13)
         if not node.started.is_set():
             through = {m.conn.peer for m in node.members
                        if m.conn is not None and m.conn.peer.startswith("wormhole-")}
@@ -1822,7 +1903,7 @@ async def _join_game(node: PeerNode, task: asyncio.Future[Any], args: argparse.N
     _remember_players(known, node.table)
     session = _human_session(node, task)
     rc, wanted = await _front_end(session, args.plain, data_dir, _bell_wanted(args),
-                                  rematch=node.connect is None)
+                                  rematch=True)
     return await _join_rematches(node, args, data_dir, known, rc, wanted)
 
 

@@ -21,6 +21,10 @@ wormhole that has carried nothing for a while is given up, and the two meet agai
 fresh *resume wormhole* whose code both derive from that secret and a counter
 (:func:`resume_code`) — after a cut the relay did not carry again, or after either
 process was killed and started again with the same command (NETWORK.md §12, "Resume").
+The chains go on into the next game of the same seats, a rematch: the host hands the
+seats' chains to the next game's file (:meth:`Invitations.hand_over`), each guest's
+connector hands its chain to a fresh one (:meth:`WormholeConnector.successor`), and the
+two meet on the chain's next code (NETWORK.md §13).
 
 Twisted runs on the asyncio loop (:func:`start_twisted`, :func:`stop_twisted`). Imports of
 Twisted and magic-wormhole are deferred to those calls: the reactor must be installed on
@@ -863,6 +867,21 @@ class WormholeConnector:
         assert self._password is not None
         return WormholeChannel(proto, self.peer, self._password, max_buffer=self.max_buffer)
 
+    async def successor(self) -> WormholeConnector:
+        """The connector of the next game with the same host, a rematch (NETWORK.md §13):
+        it meets the host on the next code of this guest's resume chain, where the
+        host's rematch lobby waits for each seat of the finished game. This one is
+        retired — its wormhole closed, every later call refused — so the finished game's
+        node never takes a code of the chain again."""
+        if self.chain is None:
+            raise WormholeFailed("no rematch through a wormhole that never met the host")
+        self.failed = ("this wormhole's game is over: its rematch meets the host on the "
+                       "next resume wormhole")
+        await self.close()
+        return WormholeConnector(None, self.settings, max_buffer=self.max_buffer,
+                                 resume=self.resume, chain=self.chain,
+                                 on_progress=self.on_progress)
+
     async def close(self) -> None:
         _live.discard(self)
         if self._watch is not None:
@@ -1013,6 +1032,15 @@ class Invitations:
             self._drop(c)
         if gone:
             self._save()
+
+    def hand_over(self, keys: set[bytes], resume: ResumeFile) -> None:
+        """Keep the resume secrets of the guests with these identity keys — the seats of
+        a finished game — in ``resume``, the next game's file (its rematch, NETWORK.md
+        §13), counters as they stand: its own wormholes then wait for each of them on
+        their chain's next codes, and for nobody else. Call it once these wormholes are
+        closed (:meth:`close`), so that no counter moves after it."""
+        resume.save([ResumeChain(c.secret, c.next, key=c.key) for c in self.chains
+                     if c.key in keys])
 
     # -- wormholes
     def _start(self, inv: _Invitation) -> None:

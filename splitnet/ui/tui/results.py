@@ -126,8 +126,8 @@ def final_lines(rounds: list[RoundSummary], width: int, next_dealer: int | None,
     per round, running totals), every pad as printed, and what comes next (a new game
     against the same players when ``next_dealer`` is the seat that deals its first round; on a
     LAN, ``again`` is the command that opens or joins another game; ``another``, if given,
-    says instead how to get into another game). ``role`` says who would press ``n``
-    (:data:`REMATCH_KEYS`)."""
+    says instead how to get into another game, beside the rematch too). ``role`` says
+    who would press ``n`` (:data:`REMATCH_KEYS`)."""
     last = rounds[-1]
 
     def name(seat: int) -> str:
@@ -152,6 +152,8 @@ def final_lines(rounds: list[RoundSummary], width: int, next_dealer: int | None,
     if next_dealer is not None:
         who = deals(name(next_dealer), next_dealer == last.you)
         keys = REMATCH_KEYS[role].format(deals=who) + " · " + keys
+        if another is not None:  # (a game that is not the rematch)
+            keys += f" · another game: {another}"
     elif another is not None:
         keys += f" · another game: {another}"
     elif again is not None:
