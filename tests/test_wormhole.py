@@ -956,9 +956,11 @@ def test_no_stranger_gets_into_a_rematch_lobby_through_a_wormhole(servers: Serve
     seats, proven by key (NETWORK.md §13): it opens no invitation, so Bo's spent one
     finds nobody ("unknown or already used"); someone holding Bo's resume secret but
     not his key meets the host on Bo's next resume code and is refused before the lobby
-    ("to its players only"). Bo himself, killed after the game and started again with
-    the same command, finds that game over in his data dir, meets the host on his
-    chain's next code and agrees: the rematch is played by the same seats alone."""
+    ("to its players only"). Then the host is killed there and started again with the
+    same command: it waits on the same chains again (Ana, still looking, comes back by
+    herself), and Bo, killed after the game and started again with the same command,
+    finds that game over in his data dir, meets the host on his chain's next code and
+    agrees: the rematch is played by the same seats alone."""
     from splitnet.net.store import ResumeChain, invitation_resume_file
     from splitnet.rules import Settings
 
@@ -989,11 +991,16 @@ def test_no_stranger_gets_into_a_rematch_lobby_through_a_wormhole(servers: Serve
         assert "to its players only" in zed.stderr(), zed.stderr()
         assert "met the host again on resume wormhole" in zed.stderr()  # Zed met it…
         assert host.p.poll() is None and "Rematch: Hosta, Ana agreed" in host.stdout()
+        host.kill()
+        host.start()  # the very same command
+        wait_until(lambda: "Resuming the rematch lobby of game" in host.stdout(), 60,
+                   "the host to offer the rematch again")
         bo.start()  # the very same command
         assert host.wait(TIMEOUT) == 0, host.stderr()[-3000:]
         assert host.stdout().count("Winner:") == 2, host.stdout()[-3000:]
         here = [ln for ln in host.stderr().splitlines() if "here for the rematch" in ln]
-        assert len(here) == 2 and "Zed" not in " ".join(here), here  # …but never got in
+        assert len(here) == 3 and "Zed" not in " ".join(here), here  # …but never got in
+        assert sum("Ana (" in ln for ln in here) == 2  # before the host's restart and after
         assert "looking for its rematch" in bo.stdout(), bo.stdout()
         for p in (ana, bo):  # (Bo's output holds his killed run's too)
             wait_until(lambda p=p: p.stdout().count("Winner:") == 2, TIMEOUT,

@@ -659,9 +659,9 @@ async def _join_rematches(node: PeerNode, args: argparse.Namespace, data_dir: Pa
     """A person after their game: while they ask for a rematch, wait for the host's
     offer (agreeing to it), play it; leaving the rematch's lobby declines."""
     while wanted and (prev := _finished_game(node.table)) is not None:
-        node = await _rematch_peer(node, prev)
-        task = node.start()
         print(f"Rematch: waiting for the host to offer it ({_deals(prev)})…", flush=True)
+        node = await _rematch_peer(node, prev)  # (through a wormhole: once the game ended)
+        task = node.start()
         try:
             lobby = JoinLobby(node, known=known)
             if args.plain:
@@ -1630,10 +1630,14 @@ def _wormhole_peer(args: argparse.Namespace, data_dir: Path, identity: Identity,
                 break
     over = (chain.game_id if chain is not None and chain.game_id and meta is None
             else None)
-    if over is not None:  # its game is over here: only its rematch is left (§13)
+    prev: PreviousGame | None = None  # its game is over here: only its rematch is left
+    if over is not None:  # (killed in the rematch lobby, NETWORK.md §13 step 7)
         done = [m for m in saved_games(data_dir, "peer", finished=True, skip_damaged=True)
                 if m.game_id == over]
-        if leaves_after or not done:
+        with contextlib.suppress(ValueError):
+            prev = (_previous_on_disk(data_dir, bytes.fromhex(over))
+                    if done and not leaves_after else None)
+        if prev is None:
             raise SystemExit(f"splitnet: the invitation {args.addr} was for game {over}, "
                              f"which is over here: ask the host for a new one")
         args.name = done[0].name  # (its seat's name; a bot picks none)
@@ -1670,7 +1674,7 @@ def _wormhole_peer(args: argparse.Namespace, data_dir: Path, identity: Identity,
         node = PeerNode(identity, data_dir, args.name, host, int(port), net,
                         seed_maker=seed_maker, resume=meta, wrap=wrap, connect=link,
                         parts=parts, bot_level=_bot_level(args), leaves_after=leaves_after,
-                        rejoin_rematch=_finished_copy(data_dir))
+                        rematch_of=prev, rejoin_rematch=_finished_copy(data_dir))
     except (OSError, ValueError) as e:
         raise SystemExit(f"splitnet: cannot resume: {e}") from None
     nodes.append(node)

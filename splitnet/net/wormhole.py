@@ -1090,6 +1090,8 @@ class Invitations:
             try:
                 if inv.retry is not None:
                     w, password = await self._agree_either(inv)
+                elif inv.chain is not None:
+                    password = await self._agree_resume(w)
                 else:
                     password = await _agree(w)
             except Exception as e:
@@ -1198,6 +1200,26 @@ class Invitations:
         _pending.add(closing)  # (shutdown() waits for it)
         closing.add_done_callback(_pending.discard)
         return inv.wormhole, password
+
+    async def _agree_resume(self, w: Any) -> bytes:
+        """The PAKE of a resume wormhole. A message that came on it but is never
+        confirmed (``settings.idle_after``) was left there by a side that died — this
+        host's own before it was restarted, waiting there for a guest that was away: a
+        restarted host reads it as its peer's and would wait for ever — so that code is
+        spent (:class:`ConnectionError`), as one whose PAKE failed."""
+        key = _to_future(w.get_unverified_key())
+        agreed = asyncio.ensure_future(_agree(w))
+        try:
+            await asyncio.wait([key, agreed], return_when=asyncio.FIRST_COMPLETED)
+            if not agreed.done():
+                await asyncio.wait([agreed], timeout=self.settings.idle_after)
+            if not agreed.done():
+                raise ConnectionError(f"a message on it was not confirmed within "
+                                      f"{self.settings.idle_after:g} s (left by a side "
+                                      f"that died on it)")
+            return agreed.result()
+        finally:
+            _settle(key, agreed)
 
     async def _serve(self, inv: _Invitation, proto: _Subchannel, password: bytes) -> None:
         inv.live += 1
