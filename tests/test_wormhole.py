@@ -918,7 +918,8 @@ def test_a_table_through_wormholes_plays_a_rematch_with_the_same_seats(
         codes = invitations(host)
         assert len(codes) == 2  # none printed for the rematch
         for bot in procs[1:]:
-            assert "no rematch: the host at" in bot.stdout(), bot.stdout()[-1000:]
+            assert "no rematch: the host at invitation" in bot.stdout(), bot.stdout()[-1000:]
+            assert "wormhole:0" not in bot.stdout() + bot.stderr()
             assert "met the host again on resume wormhole" in bot.stderr()
         no_traceback(*procs)
     finally:

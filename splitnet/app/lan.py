@@ -561,7 +561,7 @@ def _node_like(node: PeerNode, **kw: Any) -> PeerNode:
     kw = {"connect": node.connect, **kw}
     return PeerNode(node.identity, node.data_dir, node.name, node.host, node.port, node.net,
                     seed_maker=node.seed_maker, wrap=node.wrap, code=node.code,
-                    parts=node.parts, bot_level=node.bot_level, **kw)
+                    parts=node.parts, bot_level=node.bot_level, where=node.where, **kw)
 
 
 async def _rematch_peer(node: PeerNode, prev: PreviousGame) -> PeerNode:
@@ -1674,7 +1674,8 @@ def _wormhole_peer(args: argparse.Namespace, data_dir: Path, identity: Identity,
         node = PeerNode(identity, data_dir, args.name, host, int(port), net,
                         seed_maker=seed_maker, resume=meta, wrap=wrap, connect=link,
                         parts=parts, bot_level=_bot_level(args), leaves_after=leaves_after,
-                        rematch_of=prev, rejoin_rematch=_finished_copy(data_dir))
+                        rematch_of=prev, rejoin_rematch=_finished_copy(data_dir),
+                        where=f"invitation {args.addr}")
     except (OSError, ValueError) as e:
         raise SystemExit(f"splitnet: cannot resume: {e}") from None
     nodes.append(node)

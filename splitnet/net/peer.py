@@ -120,14 +120,17 @@ class PeerNode:
                  rematch_of: PreviousGame | None = None,
                  parts: TableParts | None = None, bot_level: str | None = None,
                  leaves_after: bool = False,
-                 rejoin_rematch: Callable[[bytes], PreviousGame | None] | None = None
-                 ) -> None:
+                 rejoin_rematch: Callable[[bytes], PreviousGame | None] | None = None,
+                 where: str | None = None) -> None:
         self.identity = identity
         self.key = identity.public_key_bytes()
         self.data_dir = data_dir
         self.name = name
         self.host = host
         self.port = port
+        #: how the lines that name the host say where it is (default ``host:port``; a
+        #: wormhole guest: its invitation, not the stand-in address it keeps)
+        self.where = where or f"{host}:{port}"
         self.net = net or NetSettings()
         self.seed_maker = seed_maker
         #: what the game's table is assembled with from above net/ (the open-hand player)
@@ -365,7 +368,7 @@ class PeerNode:
             self._finished_at = self._now()  # resumed on a finished log
         if self.table is not None:
             retry.good()  # we were in this game: the long bound counts from now
-        where = f"{self.host}:{self.port}"
+        where = self.where
         turned_away = 0  # times in a row the host sent us away before its welcome
         not_yet = False  # the last answer: the host was still on the game we finished (§13)
         try:
@@ -611,7 +614,7 @@ class PeerNode:
                 self._on_offer(ch, f)
             case Lobby(players, seats):
                 if self.rematch_of is not None and self.table is None and self.offer is None:
-                    raise PeerFatal(f"no rematch: the host at {self.host}:{self.port} opened "
+                    raise PeerFatal(f"no rematch: the host at {self.where} opened "
                                     "a new game instead")
                 self.lobby_players = [p.name for p in players]
                 self.lobby_keys = [p.key for p in players]
@@ -1088,7 +1091,7 @@ class PeerNode:
                "this data dir holds no finished copy of it, so this seat cannot check it")
         with contextlib.suppress(ChannelClosed, WireError, ConnectionError):
             ch.send(encode_msg("answer", game=game, yes=False))
-        raise PeerFatal(f"no rematch: the host at {self.host}:{self.port} offers the "
+        raise PeerFatal(f"no rematch: the host at {self.where} offers the "
                         f"rematch of game {game.hex()}, but {why}: we said no")
 
     async def decline(self, why: str = "") -> None:
