@@ -301,6 +301,36 @@ async def test_a_seat_that_left_after_the_game_ends_the_rematch_at_once(
         await stop_all(lan, task)
 
 
+@virtual_time
+async def test_a_host_that_offers_no_rematch_says_so_and_the_seats_do_not_look(
+        tmp_path: Path, clock: VirtualLoop, capsys: pytest.CaptureFixture[str]) -> None:
+    """A bot host whose ``--rematches`` are spent knows, before the game ends, that it
+    offers no rematch of it: before its bye it tells each seat so (``answer`` no from the
+    host, NETWORK.md §13). A bot
+    that stays for rematches (``splitnet bot --rematch``) then stops at once, "no rematch:
+    the host at … offers none after this game" — it used to look for an offer for
+    ``rematch_wait`` (120 s) while nothing listened. A host that says nothing leaves its
+    seats looking, as before; an ``answer`` before the end is ignored."""
+    from splitnet.app import lan as lan_app
+
+    lan = await Lan.start(tmp_path)
+    lan.host.offers_no_rematch = True  # (set before the game ends, as host_main does)
+    lan.host.conns[1].send("answer", game=bytes(16), yes=False)  # another game: ignored
+    await play(lan.host, lan.peers, lan.tasks, 10)
+    await within(asyncio.gather(*lan.tasks, return_exceptions=True))
+    ana, bo = lan.peers
+    assert ana.host_offers_no_rematch and bo.host_offers_no_rematch
+    began = clock.time()
+    assert await within(lan_app._bot_rematches(ana, "heuristic", 1, None)) == 0
+    assert clock.time() - began < 1.0  # at once, not rematch_wait
+    assert "no rematch: the host at 127.0.0.1:" in capsys.readouterr().out
+    assert len(transcripts(tmp_path, 1)) == 1  # no other game looked for
+    await stop_all(lan)
+    lan2 = await played(tmp_path / "b")  # a host that says nothing: the seats look
+    assert not any(p.host_offers_no_rematch for p in lan2.peers)
+    await lan2.close()
+
+
 @pytest.mark.parametrize("host_is", ["on the finished game", "in its rematch lobby"])
 @virtual_time
 async def test_a_person_who_quits_at_the_end_screen_is_seen_to_leave(

@@ -623,6 +623,25 @@ def _no_rematch(node: PeerNode) -> None:
     print(shown(node.fatal or "no rematch"), flush=True)
 
 
+async def _game_ended(node: PeerNode) -> None:
+    """Let the finished game's node take the rest of what its host sends (the host's
+    word on a rematch, then its bye), bounded by ``final_wait``: the host opens no
+    rematch lobby before that either (NETWORK.md §13)."""
+    if node.task is not None and not node.task.done():
+        await asyncio.wait([node.task], timeout=node.net.final_wait)
+
+
+async def _no_offer_follows(node: PeerNode) -> bool:
+    """Did the host of ``node``'s finished game say it offers no rematch of it (its
+    ``answer`` no, §13)? Then there is nothing to look for: say so."""
+    await _game_ended(node)
+    if not node.host_offers_no_rematch:
+        return False
+    print(f"no rematch: the host at {shown(node.where)} offers none after this game",
+          flush=True)
+    return True
+
+
 async def _bot_rematches(node: PeerNode, level: str, seed: int, think: float | None,
                          offered: Callable[[int], Any] | None = None,
                          delay: float = 0.0, verbose: bool | None = None,
@@ -634,6 +653,8 @@ async def _bot_rematches(node: PeerNode, level: str, seed: int, think: float | N
     k = 0
     while (prev := _finished_game(node.table)) is not None:
         if offered is not None and not await offered(k):
+            break
+        if offered is None and await _no_offer_follows(node):
             break
         k += 1
         node = await _rematch_peer(node, prev)
@@ -649,6 +670,7 @@ async def _bot_rematches(node: PeerNode, level: str, seed: int, think: float | N
             await session.run()
             _bench_out(session, bench_out)
             rc = 0 if quiet else _print_result(session)
+            await _game_ended(node)
         finally:
             await stop(task, PeerFatal)
     return rc
@@ -659,6 +681,8 @@ async def _join_rematches(node: PeerNode, args: argparse.Namespace, data_dir: Pa
     """A person after their game: while they ask for a rematch, wait for the host's
     offer (agreeing to it), play it; leaving the rematch's lobby declines."""
     while wanted and (prev := _finished_game(node.table)) is not None:
+        if await _no_offer_follows(node):
+            return rc
         print(f"Rematch: waiting for the host to offer it ({_deals(prev)})…", flush=True)
         node = await _rematch_peer(node, prev)  # (through a wormhole: once the game ended)
         task = node.start()
@@ -686,6 +710,8 @@ async def _join_rematches(node: PeerNode, args: argparse.Namespace, data_dir: Pa
             session = _human_session(node, task)
             rc, wanted = await _front_end(session, args.plain, data_dir, _bell_wanted(args),
                                           rematch=True)
+            if wanted:
+                await _game_ended(node)
         finally:
             await stop(task, PeerFatal)
     prev = _finished_game(node.table)
@@ -1212,6 +1238,9 @@ async def host_main(args: argparse.Namespace, parts: TableParts = LAN_PARTS) -> 
             table = node.table
             assert table is not None
             _remember_players(known, table)
+            # a bot host whose --rematches are spent tells the seats, before its bye,
+            # that no offer follows (§13): those that stay for rematches stop at once
+            node.offers_no_rematch = bool(args.play_as_bot) and rematches_left <= 0
             if args.play_as_bot:
                 seed = (args.test_seed * 100 + table.seat if args.test_seed is not None
                         else _random_seed()) + 1000 * game_no

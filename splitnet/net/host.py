@@ -234,6 +234,10 @@ class HostNode:
         self.agreed: set[int] = set()
         self.no_rematch: str | None = None
         self._offered_at: float | None = None  # (on the host's clock, from its listen)
+        #: set before this game ends, when the host knows it will offer no rematch of it
+        #: (a bot host whose ``--rematches`` are spent): each seat is told so before the
+        #: host's bye (§13)
+        self.offers_no_rematch = False
         #: seats of the finished game that said, as it ended, that they leave (no
         #: rematch): seat → name. A finished game's host learns them (an ``answer`` no),
         #: its rematch lobby is given them (``left``) and ends at once if one is not back
@@ -1375,6 +1379,14 @@ class HostNode:
         return dict(self.states)
 
     # ------------------------------------------------------------------ the end
+    def _say_no_rematch(self, conn: Conn) -> None:
+        """Tell a seat of this finished game, if the host will offer no rematch of it,
+        that no offer follows: ``answer {game, yes: false}`` from the host (§13), so a
+        seat that stays for rematches stops at once instead of looking for one."""
+        table = self.table
+        if self.offers_no_rematch and table is not None and table.core.finished:
+            conn.send("answer", game=table.game_id, yes=False)
+
     async def _finish(self) -> None:
         """The game is over: wait (bounded) until every seat that must confirm it acked
         the last record (:meth:`missing_final_acks`) — at once when they all did before
@@ -1395,6 +1407,7 @@ class HostNode:
         table.files.mark_finished()
         self.game.fire(GameEvent.BYE)
         for c in list(self.conns.values()):
+            self._say_no_rematch(c)
             c.send("bye", reason="game over")
         for c in list(self.conns.values()):
             with contextlib.suppress(Exception):

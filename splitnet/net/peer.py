@@ -20,6 +20,7 @@ from splitnet.game.table import GameError, PledgeRefused
 from splitnet.net.config import EvidenceBudget, NetSettings, clock_step
 from splitnet.net.frames import (
     Acks,
+    Answer,
     Bye,
     Challenge,
     Clock,
@@ -219,6 +220,9 @@ class PeerNode:
         self.rematch_of = rematch_of
         self.offer: Rematch | None = None
         self.offer_agreed: list[int] = []
+        #: the host of our finished game said it offers no rematch of it (its ``answer``
+        #: no, before its bye: §13): nothing to look for
+        self.host_offers_no_rematch = False
         #: when the host's rematch lobby stops waiting for every yes, on our clock (its
         #: ``clock`` frame: §13)
         self._offer_until: float | None = None
@@ -644,6 +648,10 @@ class PeerNode:
                     raise ChannelClosed(f"the host said bye: {reason}")
             case Evidence():
                 self._on_evidence(f)
+            case Answer(game, yes):  # (the host offers no rematch of our finished game)
+                if not yes and self._finished_here and self.table is not None \
+                        and game == self.table.game_id:
+                    self.host_offers_no_rematch = True
             case Welcome(count=count, ready=ready):  # a restarted host has every seat back
                 self.target = max(self.target, count)
                 self.net_status = None if ready else self._resuming

@@ -180,7 +180,9 @@ SCHEMAS: Final[dict[str, tuple[Schema, bool, bool]]] = {
     "rematch": (Map({"t": _T, "game": Bytes(exact=GAME_ID_LEN),
                      "head": Bytes(exact=HASH_LEN), "first_dealer": _SEAT,
                      "agreed": List(_SEAT, max_len=MAX_SEATS)}), False, True),
-    "answer": (Map({"t": _T, "game": Bytes(exact=GAME_ID_LEN), "yes": Bool()}), True, False),
+    # a seat's answer to the offer (or, before its final ack, that it leaves); from the
+    # host, before its bye of a finished game, that it offers no rematch of it (§13)
+    "answer": (Map({"t": _T, "game": Bytes(exact=GAME_ID_LEN), "yes": Bool()}), True, True),
     # the seconds a rematch lobby still waits for every yes (§13), whenever its screens'
     # 15 s step changes: the joiners show the host's clock, not a guess
     "clock": (Map({"t": _T, "left": _U31}), False, True),
