@@ -377,15 +377,15 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from splitnet import bench
+    from splitnet.bench import split as bench
 
     if args.what == "splito":
-        from splitnet.bench_splito import run_bench_splito
+        from splitnet.bench.splito import run_bench_splito
 
         return run_bench_splito(args.only, args.players, args.games, _think(args.think),
                                 args.samples, args.seed, levels=not args.no_levels)
     if args.what == "adversary":
-        from splitnet.bench_adversary import bench_adversary
+        from splitnet.bench.adversary import bench_adversary
 
         if not 1 <= args.jobs <= 64:
             raise SystemExit("splitnet: --jobs is a number of processes, 1 to 64")
@@ -395,7 +395,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         print(text)
         return 0 if clean else 1
     if args.what == "lan-load":
-        from splitnet.net.load import lan_load
+        from splitnet.bench.lan_load import lan_load
 
         try:
             n = int(args.players or "6")
@@ -445,11 +445,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
     elif args.what == "deck":
         print(bench.bench_deck(players, proofs=not args.no_proofs))
     elif args.what == "net":
-        from splitnet.app.bench_net import bench_net
+        from splitnet.bench.net import bench_net
 
         print(bench_net(players, proofs=not args.no_proofs))
     elif args.what == "wormhole":
-        from splitnet.app.bench_net import bench_wormhole
+        from splitnet.bench.net import bench_wormhole
 
         print(bench_wormhole(players, proofs=not args.no_proofs))
     else:

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from splitnet.bench import bench_deck_proofs, bench_engine
+from splitnet.bench.split import bench_deck_proofs, bench_engine
 
 
 def test_bench_engine_reports_games_per_second_and_the_ratio_to_the_goal() -> None:
@@ -33,7 +33,7 @@ def test_bench_deck_with_proofs_reports_prove_verify_and_setup() -> None:
 
 @pytest.mark.slow
 def test_bench_play_setup_times_the_three_ways_of_checking() -> None:
-    from splitnet.bench import bench_play_setup
+    from splitnet.bench.split import bench_play_setup
 
     out = bench_play_setup([2], reps=1)
     row = [ln for ln in out if ln.strip().startswith("2 ")]
@@ -42,7 +42,7 @@ def test_bench_play_setup_times_the_three_ways_of_checking() -> None:
 
 
 def test_bench_bots_reports_the_rate_with_its_interval_time_and_target_spread() -> None:
-    from splitnet.bench import bench_bots
+    from splitnet.bench.split import bench_bots
 
     out = bench_bots(games=2, samples=2, spread_games=2, levels=False, margin=0.05,
                      candidates=3)
@@ -61,7 +61,7 @@ def test_bench_bots_reports_the_rate_with_its_interval_time_and_target_spread() 
 
 
 def test_bench_bots_says_what_a_win_rates_interval_shows_about_its_goal() -> None:
-    from splitnet.bench import rate_verdict, wilson
+    from splitnet.bench.split import rate_verdict, wilson
 
     assert rate_verdict(*wilson(300, 600), 0.45).startswith("met")
     assert rate_verdict(*wilson(200, 600), 0.45).startswith("MISSED")
@@ -73,7 +73,7 @@ def test_bench_bots_without_the_clock_plays_the_default_rule_deterministically()
     games give the same wins, decisions and samples however loaded the machine is."""
     import math
 
-    from splitnet.bench import _run_chunks, bench_bots
+    from splitnet.bench.split import _run_chunks, bench_bots
 
     one, two = (_run_chunks("fixed", 1, 5, 1, math.inf, None, None, 3, 0, math.inf)
                 for _ in range(2))
@@ -86,7 +86,7 @@ def test_bench_bots_without_the_clock_plays_the_default_rule_deterministically()
 
 
 def test_bench_bots_gives_the_same_figures_in_one_process_or_two() -> None:
-    from splitnet.bench import _run_chunks
+    from splitnet.bench.split import _run_chunks
 
     one = _run_chunks("fixed", 3, 5, 1, 0.3, 2, None, 3)
     two = _run_chunks("fixed", 3, 5, 2, 0.3, 2, None, 3)
@@ -98,7 +98,7 @@ def test_bench_bots_gives_the_same_figures_in_one_process_or_two() -> None:
 
 
 def test_the_fixed_target_opponent_aims_by_scored_rounds_and_lowest_seat() -> None:
-    from splitnet.bench import FixedTargetBot
+    from splitnet.bench.split import FixedTargetBot
     from splitnet.rules import BonusMark, Game
 
     g = Game(4)
@@ -137,7 +137,7 @@ def test_bench_splito_reports_speed_strength_and_the_fair_game_as_ratios(
 
 
 def test_bench_splito_fair_game_beside_the_local_deal() -> None:
-    from splitnet.bench_splito import bench_fair
+    from splitnet.bench.splito import bench_fair
 
     out = bench_fair([2])
     assert len(out) == 3 and "2 players:" in out[1] and "verified" in out[1]
@@ -169,7 +169,7 @@ def test_bench_splito_refuses_bad_arguments(argv: list[str], error: str,
 def test_bench_net_splits_a_draws_cpu_into_its_parts() -> None:
     # The LAN code replayed on one 2-player game's draws (the replayed host must sign
     # every record exactly as the game's host did, or draw_cpu fails).
-    from splitnet.app.bench_net import DRAW_PARTS, draw_cpu, draw_lines
+    from splitnet.bench.net import DRAW_PARTS, draw_cpu, draw_lines
 
     r = draw_cpu(2, 11)
     assert r["draws"] > 0
@@ -183,7 +183,7 @@ def test_bench_net_splits_a_draws_cpu_into_its_parts() -> None:
 
 @pytest.mark.slow
 def test_bench_launch_times_splitnet_play_to_its_first_hand() -> None:
-    from splitnet.app.bench_net import launch_times
+    from splitnet.bench.net import launch_times
 
     [(first, table, main, workers)] = launch_times(runs=1, bots=1)
     assert 0 < first <= table

@@ -107,7 +107,7 @@ def test_R5_1_ties_are_broken_by_the_bots_own_randomness_not_by_seat() -> None:
 
 
 def test_round_one_targets_are_spread_over_the_seats() -> None:
-    from splitnet.bench import round1_targets
+    from splitnet.bench.split import round1_targets
 
     hits = round1_targets("normal", 12, seed=5)
     assert sum(hits) > 0 and max(hits) < 0.6 * sum(hits)
@@ -150,7 +150,7 @@ def test_every_level_plays_whole_games_on_its_own_view(seed: int) -> None:
 
 
 def test_easy_is_beatable_but_not_random() -> None:
-    from splitnet.bench import seat_rotated_games
+    from splitnet.bench.split import seat_rotated_games
 
     vs_normal, n = seat_rotated_games(lambda s: EasyBot(s), lambda s: HeuristicBot(s), 40)
     vs_random, m = seat_rotated_games(lambda s: EasyBot(s), lambda s: make_bot("random", s),
@@ -271,7 +271,7 @@ def test_a_strong_bots_whole_turn_keeps_within_its_turn_budget(
     of the strong bot (R4: its draw, plays, bonuses and discard together) thinks longer
     than ``turn_budget``; the long turns are cut short, and a decision the budget left
     with fewer than ``min_samples`` samples plays the normal bot's move."""
-    from splitnet.bench import seat_rotated_games
+    from splitnet.bench.split import seat_rotated_games
     from splitnet.bots import search
 
     now = [0.0]

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from splitnet.bench.deck import bench_deck, count_group_ops
 from splitnet.crypto import group
-from splitnet.crypto.bench import bench_deck, count_group_ops
 
 
 def test_bench_report_has_every_step() -> None:
@@ -32,8 +32,8 @@ def test_op_counter_restores_group() -> None:
 
 
 def test_hop_breakdown_times_every_part_and_restores_the_prover() -> None:
+    from splitnet.bench.deck import HOP_PARTS, bench_hop
     from splitnet.crypto import elgamal, seeds, shuffle_proof
-    from splitnet.crypto.bench import HOP_PARTS, bench_hop
 
     originals = [shuffle_proof._commit_permutation, shuffle_proof.prove_shuffle,
                  elgamal.shuffle_hop, seeds.derive_remasks]

@@ -10,8 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from splitnet.bench import deck as deck_bench
 from splitnet.cards import N_CARDS
-from splitnet.crypto import bench, deck, elgamal, errors, group, proofs, seeds
+from splitnet.crypto import deck, elgamal, errors, group, proofs, seeds
 from splitnet.crypto.seeds import (
     derive_key,
     derive_permutation,
@@ -25,7 +26,7 @@ GID = bytes(range(16))
 FAST = settings(max_examples=25, deadline=None)
 
 
-@pytest.mark.parametrize("module", [errors, seeds, elgamal, proofs, deck, bench])
+@pytest.mark.parametrize("module", [errors, seeds, elgamal, proofs, deck, deck_bench])
 def test_doctests(module: object) -> None:
     result = doctest.testmod(module)  # type: ignore[arg-type]
     assert result.failed == 0

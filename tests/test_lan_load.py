@@ -1,4 +1,4 @@
-"""``splitnet bench lan-load`` (splitnet/net/load.py) on a small size: real processes on
+"""``splitnet bench lan-load`` (splitnet/bench/lan_load.py) on a small size: real processes on
 loopback, never announced. It reports every check per game and fails when one fails."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from splitnet.net.load import lan_load
+from splitnet.bench.lan_load import lan_load
 
 pytestmark = pytest.mark.slow
 

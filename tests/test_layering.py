@@ -29,8 +29,8 @@ ROOT = Path(splitnet.__file__).parent
 LEAVES = {"cards", "text", "durable", "errors", "aio", "paired"}
 
 #: What each package may never import (top-level names under ``splitnet``).
-APP = {"app", "cli", "selfplay", "localplay", "replay", "verify", "bench", "bench_splito",
-       "splito_selfplay", "frontend", "ui", "bots", "describe"}
+APP = {"app", "cli", "selfplay", "localplay", "replay", "verify", "bench", "splito_selfplay",
+       "frontend", "ui", "bots", "describe"}
 FORBIDDEN: dict[str, set[str]] = {
     "rules": APP | {"crypto", "session", "game", "net", "record", "localfiles", "splito"},
     "crypto": APP | {"rules", "session", "game", "net", "record", "localfiles", "splito"},

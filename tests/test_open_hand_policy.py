@@ -347,7 +347,7 @@ def test_the_abandoned_game_verifies_to_the_pinned_record(vectors: dict[str, Any
 def test_the_rules_play_well_enough_against_the_normal_bot() -> None:
     """Not a benchmark (protocol/OPEN_HAND.md gives the figures): 40 seeded 4-seat games,
     the rules at one seat (rotating) against three normal bots, win about a quarter."""
-    from splitnet.bench import seat_rotated_games
+    from splitnet.bench.split import seat_rotated_games
 
     wins, games = seat_rotated_games(lambda s: Rules(), lambda s: make_bot("normal", s), 40,
                                      seed=7)

@@ -420,7 +420,7 @@ def prove_shuffle(
                     r, r_hat, u, u_prime, rho).to_bytes()
 
 
-# The prover's phases, one function each so a benchmark can time them (crypto/bench.py)
+# The prover's phases, one function each so a benchmark can time them (bench/deck.py)
 # and so what depends on the input deck and what does not is visible in the code
 # (SHUFFLE_PROOF.md §5; DECK.md §13, "No input-independent precomputation"). Each works
 # on a chunk of the indices (module-level and picklable: a splitter may run it in

@@ -35,7 +35,7 @@ PLAYERS = (2, 3, 4, 5, 6, 7, 8)
 
 
 def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    from splitnet.bench import wilson as _wilson
+    from splitnet.bench.split import wilson as _wilson
 
     return _wilson(wins, n, z)
 
@@ -170,7 +170,7 @@ def bench_fair(players: Sequence[int], seed: int = 0) -> list[str]:
     import io
     from contextlib import redirect_stderr
 
-    from splitnet.bench import _cpu_of, _pool_pids
+    from splitnet.bench.split import _cpu_of, _pool_pids
     from splitnet.game.pool import shared_pool
     from splitnet.splito_selfplay import play_fair
 

@@ -125,7 +125,7 @@ def bench_engine(games: int = 200) -> str:
 
 
 def bench_deck(players: list[int], proofs: bool = True) -> str:
-    from splitnet.crypto.bench import bench_deck as _bench
+    from splitnet.bench.deck import bench_deck as _bench
 
     out = _bench(players)
     if proofs:
@@ -171,7 +171,7 @@ def bench_deck_proofs(players: list[int], play: bool = True) -> str:
     the peers — from the round's start to your hand, beside every peer checking every
     other hop in this thread as before.
     """
-    from splitnet.crypto.bench import measure_op_costs
+    from splitnet.bench.deck import measure_op_costs
     from splitnet.crypto.deck import DeckRound
     from splitnet.game.checks import check_hop
     from splitnet.game.core import _proof_functions
@@ -218,14 +218,14 @@ def bench_deck_proofs(players: list[int], play: bool = True) -> str:
                  "6 players")
     lines.append("")
     lines.extend(ab_lines)
-    from splitnet.crypto.bench import bench_hop
+    from splitnet.bench.deck import bench_hop
 
     lines.append("")
     lines.extend(bench_hop())
     if play:
         lines.append("")
         lines.extend(bench_play_setup([n for n in players if n <= 6]))
-        from splitnet.app.bench_net import launch_lines
+        from splitnet.bench.net import launch_lines
 
         lines.append("")
         lines.extend(launch_lines())
@@ -840,7 +840,7 @@ def bench_bots(games: int = 40, budget: float = 0.3, samples: int | None = None,
     there (a long run split in parts adds up to the same figures). ``clock`` off: the
     strong bot's budgets are off (its rule alone, deterministic: what a machine plays
     that no budget binds on; the turn times then show what they would have cut)."""
-    from splitnet.app.bench_net import quantile
+    from splitnet.bench.net import quantile
     from splitnet.bots.search import SearchConfig
 
     lines = ["bots: 4-player games, seat-rotated, fixed seeds; a shared win counts 1/k"
