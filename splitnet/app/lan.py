@@ -572,8 +572,7 @@ async def _rematch_peer(node: PeerNode, prev: PreviousGame) -> PeerNode:
     link = node.connect
     if not isinstance(link, _Invited):
         return _node_like(node, rematch_of=prev)
-    if node.task is not None and not node.task.done():
-        await asyncio.wait([node.task], timeout=node.net.final_wait)
+    await _game_ended(node)
     link = await link.next_game()
     new = _node_like(node, rematch_of=prev, connect=link)
     link.follow(new)
