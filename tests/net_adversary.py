@@ -83,6 +83,7 @@ from splitnet.game.local import PROTOCOL, game_settings
 from splitnet.game.rematch import PreviousGame
 from splitnet.game.splito_core import ROUND, splito_header
 from splitnet.net.config import NetSettings
+from splitnet.net.frames import Bye, Frame, Msg, Rec
 from splitnet.net.host import Conn, HostNode
 from splitnet.net.peer import PeerFatal, PeerNode
 from splitnet.net.table import GameChoice, Table
@@ -203,53 +204,53 @@ class _Outgoing:
     def __init__(self, host: RogueHost, conn: Conn) -> None:
         self.host, self.conn, self.policy = host, conn, host.policy
         self.plain = conn.send
-        self.held: list[tuple[str, dict[str, Any]]] | None = None  # (delayed)
-        self.swap: tuple[str, dict[str, Any]] | None = None  # (to go after the next)
-        self.recs: list[dict[str, Any]] = []
+        self.held: list[Frame] | None = None  # (delayed)
+        self.swap: Frame | None = None  # (to go after the next)
+        self.recs: list[Rec] = []
         conn.send = self.send  # type: ignore[method-assign]
 
-    def send(self, t: str, **f: Any) -> None:
+    def send(self, f: Frame) -> None:
         if self.held is not None:
-            self.held.append((t, f))
+            self.held.append(f)
             return
         lobby = self.host.rematch_of is not None and self.host.table is None
-        game = (t != "bye" and not (t == "rec" and f["seq"] == 0)
+        game = (not isinstance(f, Bye) and not (isinstance(f, Rec) and f.seq == 0)
                 and (lobby or (self.conn.seat is not None and self.host.table is not None)))
         kind = self.policy.pick(FRAME_KINDS) if game else None
-        what = f"{t} {f.get('seq', '')} to seat {self.conn.seat}"
+        what = f"{f.T} {f.seq if isinstance(f, Rec) else ''} to seat {self.conn.seat}"
         if kind == "stall" and self.policy.used["stall"] < MAX_STALLS:
             self.host.stall(what)
-            self.send(t, **f)  # (held with everything else until the stall ends)
+            self.send(f)  # (held with everything else until the stall ends)
             return
         if kind == "drop":
             self.policy.did(kind, what)
             return
         if kind == "delay":
             delay = self.policy.rng.uniform(0.05, 3.0)
-            self.held = [*([self.swap] if self.swap else []), (t, f)]
+            self.held = [*([self.swap] if self.swap else []), f]
             self.swap = None
             self.policy.later(delay, self._release)
             self.policy.did(kind, f"{what}, {delay:.2f} s")
             return
         if kind == "reorder" and self.swap is None:
-            self.swap = (t, f)
+            self.swap = f
             self.policy.did(kind, what)
             return
-        self._put(t, f)
+        self._put(f)
         if kind == "duplicate":
-            self._put(t, f)
+            self._put(f)
             self.policy.did(kind, what)
         elif kind == "replay" and self.recs:
             old = self.policy.rng.choice(self.recs)
-            self._put("rec", old)
-            self.policy.did(kind, f"rec {old['seq']} again after {what}")
+            self._put(old)
+            self.policy.did(kind, f"rec {old.seq} again after {what}")
         if self.swap is not None:
             swapped, self.swap = self.swap, None
-            self._put(*swapped)
+            self._put(swapped)
 
-    def _put(self, t: str, f: dict[str, Any]) -> None:
-        self.plain(t, **f)
-        if t == "rec":
+    def _put(self, f: Frame) -> None:
+        self.plain(f)
+        if isinstance(f, Rec):
             self.recs.append(f)
 
     def hold(self) -> None:
@@ -261,8 +262,8 @@ class _Outgoing:
         if self.host.stalled:
             return  # (a delay ending within a stall: the stall's end sends it all)
         held, self.held = self.held or [], None
-        for t, f in held:
-            self._put(t, f)
+        for f in held:
+            self._put(f)
 
 
 class RogueHost(HostNode):
@@ -353,7 +354,7 @@ class RogueHost(HostNode):
         entry = encode([TAG_ENTRY, n, table.log.head(), e.msg_bytes, e.sig])
         record = encode([entry, self.identity.sign(entry)])
         for c in list(self.conns.values()):
-            c.send("rec", seq=n, record=record)
+            c.send(Rec(n, record))
 
     def _refuse_legal(self, conn: Conn, seat: int, msg: bytes, sig: bytes,
                       what: str) -> None:
@@ -444,7 +445,7 @@ class RogueGuest(PeerNode):
             if old:
                 e = self.policy.rng.choice(old)
                 with contextlib.suppress(ChannelClosed, WireError):
-                    self.send_frame("msg", msg=e.msg_bytes, sig=e.sig)
+                    self.send_frame(Msg(e.msg_bytes, e.sig))
                 self.policy.did(dev, f"entry {e.seq} ({e.kind}) again, before its {kind}")
             return super().send_game(kind, body)
         bad = self._out_of_range(kind, body) if dev == "range" else self._out_of_turn(table)

@@ -24,6 +24,7 @@ import pytest
 from splitnet.game.core import GameCore
 from splitnet.game.local import LocalGame
 from splitnet.game.table import GameError
+from splitnet.net.frames import Rec
 from splitnet.net.host import HostNode
 from splitnet.net.wire import WireError
 from splitnet.rules import DrawPile, TakeRow
@@ -162,7 +163,7 @@ class ChatForkingHost(ForkingHost):
         except WireError as e:  # what an honest host does: it names Bo (its word)
             self.refused_bo.append(e)
         record = host_record(table.log, self.identity, msg, sig)
-        self.conns[1].send("rec", seq=len(table.log), record=record)
+        self.conns[1].send(Rec(len(table.log), record))
 
 
 def _idle(lan: Lan) -> bool:

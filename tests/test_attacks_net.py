@@ -26,6 +26,7 @@ import pytest
 from splitnet.app.lan_session import NetSession
 from splitnet.bots import make_bot
 from splitnet.net.config import NetSettings
+from splitnet.net.frames import Acks, Evidence, Frame, Msg, Rec
 from splitnet.net.host import Conn, HostNode
 from splitnet.net.peer import PeerFatal, PeerNode
 from splitnet.net.wire import Connect, WireError
@@ -340,13 +341,13 @@ class ForkingHost(HostNode):
         bo = self.conns[2]
         plain_send = bo.send
 
-        def send_to_bo(t: str, **f: Any) -> None:
-            if t == "rec" and self.fork_at is not None and f["seq"] >= self.fork_at:
-                record = self._bo_record(f["seq"])
+        def send_to_bo(f: Frame) -> None:
+            if isinstance(f, Rec) and self.fork_at is not None and f.seq >= self.fork_at:
+                record = self._bo_record(f.seq)
                 if record is None:
                     return  # it cannot be ordered on Bo's chain
-                f = dict(f, record=record)
-            plain_send(t, **f)
+                f = Rec(f.seq, record)
+            plain_send(f)
 
         bo.send = send_to_bo  # type: ignore[method-assign]
 
@@ -381,7 +382,7 @@ class ForkingHost(HostNode):
         for author, ack_raw in self.pending:
             for seat, c in self.conns.items():
                 if seat != author:
-                    c.send("acks", acks=[ack_raw])
+                    c.send(Acks((ack_raw,)))
         self.pending = []
 
 
@@ -446,7 +447,7 @@ async def test_a_record_with_a_forged_author_signature_stops_the_peer_naming_the
                                                         seen=table.log.seen())[0]
         forged = os.urandom(64)
         entry = encode([TAG_ENTRY, seq, table.log.head(), msg, forged])
-        host.conns[1].send("rec", seq=seq, record=encode([entry, host.identity.sign(entry)]))
+        host.conns[1].send(Rec(seq, encode([entry, host.identity.sign(entry)])))
         why = await lan.stopped(ana)
         assert "bad record from the host" in why and "signature does not verify" in why, why
         recs = lan.records(1)
@@ -476,9 +477,9 @@ async def test_replayed_messages_on_the_wire_are_refused_and_the_game_goes_on(
         mine = next(e for e in table.log.entries if e.kind == "commit" and e.author == 2)
         other = Author(table.identity, os.urandom(16), 2, table.log.next_counter(2))
         msg, sig = other.message("commit", dict(mine.body), seen=table.log.seen())
-        bo.send_frame("msg", msg=msg, sig=sig)
+        bo.send_frame(Msg(msg, sig))
         accept = next(e for e in table.log.entries if e.kind == "accept" and e.author == 2)
-        bo.send_frame("msg", msg=accept.msg_bytes, sig=accept.sig)
+        bo.send_frame(Msg(accept.msg_bytes, accept.sig))
         codes = [(await within(errors.get())).code for _ in range(2)]
         assert codes == ["game-id", "replay"]
         n = len(host.table.log)
@@ -530,8 +531,8 @@ async def test_evidence_the_host_forged_is_ignored(tmp_path: Path, clock: Virtua
         msg = Author(Identity.generate(), table.game_id, 2,
                      table.log.next_counter(2)).message("chat", {"text": "I cheat"},
                                                         seen=table.log.seen())[0]
-        host.conns[1].send("evidence", msg=msg, sig=os.urandom(64), code="cheat",
-                           reason="seat 2 at shares: a wrong share")
+        host.conns[1].send(Evidence(msg, os.urandom(64), "cheat",
+                                    "seat 2 at shares: a wrong share"))
         n = len(table.log)
         assert lan.peers[1].send_game("chat", {"text": "hello"})  # a frame after it
         await until(lambda: ana.table is not None and len(ana.table.log) > n, "the chat")
@@ -618,7 +619,7 @@ class ReplayingHost(HostNode):
         entry = encode([TAG_ENTRY, len(table.log), table.log.head(), msg, sig])
         record = encode([entry, self.identity.sign(entry)])
         for c in self.conns.values():
-            c.send("rec", seq=len(table.log), record=record)
+            c.send(Rec(len(table.log), record))
 
 
 @pytest.mark.parametrize("resigned", [False, True], ids=["verbatim", "re-signed"])
@@ -699,7 +700,7 @@ class TwoFacedHost(ForkingHost):
         bo = self.conns[2]
         cells = bo.send.__closure__ or ()  # ForkingHost's wrapper keeps the plain send
         plain = next(c.cell_contents for c in cells if callable(c.cell_contents))
-        plain("rec", seq=at, record=table.log.records()[at])
+        plain(Rec(at, table.log.records()[at]))
 
 
 @virtual_time

@@ -37,6 +37,7 @@ from splitnet.game.splito_core import INT_FIELDS as SPLITO_INT_FIELDS
 from splitnet.game.splito_core import KINDS as SPLITO_KINDS
 from splitnet.game.splito_core import SplitoCore, Stage
 from splitnet.game.table import GameError, IntPath, NotAnInt, Position
+from splitnet.net.frames import Msg
 from splitnet.net.wire import WireError
 from splitnet.rules import Discard, DrawPile, Settings, action_to_dict
 from splitnet.session.codec import encode
@@ -465,7 +466,7 @@ async def test_lan_split_host_refuses_a_bool_round_with_a_schema_error(
         honest = {"round": 1, "move": action_to_dict(DrawPile(actor))}
         other = Author(table.identity, table.game_id, actor, table.log.next_counter(actor))
         msg, sig = other.message("move", {**honest, "round": True}, seen=table.log.seen())
-        node.send_frame("msg", msg=msg, sig=sig)
+        node.send_frame(Msg(msg, sig))
         err = await within(errors.get())
         assert err.code == "schema", err
         assert (f"seat {actor} at move: round: expected an int, got true (WIRE.md §4: a "

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
 
 from splitnet.app.lan_session import NetSession
 from splitnet.bots import make_bot
+from splitnet.net.frames import Frame, HostError, Msg
 from splitnet.net.game_state import GameState
 from splitnet.net.host import Conn, HostNode
 from splitnet.net.join_state import JoinState
@@ -33,10 +33,10 @@ ANSWER = FAST["answer_timeout"]
 class NeverAccepts(PeerNode):
     """A joiner that takes the header and never sends its accept."""
 
-    def send_frame(self, t: str, **fields: Any) -> None:
-        if t == "msg" and parse_message(fields["msg"]).kind == "accept":
+    def send_frame(self, frame: Frame) -> None:
+        if isinstance(frame, Msg) and parse_message(frame.msg).kind == "accept":
             return
-        super().send_frame(t, **fields)
+        super().send_frame(frame)
 
 
 class DropsBosAccept(HostNode):
@@ -68,8 +68,8 @@ class CallsOffAStartedGame(HostNode):
         if table is not None and table.started and not self.called_off_why:
             self.called_off_why = "Bo did not accept it within 120 s"
             for c in self.conns.values():
-                c.send("error", code=ErrorCode.CLOSED.value, reason=self.called_off_why,
-                       fatal=True, kind=None, counter=None, refusal=None)
+                c.send(HostError(ErrorCode.CLOSED.value, self.called_off_why, True, None,
+                                 None, None))
         return super()._check_accepts(now)
 
 

@@ -16,7 +16,7 @@ import pytest
 from splitnet.net import conn_state, game_state, join_state, lobby_state, machine
 from splitnet.net.config import NetSettings
 from splitnet.net.conn_state import ConnEvent, ConnMachine, ConnState
-from splitnet.net.frames import Bye, Frame, Hello
+from splitnet.net.frames import Bye, Frame, Hello, Ping
 from splitnet.net.game_state import GameEvent, GameMachine, GameState
 from splitnet.net.host import Conn, HostNode
 from splitnet.net.join_state import JoinEvent, JoinMachine, JoinState, Retry
@@ -207,7 +207,7 @@ def test_the_heartbeat_never_pings_a_connection_in_its_handshake(tmp_path: Path)
         node._beat(greeting.last_heard + k)
     assert ch.types() == [] and mch.types().count("ping") == 3
     with pytest.raises(IllegalTransition):
-        greeting.send("ping", n=1)  # impossible by construction, not by care
+        greeting.send(Ping(1))  # impossible by construction, not by care
 
 
 async def test_a_host_that_closes_its_lobby_says_so(tmp_path: Path) -> None:

@@ -26,7 +26,7 @@ from splitnet.app.lan import rematch_host_lobby
 from splitnet.app.lan_session import NetSession
 from splitnet.bots import make_bot
 from splitnet.game.rematch import PreviousGame, Rematch, first_dealer
-from splitnet.net.frames import Offer
+from splitnet.net.frames import Answer, Offer
 from splitnet.net.host import HostNode
 from splitnet.net.peer import PeerNode
 from splitnet.net.table import Table
@@ -315,7 +315,7 @@ async def test_a_host_that_offers_no_rematch_says_so_and_the_seats_do_not_look(
 
     lan = await Lan.start(tmp_path)
     lan.host.offers_no_rematch = True  # (set before the game ends, as host_main does)
-    lan.host.conns[1].send("answer", game=bytes(16), yes=False)  # another game: ignored
+    lan.host.conns[1].send(Answer(bytes(16), False))  # before the end: ignored
     await play(lan.host, lan.peers, lan.tasks, 10)
     await within(asyncio.gather(*lan.tasks, return_exceptions=True))
     ana, bo = lan.peers

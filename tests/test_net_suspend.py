@@ -63,17 +63,17 @@ class StoppedHost(HostNode):
     def __init__(self, *args: Any, **kw: Any) -> None:
         super().__init__(*args, **kw)
         self.stopped = False
-        self._out: list[tuple[Conn, str, dict[str, Any]]] = []
+        self._out: list[tuple[Conn, Frame]] = []
         self._in: list[tuple[Conn, bytes, bytes]] = []
 
     async def _handshake(self, conn: Conn) -> None:
         plain = conn.send
 
-        def send(t: str, **f: Any) -> None:
+        def send(f: Frame) -> None:
             if self.stopped:
-                self._out.append((conn, t, f))
+                self._out.append((conn, f))
             else:
-                plain(t, **f)
+                plain(f)
         conn.send = send  # type: ignore[method-assign]
         await super()._handshake(conn)
 
@@ -90,9 +90,9 @@ class StoppedHost(HostNode):
     def _resume(self) -> None:
         self.stopped = False
         out, self._out = self._out, []
-        for conn, t, f in out:
+        for conn, f in out:
             if not conn.closed:
-                conn.send(t, **f)
+                conn.send(f)
         unread, self._in = self._in, []
         for conn, msg, sig in unread:
             if not conn.closed:

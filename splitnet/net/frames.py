@@ -5,8 +5,9 @@ direction, then hands it on as one of these frozen values, so nothing after the 
 edge reads a frame by string keys: the host and the joiner dispatch on its class, and
 mypy sees every field. Each class's ``T`` is its wire type, and its fields are that
 type's fields in NETWORK.md's order, by the same names — but for ``need.from``, a Python
-keyword, which is :attr:`Need.start`. Sending still goes through
-:func:`~splitnet.net.wire.encode_msg`, which checks the same schemas.
+keyword, which is :attr:`Need.start`. Sending goes the other way:
+:func:`~splitnet.net.wire.encode_typed` turns a value back into its wire form
+(:func:`wire_fields`) and checks it against the same schema.
 
 >>> typed({"t": "rec", "seq": 3, "record": b"abc"})
 Rec(seq=3, record=b'abc')
@@ -19,7 +20,7 @@ Rec(seq=3, record=b'abc')
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, is_dataclass
 from enum import StrEnum
 from typing import Any, ClassVar, Final
 
@@ -257,3 +258,25 @@ CLASSES: Final[dict[str, type[Frame]]] = {
 def typed(obj: dict[str, Any]) -> Frame:
     """The typed value of a decoded frame that its type's schema has accepted."""
     return _BUILD[obj["t"]](obj)
+
+
+def _wire(value: object) -> object:
+    if isinstance(value, tuple):
+        return [_wire(v) for v in value]
+    if is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _wire(getattr(value, f.name)) for f in fields(value)}
+    if isinstance(value, StrEnum):
+        return value.value
+    return value
+
+
+def wire_fields(frame: Frame) -> dict[str, Any]:
+    """A frame's fields in their wire form (lists, maps and strings), but for ``t``.
+
+    >>> wire_fields(Need(7)), wire_fields(Peers((PeerState(1, Presence.GONE, 0),)))
+    ({'from': 7}, {'peers': [{'seat': 1, 'state': 'gone', 'quiet': 0}]})
+    """
+    out = {f.name: _wire(getattr(frame, f.name)) for f in fields(frame)}
+    if isinstance(frame, Need):
+        out["from"] = out.pop("start")
+    return out

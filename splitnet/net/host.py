@@ -29,16 +29,29 @@ from splitnet.net.config import EvidenceBudget, NetSettings, clock_step
 from splitnet.net.conn_state import ConnEvent, ConnMachine, ConnState
 from splitnet.net.frames import (
     Ack,
+    Acks,
     Answer,
     BotLevel,
     Bye,
+    Challenge,
+    Clock,
+    Evidence,
     Frame,
+    GameName,
     Hello,
+    HostError,
+    Lobby,
+    LobbyPlayer,
     Msg,
+    Need,
+    Offer,
+    Peers,
+    PeerState,
     Ping,
     Pong,
     Presence,
     Rec,
+    Welcome,
 )
 from splitnet.net.framing import FrameTooLarge
 from splitnet.net.game_state import GameEvent, GameMachine, GameState
@@ -66,6 +79,7 @@ from splitnet.net.wire import (
     binding_of,
     decode_frame,
     encode_msg,
+    encode_typed,
     plain,
     sign_challenge,
     verify_hello,
@@ -117,13 +131,13 @@ class Conn:
     def closed(self) -> bool:
         return self.m.gone
 
-    def send(self, t: str, **fields: Any) -> None:
+    def send(self, frame: Frame) -> None:
         if self.closed:
             return
-        if t == "ping" and not self.m.may_ping:
+        if isinstance(frame, Ping) and not self.m.may_ping:
             raise IllegalTransition(f"connection: no ping while {self.m.state.value}")
         try:
-            self.ch.send(encode_msg(t, **fields))
+            self.ch.send(encode_typed(frame))
         except WireError as e:
             _log.warning("dropping %s: %s", self.who(), e.reason)
             self.close()
@@ -338,7 +352,7 @@ class HostNode:
                    else "the host closed the game")
             for m in self.members:
                 if m.conn is not None:
-                    m.conn.send("bye", reason=why)
+                    m.conn.send(Bye(why))
             for m in self.members:
                 if m.conn is not None:
                     await _drain(m.conn.ch, 1.0)
@@ -346,7 +360,7 @@ class HostNode:
                 cb()
         elif not self.done.is_set():
             for c in list(self.conns.values()):
-                c.send("bye", reason="the host is shutting down; it may resume the game")
+                c.send(Bye("the host is shutting down; it may resume the game"))
             for c in list(self.conns.values()):
                 await _drain(c.ch, 1.0)
         for c in list(self.all_conns):
@@ -417,13 +431,13 @@ class HostNode:
             self._start_now(auto=True)
 
     def _lobby_frame(self) -> None:
-        players = [{"name": self.name, "key": self.key}] + [
-            {"name": m.name, "key": m.key} for m in self.members]
+        players = (LobbyPlayer(self.name, self.key),
+                   *(LobbyPlayer(m.name, m.key) for m in self.members))
         for m in self.members:
             if m.conn is not None:
                 if self.choice.game != "split":  # a Split host sends none (wire unchanged)
-                    m.conn.send("game", game=self.choice.name, max=self.choice.max_players)
-                m.conn.send("lobby", players=players, seats=self.seats)
+                    m.conn.send(GameName(self.choice.name, self.choice.max_players))
+                m.conn.send(Lobby(players, self.seats))
         self._changed()
 
     async def start(self) -> None:
@@ -476,7 +490,7 @@ class HostNode:
             m.conn.seat = seat
             self.conns[seat] = m.conn
             self.states[seat] = (Presence.OK, 0)
-            m.conn.send("rec", seq=0, record=header.record)
+            m.conn.send(Rec(0, header.record))
         _log.info("game %s started: %s", game_id.hex(), ", ".join(table.names))
         self.started.set()
         self._broadcast_states()
@@ -504,14 +518,13 @@ class HostNode:
         offer = self.offer
         if offer is None or self.table is not None:
             return
-        fields = {"game": offer.game, "head": offer.head, "first_dealer": offer.first_dealer,
-                  "agreed": sorted(self.agreed)}
+        frame = Offer(offer.game, offer.head, offer.first_dealer, tuple(sorted(self.agreed)))
         left = self.rematch_left()
         for m in self.members:
             if m.conn is not None and (only is None or m.conn is only):
-                m.conn.send("rematch", **fields)
+                m.conn.send(frame)
                 if left is not None:
-                    m.conn.send("clock", left=math.ceil(left))
+                    m.conn.send(Clock(math.ceil(left)))
         self._changed()
 
     def _in_rematch_lobby(self, conn: Conn) -> bool:
@@ -549,7 +562,7 @@ class HostNode:
             self.members.append(Member(conn.name, conn.key, conn))
         conn.m.fire(ConnEvent.ADMIT)
         _log.info("%s is here for the rematch", conn.who())
-        conn.send("welcome", seat=None, game=None, count=0, ready=True)
+        conn.send(Welcome(None, None, 0, True))
         self._offer_frame(only=conn)
         self._lobby_frame()
 
@@ -612,7 +625,7 @@ class HostNode:
         _log.info("%s", why)
         for m in self.members:
             if m.conn is not None:
-                m.conn.send("bye", reason=why[:200])
+                m.conn.send(Bye(why[:200]))
                 seat = self.rematch_of.seat_of(m.key)
                 if seat is not None and not m.conn.closed:
                     self.told.add(seat)
@@ -730,8 +743,7 @@ class HostNode:
         _log.warning("refused from %s: %s: %s%s", conn.who(), e.code, e.reason,
                      " (closing)" if fatal else "")
         code = e.code if conn.errors <= self.net.max_errors else ErrorCode.TOO_MANY_ERRORS
-        conn.send("error", code=code.value, reason=e.reason[:500], fatal=fatal, kind=kind,
-                  counter=counter, refusal=refusal)
+        conn.send(HostError(code.value, e.reason[:500], fatal, kind, counter, refusal))
         if fatal:
             conn.close()
 
@@ -739,8 +751,8 @@ class HostNode:
         nonce = secrets.token_bytes(32)
         game = self.table.game_id if self.table else None
         bind = binding_of(conn.ch)
-        conn.send("challenge", v=NET_PROTOCOL, nonce=nonce, key=self.key, game=game,
-                  bind=bind, sig=sign_challenge(self.identity, nonce, game, bind))
+        conn.send(Challenge(NET_PROTOCOL, nonce, self.key, game, bind,
+                            sign_challenge(self.identity, nonce, game, bind)))
         async with asyncio.timeout(self.net.handshake_timeout):
             hello = await self._recv(conn)
         if not isinstance(hello, Hello):
@@ -796,7 +808,7 @@ class HostNode:
         self._let_in(conn.key)
         conn.m.fire(ConnEvent.ADMIT)
         _log.info("%s joined the lobby", conn.who())
-        conn.send("welcome", seat=None, game=None, count=0, ready=True)
+        conn.send(Welcome(None, None, 0, True))
         # the count first: the lobby frame tells the screens, which read it (a host's
         # screen drawn before it rose offered no start with 2 players, R3.1)
         self._count_players()
@@ -831,17 +843,17 @@ class HostNode:
         conn.m.fire(ConnEvent.SEAT)
         self.conns[seat] = conn
         self.epoch += 1
-        conn.send("welcome", seat=seat, game=table.game_id, count=count, ready=self.ready)
+        conn.send(Welcome(seat, table.game_id, count, self.ready))
         if have > count:  # a restarted host lost its unsynced tail: take it back
             conn.want_from, conn.want_to = count, have
-            conn.send("need", **{"from": count})
+            conn.send(Need(count))
         else:
             for e in table.log.entries[have:]:
-                conn.send("rec", seq=e.seq, record=e.record)
+                conn.send(Rec(e.seq, e.record))
         # the other seats' acks so far: a seat that was away still compares them (§6)
         acks = [raw for s, raw in sorted(self._last_ack.items()) if s != seat]
         if acks:
-            conn.send("acks", acks=acks)
+            conn.send(Acks(tuple(acks)))
         _log.info("%s is back (seat %d, had %d of %d records)", conn.who(), seat, have, count)
         self._set_state(seat, Presence.OK, 0)
         self._check_ready()
@@ -873,7 +885,7 @@ class HostNode:
     def _handle(self, conn: Conn, f: Frame) -> None:
         match f:
             case Ping(n):
-                conn.send("pong", n=n)
+                conn.send(Pong(n))
             case Pong():
                 pass
             case Bye(reason):
@@ -959,8 +971,7 @@ class HostNode:
                                reason=e.reason[:500]))
         for s, c in self.conns.items():
             if s != seat:
-                c.send("evidence", msg=msg, sig=sig, code=e.code.value,
-                       reason=e.reason[:500])
+                c.send(Evidence(msg, sig, e.code.value, e.reason[:500]))
         self._changed()
 
     def _on_ack(self, conn: Conn, raw: bytes) -> None:
@@ -989,7 +1000,7 @@ class HostNode:
             self._last_ack[ack.seat] = raw
         for seat, c in self.conns.items():
             if seat != ack.seat:
-                c.send("acks", acks=[raw])
+                c.send(Acks((raw,)))
         if self.game.state is GameState.FINISHING:
             self._changed()
 
@@ -1073,7 +1084,7 @@ class HostNode:
         assert table is not None
         table.transcript.kick()
         for c in self.conns.values():
-            c.send("rec", seq=entry.seq, record=entry.record)
+            c.send(Rec(entry.seq, entry.record))
         for hook in self.on_entry_hooks:
             hook(entry)
         self._track_owed(None if entry.kind == "chat" else entry.author)
@@ -1147,8 +1158,7 @@ class HostNode:
         table.author.counter = table.log.next_counter(table.seat)
         _log.info("every seat is back: the game goes on at record %d", len(table.log))
         for c in self.conns.values():
-            c.send("welcome", seat=c.seat, game=table.game_id, count=len(table.log),
-                   ready=True)
+            c.send(Welcome(c.seat, table.game_id, len(table.log), True))
         held, self._held = self._held, []
         for conn, msg, sig in held:
             if not conn.closed:
@@ -1178,7 +1188,7 @@ class HostNode:
                                           fatal=True))
                 continue
             c.ping_n = (c.ping_n + 1) % (2**31)
-            c.send("ping", n=c.ping_n)
+            c.send(Ping(c.ping_n))
         if self.rematch_left() is not None:
             self._rematch_beat(now)
         if self.table is not None:
@@ -1234,7 +1244,7 @@ class HostNode:
                 self._clock_told = step
                 for m in self.members:
                     if m.conn is not None and left is not None:
-                        m.conn.send("clock", left=math.ceil(left))
+                        m.conn.send(Clock(math.ceil(left)))
             self._changed()  # (the time left, on the screens)
 
     # ------------------------------------------------------------------ timeouts
@@ -1292,8 +1302,8 @@ class HostNode:
         self.fatal = f"the game did not start: {why}"
         _log.warning("%s", self.fatal)
         for c in list(self.conns.values()):
-            c.send("error", code=ErrorCode.CLOSED.value, reason=self.called_off_why, fatal=True,
-                   kind=None, counter=None, refusal=None)
+            c.send(HostError(ErrorCode.CLOSED.value, self.called_off_why, True, None, None,
+                             None))
         with contextlib.suppress(OSError, ValueError):
             table.files.mark_finished()
         self._spawn(self._called_off())
@@ -1370,10 +1380,9 @@ class HostNode:
             self._changed()
 
     def _broadcast_states(self) -> None:
-        peers = [{"seat": s, "state": st.value, "quiet": q}
-                 for s, (st, q) in sorted(self.states.items())]
+        peers = Peers(tuple(PeerState(s, st, q) for s, (st, q) in sorted(self.states.items())))
         for c in self.conns.values():
-            c.send("peers", peers=peers)
+            c.send(peers)
 
     def seat_states(self) -> dict[int, tuple[Presence, int]]:
         return dict(self.states)
@@ -1385,7 +1394,7 @@ class HostNode:
         seat that stays for rematches stops at once instead of looking for one."""
         table = self.table
         if self.offers_no_rematch and table is not None and table.core.finished:
-            conn.send("answer", game=table.game_id, yes=False)
+            conn.send(Answer(table.game_id, False))
 
     async def _finish(self) -> None:
         """The game is over: wait (bounded) until every seat that must confirm it acked
@@ -1408,7 +1417,7 @@ class HostNode:
         self.game.fire(GameEvent.BYE)
         for c in list(self.conns.values()):
             self._say_no_rematch(c)
-            c.send("bye", reason="game over")
+            c.send(Bye("game over"))
         for c in list(self.conns.values()):
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(c.ch.drain(), 2.0)

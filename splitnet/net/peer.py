@@ -18,21 +18,26 @@ from splitnet.durable import open_private
 from splitnet.game.rematch import PreviousGame, Rematch, RematchError
 from splitnet.game.table import GameError, PledgeRefused
 from splitnet.net.config import EvidenceBudget, NetSettings, clock_step
+from splitnet.net.frames import Ack as AckFrame
 from splitnet.net.frames import (
     Acks,
     Answer,
+    BotLevel,
     Bye,
     Challenge,
     Clock,
     Evidence,
     Frame,
     GameName,
+    Hello,
     HostError,
     Lobby,
+    Msg,
     Need,
     Offer,
     Peers,
     Ping,
+    Pong,
     Presence,
     Rec,
     Welcome,
@@ -52,7 +57,7 @@ from splitnet.net.wire import (
     WireError,
     binding_of,
     decode_frame,
-    encode_msg,
+    encode_typed,
     plain,
     sign_hello,
     verify_challenge,
@@ -308,10 +313,10 @@ class PeerNode:
     def seat_states(self) -> dict[int, tuple[Presence, int]]:
         return dict(self.states)
 
-    def send_frame(self, t: str, **fields: Any) -> None:
+    def send_frame(self, frame: Frame) -> None:
         if self.ch is None:
             raise ChannelClosed("not connected")
-        self.ch.send(encode_msg(t, **fields))
+        self.ch.send(encode_typed(frame))
 
     def send_game(self, kind: str, body: dict[str, Any]) -> bool:
         """Sign and send one of our seat's messages; False when not connected (nothing
@@ -322,7 +327,7 @@ class PeerNode:
         counter = table.author.counter
         msg, sig = table.author.message(kind, body, seen=table.log.seen())
         try:
-            self.send_frame("msg", msg=msg, sig=sig)
+            self.send_frame(Msg(msg, sig))
         except (ChannelClosed, WireError):
             table.author.counter = counter
             return False
@@ -560,13 +565,13 @@ class PeerNode:
         game = table.game_id if table else None
         have = len(table.log) if table else 0
         head = table.log.head() if table else None
-        ch.send(encode_msg("hello", v=NET_PROTOCOL, name=self.name, key=self.key,
-                           sig=sign_hello(self.identity, f.nonce, f.key, self.name,
-                                          game, have, bind),
-                           game=game, have=have, head=head, bind=bind))
+        ch.send(encode_typed(Hello(NET_PROTOCOL, self.name, self.key,
+                                   sign_hello(self.identity, f.nonce, f.key, self.name,
+                                              game, have, bind),
+                                   game, have, head, bind)))
         w = await self._recv(ch, self.net.handshake_timeout)
         while isinstance(w, Ping):  # the host pings every connection, also this one already
-            ch.send(encode_msg("pong", n=w.n))
+            ch.send(encode_typed(Pong(w.n)))
             w = await self._recv(ch, self.net.handshake_timeout)
         if isinstance(w, HostError):
             if w.fatal and w.code == ErrorCode.CLOSED.value and table is not None:
@@ -578,7 +583,7 @@ class PeerNode:
         lobby = table is None and w.seat is None
         self.session.fire(JoinEvent.LOBBY if lobby else JoinEvent.PLAY)
         if lobby and self.bot_level is not None:
-            ch.send(encode_msg("bot", level=self.bot_level))
+            ch.send(encode_typed(BotLevel(self.bot_level)))
         self._acked = -1  # a restarted host knows none of our acks: send ours again
         self.net_status = None if w.ready else self._resuming
         self.target = w.count
@@ -607,7 +612,7 @@ class PeerNode:
             case Rec(seq, record):
                 self._on_record(seq, record)
             case Ping(n):
-                ch.send(encode_msg("pong", n=n))
+                ch.send(encode_typed(Pong(n)))
             case Acks(acks):
                 for raw in acks:
                     self._on_ack(raw)
@@ -817,8 +822,7 @@ class PeerNode:
         self.evidence.append((m.author, m.kind, f.reason))
         path = table.files.transcript.with_suffix(".evidence")
         with contextlib.suppress(OSError), _append_private(path) as out:
-            out.write(encode_msg("evidence", msg=f.msg, sig=f.sig, code=f.code,
-                                 reason=f.reason))
+            out.write(encode_typed(f))
         self._changed()
 
     def _on_record(self, seq: int, record: bytes) -> None:
@@ -1066,7 +1070,7 @@ class PeerNode:
             return  # no rematch asked for here: nothing to answer
         if self.leaves_after:  # (its player quit at the end screen: it came to say no)
             with contextlib.suppress(ChannelClosed, WireError, ConnectionError):
-                ch.send(encode_msg("answer", game=prev.game_id, yes=False))
+                ch.send(encode_typed(Answer(prev.game_id, False)))
             raise PeerFatal("no rematch: this seat does not stay for rematches: we said no")
         try:
             prev.check_offer(f.game, f.head, f.first_dealer)
@@ -1076,7 +1080,7 @@ class PeerNode:
         self.offer = Rematch(f.game, f.head, f.first_dealer)
         self.offer_agreed = list(f.agreed)
         if self._answered is not ch:
-            ch.send(encode_msg("answer", game=prev.game_id, yes=True))
+            ch.send(encode_typed(Answer(prev.game_id, True)))
             self._answered = ch
         self._changed()
 
@@ -1098,7 +1102,7 @@ class PeerNode:
         why = ("this seat does not stay for rematches" if self.leaves_after else
                "this data dir holds no finished copy of it, so this seat cannot check it")
         with contextlib.suppress(ChannelClosed, WireError, ConnectionError):
-            ch.send(encode_msg("answer", game=game, yes=False))
+            ch.send(encode_typed(Answer(game, False)))
         raise PeerFatal(f"no rematch: the host at {self.where} offers the "
                         f"rematch of game {game.hex()}, but {why}: we said no")
 
@@ -1108,9 +1112,9 @@ class PeerNode:
         if ch is not None and prev is not None and self.table is None:
             with contextlib.suppress(ChannelClosed, WireError, ConnectionError):
                 if self.offer is not None:
-                    ch.send(encode_msg("answer", game=prev.game_id, yes=False))
+                    ch.send(encode_typed(Answer(prev.game_id, False)))
                 else:
-                    ch.send(encode_msg("bye", reason=why[:200]))
+                    ch.send(encode_typed(Bye(why[:200])))
                 await asyncio.wait_for(ch.drain(), 2.0)
 
     def _stopping(self) -> None:
@@ -1122,7 +1126,7 @@ class PeerNode:
         if ch is None or self.rematch_of is None or self.table is not None:
             return
         with contextlib.suppress(ChannelClosed, WireError, ConnectionError):
-            ch.send(encode_msg("bye", reason="stopped"))
+            ch.send(encode_typed(Bye("stopped")))
 
     def _start(self, header: bytes) -> None:
         """The host started the game: verify the header, save the meta file, accept."""
@@ -1168,7 +1172,7 @@ class PeerNode:
         if table.seat not in table.log.accepted:
             counter = table.author.counter
             msg, sig = table.author.accept(table.log.header_hash)
-            self.send_frame("msg", msg=msg, sig=sig)
+            self.send_frame(Msg(msg, sig))
             # watched as every message of ours (_watch): a host that never orders it
             # would stall the game before it starts, and no other clock runs then
             self._inflight.add(counter)
@@ -1199,7 +1203,7 @@ class PeerNode:
         if table is None:
             return
         for e in table.log.entries[start:]:
-            ch.send(encode_msg("rec", seq=e.seq, record=e.record))
+            ch.send(encode_typed(Rec(e.seq, e.record)))
 
     # ------------------------------------------------------------------ acks
     def _schedule_ack(self, now: bool = False) -> None:
@@ -1225,8 +1229,8 @@ class PeerNode:
         with contextlib.suppress(ChannelClosed, WireError):
             if last and self.leaves_after and table.core.verdict is None:
                 # before the final ack: the host has it before its game is done (§13)
-                self.send_frame("answer", game=table.game_id, yes=False)
-            self.send_frame("ack", ack=ack)
+                self.send_frame(Answer(table.game_id, False))
+            self.send_frame(AckFrame(ack))
             self._acked = seq
         if table.core.finished and seq == len(table.log) - 1:
             self._mark_finished()

@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable
 from enum import StrEnum
 from typing import Any, Final, Protocol
 
-from splitnet.net.frames import Challenge, Frame, Hello, Presence, typed
+from splitnet.net.frames import Challenge, Frame, Hello, Presence, typed, wire_fields
 from splitnet.net.framing import MAX_FRAME, FrameTooLarge, encode_frame, read_frame
 from splitnet.session.codec import (
     Bool,
@@ -66,6 +66,7 @@ __all__ = [
     "challenge_bytes",
     "decode_frame",
     "encode_msg",
+    "encode_typed",
     "hello_bytes",
     "sign_challenge",
     "sign_hello",
@@ -207,6 +208,11 @@ def encode_msg(t: str, **fields: Any) -> bytes:
     obj = {"t": t, **fields}
     check(obj, SCHEMAS[t][0], t)
     return encode(obj)
+
+
+def encode_typed(frame: Frame) -> bytes:
+    """The payload of a typed frame (schema-checked, as :func:`encode_msg`)."""
+    return encode_msg(frame.T, **wire_fields(frame))
 
 
 def decode_frame(payload: bytes, *, from_host: bool) -> Frame:
