@@ -914,9 +914,13 @@ def test_a_table_through_wormholes_plays_a_rematch_with_the_same_seats(
             rc = p.wait(3 * TIMEOUT)
             assert rc == 0, f"{p.label} exited {rc}\n{p.stderr()[-3000:]}"
             assert p.stdout().count(over) == 2, p.stdout()[-3000:]
-        assert "Rematch offered to the same seats" in host.stdout()
-        codes = invitations(host)
-        assert len(codes) == 2  # none printed for the rematch
+        out = host.stdout()
+        assert "Rematch offered to the same seats" in out
+        # none printed for the rematch (a loaded machine may show a fresh one during the
+        # first game, for a seat whose wormhole went idle for a moment: §12)
+        codes = invitations(host)[:2]  # the two the bots were started with
+        assert len(codes) == 2
+        assert not _INVITE.findall(out.split("Rematch offered to the same seats", 1)[1])
         for bot in procs[1:]:
             assert "no rematch: the host at invitation" in bot.stdout(), bot.stdout()[-1000:]
             assert "wormhole:0" not in bot.stdout() + bot.stderr()
@@ -1006,7 +1010,9 @@ def test_no_stranger_gets_into_a_rematch_lobby_through_a_wormhole(servers: Serve
         for p in (ana, bo):  # (Bo's output holds his killed run's too)
             wait_until(lambda p=p: p.stdout().count("Winner:") == 2, TIMEOUT,
                        f"{p.label}'s rematch")
-        assert len(invitations(host)) == 2
+        out = host.stdout()  # no invitation for the rematch, before the restart or after
+        assert len(invitations(host)) >= 2
+        assert not _INVITE.findall(out.split("Rematch offered to the same seats", 1)[1])
         no_traceback(*procs)
     finally:
         kill_all(procs)
