@@ -19,10 +19,10 @@ Rec(seq=3, record=b'abc')
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, fields, is_dataclass
 from enum import StrEnum
-from typing import Any, ClassVar, Final
+from types import UnionType
+from typing import Any, ClassVar, Final, get_args, get_origin, get_type_hints
 
 
 class Presence(StrEnum):
@@ -219,45 +219,42 @@ Frame = (Challenge | Hello | Welcome | Lobby | GameName | Rec | Need | Msg | Ack
          | Peers | Ping | Pong | HostError | Bye | Evidence | Offer | Answer | Clock
          | BotLevel)
 
-#: wire type → its typed value, built from a frame its schema has accepted
-_BUILD: Final[dict[str, Callable[[dict[str, Any]], Frame]]] = {
-    "challenge": lambda o: Challenge(o["v"], o["nonce"], o["key"], o["game"], o["bind"],
-                                     o["sig"]),
-    "hello": lambda o: Hello(o["v"], o["name"], o["key"], o["sig"], o["game"], o["have"],
-                             o["head"], o["bind"]),
-    "welcome": lambda o: Welcome(o["seat"], o["game"], o["count"], o["ready"]),
-    "lobby": lambda o: Lobby(tuple(LobbyPlayer(p["name"], p["key"]) for p in o["players"]),
-                             o["seats"]),
-    "game": lambda o: GameName(o["game"], o["max"]),
-    "rec": lambda o: Rec(o["seq"], o["record"]),
-    "need": lambda o: Need(o["from"]),
-    "msg": lambda o: Msg(o["msg"], o["sig"]),
-    "ack": lambda o: Ack(o["ack"]),
-    "acks": lambda o: Acks(tuple(o["acks"])),
-    "peers": lambda o: Peers(tuple(PeerState(p["seat"], Presence(p["state"]), p["quiet"])
-                                   for p in o["peers"])),
-    "ping": lambda o: Ping(o["n"]),
-    "pong": lambda o: Pong(o["n"]),
-    "error": lambda o: HostError(o["code"], o["reason"], o["fatal"], o["kind"], o["counter"],
-                                 o["refusal"]),
-    "bye": lambda o: Bye(o["reason"]),
-    "evidence": lambda o: Evidence(o["msg"], o["sig"], o["code"], o["reason"]),
-    "rematch": lambda o: Offer(o["game"], o["head"], o["first_dealer"], tuple(o["agreed"])),
-    "answer": lambda o: Answer(o["game"], o["yes"]),
-    "clock": lambda o: Clock(o["left"]),
-    "bot": lambda o: BotLevel(o["level"]),
-}
-
 #: every frame class, by its wire type
-CLASSES: Final[dict[str, type[Frame]]] = {
-    c.T: c for c in (Challenge, Hello, Welcome, Lobby, GameName, Rec, Need, Msg, Ack, Acks,
-                     Peers, Ping, Pong, HostError, Bye, Evidence, Offer, Answer, Clock,
-                     BotLevel)}
+CLASSES: Final[dict[str, type[Frame]]] = {c.T: c for c in get_args(Frame)}
+#: a field whose wire name is not its own: (class, field) → wire name
+_WIRE_NAME: Final[dict[tuple[type, str], str]] = {(Need, "start"): "from"}
+
+
+#: each frame class's fields' types, and those of the items nested in frames
+_HINTS: Final[dict[type, dict[str, Any]]] = {
+    c: get_type_hints(c) for c in (*CLASSES.values(), LobbyPlayer, PeerState)}
+
+
+def _value(tp: Any, raw: Any) -> Any:
+    """``raw`` (a value its schema accepted) as type ``tp``: a tuple of ``tp``'s items,
+    an optional value, a dataclass from its map, a :class:`Presence` from its word."""
+    if get_origin(tp) is tuple:
+        item = get_args(tp)[0]
+        return tuple(_value(item, v) for v in raw)
+    if get_origin(tp) is UnionType:  # (X | None)
+        if raw is None:
+            return None
+        (tp,) = [a for a in get_args(tp) if a is not type(None)]
+    if isinstance(tp, type) and is_dataclass(tp):
+        return tp(**{f.name: _value(_HINTS[tp][f.name], raw[f.name]) for f in fields(tp)})
+    if isinstance(tp, type) and issubclass(tp, StrEnum):
+        return tp(raw)
+    return raw
 
 
 def typed(obj: dict[str, Any]) -> Frame:
     """The typed value of a decoded frame that its type's schema has accepted."""
-    return _BUILD[obj["t"]](obj)
+    cls = CLASSES[obj["t"]]
+    hints = _HINTS[cls]
+    frame: Frame = cls(**{f.name: _value(hints[f.name],
+                                         obj[_WIRE_NAME.get((cls, f.name), f.name)])
+                          for f in fields(cls)})
+    return frame
 
 
 def _wire(value: object) -> object:
@@ -276,7 +273,6 @@ def wire_fields(frame: Frame) -> dict[str, Any]:
     >>> wire_fields(Need(7)), wire_fields(Peers((PeerState(1, Presence.GONE, 0),)))
     ({'from': 7}, {'peers': [{'seat': 1, 'state': 'gone', 'quiet': 0}]})
     """
-    out = {f.name: _wire(getattr(frame, f.name)) for f in fields(frame)}
-    if isinstance(frame, Need):
-        out["from"] = out.pop("start")
-    return out
+    cls = type(frame)
+    return {_WIRE_NAME.get((cls, f.name), f.name): _wire(getattr(frame, f.name))
+            for f in fields(frame)}
