@@ -78,7 +78,6 @@ from splitnet.net.wire import (
     WireError,
     binding_of,
     decode_frame,
-    encode_msg,
     encode_typed,
     plain,
     sign_challenge,
@@ -965,13 +964,13 @@ class HostNode:
         kind, _ = _kind_counter(msg)
         self.evidence.append((seat, kind or "?", e.reason))
         path = table.files.transcript.with_suffix(".evidence")
+        shown_all = Evidence(msg, sig, e.code.value, e.reason[:500])
         with contextlib.suppress(OSError), os.fdopen(
                 open_private(path, os.O_WRONLY | os.O_APPEND), "ab") as f:
-            f.write(encode_msg("evidence", msg=msg, sig=sig, code=e.code.value,
-                               reason=e.reason[:500]))
+            f.write(encode_typed(shown_all))  # (the frame as it goes out: NETWORK.md §7)
         for s, c in self.conns.items():
             if s != seat:
-                c.send(Evidence(msg, sig, e.code.value, e.reason[:500]))
+                c.send(shown_all)
         self._changed()
 
     def _on_ack(self, conn: Conn, raw: bytes) -> None:
@@ -1388,14 +1387,6 @@ class HostNode:
         return dict(self.states)
 
     # ------------------------------------------------------------------ the end
-    def _say_no_rematch(self, conn: Conn) -> None:
-        """Tell a seat of this finished game, if the host will offer no rematch of it,
-        that no offer follows: ``answer {game, yes: false}`` from the host (§13), so a
-        seat that stays for rematches stops at once instead of looking for one."""
-        table = self.table
-        if self.offers_no_rematch and table is not None and table.core.finished:
-            conn.send(Answer(table.game_id, False))
-
     async def _finish(self) -> None:
         """The game is over: wait (bounded) until every seat that must confirm it acked
         the last record (:meth:`missing_final_acks`) — at once when they all did before
@@ -1416,7 +1407,8 @@ class HostNode:
         table.files.mark_finished()
         self.game.fire(GameEvent.BYE)
         for c in list(self.conns.values()):
-            self._say_no_rematch(c)
+            if self.offers_no_rematch:  # no offer follows (§13): the seats need not look
+                c.send(Answer(table.game_id, False))
             c.send(Bye("game over"))
         for c in list(self.conns.values()):
             with contextlib.suppress(Exception):

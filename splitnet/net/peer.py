@@ -654,8 +654,8 @@ class PeerNode:
             case Evidence():
                 self._on_evidence(f)
             case Answer(game, yes):  # (the host offers no rematch of our finished game)
-                if not yes and self._finished_here and self.table is not None \
-                        and game == self.table.game_id:
+                if (not yes and self._finished_here and self.table is not None
+                        and game == self.table.game_id):
                     self.host_offers_no_rematch = True
             case Welcome(count=count, ready=ready):  # a restarted host has every seat back
                 self.target = max(self.target, count)
