@@ -894,13 +894,7 @@ def test_a_table_through_wormholes_plays_a_rematch_with_the_same_seats(
     deal passed left. Every process exits 0, both transcripts are byte-identical on
     every seat and ``splitnet verify FIRST SECOND`` says the second is the rematch."""
     if game == "split":  # one round (protocol/SETTINGS.md): the rematch is what counts
-        import json
-
-        from splitnet.rules import Settings
-
-        f = tmp_path / "one-round.json"
-        f.write_text(json.dumps(Settings(rounds=1).to_dict()))
-        rules = ["--settings", str(f), "--no-proofs"]
+        rules = [*one_round(tmp_path), "--no-proofs"]
     else:
         rules = ["--game", "splito"]
     over = "Winner:" if game == "split" else "Scores (left zone × right zone):"
@@ -967,15 +961,12 @@ def test_no_stranger_gets_into_a_rematch_lobby_through_a_wormhole(servers: Serve
     finds that game over in his data dir, meets the host on his chain's next code and
     agrees: the rematch is played by the same seats alone."""
     from splitnet.net.store import ResumeChain, invitation_resume_file
-    from splitnet.rules import Settings
 
-    rules = tmp_path / "one-round.json"
-    rules.write_text(__import__("json").dumps(Settings(rounds=1).to_dict()))
     timing = "wormhole_idle=3,rematch_wait=40,final_wait=5"
     procs: list[Proc] = []
     try:
-        procs += rematch_through_wormholes(tmp_path, servers, 43, [
-            "--settings", str(rules), "--no-proofs"], timing)
+        procs += rematch_through_wormholes(tmp_path, servers, 43,
+                                           [*one_round(tmp_path), "--no-proofs"], timing)
         host, ana, bo = procs
         bo_code = invitations(host)[1]
         wait_until(lambda: "Winner:" in bo.stdout(), TIMEOUT, "Bo's game to end")
