@@ -29,7 +29,15 @@ pytest.importorskip("wormhole_transit_relay", reason="magic-wormhole-transit-rel
                     "installed (pip install -e '.[dev]')")
 
 from splitnet.verify import verify_records
-from tests.test_net_game import TIMEOUT, Proc, game_file, n_records, one_round, wait_until
+from tests.test_net_game import (
+    TIMEOUT,
+    Proc,
+    game_file,
+    n_records,
+    one_round,
+    stop_where_it_may_be_given_up,
+    wait_until,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -785,6 +793,9 @@ def test_bot_killed_for_good_is_played_open_handed_through_the_relay(
                        f"bot {i} to join")
         victim = procs[2]
         wait_until(lambda: n_records(tmp_path / "p2") >= 30, 90, "round 1 to be under way")
+        # stopped where the host may give it up: a kill while the seat owes a reveal can
+        # only be timed out (R8.6), and the game would stop instead
+        stop_where_it_may_be_given_up(victim, tmp_path / "p0", 2)
         victim.kill()
         left = procs[:2]
         finished_and_verified(left, tmp_path)
