@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,9 @@ from splitnet.cmdline import (
     seed,
 )
 from splitnet.errors import SplitnetError
+from splitnet.games import BY_KEY, GameSpec, by_key
+from splitnet.games.split import SPLIT
+from splitnet.games.splito import SPLITO
 from splitnet.rules import Settings, SettingsError
 from splitnet.text import shown
 
@@ -87,7 +91,6 @@ def _settings(path: str | None) -> Settings:
 
 def cmd_selfplay(args: argparse.Namespace) -> int:
     from splitnet.localfiles import LocalFileError, check_output
-    from splitnet.selfplay import run_selfplay
 
     names = _bots_arg(args.bots, args.players)
     if args.samples < 1:
@@ -98,15 +101,23 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
                 check_output(Path(out), what=what)
     except LocalFileError as e:
         raise SystemExit(f"splitnet: {e}") from None
-    if args.game == "splito":
-        from splitnet.splito_selfplay import run_splito_selfplay
+    return _SELFPLAY[by_key(args.game).key](args, names)
 
-        return run_splito_selfplay(args.players, names, args.seed, args.settings,
-                                   record=args.record, local_shuffle=args.local_shuffle,
-                                   transcript=args.transcript, samples=args.samples)
+
+def _selfplay_split(args: argparse.Namespace, names: list[str]) -> int:
+    from splitnet.selfplay import run_selfplay
+
     return run_selfplay(args.players, names, args.seed, _settings(args.settings),
                         record=args.record, transcript=args.transcript, samples=args.samples,
                         local_shuffle=args.local_shuffle, shuffle_proofs=not args.no_proofs)
+
+
+def _selfplay_splito(args: argparse.Namespace, names: list[str]) -> int:
+    from splitnet.splito_selfplay import run_splito_selfplay
+
+    return run_splito_selfplay(args.players, names, args.seed, args.settings,
+                               record=args.record, local_shuffle=args.local_shuffle,
+                               transcript=args.transcript, samples=args.samples)
 
 
 def _data_dir(args: argparse.Namespace) -> Path:
@@ -171,12 +182,9 @@ def _play_session(args: argparse.Namespace, pace: float) -> Any:
     try:
         if args.resume is not None:
             meta = saved.find(data_dir, args.resume)
-        elif not args.new:
-            from splitnet.app.splito_fair import saved_game_is_splito
-
-            # a saved Splito game is offered by `play --game splito`
+        elif not args.new:  # (a saved game of another game is offered by its --game)
             games = [m for m in saved.unfinished(data_dir)
-                     if not saved_game_is_splito(data_dir, m)]
+                     if saved.game_of_saved(data_dir, m) is SPLIT]
             if games and _ask_resume(data_dir, games[0]):
                 meta = games[0]
         if meta is not None:
@@ -213,7 +221,7 @@ def _splito_session(args: argparse.Namespace, pace: float) -> Any:
     """``play --game splito``: a new saved Splito game, or the saved one taken up again
     (an unfinished Splito game is offered as a Split one is)."""
     from splitnet.app import saved
-    from splitnet.app.splito_fair import resume_splito, saved_game_is_splito, splito_session
+    from splitnet.app.splito_fair import resume_splito, splito_session
 
     data_dir = _data_dir(args)
     n = args.players if args.players is not None else 4
@@ -233,7 +241,7 @@ def _splito_session(args: argparse.Namespace, pace: float) -> Any:
             meta = saved.find(data_dir, args.resume)
         elif not args.new:
             games = [m for m in saved.unfinished(data_dir)
-                     if saved_game_is_splito(data_dir, m)]
+                     if saved.game_of_saved(data_dir, m) is SPLITO]
             if games and _ask_resume(data_dir, games[0]):
                 meta = games[0]
         if meta is not None:
@@ -305,18 +313,18 @@ def _play_splito(args: argparse.Namespace) -> int:
         _after_play(played[-1], SPLITO_AGAIN)
 
 
-def _saved_splito(args: argparse.Namespace) -> bool:
-    """``play --resume ID`` of a saved Splito game takes it up as Splito."""
-    if args.resume is None:
-        return False
-    from splitnet.app import saved
-    from splitnet.app.splito_fair import saved_game_is_splito
+def _game_to_play(args: argparse.Namespace) -> GameSpec:
+    """``play --resume ID`` takes the saved game up as the game it is; otherwise
+    ``--game``'s."""
+    if args.resume is not None:
+        from splitnet.app import saved
 
-    data_dir = _data_dir(args)
-    try:
-        return saved_game_is_splito(data_dir, saved.find(data_dir, args.resume))
-    except saved.SavedGameError:
-        return False
+        data_dir = _data_dir(args)
+        try:
+            return saved.game_of_saved(data_dir, saved.find(data_dir, args.resume))
+        except saved.SavedGameError:
+            pass  # (said when it is resumed)
+    return by_key(args.game)
 
 
 def cmd_play(args: argparse.Namespace) -> int:
@@ -324,8 +332,10 @@ def cmd_play(args: argparse.Namespace) -> int:
         return _list_saved(_data_dir(args))
     if not args.plain:
         need_terminal("play")
-    if args.game == "splito" or _saved_splito(args):
-        return _play_splito(args)
+    return _PLAY[_game_to_play(args).key](args)
+
+
+def _play_split(args: argparse.Namespace) -> int:
     if args.players is not None:
         if args.bots is not None and args.bots != args.players - 1:
             raise SystemExit("splitnet: --players and --bots disagree")
@@ -376,14 +386,27 @@ def cmd_play(args: argparse.Namespace) -> int:
             _after_play(session)
 
 
+def _bench_splito(args: argparse.Namespace) -> int:
+    from splitnet.bench.splito import run_bench_splito
+
+    return run_bench_splito(args.only, args.players, args.games, _think(args.think),
+                            args.samples, args.seed, levels=not args.no_levels)
+
+
+#: each game's commands, by its key (splitnet.games): self-play, play against bots, and
+#: its own benchmark (``bench KEY``) if it has one
+_SELFPLAY: dict[str, Callable[[argparse.Namespace, list[str]], int]] = {
+    SPLIT.key: _selfplay_split, SPLITO.key: _selfplay_splito}
+_PLAY: dict[str, Callable[[argparse.Namespace], int]] = {
+    SPLIT.key: _play_split, SPLITO.key: _play_splito}
+_GAME_BENCH: dict[str, Callable[[argparse.Namespace], int]] = {SPLITO.key: _bench_splito}
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     from splitnet.bench import split as bench
 
-    if args.what == "splito":
-        from splitnet.bench.splito import run_bench_splito
-
-        return run_bench_splito(args.only, args.players, args.games, _think(args.think),
-                                args.samples, args.seed, levels=not args.no_levels)
+    if args.what in _GAME_BENCH:
+        return _GAME_BENCH[args.what](args)
     if args.what == "adversary":
         from splitnet.bench.adversary import bench_adversary
 
@@ -488,7 +511,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                         description="Bots play a whole game among separate in-memory peers "
                                     "through the fair-deck protocol; prints the summary. The "
                                     "same arguments always give the same transcript and record.")
-    sp.add_argument("--game", choices=("split", "splito"), default="split",
+    sp.add_argument("--game", choices=tuple(BY_KEY), default="split",
                     help="split (default) or splito (docs/SPLITO.md; on the fair deck, "
                          "protocol/SPLITO_GAME.md)")
     sp.add_argument("--players", "-n", type=int_in(1, 99), default=4,
@@ -518,7 +541,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                         description="Play Split (or Splito: --game splito) against bots on "
                                     "this machine, full screen (--plain: line based). Press "
                                     "? in the game for the keys.")
-    pl.add_argument("--game", choices=("split", "splito"), default="split",
+    pl.add_argument("--game", choices=tuple(BY_KEY), default="split",
                     help="split (default) or splito (docs/SPLITO.md; dealt on the fair "
                          "deck, protocol/SPLITO_GAME.md)")
     pl.add_argument("--plain", action="store_true", help="line-based front end")

@@ -22,7 +22,7 @@ from typing import Any
 
 from splitnet.bots import open_hand_player
 from splitnet.game.core import GameCore
-from splitnet.game.local import PROTOCOL, settings_from_header
+from splitnet.game.local import PROTOCOL
 from splitnet.game.rematch import (
     RematchError,
     check_follows,
@@ -30,12 +30,11 @@ from splitnet.game.rematch import (
     first_dealer,
     parse_rematch,
 )
-from splitnet.game.splito_core import GAME as SPLITO
-from splitnet.game.splito_core import SplitoCore, splito_from_header
-from splitnet.game.table import GameError, entry_position, limits_from_header
+from splitnet.game.splito_core import SplitoCore
+from splitnet.game.table import GameError, NetCore, entry_position
+from splitnet.games import Seating, game_of
 from splitnet.localfiles import MAX_TRANSCRIPT_BYTES, LocalFileError, read_local
 from splitnet.record import dumps
-from splitnet.rules import SettingsError
 from splitnet.session.log import (
     MAX_FORK_BYTES,
     Header,
@@ -63,21 +62,18 @@ class Verdict:
     incomplete: bool = False
 
 
-def split_observer(h: Header) -> GameCore:
-    """A Split core of no seat for the game this header starts: what a verifier applies
-    the entries to (raises SettingsError or ValueError for settings the game refuses)."""
-    settings, proofs = settings_from_header(h.settings)
-    return GameCore(h.game_id, [p.name for p in h.players], settings, None,
-                    shuffle_proofs=proofs, host=h.host, keys=[p.key for p in h.players],
-                    first_dealer=first_dealer(h.settings, len(h.players)),
-                    open_hand=open_hand_player, limits=limits_from_header(h.settings))
+def observer(h: Header) -> NetCore:
+    """A core of no seat for the game this header starts (its game's,
+    :mod:`splitnet.games`): what a verifier applies the entries to (raises ValueError for
+    settings the game refuses)."""
+    return game_of(h.settings).seat(Seating(h, None, open_hand=open_hand_player)).core
 
 
 def verify_records(records: list[bytes]) -> Verdict:
     """Verify a transcript given as its records (see protocol/TRANSCRIPT.md). The header
     names the game: Split (no ``game`` key) or Splito (protocol/SPLITO_GAME.md)."""
     log = Log()
-    core: GameCore | SplitoCore | None = None
+    core: NetCore | None = None
     names: list[str] = []
     for i, rec in enumerate(records):
         try:
@@ -93,13 +89,8 @@ def verify_records(records: list[bytes]) -> Verdict:
             if (other := _other_protocol(h.settings)) is not None:
                 return other
             try:
-                if h.settings.get("game") == SPLITO:
-                    rules, _ = splito_from_header(h.settings)
-                    core = SplitoCore(h.game_id, names, rules, None, host=h.host,
-                                      limits=limits_from_header(h.settings))
-                else:
-                    core = split_observer(h)
-            except (SettingsError, ValueError) as e:
+                core = observer(h)
+            except ValueError as e:
                 return _fail(0, h.host, f"header: {e}")
             continue
         if entry.kind == "accept":
@@ -120,6 +111,7 @@ def verify_records(records: list[bytes]) -> Verdict:
                        reason="empty transcript", incomplete=True)
     if isinstance(core, SplitoCore):
         return _splito_verdict(core, log, records, names)
+    assert isinstance(core, GameCore)
     if not core.finished:
         stage = core.round.stage if core.round else "?"
         return Verdict(False, f"incomplete: the transcript ends in round "
@@ -294,13 +286,8 @@ def run_verify(path: Path | list[Path], as_json: bool = False) -> int:
         if forked is not None:
             print(forked, file=sys.stderr, flush=True)
             return EXIT_FAILED
-        if as_json and v.ok and v.record is not None:
-            if v.record.get("format") == "splito-record/1":
-                from splitnet.splito.record import dumps as splito_dumps
-
-                sys.stdout.write(splito_dumps(v.record))
-            else:
-                sys.stdout.write(dumps(v.record))
+        if as_json and v.ok and v.record is not None:  # (every game's record: one form)
+            sys.stdout.write(dumps(v.record))
         else:  # every line ours; names and reasons in it were shown() where they came in
             print(v.summary, file=sys.stdout if v.ok else sys.stderr, flush=True)
         if not v.ok:

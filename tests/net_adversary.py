@@ -82,6 +82,7 @@ from splitnet.bots import make_bot
 from splitnet.game.local import PROTOCOL, game_settings
 from splitnet.game.rematch import PreviousGame
 from splitnet.game.splito_core import ROUND, splito_header
+from splitnet.games.splito import SPLITO as SPLITO_GAME
 from splitnet.net.config import NetSettings
 from splitnet.net.frames import Bye, Frame, Msg, Rec
 from splitnet.net.host import Conn, HostNode
@@ -157,7 +158,7 @@ class Plan:
 
     def choice(self) -> GameChoice:
         if self.game == "splito":
-            return GameChoice("splito", 8, "S2.1",
+            return GameChoice(SPLITO_GAME, 8,
                               lambda n: splito_header(SplitoSettings.standard(n), PROTOCOL))
         return GameChoice(header=lambda n: game_settings(Settings(rounds=self.rounds),
                                                          self.proofs))

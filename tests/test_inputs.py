@@ -554,12 +554,12 @@ def test_host_reads_its_settings_file_as_play_does(tmp_path: Path) -> None:
     f = tmp_path / "rules.json"
     f.write_text('{"rounds": 1, "pad": "pad.json"}')
     (tmp_path / "pad.json").write_text(json.dumps(Settings().pad.to_dict()))
-    choice = _split_choice(str(f), proofs=False)
+    choice = _split_choice(str(f), None, 600.0, proofs=False)
     assert choice.header is not None
     header = choice.header(3)
     assert header["rules"] == Settings(rounds=1).to_dict() and not header["shuffle_proofs"]
     f.write_text('{"rounds": 0}')
     with pytest.raises(SystemExit) as e:
-        _split_choice(str(f), proofs=False)
+        _split_choice(str(f), None, 600.0, proofs=False)
     assert str(e.value).startswith("splitnet: ") and "rounds" in str(e.value)
     assert str(f) in str(e.value)

@@ -4,6 +4,8 @@ bodies included (a lazy import is still a dependency).
 
     rules, crypto, splito  pure: no I/O layers, no game, no application above them
     session                the signed log and its files: nothing from game/net/app up
+    games                  the games' registry (splitnet.games): below the network, above
+                           each game's rules and core, which its specs import when called
     game                   the fair-deck core: no bots, front ends, self-play, verifier,
                            command line, networking or application glue (the open-handed
                            seat's player is injected: GameCore(open_hand=...))
@@ -37,6 +39,7 @@ FORBIDDEN: dict[str, set[str]] = {
     "splito": APP | {"crypto", "session", "game", "net"},
     "session": APP | {"game", "net"},
     "game": APP | {"net"},
+    "games": APP | {"net"},
     "net": {"app", "cli", "ui", "selfplay", "localplay", "replay", "bench", "frontend", "bots",
             "describe", "verify"},
 }

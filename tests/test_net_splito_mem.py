@@ -26,6 +26,7 @@ from splitnet.app.splito_session import SplitoNetSession, splito_bot
 from splitnet.game.local import PROTOCOL
 from splitnet.game.rematch import PreviousGame, Rematch
 from splitnet.game.splito_core import SplitoCore, Stage, splito_header
+from splitnet.games.splito import SPLITO as SPLITO_GAME
 from splitnet.net.config import NetSettings
 from splitnet.net.host import HostNode
 from splitnet.net.peer import PeerNode
@@ -49,7 +50,7 @@ def choice(turn_timeout: int | None = None) -> GameChoice:
         if turn_timeout is not None:
             s = SplitoSettings.from_dict({**s.to_dict(), "turn_timeout_s": turn_timeout})
         return splito_header(s, PROTOCOL)
-    return GameChoice("splito", 8, "S2.1", header)
+    return GameChoice(SPLITO_GAME, 8, header)
 
 
 async def splito_table(tmp: Path, clock: VirtualLoop, mem: MemoryNet, *,
@@ -381,7 +382,7 @@ async def test_a_splito_rematch_keeps_the_seats_passes_the_deal_left_and_verifie
     for p in joiners:
         assert p.offer == Rematch(first.game_id, first.head, 1)
     table = again.table
-    assert table is not None and table.splito is not None
+    assert table is not None and table.splito_core is not None
     h = table.log.header
     assert h.game_id != first.game_id and h.players == first.header.players  # seats kept
     assert h.settings["rematch"] == {"game": first.game_id, "head": first.head,
@@ -389,7 +390,7 @@ async def test_a_splito_rematch_keeps_the_seats_passes_the_deal_left_and_verifie
     assert {k: v for k, v in h.settings["rules"].items() if k != "dealer"} == {
         k: v for k, v in first.header.settings["rules"].items() if k != "dealer"}
     for t in [table] + [p.table for p in joiners]:
-        assert t is not None and t.splito is not None and t.splito.dealer == 1
+        assert t is not None and t.first_dealer == 1
         assert t.splito_core is not None and t.splito_core.dealt_holder(0) == 2  # S4.3
     task2 = asyncio.ensure_future(again.done.wait())
     sessions = [SplitoNetSession(again, task2, bot=splito_bot("normal", 10))] + [

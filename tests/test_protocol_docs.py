@@ -828,10 +828,10 @@ def test_settings_md_lists_splitos_keys_and_bounds_as_the_code_checks_them(
     for t, ok in ((599, True), (600, False)):
         f.write_text(json.dumps({**d, "turn_timeout_s": t}))
         if ok:
-            _splito_choice(str(f), None, 600.0)
+            _splito_choice(str(f), None, 600.0, True)
         else:
             with pytest.raises(SystemExit, match="must be below the host's move timeout"):
-                _splito_choice(str(f), None, 600.0)
+                _splito_choice(str(f), None, 600.0, True)
     assert "also below the host's `move_timeout` (600 s" in values["turn_timeout_s"]
 
 

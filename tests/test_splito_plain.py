@@ -15,9 +15,9 @@ from splitnet.app import saved
 from splitnet.app.splito_fair import (
     SplitoFairSession,
     resume_splito,
-    saved_game_is_splito,
     splito_session,
 )
+from splitnet.games.splito import SPLITO
 from splitnet.splito.engine import Play
 from splitnet.ui.splito_plain import CommandError, parse_play, render_table, run_splito_plain
 from splitnet.verify import verify_records
@@ -53,7 +53,7 @@ def test_an_interrupted_game_is_resumed_after_our_commitment_and_verifies_s7_3(
     g.play_move(0, Play(0, slot, "right"))  # committed; then the program stops
     g.close()
     [meta] = saved.unfinished(tmp_path)
-    assert saved_game_is_splito(tmp_path, meta)
+    assert saved.game_of_saved(tmp_path, meta) is SPLITO
     listed = subprocess.run([*SPLITNET, "play", "--saved", "--data-dir", str(tmp_path)],
                             capture_output=True, text=True, timeout=60, check=False)
     assert f"{meta.game_id[:12]}" in listed.stdout and " Splito " in listed.stdout
@@ -197,7 +197,7 @@ def test_n_after_the_game_starts_the_next_at_the_same_seats_saved_resumed_and_ve
            "q quits" in out
     assert out.count("Your play for turn 1:") == 2 and "check it with `splitnet verify" in out
     [meta] = saved.unfinished(tmp_path)
-    assert saved_game_is_splito(tmp_path, meta)
+    assert saved.game_of_saved(tmp_path, meta) is SPLITO
     headers = {}
     for f in (tmp_path / "games").glob("*.splitlog"):
         log = Log()

@@ -19,7 +19,7 @@ import sys
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from splitnet import aio
 from splitnet.aio import stop, until
@@ -40,7 +40,9 @@ from splitnet.game.rematch import (
     next_dealer,
     parse_rematch,
 )
-from splitnet.game.splito_core import GAME as SPLITO
+from splitnet.games import FIRST as FIRST_GAME
+from splitnet.games import by_key
+from splitnet.games.splito import SPLITO as SPLITO_GAME
 from splitnet.localfiles import LocalFileError
 from splitnet.net import wormhole
 from splitnet.net.addrs import join_addresses, parse_addr
@@ -56,12 +58,11 @@ from splitnet.net.config import (
     load_internet_servers,
 )
 from splitnet.net.frames import Presence
-from splitnet.net.host import MAX_PLAYERS, HostNode
+from splitnet.net.host import HostNode
 from splitnet.net.join_state import JoinState
 from splitnet.net.joincode import JoinCode, JoinCodeError, new_code, parse_code
 from splitnet.net.known_peers import KnownPeers, KnownPeersError
 from splitnet.net.links import node_wrap, secure_busy
-from splitnet.net.lobby_state import SPLITO_MAX_PLAYERS
 from splitnet.net.peer import PeerFatal, PeerNode
 from splitnet.net.secure import AttemptLimiter, SecureError, SecureLink, WrongCode
 from splitnet.net.store import (
@@ -76,7 +77,7 @@ from splitnet.net.store import (
     saved_games,
     unfinished_games,
 )
-from splitnet.net.table import GAMES, SPLIT, GameChoice, SeedMaker, Table, TableParts
+from splitnet.net.table import SPLIT, GameChoice, SeedMaker, Table, TableParts
 from splitnet.net.wire import NET_PROTOCOL, Channel, ErrorCode, plain
 from splitnet.session.identity import Identity, IdentityError, default_data_dir
 from splitnet.session.log import new_game_id
@@ -269,7 +270,7 @@ AnySession = NetSession | SplitoNetSession
 
 
 def _splito_choice(settings_path: str | None, seats: int | None,
-                   move_timeout: float) -> GameChoice:
+                   move_timeout: float, _proofs: bool) -> GameChoice:
     """``host --game splito``: 2–8 seats (S2.1); the header's rules are S13's defaults
     for the player count, or a settings file's (which then fixes the count; its
     ``turn_timeout_s`` must end before the host's ``move_timeout`` would stop the game)."""
@@ -295,7 +296,7 @@ def _splito_choice(settings_path: str | None, seats: int | None,
                              f"{players} (S2.1)")
         return splito_header(fixed or SplitoSettings.standard(players), PROTOCOL)
 
-    return GameChoice(SPLITO, SPLITO_MAX_PLAYERS, "S2.1", header)
+    return GameChoice(SPLITO_GAME, SPLITO_GAME.max_players, header)
 
 
 def _settings_players(path: str) -> int:
@@ -307,12 +308,15 @@ def _settings_players(path: str) -> int:
     except LocalFileError as e:
         raise SystemExit(f"splitnet: {e}") from None
     n = data.get("players") if isinstance(data, dict) else None
-    if isinstance(n, bool) or not isinstance(n, int) or not 2 <= n <= SPLITO_MAX_PLAYERS:
-        raise SystemExit(f"splitnet: {path}: players must be 2–{SPLITO_MAX_PLAYERS} (S2.1)")
+    low, high = SPLITO_GAME.min_players, SPLITO_GAME.max_players
+    if isinstance(n, bool) or not isinstance(n, int) or not low <= n <= high:
+        raise SystemExit(f"splitnet: {path}: players must be {low}–{high} "
+                         f"({SPLITO_GAME.seat_rule})")
     return n
 
 
-def _split_choice(settings_path: str | None, proofs: bool) -> GameChoice:
+def _split_choice(settings_path: str | None, _seats: int | None, _move_timeout: float,
+                  proofs: bool) -> GameChoice:
     """``host --settings FILE`` for Split: the header's rules from the local file
     (SETTINGS.md: every key optional, the docs/RULES.md default for one missing)."""
     if settings_path is None:
@@ -325,6 +329,25 @@ def _split_choice(settings_path: str | None, proofs: bool) -> GameChoice:
     except LocalFileError as e:
         raise SystemExit(f"splitnet: {e}") from None
     return GameChoice(header=lambda _n: game_settings(rules, shuffle_proofs=proofs))
+
+
+@dataclass(frozen=True)
+class _Hosting:
+    """What ``splitnet host --game KEY`` does for one game: the lobby's game from the
+    options (``choice(settings file, --seats, move timeout, proofs)``), the seats a
+    settings file fixes (``seats_of``, None: it fixes none), and, for a game dealt with
+    shuffle proofs only, the document that says so (``--no-proofs`` is then refused)."""
+
+    choice: Callable[[str | None, int | None, float, bool], GameChoice]
+    seats_of: Callable[[str], int | None]
+    proofs_only: str | None = None
+
+
+#: ``host``'s options for each game, by its key (splitnet.games)
+_HOSTING: Final = {
+    FIRST_GAME.key: _Hosting(_split_choice, lambda _path: None),
+    SPLITO_GAME.key: _Hosting(_splito_choice, _settings_players, "protocol/SPLITO_GAME.md"),
+}
 
 
 def _bot_session(node: HostNode | PeerNode, task: asyncio.Future[Any], level: str,
@@ -937,7 +960,8 @@ class _Announcer:
         self._task: asyncio.Task[None] | None = None
 
     def free(self) -> int:
-        return max(0, (self.node.seats or MAX_PLAYERS) - len(self.node.lobby_names))
+        return max(0, (self.node.seats or self.node.choice.max_players)
+                   - len(self.node.lobby_names))
 
     def start(self) -> None:
         self.node.subscribe(self._wake.set)
@@ -961,7 +985,7 @@ class _Announcer:
                                  free=self.free(), seats=self.node.seats,
                                  protocol=NET_PROTOCOL, fingerprint=self.fingerprint,
                                  addresses=only, interfaces=only,
-                                 kind=self.node.choice.game)
+                                 kind=self.node.choice.spec.key)
         except LAN_ERRORS as e:  # no multicast, zeroconf's own errors: go on
             self._say(f"could not announce the game on the LAN ({type(e).__name__}: {e}); "
                       f"players join by address", warn=True)
@@ -1044,22 +1068,19 @@ async def host_main(args: argparse.Namespace, parts: TableParts = LAN_PARTS) -> 
     seed_maker, game_id_maker = _test_secrets(args.test_seed)
     ui_log = None if (args.plain or args.play_as_bot) else data_dir / "net.log"
     _setup_logging("host", ui_log)
-    splito = args.game == SPLITO
-    if splito and args.settings is not None and args.seats is None:
-        args.seats = _settings_players(args.settings)  # the file's players fix the seats
-    max_players = SPLITO_MAX_PLAYERS if splito else MAX_PLAYERS
-    rule = "S2.1" if splito else "R3.1"
-    if args.seats is not None and not 2 <= args.seats <= max_players:
-        raise SystemExit(f"splitnet: --seats must be 2–{max_players} for "
-                         f"{GAMES[args.game]} ({rule})")
-    if not 0 <= args.bots <= max_players - 1:
-        raise SystemExit(f"splitnet: --bots must be 0–{max_players - 1} for "
-                         f"{GAMES[args.game]} ({rule})")
-    if splito and args.no_proofs:
-        raise SystemExit("splitnet: Splito is dealt with shuffle proofs only "
-                         "(protocol/SPLITO_GAME.md): drop --no-proofs")
-    choice = (_splito_choice(args.settings, args.seats, net.move_timeout) if splito
-              else _split_choice(args.settings, not args.no_proofs))
+    spec = by_key(args.game)
+    hosting = _HOSTING[spec.key]
+    if args.settings is not None and args.seats is None:
+        args.seats = hosting.seats_of(args.settings)  # a file that fixes the seats
+    low, high, rule = spec.min_players, spec.max_players, spec.seat_rule
+    if args.seats is not None and not low <= args.seats <= high:
+        raise SystemExit(f"splitnet: --seats must be {low}–{high} for {spec.title} ({rule})")
+    if not 0 <= args.bots <= high - 1:
+        raise SystemExit(f"splitnet: --bots must be 0–{high - 1} for {spec.title} ({rule})")
+    if hosting.proofs_only is not None and args.no_proofs:
+        raise SystemExit(f"splitnet: {spec.title} is dealt with shuffle proofs only "
+                         f"({hosting.proofs_only}): drop --no-proofs")
+    choice = hosting.choice(args.settings, args.seats, net.move_timeout, not args.no_proofs)
     meta: GameMeta | None = None
     if args.resume:
         meta = _find_game(data_dir, args.resume, "host")
@@ -1168,8 +1189,8 @@ async def host_main(args: argparse.Namespace, parts: TableParts = LAN_PARTS) -> 
     bot_names = _host_bot_names(args)
     bots_line = ("Bots here: " + ", ".join(bot_label(nm, level) for nm in bot_names)
                  if bot_names else None)
-    if splito:  # (Split, the default, is not named: its lines are as they always were)
-        bots_line = f"Game: Splito, {args.seats or 'up to 8'} seats" + (
+    if spec.named:  # (the first game is not: its lines are as they always were)
+        bots_line = f"Game: {spec.title}, {args.seats or f'up to {high}'} seats" + (
             f"; {bots_line}" if bots_line else "")
     if bots_line:
         print(bots_line, flush=True)
@@ -1770,7 +1791,7 @@ def _invitations(args: argparse.Namespace, node: HostNode, net: NetSettings,
                  settings: wormhole.WormholeSettings) -> wormhole.Invitations:
     """``host --internet``: one wormhole waiting per free seat in the lobby (a fresh one
     as each is claimed), one while a seat is away during the game (its player's rejoin)."""
-    guests: int = (args.seats or MAX_PLAYERS) - 1  # seats besides the host's
+    guests: int = (args.seats or node.choice.max_players) - 1  # seats besides the host's
 
     def wanted() -> int:
         if node.done.is_set() or (node.rematch_of is not None and node.table is None):

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from splitnet.durable import atomic_write
 from splitnet.errors import SplitnetError
+from splitnet.games import FIRST, GameSpec, game_of
 from splitnet.net.store import (
     GameFiles,
     GameMeta,
@@ -63,7 +64,7 @@ from splitnet.session.transcript import TranscriptError, TranscriptWriter
 
 if TYPE_CHECKING:
     from splitnet.game.local import LocalGame
-    from splitnet.session.log import Entry, Header
+    from splitnet.session.log import Header
 
 ROLE = "local"
 
@@ -346,7 +347,7 @@ def describe(data_dir: Path, meta: GameMeta) -> SavedGame:
     if len(h.players) != len(source.bots):
         raise SavedGameError(f"{path}: the transcript's players are not the saved "
                              "game's seats")
-    splito = isinstance(h.settings, dict) and h.settings.get("game") == "splito"
+    spec = game_of(h.settings)
     entries = log.entries[1:]
     bots = []
     for s, kind in enumerate(source.bots):
@@ -356,47 +357,27 @@ def describe(data_dir: Path, meta: GameMeta) -> SavedGame:
             except ValueError:
                 level = kind
             bots.append((h.players[s].name, level))
-    return SavedGame("Splito" if splito else "Split",
-                     _splito_progress(h.settings, entries, len(h.players)) if splito
-                     else _split_progress(h.settings, entries),
+    return SavedGame(spec.title, spec.progress(h.settings, entries, len(h.players)),
                      h.players[meta.seat].name, tuple(bots))
 
 
-def _split_progress(settings: object, entries: Sequence[Entry]) -> str:
-    """"round 2 of 3": the round the last entry belongs to (R3.2)."""
-    from splitnet.game.local import settings_from_header
-
-    rounds = [r for e in entries
-              if isinstance(r := e.body.get("round"), int) and not isinstance(r, bool)]
-    if not rounds:
-        return "not dealt yet"
-    try:
-        of = f" of {settings_from_header(settings)[0].rounds}"
-    except ValueError:  # a SettingsError: said when the game is resumed
-        of = ""
-    return f"round {max(rounds)}{of}"
-
-
-def _splito_progress(settings: object, entries: Sequence[Entry], n: int) -> str:
-    """"turn 12 of 13": the turn under way — the first whose plays are not all
-    revealed (S5.1, S5.3)."""
-    from splitnet.game.splito_core import splito_from_header
+def game_of_saved(data_dir: Path, meta: GameMeta) -> GameSpec:
+    """The game a saved local game's transcript header names (:mod:`splitnet.games`;
+    the first game for a file that cannot be read: resuming it then says why)."""
+    from splitnet.session.log import Log, LogError
+    from splitnet.session.transcript import read_transcript
 
     try:
-        turns: int | None = splito_from_header(settings)[0].turns
-    except ValueError:  # a SettingsError: said when the game is resumed
-        turns = None
-    if sum(e.kind == "deal" for e in entries) < n:
-        return "not dealt yet"
-    revealed = [e.body.get("turn") for e in entries if e.kind == "reveal"]
-    done = sum(1 for t in set(revealed) if revealed.count(t) == n)
-    if turns is not None and done >= turns:
-        return f"all {turns} turns played"
-    return f"turn {done + 1}" + (f" of {turns}" if turns is not None else "")
+        records = read_transcript(GameFiles(data_dir, meta.gid).transcript, repair=True)
+        head = Log()
+        head.append_record(records[0])
+    except (OSError, ValueError, IndexError, LogError, TranscriptError):
+        return FIRST
+    return game_of(head.header.settings)
 
 
 __all__ = ["ROLE", "GameMeta", "LocalSecrets", "SavedGame", "SavedGameError", "create",
-           "describe", "find", "finish", "load", "meta_now", "open_transcript",
+           "describe", "find", "finish", "game_of_saved", "load", "meta_now", "open_transcript",
            "unfinished", "when"]
 
 

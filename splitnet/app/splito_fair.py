@@ -35,8 +35,6 @@ if TYPE_CHECKING:
     from splitnet.session.log import Header
     from splitnet.session.transcript import TranscriptWriter
 
-#: what a saved Splito game's header names (splitnet/game/splito_core.py GAME)
-GAME = "splito"
 
 
 def can_choose(view: Game, seat: int) -> bool:
@@ -242,23 +240,6 @@ def _new_session(names: list[str], seat: int, kinds: list[str | None], seed: int
     if data_dir is not None:
         saved.finish_when_over(game, data_dir)
     return SplitoFairSession(game, seat, bots, SplitoHumanAgent(), bot_delay=bot_delay)
-
-
-def saved_game_is_splito(data_dir: Path, meta: Any) -> bool:
-    """Does this saved local game's transcript header name Splito? (False for Split, or
-    for a file that cannot be read: resuming it then says why.)"""
-    from splitnet.net.store import GameFiles
-    from splitnet.session.log import Log, LogError
-    from splitnet.session.transcript import TranscriptError, read_transcript
-
-    try:
-        records = read_transcript(GameFiles(data_dir, meta.gid).transcript, repair=True)
-        head = Log()
-        head.append_record(records[0])
-    except (OSError, ValueError, IndexError, LogError, TranscriptError):
-        return False
-    raw = head.header.settings
-    return isinstance(raw, dict) and raw.get("game") == GAME
 
 
 def resume_splito(data_dir: Path, meta: Any, *, bot_delay: float = 0.0) -> SplitoFairSession:

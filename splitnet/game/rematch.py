@@ -16,9 +16,10 @@ left neighbour; a game that is no rematch has no such key and seat 0 deals first
 A game whose rules name their dealer themselves — Splito's ``dealer`` setting (S4.1,
 S13) — carries it there too: the rematch's ``rules.dealer`` is its ``first_dealer``
 (docs/SPLITO.md S4.1 [decision]: the previous dealer's left neighbour), the one rule a
-rematch changes; :data:`DEALER_RULES` says which games do so. :func:`rematch_settings`
-makes the rematch's settings map from the previous game's, for every game (a Splito
-rematch on this machine has the same header as one on the LAN).
+rematch changes; each game's spec says whether its rules do so (``dealer_setting``,
+:mod:`splitnet.games`). :func:`rematch_settings` makes the rematch's settings map from
+the previous game's, for every game (a Splito rematch on this machine has the same
+header as one on the LAN).
 
 Every peer checks a rematch header against the game it has just finished
 (:func:`check_follows`) before it accepts it, and ``splitnet verify`` does the same when
@@ -53,18 +54,13 @@ from typing import Any, Final
 from splitnet.errors import SplitnetError
 from splitnet.session.log import GAME_ID_LEN, HASH_LEN, Header
 
-__all__ = ["DEALER_RULES", "REMATCH_KEY", "PreviousGame", "Rematch", "RematchError",
+__all__ = ["REMATCH_KEY", "PreviousGame", "Rematch", "RematchError",
            "check_follows", "dealer_rule", "first_dealer", "next_dealer", "next_game",
            "parse_rematch", "rematch_settings"]
 
 #: the optional key of a header's ``settings`` that makes a game a rematch
 REMATCH_KEY: Final = "rematch"
 _FIELDS: Final = ("first_dealer", "game", "head")
-#: the games (a header's ``settings.game``) whose ``rules`` name the first dealer
-#: themselves: that key of ``rules`` and the rule that says so. A game not listed (Split,
-#: whose header has no ``game``) deals first from seat 0 or the rematch's first dealer
-#: (R3.2).
-DEALER_RULES: Final = {"splito": ("dealer", "S4.1")}
 
 
 class RematchError(SplitnetError):
@@ -110,8 +106,14 @@ def parse_rematch(settings: Mapping[str, object]) -> Rematch | None:
 
 
 def _dealer_key(settings: Mapping[str, object]) -> tuple[str, str] | None:
-    game = settings.get("game")
-    return DEALER_RULES.get(game) if isinstance(game, str) else None
+    """For a game whose ``rules`` name the first dealer themselves (its spec's
+    ``dealer_setting``, splitnet.games): that key of ``rules`` and the rule that says so.
+    Any other (Split, whose header has no ``game``) deals first from seat 0 or the
+    rematch's first dealer (R3.2)."""
+    from splitnet.games import game_of
+
+    spec = game_of(settings)
+    return None if spec.dealer_setting is None else (spec.dealer_setting, spec.dealer_rule)
 
 
 def dealer_rule(settings: Mapping[str, object]) -> str:
@@ -162,7 +164,7 @@ def next_dealer(prev: Header) -> int:
 def rematch_settings(prev: Header, prev_head: bytes) -> dict[str, Any]:
     """The header settings map of the rematch of ``prev`` (whose log ended at
     ``prev_head``): the previous game's, with ``rematch`` naming it (:func:`next_game`)
-    and, for a game whose rules name the dealer (:data:`DEALER_RULES`), that rule set
+    and, for a game whose rules name the dealer (its spec's ``dealer_setting``), that rule set
     to the new first dealer. Nothing else changes (GAME.md "Rematch")."""
     r = next_game(prev, prev_head)
     out: dict[str, Any] = {k: v for k, v in prev.settings.items() if k != REMATCH_KEY}
@@ -177,7 +179,7 @@ def rematch_settings(prev: Header, prev_head: bytes) -> dict[str, Any]:
 
 def _kept(settings: Mapping[str, object]) -> dict[str, object]:
     """What a rematch keeps of a settings map: all but ``rematch`` and the game's dealer
-    rule (:data:`DEALER_RULES`)."""
+    rule (its spec's ``dealer_setting``)."""
     out = {k: v for k, v in settings.items() if k != REMATCH_KEY}
     key = _dealer_key(settings)
     rules = out.get("rules")

@@ -448,3 +448,47 @@ def proof_functions(game_id: bytes, seed: bytes | None,
                              context_game=game_id, points_checked=True, splitter=splitter)
 
     return prove, verify
+
+
+class NetCore(Protocol):
+    """One seat's sans-IO game core as a table drives it, whatever the game (each game's
+    :class:`~splitnet.games.GameSpec` builds one: :class:`~splitnet.game.core.GameCore` and
+    :class:`~splitnet.game.splito_core.SplitoCore` both are one). The host validates a
+    message by :meth:`apply` to its own core; every peer applies every ordered entry."""
+
+    finished: bool
+    verdict: GameError | None
+    #: this seat refused to make a message (GAME.md "Pledges"): it stops
+    refused: PledgeRefused | None
+    #: seats played open-handed (R8.6; none in Splito)
+    open_seats: set[int]
+    #: the waits agreed in the header (GAME.md "limits")
+    limits: Limits
+
+    @property
+    def record(self) -> dict[str, Any] | None: ...
+
+    @property
+    def round_number(self) -> int | None:
+        """The round in progress (what the host's ``timeout`` names)."""
+
+    def apply(self, author: int, kind: str, body: dict[str, Any], *,
+              at: Position | None = None) -> None: ...
+
+    def outbox(self) -> list[tuple[str, dict[str, Any]]]: ...
+
+    def waiting_for(self) -> list[int]: ...
+
+    def progress(self) -> str: ...
+
+    def can_move(self) -> bool: ...
+
+    def owed_step(self, seat: int) -> str: ...
+
+    def abandon_refusal(self, seat: int) -> str | None: ...
+
+    def move_is_legal(self, body: object) -> bool: ...
+
+    def made_by_us(self, kind: str, body: dict[str, Any]) -> bool: ...
+
+    def forget_unlogged(self) -> None: ...

@@ -28,6 +28,7 @@ from zeroconf import InterfaceChoice, IPVersion, ServiceStateChange, Zeroconf
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
 from splitnet import aio
+from splitnet.games import BY_KEY
 from splitnet.text import shown
 
 __all__ = [
@@ -108,7 +109,9 @@ class GameAd:
         if self.seats is not None:
             seats += f" of {self.seats}"
         extra = "" if self.protocol == DEFAULT_PROTOCOL else f" [{self.protocol}]"
-        kind = f" ({self.kind.title()})" if self.kind and self.kind != "split" else ""
+        spec = BY_KEY.get(self.kind or "")  # (a game no table here runs: its word)
+        named = spec.named if spec is not None else bool(self.kind)
+        kind = f" ({spec.title if spec else (self.kind or '').title()})" if named else ""
         return (f"{self.game}{kind} — host {self.host}, {seats} — splitnet join "
                 f"{self.target}{extra}")
 

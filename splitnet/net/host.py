@@ -434,7 +434,7 @@ class HostNode:
                    *(LobbyPlayer(m.name, m.key) for m in self.members))
         for m in self.members:
             if m.conn is not None:
-                if self.choice.game != "split":  # a Split host sends none (wire unchanged)
+                if self.choice.spec.named:  # (the first game's host sends none: its wire)
                     m.conn.send(GameName(self.choice.name, self.choice.max_players))
                 m.conn.send(Lobby(players, self.seats))
         self._changed()

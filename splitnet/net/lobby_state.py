@@ -30,7 +30,6 @@ from splitnet.net.machine import Machine
 
 MAX_PLAYERS = 6  # R3.1
 MIN_PLAYERS = 2  # R3.1
-SPLITO_MAX_PLAYERS = 8  # Splito: S2.1
 
 
 class LobbyState(Enum):

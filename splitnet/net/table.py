@@ -8,10 +8,10 @@ both leave everything unchanged when they refuse — and only then orders it
 (:meth:`Table.order`). Either way every accepted entry is written to the transcript and
 applied to the core, exactly the path of :class:`splitnet.game.local.LocalGame`.
 
-The header's settings map names the game (no ``game`` key: Split; ``"game": "splito"``:
-Splito, protocol/SPLITO_GAME.md), and the table builds that game's core — a
-:class:`~splitnet.game.core.GameCore` or a :class:`~splitnet.game.splito_core.SplitoCore`
-— behind :class:`NetCore`, the one interface the table, the host and the joiner call.
+The header's settings map names the game (:func:`splitnet.games.game_of`), and the
+table has that game's :class:`~splitnet.games.GameSpec` build the seat's core, behind
+:class:`~splitnet.game.table.NetCore`, the one interface the table, the host and the
+joiner call: nothing here knows which game it is.
 
 What a table needs from above the network layer — the open-handed seat's player (R8.6)
 and the narration of a restarted game — comes in as :class:`TableParts`, from whoever
@@ -28,135 +28,78 @@ from typing import Any, Final, Protocol
 
 from splitnet.crypto.errors import CheatDetected
 from splitnet.game.checks import HopChecker
-from splitnet.game.core import GameCore, pledge_position
-from splitnet.game.local import game_settings, settings_from_header
+from splitnet.game.core import GameCore
+from splitnet.game.local import game_settings
 from splitnet.game.open_hand import OpenHandPlayer
 from splitnet.game.rematch import (
     PreviousGame,
     Rematch,
     RematchError,
     check_follows,
-    first_dealer,
     rematch_settings,
 )
-from splitnet.game.splito_core import GAME as SPLITO
-from splitnet.game.splito_core import SplitoCore, splito_from_header
-from splitnet.game.splito_core import pledge_position as splito_pledge_position
+from splitnet.game.splito_core import SplitoCore
 from splitnet.game.table import (
     LIMITS_KEY,
     GameError,
     Limits,
+    NetCore,
     NotAnInt,
     OutOfTurn,
-    PledgeRefused,
-    Position,
     UnknownKind,
     WrongRound,
     check_position,
     entry_position,
-    limits_from_header,
 )
-from splitnet.net.lobby_state import SPLITO_MAX_PLAYERS
+from splitnet.games import FIRST, GameSpec, Seating, game_of
 from splitnet.net.store import GameFiles, SeedStore, Transcript
 from splitnet.net.wire import ErrorCode, WireError
 from splitnet.rules import IllegalMove, Settings
 from splitnet.session.identity import Identity
 from splitnet.session.log import Author, Entry, Log, LogError, Player
 from splitnet.splito.engine import IllegalMove as SplitoIllegalMove
-from splitnet.splito.settings import SplitoSettings
 
 _log = logging.getLogger("splitnet.net")
 
 SeedMaker = Callable[[bytes, int], Callable[[int], bytes]]  # (game_id, seat) → round → seed
 
-#: the games a table runs: the header's ``game`` (absent for Split) → its name in words
-GAMES: Final = {"split": "Split", SPLITO: "Splito"}
-
-
-class NetCore(Protocol):
-    """One seat's sans-IO game core as the network layer drives it, whatever the game
-    (:class:`~splitnet.game.core.GameCore` and
-    :class:`~splitnet.game.splito_core.SplitoCore` both are one). The host validates a
-    message by :meth:`apply` to its own core; every peer applies every ordered entry."""
-
-    finished: bool
-    verdict: GameError | None
-    #: this seat refused to make a message (GAME.md "Pledges"): it stops
-    refused: PledgeRefused | None
-    #: seats played open-handed (R8.6; none in Splito)
-    open_seats: set[int]
-    #: the waits agreed in the header (GAME.md "limits")
-    limits: Limits
-
-    @property
-    def record(self) -> dict[str, Any] | None: ...
-
-    @property
-    def round_number(self) -> int | None:
-        """The round in progress (what the host's ``timeout`` names)."""
-
-    def apply(self, author: int, kind: str, body: dict[str, Any], *,
-              at: Position | None = None) -> None: ...
-
-    def outbox(self) -> list[tuple[str, dict[str, Any]]]: ...
-
-    def waiting_for(self) -> list[int]: ...
-
-    def progress(self) -> str: ...
-
-    def can_move(self) -> bool: ...
-
-    def owed_step(self, seat: int) -> str: ...
-
-    def abandon_refusal(self, seat: int) -> str | None: ...
-
-    def move_is_legal(self, body: object) -> bool: ...
-
-    def made_by_us(self, kind: str, body: dict[str, Any]) -> bool: ...
-
-    def forget_unlogged(self) -> None: ...
-
-
 @dataclass(frozen=True)
 class GameChoice:
-    """The game a host opens its lobby for: its ``game`` (the header's, "split" for none),
-    its seat limit and the rule that sets it, and ``header(players)`` — the header's
-    settings map for that many players (None: Split's, made from the host's options)."""
+    """The game a host opens its lobby for: its :class:`~splitnet.games.GameSpec`, its
+    seat limit (the game's, or fewer) and ``header(players)`` — the header's settings map
+    for that many players (None: the first game's, made from the host's options)."""
 
-    game: str = "split"
-    max_players: int = 6
-    rule: str = "R3.1"
+    spec: GameSpec = FIRST
+    max_players: int = FIRST.max_players
     header: Callable[[int], dict[str, Any]] | None = None
 
     @property
     def name(self) -> str:
-        return GAMES[self.game]
+        return self.spec.title
+
+    @property
+    def rule(self) -> str:
+        """The rule that sets the seat limit (R3.1, S2.1)."""
+        return self.spec.seat_rule
 
 
-#: Split, 2–6 players (R3.1): a host's game unless told otherwise
+#: the first game (Split, 2–6 players, R3.1): a host's game unless told otherwise
 SPLIT: Final = GameChoice()
 
 
 def choice_of(raw: object) -> GameChoice:
     """The game (and seat limit) of a header's settings map: what a rematch lobby is for
     (NETWORK.md §13: the game of the game before)."""
-    if header_game(raw) == SPLITO:
-        return GameChoice(SPLITO, SPLITO_MAX_PLAYERS, "S2.1")
-    return SPLIT
+    spec = game_of(raw)
+    return GameChoice(spec, spec.max_players)
 
 
-def header_game(raw: object) -> str:
-    """The game a header's settings map names: "split" (no ``game`` key) or "splito"."""
-    game = raw.get("game", "split") if isinstance(raw, dict) else "split"
-    return game if isinstance(game, str) and game in GAMES else "split"
-
-
-def check_header_settings(raw: object) -> None:
-    """Refuse (ValueError) a header's settings map that no table can run."""
-    if header_game(raw) == SPLITO:
-        splito_from_header(raw)
-    else:
-        settings_from_header(raw)
+def check_header_settings(raw: object, players: int | None = None) -> None:
+    """Refuse (ValueError) a header's settings map that no table can run (with that many
+    players, when given)."""
+    if not isinstance(raw, dict):
+        raise ValueError("header.settings: expected a map")
+    game_of(raw).check_header(raw, players)
 
 
 def game_error_code(e: GameError) -> ErrorCode:
@@ -234,7 +177,8 @@ class Table:
                  parts: TableParts | None = None) -> None:
         parts = parts or TableParts()
         h = log.header
-        self.game = header_game(h.settings)
+        #: the game this table runs (the header's)
+        self.spec = game_of(h.settings)
         self.identity = identity
         self.log = log
         self.seat = seat
@@ -245,34 +189,15 @@ class Table:
         self.names = [p.name for p in h.players]
         self.n = len(self.names)
         self.host_seat = h.host
-        self.splito: SplitoSettings | None = None
-        self.split_core: GameCore | None = None
-        self.splito_core: SplitoCore | None = None
-        self.core: NetCore
-        if self.game == SPLITO:
-            self.splito, proofs = splito_from_header(h.settings)
-            self.settings = Settings()  # (Split's rules: unused by a Splito table)
-            self.proofs = proofs
-            self.first_dealer = self.splito.dealer
-            self.splito_core = SplitoCore(h.game_id, self.names, self.splito, seat,
-                                          seeds.seed, host=h.host, pledges=seeds,
-                                          plays=seeds, checker=parts.checker,
-                                          limits=limits_from_header(h.settings))
-            self.core = self.splito_core
-        else:
-            settings, proofs = settings_from_header(h.settings)
-            self.settings = settings
-            self.proofs = proofs
-            #: round 1's dealer (R3.2: seat 0, or the rematch header's)
-            self.first_dealer = first_dealer(h.settings, self.n)
-            self.split_core = GameCore(h.game_id, self.names, settings, seat, seeds.seed,
-                                       shuffle_proofs=proofs, host=h.host, pledges=seeds,
-                                       moves=seeds,
-                                       keys=[p.key for p in h.players],
-                                       first_dealer=self.first_dealer, checker=parts.checker,
-                                       open_hand=parts.open_hand,
-                                       limits=limits_from_header(h.settings))
-            self.core = self.split_core
+        made = self.spec.seat(Seating(h, seat, seeds, parts.checker, parts.open_hand))
+        self.core: NetCore = made.core
+        self.proofs = made.proofs
+        #: round 1's dealer (R3.2: seat 0, or the rematch header's; S4.1: the rules')
+        self.first_dealer = made.first_dealer
+        #: the core as its own game's type, for what is told of that game above the
+        #: network (narration, the front ends): None for the other game
+        self.split_core = made.core if isinstance(made.core, GameCore) else None
+        self.splito_core = made.core if isinstance(made.core, SplitoCore) else None
         self.author = Author(identity, h.game_id, seat, log.next_counter(seat))
         self.listeners: list[Callable[[Entry], None]] = []
         #: the saved log in words, told as a restart re-applies it (:meth:`load`), so a
@@ -339,11 +264,7 @@ class Table:
         log = Log()
         try:
             log.append_record(header)
-            check_header_settings(log.header.settings)
-            if header_game(log.header.settings) == "split":
-                first_dealer(log.header.settings, len(log.header.players))
-            elif len(log.header.players) != splito_from_header(log.header.settings)[0].players:
-                raise ValueError("the Splito settings are not for this many players (S2.1)")
+            check_header_settings(log.header.settings, len(log.header.players))
         except (LogError, ValueError) as e:
             raise WireError(ErrorCode.PROTOCOL, f"the host's game header is not valid: {e}",
                             fatal=True) from None
@@ -415,8 +336,7 @@ class Table:
                               seed_maker(log.game_id, seat) if seed_maker else None)
             saved = Log.from_records(recs)  # (a bad record: the replay's LogError, sooner)
             seeds.check_log([(e.kind, e.body) for e in saved.entries[1:] if e.author == seat],
-                            splito_pledge_position if header_game(log.header.settings)
-                            == SPLITO else pledge_position)
+                            game_of(log.header.settings).pledge_position)
         except ValueError:
             transcript.close()
             raise

@@ -1,0 +1,131 @@
+"""The games a table can run, each looked up once by its key (as python-chess finds a
+variant by its name): every layer above a game's own modules — the network's table and
+lobby, the verifier, the saved games, the command line — asks :func:`game_of` (a
+header's settings map) or :func:`by_key` (a ``--game`` value, a lobby's ``game``
+frame) for the :class:`GameSpec` and calls it; none of them compares a game's name
+(``tests/test_layering.py`` walks the code for such a comparison).
+
+A spec only names what a table needs to know of a game: its seats, how its header is
+checked, how a seat's core is built from that header (:class:`Seating`), what
+:func:`~splitnet.net.store.SeedStore.check_log` pledges by, and the verifier's core of no
+seat. Its functions import the game's modules when called, so looking a game up costs
+nothing (``splitnet host --help`` stays light) and this package, below the network
+layer, depends on no front end.
+
+Split is the first game: its header has no ``game`` key and its lobby and announcement
+name no game (the wire it has always had); every later game is named there by its key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final, Protocol
+
+from splitnet.game.table import MoveBook, PlayBook, PledgeBook
+
+if TYPE_CHECKING:
+    from splitnet.game.checks import HopChecker
+    from splitnet.game.open_hand import OpenHandPlayer
+    from splitnet.game.table import NetCore
+    from splitnet.session.log import Entry, Header
+
+
+class SeatSecrets(PledgeBook, PlayBook, MoveBook, Protocol):
+    """What a seat's core keeps and re-reads across a restart (the network's
+    :class:`~splitnet.net.store.SeedStore` is one): its round seeds, pledges, and the
+    plays or moves it chose (each game's core uses the books it needs)."""
+
+    def seed(self, round_no: int) -> bytes: ...
+
+
+@dataclass(frozen=True)
+class Seating:
+    """What a seat's core is built from: the game's header, the seat (None: a core of no
+    seat, what a verifier applies the entries to), its secrets (None for no seat), and
+    the parts from above (the open-handed seat's player, R8.6; the proof checker)."""
+
+    header: Header
+    seat: int | None
+    secrets: SeatSecrets | None = None
+    checker: HopChecker | None = None
+    open_hand: OpenHandPlayer | None = None
+
+
+@dataclass(frozen=True)
+class SeatGame:
+    """A seat's core, as :attr:`GameSpec.seat` builds it, with what the table tells of
+    the header: whether the deck is dealt with shuffle proofs, and round 1's dealer."""
+
+    core: NetCore
+    proofs: bool
+    first_dealer: int
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """One game, as every layer above its own modules sees it.
+
+    ``key``: the header's ``game`` (absent for the first game, Split) and ``--game``'s
+    value; ``title`` its name in words; ``min_players``…``max_players`` seats by
+    ``seat_rule``; ``named``: the lobby sends a ``game`` frame and the LAN announcement
+    names it (NETWORK.md §4; False only for Split, whose wire is as it always was).
+    ``check_header(settings, players)`` raises ValueError for a header settings map no
+    table can run with that many players (None: any count its rules allow);
+    ``seat(seating)`` builds a seat's core; ``pledge_position(kind, body)`` is the
+    position a seat pledged at before it made such an entry (GAME.md "Pledges");
+    ``record_format`` is the ``format`` of its game record; ``progress(settings,
+    entries, players)`` says in a few words how far a saved game got ("round 2 of 3")."""
+
+    key: str
+    title: str
+    min_players: int
+    max_players: int
+    seat_rule: str
+    named: bool
+    check_header: Callable[[Mapping[str, Any], int | None], None]
+    seat: Callable[[Seating], SeatGame]
+    pledge_position: Callable[[str, dict[str, Any]], tuple[int, str] | None]
+    record_format: str
+    progress: Callable[[object, Sequence[Entry], int], str]
+    #: the rule that says who deals first, and the key of the header's ``rules`` that
+    #: names that seat (None: seat 0, or a rematch's ``first_dealer``, R3.2)
+    dealer_rule: str = "R3.2"
+    dealer_setting: str | None = None
+    #: its own modules (under ``splitnet``): the only ones that may branch on its key
+    modules: tuple[str, ...] = ()
+
+
+def _games() -> tuple[GameSpec, ...]:
+    from splitnet.games.split import SPLIT
+    from splitnet.games.splito import SPLITO
+
+    return (SPLIT, SPLITO)
+
+
+#: every game, the first (Split) first: what a header without ``game`` plays
+GAMES: Final = _games()
+#: each game by its key
+BY_KEY: Final = {g.key: g for g in GAMES}
+#: the game a header without a ``game`` key plays, and a host's unless told otherwise
+FIRST: Final = GAMES[0]
+
+
+def by_key(key: object) -> GameSpec:
+    """The game of a key (KeyError for one no table runs)."""
+    if not isinstance(key, str) or key not in BY_KEY:
+        raise KeyError(key)
+    return BY_KEY[key]
+
+
+def game_of(settings: object) -> GameSpec:
+    """The game a header's settings map names: its ``game`` key's, the first game's
+    without one (or for a value no table runs: its header check then refuses it)."""
+    key = settings.get("game") if isinstance(settings, Mapping) else None
+    return BY_KEY.get(key, FIRST) if isinstance(key, str) else FIRST
+
+
+def game_of_record(record: object) -> GameSpec | None:
+    """The game whose record this is (by its ``format``), or None."""
+    fmt = record.get("format") if isinstance(record, Mapping) else None
+    return next((g for g in GAMES if g.record_format == fmt), None)

@@ -1,0 +1,70 @@
+"""Splito (docs/SPLITO.md; on the fair deck, protocol/SPLITO_GAME.md) as a table runs it:
+its header's ``game`` is ``"splito"``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from splitnet.games import GameSpec, SeatGame, Seating
+
+if TYPE_CHECKING:
+    from splitnet.session.log import Entry
+
+KEY = "splito"
+
+
+def _check_header(settings: Mapping[str, Any], players: int | None) -> None:
+    from splitnet.game.splito_core import splito_from_header
+
+    rules, _ = splito_from_header(settings)
+    if players is not None and players != rules.players:
+        raise ValueError("the Splito settings are not for this many players (S2.1)")
+
+
+def _seat(s: Seating) -> SeatGame:
+    from splitnet.game.splito_core import SplitoCore, splito_from_header
+    from splitnet.game.table import limits_from_header
+
+    h = s.header
+    rules, proofs = splito_from_header(h.settings)
+    secrets = s.secrets
+    core = SplitoCore(h.game_id, [p.name for p in h.players], rules, s.seat,
+                      secrets.seed if secrets is not None else None, host=h.host,
+                      pledges=secrets, plays=secrets, checker=s.checker,
+                      limits=limits_from_header(h.settings))
+    return SeatGame(core, proofs, rules.dealer)  # S4.1: the rules name the dealer
+
+
+def _pledge_position(kind: str, body: dict[str, Any]) -> tuple[int, str] | None:
+    from splitnet.game.splito_core import pledge_position
+
+    return pledge_position(kind, body)
+
+
+def _progress(settings: object, entries: Sequence[Entry], players: int) -> str:
+    """"turn 12 of 13": the turn under way — the first whose plays are not all
+    revealed (S5.1, S5.3)."""
+    from splitnet.game.splito_core import splito_from_header
+
+    try:
+        turns: int | None = splito_from_header(settings)[0].turns
+    except ValueError:  # a SettingsError: said when the game is resumed
+        turns = None
+    if sum(e.kind == "deal" for e in entries) < players:
+        return "not dealt yet"
+    revealed = [e.body.get("turn") for e in entries if e.kind == "reveal"]
+    done = sum(1 for t in set(revealed) if revealed.count(t) == players)
+    if turns is not None and done >= turns:
+        return f"all {turns} turns played"
+    return f"turn {done + 1}" + (f" of {turns}" if turns is not None else "")
+
+
+SPLITO = GameSpec(key=KEY, title="Splito", min_players=2, max_players=8, seat_rule="S2.1",
+                  named=True, check_header=_check_header, seat=_seat,
+                  pledge_position=_pledge_position, record_format="splito-record/1",
+                  progress=_progress, dealer_rule="S4.1", dealer_setting="dealer",
+                  modules=("splito", "game.splito_core", "splito_selfplay", "app.splito_fair",
+                           "app.splito_session", "ui.splito_plain", "ui.splito_table",
+                           "ui.tui.splito", "ui.tui.splito_model", "ui.tui.splito_render",
+                           "bench.splito"))
