@@ -2,8 +2,11 @@
 one line naming what was wrong, no traceback, a non-zero exit, no hang, and nothing
 left in the data dir that was not there before (no half-made files).
 
-Every run is ``python -m splitnet.cli`` with its own ``--data-dir`` (a temp dir holding
-only an identity key), stdin from ``/dev/null`` and a timeout (a hang is a failure).
+Every run is a process of its own with its own ``--data-dir`` (a temp dir holding only an
+identity key), stdin from ``/dev/null`` and a timeout (a hang is a failure): forked from
+a server with the program imported already (tests/forked_cli.py: the interpreter's start
+and the imports skipped, the run and its way out the same), and for a few cases of each
+outcome the whole ``python -m splitnet.cli`` (``test_a_few_cases_through_the_whole_program``).
 Nothing is announced on the LAN (``--no-announce``); a command that connects is pointed
 at 127.0.0.1 and a port that is bound but not listening (refused at once). A host that
 accepts its arguments runs until it prints ``listening on port``, and is then stopped.
@@ -34,6 +37,7 @@ from pathlib import Path
 import pytest
 
 from splitnet.cli import build_parser
+from tests import forked_cli
 
 TIMEOUT = 60.0  # seconds for one process; still running after it: a hang
 WORKERS = 4
@@ -124,7 +128,9 @@ def _listing(d: Path) -> set[str]:
     return {str(p.relative_to(d)) for p in d.rglob("*")}
 
 
-def run_case(case: Case, root: Path) -> Outcome:
+def run_case(case: Case, root: Path, real: bool = False) -> Outcome:
+    """One case: forked (tests/forked_cli.py) or, ``real``, through the whole
+    ``python -m splitnet.cli``."""
     root.mkdir(parents=True)
     data = _data_dir(root)
     _plant(data, case.plant)
@@ -135,17 +141,36 @@ def run_case(case: Case, root: Path) -> Outcome:
         return [a.replace("@DATA@", str(data)).replace("@ROOT@", str(root)) for a in args]
 
     if case.setup is not None:
-        subprocess.run([sys.executable, "-m", "splitnet.cli", *line(case.setup)], cwd=root,
-                       stdin=subprocess.DEVNULL, capture_output=True, env=env,
-                       timeout=TIMEOUT, check=False)
+        if real:
+            subprocess.run([sys.executable, "-m", "splitnet.cli", *line(case.setup)],
+                           cwd=root, stdin=subprocess.DEVNULL, capture_output=True, env=env,
+                           timeout=TIMEOUT, check=False)
+        else:
+            forked_cli.run(line(case.setup), cwd=root, env=env, timeout=TIMEOUT)
     before = _listing(data)
     args = line(case.args)
     err_path = root / "stderr"
     listened = False
+    p: subprocess.Popen[str] | forked_cli.Child
     with open(err_path, "w") as err:
-        p = subprocess.Popen([sys.executable, "-m", "splitnet.cli", *args], cwd=root,
-                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err,
-                             env=env, text=True, errors="replace")
+        if real:
+            p = subprocess.Popen([sys.executable, "-m", "splitnet.cli", *args], cwd=root,
+                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err,
+                                 env=env, text=True, errors="replace")
+            assert p.stdout is not None
+            stdout = p.stdout
+        else:
+            out_r, out_w = os.pipe()
+            with open(os.devnull) as null:
+                try:
+                    p = forked_cli.server().spawn(args, stdin=null.fileno(), stdout=out_w,
+                                                  stderr=err.fileno(), cwd=root, env=env)
+                except BaseException:
+                    os.close(out_r)
+                    raise
+                finally:
+                    os.close(out_w)
+            stdout = open(out_r, errors="replace")
     hung = threading.Event()
 
     def kill() -> None:
@@ -157,8 +182,7 @@ def run_case(case: Case, root: Path) -> Outcome:
     timer.start()
     out: list[str] = []
     try:
-        assert p.stdout is not None
-        for line in p.stdout:
+        for line in stdout:
             out.append(line)
             if case.fine == "listens" and "listening on port" in line and not listened:
                 listened = True
@@ -166,6 +190,7 @@ def run_case(case: Case, root: Path) -> Outcome:
         p.wait()
     finally:
         timer.cancel()
+        stdout.close()
         if p.poll() is None:
             p.kill()
             p.wait()
@@ -210,10 +235,10 @@ def problems(case: Case, o: Outcome) -> list[str]:
     return bad
 
 
-def run_all(cases: list[Case], tmp_path: Path) -> None:
+def run_all(cases: list[Case], tmp_path: Path, real: bool = False) -> None:
     def one(item: tuple[int, Case]) -> str | None:
         i, case = item
-        o = run_case(case, tmp_path / f"c{i}")
+        o = run_case(case, tmp_path / f"c{i}", real)
         bad = problems(case, o)
         if not bad:
             return None
@@ -363,6 +388,21 @@ def test_the_reported_cases(tmp_path: Path, dead_port: int) -> None:
     run_all(reported_cases(dead_port), tmp_path)
 
 
+#: reported cases of each outcome, run again through the whole ``python -m splitnet.cli``:
+#: a host that listens and is stopped, a joiner and a bot that cannot reach their host, a
+#: game saved when stdin ends, refusals of a damaged file, a name and a closed stdin
+WHOLE = ("host: known_peers.json of garbage bytes", "join: known_peers.json of garbage bytes",
+         "bot: secrets a FIFO", "play: resume? with stdin closed", "bot: identity.key is 'fifo'",
+         "host: meta not JSON", "join --name ''", "host: full screen, stdin closed",
+         "browse --interface not-an-ip", "selfplay --players 99999999999999999999")
+
+
+def test_a_few_cases_through_the_whole_program(tmp_path: Path, dead_port: int) -> None:
+    cases = [c for c in reported_cases(dead_port) if c.label in WHOLE]
+    assert len(cases) == len(WHOLE)
+    run_all(cases, tmp_path, real=True)
+
+
 # ------------------------------------------------------------------ the generated sweep
 
 _SKIP = {"help", "data_dir", "net_timing"}  # (--data-dir: its own cases below)
@@ -447,3 +487,37 @@ def test_a_fast_sweep_of_the_local_commands_and_names(tmp_path: Path, dead_port:
 @pytest.mark.slow
 def test_the_rest_of_the_sweep(tmp_path: Path, dead_port: int) -> None:
     _sweep(tmp_path, dead_port, fast=False)
+
+
+def test_the_forked_runs_are_real_processes(tmp_path: Path) -> None:
+    """What the cases above rely on in a forked run (tests/forked_cli.py): an uncaught
+    exception shows as the interpreter shows it (a traceback on stderr, exit 1), a run
+    that does not end is ended by the bounded wait, a signal reaches the run alone, and
+    its stdin, working directory and environment are the ones it was given."""
+    boom = forked_cli.run([], timeout=TIMEOUT, call="tests.forked_cli:_boom")
+    assert boom.returncode == 1 and boom.stdout == ""
+    assert boom.stderr.startswith("Traceback") and "RuntimeError" in boom.stderr
+    with pytest.raises(subprocess.TimeoutExpired):  # never ends by itself: not a race
+        forked_cli.run([], timeout=0.5, call="tests.forked_cli:_hang")
+    out_r, out_w = os.pipe()
+    with open(os.devnull) as null:
+        child = forked_cli.server().spawn([], stdin=null.fileno(), stdout=out_w,
+                                          stderr=out_w, call="tests.forked_cli:_hang")
+    os.close(out_w)
+    with open(out_r) as out:
+        assert out.readline() == "waiting\n"
+        assert child.poll() is None
+        child.send_signal(signal.SIGTERM)
+        assert child.wait(TIMEOUT) == -signal.SIGTERM
+        assert out.read() == ""
+    env = dict(os.environ, SPLITNET_PROBE="seen")
+    probe = forked_cli.run([], timeout=TIMEOUT, cwd=tmp_path, env=env,
+                           call="tests.forked_cli:_probe")
+    assert probe.returncode == 0, probe.stderr
+    assert json.loads(probe.stdout) == {"cwd": str(tmp_path), "probe": "seen", "stdin": ""}
+    plain = forked_cli.run(["selfplay", "--players", "abc"], timeout=TIMEOUT)
+    real = subprocess.run([sys.executable, "-m", "splitnet.cli", "selfplay", "--players",
+                           "abc"], capture_output=True, text=True, timeout=TIMEOUT,
+                          stdin=subprocess.DEVNULL, check=False)
+    assert (plain.returncode, plain.stdout, plain.stderr) == (
+        real.returncode, real.stdout, real.stderr)

@@ -4,8 +4,9 @@ The attacks of protocol/SECURITY.md §6 on the seams between the game data and t
 it is read on: a signed header naming a file as its pad; a header or record with a rules
 key missing (whose value would then depend on the reader's version); control characters
 in names, chat and reasons; malformed records, transcripts and settings files given to
-the command line. Tracebacks are looked for where they would show: in a real
-``splitnet`` process.
+the command line. Tracebacks are looked for where they would show: in a process of its
+own (forked with the program imported already, tests/forked_cli.py; a sample through the
+whole ``python -m splitnet.cli``).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from splitnet.session.log import Log, Player
 from splitnet.session.transcript import MAGIC
 from splitnet.text import shown
 from splitnet.ui.lobby import HostLobby, JoinLobby
+from tests import forked_cli
 from tests.virtual_time import VirtualLoop, virtual_time
 
 SPLITNET = [sys.executable, "-m", "splitnet.cli"]
@@ -46,6 +48,12 @@ RAW = ("\x1b", "\x07", "\r", "\n", "\u202e", "\x9b", "\x7f", "\x08")
 
 
 def run(args: list[str], timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """``splitnet ARGS`` in a process of its own, stdin from ``/dev/null``, forked."""
+    return forked_cli.run(args, timeout=timeout)
+
+
+def run_real(args: list[str], timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """The same through the whole ``python -m splitnet.cli``."""
     return subprocess.run(SPLITNET + args, capture_output=True, text=True, timeout=timeout,
                           check=False, stdin=subprocess.DEVNULL)
 
@@ -445,7 +453,7 @@ def test_mutated_records_in_a_real_process_give_one_line_and_no_traceback(
     for i in range(0, 1000, 97):
         f = tmp_path / f"m{i}.json"
         f.write_bytes(mutate(text, i))
-        one_line_error(run(["replay", str(f)]))
+        one_line_error(run_real(["replay", str(f)]))
 
 
 def test_missing_unreadable_and_special_paths_get_one_line(tmp_path: Path) -> None:

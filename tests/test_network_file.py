@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -24,6 +22,7 @@ from splitnet.net.config import (
     check_relay,
     load_internet_servers,
 )
+from tests import forked_cli
 
 MAILBOX = "ws://mailbox.example.org:4000/v1"
 RELAY = "tcp:relay.example.org:4001"
@@ -109,20 +108,18 @@ def test_server_checks() -> None:
 
 def test_the_commands_refuse_a_bad_file_or_option_in_one_line(tmp_path: Path) -> None:
     """``splitnet bot CODE`` and ``host --internet``: exit 1 with one line naming what
-    is wrong, no traceback, nothing written (no identity, no game)."""
+    is wrong, no traceback, nothing written (no identity, no game). Each in a process of
+    its own, forked with the program imported already (tests/forked_cli.py)."""
     write(tmp_path, {"internet": {"relay": "tcp:relay.example.org"}})
     for cmd in (["bot", "7-crossover-clockwork"],
                 ["host", "--internet", "--no-announce", "--seats", "2", "--plain"]):
-        out = subprocess.run([sys.executable, "-m", "splitnet.cli", *cmd, "--data-dir",
-                              str(tmp_path)], capture_output=True, text=True, timeout=60,
-                             stdin=subprocess.DEVNULL)
+        out = forked_cli.run([*cmd, "--data-dir", str(tmp_path)], timeout=60)
         assert out.returncode == 1, out
         err = out.stderr.strip()
         assert "Traceback" not in err and len(err.splitlines()) == 1, err
         assert NETWORK_FILE in err and "internet.relay" in err, err
-    out = subprocess.run([sys.executable, "-m", "splitnet.cli", "bot", "7-crossover-clockwork",
-                          "--mailbox", "http://x/v1", "--data-dir", str(tmp_path / "d2")],
-                         capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    out = forked_cli.run(["bot", "7-crossover-clockwork", "--mailbox", "http://x/v1",
+                          "--data-dir", str(tmp_path / "d2")], timeout=60)
     assert out.returncode == 1 and out.stderr.strip().splitlines()[-1].startswith(
         "splitnet: --mailbox: a mailbox is a ws://"), out.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == [NETWORK_FILE]
