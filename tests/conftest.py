@@ -12,6 +12,10 @@ the shared loopback.
 
 Every test also keeps its saved games (``splitnet play`` saves as it plays) in a
 temporary data directory of its own (``XDG_DATA_HOME``), never in the user's.
+
+Under ``--dist worksteal`` the slowest tests (tests/slowest.txt) are put first in each
+worker's share of the suite, one each in turn, so the run does not end on a long test
+begun last; tests that share a module-scoped fixture or event loop keep their place.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -33,6 +38,53 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "netns: announces or browses over mDNS; runs in a private network "
                    "namespace (skipped where none can be made)")
+
+
+def _shares_its_module(item: pytest.Item) -> bool:
+    """A fixture (or an event loop) set up once for the tests of a module or class: moved
+    away from them, the test would set it up again (or not be allowed to)."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is not None:
+        for defs in info.name2fixturedefs.values():
+            if any(d.scope not in ("function", "session") for d in defs):
+                return True
+    marker = item.get_closest_marker("asyncio")
+    scope = None if marker is None else marker.kwargs.get("loop_scope")
+    return scope not in (None, "function", "session")
+
+
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist's, in the main process, per worker
+def pytest_configure_node(node: Any) -> None:
+    node.workerinput["splitnet_dist"] = node.config.getoption("dist")  # "no" in a worker
+
+
+@pytest.hookimpl(trylast=True)  # after -k/-m have deselected: the items that will run
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """worksteal gives each of its N workers one contiguous N-th of the items, each runs
+    its own from the front and an idle one takes the back half of the longest: the k-th
+    slowest test goes to the front of share k mod N."""
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is None or workerinput.get("splitnet_dist") != "worksteal":
+        return
+    workers = int(workerinput["workercount"])
+    rank = {name: i for i, name in enumerate(
+        line.strip() for line in (ROOT / "tests" / "slowest.txt").read_text().splitlines()
+        if line.strip() and not line.startswith("#"))}
+    slow = sorted((it for it in items if it.nodeid in rank and not _shares_its_module(it)),
+                  key=lambda it: rank[it.nodeid])
+    if workers < 2 or not slow:
+        return
+    moved = {id(it) for it in slow}
+    rest = iter([it for it in items if id(it) not in moved])
+    shares: list[list[pytest.Item]] = [[] for _ in range(workers)]
+    for k, it in enumerate(slow):
+        shares[k % workers].append(it)
+    left = len(items)
+    for w, share in enumerate(shares):  # the sizes worksteal cuts: len // workers left
+        size = left // (workers - w)
+        left -= size
+        share.extend(next(rest) for _ in range(size - len(share)))
+    items[:] = [it for share in shares for it in share] + list(rest)  # (none left)
 
 
 @pytest.fixture(autouse=True)

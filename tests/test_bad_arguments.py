@@ -46,7 +46,7 @@ KEY = bytes(range(32))  # every data dir starts with this identity key (and game
 FAST = "first_contact=0.5,connect_timeout=0.3"  # a joiner gives up on a dead port at once
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def dead_port() -> Iterator[int]:
     """A loopback port bound by this test and never listened on: a connection to it is
     refused, and no other program can take it meanwhile."""
