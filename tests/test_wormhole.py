@@ -580,11 +580,13 @@ def test_a_spent_or_unknown_invitation_is_told_soon(servers: Servers,
         wait_until(lambda: "joined the lobby" in host.stderr(), 60, "the bot in")
         wait_until(lambda: "Joined the game hosted by Ana" in bot.stdout(), 30,
                    "the bot to say whom it joined")
+        late_ones = []  # the two at once: each on its own, neither waits on the other
         for code in (spent, "999-lunar-anchor"):
-            began = time.monotonic()
             late = Proc(tmp_path, f"late-{code}", "join", code, *servers.args, "--plain",
                         "--data-dir", str(tmp_path / f"late-{code}"))
             procs.append(late)
+            late_ones.append((code, time.monotonic(), late))
+        for code, began, late in late_ones:
             assert late.wait(60) == 1
             took = time.monotonic() - began
             err = late.stderr()
