@@ -148,6 +148,21 @@ def server() -> Server:
         return _server
 
 
+def popen(args: Sequence[str], *, stdout: int, stderr: int, stdin: int | None = None,
+          env: dict[str, str] | None = None) -> Child:
+    """As ``subprocess.Popen(["python", "-m", "splitnet.cli", *args], stdout=…,
+    stderr=…)``: stdin is this process's own unless given, the directory this one's."""
+    if stdin is not None:
+        return server().spawn(args, stdin=stdin, stdout=stdout, stderr=stderr, env=env)
+    try:
+        os.fstat(0)
+    except OSError:  # no stdin here: the child gets none either (/dev/null)
+        with open(os.devnull) as null:
+            return server().spawn(args, stdin=null.fileno(), stdout=stdout, stderr=stderr,
+                                  env=env)
+    return server().spawn(args, stdin=0, stdout=stdout, stderr=stderr, env=env)
+
+
 def run(args: Sequence[str], *, timeout: float, cwd: str | os.PathLike[str] | None = None,
         env: dict[str, str] | None = None,
         call: str = "splitnet.cli:main") -> subprocess.CompletedProcess[str]:
@@ -285,6 +300,9 @@ def _child(job: dict[str, Any]) -> None:
     os.chdir(job["cwd"])
     os.environ.clear()
     os.environ.update(job["env"])
+    if os.environ.get("PYTHONFAULTHANDLER"):  # what the interpreter does with it at start
+        import faulthandler
+        faulthandler.enable()
     module, _, name = job["call"].partition(":")
     mod = importlib.import_module(module)
     sys.argv = [str(getattr(mod, "__file__", module)), *job["args"]]

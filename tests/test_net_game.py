@@ -24,6 +24,7 @@ from splitnet.net.store import read_final_acks, read_meta
 from splitnet.session.log import Log
 from splitnet.session.transcript import read_transcript
 from splitnet.verify import verify_records
+from tests import forked_cli
 
 pytestmark = pytest.mark.slow
 
@@ -33,7 +34,9 @@ FOREVER = 100_000
 
 
 class Proc:
-    """One ``splitnet`` process with its output in files (no pipes to fill up)."""
+    """One ``splitnet`` process with its output in files (no pipes to fill up), forked
+    from a server with the program imported already (tests/forked_cli.py: a process of
+    its own, its signals and its exit as ``python -m splitnet.cli``'s)."""
 
     def __init__(self, tmp: Path, label: str, *args: str) -> None:
         self.label = label
@@ -48,8 +51,8 @@ class Proc:
         # :meth:`wait`, and prints where each of its threads was (in its stderr)
         env = dict(os.environ, PYTHONUNBUFFERED="1", PYTHONFAULTHANDLER="1")
         with open(self.out, "a") as out, open(self.err, "a") as err:
-            self.p = subprocess.Popen([sys.executable, "-m", "splitnet.cli", *self.args],
-                                      stdout=out, stderr=err, env=env)
+            self.p = forked_cli.popen(self.args, stdout=out.fileno(), stderr=err.fileno(),
+                                      env=env)
 
     def stdout(self) -> str:
         return self.out.read_text(errors="replace")

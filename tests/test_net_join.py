@@ -23,8 +23,6 @@ import os
 import secrets
 import signal
 import stat
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -44,6 +42,7 @@ from splitnet.net.wire import NET_PROTOCOL, ChannelClosed
 from splitnet.session.identity import Identity
 from splitnet.ui.lobby import HostLobby, JoinLobby
 from splitnet.ui.tui.lobby import LobbyScreen
+from tests import forked_cli
 from tests.test_net_game import TIMEOUT, Proc, game_file, host_port_and_code, wait_until
 
 LOOPBACK = ["127.0.0.1"]
@@ -62,8 +61,8 @@ class PipedProc(Proc):
     def start(self) -> None:
         with open(self.out, "a") as out, open(self.err, "a") as err, \
                 open(self.stdin) as inp:
-            self.p = subprocess.Popen([sys.executable, "-m", "splitnet.cli", *self.args],
-                                      stdin=inp, stdout=out, stderr=err,
+            self.p = forked_cli.popen(self.args, stdin=inp.fileno(), stdout=out.fileno(),
+                                      stderr=err.fileno(),
                                       env={**os.environ, "PYTHONUNBUFFERED": "1",
                                            "PYTHONFAULTHANDLER": "1"})
 

@@ -15,7 +15,6 @@ and restarted in the rematch (or in its lobby).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 from pathlib import Path
 from typing import Any, ClassVar
@@ -848,13 +847,11 @@ def two_games_each(procs: list[Any]) -> None:
 
 def end_all(procs: list[Any]) -> None:
     """Stop whatever still runs (a held one is let go first, so it can be killed)."""
-    import os
     import signal
 
     for p in procs:
         if p.p.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(p.p.pid, signal.SIGCONT)
+            p.p.send_signal(signal.SIGCONT)
             p.p.kill()
 
 
