@@ -164,24 +164,31 @@ def popen(args: Sequence[str], *, stdout: int, stderr: int, stdin: int | None = 
 
 
 def run(args: Sequence[str], *, timeout: float, cwd: str | os.PathLike[str] | None = None,
-        env: dict[str, str] | None = None,
+        env: dict[str, str] | None = None, input: str | None = None,
         call: str = "splitnet.cli:main") -> subprocess.CompletedProcess[str]:
     """As ``subprocess.run(["python", "-m", "splitnet.cli", *args], capture_output=True,
-    text=True, stdin=DEVNULL, timeout=timeout)``: a run still going after ``timeout`` is
-    killed and ``subprocess.TimeoutExpired`` raised."""
+    text=True, stdin=DEVNULL, timeout=timeout)`` (``input``: a pipe it is written to, as
+    ``subprocess.run(input=…)``): a run still going after ``timeout`` is killed and
+    ``subprocess.TimeoutExpired`` raised."""
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
-    null = os.open(os.devnull, os.O_RDONLY)
+    if input is None:
+        stdin, feed = os.open(os.devnull, os.O_RDONLY), None
+    else:
+        stdin, feed = os.pipe()
     try:
-        child = server().spawn(args, stdin=null, stdout=out_w, stderr=err_w, cwd=cwd,
+        child = server().spawn(args, stdin=stdin, stdout=out_w, stderr=err_w, cwd=cwd,
                                env=env, call=call)
     except BaseException:
-        for fd in (out_r, err_r):
+        for fd in (out_r, err_r, *([] if feed is None else [feed])):
             os.close(fd)
         raise
     finally:
-        for fd in (out_w, err_w, null):
+        for fd in (out_w, err_w, stdin):
             os.close(fd)
+    if feed is not None:
+        assert input is not None
+        threading.Thread(target=_feed, args=(feed, input.encode()), daemon=True).start()
     chunks: dict[int, list[bytes]] = {out_r: [], err_r: []}
     deadline = _now() + timeout
     with selectors.DefaultSelector() as sel:
@@ -216,6 +223,13 @@ def run(args: Sequence[str], *, timeout: float, cwd: str | os.PathLike[str] | No
         return b"".join(chunks[fd]).decode(errors="replace")
 
     return subprocess.CompletedProcess(["splitnet", *args], rc, text(out_r), text(err_r))
+
+
+def _feed(fd: int, data: bytes) -> None:
+    """Write all of ``data`` to the run's stdin, then close it (its end of input); a run
+    that stops reading first (it ended) closes the pipe: the rest is dropped."""
+    with contextlib.suppress(OSError), open(fd, "wb") as f:
+        f.write(data)
 
 
 def _now() -> float:

@@ -7,12 +7,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests import forked_cli
+
 SPLITNET = [sys.executable, "-m", "splitnet.cli"]
 
 
 def run(args: list[str], stdin: str = "", timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(SPLITNET + args, input=stdin, capture_output=True, text=True,
-                          timeout=timeout, check=False)
+    """``splitnet ARGS`` in a process of its own, ``stdin`` written to it: forked with the
+    program imported already (tests/forked_cli.py)."""
+    return forked_cli.run(args, input=stdin, timeout=timeout)
 
 
 def test_selfplay_same_arguments_same_record(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from splitnet.bots import make_bot
 from splitnet.net.store import GameFiles
 from splitnet.rules import Settings
 from splitnet.selfplay import human_session, rematch_dealer, rematch_session, resume_session
+from tests import forked_cli
 
 SPLITNET = [sys.executable, "-m", "splitnet.cli"]
 #: a scripted player: list the legal moves, play the first — always legal, so it ends
@@ -25,8 +26,9 @@ FIRST_MOVE = "moves\n1\n"
 
 
 def run(args: list[str], stdin: str = "", timeout: float = 180) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(SPLITNET + args, input=stdin, capture_output=True, text=True,
-                          timeout=timeout, check=False)
+    """``splitnet ARGS`` in a process of its own, ``stdin`` written to it: forked with the
+    program imported already (tests/forked_cli.py)."""
+    return forked_cli.run(args, input=stdin, timeout=timeout)
 
 
 def _kill_mid_round(data: Path, own_discards: int) -> str:
