@@ -39,6 +39,20 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 _FDS = 3  # stdin, stdout, stderr
+#: forked runs need fork, pidfds and SOCK_SEQPACKET (Linux 5.3); elsewhere, or with
+#: SPLITNET_TEST_FORK=0, every run is the whole ``python -m splitnet.cli`` instead
+FORK = (sys.platform.startswith("linux") and hasattr(os, "pidfd_open")
+        and os.environ.get("SPLITNET_TEST_FORK", "1") != "0")
+MAIN = "splitnet.cli:main"
+
+
+def whole_command(call: str = MAIN) -> list[str]:
+    """The command line that runs ``call`` in a fresh interpreter."""
+    if call == MAIN:
+        return [sys.executable, "-m", "splitnet.cli"]
+    module, _, name = call.partition(":")
+    return [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(ROOT)!r}); "
+            f"from {module} import {name}; sys.exit({name}(sys.argv[1:]))"]
 
 
 class Child:
@@ -101,7 +115,7 @@ class Server:
 
     def spawn(self, args: Sequence[str], *, stdin: int, stdout: int, stderr: int,
               cwd: str | os.PathLike[str] | None = None, env: dict[str, str] | None = None,
-              call: str = "splitnet.cli:main") -> Child:
+              call: str = MAIN) -> Child:
         """``splitnet ARGS`` with these file descriptors as its 0, 1 and 2 (the caller
         keeps its own copies and closes them)."""
         job = {"args": list(args), "cwd": str(cwd or os.getcwd()),
@@ -149,27 +163,38 @@ def server() -> Server:
 
 
 def popen(args: Sequence[str], *, stdout: int, stderr: int, stdin: int | None = None,
-          env: dict[str, str] | None = None) -> Child:
+          cwd: str | os.PathLike[str] | None = None, env: dict[str, str] | None = None,
+          call: str = MAIN) -> Child | subprocess.Popen[bytes]:
     """As ``subprocess.Popen(["python", "-m", "splitnet.cli", *args], stdout=…,
     stderr=…)``: stdin is this process's own unless given, the directory this one's."""
+    if not FORK:
+        return subprocess.Popen([*whole_command(call), *args], stdin=stdin, stdout=stdout,
+                                stderr=stderr, cwd=cwd, env=env)
     if stdin is not None:
-        return server().spawn(args, stdin=stdin, stdout=stdout, stderr=stderr, env=env)
+        return server().spawn(args, stdin=stdin, stdout=stdout, stderr=stderr, cwd=cwd,
+                              env=env, call=call)
     try:
         os.fstat(0)
     except OSError:  # no stdin here: the child gets none either (/dev/null)
         with open(os.devnull) as null:
             return server().spawn(args, stdin=null.fileno(), stdout=stdout, stderr=stderr,
-                                  env=env)
-    return server().spawn(args, stdin=0, stdout=stdout, stderr=stderr, env=env)
+                                  cwd=cwd, env=env, call=call)
+    return server().spawn(args, stdin=0, stdout=stdout, stderr=stderr, cwd=cwd, env=env,
+                          call=call)
 
 
 def run(args: Sequence[str], *, timeout: float, cwd: str | os.PathLike[str] | None = None,
         env: dict[str, str] | None = None, input: str | None = None,
-        call: str = "splitnet.cli:main") -> subprocess.CompletedProcess[str]:
+        call: str = MAIN) -> subprocess.CompletedProcess[str]:
     """As ``subprocess.run(["python", "-m", "splitnet.cli", *args], capture_output=True,
     text=True, stdin=DEVNULL, timeout=timeout)`` (``input``: a pipe it is written to, as
     ``subprocess.run(input=…)``): a run still going after ``timeout`` is killed and
     ``subprocess.TimeoutExpired`` raised."""
+    if not FORK:
+        return subprocess.run([*whole_command(call), *args], input=input, cwd=cwd, env=env,
+                              stdin=subprocess.DEVNULL if input is None else None,
+                              capture_output=True, text=True, errors="replace",
+                              timeout=timeout, check=False)
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     if input is None:

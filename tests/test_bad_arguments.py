@@ -151,7 +151,7 @@ def run_case(case: Case, root: Path, real: bool = False) -> Outcome:
     args = line(case.args)
     err_path = root / "stderr"
     listened = False
-    p: subprocess.Popen[str] | forked_cli.Child
+    p: subprocess.Popen[str] | subprocess.Popen[bytes] | forked_cli.Child
     with open(err_path, "w") as err:
         if real:
             p = subprocess.Popen([sys.executable, "-m", "splitnet.cli", *args], cwd=root,
@@ -163,8 +163,8 @@ def run_case(case: Case, root: Path, real: bool = False) -> Outcome:
             out_r, out_w = os.pipe()
             with open(os.devnull) as null:
                 try:
-                    p = forked_cli.server().spawn(args, stdin=null.fileno(), stdout=out_w,
-                                                  stderr=err.fileno(), cwd=root, env=env)
+                    p = forked_cli.popen(args, stdin=null.fileno(), stdout=out_w,
+                                         stderr=err.fileno(), cwd=root, env=env)
                 except BaseException:
                     os.close(out_r)
                     raise
@@ -501,8 +501,8 @@ def test_the_forked_runs_are_real_processes(tmp_path: Path) -> None:
         forked_cli.run([], timeout=0.5, call="tests.forked_cli:_hang")
     out_r, out_w = os.pipe()
     with open(os.devnull) as null:
-        child = forked_cli.server().spawn([], stdin=null.fileno(), stdout=out_w,
-                                          stderr=out_w, call="tests.forked_cli:_hang")
+        child = forked_cli.popen([], stdin=null.fileno(), stdout=out_w, stderr=out_w,
+                                 call="tests.forked_cli:_hang")
     os.close(out_w)
     with open(out_r) as out:
         assert out.readline() == "waiting\n"
