@@ -132,3 +132,20 @@ def test_each_game_is_found_by_its_key_its_header_and_its_record() -> None:
     with pytest.raises(KeyError):
         by_key("chess")
     assert not FIRST.named and all(g.named for g in GAMES[1:])
+
+
+def test_a_lobby_counts_its_free_seats_by_its_own_games_limit(tmp_path: Path) -> None:
+    """A host without ``--seats`` announces (and, through the internet, invites) as many
+    seats as its game takes: Splito 8 (S2.1), Split 6 (R3.1) — a Splito host once said
+    6 − n and opened only 5 invitations."""
+    from splitnet.app.lan import _Announcer
+    from splitnet.games.splito import SPLITO
+    from splitnet.net.config import NetSettings
+    from splitnet.net.host import HostNode
+    from splitnet.net.table import SPLIT, GameChoice
+    from splitnet.session.identity import Identity
+
+    for choice, free in ((GameChoice(SPLITO, SPLITO.max_players), 7), (SPLIT, 5)):
+        node = HostNode(Identity.generate(), tmp_path / choice.spec.key, "Host",
+                        NetSettings(), choice=choice)
+        assert _Announcer(node, "Host", 7420, "127.0.0.1", "f").free() == free
