@@ -581,8 +581,8 @@ def test_lan_leaving_says_the_same_command_gets_back_in(
     assert run._again_command(["join", "10.0.0.5:7420", "--new", "--name", "Al Bo"]) == (
         "splitnet join 10.0.0.5:7420 --name 'Al Bo'")
     def unfinished(verdict: object) -> SimpleNamespace:
-        return SimpleNamespace(splito_core=None,
-                               split_core=SimpleNamespace(finished=False, verdict=verdict))
+        return SimpleNamespace(core=SimpleNamespace(finished=False, verdict=verdict,
+                                                    record=None))
 
     left = SimpleNamespace(table=unfinished(None), verdict=None)
     assert run._print_result(left, rejoin="splitnet join 10.0.0.5:7420") == 1  # type: ignore[arg-type]

@@ -350,39 +350,68 @@ _HOSTING: Final = {
 }
 
 
+def _split_bot(node: HostNode | PeerNode, task: asyncio.Future[Any], level: str, seed: int,
+               think: float | None, delay: float) -> AnySession:
+    return NetSession(node, task, bot=make_bot(level, seed, budget=think), bot_delay=delay)
+
+
+def _splito_bot(node: HostNode | PeerNode, task: asyncio.Future[Any], level: str, seed: int,
+                _think: float | None, delay: float) -> AnySession:
+    return SplitoNetSession(node, task, bot=splito_bot(level, seed), bot_delay=delay)
+
+
+def _split_summary(record: dict[str, Any]) -> str:
+    from splitnet.selfplay import summary
+
+    return summary(record)
+
+
+def _splito_summary(record: dict[str, Any]) -> str:
+    from splitnet.splito.record import summary
+
+    return summary(record)
+
+
+@dataclass(frozen=True)
+class _LanGame:
+    """A seat's session for one game on a LAN table: a bot's (``bot(node, task, level,
+    seed, think, delay)``), a person's (``human(node, task)``), and the results of its
+    finished record in words (``summary``)."""
+
+    bot: Callable[[HostNode | PeerNode, asyncio.Future[Any], str, int, float | None, float],
+                  AnySession]
+    human: Callable[[HostNode | PeerNode, asyncio.Future[Any]], AnySession]
+    summary: Callable[[dict[str, Any]], str]
+
+
+#: each game's sessions at a LAN table, by its key (splitnet.games)
+_LAN_GAMES: Final = {
+    FIRST_GAME.key: _LanGame(_split_bot, lambda n, t: NetSession(n, t, human=HumanAgent()),
+                             _split_summary),
+    SPLITO_GAME.key: _LanGame(_splito_bot, lambda n, t: SplitoNetSession(n, t, human=True),
+                              _splito_summary),
+}
+
+
 def _bot_session(node: HostNode | PeerNode, task: asyncio.Future[Any], level: str,
                  seed: int, think: float | None, delay: float = 0.0) -> AnySession:
     """A bot's session for whichever game the table runs (Splito: splito_bot's levels)."""
     assert node.table is not None
-    if node.table.splito_core is not None:
-        return SplitoNetSession(node, task, bot=splito_bot(level, seed), bot_delay=delay)
-    return NetSession(node, task, bot=make_bot(level, seed, budget=think), bot_delay=delay)
+    return _LAN_GAMES[node.table.spec.key].bot(node, task, level, seed, think, delay)
 
 
 def _human_session(node: HostNode | PeerNode, task: asyncio.Future[Any]) -> AnySession:
     assert node.table is not None
-    if node.table.splito_core is not None:
-        return SplitoNetSession(node, task, human=True)
-    return NetSession(node, task, human=HumanAgent())
+    return _LAN_GAMES[node.table.spec.key].human(node, task)
 
 
 def _print_record(table: Table) -> bool:
     """The results of the table's game, if it finished with no verdict (False: it did
     not, nothing printed)."""
-    if table.splito_core is not None:
-        from splitnet.splito.record import summary as splito_summary
-
-        core = table.splito_core
-        if not core.finished or core.verdict is not None or core.record is None:
-            return False
-        print(splito_summary(core.record), flush=True)
-        return True
-    from splitnet.selfplay import summary
-
-    split = table.split_core
-    if split is None or not split.finished or split.verdict is not None:
+    core = table.core
+    if not core.finished or core.verdict is not None or core.record is None:
         return False
-    print(summary(split.record), flush=True)
+    print(_LAN_GAMES[table.spec.key].summary(core.record), flush=True)
     return True
 
 

@@ -92,6 +92,11 @@ class GameSpec:
     #: names that seat (None: seat 0, or a rematch's ``first_dealer``, R3.2)
     dealer_rule: str = "R3.2"
     dealer_setting: str | None = None
+    #: a seat pledges each move it chooses before it leaves (GAME.md "Pledges"), so a
+    #: refusal of a legal move that is not the host's valid signed refusal at the seat's
+    #: head is kept as evidence against the host (False: a move is a commitment, kept as
+    #: it is; a bad refusal is only logged)
+    moves_pledged: bool = False
     #: its own modules (under ``splitnet``): the only ones that may branch on its key
     modules: tuple[str, ...] = ()
 

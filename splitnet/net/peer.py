@@ -750,7 +750,7 @@ class PeerNode:
         raw = f.refusal
         ref, flaw = self._refusal_of(raw, msg, sig)
         if ref is None:
-            if table.split_core is None:  # (a Splito commitment is kept as it is)
+            if not table.spec.moves_pledged:  # (a commitment is kept as it is)
                 _log.warning("the host's refusal of our move is not valid: %s", flaw)
                 return
             n = len(table.log)

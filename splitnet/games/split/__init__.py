@@ -64,7 +64,7 @@ def _progress(settings: object, entries: Sequence[Entry], _players: int) -> str:
 SPLIT = GameSpec(key="split", title="Split", min_players=2, max_players=6, seat_rule="R3.1",
                  named=False, check_header=_check_header, seat=_seat,
                  pledge_position=_pledge_position, record_format="splitnet-game-record/1",
-                 progress=_progress,
+                 progress=_progress, moves_pledged=True,
                  modules=("rules", "game.core", "game.local", "game.open_hand",
                           "game.open_hand_policy", "record", "describe", "bots", "selfplay",
                           "localplay", "app.fair", "app.lan_session", "ui.plain",
