@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from splitnet.cards import parse_face, pretty
+from splitnet.games import game_of_record
+from splitnet.games.splito import SPLITO
 from splitnet.localfiles import (
     MAX_RECORD_BYTES,
     MAX_TRANSCRIPT_BYTES,
@@ -136,7 +138,7 @@ def load_record(path: Path) -> dict[str, Any]:
             raise LocalFileError(path, f"is larger than {MAX_RECORD_BYTES} bytes: not a game "
                                  "record")
         rec = parse_json(data, path, what="splitnet transcript or game record")
-    if isinstance(rec, dict) and rec.get("format") == "splito-record/1":
+    if isinstance(rec, dict) and game_of_record(rec) is SPLITO:
         from splitnet.splito.record import check_record
 
         verdict = check_record(rec)  # S12.4: the referee, before anything is shown
@@ -387,7 +389,7 @@ def run_replay(path: Path, step: bool = False,
         return 1
     if interactive is None:
         interactive = sys.stdin.isatty() and sys.stdout.isatty()
-    if record.get("format") == "splito-record/1":
+    if game_of_record(record) is SPLITO:
         from splitnet.splito import replay as splito_replay
 
         steps = splito_replay.replay_steps(record)
