@@ -190,6 +190,10 @@ class Game:
         self.hands_at_start: list[list[list[int]]] = []
         self._slot_of: dict[str, int] = {}
         self._objectives = settings.objective_set.by_id
+        #: S5.7: seats gone for good, with the turn each left at (they play no more)
+        self.gone: dict[int, int] = {}
+        #: S5.7: the slots of the hands set aside when their holder left (never played)
+        self.aside: list[int] = []
 
     # ------------------------------------------------------------------ state machine
     def _transition(self, event: Event) -> None:
@@ -210,6 +214,8 @@ class Game:
         g.history = [list(t) for t in self.history]
         g.hands_at_start = [[list(h) for h in t] for t in self.hands_at_start]
         g._slot_of = dict(self._slot_of)
+        g.gone = dict(self.gone)
+        g.aside = list(self.aside)
         return g
 
     # ------------------------------------------------------------------ set-up (S4)
@@ -320,15 +326,61 @@ class Game:
         """(left zone, right zone) of a seat (S3.1, S8.1)."""
         return zone_of(self.n, seat, "left"), zone_of(self.n, seat, "right")
 
+    @property
+    def playing(self) -> list[int]:
+        """S5.7: the seats still playing, in seat order (every seat but the gone ones)."""
+        return [s for s in range(self.n) if s not in self.gone]
+
+    def next_playing(self, seat: int) -> int:
+        """S5.4, S5.7: the seat a hand held by ``seat`` passes to: the next seat to its
+        left that is still playing."""
+        for k in range(1, self.n):
+            nxt = (seat + k) % self.n
+            if nxt not in self.gone:
+                return nxt
+        return seat
+
+    def abandon_refusal(self, seat: int) -> str | None:
+        """S5.7: why ``seat`` may not leave the rotation now, or None if it may."""
+        if self.n == 2:
+            return ("S5.7, S8: in the 2-player variant a seat gone for good stops the game "
+                    "(a lone player would play both hands)")
+        if not 0 <= seat < self.n:
+            return f"S2.2: there is no seat {seat}"
+        if seat in self.gone:
+            return f"S5.7: seat {seat} left at turn {self.gone[seat]} already"
+        if self.phase is not Phase.COMMIT:
+            return ("S5.7: a seat leaves only while the turn waits for its commitment "
+                    f"(phase {self.phase.value})")
+        if self.commits[seat] is not None:
+            return (f"S5.7: seat {seat} has committed its play of turn {self.turn}; it "
+                    "cannot leave before every play is revealed")
+        if len(self.playing) <= 2:
+            return "S5.7: at least two seats keep playing; the game stops instead"
+        return None
+
+    def abandon(self, seat: int) -> None:
+        """S5.7: ``seat`` leaves the rotation for good: the hand it holds is set aside
+        face down (never played, like S4.4's leftovers) and every later pass skips it."""
+        why = self.abandon_refusal(seat)
+        if why is not None:
+            rule, _, reason = why.partition(": ")
+            raise IllegalMove(rule, reason)
+        self.gone[seat] = self.turn
+        self.aside.extend(self.hands[seat])
+        self.hands[seat] = []
+        if all(self.commits[s] is not None for s in self.playing):
+            self._transition(Event.ALL_COMMITTED)
+
     def committed(self, seat: int) -> bool:
         return self.commits[seat] is not None
 
     def waiting_for(self) -> list[int]:
         """The seats whose commitment (phase commit) or reveal (phase reveal) is missing."""
         if self.phase is Phase.COMMIT:
-            return [s for s in range(self.n) if self.commits[s] is None]
+            return [s for s in self.playing if self.commits[s] is None]
         if self.phase is Phase.REVEAL:
-            return [s for s in range(self.n) if self.reveals[s] is None]
+            return [s for s in self.playing if self.reveals[s] is None]
         return []
 
     def public_slots(self) -> set[int]:
@@ -398,7 +450,8 @@ class Game:
         win is shared. Only once the game is over (S10.1)."""
         if self.phase is not Phase.OVER:
             raise IllegalMove("S10.1", f"the game is not over (phase {self.phase.value})")
-        sc = self.scores()
+        # S5.7 [decision]: a seat that left cannot win; its score is shown as anyone's
+        sc = [s for s in self.scores() if s.seat not in self.gone]
         best = max(s.score for s in sc)
         tied = [s for s in sc if s.score == best]
         fewest = min(s.cards_in_zones for s in tied)
@@ -408,7 +461,8 @@ class Game:
     def legal_plays(self, seat: int) -> list[Play]:
         """Every play S5.2 allows ``seat`` now: any card of its hand, either side; none
         once it has committed (S5.2: final) or outside the commit phase."""
-        if self.phase is not Phase.COMMIT or not 0 <= seat < self.n or self.commits[seat]:
+        if (self.phase is not Phase.COMMIT or not 0 <= seat < self.n or self.commits[seat]
+                or seat in self.gone):
             return []
         return [Play(seat, slot, side) for slot in self.hands[seat] for side in SIDES]
 
@@ -434,6 +488,9 @@ class Game:
     def _check_seat(self, seat: int) -> None:
         if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < self.n:
             raise IllegalMove("S2.2", f"there is no seat {seat!r}")
+        if seat in self.gone:
+            raise IllegalMove("S5.7", f"seat {seat} left at turn {self.gone[seat]}; it "
+                              "plays no more")
 
     def _check_card_and_side(self, seat: int, slot: int, side: str) -> None:
         if side not in SIDES:
@@ -457,7 +514,7 @@ class Game:
         if not isinstance(digest, str) or not _HEX64.fullmatch(digest):
             raise IllegalMove("S7.3", "a commitment is a SHA-256 digest, 64 lowercase hex")
         self.commits[seat] = digest
-        if all(c is not None for c in self.commits):
+        if all(self.commits[s] is not None for s in self.playing):
             self._transition(Event.ALL_COMMITTED)
 
     def reveal(self, seat: int, slot: int, side: Side, nonce: str) -> None:
@@ -484,15 +541,15 @@ class Game:
             raise IllegalMove("S7.3", f"seat {seat}'s reveal ({card} {side}) does not open "
                               "its commitment")
         self.reveals[seat] = PlayLog(seat, slot, side, self.zone_of(seat, side), digest, nonce)
-        if all(r is not None for r in self.reveals):
+        if all(self.reveals[s] is not None for s in self.playing):
             self._apply_turn()
 
     def play_turn(self, plays: Sequence[Play], nonces: Sequence[str]) -> None:
         """Commit and reveal one play per seat at once (a full-knowledge driver: self-play,
         tests). All or nothing: a refused play changes nothing."""
-        if len(plays) != self.n or sorted(p.seat for p in plays) != list(range(self.n)):
-            raise IllegalMove("S5.1", "a turn has exactly one play per seat")
-        if len(nonces) != self.n:
+        if sorted(p.seat for p in plays) != self.playing:
+            raise IllegalMove("S5.1", "a turn has exactly one play per seat still playing")
+        if len(nonces) != len(plays):
             raise ValueError("play_turn: one nonce per play")
         trial = self.clone()
         for p, nonce in zip(plays, nonces, strict=True):
@@ -516,8 +573,12 @@ class Game:
         if self.turn >= self.turns:  # S5.1, S10.1: the hands are empty; the game ends
             self._transition(Event.LAST_TURN_DONE)
             return
-        # S5.4: seat s's hand goes to seat s+1 (with 2 players: to the other, S8.2).
-        self.hands = [self.hands[(s - 1) % self.n] for s in range(self.n)]
+        # S5.4: seat s's hand goes to seat s+1 (with 2 players: to the other, S8.2);
+        # S5.7: to the next seat still playing, a gone seat holds none.
+        passed: list[list[int]] = [[] for _ in range(self.n)]
+        for s in self.playing:
+            passed[self.next_playing(s)] = self.hands[s]
+        self.hands = passed
         for s in range(self.n):
             self.held[s].update(self.hands[s])
         self.turn += 1
