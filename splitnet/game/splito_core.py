@@ -170,6 +170,8 @@ class Sealed:
     slots: tuple[int, ...]
     eph: bytes
     box: bytes
+    #: the hand's dealt holder, whose shares the box holds (the sender, SPLITO_GAME.md §6)
+    holder: int
 
 
 def card_encodings(game_id: bytes) -> tuple[tuple[bytes, ...], Any]:
@@ -286,6 +288,8 @@ class SplitoCore:
         self._deal_buffer: list[tuple[int, dict[str, Any]]] = []
         self._central_buffer: list[tuple[int, dict[str, Any]]] = []
         self.passes_due: set[tuple[int, int]] = set()  # (from, to) of the current pass
+        #: (from, to) of the current pass → the dealt holder whose shares it seals
+        self._pass_holder: dict[tuple[int, int], int] = {}
         self.sealed: list[Sealed] = []
         self.opened: set[int] = set()
         self._seeds_opened: dict[int, bytes] = {}
@@ -334,8 +338,24 @@ class SplitoCore:
         return [j for j in range(self.engine.dealt) if self.dealt_holder(j) != seat]
 
     def _sealed_slots(self, frm: int, to: int) -> list[int]:
-        """The slots of ``frm``'s dealt hand that ``to`` holds now (S5.4)."""
-        return [j for j in self.engine.hands[to] if self.dealt_holder(j) == frm]
+        """The slots of the hand ``to`` holds now whose pass ``frm`` seals (S5.4)."""
+        return list(self.engine.hands[to]) if (frm, to) in self._pass_holder else []
+
+    def _due_passes(self) -> dict[tuple[int, int], int]:
+        """After a turn: (sender, receiver) → the hand's dealt holder, for every hand
+        now at a seat that never held it (S5.4, S7.2). The sender is the dealt holder
+        (SPLITO_GAME.md §6); one pass per receiver, since a seat holds one hand."""
+        out: dict[tuple[int, int], int] = {}
+        before = self.engine.hands_at_start[:-1]
+        for r in self.engine.playing:
+            hand = self.engine.hands[r]
+            if not hand:
+                continue
+            h = self.dealt_holder(hand[0])
+            if r == h or any(hand[0] in start[r] for start in before):
+                continue  # r held this hand before: it reads it already
+            out[(h, r)] = h
+        return out
 
     def waiting_for(self) -> list[int]:
         if self.finished:
@@ -566,7 +586,7 @@ class SplitoCore:
         slots = self._sealed_slots(self.seat, to)
         plain = b""
         for j in slots:
-            m = self.cards.shares_message([j], "pass")
+            m = self._holder_share(j)  # the dealt holder's share and proof (§6)
             d, proof = m["shares"], m["proof"]
             assert isinstance(d, list) and isinstance(proof, bytes)
             plain += d[0] + proof
@@ -922,8 +942,8 @@ class SplitoCore:
             self._go(Step.LAST_TURN)
             return
         # S5.4: hand dealt to h is now at h + turn; sealed shares if it never held it
-        due = {(h, (h + turn) % self.n) for h in range(self.n)} if turn < self.n else set()
-        due = {(f, t) for f, t in due if self._sealed_slots(f, t)}
+        self._pass_holder = self._due_passes()
+        due = set(self._pass_holder)
         if due:
             self.passes_due = due
             self._go(Step.TURN_PASSES)
@@ -963,7 +983,8 @@ class SplitoCore:
             # box can only show K = x_r·R = e·Y_r, which its sender already knows.
             raise _err(author, "pass", "S5.4", "its pok does not prove that the sender knows "
                        "the key e of its eph R = e·G (SPLITO_GAME.md §6)")
-        sealed = Sealed(turn, author, to, slots, eph, box)
+        holder = self._pass_holder[(author, to)]
+        sealed = Sealed(turn, author, to, slots, eph, box, holder)
         if self.seat == to and self._seed is not None:
             # Ours: read the hand. Shares that do not verify stop nothing here: we owe
             # a complaint (outbox), which shows this one box to everyone.
@@ -971,7 +992,7 @@ class SplitoCore:
             opened = self._open_box(sealed, trial.exchange(eph))
             try:
                 for msg in opened.values():
-                    trial.learn_shares(author, msg, "pass")
+                    trial.learn_shares(holder, msg, "pass")
             except CheatDetected:
                 self._bad_box = sealed
             else:
@@ -1006,7 +1027,7 @@ class SplitoCore:
         trial = self.cards.fork()
         try:
             for msg in self._open_box(box, key).values():
-                trial.learn_shares(box.frm, msg, "pass")
+                trial.learn_shares(box.holder, msg, "pass")
         except CheatDetected:
             self._stop(_err(box.frm, "pass", "S5.4", f"its shares sealed to seat {author} "
                             f"after turn {box.turn} do not verify (shown by its complaint)"))
@@ -1070,7 +1091,7 @@ class SplitoCore:
         e = pass_scalar(self.game_id, seed, s.turn, s.to)
         if group.base_mul(e) != s.eph:
             return "its key is not the one its seed gives"
-        x = self.cards.opened_key(s.frm)
+        x = self.cards.opened_key(s.holder)
         assert x is not None and self.cards.deck is not None
         opened = self._open_box(s, group.mul(e, self.cards.keys[s.to]))
         for j, msg in opened.items():
