@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from splitnet.splito.engine import Game, Phase, Play
 from tests.splito_helpers import new_game, nonce
 from tests.test_splito_rules import commit_for, refused
@@ -75,3 +78,39 @@ def test_S5_7_two_seats_gone_the_game_still_ends_with_every_hand_empty() -> None
     assert all(not h for h in g.hands)
     assert len(g.aside) == 13 + 11
     assert set(g.winners()) <= {0, 2, 3}
+
+
+def test_S5_7_on_the_fair_deck_a_gone_holders_shares_are_forwarded_by_the_hands_last_holder(
+) -> None:
+    """The core's pass duty once a seat has left (S5.7), driven through the engine's
+    rule on every core (no `abandon` entry exists yet): the hand dealt to the gone seat
+    goes on, sealed onward by whoever held it last, and S7 holds at every entry."""
+    from splitnet.game.splito_core import Stage
+    from tests.test_splito_fair import bots, check_knowledge, new_game, run_until
+
+    game = new_game(4, seed=4)
+
+    def commit_phase(turn: int) -> Callable[[Any], bool]:
+        def at(g: Any) -> bool:
+            e = g.cores[0].engine
+            return (g.cores[0].stage is Stage.PLAY and e.turn == turn
+                    and e.phase is Phase.COMMIT and not any(e.commits))
+        return at
+
+    run_until(game, commit_phase(2))
+    for core in game.cores:
+        core.engine.abandon(1)
+    players = bots(4)
+    for _ in range(20_000):
+        if game.cores[0].stage is Stage.OPEN:
+            break
+        check_knowledge(game)
+        if game.pump():
+            continue
+        seat = game.mover()
+        assert seat is not None and seat != 1
+        game.play_move(seat, players[seat].choose(game.cores[seat].engine, seat))
+    eng = game.cores[0].engine
+    assert eng.over and eng.gone == {1: 2}
+    forwarded = [b for b in game.cores[0].sealed if b.holder == 1]
+    assert forwarded and all(b.frm != 1 for b in forwarded if b.turn >= 2)

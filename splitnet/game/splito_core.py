@@ -344,7 +344,9 @@ class SplitoCore:
     def _due_passes(self) -> dict[tuple[int, int], int]:
         """After a turn: (sender, receiver) → the hand's dealt holder, for every hand
         now at a seat that never held it (S5.4, S7.2). The sender is the dealt holder
-        (SPLITO_GAME.md §6); one pass per receiver, since a seat holds one hand."""
+        (SPLITO_GAME.md §6) or, once it has left (S5.7), the seat that held the hand this
+        turn and so holds those shares with their proofs; one pass per receiver, since a
+        seat holds one hand."""
         out: dict[tuple[int, int], int] = {}
         before = self.engine.hands_at_start[:-1]
         for r in self.engine.playing:
@@ -354,7 +356,10 @@ class SplitoCore:
             h = self.dealt_holder(hand[0])
             if r == h or any(hand[0] in start[r] for start in before):
                 continue  # r held this hand before: it reads it already
-            out[(h, r)] = h
+            frm = h
+            if h in self.engine.gone:  # S5.7: forwarded by the hand's last holder
+                frm = next(p for p, held in enumerate(before[-1]) if hand[0] in held)
+            out[(frm, r)] = h
         return out
 
     def waiting_for(self) -> list[int]:
@@ -405,6 +410,7 @@ class SplitoCore:
         """May this seat choose its play now (S5.2)?"""
         return (self.seat is not None and not self.finished and self.refused is None
                 and self._bad_box is None and self.stage is Stage.PLAY
+                and self.seat not in self.engine.gone  # S5.7: it plays no more
                 and self.engine.phase is Phase.COMMIT
                 and not self.engine.committed(self.seat)
                 and self.plays.chosen(self.engine.turn) is None)
