@@ -545,6 +545,7 @@ class HostNode:
                             f"{prev.game_id.hex()} to its players only", fatal=True)
         if self.lobby.state is LobbyState.CLOSED:
             self.told.add(seat)  # (a seat that came back after the end: told why now)
+            self._stirred.set()  # (tell_the_rest looks again)
             raise WireError(ErrorCode.CLOSED, self.no_rematch or "the host closed the game",
                             fatal=True)
         conn.name = prev.header.players[seat].name
@@ -641,9 +642,7 @@ class HostNode:
         if prev is None or self.table is not None or self.no_rematch is None:
             return
         seats = {p.seat for p in prev.header.players} - {prev.header.host}
-        deadline = self._now() + limit
-        while not seats <= self.told and self._now() < deadline:
-            await asyncio.sleep(min(0.05, limit))
+        await self._until(lambda: seats <= self.told, limit)
 
     # ------------------------------------------------------------------ connections
     async def serve_channel(self, raw: Channel) -> None:
@@ -1386,6 +1385,17 @@ class HostNode:
     def seat_states(self) -> dict[int, tuple[Presence, int]]:
         return dict(self.states)
 
+    async def _until(self, done: Callable[[], bool], limit: float) -> None:
+        """Wait until ``done()`` holds or ``limit`` s have passed, looking again at each
+        change (:meth:`_changed`, or a ``_stirred.set()`` where only a waiter cares), never
+        on a poll."""
+        deadline = self._now() + limit
+        while not done() and self._now() < deadline:
+            self._stirred.clear()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(deadline - self._now()):
+                    await self._stirred.wait()
+
     # ------------------------------------------------------------------ the end
     async def _finish(self) -> None:
         """The game is over: wait (bounded) until every seat that must confirm it acked
@@ -1393,12 +1403,8 @@ class HostNode:
         a restart (their acks are on file) — then say bye."""
         table = self.table
         assert table is not None
-        deadline = self._now() + self.net.final_wait
-        while self.missing_final_acks() and self._now() < deadline:
-            self._stirred.clear()  # woken by the next ack, or a seat that leaves or is back
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(deadline - self._now()):
-                    await self._stirred.wait()
+        # woken by the next ack, or a seat that leaves or is back
+        await self._until(lambda: not self.missing_final_acks(), self.net.final_wait)
         if self.missing_final_acks():
             missing = [table.names[s] for s in self.missing_final_acks()]
             _log.warning("no final ack from %s", ", ".join(missing))
