@@ -342,30 +342,34 @@ class Game:
 
     def abandon_refusal(self, seat: int) -> str | None:
         """S5.7: why ``seat`` may not leave the rotation now, or None if it may."""
+        why = self._abandon_refused(seat)
+        return None if why is None else f"{why[0]}: {why[1]}"
+
+    def _abandon_refused(self, seat: int) -> tuple[str, str] | None:
+        """:meth:`abandon_refusal` as (rule, reason)."""
         if self.n == 2:
-            return ("S5.7, S8: in the 2-player variant a seat gone for good stops the game "
-                    "(a lone player would play both hands)")
+            return ("S5.7, S8", "in the 2-player variant a seat gone for good stops the "
+                    "game (a lone player would play both hands)")
         if not 0 <= seat < self.n:
-            return f"S2.2: there is no seat {seat}"
+            return "S2.2", f"there is no seat {seat}"
         if seat in self.gone:
-            return f"S5.7: seat {seat} left at turn {self.gone[seat]} already"
+            return "S5.7", f"seat {seat} left at turn {self.gone[seat]} already"
         if self.phase is not Phase.COMMIT:
-            return ("S5.7: a seat leaves only while the turn waits for its commitment "
+            return ("S5.7", "a seat leaves only while the turn waits for its commitment "
                     f"(phase {self.phase.value})")
         if self.commits[seat] is not None:
-            return (f"S5.7: seat {seat} has committed its play of turn {self.turn}; it "
+            return ("S5.7", f"seat {seat} has committed its play of turn {self.turn}; it "
                     "cannot leave before every play is revealed")
         if len(self.playing) <= 2:
-            return "S5.7: at least two seats keep playing; the game stops instead"
+            return "S5.7", "at least two seats keep playing; the game stops instead"
         return None
 
     def abandon(self, seat: int) -> None:
         """S5.7: ``seat`` leaves the rotation for good: the hand it holds is set aside
         face down (never played, like S4.4's leftovers) and every later pass skips it."""
-        why = self.abandon_refusal(seat)
+        why = self._abandon_refused(seat)
         if why is not None:
-            rule, _, reason = why.partition(": ")
-            raise IllegalMove(rule, reason)
+            raise IllegalMove(*why)
         self.gone[seat] = self.turn
         self.aside.extend(self.hands[seat])
         self.hands[seat] = []
