@@ -9,9 +9,10 @@ move) and, as the host, at every message it orders, it picks from a seeded rando
 strategy among
 
     honest       the message as its core made it
-    drop         never sent (a guest's: the honest host gives it up — a timeout, or in
-                 Split an abandonment that plays it open-handed; the host's own: the
-                 game stops there, and the joiners' clocks name the host)
+    drop         never sent (a guest's: the honest host gives it up — a timeout, or an
+                 abandonment: in Split the seat is played open-handed, in Splito it
+                 leaves the rotation, S5.7; the host's own: the game stops there, and
+                 the joiners' clocks name the host)
     delay        sent later, after the other seats' messages (a host holds a guest's)
     reorder      a host orders the messages owed at once in another order
     substitute   one well-formed element changed: a point for another valid point (a·G,
@@ -23,7 +24,7 @@ strategy among
     blind        a host orders an entry without checking it (its own substituted one)
     timeout      a host's timeout of any seat, at any stage, its ``waited`` below or at
                  the header's ``limits``
-    abandon      a host's abandonment (R8.6) of any seat at any stage, the same
+    abandon      a host's abandonment (R8.6, S5.7) of any seat at any stage, the same
     forge        a guest sends what only the host may (timeout, abandon)
     equivocate   a host (3+ seats) forks the log: see below
 
@@ -933,7 +934,9 @@ class Simulation:
     def _splito_knowledge(self) -> None:
         obs = self.obs
         # (a game stopped by a verdict is checked too: what was read stays read)
-        if obs.stage in (Stage.OPEN, Stage.DONE) or obs.opened or obs.cards is None \
+        # (a game a seat left ends at DONE opening nothing, S12.5: checked to its end)
+        if obs.stage is Stage.OPEN or obs.opened or obs.cards is None \
+                or (obs.stage is Stage.DONE and not obs.engine.gone) \
                 or not obs.cards.shuffled or obs.stage is Stage.DEAL or not obs.dealt_by \
                 or len(obs.dealt_by) < self.n:
             return
@@ -968,7 +971,7 @@ class Simulation:
                     continue
                 try:
                     for msg in core._open_box(box, key).values():
-                        trial.learn_shares(box.frm, msg, "pass")
+                        trial.learn_shares(box.holder, msg, "pass")
                 except (CheatDetected, DeckUsageError, group.GroupError):
                     continue
             victim = self.cores[r].cards
@@ -1173,7 +1176,7 @@ class Simulation:
         if not waiting or rnd is None:
             return
         seat = self.rng.choice(waiting)
-        kind = ("abandon" if not self.splito and core.abandon_refusal(seat) is None
+        kind = ("abandon" if core.abandon_refusal(seat) is None
                 and self.rng.random() < 0.5 else "timeout")
         what = "an abandonment" if kind == "abandon" else "a timeout"
         twin = self._fork(f"{what} of seat {seat} on G only")
@@ -1381,14 +1384,14 @@ class Simulation:
         core = self.cores[0]
         rnd = core.round_number
         assert rnd is not None
-        if (not self.splito and self.rng.random() < 0.5
-                and core.abandon_refusal(seat) is None):
+        if self.rng.random() < 0.5 and core.abandon_refusal(seat) is None:
+            # Split: played open-handed; Splito: it leaves the rotation (S5.7)
             kind, waited = "abandon", LIMITS.open_hand_after_s
         else:
             kind, waited = "timeout", LIMITS.for_step(self.obs.owed_step(seat))
         self.order(0, kind, {"round": rnd, "seat": seat, "waited": waited},
                    checked=self.adv != 0)
-        if kind == "abandon":
+        if kind == "abandon" and not self.splito:
             self.g.silent.discard(seat)  # its moves are now every peer's to derive
         return False
 

@@ -172,6 +172,13 @@ def _splito_verdict(core: SplitoCore, log: Log, records: list[bytes],
                      " dealt (S4.1)")
     lines.append(f"{len(rec['turns'])} turns: every commitment opened by its reveal, every "
                  "play legal, every passed hand's sealed shares checked (S7.3, S5.4)")
+    for turn, seat, waited in core.abandonments:  # S5.7, SPLITO_GAME.md "abandon"
+        lines.append(f"turn {turn}: {shown_names[seat]} left the game, given up by the host "
+                     f"after {waited} s — its hand was set aside, the passes skipped it "
+                     "(S5.7)")
+    if core.abandonments:
+        lines.append("not opened (S12.5): the cards never played stay unread; the record is "
+                     "what the log reads")
     for s in sorted(rec["scores"], key=lambda s: (-s["score"], s["seat"])):
         lines.append(f"  {shown_names[s['seat']]:16} {s['score']:5} = {s['left_points']} × "
                      f"{s['right_points']}")

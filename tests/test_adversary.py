@@ -384,3 +384,28 @@ def test_a_forking_host_reads_no_hidden_card_of_a_puppet(proofs: bool) -> None:
     assert r.forked.startswith("an abandonment of seat 2 on G only"), r.describe()
     assert " | G: finished" in r.outcome, r.describe()
     assert [str(v) for v in r.violations] == []
+
+
+#: run 3 of a Splito-only configuration weighted to drops and abandonments: games whose
+#: seats leave the rotation (S5.7) — a guest's drop given up, the host's own abandonment
+#: (true or false), one on a forked log
+_GONE_WEIGHTS = {**{k: 0.0 for k in adversary.DEFAULT_WEIGHTS}, "drop": 3.0, "abandon": 2.0,
+                 "delay": 1.0, "equivocate": 1.0, "substitute": 1.0}
+
+
+@pytest.mark.parametrize("index", [2, 13, 22, 30, 33, 37])
+def test_a_splito_seat_gone_for_good_under_an_adversary_breaks_no_property(index: int) -> None:
+    """SECURITY.md rows 86, 121, 122 under the simulator: Splito games at 4–5 seats in
+    which a seat leaves (a guest that drops its messages, given up by the honest host;
+    the adversary host's own abandonments, false ones refused; one on a forked log). The
+    oracle checks S7 at every entry up to the end, which opens nothing (S12.5): no
+    violation, and a seat gone in every game (the runs stay what they were chosen for)."""
+    cfg = adversary.Config(game="splito", players=(4, 5), weights=dict(_GONE_WEIGHTS),
+                           rate=(0.02, 0.05))
+    sim = adversary.Simulation(index, 3, cfg)
+    report = sim.run()
+    assert not report.violations, [str(v) for v in report.violations]
+    assert sim.obs.engine.gone, report.describe()
+    if index in (13, 22, 30):  # these play on to the end with a seat gone
+        assert sim.obs.finished and sim.obs.verdict is None and sim.obs.record is not None
+        assert sim.obs.record["gone"], report.describe()

@@ -7,8 +7,9 @@ and virtual time (tests/virtual_time.py). protocol/SPLITO_GAME.md "LAN":
   cannot see a play early: a move carries only its commitment);
 - S5.6: with ``turn_timeout_s`` a seat that does not choose has its own program play its
   first card in id order to the left, at exactly that time;
-- S5.6: a seat that leaves for good stops the game with one line naming it (no
-  open-handed play: a Splito hand is known to no one else);
+- S5.7: with ``--open-hand-after`` a seat gone for good while the game waits for its
+  play leaves the rotation and the game ends verified, opening nothing (S12.5); without
+  it, the seat is timed out and the game stops with one line naming it (S5.6);
 - NETWORK.md §13: the rematch — the same seats, the deal passed left (S4.1), the pair
   verified — and the end screen's n that asks for it.
 """
@@ -55,8 +56,9 @@ def choice(turn_timeout: int | None = None) -> GameChoice:
 
 async def splito_table(tmp: Path, clock: VirtualLoop, mem: MemoryNet, *,
                        turn_timeout: int | None = None, net: NetSettings = D,
-                       parts: TableParts = LAN_PARTS) -> tuple[HostNode, list[PeerNode]]:
-    host = HostNode(Identity.generate(), tmp / "host", "Host", net, seats=3,
+                       parts: TableParts = LAN_PARTS,
+                       host_cls: type[HostNode] = HostNode) -> tuple[HostNode, list[PeerNode]]:
+    host = host_cls(Identity.generate(), tmp / "host", "Host", net, seats=3,
                     parts=parts, choice=choice(turn_timeout))
     port = await host.listen("127.0.0.1", 0, transport=mem.listen)
     peers = [PeerNode(Identity.generate(), tmp / n, n, "127.0.0.1", port, net,
@@ -167,13 +169,13 @@ async def test_s5_6_a_seat_that_does_not_choose_plays_its_first_card_left_at_its
     await stop(clock, host, [ana, bo], mem)
 
 
-@virtual_time
-async def test_s5_6_a_seat_gone_for_good_stops_the_game_naming_it_never_open_handed(
-        tmp_path: Path, clock: VirtualLoop) -> None:
-    mem = MemoryNet()
-    net = NetSettings()
-    net.open_hand_after = 30.0  # a Split host would play Bo open-handed; Splito cannot
-    host, (ana, bo) = await splito_table(tmp_path, clock, mem, net=net)
+async def bo_leaves_at_its_first_turn(
+        tmp: Path, clock: VirtualLoop, mem: MemoryNet, net: NetSettings = D
+) -> tuple[HostNode, PeerNode, PeerNode, list[SplitoNetSession], float]:
+    """The host and Ana played by bots; Bo's process dies for good while the game waits
+    for its first commitment. Returns once every session left has ended: the host, Ana,
+    Bo, the sessions (host's, Ana's) and the virtual time Bo left at."""
+    host, (ana, bo) = await splito_table(tmp, clock, mem, net=net)
     host_task = asyncio.ensure_future(host.done.wait())
     sessions = [SplitoNetSession(host, host_task, bot=splito_bot("normal", 0)),
                 SplitoNetSession(ana, ana.task, bot=splito_bot("normal", 1))]  # type: ignore[arg-type]
@@ -181,24 +183,127 @@ async def test_s5_6_a_seat_gone_for_good_stops_the_game_naming_it_never_open_han
     bo_s = SplitoNetSession(bo, bo.task, human=True)  # type: ignore[arg-type]
     bo_run = asyncio.ensure_future(bo_s.run())
     h = core(host)
-    # Bo leaves for good (its process dies) while the game waits for its commitment
     await clock.until(lambda: h.stage is Stage.PLAY and h.waiting_for() == [2],
                       "the game waits for Bo", within=600.0)
+    left_at = clock.time()
     assert bo.task is not None
     bo.task.cancel()
     bo_run.cancel()
     await clock.run_until(asyncio.wait([bo.task, bo_run]), within=1.0)
     await clock.run_until(runs, within=3600.0)
+    return host, ana, bo, sessions, left_at
+
+
+@virtual_time
+async def test_s5_7_a_seat_gone_for_good_leaves_the_rotation_and_the_game_ends_verified(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """A Splito host with ``--open-hand-after`` gives a seat gone for good up while the
+    game waits for its play (S5.7): every peer applies the ``abandon``, the game plays on
+    with the two seats left to a verified end that opens nothing (S12.5), the joiner is
+    told who left, and nobody waits for the gone seat's final ack."""
+    mem = MemoryNet()
+    net = NetSettings()
+    net.open_hand_after = 30.0
+    host, ana, bo, sessions, waiting_since = await bo_leaves_at_its_first_turn(
+        tmp_path, clock, mem, net)
+    ana_s, h = sessions[1], core(host)
+    assert h.verdict is None and h.finished and h.engine.gone == {2: 1}
+    assert h.open_seats == {2} and h.abandonments[0][1] == 2
+    assert h.abandonments[0][2] >= 30
+    kinds = [e.kind for e in host.table.log.entries]  # type: ignore[union-attr]
+    assert kinds.count("abandon") == 1 and "open" not in kinds and "timeout" not in kinds
+    gone_at = next(e for e in host.table.log.entries if e.kind == "abandon")  # type: ignore[union-attr]
+    assert gone_at.body["waited"] >= 30 and clock.time() - waiting_since >= 30
+    for s in sessions:
+        assert s.core.finished and s.core.verdict is None
+        assert s.verdict is not None and s.verdict.startswith("Checked (S12.5)")
+    assert any("Bo was given up by the host as gone for good after" in line
+               and "(S5.7)" in line for line in ana_s.log), ana_s.log[-5:]
+    assert any(line.startswith("Checked (S12.5)") for line in ana_s.log)
+    recs = transcripts(tmp_path)
+    assert recs[1] == recs[0]  # the host's and Ana's
+    v = verify_records(recs[0])
+    assert v.ok, v.summary
+    assert "Bo left the game, given up by the host after" in v.summary
+    assert v.record == h.record and v.record is not None and v.record["gone"] == [
+        {"seat": 2, "turn": 1}]
+    await stop(clock, host, [ana, bo], mem)
+
+
+@virtual_time
+async def test_s5_6_a_seat_gone_when_it_may_not_leave_stops_the_game_naming_it(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """A host without ``--open-hand-after`` does not give a Splito seat up: the seat gone
+    for good is timed out and the game stops with one line naming it (S5.6)."""
+    mem = MemoryNet()
+    host, ana, bo, sessions, _ = await bo_leaves_at_its_first_turn(tmp_path, clock, mem)
+    h = core(host)
     assert h.verdict is not None and h.verdict.seat == 2
     line = str(h.verdict)
-    assert "\n" not in line and "S5.6" in line and "cannot be replaced" in line
-    assert "(seat 2)" in line or "seat 2" in line
-    assert not h.open_seats
+    assert "\n" not in line and "S5.6" in line and "seat 2" in line
+    assert not h.open_seats and not h.engine.gone
     kinds = [e.kind for e in host.table.log.entries]  # type: ignore[union-attr]
     assert "abandon" not in kinds and kinds[-1] == "timeout"
-    assert h.abandon_refusal(2) is not None and "S5.6" in h.abandon_refusal(2)  # type: ignore[operator]
     for s in sessions:
         assert s.verdict is not None and "S5.6" in s.verdict
+    await stop(clock, host, [ana, bo], mem)
+
+
+class EagerSplitoHost(HostNode):
+    """Gives Bo's seat up (S5.7) at the first beat the game waits for Bo's move, saying it
+    waited 999 s; with ``drop``, first drops the move Bo sends."""
+
+    drop = False
+    dropped = False
+    given_up = False
+
+    def _on_msg(self, conn: Any, msg: bytes, sig: bytes) -> None:
+        from splitnet.session.log import parse_message
+
+        if self.drop and conn.seat == 2 and parse_message(msg).kind == "move":
+            self.dropped = True
+            return
+        super()._on_msg(conn, msg, sig)
+
+    def _check_timeouts(self) -> None:
+        table = self.table
+        if (table is None or self.given_up or not table.started or table.core.finished
+                or (self.drop and not self.dropped)):
+            return
+        if 2 not in table.core.waiting_for() or table.core.abandon_refusal(2) is not None:
+            return
+        self.given_up = True
+        self.send_game("abandon", {"round": 1, "seat": 2, "waited": 999})
+
+
+@pytest.mark.parametrize("drop", [False, True])
+@virtual_time
+async def test_s5_7_a_present_seat_given_up_early_names_the_host_on_every_peer_that_saw_it(
+        tmp_path: Path, clock: VirtualLoop, drop: bool) -> None:
+    """SECURITY.md rows 93, 96 for Splito's ``abandon``: a host that gives Bo up at once
+    (saying 999 s, where the header agrees 30 s) is refused by every peer that watched the
+    wait on its own clock, naming the host; a host that first drops Bo's move and then
+    gives Bo up is named by Bo at that entry ("it never ordered the message we sent"). The
+    entry is the host's signed word, valid on its face, so the transcripts end there."""
+    mem = MemoryNet()
+    host, (ana, bo) = await splito_table(tmp_path, clock, mem, host_cls=EagerSplitoHost)
+    assert isinstance(host, EagerSplitoHost)
+    host.drop = drop
+    sessions = []
+    if drop:  # Bo plays (the host drops its move); Ana does not, so the turn waits
+        sessions.append(asyncio.ensure_future(
+            SplitoNetSession(bo, bo.task, bot=splito_bot("normal", 2)).run()))  # type: ignore[arg-type]
+    watchers = [bo] if drop else [ana, bo]
+    for p in watchers:
+        assert p.task is not None
+        await clock.run_until(asyncio.wait([p.task]), within=600.0)
+        why = p.fatal
+        assert why is not None and "host seat 0 at fault" in why, why
+        assert ("never ordered the message we sent" in why if p is bo and drop
+                else "saw the game wait for" in why and "the header agrees 30 s" in why), why
+    assert host.given_up
+    for t in sessions:
+        t.cancel()
     await stop(clock, host, [ana, bo], mem)
 
 

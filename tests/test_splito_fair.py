@@ -381,7 +381,7 @@ FIELDS = {"commit": ("commit", "key", "pok"), "shuffle": ("deck_of", "deck", "pr
           "deal": ("central", "hands"), "move": ("turn", "commit"),
           "reveal": ("turn", "slot", "card", "side", "nonce", "share"),
           "pass": ("turn", "to", "eph", "pok", "box"), "complain": ("turn", "from", "key", "proof"),
-          "open": ("seed",), "timeout": ("seat", "waited")}
+          "open": ("seed",), "timeout": ("seat", "waited"), "abandon": ("seat", "waited")}
 
 
 def test_junk_in_any_entry_at_any_stage_is_one_game_error_and_changes_nothing() -> None:

@@ -202,7 +202,8 @@ def add_parsers(sub: Any) -> None:
                    metavar="SECONDS",
                    help="a player the game waits for who is gone this long is not waited "
                         "for any more: the round ends as it stands and fixed rules play "
-                        "that seat open-handed, its cards face up (R8.6; at least "
+                        "that seat open-handed, its cards face up (R8.6); in Splito the "
+                        "player leaves the game and the others play on (S5.7; at least "
                         f"{NetSettings.open_hand_offer:g} s; default: not by itself — after "
                         f"{NetSettings.open_hand_offer:g} s the host's screen offers it, else the "
                         "game waits and then times the seat out)")

@@ -76,6 +76,7 @@ from splitnet.game.table import (
     Position,
     UnknownKind,
     WrongRound,
+    check_abandon,
     check_chat,
     check_ints,
     check_timeout,
@@ -670,20 +671,10 @@ class GameCore:
         present have opened their seeds (the audit as far as it goes without the
         leaver's). From the next deal on ``seat`` is played open-handed. Anything else is
         a false abandonment, refused naming the host."""
-        def false(why: str) -> GameError:
-            return GameError(author, "abandon", f"a false abandonment: {why}")
-
-        if author != self.host:
-            raise GameError(author, "abandon", "only the host abandons a seat")
-        if set(body) != {"round", "seat", "waited"}:
-            raise false("an abandonment has exactly round, seat and waited")
-        seat, waited = body.get("seat"), body.get("waited")
-        if not is_int(waited) or waited < 0 or not is_int(seat):
-            raise false("seat and waited must be integers ≥ 0")
-        why = self.abandon_refusal(seat)
-        if why is not None:
-            raise false(why)
-        check_waited(author, "abandon", waited, self.limits.open_hand_after_s, "abandonment")
+        seat, waited = check_abandon(author, body, self.host,
+                                     only_host="only the host abandons a seat",
+                                     refusal=self.abandon_refusal,
+                                     least=self.limits.open_hand_after_s)
         if self.open_hand is None:
             raise OpenHandMissing(seat)
         self.open_seats.add(seat)

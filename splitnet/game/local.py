@@ -78,6 +78,10 @@ class TableCore(Protocol):
 
     def waiting_for(self) -> list[int]: ...
 
+    @property
+    def round_number(self) -> int | None:
+        """The round in progress (what an ``abandon`` names), or None."""
+
 
 C = TypeVar("C", bound=TableCore)
 #: make_core(game id, seat, its seed source, its pledge book, every seat's identity key)
@@ -372,15 +376,14 @@ class LocalGame(Generic[C]):
         return None
 
     def abandon(self, seat: int, waited: int) -> None:
-        """The host abandons ``seat`` after ``waited`` seconds (GAME.md "abandon", R8.6):
-        the deal in progress is void and dealt again with the seat open-handed."""
+        """The host abandons ``seat`` after ``waited`` seconds: in Split (GAME.md
+        "abandon", R8.6) the seat is played open-handed from then on; in Splito it leaves
+        the rotation (S5.7). The host's core refuses what its game does not allow."""
         core = self.cores[0]
-        if not isinstance(core, GameCore):
-            raise GameError(0, "abandon", "only a Split game plays a seat open-handed (R8.6)")
-        r = core.round
-        if r is None:
+        r = core.round_number
+        if r is None or core.finished:
             raise GameError(0, "abandon", "the game is over")
-        self.send(0, "abandon", {"round": r.number, "seat": seat, "waited": waited})
+        self.send(0, "abandon", {"round": r, "seat": seat, "waited": waited})
 
     def play_move(self, seat: int, action: Any) -> None:
         """Validate on the seat's own core (IllegalMove: nothing changes), then send."""

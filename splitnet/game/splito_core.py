@@ -24,6 +24,10 @@ The game (one deal, every message for ``"round": 1``)::
     complain r, if h's sealed shares do not verify: shows the box's key (the game stops)
     open     every seat, after the last turn: its seed → audit, record (S7.5)
     timeout  the host: a seat owes a message (the game stops naming it, S5.6)
+    abandon  the host: a seat gone for good while the game waits for its play (or for
+             its sealed shares, when another seat can forward them) leaves the rotation
+             (S5.7); a game a seat left ends with no opening: its record is what the log
+             reads (S12.5)
 
 Each card slot's shares: after the deal every seat but the dealt holder has published
 its share, so the holder alone reads it; the holder's share goes, sealed, to each seat the
@@ -72,6 +76,7 @@ from splitnet.game.table import (
     Position,
     UnknownKind,
     WrongRound,
+    check_abandon,
     check_chat,
     check_ints,
     check_timeout,
@@ -89,7 +94,7 @@ from splitnet.splito.settings import SplitoSettings
 
 GAME: Final = "splito"
 KINDS: Final = ("commit", "shuffle", "deal", "move", "reveal", "pass", "complain", "open",
-                "chat", "timeout")
+                "chat", "timeout", "abandon")
 ROUND: Final = 1
 _ROUND: IntPath = ("round",)
 #: Every int field of each kind's body (SPLITO_GAME.md §4, "Integer fields"): none of them
@@ -101,6 +106,7 @@ INT_FIELDS: Final[dict[str, tuple[IntPath, ...]]] = {
     "reveal": (_ROUND, ("turn",), ("slot",), ("share", "slots", "*")),
     "pass": (_ROUND, ("turn",), ("to",)), "complain": (_ROUND, ("turn",), ("from",)),
     "open": (_ROUND,), "chat": (), "timeout": (_ROUND, ("seat",), ("waited",)),
+    "abandon": (_ROUND, ("seat",), ("waited",)),
 }
 DOMAIN_CARD: Final = b"splitnet/splito/v1/card"
 DOMAIN_NONCE: Final = b"splitnet/splito/v1/nonce"
@@ -140,6 +146,7 @@ class Step(Enum):
     TURN_DONE = "turn_done"        # a turn is over, nothing to pass (hands all known)
     PASSED = "passed"
     LAST_TURN = "last_turn"
+    LAST_TURN_UNOPENED = "last_turn_unopened"  # a seat left (S5.7): nothing is opened
     AUDITED = "audited"
     VERDICT = "verdict"
 
@@ -154,6 +161,7 @@ TRANSITIONS: Final[dict[tuple[Stage, Step], Stage]] = {
     (Stage.PLAY, Step.TURN_DONE): Stage.PLAY,
     (Stage.PASS, Step.PASSED): Stage.PLAY,
     (Stage.PLAY, Step.LAST_TURN): Stage.OPEN,
+    (Stage.PLAY, Step.LAST_TURN_UNOPENED): Stage.DONE,
     (Stage.OPEN, Step.AUDITED): Stage.DONE,
     **{(s, Step.VERDICT): Stage.STOPPED for s in Stage if s not in (Stage.DONE,
                                                                      Stage.STOPPED)},
@@ -252,9 +260,11 @@ class SplitoCore:
         #: this seat's chosen play per turn, kept durably before its commitment is sent
         #: (protocol/SPLITO_GAME.md "Durability"): a restarted seat opens what it committed
         self.plays: PlayBook = plays if plays is not None else MemoryPlays()
-        #: no seat is ever played open-handed in Splito (S5.6: a hand is known to no one
-        #: else); the table's interface asks
+        #: the seats nobody waits for any more (the table's interface asks): in Splito
+        #: the seats that left the rotation (S5.7) — none is ever played open-handed
         self.open_seats: set[int] = set()
+        #: (turn, seat, waited) of every seat the host gave up (S5.7), in log order
+        self.abandonments: list[tuple[int, int, int]] = []
         self._seed = seeds(ROUND) if (seeds is not None and seat is not None) else None
         self.stage = Stage.KEYS
         gid = game_id.hex()
@@ -341,23 +351,24 @@ class SplitoCore:
         """The slots of the hand ``to`` holds now whose pass ``frm`` seals (S5.4)."""
         return list(self.engine.hands[to]) if (frm, to) in self._pass_holder else []
 
-    def _due_passes(self) -> dict[tuple[int, int], int]:
+    def _due_passes(self, engine: Game | None = None) -> dict[tuple[int, int], int]:
         """After a turn: (sender, receiver) → the hand's dealt holder, for every hand
         now at a seat that never held it (S5.4, S7.2). The sender is the dealt holder
         (SPLITO_GAME.md §6) or, once it has left (S5.7), the seat that held the hand this
         turn and so holds those shares with their proofs; one pass per receiver, since a
-        seat holds one hand."""
+        seat holds one hand. (``engine``: another state than ours, an abandonment tried.)"""
+        eng = engine if engine is not None else self.engine
         out: dict[tuple[int, int], int] = {}
-        before = self.engine.hands_at_start[:-1]
-        for r in self.engine.playing:
-            hand = self.engine.hands[r]
+        before = eng.hands_at_start[:-1]
+        for r in eng.playing:
+            hand = eng.hands[r]
             if not hand:
                 continue
             h = self.dealt_holder(hand[0])
             if r == h or any(hand[0] in start[r] for start in before):
                 continue  # r held this hand before: it reads it already
             frm = h
-            if h in self.engine.gone:  # S5.7: forwarded by the hand's last holder
+            if h in eng.gone:  # S5.7: forwarded by the hand's last holder
                 frm = next(p for p, held in enumerate(before[-1]) if hand[0] in held)
             out[(frm, r)] = h
         return out
@@ -403,7 +414,8 @@ class SplitoCore:
                        Stage.OPEN: ("opening the game for audit", "in")}.get(
             st, (f"turn {self.engine.turn}",
                  "committed" if self.engine.phase is Phase.COMMIT else "revealed"))
-        done = f"{self.n - len(waiting)} of {self.n} {verb}"
+        seats = self.n if st in (Stage.KEYS, Stage.DEAL) else len(self.engine.playing)
+        done = f"{seats - len(waiting)} of {seats} {verb}"
         return f"{label}: {done}" + (f", waiting for {who}" if who else "")
 
     def can_move(self) -> bool:
@@ -474,10 +486,39 @@ class SplitoCore:
         return ROUND
 
     def abandon_refusal(self, seat: int) -> str | None:
-        """Why ``seat`` cannot be played open-handed: never in Splito (S5.6)."""
+        """Why the host may not give ``seat`` up now (S5.7), or None if it may: only a
+        guest's seat the game waits for, while the turn waits for its commitment (the
+        rules engine's conditions) — or, between turns, for its sealed shares if every
+        pass still due can be made without it (the hand it held last goes on, sealed by
+        its dealt holder or, that one gone too, by nobody: then it may not leave)."""
         name = self.players[seat] if 0 <= seat < self.n else f"seat {seat}"
-        return (f"S5.6: {name} cannot be replaced or played open-handed in Splito: its "
-                "hand is known to no one else, so a seat gone for good stops the game")
+        if self.finished:
+            return "S5.7: the game is over"
+        if not 0 <= seat < self.n:
+            return f"S2.2: there is no seat {seat}"
+        if seat == self.host:
+            return f"S5.7: {name} is the host's own seat: the table goes with it"
+        if self.stage not in (Stage.PLAY, Stage.PASS):
+            return (f"S5.7: a seat leaves only while the game waits for its play (now: "
+                    f"{self.stage.value})")
+        if seat not in self.waiting_for():
+            return f"S5.7: the game does not wait for {name}"
+        why = self.engine.abandon_refusal(seat)
+        if why is not None:
+            return why
+        if self.stage is Stage.PASS:
+            trial = self.engine.clone()
+            trial.abandon(seat)
+            done = self._passed_to()
+            if any(frm == seat for (frm, to) in self._due_passes(trial) if to not in done):
+                return (f"S5.7: {name} alone holds the shares of the hand it held in turn "
+                        f"{self.engine.turn - 1}, which it still owes sealed to that hand's "
+                        "next seat")
+        return None
+
+    def _passed_to(self) -> set[int]:
+        """The receivers of the passes already made after the turn just over."""
+        return {b.to for b in self.sealed if b.turn == self.engine.turn - 1}
 
     def _pledge(self, position: int, step: str, digest: bytes | None) -> None:
         """GAME.md "Pledges": the deck a message derived from our seed is on is made
@@ -501,7 +542,8 @@ class SplitoCore:
     def outbox(self) -> list[tuple[str, dict[str, Any]]]:
         """Protocol messages this seat owes now (never its choice of play)."""
         seat = self.seat
-        if seat is None or self._seed is None or self.finished or self.refused is not None:
+        if (seat is None or self._seed is None or self.finished or self.refused is not None
+                or seat in self.engine.gone):  # S5.7: a seat that left sends nothing more
             return []
         out: list[tuple[str, dict[str, Any]]] = []
 
@@ -701,6 +743,8 @@ class SplitoCore:
         try:
             if kind == "timeout":
                 self._apply_timeout(author, body)
+            elif kind == "abandon":
+                self._apply_abandon(author, body)
             elif kind == "commit":
                 self._apply_commit(author, payload)
             elif kind == "shuffle":
@@ -731,8 +775,29 @@ class SplitoCore:
         check_waited(author, "timeout", waited, self.limits.for_step(self.owed_step(seat)),
                      "timeout")
         self._stop(_err(seat, self.owed_step(seat), "S5.6", f"did not answer for {waited} s "
-                        f"(timed out by the host, seat {author}); it cannot be replaced: its "
-                        "hand is known to no one else"))
+                        f"(timed out by the host, seat {author}); the game stops"))
+
+    def _apply_abandon(self, author: int, body: dict[str, Any]) -> None:
+        """S5.7: the host says ``seat`` is gone for good after ``waited`` seconds (at least
+        the header's ``open_hand_after_s``), where :meth:`abandon_refusal` lets it leave.
+        Its hand is set aside, every later pass skips it; a pass it owed is due from the
+        hand's last holder instead (:meth:`_due_passes`). Anything else is a false
+        abandonment, refused naming the host."""
+        seat, waited = check_abandon(author, body, self.host,
+                                     only_host="S5.7: only the host gives a seat up",
+                                     refusal=self.abandon_refusal,
+                                     least=self.limits.open_hand_after_s)
+        self.engine.abandon(seat)
+        self.open_seats.add(seat)
+        self.abandonments.append((self.engine.turn, seat, waited))
+        if self.stage is Stage.PASS:
+            done = self._passed_to()
+            self._pass_holder = {k: h for k, h in self._due_passes().items()
+                                 if k[1] not in done}
+            self.passes_due = set(self._pass_holder)
+            if not self.passes_due:
+                self._go(Step.PASSED)
+                self._learn_hand()
 
     def _apply_commit(self, author: int, body: dict[str, Any]) -> None:
         self._expect(self.stage is Stage.KEYS, author, "commit", "commitments are closed")
@@ -944,6 +1009,9 @@ class SplitoCore:
         self._turn_over(turn)
 
     def _turn_over(self, turn: int) -> None:
+        if self.engine.over and self.engine.gone:
+            self._close_unopened()
+            return
         if self.engine.over:
             self._go(Step.LAST_TURN)
             return
@@ -1088,6 +1156,32 @@ class SplitoCore:
         self.full = full
         self.finished = True
         self._go(Step.AUDITED)
+
+    def _close_unopened(self) -> None:
+        """S12.5: the end of a game a seat left (S5.7). Its seed never comes, so the cards
+        only its share unlocks — the undealt ones, the objective deck below the central
+        cards, a hand it was dealt and still held — stay unread for good, and nobody
+        opens a seed: what the score rests on is in the log already (every hop proved,
+        every played card's holder share proved in its reveal, every sealed share proved
+        to its receiver), and an opening would show the others the hands that were set
+        aside. The record is what the log reads: every played card and the central
+        objectives, null for the rest, the seats that left in ``gone``."""
+        eng = self.engine
+        played = {p.slot for plays in eng.history for p in plays}
+        public = Game(self.settings, eng.game_id)
+        public.deal(list(eng.central), [eng.faces[j] if j in played else None
+                                        for j in range(self.settings.deck_size)])
+        for t, plays in enumerate(eng.history, start=1):
+            for seat in [g for g, at in eng.gone.items() if at == t]:
+                public.abandon(seat)
+            for p in plays:
+                public.commit(p.seat, p.commit)
+            for p in plays:
+                public.reveal(p.seat, p.slot, p.side, p.nonce)
+        self.record = build_record(public, self.players)
+        self.full = public
+        self.finished = True
+        self._go(Step.LAST_TURN_UNOPENED)
 
     def _audit_box(self, s: Sealed) -> str | None:
         """With every seed open: was the box made from the seed, and does it hold the

@@ -10,7 +10,7 @@ game-agnostic already.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
@@ -405,6 +405,31 @@ def check_waited(author: int, step: str, waited: int, limit: int, what: str) -> 
                         f"less than the {limit} s every seat agreed in the header (limits)")
 
 
+def check_abandon(author: int, body: dict[str, Any], host: int, *, only_host: str,
+                  refusal: Callable[[int], str | None], least: int) -> tuple[int, int]:
+    """GAME.md "abandon" (Split, R8.6) and SPLITO_GAME.md §4 (Splito, S5.7): the host
+    gives ``seat`` up after ``waited`` seconds. Returns (seat, waited) when the game's
+    ``refusal(seat)`` lets it and ``waited`` is at least the header's ``least``; else
+    GameError naming the author — ``only_host`` when that is not the host, "a false
+    abandonment: …" otherwise. Nothing is changed here."""
+    def false(why: str) -> GameError:
+        return GameError(author, "abandon", f"a false abandonment: {why}")
+
+    if author != host:
+        raise GameError(author, "abandon", only_host)
+    if set(body) != {"round", "seat", "waited"}:
+        raise false("an abandonment has exactly round, seat and waited")
+    seat, waited = body.get("seat"), body.get("waited")
+    if not is_int(waited) or waited < 0 or not is_int(seat):
+        raise false("seat and waited must be integers ≥ 0")
+    assert isinstance(seat, int) and isinstance(waited, int)
+    why = refusal(seat)
+    if why is not None:
+        raise false(why)
+    check_waited(author, "abandon", waited, least, "abandonment")
+    return seat, waited
+
+
 def check_timeout(author: int, body: dict[str, Any], host: int,
                   waiting: list[int]) -> tuple[int, int]:
     """GAME.md "timeout": the host says ``seat`` owed a message for ``waited`` seconds.
@@ -460,7 +485,8 @@ class NetCore(Protocol):
     verdict: GameError | None
     #: this seat refused to make a message (GAME.md "Pledges"): it stops
     refused: PledgeRefused | None
-    #: seats played open-handed (R8.6; none in Splito)
+    #: seats nobody waits for any more: played open-handed (R8.6) in Split, gone from
+    #: the rotation (S5.7) in Splito
     open_seats: set[int]
     #: the waits agreed in the header (GAME.md "limits")
     limits: Limits
@@ -470,7 +496,7 @@ class NetCore(Protocol):
 
     @property
     def round_number(self) -> int | None:
-        """The round in progress (what the host's ``timeout`` names)."""
+        """The round in progress (what the host's ``timeout`` and ``abandon`` name)."""
 
     def apply(self, author: int, kind: str, body: dict[str, Any], *,
               at: Position | None = None) -> None: ...

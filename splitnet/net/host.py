@@ -1346,12 +1346,13 @@ class HostNode:
             gone = (seat not in self.conns
                     or self.states.get(seat, (Presence.OK, 0))[0] is not Presence.OK)
             if (after is not None and gone and table.core.abandon_refusal(seat) is None):
-                # R8.6: a seat gone for good is played open-handed instead of stopping
-                # the game (it is resumed as usual if it is back before this)
+                # a seat gone for good is given up instead of stopping the game, where
+                # the game's core allows it (abandon_refusal: what the seat becomes is the
+                # game's rule); it is resumed as usual if it is back before this
                 if now - since <= after:
                     continue
-                _log.warning("%s gone for %.0f s: abandoned, its seat is played "
-                             "open-handed (R8.6)", table.names[seat], now - since)
+                _log.warning("%s gone for %.0f s: given up as gone for good (abandon), the "
+                             "game goes on", table.names[seat], now - since)
                 try:
                     self.send_game("abandon", {"round": r, "seat": seat,
                                                "waited": int(now - since)})

@@ -949,7 +949,7 @@ class PeerNode:
         if not isinstance(seat, int) or isinstance(seat, bool):
             return  # (the core refused it already)
         name = table.names[seat] if 0 <= seat < table.n else f"seat {seat}"
-        what = "timed out" if kind == "timeout" else "gave up (R8.6, played open-handed)"
+        what = "timed out" if kind == "timeout" else "gave up as gone for good"
         host = table.host_seat
         if (kind == "abandon" and seat == table.seat and self._sent_at is not None
                 and self._inflight):

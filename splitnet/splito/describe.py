@@ -84,18 +84,17 @@ def describe_end(game: Game, players: Sequence[str], viewer: int | None) -> list
     lines = ["Game over (S10.1): every zone scored."]
     scores = game.scores()
     for s in sorted(scores, key=lambda x: (-x.score, x.cards_in_zones, x.seat)):
+        whose = "your" if s.seat == viewer else "their"
+        left = (f"; left at turn {game.gone[s.seat]}: cannot win, S5.7"
+                if s.seat in game.gone else "")
         lines.append(f"  {_who(players, s.seat, viewer, capital=True)}: left "
                      f"{s.left_points} × right {s.right_points} = {s.score} "
-                     f"({s.cards_in_zones} cards in your zones)"
-                     if s.seat == viewer else
-                     f"  {_who(players, s.seat, viewer, capital=True)}: left "
-                     f"{s.left_points} × right {s.right_points} = {s.score} "
-                     f"({s.cards_in_zones} cards in their zones)")
+                     f"({s.cards_in_zones} cards in {whose} zones{left})")
     winners = game.winners()
     names = " and ".join(_who(players, w, viewer, capital=i == 0)
                          for i, w in enumerate(winners))
     best = scores[winners[0]].score
-    tied = [s.seat for s in scores if s.score == best]
+    tied = [s.seat for s in scores if s.score == best and s.seat not in game.gone]
     why = ""
     if len(tied) > 1 and len(winners) < len(tied):
         why = " (S11.3: fewest cards in their zones)"
@@ -170,14 +169,18 @@ class SplitoNarrator:
 
     def pass_line(self, game: Game) -> str:
         """S5.4: the hands pass left (with 2 players, to the other)."""
-        left = game.n - 1
+        left = len(game.playing) - 1
         n_cards = game.settings.hand_size - self.turns_told
-        if self.viewer is None:
-            return f"Hands passed left ({n_cards} cards each, S5.4)."
-        frm = _who(self.players, (self.viewer - 1) % game.n, None)
+        past = (" past " + ", ".join(_who(self.players, g, self.viewer) for g in game.gone)
+                + " (S5.7)") if game.gone else ""
+        if self.viewer is None or self.viewer in game.gone:
+            return f"Hands passed left{past} ({n_cards} cards each, S5.4)."
+        frm = _who(self.players, next(s for s in game.playing
+                                      if game.next_playing(s) == self.viewer), None)
         if left == 1:
             return f"Hands passed (S5.4): you now hold the {n_cards} cards {frm} held."
-        return f"Hands passed left (S5.4): you now hold the {n_cards} cards {frm} held."
+        return (f"Hands passed left{past} (S5.4): you now hold the {n_cards} cards {frm} "
+                "held.")
 
     def after_entry(self, core: SplitoCoreView, author: int, kind: str,
                     body: dict[str, Any]) -> EntryNews:
@@ -206,12 +209,25 @@ class SplitoNarrator:
                         what = f"{card_text(game, face)} → {mine[1]}"
                 rule = "S7.3: hidden until every play is in" if what != "a play" else "S7.3"
                 lines.append(f"{who} committed {what} for turn {key[0]} ({rule}){tail}.")
-        if kind in ("deal", "reveal", "pass", "move"):
+        elif kind == "abandon" and core.verdict is None:
+            seat, waited = body.get("seat"), body.get("waited")
+            if isinstance(seat, int) and seat in game.gone:
+                who = _who(self.players, seat, self.viewer, capital=True)
+                verb = "were" if seat == self.viewer else "was"
+                lines.append(f"{who} {verb} given up by the host as gone for good after "
+                             f"{waited} s: left the game at turn {game.gone[seat]} (S5.7) — "
+                             "the hand held is set aside, the hands pass past that seat, "
+                             "its zones stay; a seat that left cannot win.")
+        if kind in ("deal", "reveal", "pass", "move", "abandon"):
             lines.extend(self.after_change(game))
         if core.record is not None and not self.audited:
             self.audited = True
             verdict = ("Audit passed (S7.5): every seed matched its commitment; both "
-                       "shuffles, every proof, share, sealed pass and play checked.")
+                       "shuffles, every proof, share, sealed pass and play checked."
+                       if not game.gone else
+                       "Checked (S12.5): both shuffles' proofs, every share, sealed pass "
+                       "and play; a seat left, so nothing is opened and the cards never "
+                       "played stay unread.")
             lines.append(verdict)
         if core.verdict is not None and not self.stopped:
             self.stopped = True

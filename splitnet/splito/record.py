@@ -29,6 +29,8 @@ FORMAT: Final = "splito-record/1"
 #: S12: the record's keys, in its order.
 TOP_KEYS: Final = ("format", "game_id", "settings", "seats", "deal", "turns", "zones",
                    "objective_results", "zone_points", "scores", "winners")
+#: S12.5: the optional key of a game a seat left (S5.7), after ``seats``
+GONE_KEY: Final = "gone"
 DEAL_KEYS: Final = ("objective_order", "deck", "central", "hands", "set_aside")
 SCORE_KEYS: Final = ("seat", "left_zone", "right_zone", "left_points", "right_points",
                      "score", "cards_in_zones")
@@ -43,7 +45,9 @@ def dumps(record: dict[str, Any]) -> str:
 def build_record(game: Game, names: Sequence[str], *,
                  objective_order: Sequence[str] | None = None,
                  with_hands: bool = True) -> dict[str, Any]:
-    """The S12 record of a finished game whose every face ``game`` knows.
+    """The S12 record of a finished game whose every face ``game`` knows — or, in a
+    game a seat left (S5.7, S12.5), every face that was read: every played card and the
+    central objectives; the cards never played stay null (that game is not opened).
 
     ``objective_order`` is the opened shuffle of the 37 objective cards (S4.2, S7.5); with
     it the record also carries ``deal.deck`` (S12.1). ``with_hands`` writes the optional,
@@ -53,11 +57,17 @@ def build_record(game: Game, names: Sequence[str], *,
         raise ValueError("record: the game is not over (S10.1)")
     if len(names) != game.n:
         raise ValueError(f"record: expected {game.n} names")
-    if any(f is None for f in game.faces):
+    played = {p.slot for plays in game.history for p in plays}
+    if game.gone:
+        if objective_order is not None:
+            raise ValueError("record: a game a seat left is not opened (S5.7, S12.5)")
+        if any(game.faces[j] is None for j in played):
+            raise ValueError("record: every played card must be known (S5.3)")
+    elif any(f is None for f in game.faces):
         raise ValueError("record: every card must be known (the audit of S7.5)")
 
-    def card(slot: int) -> str:
-        return game.face(slot)
+    def card(slot: int) -> str | None:
+        return game.faces[slot]
 
     deal: dict[str, Any] = {}
     if objective_order is not None:
@@ -81,11 +91,15 @@ def build_record(game: Game, names: Sequence[str], *,
                            "commit": p.commit, "nonce": p.nonce} for p in plays]
         turns.append(entry)
     results = [r for z in range(len(game.zones)) for r in game.zone_results(z)]
-    return {
+    out: dict[str, Any] = {
         "format": FORMAT,
         "game_id": game.game_id,
         "settings": game.settings.record_dict(),
         "seats": [{"seat": i, "name": n} for i, n in enumerate(names)],
+    }
+    if game.gone:  # S12.5, in the order the seats left
+        out[GONE_KEY] = [{"seat": s, "turn": t} for s, t in game.gone.items()]
+    out.update({
         "deal": deal,
         "turns": turns,
         "zones": [{"zone": z, "seats": game.zone_seats(z), "cards": game.zone_cards(z)}
@@ -95,7 +109,8 @@ def build_record(game: Game, names: Sequence[str], *,
         "zone_points": game.zone_points(),
         "scores": [{k: getattr(s, k) for k in SCORE_KEYS} for s in game.scores()],
         "winners": game.winners(),
-    }
+    })
+    return out
 
 
 # ---------------------------------------------------------------------- the referee
@@ -151,6 +166,34 @@ def _str_list(v: object, where: str) -> list[str]:
     return v
 
 
+def _card_list(v: object, where: str, unread: bool) -> list[str | None]:
+    """A list of card ids — where a seat left (S12.5), null for a card nobody read."""
+    if not unread:
+        return list(_str_list(v, where))
+    if not isinstance(v, list) or not all(x is None or isinstance(x, str) for x in v):
+        raise _Stop(f"{where}: expected a list of card ids or null (S1.3, S12.5)")
+    return v
+
+
+def _gone(raw: object, game: Game) -> dict[int, int]:
+    """S12.5: ``gone``, the seats that left (S5.7) in the order they left, each with the
+    turn it left at — seat → turn."""
+    where = f"{GONE_KEY}: expected a non-empty list of {{seat, turn}} (S12.5)"
+    if not isinstance(raw, list) or not raw:
+        raise _Stop(where)
+    out: dict[int, int] = {}
+    for g in raw:
+        if (not isinstance(g, dict) or set(g) != {"seat", "turn"} or not _is_int(g["seat"])
+                or not _is_int(g["turn"])):
+            raise _Stop(where)
+        seat, turn = g["seat"], g["turn"]
+        if not 0 <= seat < game.n or seat in out or not 1 <= turn <= game.settings.turns:
+            raise _Stop(f"{GONE_KEY}: seat {seat} at turn {turn}: no such seat or turn, or "
+                        "a seat named twice (S12.5)")
+        out[seat] = turn
+    return out
+
+
 def _check(data: object, oset: ObjectiveSet, faults: list[str]) -> Game:
     if not isinstance(data, dict):
         raise _Stop("record: expected a JSON object (S12)")
@@ -158,7 +201,7 @@ def _check(data: object, oset: ObjectiveSet, faults: list[str]) -> Game:
     absent = [k for k in TOP_KEYS if k not in data]
     if absent:
         raise _Stop(f"record: missing key(s) {absent} (S12)")
-    extra = [k for k in keys if k not in TOP_KEYS]
+    extra = [k for k in keys if k not in (*TOP_KEYS, GONE_KEY)]
     if extra:
         faults.append(f"record: unknown key(s) {extra} (S12)")
     if data["format"] != FORMAT:
@@ -179,13 +222,15 @@ def _check(data: object, oset: ObjectiveSet, faults: list[str]) -> Game:
                    or not _same(s["seat"], i)
                    or not isinstance(s["name"], str) for i, s in enumerate(seats))):
         faults.append(f"seats: expected {n} entries {{seat: i, name}} in seat order (S12)")
-    _check_deal(data["deal"], game, oset, faults)
-    _replay(data["turns"], game, faults)
+    gone = _gone(data.get(GONE_KEY), game) if GONE_KEY in data else {}
+    _check_deal(data["deal"], game, oset, faults, unread=bool(gone))
+    _replay(data["turns"], game, faults, gone)
     _check_results(data, game, faults)
     return game
 
 
-def _check_deal(deal: object, game: Game, oset: ObjectiveSet, faults: list[str]) -> None:
+def _check_deal(deal: object, game: Game, oset: ObjectiveSet, faults: list[str], *,
+                unread: bool = False) -> None:
     s = game.settings
     n, h = s.players, s.hand_size
     if not isinstance(deal, dict):
@@ -200,32 +245,44 @@ def _check_deal(deal: object, game: Game, oset: ObjectiveSet, faults: list[str])
     hands_raw = deal["hands"]
     if not isinstance(hands_raw, list) or len(hands_raw) != n:
         raise _Stop(f"deal.hands: expected {n} hands (S4.3)")
-    hands = [_str_list(hd, f"deal.hands[{i}]") for i, hd in enumerate(hands_raw)]
+    hands = [_card_list(hd, f"deal.hands[{i}]", unread) for i, hd in enumerate(hands_raw)]
     for i, hd in enumerate(hands):
         if len(hd) != h:
             raise _Stop(f"deal.hands[{i}]: expected {h} cards, got {len(hd)} (S4.3)")
-    rest = _str_list(deal["set_aside"], "deal.set_aside")
+    rest = _card_list(deal["set_aside"], "deal.set_aside", unread)
+    if unread and len(rest) != s.deck_size - n * h:  # (else the partition's count says it)
+        raise _Stop(f"deal.set_aside: expected {s.deck_size - n * h} cards, got {len(rest)} "
+                    "(S4.4, S12.4)")
     every = [*central, *(c for hd in hands for c in hd), *rest]
     full = [*(c for c in _number_cards()), *oset.ids]
-    if Counter(every) != Counter(full):
-        dup = sorted(c for c, k in Counter(every).items() if k > 1)
-        lost = sorted(set(full) - set(every))
-        alien = sorted(set(every) - set(full))
+    read = Counter(c for c in every if c is not None)
+    if unread and (any(k > 1 for k in read.values()) or not read <= Counter(full)):
+        dup = sorted(c for c, k in read.items() if k > 1)
+        alien = sorted(set(read) - set(full))
+        raise _Stop(f"deal: not a partition of the 109 cards (S12.4, S12.5): twice "
+                    f"{dup[:5]}, unknown {alien[:5]}")
+    if unread and ("objective_order" in deal or "deck" in deal):
+        faults.append("deal: a game a seat left is not opened: no objective_order or deck "
+                      "(S12.5)")
+    if not unread and Counter(every) != Counter(full):
+        dup = sorted(c for c, k in read.items() if k > 1)
+        lost = sorted(set(full) - set(read))
+        alien = sorted(set(read) - set(full))
         raise _Stop(f"deal: not a partition of the 109 cards (S12.4): twice {dup[:5]}, "
                     f"missing {lost[:5]}, unknown {alien[:5]}")
     # S4.3: the k-th card of the deck goes to seat (dealer + 1 + k) mod n.
-    deck: list[str] = []
+    deck: list[str | None] = []
     for k in range(n * h):
         deck.append(hands[(s.dealer + 1 + k) % n][k // n])
     deck.extend(rest)
-    if "objective_order" in deal:
+    if "objective_order" in deal and not unread:
         order = _str_list(deal["objective_order"], "deal.objective_order")
         if sorted(order) != sorted(oset.ids):
             faults.append("deal.objective_order: must hold each objective card once (S4.2)")
         elif order[:len(central)] != central:
             faults.append("deal.central: is not the top of objective_order (S4.2, S12.1)")
-    if "deck" in deal:
-        shown = _str_list(deal["deck"], "deal.deck")
+    if "deck" in deal and not unread:
+        shown = _card_list(deal["deck"], "deal.deck", unread)
         if shown != deck:
             faults.append("deal.hands / deal.set_aside: are not what S4.3 deals from deal.deck "
                           "(S12.1)")
@@ -241,8 +298,14 @@ def _number_cards() -> tuple[str, ...]:
     return NUMBER_CARDS
 
 
-def _replay(turns: object, game: Game, faults: list[str]) -> None:
+def _replay(turns: object, game: Game, faults: list[str],
+            gone: dict[int, int] | None = None) -> None:
+    """Every turn's plays against the rules; a seat of ``gone`` (S12.5) leaves the
+    rotation at the start of the turn it left at, before any play of it (S5.7: it may
+    leave only before its own commitment, so where among the others' it left changes
+    nothing)."""
     n, total = game.n, game.settings.turns
+    gone = gone or {}
     if not isinstance(turns, list):
         raise _Stop("turns: expected a list (S12)")
     if len(turns) != total:
@@ -258,18 +321,25 @@ def _replay(turns: object, game: Game, faults: list[str]) -> None:
             faults.append(f"{where}: unknown key(s) {unknown} (S12)")
         if "hands" in entry:  # S12.2: optional, redundant, must agree
             shown = entry["hands"]
-            derived = [[game.face(x) for x in hd] for hd in game.hands]
+            derived = [[game.faces[x] for x in hd] for hd in game.hands]
             if (not isinstance(shown, list) or len(shown) != n
-                    or any(not isinstance(hd, list) or Counter(map(str, hd)) != Counter(d)
+                    or any(not isinstance(hd, list) or Counter(map(_freeze, hd))
+                           != Counter(map(_freeze, d))
                            for hd, d in zip(shown, derived, strict=False))):
                 faults.append(f"{where}.hands: not the hands derived from the deal and the "
                               "plays (S12.2, S5.4)")
+        for seat in [s for s, at in gone.items() if at == t]:
+            try:
+                game.abandon(seat)
+            except IllegalMove as e:
+                raise _Stop(f"{GONE_KEY}: seat {seat} cannot leave at turn {t}: {e}") from None
         plays = entry["plays"]
-        if (not isinstance(plays, list) or len(plays) != n
+        if (not isinstance(plays, list) or len(plays) != len(game.playing)
                 or any(not isinstance(p, dict) for p in plays)
                 or sorted(p.get("seat", -1) for p in plays if _is_int(p.get("seat", -1)))
-                != list(range(n))):
-            raise _Stop(f"{where}.plays: expected exactly one play per seat (S5.1, S12.4)")
+                != game.playing):
+            raise _Stop(f"{where}.plays: expected exactly one play per seat still playing "
+                        "(S5.1, S5.7, S12.4)")
         for p in plays:
             if set(p) != {"seat", "card", "side", "commit", "nonce"}:
                 raise _Stop(f"{where}.plays: seat {p['seat']}: expected keys seat, card, side, "
