@@ -297,3 +297,38 @@ def test_S12_5_the_referee_refuses_a_record_that_bends_the_rule_of_a_seat_that_l
         first = r["turns"][0]["plays"][0]["card"]
         r["deal"]["hands"] = [[None if c == first else c for c in h] for h in r["deal"]["hands"]]
     assert any("not a card of the deck" in f for f in faults(null_played))
+
+
+def test_S12_5_verify_and_replay_of_a_game_a_seat_left_say_who_left_and_show_no_card_unread(
+        tmp_path: Any) -> None:
+    """`splitnet verify` and `splitnet replay` of a transcript whose game a seat left:
+    verify passes and says who left and that nothing was opened; the replay steps through
+    it, shows the departure at its turn, `?` for a card nobody read, and the leaver's
+    score marked (it cannot win)."""
+    import subprocess
+    import sys
+
+    from splitnet.game.table import Limits
+    from splitnet.session.transcript import TranscriptWriter
+    from tests.test_splito_fair import bots, new_game
+
+    game = new_game(4, seed=11)
+    _silent_from(game, 2, _commit_phase(3))
+    game.run_bots(bots(4), open_hand_after=Limits().open_hand_after_s)
+    path = tmp_path / "left.splitlog"
+    w = TranscriptWriter(path)
+    for rec in game.log.records():
+        w.append(rec)
+    w.close()
+    cli = [sys.executable, "-m", "splitnet.cli"]
+    r = subprocess.run([*cli, "verify", str(path)], capture_output=True, text=True,
+                       timeout=120, check=False)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "turn 3: p2 left the game, given up by the host after 30 s" in r.stdout
+    assert "not opened (S12.5)" in r.stdout
+    r = subprocess.run([*cli, "replay", "--all", str(path)], capture_output=True, text=True,
+                       timeout=120, check=False)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "p2 left the game before its play (S5.7)" in r.stdout
+    assert "left at turn 3, cannot win (S5.7)" in r.stdout
+    assert "Traceback" not in r.stderr

@@ -359,3 +359,16 @@ async def test_ctrl_c_agrees_with_q_during_a_game() -> None:
         assert app.app.is_running and app.model.confirm_quit  # asks first
         inp.send_text("\x03")
         assert await wait_for(lambda: not app.app.is_running, 5)
+
+
+def test_a_seat_that_left_shows_left_on_the_commit_line_and_fits_80x24_s5_7() -> None:
+    """S5.7 at the table: a seat that left is neither awaited (…) nor done (✓) but `left`
+    on the commitments line, and the screen still fits 80×24."""
+    s = _stand_in(4, turns=2)
+    s.view.abandon(2)
+    m = SplitoModel(s, mono=True)
+    m.sync()
+    lines = table_lines(m, 80, 24)
+    assert len(lines) == 24 and all(width_of(line) == 80 for line in lines)
+    text = text_of(lines)
+    assert "Bo left" in text and "Bo ✓" not in text and "Bo …" not in text

@@ -441,8 +441,11 @@ def summary(record: dict[str, Any]) -> str:
         lines.append(f"  zone {z['zone']} ({who}): {record['zone_points'][z['zone']]:3} points"
                      f", {len(z['cards'])} cards; fulfilled: {got}")
     lines.append("Scores (left zone × right zone):")
+    gone = {g["seat"]: g["turn"] for g in record.get(GONE_KEY, [])}
     for s in sorted(record["scores"], key=lambda s: (-s["score"], s["seat"])):
+        left = (f"; left at turn {gone[s['seat']]}, cannot win (S5.7)"
+                if s["seat"] in gone else "")
         lines.append(f"  {names[s['seat']]:14} {s['score']:5} = {s['left_points']} × "
-                     f"{s['right_points']}   ({s['cards_in_zones']} cards in its zones)")
+                     f"{s['right_points']}   ({s['cards_in_zones']} cards in its zones{left})")
     lines.append("Winner: " + " and ".join(names[w] for w in record["winners"]))
     return "\n".join(lines)

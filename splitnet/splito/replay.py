@@ -1,10 +1,11 @@
 """The replay of a finished Splito game (``splitnet replay``), from its record
 (``splito-record/1``, docs/SPLITO.md S12) after the referee has accepted it (S12.4).
 
-Every card is shown: the game is over and audited (S7.5). The table at each step is the
-rules engine's own, replayed from the record's deal and plays (commit and reveal of S7.3
-included), so the zones, the objectives met so far and the projected scores (S10–S11)
-are what the rules say, not a second reading of them.
+Every card is shown: the game is over and audited (S7.5) — but in a game a seat left
+(S5.7), which is not opened (S12.5): there a card nobody read is shown as ``?``. The
+table at each step is the rules engine's own, replayed from the record's deal and
+plays (commit and reveal of S7.3 included), so the zones, the objectives met so far and
+the projected scores (S10–S11) are what the rules say, not a second reading of them.
 
 Steps (:func:`replay_steps`): the deal, then one page per turn with the plays as they were
 revealed together (S5.3), then the final standing, each with the table after it: the
@@ -15,6 +16,7 @@ every player's projected score (left × right, S11.1).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from splitnet.splito.cards import card_order, is_number_card, pretty
@@ -40,8 +42,20 @@ def _card(card: str, oset: ObjectiveSet) -> str:
     return f"{card} ({o.name}, {o.points})" if o is not None and o.name else card
 
 
-def _cards(cards: list[str], oset: ObjectiveSet) -> str:
-    return " ".join(_card(c, oset) for c in sorted(cards, key=card_order)) or "(none)"
+def _cards(cards: Sequence[str | None], oset: ObjectiveSet) -> str:
+    """Cards in S1.3's order; a card nobody read (S12.5) as ``?``, after the others."""
+    read = sorted((c for c in cards if c is not None), key=card_order)
+    unread = sum(c is None for c in cards)
+    return " ".join([*(_card(c, oset) for c in read), *["?"] * unread]) or "(none)"
+
+
+def _leave(g: Game, record: dict[str, Any], turn: int) -> list[int]:
+    """S5.7, S12.5: the seats that left during ``turn`` leave the rotation (before any
+    play of that turn, as the referee replays it); they are returned."""
+    out = [e["seat"] for e in record.get("gone", []) if e["turn"] == turn]
+    for seat in out:
+        g.abandon(seat)
+    return out
 
 
 def _game(record: dict[str, Any], oset: ObjectiveSet) -> Game:
@@ -50,7 +64,7 @@ def _game(record: dict[str, Any], oset: ObjectiveSet) -> Game:
     deal = record["deal"]
     n, h = settings.players, settings.hand_size
     deck = [deal["hands"][(settings.dealer + 1 + k) % n][k // n] for k in range(n * h)]
-    deck.extend(deal["set_aside"])
+    deck.extend(deal["set_aside"])  # (null: a card nobody read, S12.5)
     g = Game(settings, record["game_id"])
     g.deal(deal["central"], deck)
     return g
@@ -109,12 +123,13 @@ def render(g: Game, names: list[str], oset: ObjectiveSet) -> str:
     hand_word = "hand" if over else f"hand for turn {g.turn}"
     for sc in g.scores():
         s = sc.seat
+        left = f"; left at turn {g.gone[s]}, cannot win (S5.7)" if s in g.gone else ""
         lines.append(f"  {s + 1}. {names[s]}: score {sc.score} = {sc.left_points} × "
                      f"{sc.right_points} (left zone {sc.left_zone}, right zone "
-                     f"{sc.right_zone}; {sc.cards_in_zones} cards in them)")
-        if not over:
+                     f"{sc.right_zone}; {sc.cards_in_zones} cards in them{left})")
+        if not over and s not in g.gone:
             lines.append(f"      {hand_word}: "
-                         f"{_cards([g.face(x) for x in g.hands[s]], oset)}")
+                         f"{_cards([g.faces[x] for x in g.hands[s]], oset)}")
     return "\n".join(lines)
 
 
@@ -149,8 +164,11 @@ def replay_steps(record: dict[str, Any], oset: ObjectiveSet | None = None
     steps = [SplitoStep(head, render(g, names, oset), "the deal")]
     for turn in record["turns"]:
         t = turn["turn"]
-        page = [f"turn {t}: every play revealed together (S5.3)",
-                *_plays_lines(g, turn, names, oset)]
+        page = [f"turn {t}: every play revealed together (S5.3)"]
+        for seat in _leave(g, record, t):
+            page.append(f"  {names[seat]} left the game before its play (S5.7): the hand "
+                        "it held is set aside, never played; the hands pass past its seat")
+        page.extend(_plays_lines(g, turn, names, oset))
         _play_turn(g, turn)
         if g.phase is not Phase.OVER:
             page.append("  the hands pass left (S5.4)")

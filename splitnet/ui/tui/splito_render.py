@@ -97,7 +97,8 @@ def flow(items: Sequence[Line], width: int, indent: str = " ", sep: str = " ") -
 # ---------------------------------------------------------------------- regions
 def title_line(m: SplitoModel, t: TableFacts, width: int) -> Line:
     turn = f"turn {min(t.turn, t.turns)} of {t.turns}"
-    what = ("game over" if m.view.over else "your play" if m.my_play()
+    what = ("game over" if m.view.over else "you left the game (S5.7)"
+            if m.seat in m.view.gone else "your play" if m.my_play()
             else "committed — waiting" if m.view.committed(m.seat) else "waiting")
     left: Line = [("class:title", f" splitnet · Splito · {turn} ")]
     tail: Line = [("class:title.status", f" {what} ")]
@@ -190,8 +191,11 @@ def commit_line(m: SplitoModel, t: TableFacts, width: int) -> list[Line]:
     items: list[Line] = [[("class:label", f"Turn {t.turn} {what}:")]]
     for s in range(v.n):
         done = s not in t.waiting
-        items.append([("class:seat.you" if s == m.seat else "class:seat", m.name(s)),
-                      ("class:ok" if done else "class:wait", " ✓" if done else " …")])
+        seat = ("class:seat.you" if s == m.seat else "class:seat", m.name(s))
+        if s in v.gone:  # S5.7: it plays no more
+            items.append([seat, ("class:dim", " left")])
+            continue
+        items.append([seat, ("class:ok" if done else "class:wait", " ✓" if done else " …")])
     if t.waiting:
         items.append([("class:dim", "(… still missing)")])
     return flow(items, width, sep="  ")
