@@ -84,14 +84,15 @@ class SplitoTableSession(Protocol):
 
 @runtime_checkable
 class OffersOpenHand(Protocol):
-    """A session whose seat may give another seat up for gone (the LAN host, R8.6): the
-    full-screen table's ``o`` and the plain front end's prompt use it."""
+    """A session whose seat may give another seat up for gone (the LAN host; Split:
+    played open-handed, R8.6; Splito: it leaves the game, S5.7): the full-screen table's
+    ``o`` and the plain front end's prompt use it."""
 
     def open_hand_offer(self) -> tuple[int, int] | None:
         """(seat, seconds the game has waited for it, disconnected), or None."""
 
     async def abandon(self, seat: int) -> None:
-        """Play ``seat`` open-handed from now on (IllegalMove if that is not possible)."""
+        """Give ``seat`` up from now on (the game's IllegalMove if that is not possible)."""
 
 
 @runtime_checkable

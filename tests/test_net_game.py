@@ -348,7 +348,7 @@ def test_bot_killed_for_good_is_played_open_handed(table_factory, tmp_path: Path
     v = verify_records(read_transcript(files[0]))
     assert v.ok, v.summary
     assert "heuristic-2 abandoned by the host" in v.summary
-    assert "open-handed" in t.host.stderr()
+    assert "given up as gone for good" in t.host.stderr()
 
 
 def test_a_bot_back_after_its_seat_went_open_handed_watches_to_the_end(  # type: ignore[no-untyped-def]
@@ -368,7 +368,8 @@ def test_a_bot_back_after_its_seat_went_open_handed_watches_to_the_end(  # type:
     wait_until(lambda: n_records(tmp_path / "p2") >= 30, 60, "round 1 to be under way")
     stop_where_it_may_be_given_up(victim, tmp_path / "p0", 2)
     victim.kill()
-    wait_until(lambda: "open-handed" in t.host.stderr(), 60, "the seat to be abandoned")
+    wait_until(lambda: "given up as gone for good" in t.host.stderr(), 60,
+               "the seat to be abandoned")
     other.p.send_signal(signal.SIGSTOP)
     try:
         i = victim.args.index("--code")

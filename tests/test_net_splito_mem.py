@@ -615,3 +615,51 @@ def test_every_lan_command_gives_its_tables_its_own_proof_pool() -> None:
     [parts] = seen
     assert isinstance(parts.checker, ProofPool)
     assert (parts.open_hand, parts.narrator) == (LAN_PARTS.open_hand, LAN_PARTS.narrator)
+
+
+@virtual_time
+async def test_s5_7_the_hosts_table_offers_to_give_a_disconnected_seat_up_and_o_twice_does(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """The host's person, without ``--open-hand-after``: once the game has waited 30 s for
+    Bo, disconnected, the host's session offers Bo's seat (S5.7) and its full-screen
+    table says so; o once asks, o again gives Bo up; the game goes on to a verified end.
+    A joiner's session never offers anything."""
+    from splitnet.ui.tui.splito_model import GiveUp, SplitoModel
+
+    mem = MemoryNet()
+    host, (ana, bo) = await splito_table(tmp_path, clock, mem)
+    host_task = asyncio.ensure_future(host.done.wait())
+    host_s = SplitoNetSession(host, host_task, bot=splito_bot("normal", 0))
+    ana_s = SplitoNetSession(ana, ana.task, bot=splito_bot("normal", 1))  # type: ignore[arg-type]
+    runs = asyncio.ensure_future(asyncio.gather(host_s.run(), ana_s.run()))
+    bo_s = SplitoNetSession(bo, bo.task, human=True)  # type: ignore[arg-type]
+    bo_run = asyncio.ensure_future(bo_s.run())
+    h = core(host)
+    await clock.until(lambda: h.stage is Stage.PLAY and h.waiting_for() == [2],
+                      "the game waits for Bo", within=600.0)
+    assert bo.task is not None
+    bo.task.cancel()
+    bo_run.cancel()
+    await clock.run_until(asyncio.wait([bo.task, bo_run]), within=1.0)
+    assert host_s.open_hand_offer() is None  # not yet: 30 s first
+    await clock.until(lambda: host_s.open_hand_offer() is not None, "the host's offer",
+                      within=120.0)
+    offer = host_s.open_hand_offer()
+    assert offer is not None and offer[0] == 2 and offer[1] >= 30
+    assert ana_s.open_hand_offer() is None
+    m = SplitoModel(host_s, mono=True)
+    text = m.offer_text()
+    assert text is not None and "Bo has been disconnected for" in text and "o gives Bo up" in text
+    assert m.press("o") is None and m.confirm_open == 2
+    confirm = m.offer_text()
+    assert confirm is not None and confirm.startswith("Give Bo up for gone?")
+    outcome = m.press("o")
+    assert outcome == GiveUp(2)
+    await host_s.abandon(2)
+    await clock.run_until(runs, within=3600.0)
+    assert h.verdict is None and h.finished and h.engine.gone == {2: 1}
+    v = verify_records(transcripts(tmp_path)[0])
+    assert v.ok and "Bo left the game" in v.summary, v.summary
+    with pytest.raises(IllegalMove, match=r"S5\.7: Bo's seat is not to be given up now"):
+        await host_s.abandon(2)
+    await stop(clock, host, [ana, bo], mem)

@@ -31,7 +31,8 @@ from splitnet.rules import IllegalMove, Settings
 from splitnet.selfplay import human_session
 from splitnet.session.log import Entry
 from splitnet.session.transcript import TranscriptWriter, read_transcript
-from splitnet.ui.plain import REASK_OPEN_HAND, run_plain
+from splitnet.ui.plain import run_plain
+from splitnet.ui.plain_io import REASK_OPEN_HAND
 from splitnet.ui.tui import TuiApp
 from splitnet.ui.tui.snapshot import screen_text
 from tests.virtual_time import VirtualLoop, virtual_time
@@ -267,8 +268,9 @@ def test_plain_mode_prompts_the_host_no_waits_yes_abandons(host_table: Table) ->
     asyncio.run(go())
     text = out.getvalue()
     prompt = ("Bo has been disconnected for 31 s and the game waits for them. Play Bo's seat "
-              "open-handed from now on? This round is dealt again and Bo's cards are face "
-              "up, played by the computer (R8.6). [y/N] ")
+              "open-handed from now on? This round ends as it stands (dealt again if no "
+              "card is dealt yet) and Bo's cards are face up, played by the computer "
+              "(R8.6). [y/N] ")
     assert prompt in text
     assert f"Waiting for Bo (asked again in {REASK_OPEN_HAND} s)." in text
     assert "Bo has been disconnected for 91 s" in text  # asked again after the no

@@ -10,6 +10,7 @@ import io
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from splitnet.app import saved
 from splitnet.app.splito_fair import (
@@ -237,3 +238,32 @@ def test_a_rematch_follows_only_a_game_played_to_its_end() -> None:
         assert "a rematch follows a game played to its end" in str(e)
     else:
         raise AssertionError("a rematch of an unplayed game")
+
+
+def test_s5_7_the_plain_host_is_asked_to_give_a_disconnected_seat_up() -> None:
+    """`--plain` on the LAN host's seat: when its session offers a seat gone for good
+    (S5.7), one [y/N] question names it and what leaving means; y gives it up."""
+    import io
+
+    from splitnet.ui.splito_plain import run_splito_plain
+    from tests.test_splito_tui import StandIn, _stand_in
+
+    class Offering(StandIn):
+        def __init__(self, view: Any, players: list[str]) -> None:
+            super().__init__(view, players)
+            self.given_up: list[int] = []
+
+        def open_hand_offer(self) -> tuple[int, int] | None:
+            return None if self.given_up else (2, 31)
+
+        async def abandon(self, seat: int) -> None:
+            self.given_up.append(seat)
+
+    base = _stand_in(3)
+    s = Offering(base.view, base.players)
+    out = io.StringIO()
+    code = asyncio.run(run_splito_plain(s, inp=io.StringIO("y\n"), out=out))
+    text = out.getvalue()
+    assert ("Bo has been disconnected for 31 s and the game waits for them. Give Bo up for "
+            "gone? Bo leaves the game for good (S5.7)") in text, text
+    assert s.given_up == [2] and code == 1  # (then the input ends)

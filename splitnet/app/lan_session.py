@@ -81,6 +81,11 @@ class SeatCore(Protocol):
 
     def can_move(self) -> bool: ...
 
+    @property
+    def round_number(self) -> int | None: ...
+
+    def abandon_refusal(self, seat: int) -> str | None: ...
+
 
 MoveT = TypeVar("MoveT")
 
@@ -98,9 +103,13 @@ class LanSeat(SessionBase, Generic[MoveT]):
     core: SeatCore
     #: the game's refusal of a move (each game's rules have their own IllegalMove)
     illegal: ClassVar[type[Exception]]
+    #: the rule that gives a seat gone for good up (Split R8.6: played open-handed;
+    #: Splito S5.7: it leaves the rotation)
+    give_up_rule: ClassVar[str]
 
     def __init__(self, node: Node, task: asyncio.Future[Any], table: Table,
-                 bot_delay: float, clock: Callable[[], float] | None) -> None:
+                 bot_delay: float, clock: Callable[[], float] | None,
+                 offer_after: float = OFFER_OPEN_HAND_AFTER) -> None:
         self.node = node
         self.task = task
         self.table: Table = table
@@ -112,6 +121,10 @@ class LanSeat(SessionBase, Generic[MoveT]):
         self.unconfirmed: list[str] = []
         self._wake = asyncio.Event()
         self._evidence_seen = 0
+        self.offer_after = offer_after
+        #: seat → since when (``clock``) the game waits for it while it is disconnected
+        self._gone_since: dict[int, float] = {}
+        self._offer_timer: asyncio.TimerHandle | None = None
 
     def _changed(self) -> None:
         self._refresh()
@@ -120,6 +133,7 @@ class LanSeat(SessionBase, Generic[MoveT]):
 
     # ------------------------------------------------------------------ the status line
     def _refresh(self) -> None:
+        self._track_gone()
         self._track()
         self.status = self._status_line()
 
@@ -198,6 +212,79 @@ class LanSeat(SessionBase, Generic[MoveT]):
 
     def _stop_timers(self) -> None:
         """Cancel the session's own timers (the game is over)."""
+        if self._offer_timer is not None:
+            self._offer_timer.cancel()
+
+    # ------------------------------------------------------------------ a seat gone for good
+    @property
+    def hosting(self) -> bool:
+        """This session plays the host's seat (the one that may abandon a seat)."""
+        return self.seat == self.table.host_seat
+
+    def _track_gone(self) -> None:
+        """Note since when the game waits for each disconnected seat; wake the screen
+        when one of them reaches :attr:`offer_after` (the host's offer)."""
+        if not self.hosting:
+            return
+        core = self.core
+        gone = set()
+        if not (self.finished or core.finished) and self.table.log.all_accepted:
+            states = self.node.seat_states()
+            gone = {s for s in core.waiting_for()
+                    if s != self.seat
+                    and states.get(s, (Presence.OK, 0))[0] is Presence.GONE}
+        now = self.clock()
+        for s in list(self._gone_since):
+            if s not in gone:
+                del self._gone_since[s]
+        for s in gone:
+            self._gone_since.setdefault(s, now)
+        due = [since + self.offer_after - now for since in self._gone_since.values()
+               if since + self.offer_after > now]
+        if self._offer_timer is not None:
+            self._offer_timer.cancel()
+            self._offer_timer = None
+        if due:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:  # no loop (a test driving the clock): checked when asked
+                return
+            self._offer_timer = loop.call_later(min(due) + 0.05, self._changed)
+
+    def open_hand_offer(self) -> tuple[int, int] | None:
+        """(seat, seconds) of a seat the host may give up now (Split: played
+        open-handed, R8.6; Splito: it leaves the rotation, S5.7): the game has waited
+        :attr:`offer_after` seconds or more for it while it is disconnected, and the game
+        may do without it. None on every other seat and otherwise."""
+        if not self.hosting or not self.node.ready or self.finished or self.core.finished:
+            return None
+        now = self.clock()
+        for s, since in sorted(self._gone_since.items()):
+            if now - since >= self.offer_after and self.core.abandon_refusal(s) is None:
+                return s, int(now - since)
+        return None
+
+    async def abandon(self, seat: int) -> None:
+        """The host gives ``seat`` up for gone (the entry ``--open-hand-after`` makes;
+        what the seat becomes is the game's rule, :attr:`give_up_rule`). The game's
+        IllegalMove (nothing sent) if the offer no longer stands — the player came back,
+        or the game no longer waits for them."""
+        offer = self.open_hand_offer()
+        rule = self.give_up_rule
+        if offer is None or offer[0] != seat:
+            name = self.players[seat] if 0 <= seat < len(self.players) else f"seat {seat}"
+            raise self.illegal(rule, f"{name}'s seat is not to be given up now (back, or "
+                               "the game does not wait for them)")
+        r = self.core.round_number
+        assert r is not None  # the game waits for the seat
+        try:
+            sent = self.node.send_game("abandon", {"round": r, "seat": seat,
+                                                   "waited": offer[1]})
+        except WireError as e:
+            raise self.illegal(rule, e.reason) from None
+        if not sent:
+            raise self.illegal("net", "not connected — try again in a moment")
+
 
     async def chat(self, text: str) -> None:
         with contextlib.suppress(WireError):
@@ -249,6 +336,7 @@ class NetSession(LanSeat[Action]):
 
     core: GameCore
     illegal = IllegalMove
+    give_up_rule = "R8.6"
 
     def __init__(self, node: Node, task: asyncio.Future[Any], *, bot: Bot | None = None,
                  human: HumanAgent | None = None, bot_delay: float = 0.0,
@@ -262,17 +350,13 @@ class NetSession(LanSeat[Action]):
         if table.split_core is None:
             raise ValueError("this game is not Split: its session is SplitoNetSession")
         self.core = table.split_core
-        super().__init__(node, task, table, bot_delay, clock)
+        super().__init__(node, task, table, bot_delay, clock, offer_after)
         #: the seat's own engine (the core keeps this one object for the whole game)
         self.view: Game = self.core.engine
         self.bot = bot
         self.human = human
         #: more notes for the status line, e.g. the invitation for an away seat
         self.extra_notes: Callable[[], list[str]] | None = None
-        self.offer_after = offer_after
-        #: seat → since when (``clock``) the game waits for it while it is disconnected
-        self._gone_since: dict[int, float] = {}
-        self._offer_timer: asyncio.TimerHandle | None = None
         self._narrator = describe.Narrator(self.players, self.seat)
         self._in_flight: int | None = None  # node epoch when our move was sent
         #: measured on this seat (``bench net``): "draw" — our private draws, from
@@ -338,76 +422,6 @@ class NetSession(LanSeat[Action]):
         self._evidence_seen = len(evidence)
         self._changed()
 
-    # ------------------------------------------------------------------ a seat gone for good
-    @property
-    def hosting(self) -> bool:
-        """This session plays the host's seat (the one that may abandon a seat)."""
-        return self.seat == self.table.host_seat
-
-    def _track_gone(self) -> None:
-        """Note since when the game waits for each disconnected seat; wake the screen
-        when one of them reaches :attr:`offer_after` (the host's offer)."""
-        if not self.hosting:
-            return
-        core = self.core
-        gone = set()
-        if not (self.finished or core.finished) and self.table.log.all_accepted:
-            states = self.node.seat_states()
-            gone = {s for s in core.waiting_for()
-                    if s != self.seat
-                    and states.get(s, (Presence.OK, 0))[0] is Presence.GONE}
-        now = self.clock()
-        for s in list(self._gone_since):
-            if s not in gone:
-                del self._gone_since[s]
-        for s in gone:
-            self._gone_since.setdefault(s, now)
-        due = [since + self.offer_after - now for since in self._gone_since.values()
-               if since + self.offer_after > now]
-        if self._offer_timer is not None:
-            self._offer_timer.cancel()
-            self._offer_timer = None
-        if due:
-            try:
-                loop = asyncio.get_running_loop()
-            except RuntimeError:  # no loop (a test driving the clock): checked when asked
-                return
-            self._offer_timer = loop.call_later(min(due) + 0.05, self._changed)
-
-    def open_hand_offer(self) -> tuple[int, int] | None:
-        """(seat, seconds) of a seat the host may play open-handed now (R8.6): the game
-        has waited :attr:`offer_after` seconds or more for it while it is disconnected,
-        and the game may do without it. None on every other seat and otherwise."""
-        if not self.hosting or not self.node.ready or self.finished or self.core.finished:
-            return None
-        now = self.clock()
-        for s, since in sorted(self._gone_since.items()):
-            if now - since >= self.offer_after and self.core.abandon_refusal(s) is None:
-                return s, int(now - since)
-        return None
-
-    async def abandon(self, seat: int) -> None:
-        """The host gives ``seat`` up for gone (R8.6; the entry ``--open-hand-after``
-        makes): the deal in progress is void and dealt again, the seat played
-        open-handed from then on. IllegalMove (nothing sent) if the offer no longer
-        stands — the player came back, or the game no longer waits for them."""
-        offer = self.open_hand_offer()
-        if offer is None or offer[0] != seat:
-            name = self.players[seat] if 0 <= seat < len(self.players) else f"seat {seat}"
-            raise IllegalMove("R8.6", f"{name}'s seat is not to be given up now (back, "
-                              "or the game does not wait for them)")
-        r = self.core.round
-        assert r is not None  # the game waits for the seat
-        try:
-            sent = self.node.send_game("abandon", {"round": r.number, "seat": seat,
-                                                   "waited": offer[1]})
-        except WireError as e:
-            raise IllegalMove("R8.6", e.reason) from None
-        if not sent:
-            raise IllegalMove("net", "not connected — try again in a moment")
-
-    def _track(self) -> None:
-        self._track_gone()
 
     def move_hold(self) -> str | None:
         """Why this seat's move cannot be made now although its engine says the turn is
@@ -482,10 +496,6 @@ class NetSession(LanSeat[Action]):
         else:
             await self._human_turn(self.task)
         return True
-
-    def _stop_timers(self) -> None:
-        if self._offer_timer is not None:
-            self._offer_timer.cancel()
 
     async def _human_turn(self, task: asyncio.Future[Any]) -> None:
         human = self.human

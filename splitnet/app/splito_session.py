@@ -23,7 +23,7 @@ import contextlib
 from collections.abc import Callable
 from typing import Any
 
-from splitnet.app.lan_session import LanSeat, Node
+from splitnet.app.lan_session import OFFER_OPEN_HAND_AFTER, LanSeat, Node
 from splitnet.frontend import SplitoTableSession
 from splitnet.game.splito_core import SplitoCore, Stage
 from splitnet.net.wire import WireError
@@ -45,10 +45,12 @@ class SplitoNetSession(LanSeat[Play]):
 
     core: SplitoCore
     illegal = IllegalMove
+    give_up_rule = "S5.7"
 
     def __init__(self, node: Node, task: asyncio.Future[Any], *, bot: Bot | None = None,
                  human: bool = False, bot_delay: float = 0.0,
-                 clock: Callable[[], float] | None = None) -> None:
+                 clock: Callable[[], float] | None = None,
+                 offer_after: float = OFFER_OPEN_HAND_AFTER) -> None:
         table = node.table
         if table is None:
             raise ValueError("the game has not started")
@@ -57,7 +59,7 @@ class SplitoNetSession(LanSeat[Play]):
         if (bot is None) == (not human):
             raise ValueError("a seat is played by exactly one of a bot or a person")
         self.core = table.splito_core
-        super().__init__(node, task, table, bot_delay, clock)
+        super().__init__(node, task, table, bot_delay, clock, offer_after)
         #: the seat's own engine (the core keeps this one object for the whole game)
         self.view: Game = self.core.engine
         self.bot = bot
@@ -209,6 +211,7 @@ class SplitoNetSession(LanSeat[Play]):
         return False
 
     def _stop_timers(self) -> None:
+        super()._stop_timers()
         if self._timer is not None:
             self._timer.cancel()
 

@@ -33,7 +33,7 @@ from splitnet.rules import (
 )
 from splitnet.rules.scoring import live, points_text, signed, standing_now
 from splitnet.ui import REMATCH_KEYS, deals
-from splitnet.ui.plain_io import CommandError, PlainTerminal, ask_next
+from splitnet.ui.plain_io import CommandError, GiveUpPrompt, PlainTerminal, ask_next
 
 HELP = """\
 Commands — the full screen's keys where a line can say the same (cards are
@@ -65,8 +65,6 @@ negative box; strong → you may draw a card; weak → you may swap one of your
 matches for another player's match of the same type."""
 
 
-#: a host who answered no is asked again about the same seat after this many seconds
-REASK_OPEN_HAND = 60
 
 
 def render_table(view: Game, players: list[str], seat: int,
@@ -256,33 +254,10 @@ async def run_plain(session: TableSession, *, inp: TextIO | None = None,
     shown_turn: tuple[int, int, str] | None = None
     numbered: list[Action] = []
 
-    #: seat → the wait (s) when the host was last asked to give it up (R8.6)
-    asked: dict[int, int] = {}
-
-    def due(seat: int, waited: int) -> bool:
-        """Ask now? Not yet asked, gone again since, or answered no a while ago."""
-        last = asked.get(seat)
-        return last is None or waited < last or waited >= last + REASK_OPEN_HAND
-
-    async def offer_open_hand(offering: OffersOpenHand, seat: int, waited: int) -> bool:
-        """The host's prompt for a seat gone for good; False: no more input."""
-        flush_log()
-        asked[seat] = waited
-        who = session.players[seat]
-        line = await term.ask(f"{who} has been disconnected for {waited} s and the game "
-                              f"waits for them. Play {who}'s seat open-handed from now on? "
-                              f"This round is dealt again and {who}'s cards are face up, "
-                              "played by the computer (R8.6). [y/N] ")
-        if not line:
-            return False
-        if line.strip().lower() not in ("y", "yes"):
-            say(f"Waiting for {who} (asked again in {REASK_OPEN_HAND} s).")
-            return True
-        try:
-            await offering.abandon(seat)
-        except IllegalMove as e:
-            say(f"! {e}")
-        return True
+    prompt = GiveUpPrompt(term, session.players, "Play {who}'s seat open-handed from now "
+                          "on? This round ends as it stands (dealt again if no card is "
+                          "dealt yet) and {who}'s cards are face up, played by the computer "
+                          "(R8.6).")
 
     runner = asyncio.create_task(session.run())
     say("splitnet — Split at the terminal. Type ? for help.")
@@ -292,8 +267,8 @@ async def run_plain(session: TableSession, *, inp: TextIO | None = None,
         while not runner.done():
             view = session.view
             offer = offering.open_hand_offer() if offering is not None else None
-            if offering is not None and offer is not None and due(*offer):
-                if not await offer_open_hand(offering, *offer):
+            if offering is not None and offer is not None and prompt.due(*offer):
+                if not await prompt.ask(offering, *offer, IllegalMove):
                     offering = None  # no more input: the host cannot answer
                 continue
             if view.actor != session.seat or session.status != "your turn":

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import Protocol, TextIO
 
 from splitnet.errors import SplitnetError
+from splitnet.frontend import OffersOpenHand
 
 #: what leaves the game at the prompt (exit status 1)
 QUIT_WORDS = ("quit", "q", "exit")
@@ -104,6 +105,47 @@ class PlainTerminal:
             runner.cancel()
             return None
         return text
+
+
+#: a host who answered no is asked again about the same seat after this many seconds
+REASK_OPEN_HAND = 60
+
+
+class GiveUpPrompt:
+    """The LAN host's question about a seat gone for good, asked when the session offers
+    it (:class:`~splitnet.frontend.OffersOpenHand`) — once per wait, and again
+    :data:`REASK_OPEN_HAND` seconds after a no. ``what`` says what giving up does."""
+
+    def __init__(self, term: PlainTerminal, players: list[str], what: str) -> None:
+        self.term = term
+        self.players = players
+        self.what = what
+        self.asked: dict[int, int] = {}
+
+    def due(self, seat: int, waited: int) -> bool:
+        """Ask now? Not yet asked, gone again since, or answered no a while ago."""
+        last = self.asked.get(seat)
+        return last is None or waited < last or waited >= last + REASK_OPEN_HAND
+
+    async def ask(self, offering: OffersOpenHand, seat: int, waited: int,
+                  refused: type[Exception]) -> bool:
+        """Ask; on yes give the seat up (``refused``: the game's IllegalMove, said in one
+        line). False: no more input."""
+        self.term.flush_log()
+        self.asked[seat] = waited
+        who = self.players[seat]
+        line = await self.term.ask(f"{who} has been disconnected for {waited} s and the "
+                                   f"game waits for them. {self.what.format(who=who)} [y/N] ")
+        if not line:
+            return False
+        if line.strip().lower() not in ("y", "yes"):
+            self.term.say(f"Waiting for {who} (asked again in {REASK_OPEN_HAND} s).")
+            return True
+        try:
+            await offering.abandon(seat)
+        except refused as e:
+            self.term.say(f"! {e}")
+        return True
 
 
 async def ask_next(keys: str, *, inp: TextIO | None = None,

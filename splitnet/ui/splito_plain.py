@@ -17,10 +17,10 @@ import sys
 from typing import TextIO
 
 from splitnet.aio import stop
-from splitnet.frontend import SplitoTableSession
+from splitnet.frontend import OffersOpenHand, SplitoTableSession
 from splitnet.splito.describe import card_text
 from splitnet.splito.engine import Game, IllegalMove, Play, Side
-from splitnet.ui.plain_io import CommandError, PlainTerminal, ask_next
+from splitnet.ui.plain_io import CommandError, GiveUpPrompt, PlainTerminal, ask_next
 from splitnet.ui.splito_table import (
     ZoneFacts,
     hand_labels,
@@ -189,9 +189,19 @@ async def run_splito_plain(session: SplitoTableSession, *, inp: TextIO | None = 
     shown_turn: int | None = None
     runner = asyncio.create_task(session.run())
     say("splitnet — Splito at the terminal. Type ? for help.")
+    # the LAN host's session offers to give a seat gone for good up (S5.7)
+    offering = session if isinstance(session, OffersOpenHand) else None
+    prompt = GiveUpPrompt(term, session.players, "Give {who} up for gone? {who} leaves "
+                          "the game for good (S5.7): the hand held is set aside, the hands "
+                          "pass past that seat, and the others play on.")
     try:
         while not runner.done():
             view = session.view
+            offer = offering.open_hand_offer() if offering is not None else None
+            if offering is not None and offer is not None and prompt.due(*offer):
+                if not await prompt.ask(offering, *offer, IllegalMove):
+                    offering = None  # no more input: the host cannot answer
+                continue
             if session.finished or not can_play(view, session.seat):
                 await asyncio.wait([runner], timeout=0.02)
                 continue

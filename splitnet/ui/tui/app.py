@@ -32,7 +32,7 @@ from splitnet.rules import Action, IllegalMove
 from splitnet.ui.tui.controls import SizedControl
 from splitnet.ui.tui.help import help_lines
 from splitnet.ui.tui.keys import build_key_bindings
-from splitnet.ui.tui.model import Confirm, Hinter, Intent, Note, TableModel
+from splitnet.ui.tui.model import Confirm, Hinter, Intent, Note, TableModel, give_up_key
 from splitnet.ui.tui.render import Line, Painter, fit
 from splitnet.ui.tui.results import final_lines, summary_lines
 from splitnet.ui.tui.running import TableRunner
@@ -455,12 +455,8 @@ class TuiApp(TableRunner[TableSession, TableModel]):
         elif key == "h":
             self.ask_hint()
         elif key == "o":
-            offer = m.open_hand_offer()
-            if offer is not None:
-                m.confirm_open = offer[0]
-            else:
-                m.note = Note("o gives up the seat of a player the game has waited for, "
-                              "disconnected, for a while (the host only, R8.6)")
+            m.confirm_open, note = give_up_key(m.open_hand_offer(), "R8.6")
+            m.note = note or m.note
         elif key == "n" and self.session.finished and m.rematch_offered:
             self.outcome = "rematch"
             self.quit()

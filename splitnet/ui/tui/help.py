@@ -70,8 +70,8 @@ the game the end screen
 rematch with the same seats: the host's n offers it, a joiner's n agrees to it; it is \
 played if every player agrees)
   o           LAN host: once the game has waited 30 s for a disconnected player, give \
-their seat up for gone (R8.6; press twice): the round is dealt again and the computer \
-plays their cards face up
+their seat up for gone (R8.6; press twice): the round ends as it stands (dealt again if \
+no card is dealt yet) and the computer plays their cards face up
   PgUp PgDn   scroll the log
   Esc         clear the selection and the message (answers at once)
   ?           this help

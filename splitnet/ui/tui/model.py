@@ -54,6 +54,16 @@ class Note:
     kind: Literal["error", "hint", "info"] = "hint"
 
 
+def give_up_key(offer: tuple[int, int] | None, rule: str) -> tuple[int | None, Note | None]:
+    """What the host's first ``o`` does: (the seat it now asks to confirm, None) while
+    its session offers one (``offer``, seat and seconds), else (None, a note saying what
+    ``o`` is for; ``rule``: the game's rule for a seat given up)."""
+    if offer is not None:
+        return offer[0], None
+    return None, Note("o gives up the seat of a player the game has waited for, "
+                      f"disconnected, for a while (the host only, {rule})")
+
+
 @dataclass(frozen=True)
 class Legal:
     """The engine's legal moves for the seat, sorted by what the screen needs."""
@@ -255,9 +265,9 @@ class TableModel:
     def confirm_open_text(self) -> str:
         assert self.confirm_open is not None
         who = self.players[self.confirm_open]
-        return (f"Give {who}'s seat up for gone? This round is dealt again and from now on "
-                f"{who}'s cards are face up, played by the computer (R8.6). o again "
-                "confirms, any other key keeps waiting.")
+        return (f"Give {who}'s seat up for gone? This round ends as it stands (dealt again "
+                f"if no card is dealt yet) and from now on {who}'s cards are face up, played "
+                "by the computer (R8.6). o again confirms, any other key keeps waiting.")
 
     def legal(self) -> Legal:
         """The engine's legal moves for this seat (the only source of highlights)."""

@@ -18,7 +18,7 @@ from prompt_toolkit.layout import Layout, Window
 from prompt_toolkit.output import Output
 from prompt_toolkit.styles import Style
 
-from splitnet.frontend import SplitoTableSession
+from splitnet.frontend import OffersOpenHand, SplitoTableSession
 from splitnet.splito.engine import IllegalMove, Play
 from splitnet.ui.splito_table import rematch_keys
 from splitnet.ui.tui.app import ESC_WAIT, MONO, STYLE
@@ -26,7 +26,7 @@ from splitnet.ui.tui.controls import SizedControl
 from splitnet.ui.tui.model import Note
 from splitnet.ui.tui.render import Line
 from splitnet.ui.tui.running import TableRunner
-from splitnet.ui.tui.splito_model import SplitoModel
+from splitnet.ui.tui.splito_model import GiveUp, SplitoModel
 from splitnet.ui.tui.splito_render import click_card, overlay_lines, table_lines
 
 #: the six colours of S1.2 as coloured frames (the value or ◇ drawn on them)
@@ -145,6 +145,19 @@ class SplitoTuiApp(TableRunner[SplitoTableSession, SplitoModel]):
         elif isinstance(outcome, Play):
             m.busy = True
             self.app.create_background_task(self._submit(outcome))
+        elif isinstance(outcome, GiveUp):
+            self.app.create_background_task(self._give_up(outcome.seat))
+        self.app.invalidate()
+
+    async def _give_up(self, seat: int) -> None:
+        """The host confirmed: ``seat`` leaves the game for good (S5.7)."""
+        m = self.model
+        session = self.session
+        if isinstance(session, OffersOpenHand):
+            try:
+                await session.abandon(seat)
+            except IllegalMove as e:
+                m.note = Note(f"✗ {e}", "error")
         self.app.invalidate()
 
     def leave(self) -> None:

@@ -13,17 +13,26 @@ offered for Enter, and the session's core checks it again.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
 
 from prompt_toolkit.output import ColorDepth
 
-from splitnet.frontend import SplitoTableSession
+from splitnet.frontend import OffersOpenHand, SplitoTableSession
 from splitnet.splito.describe import card_text
 from splitnet.splito.engine import Game, IllegalMove, Phase, Play, Side
 from splitnet.ui.splito_table import hand_labels, played_out
-from splitnet.ui.tui.model import Note
+from splitnet.ui.tui.model import Note, give_up_key
 
-Outcome = Play | Literal["quit", "rematch"] | None
+
+@dataclass(frozen=True)
+class GiveUp:
+    """The host confirmed (o twice): give ``seat`` up as gone for good (S5.7)."""
+
+    seat: int
+
+
+Outcome = Play | GiveUp | Literal["quit", "rematch"] | None
 
 
 def can_choose(view: Game, seat: int) -> bool:
@@ -47,6 +56,8 @@ class SplitoModel:
         self.scroll = 0
         self.note: Note | None = None
         self.confirm_quit = False
+        #: the seat o was pressed for once (the host's offer, S5.7): o again gives it up
+        self.confirm_open: int | None = None
         #: a play is being sent (keys do not start another)
         self.busy = False
         #: what we committed this turn: (turn, card, side), shown until the reveal
@@ -83,6 +94,27 @@ class SplitoModel:
             self._labels = hand_labels(v, self.seat)
             self._labels_key = key
         return self._labels
+
+    def open_hand_offer(self) -> tuple[int, int] | None:
+        """(seat, seconds) the host may give up now (S5.7; a LAN host's session)."""
+        s = self.session
+        if isinstance(s, OffersOpenHand) and not s.finished:
+            return s.open_hand_offer()
+        return None
+
+    def offer_text(self) -> str | None:
+        """The host's line: who is gone, how long, and what o does (S5.7)."""
+        if self.confirm_open is not None:
+            who = self.name(self.confirm_open)
+            return (f"Give {who} up for gone? {who} leaves the game for good (S5.7): the "
+                    "hand held is set aside, the hands pass past that seat. o again "
+                    "confirms, any other key keeps waiting.")
+        offer = self.open_hand_offer()
+        if offer is None:
+            return None
+        who = self.name(offer[0])
+        return (f"{who} has been disconnected for {offer[1]} s and the game waits for "
+                f"them — o gives {who} up (leaves the game, S5.7), or wait for them.")
 
     def name(self, seat: int) -> str:
         return "you" if seat == self.seat else self.session.players[seat]
@@ -140,6 +172,9 @@ class SplitoModel:
         chosen), "quit", "rematch" (n at the end, when offered), or None."""
         if key != "q":
             self.confirm_quit = False
+        giving_up, self.confirm_open = self.confirm_open, None
+        if giving_up is not None and key == "o":
+            return GiveUp(giving_up)
         if key == "n" and self.can_rematch():
             return "rematch"
         if self.overlay is not None:
@@ -161,6 +196,9 @@ class SplitoModel:
                 self.overlay, self.scroll = "end", 0
             else:
                 self.note = Note("e shows the end screen once the game is over")
+        elif key == "o":
+            self.confirm_open, note = give_up_key(self.open_hand_offer(), "S5.7")
+            self.note = note or self.note
         elif key in ("pageup", "pagedown"):
             self.log_back = max(0, self.log_back + (3 if key == "pageup" else -3))
         elif key == "q":

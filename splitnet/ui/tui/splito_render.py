@@ -250,6 +250,10 @@ def note_line(m: SplitoModel, width: int) -> Line:
                      "saved); any other key stays")], width)
     if m.note is not None:
         return fit([(f"class:note.{m.note.kind}", " " + m.note.text)], width)
+    offer = m.offer_text()
+    if offer is not None:
+        return fit([("class:note.error" if m.confirm_open is not None else "class:note.hint",
+                     " " + offer)], width)
     return fit([("class:dim", " " + (m.session.verdict or m.session.status))], width)
 
 
@@ -327,6 +331,8 @@ KEYS = [
     ("Esc", "clear the choice (at once)"),
     ("PgUp/PgDn", "scroll the log"),
     ("e", "the end screen (after the game)"),
+    ("o", "the host: give up a player the game has waited for, disconnected, 30 s or "
+          "more (o twice): they leave the game and the others play on (S5.7)"),
     ("n", "after the game: a new game against the same players in the same seats, the "
           "deal passed left (S4.1); on a LAN the host offers it and everyone must agree"),
     ("?", "this help (Esc closes, ↑↓ scroll)"),
