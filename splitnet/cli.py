@@ -7,7 +7,6 @@ import asyncio
 import contextlib
 import os
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,7 @@ from splitnet.cmdline import (
     seed,
 )
 from splitnet.errors import SplitnetError
+from splitnet.frontends import bench_of, front_end
 from splitnet.games import BY_KEY, GameSpec, by_key
 from splitnet.games.split import SPLIT
 from splitnet.games.splito import SPLITO
@@ -101,10 +101,11 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
                 check_output(Path(out), what=what)
     except LocalFileError as e:
         raise SystemExit(f"splitnet: {e}") from None
-    return _SELFPLAY[by_key(args.game).key](args, names)
+    return front_end(by_key(args.game)).selfplay(args, names)
 
 
-def _selfplay_split(args: argparse.Namespace, names: list[str]) -> int:
+def selfplay_split(args: argparse.Namespace, names: list[str]) -> int:
+    """``selfplay`` for Split (its entry, :data:`splitnet.frontends.SPLIT_FRONT`)."""
     from splitnet.selfplay import run_selfplay
 
     return run_selfplay(args.players, names, args.seed, _settings(args.settings),
@@ -112,7 +113,8 @@ def _selfplay_split(args: argparse.Namespace, names: list[str]) -> int:
                         local_shuffle=args.local_shuffle, shuffle_proofs=not args.no_proofs)
 
 
-def _selfplay_splito(args: argparse.Namespace, names: list[str]) -> int:
+def selfplay_splito(args: argparse.Namespace, names: list[str]) -> int:
+    """``selfplay --game splito`` (:data:`splitnet.frontends.SPLITO_FRONT`)."""
     from splitnet.splito_selfplay import run_splito_selfplay
 
     return run_splito_selfplay(args.players, names, args.seed, args.settings,
@@ -267,7 +269,8 @@ def _splito_session(args: argparse.Namespace, pace: float) -> Any:
 SPLITO_AGAIN = "splitnet play --game splito"
 
 
-def _play_splito(args: argparse.Namespace) -> int:
+def play_splito(args: argparse.Namespace) -> int:
+    """``play --game splito`` (:data:`splitnet.frontends.SPLITO_FRONT`)."""
     from splitnet.app import saved
     from splitnet.app.splito_fair import rematch_dealer, splito_rematch
 
@@ -332,10 +335,11 @@ def cmd_play(args: argparse.Namespace) -> int:
         return _list_saved(_data_dir(args))
     if not args.plain:
         need_terminal("play")
-    return _PLAY[_game_to_play(args).key](args)
+    return front_end(_game_to_play(args)).play(args)
 
 
-def _play_split(args: argparse.Namespace) -> int:
+def play_split(args: argparse.Namespace) -> int:
+    """``play`` for Split (:data:`splitnet.frontends.SPLIT_FRONT`)."""
     if args.players is not None:
         if args.bots is not None and args.bots != args.players - 1:
             raise SystemExit("splitnet: --players and --bots disagree")
@@ -386,27 +390,20 @@ def _play_split(args: argparse.Namespace) -> int:
             _after_play(session)
 
 
-def _bench_splito(args: argparse.Namespace) -> int:
+def bench_splito(args: argparse.Namespace) -> int:
+    """``bench splito`` (:data:`splitnet.frontends.SPLITO_FRONT`)."""
     from splitnet.bench.splito import run_bench_splito
 
     return run_bench_splito(args.only, args.players, args.games, _think(args.think),
                             args.samples, args.seed, levels=not args.no_levels)
 
 
-#: each game's commands, by its key (splitnet.games): self-play, play against bots, and
-#: its own benchmark (``bench KEY``) if it has one
-_SELFPLAY: dict[str, Callable[[argparse.Namespace, list[str]], int]] = {
-    SPLIT.key: _selfplay_split, SPLITO.key: _selfplay_splito}
-_PLAY: dict[str, Callable[[argparse.Namespace], int]] = {
-    SPLIT.key: _play_split, SPLITO.key: _play_splito}
-_GAME_BENCH: dict[str, Callable[[argparse.Namespace], int]] = {SPLITO.key: _bench_splito}
-
-
 def cmd_bench(args: argparse.Namespace) -> int:
     from splitnet.bench import split as bench
 
-    if args.what in _GAME_BENCH:
-        return _GAME_BENCH[args.what](args)
+    game_bench = bench_of(args.what)  # a game's own benchmark (``bench splito``)
+    if game_bench is not None:
+        return game_bench(args)
     if args.what == "adversary":
         from splitnet.bench.adversary import bench_adversary
 

@@ -556,7 +556,7 @@ def test_host_reads_its_settings_file_as_play_does(tmp_path: Path) -> None:
     ``splitnet host`` read it as a header instead and refused ``{"rounds": 1}`` ("settings:
     missing hand_size, upgrade_takes_match, pad …") that ``play`` and ``selfplay`` take;
     its header now holds the complete rules, as theirs."""
-    from splitnet.app.lan import _split_choice
+    from splitnet.frontends import _split_choice
     from splitnet.rules import Settings
 
     f = tmp_path / "rules.json"

@@ -777,7 +777,7 @@ def test_splito_records_always_hold_turn_hands_and_zone_seats_in_their_order() -
 # ------------------------------------------------------------------ SETTINGS.md "Splito"
 def test_settings_md_lists_splitos_keys_and_bounds_as_the_code_checks_them(
         tmp_path: Path) -> None:
-    from splitnet.app.lan import _splito_choice
+    from splitnet.frontends import _splito_choice
     from splitnet.splito.settings import KEYS, RECORD_KEYS, SettingsError, SplitoSettings
     from splitnet.splito_selfplay import load_settings
 

@@ -19,20 +19,20 @@ import sys
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
 from splitnet import aio
 from splitnet.aio import stop, until
 from splitnet.app.lan_args import parse_net_timing
 from splitnet.app.lan_session import LAN_PARTS, NetSession
-from splitnet.app.splito_session import SplitoNetSession, splito_bot
-from splitnet.bots import FRIENDLY_NAMES, bot_label, bot_player_name, make_bot
+from splitnet.app.splito_session import SplitoNetSession
+from splitnet.bots import FRIENDLY_NAMES, bot_label, bot_player_name
 from splitnet.cmdline import (
     need_terminal,
     stdin_closed,
 )
 from splitnet.durable import open_private
-from splitnet.frontend import HumanAgent
+from splitnet.frontends import front_end
 from splitnet.game.rematch import (
     PreviousGame,
     RematchError,
@@ -40,9 +40,7 @@ from splitnet.game.rematch import (
     next_dealer,
     parse_rematch,
 )
-from splitnet.games import FIRST as FIRST_GAME
 from splitnet.games import by_key
-from splitnet.games.splito import SPLITO as SPLITO_GAME
 from splitnet.localfiles import LocalFileError
 from splitnet.net import wormhole
 from splitnet.net.addrs import join_addresses, parse_addr
@@ -77,11 +75,10 @@ from splitnet.net.store import (
     saved_games,
     unfinished_games,
 )
-from splitnet.net.table import SPLIT, GameChoice, SeedMaker, Table, TableParts
+from splitnet.net.table import SeedMaker, Table, TableParts
 from splitnet.net.wire import NET_PROTOCOL, Channel, ErrorCode, plain
 from splitnet.session.identity import Identity, IdentityError, default_data_dir
 from splitnet.session.log import new_game_id
-from splitnet.splito.settings import SplitoSettings
 from splitnet.text import ShownLog, shown
 from splitnet.ui import time_left
 from splitnet.ui.lobby import HostLobby, JoinLobby, plain_lobby
@@ -269,140 +266,16 @@ def _bell_wanted(args: argparse.Namespace) -> bool:
 AnySession = NetSession | SplitoNetSession
 
 
-def _splito_choice(settings_path: str | None, seats: int | None,
-                   move_timeout: float, _proofs: bool) -> GameChoice:
-    """``host --game splito``: 2–8 seats (S2.1); the header's rules are S13's defaults
-    for the player count, or a settings file's (which then fixes the count; its
-    ``turn_timeout_s`` must end before the host's ``move_timeout`` would stop the game)."""
-    from splitnet.game.local import PROTOCOL
-    from splitnet.game.splito_core import splito_header
-    from splitnet.splito_selfplay import load_settings
-
-    fixed = None
-    if settings_path is not None:
-        fixed = load_settings(settings_path, _settings_players(settings_path))
-        if seats is not None and seats != fixed.players:
-            raise SystemExit(f"splitnet: the settings are for {fixed.players} players, "
-                             f"not --seats {seats}")
-        t = fixed.turn_timeout_s
-        if t is not None and t >= move_timeout:
-            raise SystemExit(f"splitnet: turn_timeout_s {t} must be below the host's "
-                             f"move timeout ({move_timeout:g} s), or no one's program "
-                             "plays for a late seat before the game stops (S5.6)")
-
-    def header(players: int) -> dict[str, Any]:
-        if fixed is not None and fixed.players != players:
-            raise ValueError(f"the settings file is for {fixed.players} players, not "
-                             f"{players} (S2.1)")
-        return splito_header(fixed or SplitoSettings.standard(players), PROTOCOL)
-
-    return GameChoice(SPLITO_GAME, SPLITO_GAME.max_players, header)
-
-
-def _settings_players(path: str) -> int:
-    """The player count a Splito settings file names (its ``players``)."""
-    from splitnet.localfiles import MAX_SETTINGS_BYTES, LocalFileError, read_json
-
-    try:
-        data = read_json(Path(path), limit=MAX_SETTINGS_BYTES, what="settings file")
-    except LocalFileError as e:
-        raise SystemExit(f"splitnet: {e}") from None
-    n = data.get("players") if isinstance(data, dict) else None
-    low, high = SPLITO_GAME.min_players, SPLITO_GAME.max_players
-    if isinstance(n, bool) or not isinstance(n, int) or not low <= n <= high:
-        raise SystemExit(f"splitnet: {path}: players must be {low}–{high} "
-                         f"({SPLITO_GAME.seat_rule})")
-    return n
-
-
-def _split_choice(settings_path: str | None, _seats: int | None, _move_timeout: float,
-                  proofs: bool) -> GameChoice:
-    """``host --settings FILE`` for Split: the header's rules from the local file
-    (SETTINGS.md: every key optional, the docs/RULES.md default for one missing)."""
-    if settings_path is None:
-        return SPLIT
-    from splitnet.game.local import game_settings
-    from splitnet.localfiles import LocalFileError, load_settings
-
-    try:  # a local file, as ``play``'s: every key optional, the pad inline or a file
-        rules = load_settings(Path(settings_path))
-    except LocalFileError as e:
-        raise SystemExit(f"splitnet: {e}") from None
-    return GameChoice(header=lambda _n: game_settings(rules, shuffle_proofs=proofs))
-
-
-@dataclass(frozen=True)
-class _Hosting:
-    """What ``splitnet host --game KEY`` does for one game: the lobby's game from the
-    options (``choice(settings file, --seats, move timeout, proofs)``), the seats a
-    settings file fixes (``seats_of``, None: it fixes none), and, for a game dealt with
-    shuffle proofs only, the document that says so (``--no-proofs`` is then refused)."""
-
-    choice: Callable[[str | None, int | None, float, bool], GameChoice]
-    seats_of: Callable[[str], int | None]
-    proofs_only: str | None = None
-
-
-#: ``host``'s options for each game, by its key (splitnet.games)
-_HOSTING: Final = {
-    FIRST_GAME.key: _Hosting(_split_choice, lambda _path: None),
-    SPLITO_GAME.key: _Hosting(_splito_choice, _settings_players, "protocol/SPLITO_GAME.md"),
-}
-
-
-def _split_bot(node: HostNode | PeerNode, task: asyncio.Future[Any], level: str, seed: int,
-               think: float | None, delay: float) -> AnySession:
-    return NetSession(node, task, bot=make_bot(level, seed, budget=think), bot_delay=delay)
-
-
-def _splito_bot(node: HostNode | PeerNode, task: asyncio.Future[Any], level: str, seed: int,
-                _think: float | None, delay: float) -> AnySession:
-    return SplitoNetSession(node, task, bot=splito_bot(level, seed), bot_delay=delay)
-
-
-def _split_summary(record: dict[str, Any]) -> str:
-    from splitnet.selfplay import summary
-
-    return summary(record)
-
-
-def _splito_summary(record: dict[str, Any]) -> str:
-    from splitnet.splito.record import summary
-
-    return summary(record)
-
-
-@dataclass(frozen=True)
-class _LanGame:
-    """A seat's session for one game on a LAN table: a bot's (``bot(node, task, level,
-    seed, think, delay)``), a person's (``human(node, task)``), and the results of its
-    finished record in words (``summary``)."""
-
-    bot: Callable[[HostNode | PeerNode, asyncio.Future[Any], str, int, float | None, float],
-                  AnySession]
-    human: Callable[[HostNode | PeerNode, asyncio.Future[Any]], AnySession]
-    summary: Callable[[dict[str, Any]], str]
-
-
-#: each game's sessions at a LAN table, by its key (splitnet.games)
-_LAN_GAMES: Final = {
-    FIRST_GAME.key: _LanGame(_split_bot, lambda n, t: NetSession(n, t, human=HumanAgent()),
-                             _split_summary),
-    SPLITO_GAME.key: _LanGame(_splito_bot, lambda n, t: SplitoNetSession(n, t, human=True),
-                              _splito_summary),
-}
-
-
 def _bot_session(node: HostNode | PeerNode, task: asyncio.Future[Any], level: str,
                  seed: int, think: float | None, delay: float = 0.0) -> AnySession:
     """A bot's session for whichever game the table runs (Splito: splito_bot's levels)."""
     assert node.table is not None
-    return _LAN_GAMES[node.table.spec.key].bot(node, task, level, seed, think, delay)
+    return front_end(node.table.spec).bot(node, task, level, seed, think, delay)
 
 
 def _human_session(node: HostNode | PeerNode, task: asyncio.Future[Any]) -> AnySession:
     assert node.table is not None
-    return _LAN_GAMES[node.table.spec.key].human(node, task)
+    return front_end(node.table.spec).human(node, task)
 
 
 def _print_record(table: Table) -> bool:
@@ -411,7 +284,7 @@ def _print_record(table: Table) -> bool:
     core = table.core
     if not core.finished or core.verdict is not None or core.record is None:
         return False
-    print(_LAN_GAMES[table.spec.key].summary(core.record), flush=True)
+    print(front_end(table.spec).summary(core.record), flush=True)
     return True
 
 
@@ -1098,7 +971,7 @@ async def host_main(args: argparse.Namespace, parts: TableParts = LAN_PARTS) -> 
     ui_log = None if (args.plain or args.play_as_bot) else data_dir / "net.log"
     _setup_logging("host", ui_log)
     spec = by_key(args.game)
-    hosting = _HOSTING[spec.key]
+    hosting = front_end(spec)
     if args.settings is not None and args.seats is None:
         args.seats = hosting.seats_of(args.settings)  # a file that fixes the seats
     low, high, rule = spec.min_players, spec.max_players, spec.seat_rule

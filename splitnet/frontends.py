@@ -1,0 +1,235 @@
+"""Each game's front ends, one :class:`FrontEnd` per game, looked up once by its game
+(:func:`front_end`): the counterpart above the network of the games' registry
+(:mod:`splitnet.games`, which sits below it and knows no front end).
+
+An entry names what the commands do for its game — ``selfplay``, ``play`` and its own
+``bench KEY`` (:mod:`splitnet.cli`), how ``host`` builds its lobby's game from the
+options, and a LAN seat's sessions and results (:mod:`splitnet.app.lan`) — so a command
+asks its game's entry instead of keeping a table of its own by the game's key
+(``tests/test_layering.py`` walks the code for such a table outside this module).
+Adding a game is adding its :class:`~splitnet.games.GameSpec` and its entry here.
+
+Every function an entry names imports what it needs when called, so looking a game up
+costs nothing (``splitnet --help`` and ``splitnet host --help`` stay light). The
+commands' own bodies, which share the command line's helpers, stay in
+:mod:`splitnet.cli`; an entry names them through a function here that imports them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from splitnet.games import GameSpec
+from splitnet.games.split import SPLIT
+from splitnet.games.splito import SPLITO
+
+if TYPE_CHECKING:
+    from splitnet.app.lan import AnySession
+    from splitnet.net.host import HostNode
+    from splitnet.net.peer import PeerNode
+    from splitnet.net.table import GameChoice
+
+
+@dataclass(frozen=True)
+class FrontEnd:
+    """One game, as the front ends see it.
+
+    ``game``: its spec (:mod:`splitnet.games`). The commands: ``selfplay(args, bot
+    levels)`` (``splitnet selfplay --game KEY``), ``play(args)`` (``splitnet play``, a
+    person against bots on this machine) and ``bench(args)`` (``splitnet bench KEY``;
+    None: the game has no benchmark of its own). Hosting (``splitnet host --game KEY``):
+    the lobby's game from the options (``choice(settings file, --seats, move timeout,
+    proofs)``), the seats a settings file fixes (``seats_of``, None: it fixes none),
+    and, for a game dealt with shuffle proofs only, the document that says so
+    (``proofs_only``: ``--no-proofs`` is then refused). A seat at a LAN table: a bot's
+    session (``bot(node, task, level, seed, think, delay)``), a person's
+    (``human(node, task)``), and the results of its finished record in words
+    (``summary``)."""
+
+    game: GameSpec
+    selfplay: Callable[[argparse.Namespace, list[str]], int]
+    play: Callable[[argparse.Namespace], int]
+    choice: Callable[[str | None, int | None, float, bool], GameChoice]
+    seats_of: Callable[[str], int | None]
+    bot: Callable[[HostNode | PeerNode, asyncio.Future[Any], str, int, float | None, float],
+                  AnySession]
+    human: Callable[[HostNode | PeerNode, asyncio.Future[Any]], AnySession]
+    summary: Callable[[dict[str, Any]], str]
+    bench: Callable[[argparse.Namespace], int] | None = None
+    proofs_only: str | None = None
+
+
+# ---------------------------------------------------------------------------- Split
+
+
+def _split_selfplay(args: argparse.Namespace, bots: list[str]) -> int:
+    from splitnet.cli import selfplay_split
+
+    return selfplay_split(args, bots)
+
+
+def _split_play(args: argparse.Namespace) -> int:
+    from splitnet.cli import play_split
+
+    return play_split(args)
+
+
+def _split_choice(settings_path: str | None, _seats: int | None, _move_timeout: float,
+                  proofs: bool) -> GameChoice:
+    """``host --settings FILE`` for Split: the header's rules from the local file
+    (SETTINGS.md: every key optional, the docs/RULES.md default for one missing)."""
+    from splitnet.net.table import SPLIT as SPLIT_CHOICE
+    from splitnet.net.table import GameChoice
+
+    if settings_path is None:
+        return SPLIT_CHOICE
+    from splitnet.game.local import game_settings
+    from splitnet.localfiles import LocalFileError, load_settings
+
+    try:  # a local file, as ``play``'s: every key optional, the pad inline or a file
+        rules = load_settings(Path(settings_path))
+    except LocalFileError as e:
+        raise SystemExit(f"splitnet: {e}") from None
+    return GameChoice(header=lambda _n: game_settings(rules, shuffle_proofs=proofs))
+
+
+def _split_bot(node: HostNode | PeerNode, task: asyncio.Future[Any], level: str, seed: int,
+               think: float | None, delay: float) -> AnySession:
+    from splitnet.app.lan_session import NetSession
+    from splitnet.bots import make_bot
+
+    return NetSession(node, task, bot=make_bot(level, seed, budget=think), bot_delay=delay)
+
+
+def _split_human(node: HostNode | PeerNode, task: asyncio.Future[Any]) -> AnySession:
+    from splitnet.app.lan_session import NetSession
+    from splitnet.frontend import HumanAgent
+
+    return NetSession(node, task, human=HumanAgent())
+
+
+def _split_summary(record: dict[str, Any]) -> str:
+    from splitnet.selfplay import summary
+
+    return summary(record)
+
+
+SPLIT_FRONT = FrontEnd(SPLIT, selfplay=_split_selfplay, play=_split_play,
+                       choice=_split_choice, seats_of=lambda _path: None, bot=_split_bot,
+                       human=_split_human, summary=_split_summary)
+
+
+# --------------------------------------------------------------------------- Splito
+
+
+def _splito_selfplay(args: argparse.Namespace, bots: list[str]) -> int:
+    from splitnet.cli import selfplay_splito
+
+    return selfplay_splito(args, bots)
+
+
+def _splito_play(args: argparse.Namespace) -> int:
+    from splitnet.cli import play_splito
+
+    return play_splito(args)
+
+
+def _splito_bench(args: argparse.Namespace) -> int:
+    from splitnet.cli import bench_splito
+
+    return bench_splito(args)
+
+
+def _splito_choice(settings_path: str | None, seats: int | None,
+                   move_timeout: float, _proofs: bool) -> GameChoice:
+    """``host --game splito``: 2–8 seats (S2.1); the header's rules are S13's defaults
+    for the player count, or a settings file's (which then fixes the count; its
+    ``turn_timeout_s`` must end before the host's ``move_timeout`` would stop the game)."""
+    from splitnet.game.local import PROTOCOL
+    from splitnet.game.splito_core import splito_header
+    from splitnet.net.table import GameChoice
+    from splitnet.splito.settings import SplitoSettings
+    from splitnet.splito_selfplay import load_settings
+
+    fixed = None
+    if settings_path is not None:
+        fixed = load_settings(settings_path, _settings_players(settings_path))
+        if seats is not None and seats != fixed.players:
+            raise SystemExit(f"splitnet: the settings are for {fixed.players} players, "
+                             f"not --seats {seats}")
+        t = fixed.turn_timeout_s
+        if t is not None and t >= move_timeout:
+            raise SystemExit(f"splitnet: turn_timeout_s {t} must be below the host's "
+                             f"move timeout ({move_timeout:g} s), or no one's program "
+                             "plays for a late seat before the game stops (S5.6)")
+
+    def header(players: int) -> dict[str, Any]:
+        if fixed is not None and fixed.players != players:
+            raise ValueError(f"the settings file is for {fixed.players} players, not "
+                             f"{players} (S2.1)")
+        return splito_header(fixed or SplitoSettings.standard(players), PROTOCOL)
+
+    return GameChoice(SPLITO, SPLITO.max_players, header)
+
+
+def _settings_players(path: str) -> int:
+    """The player count a Splito settings file names (its ``players``)."""
+    from splitnet.localfiles import MAX_SETTINGS_BYTES, LocalFileError, read_json
+
+    try:
+        data = read_json(Path(path), limit=MAX_SETTINGS_BYTES, what="settings file")
+    except LocalFileError as e:
+        raise SystemExit(f"splitnet: {e}") from None
+    n = data.get("players") if isinstance(data, dict) else None
+    low, high = SPLITO.min_players, SPLITO.max_players
+    if isinstance(n, bool) or not isinstance(n, int) or not low <= n <= high:
+        raise SystemExit(f"splitnet: {path}: players must be {low}–{high} "
+                         f"({SPLITO.seat_rule})")
+    return n
+
+
+def _splito_bot(node: HostNode | PeerNode, task: asyncio.Future[Any], level: str, seed: int,
+                _think: float | None, delay: float) -> AnySession:
+    from splitnet.app.splito_session import SplitoNetSession, splito_bot
+
+    return SplitoNetSession(node, task, bot=splito_bot(level, seed), bot_delay=delay)
+
+
+def _splito_human(node: HostNode | PeerNode, task: asyncio.Future[Any]) -> AnySession:
+    from splitnet.app.splito_session import SplitoNetSession
+
+    return SplitoNetSession(node, task, human=True)
+
+
+def _splito_summary(record: dict[str, Any]) -> str:
+    from splitnet.splito.record import summary
+
+    return summary(record)
+
+
+SPLITO_FRONT = FrontEnd(SPLITO, selfplay=_splito_selfplay, play=_splito_play,
+                        choice=_splito_choice, seats_of=_settings_players, bot=_splito_bot,
+                        human=_splito_human, summary=_splito_summary, bench=_splito_bench,
+                        proofs_only="protocol/SPLITO_GAME.md")
+
+
+#: every game's front ends, in the registry's order (splitnet.games.GAMES)
+FRONT_ENDS: Final = (SPLIT_FRONT, SPLITO_FRONT)
+_BY_KEY: Final = {f.game.key: f for f in FRONT_ENDS}
+
+
+def front_end(game: GameSpec) -> FrontEnd:
+    """The front ends of ``game`` (KeyError for a game that has none)."""
+    return _BY_KEY[game.key]
+
+
+def bench_of(what: str) -> Callable[[argparse.Namespace], int] | None:
+    """The benchmark ``splitnet bench WHAT`` runs when WHAT is the key of a game with
+    one of its own (None: WHAT is not, a benchmark of the layers below)."""
+    front = _BY_KEY.get(what)
+    return front.bench if front is not None else None
