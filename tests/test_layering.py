@@ -14,6 +14,10 @@ bodies included (a lazy import is still a dependency).
                            LAN commands, their session and lobby screens are app/lan*.py
                            and ui/lobby.py; a table's parts from above come in as
                            net.table.TableParts)
+    frontends              each game's front ends (splitnet.frontends.FrontEnd): the one
+                           place above the games' registry that holds a table by a game's
+                           key; the commands look their game's entry up, and keep no table
+                           of their own (``test_no_table_by_a_games_key_outside_the_registries``)
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ LEAVES = {"cards", "text", "durable", "errors", "aio", "paired"}
 
 #: What each package may never import (top-level names under ``splitnet``).
 APP = {"app", "cli", "selfplay", "localplay", "replay", "verify", "bench", "splito_selfplay",
-       "frontend", "ui", "bots", "describe"}
+       "frontend", "frontends", "ui", "bots", "describe"}
 FORBIDDEN: dict[str, set[str]] = {
     "rules": APP | {"crypto", "session", "game", "net", "record", "localfiles", "splito"},
     "crypto": APP | {"rules", "session", "game", "net", "record", "localfiles", "splito"},
@@ -40,14 +44,14 @@ FORBIDDEN: dict[str, set[str]] = {
     "session": APP | {"game", "net"},
     "game": APP | {"net"},
     "games": APP | {"net"},
-    "net": {"app", "cli", "ui", "selfplay", "localplay", "replay", "bench", "frontend", "bots",
-            "describe", "verify"},
+    "net": {"app", "cli", "ui", "selfplay", "localplay", "replay", "bench", "frontend",
+            "frontends", "bots", "describe", "verify"},
 }
 
 #: What the network layer must never import, whatever else changes (issue 11): the
 #: bots, the front ends and their screens, self-play, the verifier, narration and the
 #: application glue.
-NET_NEVER = {"bots", "frontend", "ui", "selfplay", "verify", "describe", "app"}
+NET_NEVER = {"bots", "frontend", "frontends", "ui", "selfplay", "verify", "describe", "app"}
 
 
 def _module(path: Path) -> tuple[str, str]:
@@ -164,3 +168,138 @@ def test_the_lan_commands_arguments_are_checked_without_the_network_stack() -> N
     heavy = {"splitnet.app.lan", "splitnet.net.host", "splitnet.net.peer",
              "splitnet.net.wormhole", "splitnet.net.secure", "splitnet.crypto.group"}
     assert not heavy & set(out), sorted(heavy & set(out))
+
+
+#: the registries, the only modules that may hold a table by a game's key: the games'
+#: (splitnet.games, below the network) and the front ends' (splitnet.frontends, above it)
+REGISTRIES = {"games", "frontends"}
+
+#: the functions that return a game's spec (splitnet.games, app.saved, cli)
+SPEC_OF = {"by_key", "game_of", "game_of_record", "game_of_saved", "_game_to_play"}
+
+
+def _spec_names(tree: ast.Module, package: str) -> set[str]:
+    """The names bound to a game's spec, or to a tuple of them (``GAMES``), where they are
+    imported from, and the parameters annotated ``GameSpec``."""
+    import importlib
+
+    from splitnet.games import GameSpec
+
+    def is_specs(value: object) -> bool:
+        return isinstance(value, GameSpec) or (
+            isinstance(value, tuple) and bool(value)
+            and all(isinstance(v, GameSpec) for v in value))
+
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module is not None:
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                source = ".".join(["splitnet", *[b for b in base if b], node.module])
+            else:
+                source = node.module
+            if not source.startswith("splitnet"):
+                continue
+            try:
+                mod = importlib.import_module(source)
+            except ImportError:
+                continue
+            names.update(a.asname or a.name for a in node.names
+                         if is_specs(getattr(mod, a.name, None)))
+        elif isinstance(node, ast.arg) and node.annotation is not None and (
+                "GameSpec" in ast.unparse(node.annotation)):
+            names.add(node.arg)
+    return names
+
+
+def tables_by_game(source: str, package: str = "") -> list[tuple[int, str]]:
+    """Every table by a game's key in ``source``: (line, the code) of a dict display or
+    comprehension whose key is a game's key, and of a lookup by one (``T[spec.key]``,
+    ``T.get(spec.key)``). A game's key is one written out (``"splito"``), a name imported
+    where it is one, or the ``key`` of a game's spec: a name imported as one
+    (``SPLIT.key``) or annotated ``GameSpec``, a comprehension's name over the games
+    (``{g.key: ... for g in GAMES}``), a ``spec``/``game`` attribute
+    (``node.table.spec.key``), or what :data:`SPEC_OF` returns (``by_key(k).key``)."""
+    from splitnet.games import BY_KEY
+    from tests.test_game_seam import _imported_keys
+
+    tree = ast.parse(source)
+    keyed = _imported_keys(tree, package)
+    specs = _spec_names(tree, package)
+    for node in ast.walk(tree):  # a comprehension over the games names a game's spec
+        if isinstance(node, ast.comprehension) and isinstance(node.target, ast.Name) and (
+                isinstance(node.iter, ast.Name) and node.iter.id in specs):
+            specs.add(node.target.id)
+
+    def is_spec(node: ast.AST) -> bool:
+        if isinstance(node, ast.Name):
+            return node.id in specs
+        if isinstance(node, ast.Attribute):
+            return node.attr in ("spec", "game")
+        if isinstance(node, ast.Call):
+            f = node.func
+            return (f.id if isinstance(f, ast.Name) else
+                    f.attr if isinstance(f, ast.Attribute) else "") in SPEC_OF
+        return False
+
+    def is_key(node: ast.AST | None) -> bool:
+        if isinstance(node, ast.Constant):
+            return isinstance(node.value, str) and node.value in BY_KEY
+        if isinstance(node, ast.Name):
+            return node.id in keyed
+        if isinstance(node, ast.Attribute):
+            return node.attr == "key" and is_spec(node.value)
+        return False
+
+    found = []
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Dict) and any(is_key(k) for k in node.keys)) or (
+                isinstance(node, ast.DictComp) and is_key(node.key)) or (
+                isinstance(node, ast.Subscript) and is_key(node.slice)) or (
+                isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "get" and node.args and is_key(node.args[0])):
+            found.append((node.lineno, ast.unparse(node)[:80]))
+    return found
+
+
+def test_the_check_sees_a_table_by_a_games_key_however_it_is_written() -> None:
+    def lines(source: str) -> list[int]:
+        return [n for n, _ in tables_by_game(source)]
+
+    assert lines("from splitnet.games.split import SPLIT\n"
+                 "PLAY = {SPLIT.key: play}\n") == [2]
+    assert lines("from splitnet.games import FIRST as G\nT = {G.key: 1}\n") == [2]
+    assert lines("from splitnet.games import GAMES\nT = {g.key: g for g in GAMES}\n") == [2]
+    assert lines("def f(node):\n    return T[node.table.spec.key].bot\n") == [2]
+    assert lines("def f(spec: GameSpec):\n    return T.get(spec.key)\n") == [2]
+    assert lines("x = T[by_key(args.game).key]\n") == [1]
+    assert lines('T = {"splito": 1}\nx = T["split"]\n') == [1, 2]
+    assert not lines("seen = {p.key: p for p in players}\nkeys = {m.key for m in members}\n"
+                     "x = front_end(by_key(args.game)).play(args)\ny = keys[peer.key]\n")
+
+
+@pytest.mark.parametrize("path", sorted(ROOT.rglob("*.py")),
+                         ids=lambda p: _module(p)[0] or "splitnet")
+def test_no_table_by_a_games_key_outside_the_registries(path: Path) -> None:
+    """A command asks its game's entry (splitnet.frontends.front_end) or its spec
+    (splitnet.games) for what it does, rather than keeping a table of its own by the
+    game's key: cli.py's self-play, play and bench tables and lan.py's hosting and LAN
+    session tables were five such tables, each to be extended for every new game."""
+    module, package = _module(path)
+    if _top(module) in REGISTRIES:
+        return
+    found = tables_by_game(path.read_text(encoding="utf-8"), package)
+    assert not found, (f"splitnet/{path.relative_to(ROOT)} keeps a table by a game's key "
+                       "(add to its game's entry in splitnet/frontends.py instead): "
+                       + "; ".join(f"line {n}: {code}" for n, code in found))
+
+
+def test_every_game_has_one_front_end_entry_in_the_registrys_order() -> None:
+    from splitnet.frontends import FRONT_ENDS, bench_of, front_end
+    from splitnet.games import GAMES, by_key
+
+    assert [f.game for f in FRONT_ENDS] == list(GAMES)
+    assert all(front_end(g).game is g for g in GAMES)
+    splito_bench = front_end(by_key("splito")).bench
+    assert splito_bench is not None and bench_of("splito") is splito_bench
+    assert bench_of("split") is None and bench_of("engine") is None
