@@ -332,3 +332,22 @@ def test_S12_5_verify_and_replay_of_a_game_a_seat_left_say_who_left_and_show_no_
     assert "p2 left the game before its play (S5.7)" in r.stdout
     assert "left at turn 3, cannot win (S5.7)" in r.stdout
     assert "Traceback" not in r.stderr
+
+
+def test_S5_7_a_saved_game_a_seat_left_says_how_far_it_got() -> None:
+    """The saved-games list's "turn t of 13" counts a turn done when every seat still
+    playing revealed (S5.7), not every seat of the table."""
+    from splitnet.game.table import Limits
+    from splitnet.games.splito import SPLITO
+    from tests.test_splito_fair import bots, new_game, run_until
+
+    game = new_game(4, seed=12)
+    _silent_from(game, 3, _commit_phase(2))
+    while game.pump():
+        pass
+    game.abandon(3, Limits().open_hand_after_s)
+    run_until(game, _commit_phase(5))
+    settings = game.log.header.settings
+    assert SPLITO.progress(settings, game.log.entries, 4) == "turn 5 of 13"
+    game.run_bots(bots(4))
+    assert SPLITO.progress(settings, game.log.entries, 4) == "all 13 turns played"

@@ -53,8 +53,14 @@ def _progress(settings: object, entries: Sequence[Entry], players: int) -> str:
         turns = None
     if sum(e.kind == "deal" for e in entries) < players:
         return "not dealt yet"
-    revealed = [e.body.get("turn") for e in entries if e.kind == "reveal"]
-    done = sum(1 for t in set(revealed) if revealed.count(t) == players)
+    playing, done, shown = players, 0, 0
+    for e in entries:  # a turn is done when every seat still playing revealed (S5.7)
+        if e.kind == "abandon":
+            playing -= 1
+        elif e.kind == "reveal":
+            shown += 1
+            if shown == playing:
+                done, shown = done + 1, 0
     if turns is not None and done >= turns:
         return f"all {turns} turns played"
     return f"turn {done + 1}" + (f" of {turns}" if turns is not None else "")
