@@ -27,6 +27,14 @@ from splitnet.rules import (
 FORMAT = "splitnet-game-record/1"
 
 
+def round_ended(end: dict[str, Any], *, given_up: str = "was given up for gone (R8.6)"
+                ) -> str:
+    """How a recorded round ended, in words: the ``end`` of a record's round — "went
+    out", "drew the last card", or ``given_up`` for a round cut short (R8.6)."""
+    return {"out": "went out", "pile_empty": "drew the last card"}.get(end["reason"],
+                                                                      given_up)
+
+
 def dumps(record: dict[str, Any]) -> str:
     """The record's exact text, as ``selfplay --record`` writes it and ``verify --json``
     prints it (protocol/RECORD.md, "Exact form"): indent 1, ``,`` at line ends and

@@ -14,6 +14,7 @@ from splitnet.bots import Bot, bot_label, bot_player_name, make_bot, open_hand_p
 from splitnet.cards import card_id, pretty
 from splitnet.frontend import HumanAgent
 from splitnet.localplay import LocalTable, SeededShuffle
+from splitnet.record import round_ended
 from splitnet.rules import Settings
 
 if TYPE_CHECKING:
@@ -30,8 +31,7 @@ def summary(record: dict[str, Any]) -> str:
     lines = []
     for rnd in record["rounds"]:
         end = rnd["end"]
-        how = {"out": "went out", "pile_empty": "drew the last card"}.get(
-            end["reason"], "was given up for gone (R8.6)")
+        how = round_ended(end)
         lines.append(f"Round {rnd['number']} (dealer {players[rnd['dealer']]}): "
                      f"{players[end['seat']]} {how} after {len(rnd['turns'])} turns")
         for s, m in end["marks"].items():

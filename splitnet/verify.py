@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 from splitnet.bots import open_hand_player
-from splitnet.game.core import GameCore
 from splitnet.game.local import PROTOCOL
 from splitnet.game.rematch import (
     RematchError,
@@ -30,7 +29,6 @@ from splitnet.game.rematch import (
     first_dealer,
     parse_rematch,
 )
-from splitnet.game.splito_core import SplitoCore
 from splitnet.game.table import GameError, NetCore, entry_position
 from splitnet.games import Seating, game_of
 from splitnet.localfiles import MAX_TRANSCRIPT_BYTES, LocalFileError, read_local
@@ -109,83 +107,24 @@ def verify_records(records: list[bytes]) -> Verdict:
     if core is None:
         return Verdict(False, "incomplete: the transcript holds no record",
                        reason="empty transcript", incomplete=True)
-    if isinstance(core, SplitoCore):
-        return _splito_verdict(core, log, records, names)
-    assert isinstance(core, GameCore)
-    if not core.finished:
-        stage = core.round.stage if core.round else "?"
-        return Verdict(False, f"incomplete: the transcript ends in round "
-                       f"{len(core.rounds)} ({stage}); everything up to entry "
-                       f"{len(records) - 1} verified", record=core.record,
-                       reason="the game did not finish", incomplete=True)
-    game = core.record
     names = [shown(n) for n in names]  # the host's text: shown, never obeyed
-    lines = [f"game {log.game_id.hex()} — {len(names)} players: {', '.join(names)}",
+    end = game_of(log.header.settings).ending(core, names)
+    if end.record is None:
+        return Verdict(False, f"incomplete: the transcript ends {end.stopped_at}; "
+                       f"everything up to entry {len(records) - 1} verified",
+                       record=end.partial, reason="the game did not finish", incomplete=True)
+    if end.fault is not None:
+        return _fail(len(records) - 1, None, end.fault)
+    lines = [f"game {log.game_id.hex()} — {end.title}{len(names)} players: "
+             f"{', '.join(names)}",
              f"{len(records)} entries, signatures and hash chain: ok"]
     rematch = parse_rematch(log.header.settings)
     if rematch is not None:  # GAME.md "Rematch": checked against that game given both
         lines.append(f"rematch of game {rematch.game.hex()}: {names[rematch.first_dealer]} "
-                     "dealt first (R3.2)")
-    for rnd in game["rounds"]:
-        end = rnd["end"]
-        how = {"out": "went out", "pile_empty": "drew the last card"}.get(
-            end["reason"], "was given up for gone (R8.6): the round ended as it stood")
-        lines.append(f"round {rnd['number']}: {names[end['seat']]} {how}; "
-                     f"{len(rnd['turns'])} turns")
-    cut = {(r.number, r.cut) for r in core.rounds if r.cut is not None}
-    for deal, seat, waited in core.abandonments:  # R8.6, GAME.md "abandon"
-        what = ("that round ended as it stood, scored" if (deal, seat) in cut
-                else "that deal was void, before any card existed, and was dealt again")
-        lines.append(f"deal {deal}: {names[seat]} abandoned by the host after {waited} s — "
-                     f"{what}; the seat played open-handed from then on")
-    for s, t in sorted(game["totals"].items(), key=lambda kv: -kv[1]["score"]):
-        lines.append(f"  {names[int(s)]:16} {t['score']:5}")
-    lines.append("winner: " + " and ".join(names[w] for w in game.get("winners", [])))
-    lines.append("shuffle proofs: " + ("checked at every hop" if core.shuffle_proofs
-                                       else "not used (hops checked at the audit)"))
+                     f"{end.dealt}")
+    lines.extend(end.lines)
     lines.append("shuffle fair: yes")
-    return Verdict(True, "\n".join(lines), record=game)
-
-
-def _splito_verdict(core: SplitoCore, log: Log, records: list[bytes],
-                    names: list[str]) -> Verdict:
-    """The end of a Splito transcript: the audit's record (S12) passes the referee
-    (S12.4), or what is missing."""
-    from splitnet.splito.record import check_record
-
-    if not core.finished or core.record is None:
-        return Verdict(False, f"incomplete: the transcript ends at {core.stage.value} (turn "
-                       f"{core.engine.turn}); everything up to entry {len(records) - 1} "
-                       "verified", reason="the game did not finish", incomplete=True)
-    rec = core.record
-    referee = check_record(rec)
-    if not referee.ok:  # pragma: no cover - the core applies the same rules
-        return _fail(len(records) - 1, None, "S12.4: the record fails the referee: "
-                     + "; ".join(referee.faults[:3]))
-    shown_names = [shown(n) for n in names]
-    lines = [f"game {log.game_id.hex()} — Splito, {len(names)} players: "
-             f"{', '.join(shown_names)}",
-             f"{len(records)} entries, signatures and hash chain: ok"]
-    rematch = parse_rematch(log.header.settings)
-    if rematch is not None:  # GAME.md "Rematch": checked against that game given both
-        lines.append(f"rematch of game {rematch.game.hex()}: {shown_names[rematch.first_dealer]}"
-                     " dealt (S4.1)")
-    lines.append(f"{len(rec['turns'])} turns: every commitment opened by its reveal, every "
-                 "play legal, every passed hand's sealed shares checked (S7.3, S5.4)")
-    for turn, seat, waited in core.abandonments:  # S5.7, SPLITO_GAME.md "abandon"
-        lines.append(f"turn {turn}: {shown_names[seat]} left the game, given up by the host "
-                     f"after {waited} s — its hand was set aside, the passes skipped it "
-                     "(S5.7)")
-    if core.abandonments:
-        lines.append("not opened (S12.5): the cards never played stay unread; the record is "
-                     "what the log reads")
-    for s in sorted(rec["scores"], key=lambda s: (-s["score"], s["seat"])):
-        lines.append(f"  {shown_names[s['seat']]:16} {s['score']:5} = {s['left_points']} × "
-                     f"{s['right_points']}")
-    lines.append("winner: " + " and ".join(shown_names[w] for w in rec["winners"]))
-    lines.append("shuffle proofs: checked at every hop (objective deck and card deck)")
-    lines.append("shuffle fair: yes")
-    return Verdict(True, "\n".join(lines), record=rec)
+    return Verdict(True, "\n".join(lines), record=end.record)
 
 
 def _other_protocol(settings: Mapping[str, object]) -> Verdict | None:

@@ -63,6 +63,25 @@ class SeatGame:
 
 
 @dataclass(frozen=True)
+class Ending:
+    """What a verifier's core of no seat tells at the end of a transcript (``splitnet
+    verify``, protocol/TRANSCRIPT.md §10), in its game's words: ``record`` once the game
+    is over (else where it stopped, ``stopped_at``: "in round 2 (play)"), ``fault`` if
+    the record fails the game's own referee, and the lines the verdict prints between
+    the common ones (the game, the entries, a rematch's line) and "shuffle fair: yes":
+    ``lines``; ``title`` goes before the player count ("Splito, "), ``dealt`` after the
+    rematch's first dealer ("dealt first (R3.2)")."""
+
+    record: dict[str, Any] | None
+    stopped_at: str = ""
+    partial: dict[str, Any] | None = None
+    fault: str | None = None
+    title: str = ""
+    dealt: str = ""
+    lines: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class GameSpec:
     """One game, as every layer above its own modules sees it.
 
@@ -75,7 +94,9 @@ class GameSpec:
     ``seat(seating)`` builds a seat's core; ``pledge_position(kind, body)`` is the
     position a seat pledged at before it made such an entry (GAME.md "Pledges");
     ``record_format`` is the ``format`` of its game record; ``progress(settings,
-    entries, players)`` says in a few words how far a saved game got ("round 2 of 3")."""
+    entries, players)`` says in a few words how far a saved game got ("round 2 of 3");
+    ``ending(core, names)`` what a verifier's core of no seat tells at the end of a
+    transcript (:class:`Ending`, the players' names already made safe to print)."""
 
     key: str
     title: str
@@ -88,6 +109,7 @@ class GameSpec:
     pledge_position: Callable[[str, dict[str, Any]], tuple[int, str] | None]
     record_format: str
     progress: Callable[[object, Sequence[Entry], int], str]
+    ending: Callable[[Any, Sequence[str]], Ending]
     #: the rule that says who deals first, and the key of the header's ``rules`` that
     #: names that seat (None: seat 0, or a rematch's ``first_dealer``, R3.2)
     dealer_rule: str = "R3.2"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from splitnet.games import GameSpec, SeatGame, Seating
+from splitnet.games import Ending, GameSpec, SeatGame, Seating
 
 if TYPE_CHECKING:
     from splitnet.session.log import Entry
@@ -61,10 +61,43 @@ def _progress(settings: object, entries: Sequence[Entry], _players: int) -> str:
     return f"round {max(rounds)}{of}"
 
 
+def _ending(core: Any, names: Sequence[str]) -> Ending:
+    """A Split verifier's end: each round's end, every abandonment (R8.6), the totals,
+    the winner and the shuffle proofs (TRANSCRIPT.md §10)."""
+    from splitnet.game.core import GameCore
+    from splitnet.record import round_ended
+
+    assert isinstance(core, GameCore)
+    if not core.finished:
+        stage = core.round.stage if core.round else "?"
+        return Ending(None, f"in round {len(core.rounds)} ({stage})", partial=core.record)
+    game = core.record
+    assert game is not None
+    lines = []
+    for rnd in game["rounds"]:
+        end = rnd["end"]
+        how = round_ended(end, given_up="was given up for gone (R8.6): the round ended as "
+                          "it stood")
+        lines.append(f"round {rnd['number']}: {names[end['seat']]} {how}; "
+                     f"{len(rnd['turns'])} turns")
+    cut = {(r.number, r.cut) for r in core.rounds if r.cut is not None}
+    for deal, seat, waited in core.abandonments:  # R8.6, GAME.md "abandon"
+        what = ("that round ended as it stood, scored" if (deal, seat) in cut
+                else "that deal was void, before any card existed, and was dealt again")
+        lines.append(f"deal {deal}: {names[seat]} abandoned by the host after {waited} s — "
+                     f"{what}; the seat played open-handed from then on")
+    for s, t in sorted(game["totals"].items(), key=lambda kv: -kv[1]["score"]):
+        lines.append(f"  {names[int(s)]:16} {t['score']:5}")
+    lines.append("winner: " + " and ".join(names[w] for w in game.get("winners", [])))
+    lines.append("shuffle proofs: " + ("checked at every hop" if core.shuffle_proofs
+                                       else "not used (hops checked at the audit)"))
+    return Ending(game, dealt="dealt first (R3.2)", lines=tuple(lines))
+
+
 SPLIT = GameSpec(key="split", title="Split", min_players=2, max_players=6, seat_rule="R3.1",
                  named=False, check_header=_check_header, seat=_seat,
                  pledge_position=_pledge_position, record_format="splitnet-game-record/1",
-                 progress=_progress, moves_pledged=True,
+                 progress=_progress, ending=_ending, moves_pledged=True,
                  modules=("rules", "game.core", "game.local", "game.open_hand",
                           "game.open_hand_policy", "record", "describe", "bots", "selfplay",
                           "localplay", "app.fair", "app.lan_session", "ui.plain",

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from splitnet.games import GameSpec, SeatGame, Seating
+from splitnet.games import Ending, GameSpec, SeatGame, Seating
 
 if TYPE_CHECKING:
     from splitnet.session.log import Entry
@@ -66,10 +66,42 @@ def _progress(settings: object, entries: Sequence[Entry], players: int) -> str:
     return f"turn {done + 1}" + (f" of {turns}" if turns is not None else "")
 
 
+def _ending(core: Any, names: Sequence[str]) -> Ending:
+    """A Splito verifier's end: the record (S12) past the referee (S12.4), the turns, who
+    left (S5.7), the scores and the winner (TRANSCRIPT.md §10)."""
+    from splitnet.game.splito_core import SplitoCore
+    from splitnet.splito.record import check_record
+
+    assert isinstance(core, SplitoCore)
+    if not core.finished or core.record is None:
+        return Ending(None, f"at {core.stage.value} (turn {core.engine.turn})")
+    rec = core.record
+    referee = check_record(rec)
+    if not referee.ok:  # pragma: no cover - the core applies the same rules
+        return Ending(rec, fault="S12.4: the record fails the referee: "
+                      + "; ".join(referee.faults[:3]))
+    lines = [f"{len(rec['turns'])} turns: every commitment opened by its reveal, every "
+             "play legal, every passed hand's sealed shares checked (S7.3, S5.4)"]
+    for turn, seat, waited in core.abandonments:  # S5.7, SPLITO_GAME.md "abandon"
+        lines.append(f"turn {turn}: {names[seat]} left the game, given up by the host "
+                     f"after {waited} s — its hand was set aside, the passes skipped it "
+                     "(S5.7)")
+    if core.abandonments:
+        lines.append("not opened (S12.5): the cards never played stay unread; the record is "
+                     "what the log reads")
+    for s in sorted(rec["scores"], key=lambda s: (-s["score"], s["seat"])):
+        lines.append(f"  {names[s['seat']]:16} {s['score']:5} = {s['left_points']} × "
+                     f"{s['right_points']}")
+    lines.append("winner: " + " and ".join(names[w] for w in rec["winners"]))
+    lines.append("shuffle proofs: checked at every hop (objective deck and card deck)")
+    return Ending(rec, title="Splito, ", dealt="dealt (S4.1)", lines=tuple(lines))
+
+
 SPLITO = GameSpec(key=KEY, title="Splito", min_players=2, max_players=8, seat_rule="S2.1",
                   named=True, check_header=_check_header, seat=_seat,
                   pledge_position=_pledge_position, record_format="splito-record/1",
-                  progress=_progress, dealer_rule="S4.1", dealer_setting="dealer",
+                  progress=_progress, ending=_ending, dealer_rule="S4.1",
+                  dealer_setting="dealer",
                   modules=("splito", "game.splito_core", "splito_selfplay", "app.splito_fair",
                            "app.splito_session", "ui.splito_plain", "ui.splito_table",
                            "ui.tui.splito", "ui.tui.splito_model", "ui.tui.splito_render",
