@@ -36,6 +36,14 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
+class Replay:
+    """``splitnet replay`` for one game (:attr:`FrontEnd.replay`)."""
+
+    check: Callable[[object, Path], dict[str, Any]]
+    run: Callable[[dict[str, Any], bool, Callable[[], str] | None], int]
+
+
+@dataclass(frozen=True)
 class FrontEnd:
     """One game, as the front ends see it.
 
@@ -49,7 +57,10 @@ class FrontEnd:
     (``proofs_only``: ``--no-proofs`` is then refused). A seat at a LAN table: a bot's
     session (``bot(node, task, level, seed, think, delay)``), a person's
     (``human(node, task)``), and the results of its finished record in words
-    (``summary``)."""
+    (``summary``). ``replay``: a finished game's record, the way ``splitnet replay``
+    takes it — ``check(record, path)`` its game's own checks (the record, or
+    LocalFileError naming the file and the first fault), ``run(record, step, wait)``
+    the replay (step by step with ``step``; ``wait`` reads the next command)."""
 
     game: GameSpec
     selfplay: Callable[[argparse.Namespace, list[str]], int]
@@ -60,6 +71,7 @@ class FrontEnd:
                   AnySession]
     human: Callable[[HostNode | PeerNode, asyncio.Future[Any]], AnySession]
     summary: Callable[[dict[str, Any]], str]
+    replay: Replay
     bench: Callable[[argparse.Namespace], int] | None = None
     proofs_only: str | None = None
 
@@ -119,9 +131,31 @@ def _split_summary(record: dict[str, Any]) -> str:
     return summary(record)
 
 
+def _split_check(rec: object, path: Path) -> dict[str, Any]:
+    from splitnet.localfiles import LocalFileError
+    from splitnet.record import RecordError, validate_record
+
+    try:
+        return validate_record(rec)
+    except RecordError as e:
+        raise LocalFileError(path, f"not a valid game record (protocol/RECORD.md): {e}") from None
+
+
+def _split_replay(record: dict[str, Any], step: bool, wait: Callable[[], str] | None) -> int:
+    from splitnet.replay import replay_lines, replay_steps, step_through
+
+    if step:
+        step_through(replay_steps(record), wait or input, lambda text: print(text, flush=True))
+        return 0
+    for page in replay_lines(record):
+        print("\n".join(page))
+    return 0
+
+
 SPLIT_FRONT = FrontEnd(SPLIT, selfplay=_split_selfplay, play=_split_play,
                        choice=_split_choice, seats_of=lambda _path: None, bot=_split_bot,
-                       human=_split_human, summary=_split_summary)
+                       human=_split_human, summary=_split_summary,
+                       replay=Replay(_split_check, _split_replay))
 
 
 # --------------------------------------------------------------------------- Splito
@@ -212,9 +246,39 @@ def _splito_summary(record: dict[str, Any]) -> str:
     return summary(record)
 
 
+def _splito_check(rec: object, path: Path) -> dict[str, Any]:
+    from splitnet.localfiles import LocalFileError
+    from splitnet.splito.record import check_record
+
+    verdict = check_record(rec)  # S12.4: the referee, before anything is shown
+    if not verdict.ok:
+        more = f" (and {len(verdict.faults) - 1} more)" if len(verdict.faults) > 1 else ""
+        raise LocalFileError(path, "not a valid Splito record (docs/SPLITO.md S12.4): "
+                             f"{verdict.faults[0]}{more}")
+    assert isinstance(rec, dict)
+    return rec
+
+
+def _splito_replay(record: dict[str, Any], step: bool, wait: Callable[[], str] | None
+                   ) -> int:
+    from splitnet.replay import step_through
+    from splitnet.splito import replay as splito_replay
+
+    steps = splito_replay.replay_steps(record)
+    if step:
+        step_through(steps, wait or input, lambda text: print(text, flush=True),
+                     keys=splito_replay.PROMPT_KEYS, help_text=splito_replay.STEP_HELP)
+        return 0
+    for st in steps:  # a Splito page says little without its zones: both, every step
+        print("\n".join(st.lines))
+        print(st.table)
+    return 0
+
+
 SPLITO_FRONT = FrontEnd(SPLITO, selfplay=_splito_selfplay, play=_splito_play,
                         choice=_splito_choice, seats_of=_settings_players, bot=_splito_bot,
-                        human=_splito_human, summary=_splito_summary, bench=_splito_bench,
+                        human=_splito_human, summary=_splito_summary,
+                        replay=Replay(_splito_check, _splito_replay), bench=_splito_bench,
                         proofs_only="protocol/SPLITO_GAME.md")
 
 

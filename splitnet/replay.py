@@ -2,8 +2,9 @@
 
 FILE is a transcript (``.splitlog``, verified first) or a game record (JSON,
 protocol/RECORD.md, checked strictly; a Splito record, docs/SPLITO.md S12, passes the
-referee first, and its steps are :mod:`splitnet.splito.replay`'s; anything else is
-refused in one line). At a terminal (or with ``--step``) it steps through the game one
+referee first, and its steps are that game's own; anything else is
+refused in one line; each game's checks and steps are its entry in
+:mod:`splitnet.frontends`). At a terminal (or with ``--step``) it steps through the game one
 turn at a time, forwards and backwards, showing the whole table after each step and a
 prompt (:data:`STEP_HELP`); into a pipe (or with ``--all``) it prints each round's deal,
 then each turn in words, and exits (a Splito game: every step with its table).
@@ -19,11 +20,10 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from splitnet.cards import parse_face, pretty
-from splitnet.games import game_of_record
-from splitnet.games.splito import SPLITO
+from splitnet.games import FIRST, game_of_record
 from splitnet.localfiles import (
     MAX_RECORD_BYTES,
     MAX_TRANSCRIPT_BYTES,
@@ -31,13 +31,9 @@ from splitnet.localfiles import (
     parse_json,
     read_local,
 )
-from splitnet.record import RecordError, validate_record
 from splitnet.rules import Settings
 from splitnet.session.transcript import MAGIC, TranscriptError, records_from_bytes
 from splitnet.text import shown
-
-if TYPE_CHECKING:
-    from splitnet.splito.replay import SplitoStep
 
 
 def _c(text: str | None) -> str:
@@ -138,19 +134,9 @@ def load_record(path: Path) -> dict[str, Any]:
             raise LocalFileError(path, f"is larger than {MAX_RECORD_BYTES} bytes: not a game "
                                  "record")
         rec = parse_json(data, path, what="splitnet transcript or game record")
-    if isinstance(rec, dict) and game_of_record(rec) is SPLITO:
-        from splitnet.splito.record import check_record
+    from splitnet.frontends import front_end
 
-        verdict = check_record(rec)  # S12.4: the referee, before anything is shown
-        if not verdict.ok:
-            more = f" (and {len(verdict.faults) - 1} more)" if len(verdict.faults) > 1 else ""
-            raise LocalFileError(path, "not a valid Splito record (docs/SPLITO.md S12.4): "
-                                 f"{verdict.faults[0]}{more}")
-        return rec
-    try:
-        return validate_record(rec)
-    except RecordError as e:
-        raise LocalFileError(path, f"not a valid game record (protocol/RECORD.md): {e}") from None
+    return front_end(game_of_record(rec) or FIRST).replay.check(rec, path)
 
 
 STEP_HELP = """\
@@ -278,6 +264,24 @@ class TableState:
         return "\n".join(lines)
 
 
+class Page(Protocol):
+    """One step of any game's replay as :func:`step_through` shows it (Split's
+    :class:`Step`, each other game's own): its lines, the table after it, its label and
+    its round (0 for a game without rounds)."""
+
+    @property
+    def lines(self) -> list[str]: ...
+
+    @property
+    def table(self) -> str: ...
+
+    @property
+    def label(self) -> str: ...
+
+    @property
+    def round_no(self) -> int: ...
+
+
 @dataclass
 class Step:
     """One page of the replay (a deal, a turn, a round's end, the final standing) and
@@ -316,7 +320,7 @@ def replay_steps(record: dict[str, Any]) -> list[Step]:
     return steps
 
 
-def _goto(cmd: str, cur: int, steps: Sequence[Step | SplitoStep]) -> int | str:
+def _goto(cmd: str, cur: int, steps: Sequence[Page]) -> int | str:
     """The step a command moves to, or a one-line complaint."""
     last = len(steps) - 1
     words = cmd.split()
@@ -341,7 +345,7 @@ def _goto(cmd: str, cur: int, steps: Sequence[Step | SplitoStep]) -> int | str:
     return f"unknown command {cmd[:20]!r} — type ? for the keys"
 
 
-def step_through(steps: Sequence[Step | SplitoStep], read: Callable[[], str],
+def step_through(steps: Sequence[Page], read: Callable[[], str],
                  write: Callable[[str], None], *,
                  keys: str = "Enter/n next · p back · N step · r N round · q quit · ? keys",
                  help_text: str = STEP_HELP) -> None:
@@ -389,22 +393,7 @@ def run_replay(path: Path, step: bool = False,
         return 1
     if interactive is None:
         interactive = sys.stdin.isatty() and sys.stdout.isatty()
-    if game_of_record(record) is SPLITO:
-        from splitnet.splito import replay as splito_replay
+    from splitnet.frontends import front_end
 
-        steps = splito_replay.replay_steps(record)
-        if step or interactive:
-            step_through(steps, wait or input, lambda text: print(text, flush=True),
-                         keys=splito_replay.PROMPT_KEYS, help_text=splito_replay.STEP_HELP)
-            return 0
-        for st in steps:  # a Splito page says little without its zones: both, every step
-            print("\n".join(st.lines))
-            print(st.table)
-        return 0
-    if step or interactive:
-        read = wait or input
-        step_through(replay_steps(record), read, lambda text: print(text, flush=True))
-        return 0
-    for page in replay_lines(record):
-        print("\n".join(page))
-    return 0
+    return front_end(game_of_record(record) or FIRST).replay.run(record, step or interactive,
+                                                                 wait)

@@ -313,3 +313,13 @@ def test_the_verifier_names_no_games_core() -> None:
     imported = {a.name for n in ast.walk(ast.parse(src)) if isinstance(n, ast.ImportFrom)
                 for a in n.names}
     assert not ({"GameCore", "SplitoCore"} & (names | imported))
+
+
+def test_replay_names_no_game() -> None:
+    """``splitnet replay`` asks the record's game's front-end entry (FrontEnd.replay)
+    for its checks and steps: it imports no game's spec or module by name."""
+    src = (Path(__file__).resolve().parent.parent / "splitnet" / "replay.py").read_text()
+    tree = ast.parse(src)
+    mods = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+    assert not {m for m in mods if m.startswith(("splitnet.splito", "splitnet.games."))}
+    assert "SPLITO" not in {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
