@@ -422,11 +422,12 @@ class HostNode:
             return False  # a rematch starts by itself once every seat agreed (§13)
         return self.lobby.can_begin()
 
-    def _count(self) -> None:
-        """Tell the lobby machine how many players are in (:meth:`_count_players`); a
-        full one starts now."""
-        self._count_players()
-        if self.lobby.auto_start():
+    def _count(self, *, start: bool = True) -> None:
+        """Tell the lobby machine how many players are in (in a rematch lobby a seat
+        counts once it agreed); with ``start``, a full one starts now."""
+        self.lobby.players(len(self.agreed) if self.rematch_of is not None
+                           else 1 + len(self.members))
+        if start and self.lobby.auto_start():
             self._start_now(auto=True)
 
     def _lobby_frame(self) -> None:
@@ -456,7 +457,7 @@ class HostNode:
                 self.members.remove(m)
                 if self.rematch_of is not None:
                     self.agreed.discard(self.rematch_of.seat_of(m.key) or -1)
-            self._count_players()
+            self._count(start=False)
             self._lobby_frame()
             if auto and not self.lobby.auto_start():
                 return  # not full any more: wait for the seats it was opened for
@@ -496,12 +497,6 @@ class HostNode:
         self._changed()
 
     # ------------------------------------------------------------------ a rematch
-    def _count_players(self) -> None:
-        """Tell the lobby machine how many players are in, starting nothing. (In a
-        rematch lobby a seat counts once it agreed.)"""
-        self.lobby.players(len(self.agreed) if self.rematch_of is not None
-                           else 1 + len(self.members))
-
     def _rematch_table(self, game_id: bytes) -> Table:
         """The rematch's table: the previous game's seats (names, keys, order) and rules,
         its header naming that game (GAME.md "Rematch")."""
@@ -809,7 +804,7 @@ class HostNode:
         conn.send(Welcome(None, None, 0, True))
         # the count first: the lobby frame tells the screens, which read it (a host's
         # screen drawn before it rose offered no start with 2 players, R3.1)
-        self._count_players()
+        self._count(start=False)
         self._lobby_frame()
         self._count()  # full: the game starts now, with exactly these seats
 
@@ -870,7 +865,7 @@ class HostNode:
                             self.agreed.discard(seat)
                         self._offer_frame()
                     if self.lobby.state in (LobbyState.OPEN, LobbyState.FULL):
-                        self._count_players()
+                        self._count(start=False)
                     self._lobby_frame()
                     break
             return
