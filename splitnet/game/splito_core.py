@@ -958,6 +958,9 @@ class SplitoCore:
             waiting = ", ".join(self.players[s] for s in self.engine.waiting_for())
             raise _err(author, "reveal", "S7.3", "no play is revealed before every seat has "
                        f"committed (commitments missing: {waiting or '—'})")
+        if author in self.engine.gone:  # S5.7: no reveal of it is taken (nothing applied)
+            raise _err(author, "reveal", "S5.7", f"seat {author} left at turn "
+                       f"{self.engine.gone[author]}; it plays no more")
         assert self.cards is not None
         keys = {"turn", "slot", "card", "side", "nonce", "share"}
         if set(body) != keys:
