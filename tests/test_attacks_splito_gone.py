@@ -6,6 +6,7 @@ Each test makes the attack and asserts the property that must hold."""
 from __future__ import annotations
 
 import copy
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -14,7 +15,9 @@ import pytest
 from splitnet.game.local import PROTOCOL, LocalGame, SelfplaySecrets
 from splitnet.game.splito_core import SplitoCore, Stage, splito_header
 from splitnet.game.table import GameError, Limits, PledgeBook
+from splitnet.splito.cards import NUMBER_CARDS
 from splitnet.splito.engine import Phase
+from splitnet.splito.objectives import default_objective_set
 from splitnet.splito.record import check_record
 from splitnet.splito.settings import SplitoSettings
 from splitnet.verify import verify_records
@@ -274,6 +277,53 @@ def _gone_record() -> dict[str, Any]:
     rec = game.cores[0].record
     assert rec is not None and check_record(rec).ok
     return rec
+
+
+def test_the_referee_refuses_a_card_shown_where_a_game_a_seat_left_has_null() -> None:
+    """S12.5: a game a seat left is not opened, so every card never played is null in its
+    record. A record that names a card there (a set-aside card, or a never-played card
+    of a hand, given a face nobody could read) is refused — one fault line."""
+    rec = _gone_record()
+    deal = rec["deal"]
+    every = [*deal["central"], *(c for h in deal["hands"] for c in h), *deal["set_aside"]]
+    full = [*NUMBER_CARDS, *default_objective_set().ids]
+    missing = sorted((Counter(full) - Counter(c for c in every if c is not None)).elements())
+
+    def faults(change: Callable[[dict[str, Any]], object]) -> list[str]:
+        r = copy.deepcopy(rec)
+        change(r)
+        v = check_record(r)
+        assert not v.ok, "the referee accepted a card nobody read"
+        return v.faults
+
+    def aside(r: dict[str, Any]) -> None:
+        r["deal"]["set_aside"][r["deal"]["set_aside"].index(None)] = missing[0]
+
+    def in_hand(r: dict[str, Any]) -> None:
+        hand = next(h for h in r["deal"]["hands"] if None in h)
+        hand[hand.index(None)] = missing[1]
+        for t in r["turns"]:  # the optional hands, kept consistent with the deal
+            t.pop("hands", None)
+
+    for change in (aside, in_hand):
+        assert any("S12.5" in f and "null" in f for f in faults(change))
+
+
+def test_the_referee_refuses_a_gone_list_out_of_the_order_the_seats_left() -> None:
+    """S12.5: ``gone`` lists the seats in the order they left; the same departures
+    listed the other way round are refused (one record per game, one form)."""
+    game = new_game(5, seed=8)
+    _silent_from(game, 4, _commit_phase(2))
+    game.abandon(4, WAIT)
+    _silent_from(game, 1, _commit_phase(3))
+    _finish(game)
+    rec = game.cores[0].record
+    assert rec is not None and rec["gone"] == [{"seat": 4, "turn": 2}, {"seat": 1, "turn": 3}]
+    assert check_record(rec).ok
+    r = copy.deepcopy(rec)
+    r["gone"].reverse()
+    v = check_record(r)
+    assert not v.ok and any("not in the order the seats left" in f for f in v.faults)
 
 
 def test_the_referee_still_accepts_the_true_record_and_refuses_nulls_in_a_full_game() -> None:

@@ -190,6 +190,9 @@ def _gone(raw: object, game: Game) -> dict[int, int]:
         if not 0 <= seat < game.n or seat in out or not 1 <= turn <= game.settings.turns:
             raise _Stop(f"{GONE_KEY}: seat {seat} at turn {turn}: no such seat or turn, or "
                         "a seat named twice (S12.5)")
+        if out and turn < max(out.values()):
+            raise _Stop(f"{GONE_KEY}: seat {seat} at turn {turn} after a seat that left later: "
+                        "not in the order the seats left (S12.5)")
         out[seat] = turn
     return out
 
@@ -225,6 +228,12 @@ def _check(data: object, oset: ObjectiveSet, faults: list[str]) -> Game:
     gone = _gone(data.get(GONE_KEY), game) if GONE_KEY in data else {}
     _check_deal(data["deal"], game, oset, faults, unread=bool(gone))
     _replay(data["turns"], game, faults, gone)
+    if gone:  # S12.5: nothing is opened, so a card never played was read by nobody
+        played = {p.slot for plays in game.history for p in plays}
+        shown = [j for j, f in enumerate(game.faces) if f is not None and j not in played]
+        if shown:
+            faults.append(f"deal: {len(shown)} card(s) never played are not null, but a game "
+                          "a seat left is not opened: nobody read them (S12.5)")
     _check_results(data, game, faults)
     return game
 
