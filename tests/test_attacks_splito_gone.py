@@ -388,3 +388,34 @@ def test_a_wrong_box_sealed_to_a_seat_that_is_then_given_up_is_still_caught() ->
     assert to in game.cores[0].engine.gone
     v = verify_records(game.log.records())
     assert not v.ok and "(seat 0)" in v.summary
+
+
+def test_a_leavers_old_or_held_messages_are_never_applied_after_it_left() -> None:
+    """The host holds what the leaver sent before it was given up, or orders its logged
+    messages again: a commitment or pass already in the log cannot be ordered twice
+    (its counter is used: the log refuses the replay), and a pass it signed but the host
+    held, ordered after the abandonment, is refused (no longer due) before any peer
+    opens its box; every core unchanged, the game ends verified."""
+    from splitnet.session.log import LogError
+
+    game = new_game(5, seed=21)
+    run_until(game, _pass_stage(2))
+    core3 = game.cores[3]
+    held = next(b for k, b in core3.outbox() if k == "pass")  # signed, never ordered
+    core3.forget_unlogged()
+    old = [e for e in game.log.entries if e.author == 3 and e.kind in ("move", "pass")]
+    assert {e.kind for e in old} == {"move", "pass"}
+    game.silent.add(3)
+    game.abandon(3, WAIT)
+    assert game.cores[0].engine.gone == {3: 3}
+    state = [(len(c.sealed), sorted(c.passes_due), c.cards.known_slots() if c.cards else None)
+             for c in game.cores]
+    for e in old:
+        with pytest.raises(LogError, match=r"replay|counter"):
+            game.log.order(e.msg_bytes, e.sig, game.host)
+    with pytest.raises(GameError, match=r"seat 3 at pass: S5\.4: no pass from seat 3"):
+        game.send(3, "pass", held)
+    assert state == [(len(c.sealed), sorted(c.passes_due),
+                      c.cards.known_slots() if c.cards else None) for c in game.cores]
+    _finish(game, check_knowledge_gone)
+    _verified(game)
