@@ -12,8 +12,10 @@ on this machine) and the status names whose commitment is still missing (S7.3).
 S5.6: with the table's ``turn_timeout_s``, a seat that has not chosen its play that long
 after its turn opened has it chosen by its own program — this session, which alone knows
 the hand: its first card in id order, to the left (:meth:`Game.timeout_play`). No one
-else can (the host never sees a hand), so a seat gone for good stops the game: the host's
-``timeout`` names it (protocol/SPLITO_GAME.md).
+else can (the host never sees a hand). A seat gone for good stops the game (the host's
+``timeout`` names it), unless the host gives it up and the others play on without it
+(S5.7: ``--open-hand-after``, or the host's person at :meth:`open_hand_offer`;
+protocol/SPLITO_GAME.md).
 """
 
 from __future__ import annotations
