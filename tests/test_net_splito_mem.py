@@ -663,3 +663,57 @@ async def test_s5_7_the_hosts_table_offers_to_give_a_disconnected_seat_up_and_o_
     with pytest.raises(IllegalMove, match=r"S5\.7: Bo's seat is not to be given up now"):
         await host_s.abandon(2)
     await stop(clock, host, [ana, bo], mem)
+
+
+@virtual_time
+async def test_s5_7_a_seat_back_after_it_was_given_up_watches_to_the_end_sending_nothing(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """S5.7: Bo, given up as gone, starts again from its files while the game goes on: it
+    gets the log, sends no move, reveal or pass any more (it left), its screen says it
+    left, and it ends with the same transcript, verified."""
+    from splitnet.net.store import GameFiles
+
+    mem = MemoryNet()
+    net = NetSettings()
+    net.open_hand_after = 30.0
+    host, (ana, bo) = await splito_table(tmp_path, clock, mem, net=net)
+    host_task = asyncio.ensure_future(host.done.wait())
+    ana_s = SplitoNetSession(ana, ana.task, human=True)  # type: ignore[arg-type]
+    sessions = [SplitoNetSession(host, host_task, bot=splito_bot("normal", 0)), ana_s]
+    runs = asyncio.ensure_future(asyncio.gather(*(s.run() for s in sessions)))
+    bo_s = SplitoNetSession(bo, bo.task, human=True)  # type: ignore[arg-type]
+    bo_run = asyncio.ensure_future(bo_s.run())
+    h = core(host)
+    await clock.until(lambda: h.stage is Stage.PLAY and set(h.waiting_for()) == {1, 2},
+                      "the game waits for Ana and Bo", within=600.0)
+    assert bo.task is not None and bo.table is not None
+    bo.task.cancel()
+    bo_run.cancel()
+    await clock.run_until(asyncio.wait([bo.task, bo_run]), within=1.0)
+    # Ana is there (her person thinks): the host gives Bo up, not her
+    await clock.until(lambda: bool(h.engine.gone), "Bo given up", within=120.0)
+    assert h.engine.gone == {2: 1}
+    meta = GameFiles(tmp_path / "Bo", bo.table.game_id).load_meta()
+    bo2 = PeerNode(bo.identity, tmp_path / "Bo", "Bo", "127.0.0.1", bo.port, net,
+                   resume=meta, connect=mem.connector("127.0.0.1", bo.port),
+                   parts=LAN_PARTS)
+    t2 = bo2.start()
+    await clock.until(lambda: bo2.ready, "Bo back in sync", within=60.0)
+    bo2_s = SplitoNetSession(bo2, t2, bot=splito_bot("normal", 2))
+    assert any("You were given up as gone for good and left the game at turn 1 (S5.7)"
+               in line for line in bo2_s.log), bo2_s.log
+    bo2_run = asyncio.ensure_future(bo2_s.run())
+    ana_s.human, ana_s.bot = False, splito_bot("normal", 1)
+    ana_s._wake.set()
+    await clock.run_until(asyncio.gather(runs, bo2_run), within=3600.0)
+    assert h.verdict is None and h.finished
+    b2 = core(bo2)
+    assert b2.finished and b2.verdict is None and b2.record == h.record
+    assert not any(e.author == 2 and e.kind in ("move", "reveal", "pass")
+                   for e in host.table.log.entries[-200:]  # type: ignore[union-attr]
+                   if e.seq > next(x.seq for x in host.table.log.entries  # type: ignore[union-attr]
+                                   if x.kind == "abandon"))
+    recs = transcripts(tmp_path)
+    assert recs[2] == recs[0]
+    assert verify_records(recs[0]).ok
+    await stop(clock, host, [ana, bo2], mem)

@@ -79,6 +79,10 @@ class SplitoNetSession(LanSeat[Play]):
             self.log.append(f"Resumed the game: {self._where()}.")
         else:
             self.log.extend(self._narrator.after_change(self.view))  # the deal, if done
+        if self.seat in self.view.gone:  # S5.7: given up while this program was away
+            self.log.append(f"You were given up as gone for good and left the game at turn "
+                            f"{self.view.gone[self.seat]} (S5.7): you watch the others play "
+                            "to the end.")
         self._refresh()
 
     @property

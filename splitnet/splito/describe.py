@@ -147,7 +147,7 @@ class SplitoNarrator:
         central = ", ".join(card_text(game, c) for c in game.central) or "none"
         lines = [f"Dealt: {game.settings.hand_size} cards each, {game.turns} turns; "
                  f"central objectives (they count in every zone, S10.2): {central}."]
-        if self.viewer is not None:
+        if self.viewer is not None and self.viewer not in game.gone:  # (S5.7: none)
             lines.append("Your hand: " + hand_text(game, self.viewer) + ".")
         return lines
 
