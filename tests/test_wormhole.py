@@ -543,7 +543,9 @@ def test_two_guests_on_one_invitation_as_commands(servers: Servers, tmp_path: Pa
         assert host.stderr().count("joined the lobby") == 1
         wait_until(lambda: len(invitations(host)) >= 2, 60, "the other seat's invitation")
         assert len(set(invitations(host))) == len(invitations(host))  # each printed once
-        assert "Joined the game hosted by Ana" in seated.stdout(), seated.stdout()
+        # (the host saw the guest join; the guest's own line may still be on its way)
+        wait_until(lambda: "Joined the game hosted by Ana" in seated.stdout(), 30,
+                   "the seated guest to say it joined")
         assert host.p.poll() is None  # the host goes on
         host.p.send_signal(signal.SIGTERM)
         assert host.wait(60) == 130
@@ -803,7 +805,7 @@ def test_bot_killed_for_good_is_played_open_handed_through_the_relay(
         finished_and_verified(left, tmp_path)
         assert "no final ack" not in host.stderr(), host.stderr()[-2000:]
         assert "never confirmed" not in procs[1].stderr(), procs[1].stderr()[-2000:]
-        assert "open-handed (R8.6)" in host.stderr()
+        assert "given up as gone for good" in host.stderr()
         assert servers.relay.accepted >= 2  # both guests came through the relay
         from splitnet.session.transcript import read_transcript
 
