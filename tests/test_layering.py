@@ -23,6 +23,7 @@ bodies included (a lazy import is still a dependency).
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -104,10 +105,17 @@ def _banned(mod: str, targets: set[str]) -> set[tuple[str, str]]:
     return {(mod, _top(t)) for t in targets if _top(t) != layer and _top(t) in banned}
 
 
+@functools.cache
+def _package_imports() -> dict[Path, frozenset[str]]:
+    """:func:`imports_of` each source file of the package, parsed once per test process
+    (the tests below ask the same of every file; the files do not change meanwhile)."""
+    return {path: frozenset(imports_of(path)) for path in sorted(ROOT.rglob("*.py"))}
+
+
 def _violations() -> set[tuple[str, str]]:
     found: set[tuple[str, str]] = set()
-    for path in sorted(ROOT.rglob("*.py")):
-        found |= _banned(_module(path)[0], imports_of(path))
+    for path, targets in _package_imports().items():
+        found |= _banned(_module(path)[0], set(targets))
     return found
 
 
@@ -127,16 +135,17 @@ def test_layer_imports_nothing_above_it(layer: str) -> None:
 
 def test_net_imports_no_bots_front_ends_selfplay_verifier_narration_or_app() -> None:
     assert NET_NEVER <= FORBIDDEN["net"]
-    net = sorted(p for p in ROOT.rglob("*.py") if _top(_module(p)[0]) == "net")
+    files = _package_imports()
+    net = sorted(p for p in files if _top(_module(p)[0]) == "net")
     assert len(net) > 10  # the parser looked at the package
-    used = {(_module(p)[0], _top(t)) for p in net for t in imports_of(p)}
+    used = {(_module(p)[0], _top(t)) for p in net for t in files[p]}
     assert sorted(u for u in used if u[1] in NET_NEVER) == []
 
 
 def test_nothing_below_the_application_imports_it() -> None:
     users = sorted(
-        _module(p)[0] for p in ROOT.rglob("*.py")
-        if _top(_module(p)[0]) in FORBIDDEN and any(_top(t) == "app" for t in imports_of(p))
+        _module(p)[0] for p, targets in _package_imports().items()
+        if _top(_module(p)[0]) in FORBIDDEN and any(_top(t) == "app" for t in targets)
     )
     assert users == []
 
