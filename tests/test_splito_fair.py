@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from splitnet.crypto.deck import MAX_PLAYERS
+from splitnet.game.checks import HopChecker, InlineChecker
 from splitnet.game.local import PROTOCOL, LocalGame, SelfplaySecrets
 from splitnet.game.splito_core import SplitoCore, Stage, splito_header
 from splitnet.game.table import GameError, PledgeBook
@@ -25,13 +26,15 @@ from splitnet.verify import verify_records
 Game = LocalGame[SplitoCore]
 
 
-def new_game(n: int, seed: int = 1) -> Game:
+def new_game(n: int, seed: int = 1, checker: HopChecker | None = None) -> Game:
+    """``checker``: where every peer's shuffle-proof checks run (by default each peer
+    checks every other seat's hop itself)."""
     settings = SplitoSettings.standard(n)
     names = [f"p{i}" for i in range(n)]
 
     def make(gid: bytes, seat: int, seeds: Callable[[int], bytes], pledges: PledgeBook,
              keys: list[bytes]) -> SplitoCore:
-        return SplitoCore(gid, names, settings, seat, seeds, pledges=pledges)
+        return SplitoCore(gid, names, settings, seat, seeds, pledges=pledges, checker=checker)
 
     return LocalGame(names, settings, SelfplaySecrets(seed), make_core=make,
                      header=splito_header(settings, PROTOCOL))
@@ -121,10 +124,15 @@ def test_whole_games_verify_and_each_seat_knows_what_s7_allows_at_every_entry(n:
 def test_the_variant_and_larger_tables_verify_with_s7_knowledge_at_every_entry(n: int) -> None:
     """The 2-player variant (S8: two zones each, 26 cards a hand), the smallest table
     above the ones just before (5) and the largest (8, S2.1). 6 and 7 seats take no rule
-    of their own (S2.1: 3–8 play the standard game): the same code at sizes in between."""
+    of their own (S2.1: 3–8 play the standard game): the same code at sizes in between.
+    The peers share one checker, as ``splitnet play``'s do: each seat's hop is checked
+    once for the table, not once by each other peer (test_splito_pipeline: where the
+    checks run changes no byte), and verify checks every hop again."""
     assert MAX_PLAYERS == 8  # the deck seats Splito's 2–8 (S2.1)
-    game = new_game(n, seed=20 + n)
+    checker = InlineChecker(share=True)
+    game = new_game(n, seed=20 + n, checker=checker)
     game.run_bots(bots(n), on_step=check_knowledge)
+    assert checker.checked == 2 * n  # each seat's hop of each deck, once
     v = verify_records(game.log.records())
     assert v.ok, v.summary
     assert v.record is not None and check_record(v.record).ok
