@@ -1,7 +1,12 @@
 """The plain Splito front end (splitnet/ui/splito_plain.py) over the local session
 (splitnet/app/splito_fair.py): whole games played by lines, refusals naming their rule
 and changing nothing, the game saved as it is played, resumed after an interruption —
-even between our commitment and its reveal (S7.3) — and verified."""
+even between our commitment and its reveal (S7.3) — and verified.
+
+The ``splitnet`` commands run forked from a server with the program imported already
+(tests/forked_cli.py: a process of its own, its stdin, exit and output as the command's);
+the whole game through the command and the refusal of nine players run the whole
+``python -m splitnet.cli``, from a cold start."""
 
 from __future__ import annotations
 
@@ -22,6 +27,7 @@ from splitnet.games.splito import SPLITO
 from splitnet.splito.engine import Play
 from splitnet.ui.splito_plain import CommandError, parse_play, render_table, run_splito_plain
 from splitnet.verify import verify_records
+from tests import forked_cli
 
 SPLITNET = [sys.executable, "-m", "splitnet.cli"]
 
@@ -55,13 +61,11 @@ def test_an_interrupted_game_is_resumed_after_our_commitment_and_verifies_s7_3(
     g.close()
     [meta] = saved.unfinished(tmp_path)
     assert saved.game_of_saved(tmp_path, meta) is SPLITO
-    listed = subprocess.run([*SPLITNET, "play", "--saved", "--data-dir", str(tmp_path)],
-                            capture_output=True, text=True, timeout=60, check=False)
+    listed = forked_cli.run(["play", "--saved", "--data-dir", str(tmp_path)], timeout=60)
     assert f"{meta.game_id[:12]}" in listed.stdout and " Splito " in listed.stdout
     # a Split game (`play` without --game) does not offer to resume it
-    split = subprocess.run([*SPLITNET, "play", "--plain", "--no-proofs", "--seed", "1",
-                            "--data-dir", str(tmp_path)], input="q\n", capture_output=True,
-                           text=True, timeout=120, check=False)
+    split = forked_cli.run(["play", "--plain", "--no-proofs", "--seed", "1",
+                            "--data-dir", str(tmp_path)], input="q\n", timeout=120)
     assert "resume your" not in split.stdout + split.stderr
     again = resume_splito(tmp_path, meta)
     assert "Resumed the game" in again.log[-1]
@@ -86,13 +90,11 @@ def test_a_saved_game_is_offered_and_listed_naming_the_game_how_far_and_the_bots
     rc, out = _play(session, "A left\n" * 3 + "q\n")
     assert rc == 1 and out.count("Your play for turn ") == 4, out[-2000:]
     [meta] = saved.unfinished(tmp_path)
-    listed = subprocess.run([*SPLITNET, "play", "--saved", "--data-dir", str(tmp_path)],
-                            capture_output=True, text=True, timeout=60, check=False)
+    listed = forked_cli.run(["play", "--saved", "--data-dir", str(tmp_path)], timeout=60)
     assert " Splito  turn 4 of 13\n" in listed.stdout, listed.stdout
     assert "You against Ana (normal), Bo (easy)" in listed.stdout
-    r = subprocess.run([*SPLITNET, "play", "--game", "splito", "--plain", "--data-dir",
-                        str(tmp_path)], input="y\nq\n", capture_output=True, text=True,
-                       timeout=120, check=False)
+    r = forked_cli.run(["play", "--game", "splito", "--plain", "--data-dir",
+                        str(tmp_path)], input="y\nq\n", timeout=120)
     assert ("resume your Splito game from today" in r.stdout
             and "(turn 4 of 13, against 2 bots (1 normal, 1 easy))? [Y/n]" in r.stdout), \
         r.stdout[:600] + r.stderr[-1000:]
@@ -167,8 +169,7 @@ def test_a_whole_game_by_lines_through_the_command_with_refusals_then_verify(
     assert out.count("revealed: ") == 13 and "=== Game over ===" in out and "Winner:" in out
     assert "check it with `splitnet verify" in out
     [log] = list((tmp_path / "games").glob("*.splitlog"))
-    v = subprocess.run([*SPLITNET, "verify", str(log)], capture_output=True, text=True,
-                       timeout=300, check=False)
+    v = forked_cli.run(["verify", str(log)], timeout=300)
     assert v.returncode == 0, v.stdout + v.stderr
     # the finished game is saved, marked over and no longer offered
     assert saved.unfinished(tmp_path) == []
@@ -187,10 +188,9 @@ def test_n_after_the_game_starts_the_next_at_the_same_seats_saved_resumed_and_ve
     from splitnet.session.log import Log
     from splitnet.session.transcript import read_transcript
 
-    cmd = [*SPLITNET, "play", "--game", "splito", "-n", "3", "--plain", "--seed", "4",
-           "--bot", "easy", "--data-dir", str(tmp_path)]
-    r = subprocess.run(cmd, input="A left\n" * 13 + "n\n" + "A left\n" * 5,
-                       capture_output=True, text=True, timeout=300, check=False)
+    cmd = ["play", "--game", "splito", "-n", "3", "--plain", "--seed", "4", "--bot", "easy",
+           "--data-dir", str(tmp_path)]
+    r = forked_cli.run(cmd, input="A left\n" * 13 + "n\n" + "A left\n" * 5, timeout=300)
     out = r.stdout
     assert r.returncode == 1, r.stderr[-2000:]  # the input ended during the second game
     assert out.count("=== Game over ===") == 1
@@ -211,20 +211,17 @@ def test_n_after_the_game_starts_the_next_at_the_same_seats_saved_resumed_and_ve
     assert h2.settings["rematch"]["first_dealer"] == 1
     assert saved.load(tmp_path, meta).bots == [None, "easy", "easy"]  # the same levels
     # the same command resumes the rematch; after its end, no third game (not n)
-    r = subprocess.run(cmd, input="y\n" + "A left\n" * 13, capture_output=True, text=True,
-                       timeout=300, check=False)
+    r = forked_cli.run(cmd, input="y\n" + "A left\n" * 13, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
     assert "Resuming the game" in r.stderr and r.stdout.count("=== Game over ===") == 1
     assert "(Bo deals, S4.1)" in r.stdout  # what n would have started: the deal passes on
     assert saved.unfinished(tmp_path) == [] and len(list((tmp_path / "games").glob(
         "*.splitlog"))) == 2
-    v = subprocess.run([*SPLITNET, "verify", str(first), str(second)], capture_output=True,
-                       text=True, timeout=300, check=False)
+    v = forked_cli.run(["verify", str(first), str(second)], timeout=300)
     assert v.returncode == 0, v.stdout + v.stderr
     assert "rematch of the game before: same seats and rules, first dealer Ana (S4.1): ok" \
         in v.stdout and v.stdout.count("shuffle fair: yes") == 2
-    v = subprocess.run([*SPLITNET, "verify", str(second), str(first)], capture_output=True,
-                       text=True, timeout=300, check=False)
+    v = forked_cli.run(["verify", str(second), str(first)], timeout=300)
     assert v.returncode == 1 and "header.settings.rematch: missing" in v.stderr
 
 
