@@ -13,7 +13,6 @@ import contextlib
 import os
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -238,9 +237,7 @@ def test_four_players_with_shuffle_proofs(table_factory, tmp_path: Path) -> None
     header = verify_records(records[:1])  # the header alone: incomplete, but parsed
     assert not header.ok
     # the transcripts are byte-identical, so verifying one verifies all four
-    out = subprocess.run([sys.executable, "-m", "splitnet.cli", "verify",
-                          str(game_file(tmp_path / "p2"))], capture_output=True, text=True,
-                         timeout=120)
+    out = forked_cli.run(["verify", str(game_file(tmp_path / "p2"))], timeout=120)
     assert out.returncode == 0, out.stderr
     assert "shuffle proofs: checked at every hop" in out.stdout
     assert "shuffle fair: yes" in out.stdout

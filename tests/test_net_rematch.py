@@ -865,9 +865,7 @@ def test_a_lan_table_plays_a_rematch_with_the_same_seats(tmp_path: Path, kill: b
     ``splitnet verify`` checks each and the chain. With ``kill``, Bo is SIGKILLed in the
     middle of the rematch and started again with the same command (without the code): the
     rematch is a normal saved game, so it resumes it."""
-    import subprocess
-    import sys
-
+    from tests import forked_cli
     from tests.test_net_game import TIMEOUT, Proc, one_round, rematch_table, wait_until
 
     # the bots' wait for an offer (short: after game 2 none comes). It also covers the
@@ -920,14 +918,12 @@ def test_a_lan_table_plays_a_rematch_with_the_same_seats(tmp_path: Path, kill: b
     assert set(logs) == {0, 1}  # the rematch's first deal passed left (R3.2)
     files = {bytes.fromhex(f.stem): f for f in (tmp_path / "p1" / "games").glob("*.splitlog")}
     by_dealer = {d: next(f for g, f in files.items() if games[g] == r) for d, r in logs.items()}
-    out = subprocess.run([sys.executable, "-m", "splitnet.cli", "verify", str(by_dealer[0]),
-                          str(by_dealer[1])], capture_output=True, text=True, timeout=120)
+    out = forked_cli.run(["verify", str(by_dealer[0]), str(by_dealer[1])], timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.count("shuffle fair: yes") == 2
     assert "rematch of the game before: same seats and rules, first dealer Ana (R3.2): ok" \
         in out.stdout
-    wrong = subprocess.run([sys.executable, "-m", "splitnet.cli", "verify", str(by_dealer[1]),
-                            str(by_dealer[0])], capture_output=True, text=True, timeout=120)
+    wrong = forked_cli.run(["verify", str(by_dealer[1]), str(by_dealer[0])], timeout=120)
     assert wrong.returncode == 1
     assert "is not the rematch of" in wrong.stderr
     assert "header.settings.rematch: missing" in wrong.stderr

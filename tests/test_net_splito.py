@@ -7,8 +7,6 @@ commitment was sent."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -18,6 +16,7 @@ from splitnet.net.store import SeedStore
 from splitnet.session.log import Log
 from splitnet.session.transcript import read_transcript
 from splitnet.verify import verify_records
+from tests import forked_cli
 from tests.test_net_game import (
     TIMEOUT,
     Proc,
@@ -96,9 +95,7 @@ def test_an_eight_seat_splito_game_over_the_lan_verifies(splito_table, tmp_path:
     assert v.ok, v.summary
     assert v.record is not None and v.record["format"] == "splito-record/1"
     assert [s["name"] for s in v.record["seats"]] == ["Host", *(f"B{i}" for i in range(1, 8))]
-    out = subprocess.run([sys.executable, "-m", "splitnet.cli", "verify",
-                          str(game_file(tmp_path / "p7"))], capture_output=True, text=True,
-                         timeout=120)
+    out = forked_cli.run(["verify", str(game_file(tmp_path / "p7"))], timeout=120)
     assert out.returncode == 0, out.stderr
     assert "shuffle fair: yes" in out.stdout
     assert "Dealt:" in t.bots[0].stdout() and "Audit passed (S7.5)" in t.bots[0].stdout()
@@ -192,8 +189,7 @@ def test_a_splito_table_plays_a_rematch_with_the_same_seats(tmp_path: Path) -> N
         assert v.ok and v.record is not None, v.summary
         by_dealer[v.record["settings"]["dealer"]] = f
     assert set(by_dealer) == {0, 1}  # the rematch's deal passed left (S4.1)
-    out = subprocess.run([sys.executable, "-m", "splitnet.cli", "verify", str(by_dealer[0]),
-                          str(by_dealer[1])], capture_output=True, text=True, timeout=120)
+    out = forked_cli.run(["verify", str(by_dealer[0]), str(by_dealer[1])], timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.count("shuffle fair: yes") == 2
     assert "rematch of the game before: same seats and rules, first dealer Ana (S4.1): ok" \

@@ -29,6 +29,7 @@ pytest.importorskip("wormhole_transit_relay", reason="magic-wormhole-transit-rel
                     "installed (pip install -e '.[dev]')")
 
 from splitnet.verify import verify_records
+from tests import forked_cli
 from tests.test_net_game import (
     TIMEOUT,
     Proc,
@@ -952,8 +953,7 @@ def test_a_table_through_wormholes_plays_a_rematch_with_the_same_seats(
     (second,) = [g for g in games if parse_rematch(header(g).settings) is not None]
     (first,) = [g for g in games if g != second]
     files = [str(tmp_path / "p1" / "games" / f"{g}.splitlog") for g in (first, second)]
-    out = subprocess.run([sys.executable, "-m", "splitnet.cli", "verify", *files],
-                         capture_output=True, text=True, timeout=120)
+    out = forked_cli.run(["verify", *files], timeout=120)
     assert out.returncode == 0, out.stdout + out.stderr
     assert out.stdout.count("fair: yes") == 2, out.stdout
     assert "rematch of the game before: same seats and rules" in out.stdout, out.stdout
