@@ -285,7 +285,6 @@ class LanSeat(SessionBase, Generic[MoveT]):
         if not sent:
             raise self.illegal("net", "not connected — try again in a moment")
 
-
     async def chat(self, text: str) -> None:
         with contextlib.suppress(WireError):
             self.node.send_game("chat", {"text": text[:500]})
@@ -421,7 +420,6 @@ class NetSession(LanSeat[Action]):
                             f"by {who}.")
         self._evidence_seen = len(evidence)
         self._changed()
-
 
     def move_hold(self) -> str | None:
         """Why this seat's move cannot be made now although its engine says the turn is
