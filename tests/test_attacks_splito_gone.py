@@ -22,18 +22,15 @@ from splitnet.splito.record import check_record
 from splitnet.splito.settings import SplitoSettings
 from splitnet.verify import verify_records
 from tests.test_splito_fair import bots, new_game, reveal_phase, run_until
-from tests.test_splito_gone import _commit_phase, _silent_from, check_knowledge_gone
+from tests.test_splito_gone import (
+    _commit_phase,
+    _pass_stage,
+    _silent_from,
+    check_knowledge_gone,
+)
 
 Game = LocalGame[SplitoCore]
 WAIT = Limits().open_hand_after_s
-
-
-def _pass_stage(turn: int) -> Callable[[Game], bool]:
-    def at(g: Game) -> bool:
-        c = g.cores[0]
-        return (c.stage is Stage.PASS and c.engine.turn == turn + 1
-                and not any(b.turn == turn for b in c.sealed))
-    return at
 
 
 def _send_one(game: Game, seat: int, kind: str, keep: Callable[[dict[str, Any]], bool]
@@ -73,18 +70,25 @@ def _gone_seat_reveal(game: Game, seat: int) -> tuple[int, dict[str, Any]]:
                   "side": "left", "nonce": "0" * 32, "share": share}
 
 
-def test_a_seat_that_left_cannot_reveal_a_card_of_its_set_aside_hand() -> None:
-    """S5.7 (1): once gone "no reveal of it is taken". A seat given up (its process back,
-    or never gone) signs a reveal of a card of the hand set aside with it, while the
-    others' plays are being revealed. It must be refused like its commitment, changing
-    nothing: not applied as a verdict that stops everyone's game (a veto on the whole game
-    after seeing the others' reveals), and no card of the set-aside hand made public."""
+def _revealing_with_a_gone_seats_reveal() -> tuple[Game, int, dict[str, Any]]:
+    """A 4-seat game in turn 2's reveals, seat 2 given up before its commitment, and the
+    reveal seat 2 could sign of a card of the hand set aside with it: (game, slot, body)."""
     game = new_game(4, seed=3)
     run_until(game, _commit_phase(2))
     slot, body = _gone_seat_reveal(game, 2)
     game.silent.add(2)
     game.abandon(2, WAIT)
     run_until(game, reveal_phase(2))
+    return game, slot, body
+
+
+def test_a_seat_that_left_cannot_reveal_a_card_of_its_set_aside_hand() -> None:
+    """S5.7 (1): once gone "no reveal of it is taken". A seat given up (its process back,
+    or never gone) signs a reveal of a card of the hand set aside with it, while the
+    others' plays are being revealed. It must be refused like its commitment, changing
+    nothing: not applied as a verdict that stops everyone's game (a veto on the whole game
+    after seeing the others' reveals), and no card of the set-aside hand made public."""
+    game, slot, body = _revealing_with_a_gone_seats_reveal()
     never_held = [s for s in range(4) if slot not in game.cores[0].engine.held[s]]
     assert never_held
     before = len(game.log.entries)
@@ -105,12 +109,7 @@ def test_a_seat_that_left_cannot_reveal_a_card_of_its_set_aside_hand() -> None:
 def test_a_gone_seats_reveal_ordered_by_a_host_fails_verify_naming_that_seat() -> None:
     """The same reveal ordered by a host that checks nothing: every peer refuses it (one
     line naming its signer, S5.7), no peer reads the card, and ``verify`` fails there."""
-    game = new_game(4, seed=3)
-    run_until(game, _commit_phase(2))
-    slot, body = _gone_seat_reveal(game, 2)
-    game.silent.add(2)
-    game.abandon(2, WAIT)
-    run_until(game, reveal_phase(2))
+    game, slot, body = _revealing_with_a_gone_seats_reveal()
     for s in (1, 3):  # (the first peer's refusal stops the relay here: check each alone)
         core = game.cores[s]
         with pytest.raises(GameError, match=r"seat 2 at reveal: S5\.7"):

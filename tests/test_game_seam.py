@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -43,9 +44,10 @@ def _owned(module: str) -> bool:
     return any(module == m or module.startswith(m + ".") for g in GAMES for m in g.modules)
 
 
-def _imported_keys(tree: ast.Module, package: str) -> set[str]:
-    """The names this module imports that are bound to a game's key where they come
-    from (``from splitnet.game.splito_core import GAME as SPLITO``)."""
+def imported_names(tree: ast.Module, package: str, keep: Callable[[object], bool]
+                   ) -> set[str]:
+    """The names a module (``tree``, of ``package``) imports from splitnet whose value,
+    where they come from, ``keep`` accepts (under the name they are imported as)."""
     names: set[str] = set()
     for node in ast.walk(tree):
         if not isinstance(node, ast.ImportFrom) or node.module is None:
@@ -61,9 +63,15 @@ def _imported_keys(tree: ast.Module, package: str) -> set[str]:
             mod = importlib.import_module(source)
         except ImportError:
             continue
-        for a in node.names:
-            if isinstance(getattr(mod, a.name, None), str) and getattr(mod, a.name) in BY_KEY:
-                names.add(a.asname or a.name)
+        names.update(a.asname or a.name for a in node.names
+                     if keep(getattr(mod, a.name, None)))
+    return names
+
+
+def _imported_keys(tree: ast.Module, package: str) -> set[str]:
+    """The names this module imports that are bound to a game's key where they come
+    from (``from splitnet.game.splito_core import GAME as SPLITO``)."""
+    names = imported_names(tree, package, lambda v: isinstance(v, str) and v in BY_KEY)
     for node in tree.body:  # a module's own constant bound to a key
         if (isinstance(node, ast.Assign | ast.AnnAssign) and isinstance(node.value, ast.Constant)
                 and node.value.value in BY_KEY):

@@ -190,34 +190,18 @@ SPEC_OF = {"by_key", "game_of", "game_of_record", "game_of_saved", "_game_to_pla
 def _spec_names(tree: ast.Module, package: str) -> set[str]:
     """The names bound to a game's spec, or to a tuple of them (``GAMES``), where they are
     imported from, and the parameters annotated ``GameSpec``."""
-    import importlib
-
     from splitnet.games import GameSpec
+    from tests.test_game_seam import imported_names
 
     def is_specs(value: object) -> bool:
         return isinstance(value, GameSpec) or (
             isinstance(value, tuple) and bool(value)
             and all(isinstance(v, GameSpec) for v in value))
 
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module is not None:
-            if node.level:
-                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
-                source = ".".join(["splitnet", *[b for b in base if b], node.module])
-            else:
-                source = node.module
-            if not source.startswith("splitnet"):
-                continue
-            try:
-                mod = importlib.import_module(source)
-            except ImportError:
-                continue
-            names.update(a.asname or a.name for a in node.names
-                         if is_specs(getattr(mod, a.name, None)))
-        elif isinstance(node, ast.arg) and node.annotation is not None and (
-                "GameSpec" in ast.unparse(node.annotation)):
-            names.add(node.arg)
+    names = imported_names(tree, package, is_specs)
+    names.update(node.arg for node in ast.walk(tree) if isinstance(node, ast.arg)
+                 and node.annotation is not None
+                 and "GameSpec" in ast.unparse(node.annotation))
     return names
 
 

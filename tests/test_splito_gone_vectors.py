@@ -20,11 +20,11 @@ from splitnet.crypto.seeds import u64
 from splitnet.game.local import PROTOCOL, LocalGame
 from splitnet.game.splito_core import SplitoCore, Stage, splito_header
 from splitnet.game.table import PledgeBook
-from splitnet.splito.engine import Phase, Play
+from splitnet.splito.engine import Phase
 from splitnet.splito.record import check_record, dumps
 from splitnet.splito.settings import SplitoSettings
 from splitnet.verify import verify_records
-from tests.test_splito_vectors import GID, Source, seed_of
+from tests.test_splito_vectors import GID, Source, drive, seed_of
 
 PATH = Path(__file__).parent / "vectors" / "splito_gone_v1.json"
 NAMES = ["Ana", "Ben", "Cy", "Dee"]
@@ -43,23 +43,16 @@ def play_game() -> LocalGame[SplitoCore]:
              keys: list[bytes]) -> SplitoCore:
         return SplitoCore(gid, NAMES, settings, seat, seeds, pledges=pledges)
 
-    game = LocalGame(NAMES, settings, Source(), make_core=make,
-                     header=splito_header(settings, PROTOCOL))
-    for _ in range(20_000):
-        if game.finished:
-            return game
-        if game.pump():
-            continue
+    def give_dee_up(game: LocalGame[SplitoCore]) -> bool:
         eng = game.cores[0].engine
         if (game.cores[0].stage is Stage.PLAY and eng.turn == AT_TURN and not eng.gone
                 and eng.phase is Phase.COMMIT and not any(eng.commits)):
             game.abandon(GONE, WAITED)
-            continue
-        seat = game.mover()
-        assert seat is not None
-        hand = game.cores[seat].engine.hands[seat]
-        game.play_move(seat, Play(seat, hand[0], "left"))
-    raise AssertionError("the vector game did not end")
+            return True
+        return False
+
+    return drive(LocalGame(NAMES, settings, Source(), make_core=make,
+                           header=splito_header(settings, PROTOCOL)), give_dee_up)
 
 
 def compute_vectors(game: LocalGame[SplitoCore] | None = None) -> dict[str, Any]:

@@ -63,12 +63,21 @@ def play_game() -> LocalGame[SplitoCore]:
              keys: list[bytes]) -> SplitoCore:
         return SplitoCore(gid, names, settings, seat, seeds, pledges=pledges)
 
-    game = LocalGame(names, settings, Source(), make_core=make,
-                     header=splito_header(settings, PROTOCOL))
-    for _ in range(10_000):
+    return drive(LocalGame(names, settings, Source(), make_core=make,
+                           header=splito_header(settings, PROTOCOL)))
+
+
+def drive(game: LocalGame[SplitoCore],
+          host: Callable[[LocalGame[SplitoCore]], bool] | None = None
+          ) -> LocalGame[SplitoCore]:
+    """Play a vector game to its end: the protocol messages in the order the local table
+    pumps them (seat order), then each seat that may choose plays the first card of its
+    hand (hand order) to the left; ``host``, asked before each choice, may act instead
+    (True: it did)."""
+    for _ in range(20_000):
         if game.finished:
             return game
-        if game.pump():
+        if game.pump() or (host is not None and host(game)):
             continue
         seat = game.mover()
         assert seat is not None
