@@ -94,9 +94,10 @@ Findings (counted apart, by name, each kept as a regression in tests/test_advers
                            verify`` convict the honest guest
     fork-knowledge-puppet  what a guest shows on its own log the host reads on the other,
                            where that seat is a puppet holding the same cards: its plays,
-                           and — without shuffle proofs, the host cutting the round on the
-                           guest's log (R8.6) — its round seed, which gives its hand away
-                           on the other (with proofs a cut round is not opened)
+                           and — until splitnet/6, without shuffle proofs, the host
+                           cutting the round on the guest's log (R8.6) — its round seed,
+                           which gave its hand away on the other (a cut round is never
+                           opened now: its seats prove their hops instead)
 
 Since splitnet/4 a message binds the entry its author saw, so no message made on one fork
 after it parts can be ordered on the other: ``fork-knowledge`` and
@@ -882,7 +883,7 @@ class Simulation:
     def _split_knowledge(self) -> None:
         obs = self.obs
         r = obs.round
-        if r is None or r.stage not in ("play", "open") or r.opened:
+        if r is None or r.stage not in ("play", "open", "prove") or r.opened:
             return
         held = self.held.setdefault(r.number, [set() for _ in range(self.n)])
         if r.number not in self.dealt:

@@ -365,25 +365,27 @@ def _fork_abandoning_a_seat_on_one_log(proofs: bool) -> adversary.Simulation:
     return sim
 
 
-@pytest.mark.parametrize("proofs", [
-    True,
-    pytest.param(False, marks=pytest.mark.xfail(
-        strict=True, reason="row 111, bounded and open with --no-proofs: the audit of a "
-        "cut round needs its seeds, and the seed seat 1 opens on G reads its hand on F")),
-])
+@pytest.mark.parametrize("proofs", [True, False])
 def test_a_forking_host_reads_no_hidden_card_of_a_puppet(proofs: bool) -> None:
     """Found by the simulator (game 41, run seed 11): on G the host gives up seat 2, which
     cuts the round (R8.6), and seat 1, living on G, opened its round seed as the rules
     asked. On F the round goes on with the same deck, seat 1 a puppet there: the host read
     seat 1's cards on F (its seed and seat 2's deal shares) and played on F knowing them,
-    until F waited for seat 1 and the host timed it out. With shuffle proofs (the default)
-    nobody opens a round cut short (GAME.md "abandon" step 2, SECURITY.md row 111), so
-    the same fork shows the host nothing; this failed before."""
+    until F waited for seat 1 and the host timed it out. Nobody opens a round cut short
+    (GAME.md "abandon" step 2, SECURITY.md row 111): with shuffle proofs (the default)
+    every hop stands on its proof; without, seat 1 proves its hop on G after the cut
+    (``prove``), which tells the host nothing of any card. The same fork shows the host
+    nothing either way; this failed before (with proofs on splitnet/4, without on
+    splitnet/6)."""
     sim = _fork_abandoning_a_seat_on_one_log(proofs)
     r = sim.report
     assert r.forked.startswith("an abandonment of seat 2 on G only"), r.describe()
     assert " | G: finished" in r.outcome, r.describe()
     assert [str(v) for v in r.violations] == []
+    if not proofs:  # seat 1 proved its hop on G, and opened no seed of the cut round
+        with sim._in(next(w for w in sim.worlds if w.name == "G")):
+            cut = sim.cores[1].rounds[0]
+        assert (cut.cut, cut.deck.proved, cut.opened) == (2, {0, 1}, set()), r.describe()
 
 
 #: run 3 of a Splito-only configuration weighted to drops and abandonments: games whose

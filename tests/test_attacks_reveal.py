@@ -585,18 +585,19 @@ def test_blind_check_reads_no_face() -> None:
         g.check_blind(Upgrade(seat, a, 0, 0))  # no match on the table
 
 
-@pytest.mark.parametrize("other", ["splitnet/1", "splitnet/4"])
+@pytest.mark.parametrize("other", ["splitnet/1", "splitnet/4", "splitnet/5"])
 def test_verify_says_in_one_line_that_a_transcript_of_another_protocol_is_one(
         other: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """splitnet/1 moves carried their shares; splitnet/4 opened a round an abandonment
-    cut short, with proofs too (GAME.md): neither's transcripts are this protocol's.
+    cut short, with proofs too, and splitnet/5 without proofs (GAME.md): none of their
+    transcripts is this protocol's.
     ``splitnet verify`` says so in one line and exits non-zero."""
     from splitnet.game.local import game_settings
     from splitnet.session.log import Log, Player
     from splitnet.session.transcript import TranscriptWriter
     from splitnet.verify import PROTOCOL, run_verify
 
-    assert PROTOCOL == "splitnet/5"
+    assert PROTOCOL == "splitnet/6"
     ids = [Identity.generate() for _ in range(2)]
     settings = dict(game_settings(Settings(), shuffle_proofs=True), protocol=other)
     log, _ = Log.start(ids[0], game_id=bytes(16), host_seat=0, settings=settings,
@@ -609,10 +610,10 @@ def test_verify_says_in_one_line_that_a_transcript_of_another_protocol_is_one(
     v = verify_records(log.records())
     assert not v.ok and v.seat is None and v.summary == (
         f"unsupported protocol: the transcript is of protocol '{other}'; this splitnet "
-        "verifies splitnet/5 only")
+        "verifies splitnet/6 only")
     assert run_verify(path) == 1
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "unsupported protocol" in err and "splitnet/5" in err
+    assert err.count("\n") == 1 and "unsupported protocol" in err and "splitnet/6" in err
 
 
 def test_verify_says_in_one_line_that_a_splitnet_3_transcript_is_another_protocol(
@@ -641,7 +642,7 @@ def test_verify_says_in_one_line_that_a_splitnet_3_transcript_is_another_protoco
     v = verify_records([record])
     assert not v.ok and v.seat is None and v.summary == (
         "unsupported protocol: the transcript is of protocol 'splitnet/3'; this splitnet "
-        "verifies splitnet/5 only")
+        "verifies splitnet/6 only")
     assert run_verify(path) == 1
     err = capsys.readouterr().err
     assert err == v.summary + "\n"

@@ -97,21 +97,16 @@ def test_seat_gone_for_good_is_played_open_handed_and_the_game_verifies(
     public = obs.rounds[k].public
     hand = rec_round["hands"][str(leaver)]
     assert None in hand
-    if proofs:
-        # GAME.md abandon 2, SECURITY.md row 111: with shuffle proofs nobody opens a cut
-        # round; what the log reads is every card played or shown, no unplayed one
-        assert cut[0].opened == set()
-        assert readable == set(range(dealt)) & public
-        assert all(None in rec_round["hands"][str(s)] for s in range(n)
-                   if set(rec_round["end"]["hands_left"][str(s)]))
-    else:
-        # the cut round was opened by the seats present only; what its openings show
-        # (SECURITY.md §4): every card that needs no share of the leaver's; its own
-        # unplayed cards (and the pile) never — written null in the record
-        assert cut[0].opened == set(range(n)) - {leaver}
-        assert readable == (set(range(dealt)) - theirs) | (theirs & public)
-        assert all(c is not None for s in range(n) if s != leaver
-                   for c in rec_round["hands"][str(s)])
+    # GAME.md abandon 2, SECURITY.md row 111: nobody opens a cut round (an opening is
+    # what a forking host reads a puppet's hand by); what the log reads is every card
+    # played or shown, no unplayed one. Without shuffle proofs the seats present prove
+    # their hops after the cut instead (``prove``): the audit of every hop but the
+    # leaver's, which no seed could check either (its seed is gone)
+    assert cut[0].opened == set()
+    assert cut[0].deck.proved == (set() if proofs else set(range(n)) - {leaver})
+    assert readable == set(range(dealt)) & public
+    assert all(None in rec_round["hands"][str(s)] for s in range(n)
+               if set(rec_round["end"]["hands_left"][str(s)]))
     assert theirs - readable
     left = rec_round["end"]["hands_left"][str(leaver)]
     assert left and None in left  # its cards count as negative boxes all the same
@@ -500,8 +495,9 @@ def test_with_shuffle_proofs_nobody_opens_a_round_cut_short_and_a_stray_opening_
     from what the log reads, and no seat opens its seed — an opening is what a host that
     forked the log reads a puppet's whole hand by on its other history. A seat that
     opens anyway is refused naming it, by the host and by every peer of a host that
-    orders it blindly, and nothing changes. Without proofs the seats present open, as the
-    audit needs their seeds."""
+    orders it blindly, and nothing changes. Without proofs the seats present prove their
+    hops after the cut (``prove``: the proof the hop would have carried) — an opening
+    is refused all the same, while the proofs are due and after."""
     g, obs = new_game(3, proofs=proofs)
     at_play_waiting_for(g, 2)
     g.silent.add(2)
@@ -510,8 +506,15 @@ def test_with_shuffle_proofs_nobody_opens_a_round_cut_short_and_a_stray_opening_
     assert cut.cut == 2
     owed = [k for c in g.cores[:2] for k, _ in c.outbox()]
     if not proofs:
-        assert cut.stage == "open" and owed.count("open") == 2
-        return
+        assert cut.stage == "prove" and owed == ["prove", "prove"]
+        seed = g.cores[1].rounds[0].deck.open_message()
+        before = (len(g.log), repr(g.cores[0].record))
+        with pytest.raises(GameError, match="a round cut short is never opened") as e:
+            g.send(1, "open", {"round": 1, **seed})
+        assert e.value.seat == 1 and (len(g.log), repr(g.cores[0].record)) == before
+        for seat in (0, 1):
+            g.send(seat, "prove", {"round": 1, **g.cores[seat].rounds[0].deck
+                                   .hop_proof_message(g.cores[seat]._prover())})
     assert cut.stage == "done" and cut.opened == set() and "open" not in owed
     nxt = g.cores[0].round
     assert nxt is not None and nxt.number == 2 and nxt.stage == "commit"

@@ -245,7 +245,8 @@ def compute_vectors() -> dict[str, Any]:
     return {
         "description": "the open-handed seat's rules O1-O7 (protocol/OPEN_HAND.md): public "
         "positions (cards by id R1.2, slots as GAME.md) and the move chosen; and one whole "
-        "abandoned game (3 seats, 1 round, every seat by O1-O7, seat 2 abandoned in deal 1): "
+        "abandoned game (3 seats, 2 rounds, no shuffle proofs, every seat by O1-O7, seat 2 "
+        "abandoned during the play of deal 1, which the seats present then prove): "
         "its transcript open_hand_game_v1.splitlog and the SHA-256 of its record text",
         "positions": positions,
         "game": {"transcript": GAME_PATH.name,

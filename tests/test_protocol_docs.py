@@ -1028,3 +1028,16 @@ def test_splito_game_md_s10_says_what_each_vector_field_holds() -> None:
     assert (f"| first reveal | seat {fr['seat']}, slot {fr['slot']}, {fr['card']}, "
             f"{fr['side']}; opens") in table
     assert f"| the whole transcript | {vec['entries']} entries, SHA-256 of its records" in table
+
+
+def test_the_message_kinds_of_game_md_are_the_cores_kinds_and_each_is_a_verdict_step() -> None:
+    """GAME.md "Message kinds" lists exactly the kinds GameCore takes (``prove`` came
+    with splitnet/6), and "Verdicts" names each as a step."""
+    from splitnet.game.core import INT_FIELDS, KINDS
+
+    doc = (Path(__file__).resolve().parent.parent / "protocol" / "GAME.md").read_text()
+    section = doc[doc.index("## Message kinds"):doc.index("### Integer fields")]
+    assert set(re.findall(r"^\| `(\w+)` \|", section, re.M)) == set(KINDS) == set(INT_FIELDS)
+    verdicts = doc[doc.index("## Verdicts"):]
+    steps = verdicts[:verdicts.index("Examples:")]
+    assert set(KINDS) <= set(re.findall(r"`(\w+)`", steps))

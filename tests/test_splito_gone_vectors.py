@@ -67,7 +67,7 @@ def compute_vectors(game: LocalGame[SplitoCore] | None = None) -> dict[str, Any]
                  and e.body["turn"] == first.turn and e.body["to"] == first.to)
     rec = core.record
     return {
-        "description": "A Splito game a seat left (protocol splitnet/5, game splito): as "
+        "description": "A Splito game a seat left (protocol splitnet/6, game splito): as "
                        "splito_game_v1.json's inputs but players Ana, Ben, Cy, Dee; every "
                        "seat still playing plays the first card of its hand to the left; "
                        "at the start of turn 2, before any commitment, the host gives Dee "

@@ -103,7 +103,7 @@ def compute_vectors() -> dict[str, Any]:
     key = group.mul(e, core.cards.keys[1])
     rec = core.record
     return {
-        "description": "Splito on the fair deck (protocol splitnet/5, game splito): game_id "
+        "description": "Splito on the fair deck (protocol splitnet/6, game splito): game_id "
                        "= bytes(range(16)), players Ana, Ben, Cy, default settings, seed_i = "
                        "SHA-256('seat' || u64(i)), identity seeds SHA-256('id' || byte(i)); "
                        "every seat plays the first card of its hand to the left",

@@ -249,6 +249,7 @@ class DeckRound:
         self._decks: list[Deck] = [start]  # [initial, after seat 0, …]
         self._shares: dict[int, dict[int, bytes]] = {}  # slot -> seat -> d
         self._opened: dict[int, int] = {}  # seat -> x_i (after a verified OPEN)
+        self._proved: set[int] = set()  # seats whose hop a late proof showed honest
         self._own_hop_trusted = False
         #: hops taken with their proof check deferred, not yet settled (chain order)
         self._unchecked: list[HopCheck] = []
@@ -257,6 +258,7 @@ class DeckRound:
         self._own_key: bytes | None = None if self._x is None else group.base_mul(self._x)
         self._sent_commit: Message | None = None
         self._sent_hop: tuple[Deck, bytes | None] | None = None
+        self._sent_proof: bytes | None = None  # our late hop proof, made once
         self._sent_shares: dict[tuple[str, tuple[int, ...]], tuple[tuple[bytes, ...], bytes]] = {}
         self._own_shares: dict[int, bytes] = {}  # slot -> x·c1 (computed once)
         self._cards: dict[int, int] = {}  # slot -> card id, once decrypted
@@ -275,6 +277,7 @@ class DeckRound:
         twin._unchecked = list(self._unchecked)
         twin._shares = {s: dict(d) for s, d in self._shares.items()}
         twin._opened = dict(self._opened)
+        twin._proved = set(self._proved)
         twin._own_local_slots = set(self._own_local_slots)
         twin._sent_shares = dict(self._sent_shares)
         twin._own_shares = dict(self._own_shares)
@@ -518,6 +521,71 @@ class DeckRound:
             self._unchecked.append(deferred)
         if own:
             self._own_hop_trusted = True
+
+    # ------------------------------------------------------------------ late hop proof
+
+    def hop_proof_message(self, prove: ShuffleProver) -> Message:
+        """{"proof": bytes} — the shuffle proof of this seat's hop, made after the fact
+        (a deck dealt without proofs whose round was cut short: protocol/GAME.md
+        "abandon" step 2). It is the proof the hop would have carried, from the same
+        seed, input and nonce seed (DECK.md §4): it shows the hop honest and tells
+        nothing of the permutation, where an opening of the seed would give every card
+        of the round away. Our own hop, as the log holds it."""
+        _, seat, seed = self._secrets("hop_proof_message")
+        if not self.shuffled:
+            raise DeckUsageError("no hop to prove before the shuffle is complete")
+        if self._sent_proof is None:
+            inputs, out, d_in = self._hop_of(seat)
+            perm = derive_permutation(self.game_id, self.round_no, seat, seed, d_in, self.size)
+            rhos = derive_remasks(self.game_id, self.round_no, seat, seed, d_in, self.size)
+            assert self._joint is not None
+            ctx = shuffle_context(self.game_id, self.round_no, seat, d_in)
+            nonce = derive_shuffle_nonce_seed(self.game_id, self.round_no, seat, seed, d_in)
+            self._sent_proof = prove(ctx, self._joint, inputs, out, perm, rhos, nonce)
+        return {"proof": self._sent_proof}
+
+    def hop_proof_check(self, seat: int, msg: Message) -> HopCheck:
+        """A seat's late hop proof (:meth:`hop_proof_message`), well formed and not a
+        second one: the check to run (the caller runs it, e.g. on a worker, and calls
+        :meth:`on_hop_proof` with the verdict). Raises CheatDetected naming ``seat``."""
+        step = "prove"
+        self._check_seat(seat)
+        if not self.shuffled:
+            raise CheatDetected(seat, step, "a hop proof before the shuffle is complete")
+        if seat in self._proved:
+            raise CheatDetected(seat, step, "duplicate hop proof")
+        f = _fields(seat, step, msg, ("proof",))
+        proof = f["proof"]
+        if not isinstance(proof, bytes):
+            raise CheatDetected(seat, step, "proof: expected bytes")
+        inputs, out, d_in = self._hop_of(seat)
+        assert self._joint is not None
+        return HopCheck(seat, shuffle_context(self.game_id, self.round_no, seat, d_in),
+                        self._joint, inputs, out, proof)
+
+    def on_hop_proof(self, hop: HopCheck, error: str | None) -> None:
+        """The verdict of :meth:`hop_proof_check`'s check: None = the proof verifies, and
+        the seat's hop is proved; else CheatDetected naming it (nothing changes)."""
+        if error is not None:
+            raise CheatDetected(hop.seat, "prove", f"the hop's shuffle proof is rejected: "
+                                f"{error}")
+        self._check_seat(hop.seat)
+        if hop.seat in self._proved:  # pragma: no cover - hop_proof_check refused it
+            raise CheatDetected(hop.seat, "prove", "duplicate hop proof")
+        self._proved.add(hop.seat)
+
+    @property
+    def proved(self) -> frozenset[int]:
+        """The seats whose hop a late proof showed honest (:meth:`on_hop_proof`)."""
+        return frozenset(self._proved)
+
+    def _hop_of(self, seat: int) -> tuple[Deck, Deck, bytes]:
+        """The deck ``seat``'s hop took, the deck it made, and the input's digest."""
+        assert self._joint is not None
+        k = self.seats.index(seat)
+        inputs = self._decks[k]
+        return (inputs, self._decks[k + 1],
+                deck_digest(self.game_id, self.round_no, self._joint, inputs))
 
     # ------------------------------------------------------------------ SHARES
 

@@ -19,11 +19,14 @@ Per round (protocol/GAME.md)::
                                   the move is in the log; nothing else is accepted before
     shares   every other seat, "draw", after a draw from the pile: the drawn slot
     open     every seat           the round seed → audit, full replay, record
+    prove    every seat present   a round cut short, dealt without shuffle proofs: the
+                                  proof of its own hop, made now — never its seed
     accuse   the mover            the host's signed refusal of a move that was legal
     abandon  the host             a seat the game waits for is gone for good: during
-                                  play the round ends as it stands, scored, and the seats
-                                  present open their seeds; before any card exists the
-                                  deal is void and dealt again; from then on that seat is
+                                  play the round ends as it stands, scored, and nobody
+                                  opens it (without shuffle proofs the seats present
+                                  prove their hops); before any card exists the deal is
+                                  void and dealt again; from then on that seat is
                                   open-handed (R8.6)
 
 An open-handed seat takes no part in the deck (DeckRound ``seats``): its cards are dealt
@@ -52,9 +55,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
-from splitnet.crypto.deck import DeckRound, HopCheck
+from splitnet.crypto.deck import DeckRound, HopCheck, ShuffleProver
 from splitnet.crypto.errors import CheatDetected, DeckUsageError
 from splitnet.game.checks import HopChecker, HopVerdict, InlineChecker
 from splitnet.game.open_hand import OpenHandPlayer, open_hand_move, open_hand_seed
@@ -104,7 +107,7 @@ from splitnet.session.log import LogError, check_refusal, message_hash, parse_me
 _proof_functions = proof_functions  # the name it had here
 
 KINDS = ("commit", "shuffle", "shares", "move", "reveal", "alarm", "open", "chat", "timeout",
-         "accuse", "abandon")
+         "accuse", "abandon", "prove")
 
 #: The int fields of a move (GAME.md "move and reveal": rules/actions.py's wire form).
 MOVE_INTS = ("seat", "index", "a", "b", "slot", "match_id", "covers", "target", "give", "take")
@@ -116,7 +119,7 @@ INT_FIELDS: dict[str, tuple[IntPath, ...]] = {
     "move": (_ROUND, *(("move", f) for f in MOVE_INTS)),
     "reveal": (_ROUND, ("slots", "*")), "alarm": (_ROUND,), "open": (_ROUND,), "chat": (),
     "timeout": (_ROUND, ("seat",), ("waited",)), "accuse": (_ROUND,),
-    "abandon": (_ROUND, ("seat",), ("waited",)),
+    "abandon": (_ROUND, ("seat",), ("waited",)), "prove": (_ROUND,),
 }
 
 
@@ -136,7 +139,7 @@ class OpenHandMissing(GameError):
 class RoundState:
     number: int
     deck: DeckRound
-    stage: str = "commit"  # commit | shuffle | deal | play | open | done | void
+    stage: str = "commit"  # commit | shuffle | deal | play | open | prove | done | void
     committed: set[int] = field(default_factory=set)
     dealt_by: set[int] = field(default_factory=set)
     deal_buffer: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
@@ -156,7 +159,7 @@ class RoundState:
     #: the seat(s) abandoned in this deal before any card existed: it is void, dealt again
     abandoned: list[int] = field(default_factory=list)
     #: the seat abandoned during this deal's play: the round ended there, scored as it
-    #: stood (R8.6), and is audited as far as the seats present can open it
+    #: stood (R8.6), and nobody opens it (without shuffle proofs: stage ``prove``)
     cut: int | None = None
     #: (engine events so far, seat) after each move: who made which events (narration;
     #: an open seat's moves are in no entry)
@@ -292,6 +295,8 @@ class GameCore:
             return [a] if a is not None else []
         if r.stage == "open":
             return [s for s in self.members() if s not in r.opened]
+        if r.stage == "prove":
+            return [s for s in self.members() if s not in r.deck.proved]
         return []
 
     def progress(self) -> str:
@@ -302,7 +307,8 @@ class GameCore:
         if self.finished or r is None:
             return "game over"
         label = {"commit": "committing", "shuffle": "shuffling", "deal": "dealing",
-                 "open": "opening the round for audit"}.get(r.stage)
+                 "open": "opening the round for audit",
+                 "prove": "proving the hops of the round cut short"}.get(r.stage)
         if label is None:
             if r.pending is not None:
                 return f"{self.players[r.pending.seat]} reveals the played cards"
@@ -404,7 +410,21 @@ class GameCore:
                 self._pledge(r, "open", r.deck.final_digest)
                 return r.deck.open_message()
             once(("open", r.number), "open", opening)
+        elif r.stage == "prove" and seat not in r.deck.proved:
+            def proving() -> dict[str, Any]:
+                # the proof of the hop the log holds: the one pledged at the shuffle
+                self._pledge(r, "shuffle", r.deck.input_digest(seat))
+                return r.deck.hop_proof_message(self._prover())
+            once(("prove", r.number), "prove", proving)
         return out
+
+    def _prover(self) -> ShuffleProver:
+        """The shuffle prover of this game's generators, with this seat's splitter (a
+        late hop proof, GAME.md "abandon" step 2, in a game dealt without proofs)."""
+        seed = self.seeds(self.round.number) if self.seeds and self.round else None
+        prove, _ = _proof_functions(self.game_id, seed, self.checker.splitter)
+        assert prove is not None
+        return cast(ShuffleProver, prove)
 
     def move_message(self, action: Action) -> dict[str, Any]:
         """The body of this seat's move; raises IllegalMove (nothing changes) if the
@@ -570,7 +590,13 @@ class GameCore:
                 self._apply_move(r, author, body)
             elif kind == "reveal":
                 self._apply_reveal(r, author, body)
+            elif kind == "prove":
+                self._apply_prove(r, author, payload)
             elif kind == "open":
+                if r.stage == "prove":
+                    raise GameError(author, kind, "R8.6: a round cut short is never opened "
+                                    "(GAME.md \"abandon\" step 2): each seat present proves "
+                                    "its hop, and a seed would give its hand away")
                 self._expect(r.stage == "open", author, kind, "the round is not over")
                 r.deck.on_open(author, payload)
                 r.opened.add(author)
@@ -603,7 +629,7 @@ class GameCore:
         ordinary checks refuse it)."""
         r = self.round
         if (self.seat is None or self.seeds is None or r is None or self.finished
-                or kind not in ("commit", "shuffle", "shares", "open", "reveal")):
+                or kind not in ("commit", "shuffle", "shares", "open", "reveal", "prove")):
             return True
         payload = {k: v for k, v in body.items() if k not in ("round", "purpose")}
         purpose, slots = body.get("purpose"), payload.get("slots")
@@ -614,6 +640,10 @@ class GameCore:
                 want = r.deck.shuffle_message()
             elif kind == "open":
                 want = r.deck.open_message()
+            elif kind == "prove":
+                if r.stage != "prove":
+                    return True
+                want = r.deck.hop_proof_message(self._prover())
             elif kind == "reveal" and isinstance(slots, list) and slots:
                 want = r.deck.shares_message(list(slots), "reveal")
             elif purpose in ("deal", "draw") and isinstance(slots, list):
@@ -630,7 +660,7 @@ class GameCore:
         self._sent = set()
 
     def _mark_sent(self, r: RoundState, kind: str, body: dict[str, Any]) -> None:
-        if kind in ("commit", "shuffle", "open"):
+        if kind in ("commit", "shuffle", "open", "prove"):
             self._logged.add((kind, r.number))
         elif kind == "shares" and body.get("purpose") == "deal":
             self._logged.add(("deal", r.number))
@@ -667,10 +697,11 @@ class GameCore:
         game really waits for it, at a stage where no hand and no outcome can be known
         ahead of the others (:meth:`abandon_refusal`). Before any card exists the deal is
         void and dealt again; during play the round ends as it stands, scored (R6.3) —
-        with shuffle proofs at once, from the cards the log reads; without, once the seats
-        present have opened their seeds (the audit as far as it goes without the
-        leaver's). From the next deal on ``seat`` is played open-handed. Anything else is
-        a false abandonment, refused naming the host."""
+        at once with shuffle proofs, from the cards the log reads; without, the same once
+        every seat present has proved its hop (:meth:`_apply_prove`; the audit as far as
+        it goes without the leaver, who proves nothing). From the next deal on ``seat`` is
+        played open-handed. Anything else is a false abandonment, refused naming the
+        host."""
         seat, waited = check_abandon(author, body, self.host,
                                      only_host="only the host abandons a seat",
                                      refusal=self.abandon_refusal,
@@ -683,14 +714,16 @@ class GameCore:
         if r.stage == "play":  # R8.6 [decision]: the round ends as it stands, scored
             r.cut = seat
             self.engine.end_abandoned(seat)
+            # GAME.md abandon 2: nobody opens a seed — an opening would hand a forking
+            # host, on its other history, the hand of a seat it shows as a puppet there
+            # (SECURITY.md row 111): every hop and share stands on its proof, and the
+            # record is what the log reads. Dealt without proofs, the seats present
+            # first prove their hops (``prove``), which tells nothing of any card.
             if self.shuffle_proofs:
-                # GAME.md abandon 2: every hop and share stands on its proof, so nobody
-                # opens a seed — an opening would hand a forking host, on its other
-                # history, the hand of a seat it shows as a puppet there (SECURITY.md
-                # row 111): the record is what the log reads
                 self._audit(r)
             else:
-                r.stage = "open"
+                self.checker.start()
+                r.stage = "prove"
             return
         # commit or shuffle (abandon_refusal allows nothing else): no card exists yet,
         # nothing to open — the deal is void and dealt again
@@ -724,7 +757,7 @@ class GameCore:
         if r.stage == "play" and r.pending is not None:
             return ("a move's reveal is on its way: whoever holds it knows the move's cards, "
                     "so the round is not cut before it (R8.6: time the seat out instead)")
-        if r.stage == "open":
+        if r.stage in ("open", "prove"):
             return ("the round is over and its outcome known: it is not voided now (R8.6: "
                     "time the seat out instead)")
         return None
@@ -787,6 +820,19 @@ class GameCore:
                 return
         r.deck, r.checks = trial, []
         r.stage = "deal"
+
+    def _apply_prove(self, r: RoundState, author: int, payload: dict[str, Any]) -> None:
+        """GAME.md "abandon" step 2, a game dealt without shuffle proofs: a seat present
+        proves its hop of the round the abandonment cut short — the proof it would have
+        carried, checked like one (by the checker: a worker). Once every seat present
+        has, the round's record is made from what the log reads; nobody opens a seed.
+        A proof that does not verify is refused naming its author (nothing changes)."""
+        self._expect(r.stage == "prove", author, "prove", "no hop proof is due (only a "
+                     "round cut short, dealt without shuffle proofs, is proved after it)")
+        hop = r.deck.hop_proof_check(author, payload)
+        r.deck.on_hop_proof(hop, self.checker.submit(self.game_id, hop, last=True).result())
+        if set(self.members()) <= r.deck.proved:
+            self._audit(r)
 
     def _stop(self, verdict: GameError) -> None:
         """The entry just applied convicts a seat: the game is over, with this verdict."""
@@ -1091,11 +1137,12 @@ class GameCore:
 def pledge_position(kind: str, body: dict[str, Any]) -> tuple[int, str] | None:
     """GAME.md "Pledges": the position (round, step) this seat pledged a deck at before it
     made an entry of ``kind`` with ``body`` — a hop ("shuffle"), deal or draw shares and a
-    reveal ("shares"), an opening ("open"), as :meth:`GameCore.outbox` pledges them — or
+    reveal ("shares"), an opening ("open"), a late hop proof (the hop's: "shuffle"), as
+    :meth:`GameCore.outbox` pledges them — or
     None for an entry not derived from its seed on a deck. A seat's own such entry in the
     log proves the pledge was made (the node checks its saved file against it)."""
     step = {"shuffle": "shuffle", "shares": "shares", "reveal": "shares",
-            "open": "open"}.get(kind)
+            "open": "open", "prove": "shuffle"}.get(kind)
     rnd = body.get("round")
     if step is None or isinstance(rnd, bool) or not isinstance(rnd, int):
         return None

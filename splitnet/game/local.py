@@ -47,7 +47,7 @@ from splitnet.session.log import Author, Log, Player, parse_message
 from splitnet.session.transcript import TranscriptWriter
 from splitnet.text import shown
 
-PROTOCOL = "splitnet/5"
+PROTOCOL = "splitnet/6"
 
 
 class Chooser(Protocol):
