@@ -67,13 +67,38 @@ def observer(h: Header) -> NetCore:
     return game_of(h.settings).seat(Seating(h, None, open_hand=open_hand_player)).core
 
 
-def verify_records(records: list[bytes]) -> Verdict:
-    """Verify a transcript given as its records (see protocol/TRANSCRIPT.md). The header
-    names the game: Split (no ``game`` key) or Splito (protocol/SPLITO_GAME.md)."""
-    log = Log()
-    core: NetCore | None = None
-    names: list[str] = []
-    for i, rec in enumerate(records):
+class LiveVerifier:
+    """``splitnet verify``, one record at a time, as they arrive (a watcher follows a
+    game this way): :meth:`feed` checks a record the moment it comes — every signature,
+    the hash chain, and the entry applied to a core of no seat — and returns the
+    failure's :class:`Verdict` at the first bad record (the same verdict, naming the
+    same entry and seat, that :func:`verify_records` gives for the records so far; the
+    checker then takes nothing more); :meth:`verdict` is the verdict on everything fed
+    (incomplete while the game is not over). It holds no secret: what it can read is
+    what anyone holding the log can (R8, S7), the public cards."""
+
+    def __init__(self) -> None:
+        self.log = Log()
+        self.core: NetCore | None = None
+        self._names: list[str] = []
+        #: the verdict of the first bad record (nothing more is taken), or None
+        self.failed: Verdict | None = None
+
+    @property
+    def entries(self) -> int:
+        """How many records checked out so far."""
+        return len(self.log)
+
+    def feed(self, rec: bytes) -> Verdict | None:
+        """Check the next record; None if it checks out, else the failure (kept in
+        :attr:`failed`; every later call returns it again and takes nothing)."""
+        if self.failed is None:
+            self.failed = self._take(rec)
+        return self.failed
+
+    def _take(self, rec: bytes) -> Verdict | None:
+        log = self.log
+        i = len(log)
         try:
             entry = log.append_record(rec)
         except LogError as e:
@@ -83,48 +108,67 @@ def verify_records(records: list[bytes]) -> Verdict:
             return _fail(i, e.seat, f"log: {e}")
         if entry.seq == 0:
             h = log.header
-            names = [p.name for p in h.players]
+            self._names = [p.name for p in h.players]
             if (other := _other_protocol(h.settings)) is not None:
                 return other
             try:
-                core = observer(h)
+                self.core = observer(h)
             except ValueError as e:
                 return _fail(0, h.host, f"header: {e}")
-            continue
+            return None
         if entry.kind == "accept":
-            continue
+            return None
+        core = self.core
         assert core is not None
         if not log.all_accepted:
             return _fail(entry.seq, entry.author, "game message before every player accepted "
                          "the header")
         try:
-            core.apply(entry.author, entry.kind, entry.body,
-                       at=entry_position(entry))
+            core.apply(entry.author, entry.kind, entry.body, at=entry_position(entry))
         except GameError as e:
             return _fail(entry.seq, e.seat, str(e))
         if core.verdict is not None:  # a valid entry that ends the game with a verdict
             return _fail(entry.seq, core.verdict.seat, f"the game stopped: {core.verdict}")
-    if core is None:
-        return Verdict(False, "incomplete: the transcript holds no record",
-                       reason="empty transcript", incomplete=True)
-    names = [shown(n) for n in names]  # the host's text: shown, never obeyed
-    end = game_of(log.header.settings).ending(core, names)
-    if end.record is None:
-        return Verdict(False, f"incomplete: the transcript ends {end.stopped_at}; "
-                       f"everything up to entry {len(records) - 1} verified",
-                       record=end.partial, reason="the game did not finish", incomplete=True)
-    if end.fault is not None:
-        return _fail(len(records) - 1, None, end.fault)
-    lines = [f"game {log.game_id.hex()} — {end.title}{len(names)} players: "
-             f"{', '.join(names)}",
-             f"{len(records)} entries, signatures and hash chain: ok"]
-    rematch = parse_rematch(log.header.settings)
-    if rematch is not None:  # GAME.md "Rematch": checked against that game given both
-        lines.append(f"rematch of game {rematch.game.hex()}: {names[rematch.first_dealer]} "
-                     f"{end.dealt}")
-    lines.extend(end.lines)
-    lines.append("shuffle fair: yes")
-    return Verdict(True, "\n".join(lines), record=end.record)
+        return None
+
+    def verdict(self) -> Verdict:
+        """The verdict on every record fed so far (protocol/TRANSCRIPT.md §10)."""
+        if self.failed is not None:
+            return self.failed
+        core, log = self.core, self.log
+        if core is None:
+            return Verdict(False, "incomplete: the transcript holds no record",
+                           reason="empty transcript", incomplete=True)
+        names = [shown(n) for n in self._names]  # the host's text: shown, never obeyed
+        end = game_of(log.header.settings).ending(core, names)
+        if end.record is None:
+            return Verdict(False, f"incomplete: the transcript ends {end.stopped_at}; "
+                           f"everything up to entry {len(log) - 1} verified",
+                           record=end.partial, reason="the game did not finish",
+                           incomplete=True)
+        if end.fault is not None:
+            return _fail(len(log) - 1, None, end.fault)
+        lines = [f"game {log.game_id.hex()} — {end.title}{len(names)} players: "
+                 f"{', '.join(names)}",
+                 f"{len(log)} entries, signatures and hash chain: ok"]
+        rematch = parse_rematch(log.header.settings)
+        if rematch is not None:  # GAME.md "Rematch": checked against that game given both
+            lines.append(f"rematch of game {rematch.game.hex()}: "
+                         f"{names[rematch.first_dealer]} {end.dealt}")
+        lines.extend(end.lines)
+        lines.append("shuffle fair: yes")
+        return Verdict(True, "\n".join(lines), record=end.record)
+
+
+def verify_records(records: list[bytes]) -> Verdict:
+    """Verify a transcript given as its records (see protocol/TRANSCRIPT.md). The header
+    names the game (:mod:`splitnet.games`). The records are checked one by one as a
+    :class:`LiveVerifier` checks them as they arrive: the same verdict either way."""
+    checker = LiveVerifier()
+    for rec in records:
+        if (failed := checker.feed(rec)) is not None:
+            return failed
+    return checker.verdict()
 
 
 def _other_protocol(settings: Mapping[str, object]) -> Verdict | None:
