@@ -27,8 +27,9 @@ from splitnet.cmdline import (
     seed,
 )
 from splitnet.errors import SplitnetError
-from splitnet.frontends import bench_of, front_end
-from splitnet.games import BY_KEY, GameSpec, by_key
+from splitnet.frontends import bench_of, benched, front_end
+from splitnet.games import FIRST, GameSpec, by_key
+from splitnet.games import games as all_games
 from splitnet.games.split import SPLIT
 from splitnet.games.splito import SPLITO
 from splitnet.rules import Settings, SettingsError
@@ -508,7 +509,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                         description="Bots play a whole game among separate in-memory peers "
                                     "through the fair-deck protocol; prints the summary. The "
                                     "same arguments always give the same transcript and record.")
-    sp.add_argument("--game", choices=tuple(BY_KEY), default="split",
+    sp.add_argument("--game", choices=tuple(g.key for g in all_games()), default=FIRST.key,
                     help="split (default) or splito (docs/SPLITO.md; on the fair deck, "
                          "protocol/SPLITO_GAME.md)")
     sp.add_argument("--players", "-n", type=int_in(1, 99), default=4,
@@ -538,7 +539,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                         description="Play Split (or Splito: --game splito) against bots on "
                                     "this machine, full screen (--plain: line based). Press "
                                     "? in the game for the keys.")
-    pl.add_argument("--game", choices=tuple(BY_KEY), default="split",
+    pl.add_argument("--game", choices=tuple(g.key for g in all_games()), default=FIRST.key,
                     help="split (default) or splito (docs/SPLITO.md; dealt on the fair "
                          "deck, protocol/SPLITO_GAME.md)")
     pl.add_argument("--plain", action="store_true", help="line-based front end")
@@ -618,7 +619,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                                     "each seat can read and whom each verdict names (exit "
                                     "1 on a violation).")
     bn.add_argument("what", choices=["engine", "bots", "deck", "net", "wormhole",
-                                     "lan-load", "splito", "adversary"])
+                                     "lan-load", *benched(), "adversary"])
     bn.add_argument("--only", default=None, metavar="PARTS",
                     help="splito: a comma list of engine, bots, fair (default all three)")
     bn.add_argument("--players", default=None,

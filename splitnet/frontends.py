@@ -7,7 +7,9 @@ An entry names what the commands do for its game — ``selfplay``, ``play`` and 
 options, and a LAN seat's sessions and results (:mod:`splitnet.app.lan`) — so a command
 asks its game's entry instead of keeping a table of its own by the game's key
 (``tests/test_layering.py`` walks the code for such a table outside this module).
-Adding a game is adding its :class:`~splitnet.games.GameSpec` and its entry here.
+Adding a built-in game is adding its :class:`~splitnet.games.GameSpec` and its entry
+here; a game that lives outside the package gives its entry to :func:`register` (which
+registers its spec too; docs/ADDING_A_GAME.md).
 
 Every function an entry names imports what it needs when called, so looking a game up
 costs nothing (``splitnet --help`` and ``splitnet host --help`` stay light). The
@@ -19,11 +21,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from splitnet import games
 from splitnet.games import GameSpec
 from splitnet.games.split import SPLIT
 from splitnet.games.splito import SPLITO
@@ -282,18 +286,77 @@ SPLITO_FRONT = FrontEnd(SPLITO, selfplay=_splito_selfplay, play=_splito_play,
                         proofs_only="protocol/SPLITO_GAME.md")
 
 
-#: every game's front ends, in the registry's order (splitnet.games.GAMES)
+#: the built-in games' front ends, in the registry's order (splitnet.games.GAMES)
 FRONT_ENDS: Final = (SPLIT_FRONT, SPLITO_FRONT)
 _BY_KEY: Final = {f.game.key: f for f in FRONT_ENDS}
+#: the entries of games registered from outside the package (:func:`register`)
+_ADDED: dict[str, FrontEnd] = {}
+#: the keys of the specs :func:`register` registered itself (:func:`unregister` takes
+#: them away again)
+_SPECS_ADDED: set[str] = set()
+
+
+def register(entry: FrontEnd) -> None:
+    """Add the front ends of a game that lives outside the package, and its spec to the
+    games' registry (:func:`splitnet.games.register`) unless it is there already; from
+    then on :func:`front_end` and :func:`bench_of` find it (docs/ADDING_A_GAME.md).
+    ValueError if the game's key is taken."""
+    key = entry.game.key
+    if key in _BY_KEY or key in _ADDED:
+        raise ValueError(f"game key {key!r} has front ends already")
+    if games.find(key) is None:
+        games.register(entry.game)
+        _SPECS_ADDED.add(key)
+    elif games.find(key) is not entry.game:
+        raise ValueError(f"game key {key!r} is another game's")
+    _ADDED[key] = entry
+
+
+def unregister(key: str) -> None:
+    """Take an added game's front ends away again, and its spec if :func:`register`
+    registered it (KeyError: none)."""
+    del _ADDED[key]
+    if key in _SPECS_ADDED:
+        _SPECS_ADDED.discard(key)
+        games.unregister(key)
+
+
+@contextmanager
+def registered(entry: FrontEnd) -> Iterator[FrontEnd]:
+    """The game and its front ends registered for the ``with`` block only."""
+    register(entry)
+    try:
+        yield entry
+    finally:
+        unregister(entry.game.key)
+
+
+def front_ends() -> tuple[FrontEnd, ...]:
+    """Every game's front ends: the built-in ones, then the registered ones."""
+    return (*FRONT_ENDS, *_ADDED.values())
+
+
+def _entry(key: object) -> FrontEnd | None:
+    if not isinstance(key, str):
+        return None
+    return _BY_KEY.get(key) or _ADDED.get(key)
 
 
 def front_end(game: GameSpec) -> FrontEnd:
     """The front ends of ``game`` (KeyError for a game that has none)."""
-    return _BY_KEY[game.key]
+    entry = _entry(game.key)
+    if entry is None:
+        raise KeyError(game.key)
+    return entry
 
 
 def bench_of(what: str) -> Callable[[argparse.Namespace], int] | None:
     """The benchmark ``splitnet bench WHAT`` runs when WHAT is the key of a game with
     one of its own (None: WHAT is not, a benchmark of the layers below)."""
-    front = _BY_KEY.get(what)
+    front = _entry(what)
     return front.bench if front is not None else None
+
+
+def benched() -> tuple[str, ...]:
+    """The keys of the games with a benchmark of their own (``splitnet bench KEY``)."""
+    return tuple(f.game.key for f in front_ends() if f.bench is not None)

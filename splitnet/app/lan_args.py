@@ -26,6 +26,7 @@ from splitnet.cmdline import (
     seconds,
     seed,
 )
+from splitnet.games import FIRST, games
 from splitnet.net.addrs import parse_addr
 from splitnet.net.config import (
     DEFAULT_PORT,
@@ -168,7 +169,7 @@ def add_parsers(sub: Any) -> None:
                    help="address to listen on (default: all)")
     h.add_argument("--name", default="Host", type=player_name,
                    help="your name at the table (1–32 characters)")
-    h.add_argument("--game", choices=("split", "splito"), default="split",
+    h.add_argument("--game", choices=tuple(g.key for g in games()), default=FIRST.key,
                    help="the game: split (default) or splito (2–8 players, docs/SPLITO.md); "
                         "players who join learn it from the host")
     h.add_argument("--settings", metavar="FILE", default=None,

@@ -14,11 +14,17 @@ layer, depends on no front end.
 
 Split is the first game: its header has no ``game`` key and its lobby and announcement
 name no game (the wire it has always had); every later game is named there by its key.
+
+Split and Splito are built in (:data:`GAMES`, :data:`BY_KEY`); a game that lives outside
+this package is added by :func:`register` (or for a block, :func:`registered`), and the
+lookups above find it as they find those two (docs/ADDING_A_GAME.md, written from the
+example game the tests add).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
@@ -130,29 +136,77 @@ def _games() -> tuple[GameSpec, ...]:
     return (SPLIT, SPLITO)
 
 
-#: every game, the first (Split) first: what a header without ``game`` plays
+#: the built-in games, the first (Split) first: what a header without ``game`` plays
 GAMES: Final = _games()
-#: each game by its key
+#: each built-in game by its key
 BY_KEY: Final = {g.key: g for g in GAMES}
 #: the game a header without a ``game`` key plays, and a host's unless told otherwise
 FIRST: Final = GAMES[0]
 
+#: the games registered from outside this package (:func:`register`), by key, in the
+#: order they were registered
+_ADDED: dict[str, GameSpec] = {}
+
+
+def register(spec: GameSpec) -> None:
+    """Add a game that lives outside this package (docs/ADDING_A_GAME.md): from then on
+    :func:`by_key`, :func:`game_of`, :func:`game_of_record` and :func:`games` find it, as
+    they find the built-in ones. ValueError if its key or its record's format is taken,
+    or it names no key (a header without ``game`` is the first game's)."""
+    if not spec.key or spec.key in BY_KEY or spec.key in _ADDED:
+        raise ValueError(f"game key {spec.key!r} is taken (or empty)")
+    if any(g.record_format == spec.record_format for g in games()):
+        raise ValueError(f"record format {spec.record_format!r} is another game's")
+    if not spec.named:
+        raise ValueError("an added game is named in its header and lobby (named=True)")
+    _ADDED[spec.key] = spec
+
+
+def unregister(key: str) -> None:
+    """Take a game :func:`register` added away again (KeyError: none by that key; a
+    built-in game cannot be taken away)."""
+    del _ADDED[key]
+
+
+@contextmanager
+def registered(spec: GameSpec) -> Iterator[GameSpec]:
+    """The game registered for the ``with`` block only (a test's: no other sees it)."""
+    register(spec)
+    try:
+        yield spec
+    finally:
+        _ADDED.pop(spec.key, None)
+
+
+def games() -> tuple[GameSpec, ...]:
+    """Every game a table here runs: the built-in ones (:data:`GAMES`), then those
+    registered (:func:`register`)."""
+    return (*GAMES, *_ADDED.values())
+
+
+def find(key: object) -> GameSpec | None:
+    """The game of a key, or None for one no table here runs."""
+    if not isinstance(key, str):
+        return None
+    return BY_KEY.get(key) or _ADDED.get(key)
+
 
 def by_key(key: object) -> GameSpec:
     """The game of a key (KeyError for one no table runs)."""
-    if not isinstance(key, str) or key not in BY_KEY:
+    spec = find(key)
+    if spec is None:
         raise KeyError(key)
-    return BY_KEY[key]
+    return spec
 
 
 def game_of(settings: object) -> GameSpec:
     """The game a header's settings map names: its ``game`` key's, the first game's
     without one (or for a value no table runs: its header check then refuses it)."""
     key = settings.get("game") if isinstance(settings, Mapping) else None
-    return BY_KEY.get(key, FIRST) if isinstance(key, str) else FIRST
+    return find(key) or FIRST
 
 
 def game_of_record(record: object) -> GameSpec | None:
     """The game whose record this is (by its ``format``), or None."""
     fmt = record.get("format") if isinstance(record, Mapping) else None
-    return next((g for g in GAMES if g.record_format == fmt), None)
+    return next((g for g in games() if g.record_format == fmt), None)

@@ -28,7 +28,7 @@ from zeroconf import InterfaceChoice, IPVersion, ServiceStateChange, Zeroconf
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
 from splitnet import aio
-from splitnet.games import BY_KEY
+from splitnet.games import find
 from splitnet.text import shown
 
 __all__ = [
@@ -109,7 +109,7 @@ class GameAd:
         if self.seats is not None:
             seats += f" of {self.seats}"
         extra = "" if self.protocol == DEFAULT_PROTOCOL else f" [{self.protocol}]"
-        spec = BY_KEY.get(self.kind or "")  # (a game no table here runs: its word)
+        spec = find(self.kind)  # (a game no table here runs: its word)
         named = spec.named if spec is not None else bool(self.kind)
         kind = f" ({spec.title if spec else (self.kind or '').title()})" if named else ""
         return (f"{self.game}{kind} — host {self.host}, {seats} — splitnet join "
