@@ -117,10 +117,12 @@ def _dealer_key(settings: Mapping[str, object]) -> tuple[str, str] | None:
 
 
 def dealer_rule(settings: Mapping[str, object]) -> str:
-    """The rule that says who deals first in the game of this settings map: R3.2 (Split)
-    or the game's own (Splito: S4.1)."""
-    key = _dealer_key(settings)
-    return "R3.2" if key is None else key[1]
+    """The rule that says who deals first in the game of this settings map: its spec's
+    ``dealer_rule`` (Split R3.2, Splito S4.1; a game whose rules name no dealer has its
+    own rule too, not Split's)."""
+    from splitnet.games import game_of
+
+    return game_of(settings).dealer_rule
 
 
 def first_dealer(settings: Mapping[str, object], n: int | None = None) -> int:
