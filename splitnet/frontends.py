@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,7 +64,12 @@ class FrontEnd:
     (``summary``). ``replay``: a finished game's record, the way ``splitnet replay``
     takes it — ``check(record, path)`` its game's own checks (the record, or
     LocalFileError naming the file and the first fault), ``run(record, step, wait)``
-    the replay (step by step with ``step``; ``wait`` reads the next command)."""
+    the replay (step by step with ``step``; ``wait`` reads the next command).
+    ``table``: a person's table at a LAN seat, ``table(session, plain, bell, rematch)``
+    with ``rematch`` None (none offered), "host" (it offers) or "joiner" (it agrees) —
+    the exit status and whether the person asked for the rematch (None: the built-in
+    games' tables, which ``splitnet.app.lan`` runs itself; a game without a table for
+    a person says so in ``human``)."""
 
     game: GameSpec
     selfplay: Callable[[argparse.Namespace, list[str]], int]
@@ -78,6 +83,7 @@ class FrontEnd:
     replay: Replay
     bench: Callable[[argparse.Namespace], int] | None = None
     proofs_only: str | None = None
+    table: Callable[[Any, bool, bool, str | None], Awaitable[tuple[int, bool]]] | None = None
 
 
 # ---------------------------------------------------------------------------- Split

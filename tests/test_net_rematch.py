@@ -817,12 +817,13 @@ async def test_the_end_screens_n_asks_for_the_rematch_with_the_next_first_dealer
     from types import SimpleNamespace
 
     from splitnet.app import lan
+    from splitnet.games import FIRST
     from tests.test_tui_table import tui_kwargs
 
     seen = tui_kwargs(monkeypatch, "rematch")
     core = SimpleNamespace(finished=True, verdict=None)
     log = SimpleNamespace(header=None, head=lambda: b"\0" * 32)
-    table = SimpleNamespace(first_dealer=2, n=3, core=core, log=log)
+    table = SimpleNamespace(first_dealer=2, n=3, core=core, log=log, spec=FIRST)  # Split's
     session = SimpleNamespace(table=table, node=None)
     assert await lan._front_end(session, False, Path("."), rematch=True) == (0, True)  # type: ignore[arg-type]
     assert seen["rematch"] is True and seen["next_dealer"] == 0  # 2 + 1 mod 3

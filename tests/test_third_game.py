@@ -91,6 +91,40 @@ def test_the_commands_take_a_registered_games_key(highcard: GameSpec) -> None:
     assert SPEC.check_header(choice.header(3), 3) is None
 
 
+def test_a_lan_seat_runs_a_registered_games_own_table_and_warns_of_an_unconfirmed_log(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``host``/``join`` give a person's seat the game's own table (FrontEnd.table; it was
+    Split's for every game but Splito), with the rematch offer it is for; and a joiner's
+    warning that a player never confirmed the final log is printed whatever the game (it
+    was only for Split's session)."""
+    from dataclasses import replace
+    from types import SimpleNamespace
+
+    from splitnet.app import lan
+
+    asked: list[tuple[bool, bool, str | None]] = []
+
+    async def table(_session: object, plain: bool, bell: bool,
+                    rematch: str | None) -> tuple[int, bool]:
+        asked.append((plain, bell, rematch))
+        return 0, True
+
+    rec = play_local(["Ana", "Bo"], 11, hand=2).cores[0].record
+    core = SimpleNamespace(finished=False, verdict=None, record=rec)
+    session = SimpleNamespace(table=SimpleNamespace(spec=SPEC, core=core), unconfirmed=["Bo"])
+    with frontends.registered(replace(FRONT, table=table)):
+        assert asyncio.run(lan._front_end(session, True, tmp_path, False,  # type: ignore[arg-type]
+                                          rematch=True, host=True)) == (0, False)
+        assert asked == [(True, False, "host")]
+        assert "No rematch after a game that stopped early." in capsys.readouterr().out
+        core.finished = True
+        session.table.files = SimpleNamespace(transcript=tmp_path / "g.splitlog")
+        assert lan._print_result(session) == 0  # type: ignore[arg-type]
+    cap = capsys.readouterr()
+    assert "High Card — game over" in cap.out
+    assert "warning: Bo never confirmed this final log" in cap.err
+
+
 # ---------------------------------------------------------------------- on this machine
 def test_a_local_game_verifies_replays_and_its_record_passes_its_referee(
         highcard: GameSpec, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

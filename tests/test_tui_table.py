@@ -625,7 +625,10 @@ async def test_lan_table_rings_unless_told_not_to(monkeypatch: pytest.MonkeyPatc
     add_parsers(parser.add_subparsers())
     args = parser.parse_args(["join", "h:1"])
     assert run._bell_wanted(args)
-    await run._front_end(SimpleNamespace(node=None), False, Path("."), run._bell_wanted(args))  # type: ignore[arg-type]
+    from splitnet.games import FIRST
+
+    session = SimpleNamespace(node=None, table=SimpleNamespace(spec=FIRST))  # (Split's table)
+    await run._front_end(session, False, Path("."), run._bell_wanted(args))  # type: ignore[arg-type]
     assert seen == {"bell": True, "rejoin": "splitnet join h:1", "another": None}
     assert not run._bell_wanted(parser.parse_args(["host", "--no-bell"]))
     monkeypatch.setenv("SPLITNET_NO_BELL", "1")
@@ -722,7 +725,11 @@ def test_an_internet_guests_end_screen_does_not_send_it_back_to_its_spent_invita
 
     node = PeerNode(Identity.generate(), tmp_path, "Jo", "wormhole" if invited else
                     "10.0.0.5", 0 if invited else 7420, NetSettings())
-    session = type("S", (), {"node": node, "table": None})()
+    from types import SimpleNamespace
+
+    from splitnet.games import FIRST
+
+    session = type("S", (), {"node": node, "table": SimpleNamespace(spec=FIRST)})()
     seen = tui_kwargs(monkeypatch)
     assert asyncio.run(glue._front_end(session, False, tmp_path)) == (0, False)
     with create_pipe_input() as inp, create_app_session(input=inp, output=DummyOutput()):
@@ -751,7 +758,9 @@ def test_an_internet_guests_end_screen_offers_the_rematch_and_says_what_another_
     from splitnet.session.identity import Identity
 
     node = PeerNode(Identity.generate(), tmp_path, "Jo", "wormhole", 0, NetSettings())
-    session = SimpleNamespace(node=node, table=SimpleNamespace(first_dealer=0, n=3))
+    from splitnet.games import FIRST
+
+    session = SimpleNamespace(node=node, table=SimpleNamespace(first_dealer=0, n=3, spec=FIRST))
     seen = tui_kwargs(monkeypatch)
     assert asyncio.run(glue._front_end(session, False, tmp_path, rematch=True)) == (0, False)  # type: ignore[arg-type]
     assert seen["rematch"] and seen["rematch_as"] == "joiner"

@@ -290,7 +290,7 @@ def _print_record(table: Table) -> bool:
 
 def _print_result(session: AnySession, rejoin: str | None = None) -> int:
     if _print_record(session.table):
-        if isinstance(session, NetSession) and session.unconfirmed:
+        if session.unconfirmed:  # (a joiner's, whatever the game: SECURITY.md §4)
             print(f"warning: {', '.join(session.unconfirmed)} never confirmed this final log "
                   "to us (left early, or the host withheld it): compare transcripts",
                   file=sys.stderr, flush=True)
@@ -335,11 +335,16 @@ async def _front_end(session: AnySession, plain: bool, data_dir: Path,
                      host: bool = False) -> tuple[int, bool]:
     """The person's table until they leave: the exit status, and whether they asked for
     a rematch at the end (offered with ``rematch``; on the host: it offers one). A
-    Splito table has its own front ends, with the same rematch."""
-    if isinstance(session, SplitoNetSession):
-        rc, wanted = await _splito_front_end(session, plain, bell,
-                                             rematch=("host" if host else "joiner")
-                                             if rematch else None)
+    Splito table has its own front ends, with the same rematch; a game added from
+    outside the package brings its own (FrontEnd.table)."""
+    own = front_end(session.table.spec).table
+    offered = ("host" if host else "joiner") if rematch else None
+    if own is not None or isinstance(session, SplitoNetSession):
+        if own is not None:
+            rc, wanted = await own(session, plain, bell, offered)
+        else:
+            assert isinstance(session, SplitoNetSession)
+            rc, wanted = await _splito_front_end(session, plain, bell, rematch=offered)
         if wanted and _finished_game(session.table) is None:
             print("No rematch after a game that stopped early.", flush=True)
             wanted = False
