@@ -88,7 +88,7 @@ def test_the_commands_take_a_registered_games_key(highcard: GameSpec) -> None:
     assert frontends.front_end(games.by_key(args.game)).selfplay(args, []) == 2
     choice = FRONT.choice(None, 3, 600.0, True)
     assert choice.spec is SPEC and choice.name == "High Card" and choice.header is not None
-    assert SPEC.check_header(choice.header(3), 3) is None
+    SPEC.check_header(choice.header(3), 3)  # (ValueError if it refused it)
 
 
 def test_a_lan_seat_runs_a_registered_games_own_table_and_warns_of_an_unconfirmed_log(
@@ -222,10 +222,11 @@ async def play_all(clock: VirtualLoop, host: HostNode, peers: list[PeerNode],
         FRONT.bot(p, p.task, "easy", seed + 1 + i, None, 0.0)  # type: ignore[arg-type]
         for i, p in enumerate(peers)]
     await clock.run_until(asyncio.gather(*(s.run() for s in sessions)), within=3600.0)
-    assert all(isinstance(s, HighCardNetSession) for s in sessions)
-    assert all(s.core.finished and s.core.verdict is None for s in sessions), \
-        [s.verdict for s in sessions]
-    return sessions
+    played = [s for s in sessions if isinstance(s, HighCardNetSession)]
+    assert len(played) == len(sessions)
+    assert all(s.core.finished and s.core.verdict is None for s in played), \
+        [s.verdict for s in played]
+    return played
 
 
 @virtual_time
@@ -270,7 +271,9 @@ async def test_a_lan_game_and_its_rematch_are_identical_on_every_seat_and_verify
     assert table is not None and isinstance(table.core, HighCardCore)
     assert table.first_dealer == 1 and table.core.engine.leader == 2  # H4.1
     h = table.log.header
-    assert h.players == first.header.players and h.settings["rematch"]["first_dealer"] == 1
+    rematch = h.settings["rematch"]
+    assert h.players == first.header.players
+    assert isinstance(rematch, dict) and rematch["first_dealer"] == 1
     await play_all(clock, again, joiners, 40)
     second = previous(again)
     logs = splitlogs(tmp_path, "host")

@@ -19,12 +19,12 @@ import sys
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from splitnet import aio
 from splitnet.aio import stop, until
 from splitnet.app.lan_args import parse_net_timing
-from splitnet.app.lan_session import LAN_PARTS, NetSession
+from splitnet.app.lan_session import LAN_PARTS, LanSeat, NetSession
 from splitnet.app.splito_session import SplitoNetSession
 from splitnet.bots import FRIENDLY_NAMES, bot_label, bot_player_name
 from splitnet.cmdline import (
@@ -263,7 +263,8 @@ def _bell_wanted(args: argparse.Namespace) -> bool:
     return not (getattr(args, "no_bell", False) or os.environ.get("SPLITNET_NO_BELL"))
 
 
-AnySession = NetSession | SplitoNetSession
+#: a LAN seat's session, whatever the game (FrontEnd.bot, FrontEnd.human)
+AnySession = LanSeat[Any]
 
 
 def _bot_session(node: HostNode | PeerNode, task: asyncio.Future[Any], level: str,
@@ -349,6 +350,7 @@ async def _front_end(session: AnySession, plain: bool, data_dir: Path,
             print("No rematch after a game that stopped early.", flush=True)
             wanted = False
         return rc, wanted
+    session = cast(NetSession, session)  # (any other game's table is Split's)
     if plain:
         from splitnet.ui.plain import run_plain
 
