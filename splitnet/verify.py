@@ -162,8 +162,10 @@ class LiveVerifier:
 
 def verify_records(records: list[bytes]) -> Verdict:
     """Verify a transcript given as its records (see protocol/TRANSCRIPT.md). The header
-    names the game (:mod:`splitnet.games`). The records are checked one by one as a
-    :class:`LiveVerifier` checks them as they arrive: the same verdict either way."""
+    names the game (:func:`splitnet.games.game_of`: Split without a ``game`` key, Splito,
+    or one registered from outside the package), whose spec builds the core of no seat
+    the entries are applied to and says what its end prints. The records are checked one
+    by one as a :class:`LiveVerifier` checks them as they arrive: the same verdict."""
     checker = LiveVerifier()
     for rec in records:
         if (failed := checker.feed(rec)) is not None:

@@ -74,6 +74,10 @@ def test_a_registered_game_is_found_for_its_block_only_and_the_built_in_two_stay
         frontends.front_end(SPEC)
     with pytest.raises(ValueError, match="taken"):
         games.register(games.FIRST)
+    from splitnet.cli import build_parser
+
+    with pytest.raises(SystemExit):  # not registered: no command takes its key
+        build_parser(["host"]).parse_args(["host", "--game", KEY])
 
 
 def test_the_commands_take_a_registered_games_key(highcard: GameSpec) -> None:
@@ -84,6 +88,7 @@ def test_the_commands_take_a_registered_games_key(highcard: GameSpec) -> None:
     for argv in (["host", "--game", KEY, "--port", "0"], ["selfplay", "--game", KEY],
                  ["play", "--game", KEY]):
         assert build_parser(argv).parse_args(argv).game == KEY
+    assert build_parser(["bench", "splito"]).parse_args(["bench", "splito"]).what == "splito"
     args = build_parser(["selfplay", "--game", KEY]).parse_args(["selfplay", "--game", KEY])
     assert frontends.front_end(games.by_key(args.game)).selfplay(args, []) == 2
     choice = FRONT.choice(None, 3, 600.0, True)
