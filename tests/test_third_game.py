@@ -299,6 +299,19 @@ async def test_a_lan_game_and_its_rematch_are_identical_on_every_seat_and_verify
     out = capsys.readouterr().out
     assert out.count("shuffle fair: yes") == 2 and "first dealer Ana (H3.1): ok" in out
     await stop(clock, again, joiners, mem)
+    # a seat's saved game reopens (NETWORK.md §9): its secrets checked against its own
+    # entries by the spec's pledge positions, every entry re-applied to a fresh core
+    from splitnet.net.store import GameFiles
+    from splitnet.net.table import Table
+
+    ana = joiners[0]
+    reopened = Table.load(ana.identity, GameFiles(tmp_path / "Ana", second.game_id),
+                          parts=LAN_PARTS)
+    try:
+        assert isinstance(reopened.core, HighCardCore) and reopened.core.finished
+        assert reopened.core.record == v2.record and reopened.seat == 1
+    finally:
+        reopened.close()
 
 
 # ---------------------------------------------------------------------- no line outside
