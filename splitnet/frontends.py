@@ -334,7 +334,8 @@ def registered(entry: FrontEnd) -> Iterator[FrontEnd]:
     try:
         yield entry
     finally:
-        unregister(entry.game.key)
+        if _ADDED.get(entry.game.key) is entry:  # (unless the block took it away itself)
+            unregister(entry.game.key)
 
 
 def front_ends() -> tuple[FrontEnd, ...]:

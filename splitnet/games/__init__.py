@@ -175,7 +175,8 @@ def registered(spec: GameSpec) -> Iterator[GameSpec]:
     try:
         yield spec
     finally:
-        _ADDED.pop(spec.key, None)
+        if _ADDED.get(spec.key) is spec:  # (unless the block took it away itself)
+            del _ADDED[spec.key]
 
 
 def games() -> tuple[GameSpec, ...]:
