@@ -143,6 +143,14 @@ def test_a_local_game_verifies_replays_and_its_record_passes_its_referee(
         seen = set(core.engine.faces.values())
         played = {c for t in rec["tricks"] for _, c in t["plays"]}
         assert seen == set(hands[seat]) | played
+    from splitnet.session.log import Log
+
+    log = Log.from_records(read_transcript(path))
+    entries, settings = log.entries[1:], log.header.settings
+    assert SPEC.progress(settings, entries, 3) == "all 3 tricks played"  # (saved games)
+    moves = [i for i, e in enumerate(entries) if e.kind == "move"]
+    assert SPEC.progress(settings, entries[:moves[0]], 3) == "not played yet"
+    assert SPEC.progress(settings, entries[:moves[4]], 3) == "trick 2 of 3"
     v = verify_records(read_transcript(path))
     assert v.ok and v.record == rec, v.summary
     assert "High Card, 3 players: Ana, Bo, Cy" in v.summary

@@ -87,10 +87,18 @@ def pledge_position(kind: str, body: dict[str, Any]) -> tuple[int, str] | None:
 
 
 def _progress(settings: object, entries: Sequence[Entry], players: int) -> str:
-    moves = sum(e.kind == "move" for e in entries)
+    """"trick 2 of 3": the trick under way (H4), by the plays in the log."""
+    try:
+        tricks: int | None = from_header(settings)[0].hand if isinstance(
+            settings, Mapping) else None
+    except ValueError:  # said when the game is resumed
+        tricks = None
+    done = sum(e.kind == "move" for e in entries) // max(players, 1)
     if not any(e.kind == "move" for e in entries):
         return "not played yet"
-    return f"trick {moves // max(players, 1) + 1}"
+    if tricks is not None and done >= tricks:
+        return f"all {tricks} tricks played"
+    return f"trick {done + 1}" + (f" of {tricks}" if tricks is not None else "")
 
 
 def _ending(core: Any, names: Sequence[str]) -> Ending:
