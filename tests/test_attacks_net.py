@@ -190,7 +190,7 @@ async def test_a_seat_that_never_sends_its_deal_shares_is_timed_out(
         table = host.table
         assert table is not None
         await until(lambda: table.core.waiting_for() == [2], "the deal waits for Bo")
-        owed = host._owed_since[2]  # since when the host waits for Bo's shares
+        owed = host.watch.owed_since[2]  # since when the host waits for Bo's shares
         ended = await until(lambda: table.core.finished, "the timeout")
         # at the first heartbeat past answer_timeout, not a moment before, nor later
         assert owed + FAST["answer_timeout"] < ended <= owed + FAST["answer_timeout"] + BEAT

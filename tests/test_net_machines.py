@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from splitnet.net import conn_state, game_state, join_state, lobby_state, machine
+from splitnet.net import conn_state, game_state, join_state, lobby_state, machine, waits
 from splitnet.net.config import NetSettings
 from splitnet.net.conn_state import ConnEvent, ConnMachine, ConnState
 from splitnet.net.frames import Bye, Frame, Hello, Ping
@@ -239,10 +239,75 @@ def test_the_host_game_machine_orders_only_when_every_seat_is_back() -> None:
 
 
 @pytest.mark.parametrize("module", [machine, lobby_state, conn_state, join_state,
-                                    game_state])
+                                    game_state, waits])
 def test_the_machines_doctests(module: Any) -> None:
     failed, tried = doctest.testmod(module)
     assert tried > 0 and failed == 0
+
+
+class _Core:
+    """What the watch asks of a game core: a seat owes ``step``; ``refusal`` says why it
+    may not be given up (None: it may)."""
+
+    def __init__(self, step: str = "move", refusal: str | None = None) -> None:
+        self.step, self.refusal, self.round_number = step, refusal, 1
+
+    def owed_step(self, seat: int) -> str:
+        return self.step
+
+    def abandon_refusal(self, seat: int) -> str | None:
+        return self.refusal
+
+
+def test_the_seat_watch_times_out_or_gives_up_by_presence_limits_and_the_cores_word() -> None:
+    """NETWORK.md §7 on the watch alone (waits.py), at exact times: a seat that owes its
+    move is timed out just past ``move_timeout``, an answer past ``answer_timeout``;
+    gone, with ``open_hand_after``, it is given up past that wait instead — only where
+    the core allows it (else the timeout); present, never given up; its clock starts
+    again once its message is ordered; the lowest seat first."""
+    from splitnet.net.config import NetSettings
+    from splitnet.net.frames import Presence
+    from splitnet.net.waits import SeatWatch
+
+    w = SeatWatch(NetSettings(answer_timeout=30.0, move_timeout=90.0))
+    w.reset({1: Presence.OK, 2: Presence.OK})
+    w.track(100.0, {2})
+    assert w.due(190.0, _Core("move")) is None
+    due = w.due(190.5, _Core("move"))
+    assert due is not None and (due.kind, due.seat, due.waited, due.body()) == (
+        "timeout", 2, 90, {"round": 1, "seat": 2, "waited": 90})
+    assert w.due(130.5, _Core("shares")) is not None and w.due(130.0, _Core("shares")) is None
+    w.track(150.0, {2}, answered=2)  # its move was ordered: it owes the next from now
+    assert w.owed_since == {2: 150.0} and w.due(190.5, _Core("move")) is None
+    w.track(150.0, {1, 2})
+    got = w.due(300.0, _Core("move"))
+    assert got is not None and got.seat == 1  # the lowest seat first
+    gone = SeatWatch(NetSettings(answer_timeout=30.0, move_timeout=90.0, open_hand_after=40.0))
+    gone.reset({1: Presence.OK, 2: Presence.OK})
+    gone.track(0.0, {2})
+    assert gone.due(41.0, _Core("move")) is None  # present: never given up
+    assert gone.dropped(2)  # (its connection gone: the peers frame is due)
+    assert gone.due(40.0, _Core("move")) is None
+    got = gone.due(41.0, _Core("move"))
+    assert got is not None and (got.kind, got.waited) == ("abandon", 41)
+    refused = gone.due(91.0, _Core("move", refusal="the deal's shares are on their way"))
+    assert refused is not None and refused.kind == "timeout"  # the core's word holds
+    assert gone.back(2) and gone.presence(2) is Presence.OK
+    assert gone.due(60.0, _Core("move")) is None  # back before its move limit
+
+
+def test_the_seat_watch_tells_a_silent_seats_quiet_time_in_5_s_steps() -> None:
+    from splitnet.net.config import NetSettings
+    from splitnet.net.frames import Presence
+    from splitnet.net.waits import SeatWatch
+
+    w = SeatWatch(NetSettings(silent_after=5.0))
+    w.reset({1: Presence.OK})
+    told = [w.heard(1, q) for q in (1.0, 4.9, 6.0, 7.0, 9.9, 10.0, 14.0, 2.0, 3.0)]
+    assert told == [False, False, True, False, False, True, False, True, False]
+    assert w.states == {1: (Presence.OK, 0)}
+    with pytest.raises(IllegalTransition):
+        w.dropped(1) and w.heard(1, 0.0)  # no heartbeat hears a seat not connected
 
 
 def test_a_joiner_says_joined_only_once_the_host_welcomed_it(tmp_path: Path) -> None:

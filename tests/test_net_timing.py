@@ -268,8 +268,8 @@ async def test_a_seat_gone_for_good_is_abandoned_at_the_first_beat_past_open_han
     runs = asyncio.ensure_future(asyncio.gather(*(s.run() for s in sessions)))
     table = host.table
     assert table is not None
-    await clock.until(lambda: 2 in host._owed_since, "the game waits for Bo", within=60.0)
-    since = host._owed_since[2]
+    await clock.until(lambda: 2 in host.watch.owed_since, "the game waits for Bo", within=60.0)
+    since = host.watch.owed_since[2]
     assert 2 not in host.conns
     abandoned = await clock.until(lambda: any(k == "abandon" for _, k in seen),
                                   "Bo's seat abandoned", within=120.0)

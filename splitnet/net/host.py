@@ -66,6 +66,7 @@ from splitnet.net.store import (
     sync_final_acks,
 )
 from splitnet.net.table import SPLIT, GameChoice, SeedMaker, Table, TableParts, choice_of
+from splitnet.net.waits import SeatWatch
 from splitnet.net.wire import (
     NET_PROTOCOL,
     Channel,
@@ -204,7 +205,8 @@ class HostNode:
         #: lobby → ordering → finishing → done; resuming after a restart (game_state.py)
         self.game = GameMachine()
         self._held: list[tuple[Conn, bytes, bytes]] = []
-        self.states: dict[int, tuple[Presence, int]] = {}  # seat → (presence, quiet s)
+        #: each guest seat's presence and since when the game waits for it (waits.py)
+        self.watch = SeatWatch(self.net)
         self.acked: dict[int, int] = {}  # seat → highest acked seq
         self._last_ack: dict[int, bytes] = {}  # seat → that ack, signed (to relay again)
         self.listeners: list[Callable[[], None]] = []
@@ -237,8 +239,6 @@ class HostNode:
         #: ``net.max_evidence`` of each seat within ``net.max_evidence_bytes``
         self.evidence: list[tuple[int, str, str]] = []
         self.evidence_kept = EvidenceBudget(self.net)
-        #: seat → since when the game waits for a message of it (NETWORK.md §7)
-        self._owed_since: dict[int, float] = {}
         #: a rematch lobby (NETWORK.md §13): the finished game whose seats it is for, the
         #: offer, the seats that agreed (the host's own: it offers), and why it ended
         #: without a game (a seat declined, left or did not answer), if it did
@@ -310,7 +310,7 @@ class HostNode:
         node.lobby = LobbyMachine(None, started=True)
         node.game = GameMachine(resuming=True)
         node._adopt(table)
-        node.states = {s: (Presence.GONE, 0) for s in range(1, table.n)}
+        node.watch.reset({s: Presence.GONE for s in range(table.n) if s != table.host_seat})
         node.started.set()
         node._load_final_acks()
         if table.core.finished:
@@ -481,7 +481,7 @@ class HostNode:
         self._adopt(table)
         self.lobby.fire(LobbyEvent.STARTED)
         self.game.fire(GameEvent.START)
-        self.states = {}
+        seats: dict[int, Presence] = {}
         header = table.log.entries[0]
         for i, m in enumerate(self.members):
             seat = i + 1 if self.rematch_of is None else self.rematch_of.seat_of(m.key)
@@ -489,8 +489,9 @@ class HostNode:
             m.conn.m.fire(ConnEvent.SEAT)
             m.conn.seat = seat
             self.conns[seat] = m.conn
-            self.states[seat] = (Presence.OK, 0)
+            seats[seat] = Presence.OK
             m.conn.send(Rec(0, header.record))
+        self.watch.reset(seats)
         _log.info("game %s started: %s", game_id.hex(), ", ".join(table.names))
         self.started.set()
         self._broadcast_states()
@@ -848,7 +849,8 @@ class HostNode:
         if acks:
             conn.send(Acks(tuple(acks)))
         _log.info("%s is back (seat %d, had %d of %d records)", conn.who(), seat, have, count)
-        self._set_state(seat, Presence.OK, 0)
+        if self.watch.back(seat):
+            self._states_changed()
         self._check_ready()
 
     def _dropped(self, conn: Conn) -> None:
@@ -872,7 +874,8 @@ class HostNode:
         if conn.seat is not None and self.conns.get(conn.seat) is conn:
             del self.conns[conn.seat]
             _log.info("%s disconnected", conn.who())
-            self._set_state(conn.seat, Presence.GONE, 0)
+            if self.watch.dropped(conn.seat):
+                self._states_changed()
 
     # ------------------------------------------------------------------ frames
     def _handle(self, conn: Conn, f: Frame) -> None:
@@ -1146,7 +1149,7 @@ class HostNode:
         if not back or owed:
             return
         self.game.fire(GameEvent.ALL_BACK)
-        self._owed_since.clear()  # every seat's clock starts now
+        self.watch.restart(self._now())  # every seat's clock starts now
         # records handed back may hold our own messages: continue after them
         table.author.counter = table.log.next_counter(table.seat)
         _log.info("every seat is back: the game goes on at record %d", len(table.log))
@@ -1187,12 +1190,9 @@ class HostNode:
         if self.table is not None:
             if self._check_accepts(now):
                 return
-            for seat, c in list(self.conns.items()):
-                quiet = now - c.last_heard
-                if quiet > self.net.silent_after:
-                    self._set_state(seat, Presence.SILENT, int(quiet))
-                else:
-                    self._set_state(seat, Presence.OK, 0)
+            if any([self.watch.heard(seat, now - c.last_heard)
+                    for seat, c in sorted(self.conns.items())]):
+                self._states_changed()
             self._check_timeouts()
 
     def _slept(self, gap: float) -> None:
@@ -1207,8 +1207,7 @@ class HostNode:
         now = self._now()
         for c in self.all_conns:
             c.last_heard = max(c.last_heard, now)
-        for s in self._owed_since:
-            self._owed_since[s] = now
+        self.watch.restart(now)
         if self._accepts_since is not None:
             self._accepts_since = now
         if self._offered_at is not None:
@@ -1314,72 +1313,45 @@ class HostNode:
         message was just ordered (its clock starts again if it owes the next one)."""
         table = self.table
         if table is None or not self.ready or not table.started or table.core.finished:
-            self._owed_since.clear()
+            self.watch.clear()
             return
-        now = self._now()
         waiting = set(table.core.waiting_for()) - {table.host_seat}
-        for s in list(self._owed_since):
-            if s not in waiting or s == answered:
-                del self._owed_since[s]
-        for s in waiting:
-            self._owed_since.setdefault(s, now)
+        self.watch.track(self._now(), waiting, answered)
 
     def _check_timeouts(self) -> None:
-        """A seat that owed a message longer than its limit (``answer_timeout``, or
-        ``move_timeout`` for a move) ends the game: the host orders a ``timeout`` naming
-        it (GAME.md), every peer stops with that verdict."""
+        """A seat that owed a message longer than its limit ends the game, or — gone,
+        with ``--open-hand-after``, where the game allows it — is given up
+        (:meth:`SeatWatch.due <splitnet.net.waits.SeatWatch.due>`): the host orders the
+        ``timeout`` or ``abandon`` (GAME.md), every peer applies it."""
         self._track_owed()
         table = self.table
-        if table is None or not self._owed_since:
+        if table is None:
             return
-        now = self._now()
-        for seat, since in sorted(self._owed_since.items()):
-            step = table.core.owed_step(seat)
-            r = table.core.round_number
-            assert r is not None
-            after = self.net.open_hand_after
-            gone = (seat not in self.conns
-                    or self.states.get(seat, (Presence.OK, 0))[0] is not Presence.OK)
-            if (after is not None and gone and table.core.abandon_refusal(seat) is None):
-                # a seat gone for good is given up instead of stopping the game, where
-                # the game's core allows it (abandon_refusal: what the seat becomes is the
-                # game's rule); it is resumed as usual if it is back before this
-                if now - since <= after:
-                    continue
-                _log.warning("%s gone for %.0f s: given up as gone for good (abandon), the "
-                             "game goes on", table.names[seat], now - since)
-                try:
-                    self.send_game("abandon", {"round": r, "seat": seat,
-                                               "waited": int(now - since)})
-                except WireError as e:  # pragma: no cover - our own core said it may
-                    _log.error("the host's own abandonment was refused: %s", e)
-                return
-            if now - since <= self.net.answer_limit(step):
-                continue
-            _log.warning("%s owed its %s for %.0f s: timed out, the game stops",
-                         table.names[seat], step, now - since)
-            try:
-                self.send_game("timeout", {"round": r, "seat": seat,
-                                           "waited": int(now - since)})
-            except WireError as e:  # pragma: no cover - our own core said it waits
-                _log.error("the host's own timeout was refused: %s", e)
+        due = self.watch.due(self._now(), table.core)
+        if due is None:
             return
+        if due.kind == "abandon":
+            _log.warning("%s gone for %d s: given up as gone for good (abandon), the "
+                         "game goes on", table.names[due.seat], due.waited)
+        else:
+            _log.warning("%s owed its %s for %d s: timed out, the game stops",
+                         table.names[due.seat], due.step, due.waited)
+        try:
+            self.send_game(due.kind, due.body())
+        except WireError as e:  # pragma: no cover - our own core said it may
+            _log.error("the host's own %s was refused: %s", due.kind, e)
 
-    def _set_state(self, seat: int, state: Presence, quiet: int) -> None:
-        old = self.states.get(seat)
-        self.states[seat] = (state, quiet)
-        if (old is None or old[0] is not state
-                or (state is not Presence.OK and old[1] // 5 != quiet // 5)):
-            self._broadcast_states()
-            self._changed()
+    def _states_changed(self) -> None:
+        self._broadcast_states()
+        self._changed()
 
     def _broadcast_states(self) -> None:
-        peers = Peers(tuple(PeerState(s, st, q) for s, (st, q) in sorted(self.states.items())))
+        peers = Peers(tuple(PeerState(s, st, q) for s, (st, q) in self.watch.states.items()))
         for c in self.conns.values():
             c.send(peers)
 
     def seat_states(self) -> dict[int, tuple[Presence, int]]:
-        return dict(self.states)
+        return self.watch.states
 
     async def _until(self, done: Callable[[], bool], limit: float) -> None:
         """Wait until ``done()`` holds or ``limit`` s have passed, looking again at each
