@@ -226,10 +226,10 @@ async def test_a_host_that_never_plays_its_turn_is_named_by_the_joiners(
                 for i, (p, t) in enumerate(zip(lan.peers, lan.tasks, strict=True))]
     runs = [asyncio.ensure_future(s.run()) for s in sessions]
     try:
-        await until(lambda: all(p._host_owes_since is not None for p in lan.peers),
+        await until(lambda: all(p.clocks.host_owes_since is not None for p in lan.peers),
                     "the joiners see the host owe its move")
         limit = 1.5 + FAST["host_timeout"]  # move_timeout + host_timeout
-        sinces = [p._host_owes_since for p in lan.peers]
+        sinces = [p.clocks.host_owes_since for p in lan.peers]
         for p, since in zip(lan.peers, sinces, strict=True):
             assert since is not None
             at = await until(lambda p=p: p.task is not None and p.task.done(), "it stops")

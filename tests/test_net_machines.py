@@ -310,6 +310,76 @@ def test_the_seat_watch_tells_a_silent_seats_quiet_time_in_5_s_steps() -> None:
         w.dropped(1) and w.heard(1, 0.0)  # no heartbeat hears a seat not connected
 
 
+def test_a_joiners_clocks_name_a_host_only_for_a_wait_they_saw_begin() -> None:
+    """NETWORK.md §7 on the joiner's watch alone (waits.py ``HostWatch``): a seat given up
+    sooner than the header agrees (less the slack) names the host — but only when this
+    peer saw the wait begin live: a seat already awaited when it synced, or a wait read
+    just after the program was not running, starts no clock; our own seat given up while
+    a message of ours is unordered names the host at once."""
+    from splitnet.game.table import Limits
+    from splitnet.net.config import NetSettings
+    from splitnet.net.waits import HostWatch
+
+    net = NetSettings(host_timeout=2.0)
+    limits = Limits(answer_s=60, move_s=120, open_hand_after_s=30)
+    w = HostWatch(net)
+    w.synced(0.0, {2}, finished=False, started=True)  # seat 2 awaited already: no clock
+    w.note_waits(1.0, True, {2})
+    assert w.seen(10.0, {2}, lambda s: "move") == {}
+    w.note_waits(11.0, True, {1}, author=2)  # seat 2 answered; seat 1's wait begins
+    assert w.seen(20.0, {1}, lambda s: "move") == {1: (9.0, "move")}
+
+    def fault(kind: str, waited: float, seat: int = 1, **kw: object) -> str | None:
+        seen = w.seen(11.0 + waited, {seat}, lambda s: "move")
+        args: dict[str, object] = dict(ours=3, host=0, names=("H", "A", "B", "C"),
+                                       limits=limits, in_flight=False) | kw
+        return w.give_up_fault(11.0 + waited, kind, {"seat": seat, "waited": 999}, seen,
+                               **args)  # type: ignore[arg-type]
+    slack = w.slack()
+    assert fault("timeout", 120 - slack) is None
+    f = fault("timeout", 120 - slack - 0.5)
+    assert f is not None and f.endswith("[host seat 0 at fault]") and "only 116 s" in f
+    assert fault("abandon", 30 - slack) is None and fault("abandon", 20) is not None
+    w.sent(5.0)
+    f = fault("abandon", 1.0, seat=3, in_flight=True)
+    assert f is not None and "never ordered the message we sent" in f
+    w.slept(40.0)  # the program was not running: nothing seen before counts
+    assert w.seen(41.0, {1}, lambda s: "move") == {}
+    w.note_waits(41.0, True, {2}, author=1)  # read just after waking: starts nothing
+    assert w.waits_seen == {} and w.waiting_before is None
+
+
+def test_a_joiners_clocks_name_a_host_that_stalls() -> None:
+    """``HostWatch.tick``: our message unordered past ``answer_timeout`` + grace, the
+    host's own seat owing past its limit + grace, a game some seat never accepted not
+    called off — each the host's fault; a restarted host holding messages starts no
+    clock."""
+    from splitnet.game.table import Limits
+    from splitnet.net.config import NetSettings
+    from splitnet.net.waits import HostView, HostWatch
+
+    net = NetSettings(host_timeout=2.0, answer_timeout=10.0, move_timeout=20.0)
+    limits = Limits(answer_s=10, move_s=20, open_hand_after_s=30)
+
+    def view(live: bool = True, started: bool = True, owes: str | None = None) -> HostView:
+        return HostView(live, started, limits, ("H", "A"), frozenset({0}), 0, owes)
+    w = HostWatch(net)
+    w.sent(0.0)
+    assert w.tick(5.0, view(live=False)) == (None, False) and w.sent_at == 5.0
+    assert w.tick(17.0, view())[0] is None
+    f, _ = w.tick(17.5, view())
+    assert f is not None and "has not ordered our message for 12 s" in f
+    w.ordered_ours(17.5, False)
+    assert w.tick(18.0, view(owes="move"))[0] is None and w.host_owes_since == 18.0
+    f, _ = w.tick(40.5, view(owes="move"))
+    assert f is not None and "owed its move for 22 s" in f
+    w.lost()
+    w.synced(50.0, set(), finished=False, started=False)
+    assert w.tick(50.0, view(started=False))[0] is None
+    f, _ = w.tick(63.5, view(started=False))  # max(10 + 1, 10) + 2 s later
+    assert f is not None and "A has not accepted it" in f
+
+
 def test_a_joiner_says_joined_only_once_the_host_welcomed_it(tmp_path: Path) -> None:
     """Issue 11: a joiner with nobody at its address showed "Joined the game hosted at
     …" and "waiting for the host to start"."""

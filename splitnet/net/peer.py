@@ -17,7 +17,7 @@ from typing import Any, Final, NoReturn
 from splitnet.durable import open_private
 from splitnet.game.rematch import PreviousGame, Rematch, RematchError
 from splitnet.game.table import GameError, PledgeRefused
-from splitnet.net.config import EvidenceBudget, NetSettings, clock_step
+from splitnet.net.config import EvidenceBudget, NetSettings
 from splitnet.net.frames import Ack as AckFrame
 from splitnet.net.frames import (
     Acks,
@@ -46,6 +46,7 @@ from splitnet.net.framing import FrameTooLarge
 from splitnet.net.join_state import JoinEvent, JoinMachine, JoinState, Retry
 from splitnet.net.store import GameFiles, GameMeta, keep_refusal, meta_now
 from splitnet.net.table import SeedMaker, Table, TableParts
+from splitnet.net.waits import HostView, HostWatch
 from splitnet.net.wire import (
     NET_PROTOCOL,
     Channel,
@@ -189,28 +190,9 @@ class PeerNode:
         self._inflight: set[int] = set()  # counters sent on this connection, not logged
         #: our moves among them: counter → (msg bytes, sig, body), to check a refusal
         self._moves_inflight: dict[int, tuple[bytes, bytes, dict[str, Any]]] = {}
-        #: when the oldest of our messages not yet in the log was sent (this connection)
-        self._sent_at: float | None = None
-        #: since when the game waits for the host's own seat
-        self._host_owes_since: float | None = None
-        #: since when this peer, connected and in sync, has seen the game wait for each
-        #: seat (its own clock, NETWORK.md §7): a ``timeout`` or ``abandon`` that gives a
-        #: seat up sooner than the header's limits on this clock is the host's lie
-        self._waits_seen: dict[int, float] = {}
-        #: the seats awaited after the last entry this peer applied in sync (None: not
-        #: seen live since the last (re)connection)
-        self._waiting_before: set[int] | None = None
-        #: since when this peer, in sync on this connection, has waited for the other
-        #: seats' accepts (the host calls a game off that some seat does not accept:
-        #: one that does not is named, :meth:`_watch`)
-        self._accepts_since: float | None = None
-        #: when this peer got the header live (None: it came back to a game under way);
-        #: a call-off much sooner than the agreed answer wait is the host's lie
-        self._header_at: float | None = None
-        self._accepts_step: int | None = None  # (that time left, as the screens show it)
-        #: when this program last found it had not been running (:meth:`_slept`): the
-        #: frames it reads soon after may have waited unread for as long as it was away
-        self._woke_at: float | None = None
+        #: this peer's clocks on its host (NETWORK.md §7; waits.py): what it holds the
+        #: host's orders, give-ups and call-offs against
+        self.clocks = HostWatch(self.net)
         self._finished_at: float | None = None
         self._ack_task: asyncio.Task[None] | None = None
         self._acked = -1
@@ -334,8 +316,7 @@ class PeerNode:
         self._inflight.add(counter)
         if kind == "move":
             self._moves_inflight[counter] = (msg, sig, body)
-        if self._sent_at is None:
-            self._sent_at = self._now()
+        self.clocks.sent(self._now())
         return True
 
     # ------------------------------------------------------------------ connecting
@@ -352,10 +333,9 @@ class PeerNode:
         yet (the header's ``answer_s`` from when this peer got it, or came back: NETWORK.md
         §4); None when every seat has, or there is no game."""
         t = self.table
-        since = self._header_at if self._header_at is not None else self._accepts_since
-        if t is None or t.started or since is None or self.fatal is not None:
+        if t is None or t.started or self.fatal is not None:
             return None
-        return max(0.0, since + t.core.limits.answer_s - self._now())
+        return self.clocks.accepts_left(self._now(), t.core.limits.answer_s)
 
     def offer_left(self) -> float | None:
         """Seconds the host's rematch lobby still waits for every yes, as its last
@@ -458,9 +438,7 @@ class PeerNode:
                     self.ch = None
                     self._inflight.clear()
                     self._moves_inflight.clear()
-                    self._sent_at = self._host_owes_since = self._accepts_since = None
-                    self._waits_seen.clear()  # not seen live across the gap
-                    self._waiting_before = None
+                    self.clocks.lost()  # (no wait is seen live across the gap)
                     raw.close()
                     self.epoch += 1
                     if not failing and self._ended() and not self.session.final:
@@ -601,7 +579,7 @@ class PeerNode:
                     return
             began = self._now()
             frame = await self._recv(ch, timeout)
-            if self._now() - began > timeout + self._late():
+            if self._now() - began > timeout + self.clocks.late():
                 self._slept(self._now() - began)
             self._handle(ch, frame)
             self._watch()
@@ -704,21 +682,12 @@ class PeerNode:
         table = self.table
         assert table is not None
         why = shown(reason, limit=200)
-        host = table.host_seat
-        now = self._now()
-        if table.started:
-            raise PeerFatal(f"the host called off a game every seat had accepted ({why}) "
-                            f"[host seat {host} at fault]")
-        if (table.seat not in table.log.accepted and self._sent_at is not None
-                and now - self._sent_at > self.net.host_timeout):
-            raise PeerFatal(f"the host called the game off ({why}), but it never ordered "
-                            f"the accept we sent {now - self._sent_at:.0f} s ago: it "
-                            f"dropped it [host seat {host} at fault]")
-        agreed = table.core.limits.answer_s
-        if self._header_at is not None and now - self._header_at < agreed - self._slack():
-            raise PeerFatal(f"the host called the game off after {now - self._header_at:.0f} s "
-                            f"({why}), sooner than the {agreed} s the header agrees for an "
-                            f"answer [host seat {host} at fault]")
+        fault = self.clocks.call_off_fault(
+            self._now(), why, started=table.started,
+            ours_accepted=table.seat in table.log.accepted, host=table.host_seat,
+            answer_s=table.core.limits.answer_s)
+        if fault is not None:
+            raise PeerFatal(fault)
         self._mark_finished()
         raise HostClosed(f"the game did not start: the host called it off: {why}")
 
@@ -848,9 +817,8 @@ class PeerNode:
                        f"equivocated (the proof: {evidence}; splitnet verify shows it)")
         if seq > n:
             raise PeerFatal(f"the host skipped records {n}…{seq - 1} [host at fault]")
-        now = self._now()
-        seen = {s: (now - t, table.core.owed_step(s)) for s, t in self._waits_seen.items()
-                if s in table.core.waiting_for()} if self.synced else {}
+        seen = self.clocks.seen(self._now(), set(table.core.waiting_for()),
+                                table.core.owed_step) if self.synced else {}
         try:
             entry = table.add_record(record)
         except LogError as e:
@@ -860,19 +828,18 @@ class PeerNode:
                             f"[host seat {table.host_seat} at fault]") from None
         if entry.author == table.seat:
             self._inflight.discard(entry.counter)
-            self._sent_at = self._now() if self._inflight else None
+            self.clocks.ordered_ours(self._now(), bool(self._inflight))
         if entry.author == table.host_seat and entry.kind != "chat":
-            self._host_owes_since = None  # it answered; its clock starts again
+            self.clocks.host_owes_since = None  # it answered; its clock starts again
         if entry.kind in ("timeout", "abandon") and entry.author == table.host_seat:
             self._check_give_up(entry.kind, entry.body, seen)
         self._note_waits(entry.author)
         verdict = table.core.verdict
-        if (entry.kind == "timeout" and verdict is not None and verdict.seat == table.seat
-                and self._sent_at is not None  # (sent just now: we were late, it crossed)
-                and self._now() - self._sent_at > self.net.host_timeout):
-            raise PeerFatal(f"the host timed us out, but it never ordered the message we sent "
-                            f"{self._now() - self._sent_at:.0f} s ago: it dropped it "
-                            f"[host seat {table.host_seat} at fault]")
+        if entry.kind == "timeout" and verdict is not None and verdict.seat == table.seat:
+            # (a message sent just now crossed it: we were late; one long unordered not)
+            if (fault := self.clocks.timed_us_out_fault(self._now(),
+                                                        table.host_seat)) is not None:
+                raise PeerFatal(fault)
         if table.core.finished and self._finished_at is None:
             self._finished_at = self._now()
         if not self.synced and len(table.log) >= self.target:
@@ -912,153 +879,61 @@ class PeerNode:
 
     def _note_waits(self, author: int | None = None) -> None:
         """Start this peer's own clock on a seat when, in sync on a live connection, it
-        sees the game *begin* to wait for it — the seat was not awaited before this entry,
-        or the entry is its own answer and it owes the next message. A seat already awaited
-        when this peer (re)synced has no clock until then: this peer did not see its wait
-        begin, and must never name an honest host for a wait it saw only the end of."""
+        sees the game *begin* to wait for it (:meth:`HostWatch.note_waits
+        <splitnet.net.waits.HostWatch.note_waits>`): a seat already awaited when this
+        peer (re)synced has no clock until then, so an honest host is never named for a
+        wait this peer saw only the end of."""
         table = self.table
-        if table is None or not self.synced or table.core.finished or self._just_woke():
-            # (just woken: the entry may have waited unread since long before, so the
-            # wait it begins did not begin now)
-            self._waits_seen.clear()
-            self._waiting_before = None
-            return
-        now = self._now()
-        waiting = set(table.core.waiting_for())
-        before = self._waiting_before
-        for s in list(self._waits_seen):
-            if s not in waiting or s == author:
-                del self._waits_seen[s]
-        if before is not None:
-            for s in waiting:
-                if s not in before or s == author:
-                    self._waits_seen.setdefault(s, now)
-        self._waiting_before = waiting
+        live = table is not None and self.synced and not table.core.finished
+        waiting = set(table.core.waiting_for()) if table is not None and live else set()
+        self.clocks.note_waits(self._now(), live, waiting, author)
 
     def _check_give_up(self, kind: str, body: dict[str, object],
                        seen: dict[int, tuple[float, str]]) -> None:
         """The host's ``timeout`` or ``abandon`` of a seat, held against this peer's own
-        clock (GAME.md "limits", NETWORK.md §7): if this peer, in sync and connected all
-        along, saw the game wait for that seat for less than the agreed wait (less a
-        ``host_timeout`` margin for the records' way here), the host gave the seat up
-        early — the peer stops naming it. If the seat is ours and the host had not ordered
-        a message we sent, it dropped it."""
+        clock (GAME.md "limits", NETWORK.md §7): a seat given up sooner than agreed, or
+        ours while the host had not ordered a message we sent, names the host."""
         table = self.table
         assert table is not None
-        seat = body.get("seat")
-        if not isinstance(seat, int) or isinstance(seat, bool):
-            return  # (the core refused it already)
-        name = table.names[seat] if 0 <= seat < table.n else f"seat {seat}"
-        what = "timed out" if kind == "timeout" else "gave up as gone for good"
-        host = table.host_seat
-        if (kind == "abandon" and seat == table.seat and self._sent_at is not None
-                and self._inflight):
-            raise PeerFatal(f"the host {what} our seat, but it never ordered the message we "
-                            f"sent {self._now() - self._sent_at:.0f} s ago: it dropped it "
-                            f"[host seat {host} at fault]")
-        observed = seen.get(seat)
-        if observed is None:
-            return  # we did not see the whole wait live: nothing to hold it against
-        waited, step = observed
-        limits = table.core.limits
-        agreed = limits.for_step(step) if kind == "timeout" else limits.open_hand_after_s
-        if waited < agreed - self._slack():
-            who = "our seat" if seat == table.seat else name
-            raise PeerFatal(f"the host {what} {who} after it says {body.get('waited')} s, "
-                            f"but this peer saw the game wait for {who} only {waited:.0f} s "
-                            f"(the header agrees {agreed} s) [host seat {host} at fault]")
+        fault = self.clocks.give_up_fault(
+            self._now(), kind, body, seen, ours=table.seat, host=table.host_seat,
+            names=tuple(table.names), limits=table.core.limits,
+            in_flight=bool(self._inflight))
+        if fault is not None:
+            raise PeerFatal(fault)
 
     def _watch(self) -> None:
         """A host that stalls the game is named (NETWORK.md §7): one that does not order
-        our message within ``answer_timeout`` (plus ``host_timeout``), or whose own seat
-        owes the game a message longer than its limit plus ``host_timeout``."""
+        our message within ``answer_timeout`` (plus ``host_timeout``), does not call off
+        a game some seat has not accepted, or whose own seat owes the game a message
+        longer than its limit plus ``host_timeout`` (:meth:`HostWatch.tick
+        <splitnet.net.waits.HostWatch.tick>`)."""
         table = self.table
-        now = self._now()
-        if (table is None or not self.synced or table.core.finished
-                or self.net_status == self._resuming):
-            # a restarted host holds messages until every seat is back: clocks start after
-            if self._sent_at is not None:
-                self._sent_at = now
-            if self._accepts_since is not None:
-                self._accepts_since = now
-            self._host_owes_since = None
-            return
-        grace = self.net.host_timeout
-        host = table.host_seat
-        if self._sent_at is not None and now - self._sent_at > self.net.answer_timeout + grace:
-            raise PeerFatal(f"the host has not ordered our message for "
-                            f"{now - self._sent_at:.0f} s: it dropped it or stalls the game "
-                            f"[host seat {host} at fault]")
-        if table.started:
-            self._accepts_since = None
-        elif self._accepts_since is not None:
-            left = self.accepts_left()
-            shown_step = None if left is None else clock_step(left)
-            if shown_step != self._accepts_step:  # (the screens show it in steps)
-                self._accepts_step = shown_step
-                self._changed()
-            # an honest host calls the game off once some accept is missing for its
-            # answer wait (whole seconds in the header: its own wait is below the next)
-            wait = max(table.core.limits.answer_s + 1, self.net.answer_timeout) + grace
-            if now - self._accepts_since > wait:
-                missing = [table.names[s] for s in range(table.n)
-                           if s not in table.log.accepted]
-                raise PeerFatal(f"the game did not start: {', '.join(missing)} "
-                                f"{'has' if len(missing) == 1 else 'have'} not accepted it "
-                                f"for {now - self._accepts_since:.0f} s and the host did "
-                                f"not call it off (it must after "
-                                f"{table.core.limits.answer_s} s: header limits.answer_s) "
-                                f"[host seat {host} at fault]")
-        if not table.started or host not in table.core.waiting_for():
-            self._host_owes_since = None
-            return
-        if self._host_owes_since is None:
-            self._host_owes_since = now
-        step = table.core.owed_step(host)
-        if now - self._host_owes_since > self.net.answer_limit(step) + grace:
-            raise PeerFatal(f"the host's seat ({table.names[host]}) owed its {step} for "
-                            f"{now - self._host_owes_since:.0f} s [host seat {host} at fault]")
+        view = None
+        if table is not None:
+            live = (self.synced and not table.core.finished
+                    and self.net_status != self._resuming)
+            host = table.host_seat
+            view = HostView(
+                live=live, started=table.started, limits=table.core.limits,
+                names=tuple(table.names), accepted=frozenset(table.log.accepted), host=host,
+                host_owes=(table.core.owed_step(host)
+                           if live and table.started and host in table.core.waiting_for()
+                           else None))
+        fault, changed = self.clocks.tick(self._now(), view)
+        if changed:
+            self._changed()
+        if fault is not None:
+            raise PeerFatal(fault)
 
     def _slept(self, gap: float) -> None:
         """This program did not run for ``gap`` s — stopped (Ctrl-Z, then ``fg``), its
-        machine asleep: a running node reads a frame or times out within its wait, and
-        this one took far longer. What its clocks on the host measured across the gap is
-        nobody's doing (the host's frames piled up unread meanwhile), so they start
-        again (NETWORK.md §7). The clocks it holds the host's give-ups and call-off
-        against measure from when it *read* a wait begin (or the header): the frames it
-        reads now and for ``host_timeout`` after may have waited unread all along, so
-        they measure nothing — no wait is seen to begin then, the header is not got
-        live, and the waits it saw begin before are forgotten (as across a reconnect)."""
+        machine asleep: its clocks on the host start again, and what it reads for
+        ``host_timeout`` after starts none (:meth:`HostWatch.slept
+        <splitnet.net.waits.HostWatch.slept>`; NETWORK.md §7)."""
         _log.warning("this program was not running for %.0f s (stopped or asleep): its "
                      "clocks on the host start again", gap)
-        now = self._now()
-        self._woke_at = now
-        self._waits_seen.clear()
-        self._waiting_before = None
-        if self._sent_at is not None:
-            self._sent_at = now
-        if self._host_owes_since is not None:
-            self._host_owes_since = now
-        if self._accepts_since is not None:
-            self._accepts_since = now
-
-    def _late(self) -> float:
-        """How far past its wait a read may return while this program runs (the loop's
-        own lateness): a read later than that means it was not running (:meth:`_slept`)."""
-        return min(1.0, self.net.host_timeout / 2)
-
-    def _slack(self) -> float:
-        """The margin this peer's clocks on the host's give-ups and call-off allow: the
-        records' way here (``host_timeout``) and a stop of this program too short to be
-        seen (:meth:`_late`) — a stop any longer is seen, and what is read after it
-        starts no clock — so a wait read late never names an honest host."""
-        return self.net.host_timeout + self._late()
-
-    def _just_woke(self) -> bool:
-        """Whether this program found, less than ``host_timeout`` ago, that it had not
-        been running (:meth:`_slept`): what it reads meanwhile may be old."""
-        woke = self._woke_at
-        return woke is not None and self._now() - woke <= self.net.host_timeout
+        self.clocks.slept(self._now())
 
     def _on_offer(self, ch: Channel, f: Offer) -> None:
         """The host's rematch offer (§13): it must be of the game we finished, ending at
@@ -1150,7 +1025,7 @@ class PeerNode:
         self.session.fire(JoinEvent.PLAY)
         self.target = 1
         # (just woken, the header may have waited unread: not got live, §7)
-        self._header_at = None if self._just_woke() else self._now()
+        self.clocks.got_header(self._now())
         self._synced()
 
     def _synced(self) -> None:
@@ -1161,10 +1036,8 @@ class PeerNode:
         self.session.fire(JoinEvent.SYNCED)
         # from here on this peer sees waits begin (its own clock, NETWORK.md §7); the
         # seats awaited now it saw only the end of
-        self._waits_seen.clear()
-        self._waiting_before = (set() if table.core.finished
-                                else set(table.core.waiting_for()))
-        self._accepts_since = None if table.started else self._now()
+        self.clocks.synced(self._now(), set(table.core.waiting_for()), table.core.finished,
+                           table.started)
         if self.net_status != self._resuming:
             self.net_status = None
         table.author.counter = table.log.next_counter(table.seat)
@@ -1176,8 +1049,7 @@ class PeerNode:
             # watched as every message of ours (_watch): a host that never orders it
             # would stall the game before it starts, and no other clock runs then
             self._inflight.add(counter)
-            if self._sent_at is None:
-                self._sent_at = self._now()
+            self.clocks.sent(self._now())
         self._pump()
         self._schedule_ack(now=True)
         self._changed()
