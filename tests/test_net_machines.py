@@ -380,6 +380,31 @@ def test_a_joiners_clocks_name_a_host_that_stalls() -> None:
     assert f is not None and "A has not accepted it" in f
 
 
+def test_a_joiner_that_gives_up_says_why_by_the_bound_that_ran_out() -> None:
+    """``GiveUp`` (join_state.py): the one line a joiner stops with names the bound of the
+    state it was in — never let in (the first contact), a rematch's wait for its offer,
+    or the reconnect bound after it was in — and what its attempts met."""
+    from splitnet.net.join_state import GiveUp
+
+    def g(rematch: bool, reached: bool) -> GiveUp:
+        return GiveUp("10.0.0.2:7777", 120.0, 30.0, 300.0, rematch=rematch, reached=reached)
+    assert g(False, False).unreachable("refused") == (
+        "cannot reach 10.0.0.2:7777 — is the game still open? (refused; tried for 30 s)")
+    assert g(False, True).unreachable("refused") == (
+        "cannot reach the host at 10.0.0.2:7777 again (refused) for 300 s: giving up")
+    assert g(True, False).unreachable("refused") == (
+        "no rematch: the host at 10.0.0.2:7777 did not offer one within 120 s")
+    assert g(True, False).retrying("refused", 3) == "waiting for the host to offer the rematch…"
+    assert g(False, False).retrying("refused", 3).endswith("— retrying (3)")
+    assert g(True, False).turned_away(None, True).endswith(
+        "within 120 s (it was still on the game we finished)")
+    assert g(False, False).turned_away("full", False) == (
+        "the host at 10.0.0.2:7777 kept sending us away for 30 s: full")
+    assert g(False, False).turned_away(None, False).startswith("cannot get into the game")
+    assert g(False, True).turned_away(None, False) == (
+        "lost the host at 10.0.0.2:7777 and could not get back in for 300 s")
+
+
 def test_a_joiner_says_joined_only_once_the_host_welcomed_it(tmp_path: Path) -> None:
     """Issue 11: a joiner with nobody at its address showed "Joined the game hosted at
     …" and "waiting for the host to start"."""

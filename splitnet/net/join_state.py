@@ -35,6 +35,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from enum import Enum
 
 from splitnet.net.machine import Machine
@@ -131,3 +132,54 @@ class Retry:
             return None
         self.fails += 1
         return float(min(self.most, self.first * 2 ** min(self.fails - 1, 10)))
+
+
+@dataclass(frozen=True)
+class GiveUp:
+    """What a joiner says when its reconnect bound (:class:`Retry`) runs out, in one line
+    (NETWORK.md §7, §13): sans-IO, from where it is, the bounds, and what the attempts
+    met. ``rematch``: it looks for a rematch offer; ``reached``: the host let it in since
+    the bound began."""
+
+    where: str
+    rematch_wait: float
+    first_contact: float
+    retry_total: float
+    rematch: bool
+    reached: bool
+
+    def unreachable(self, why: str) -> str:
+        """Nothing took the connection (``why``: the error) for the whole bound."""
+        if self.rematch and not self.reached:
+            return (f"no rematch: the host at {self.where} did not offer one within "
+                    f"{self.rematch_wait:g} s")
+        if self.reached:
+            return (f"cannot reach the host at {self.where} again ({why}) for "
+                    f"{self.retry_total:g} s: giving up")
+        return (f"cannot reach {self.where} — is the game still open? ({why}; tried for "
+                f"{self.first_contact:g} s)")
+
+    def retrying(self, why: str, fails: int) -> str:
+        """The status line while it tries again after a connection that did not open."""
+        if not self.reached and not self.rematch:
+            return (f"cannot reach {self.where} — is the game still open? ({why}) — "
+                    f"retrying ({fails})")
+        if not self.reached:
+            return "waiting for the host to offer the rematch…"
+        return f"cannot reach the host at {self.where} — retrying ({fails})"
+
+    def turned_away(self, refused: str | None, not_yet: bool) -> str:
+        """Connections opened, but the bound ran out all the same: the host sent us away
+        (``refused``: its last reason), was still on the game we finished (``not_yet``,
+        a rematch), or closed them before letting us in; or let us in and then lost us."""
+        if self.rematch and not self.reached:
+            return (f"no rematch: the host at {self.where} did not offer one within "
+                    f"{self.rematch_wait:g} s"
+                    + (" (it was still on the game we finished)" if not_yet else ""))
+        bound = self.retry_total if self.reached else self.first_contact
+        if refused is not None:
+            return f"the host at {self.where} kept sending us away for {bound:g} s: {refused}"
+        if not self.reached:
+            return (f"cannot get into the game at {self.where}: the connection kept closing "
+                    f"before the host let us in (tried for {bound:g} s)")
+        return f"lost the host at {self.where} and could not get back in for {bound:g} s"

@@ -43,7 +43,7 @@ from splitnet.net.frames import (
     Welcome,
 )
 from splitnet.net.framing import FrameTooLarge
-from splitnet.net.join_state import JoinEvent, JoinMachine, JoinState, Retry
+from splitnet.net.join_state import GiveUp, JoinEvent, JoinMachine, JoinState, Retry
 from splitnet.net.store import GameFiles, GameMeta, keep_refusal, meta_now
 from splitnet.net.table import SeedMaker, Table, TableParts
 from splitnet.net.waits import HostView, HostWatch
@@ -358,6 +358,10 @@ class PeerNode:
         if self.table is not None:
             retry.good()  # we were in this game: the long bound counts from now
         where = self.where
+
+        def give_up() -> GiveUp:  # (what it says when the bound runs out, by the state)
+            return GiveUp(where, net.rematch_wait, net.first_contact, net.retry_total,
+                          rematch=self.rematch_of is not None, reached=retry.reached)
         turned_away = 0  # times in a row the host sent us away before its welcome
         not_yet = False  # the last answer: the host was still on the game we finished (§13)
         try:
@@ -383,21 +387,8 @@ class PeerNode:
                         self._over()  # complete; its confirmations will not come
                         break
                     if wait is None:
-                        if self.rematch_of is not None and not retry.reached:
-                            raise HostGone(f"no rematch: the host at {where} did not offer "
-                                           f"one within {net.rematch_wait:g} s") from None
-                        if retry.reached:
-                            raise HostGone(f"cannot reach the host at {where} again ({why}) "
-                                           f"for {net.retry_total:g} s: giving up") from None
-                        raise HostGone(f"cannot reach {where} — is the game still open? "
-                                       f"({why}; tried for {net.first_contact:g} s)") from None
-                    self.net_status = (f"cannot reach {where} — is the game still open? "
-                                       f"({why}) — retrying ({retry.fails})"
-                                       if not retry.reached and self.rematch_of is None else
-                                       "waiting for the host to offer the rematch…"
-                                       if not retry.reached else
-                                       f"cannot reach the host at {where} — retrying "
-                                       f"({retry.fails})")
+                        raise HostGone(give_up().unreachable(why)) from None
+                    self.net_status = give_up().retrying(why, retry.fails)
                     self._changed()
                     await asyncio.sleep(wait)
                     continue
@@ -461,21 +452,7 @@ class PeerNode:
                 if wait is None:
                     # the bound that ran out is the one of the state we are in (Retry):
                     # never let in, a rematch's wait for its offer or the first contact
-                    if self.rematch_of is not None and not retry.reached:
-                        raise HostGone(f"no rematch: the host at {where} did not offer one "
-                                       f"within {net.rematch_wait:g} s" + (
-                                           " (it was still on the game we finished)"
-                                           if not_yet else ""))
-                    bound = net.retry_total if retry.reached else net.first_contact
-                    if refused is not None:
-                        raise HostGone(f"the host at {where} kept sending us away for "
-                                       f"{bound:g} s: {refused}")
-                    if not retry.reached:
-                        raise HostGone(f"cannot get into the game at {where}: the "
-                                       f"connection kept closing before the host let us "
-                                       f"in (tried for {bound:g} s)")
-                    raise HostGone(f"lost the host at {where} and could not get back in "
-                                   f"for {bound:g} s")
+                    raise HostGone(give_up().turned_away(refused, not_yet))
                 await asyncio.sleep(wait)
         except PeerFatal as e:
             self.fatal = self.net_status = str(e)
