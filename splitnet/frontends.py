@@ -33,7 +33,7 @@ from splitnet.games.split import SPLIT
 from splitnet.games.splito import SPLITO
 
 if TYPE_CHECKING:
-    from splitnet.app.lan import AnySession
+    from splitnet.app.lan_common import AnySession
     from splitnet.net.host import HostNode
     from splitnet.net.peer import PeerNode
     from splitnet.net.table import GameChoice

@@ -563,7 +563,7 @@ async def test_a_seat_restarted_in_a_rematch_lobby_passes_the_spent_limits_a_str
     so it passes the spent limits; offered the rematch of the game she finished, she
     finds her copy and agrees, and the rematch starts. A stranger with the right code
     naming her key over its own signature is refused unjudged, and counted nothing."""
-    from splitnet.app.lan import _finished_copy
+    from splitnet.app.lan_common import _finished_copy
     from splitnet.game.rematch import PreviousGame
 
     lan = await SecureLan.start(tmp_path)

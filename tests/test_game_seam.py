@@ -146,7 +146,7 @@ def test_a_lobby_counts_its_free_seats_by_its_own_games_limit(tmp_path: Path) ->
     """A host without ``--seats`` announces (and, through the internet, invites) as many
     seats as its game takes: Splito 8 (S2.1), Split 6 (R3.1) — a Splito host once said
     6 − n and opened only 5 invitations."""
-    from splitnet.app.lan import _Announcer
+    from splitnet.app.lan_discovery import _Announcer
     from splitnet.games.splito import SPLITO
     from splitnet.net.config import NetSettings
     from splitnet.net.host import HostNode

@@ -280,7 +280,7 @@ def test_a_hosts_reasons_on_a_joiners_console_are_shown(
     last word: shown, never obeyed."""
     import logging
 
-    from splitnet.app import lan as netrun
+    from splitnet.app import lan_common as netrun
     from splitnet.net.secure import R_WRONG_CODE, _decode_refuse, encode_refuse
 
     err = _decode_refuse(encode_refuse(R_WRONG_CODE, EVIL[:60]))

@@ -1,4 +1,4 @@
-"""What a screen says about internet invitations (splitnet/app/lan.py; the wormhole itself
+"""What a screen says about internet invitations (splitnet/app/lan_invite.py; the wormhole itself
 is tests/test_wormhole.py): no servers, no Twisted."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ def test_an_invitation_join_names_the_host_it_joined(tmp_path: Path) -> None:
     """Issue 23: a join through an invitation said "Joined the game hosted at: wormhole:0"
     (the wormhole's stand-in address); it names the invitation while it connects, then
     the host by its name at the table."""
-    from splitnet.app.lan import _InvitationLobby
+    from splitnet.app.lan_invite import _InvitationLobby
 
     node = PeerNode(Identity.generate(), tmp_path / "j", "Bo", "wormhole", 0)
     lobby = _InvitationLobby(node, "7-crossover-clockwork")

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from splitnet.app import lan as netrun
+from splitnet.app import lan_joiner as netrun
 from splitnet.net.config import NetSettings
 from splitnet.net.discovery import GameAd, GameBrowser, browse, list_games
 from splitnet.net.framing import read_frame

@@ -424,7 +424,7 @@ def test_a_joiner_says_joined_only_once_the_host_welcomed_it(tmp_path: Path) -> 
 def test_a_new_lobby_closes_an_older_one_left_by_a_crash(tmp_path: Path) -> None:
     """The lobby is kept on disk before its code is shown (a crashed host opens it
     again); ``host --new`` opens another and the old one is not resumed later."""
-    from splitnet.app.lan import _keep_lobby
+    from splitnet.app.lan_common import _keep_lobby
     from splitnet.net.store import unfinished_games
 
     data = tmp_path / "host"

@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from splitnet.app.lan import rematch_host_lobby
+from splitnet.app.lan_rematch import rematch_host_lobby
 from splitnet.app.lan_session import NetSession
 from splitnet.bots import make_bot
 from splitnet.game.rematch import PreviousGame, Rematch, first_dealer
@@ -310,7 +310,7 @@ async def test_a_host_that_offers_no_rematch_says_so_and_the_seats_do_not_look(
     the host at … offers none after this game" — it used to look for an offer for
     ``rematch_wait`` (120 s) while nothing listened. A host that says nothing leaves its
     seats looking, as before; an ``answer`` before the end is ignored."""
-    from splitnet.app import lan as lan_app
+    from splitnet.app import lan_bot as lan_app
 
     lan = await Lan.start(tmp_path)
     lan.host.offers_no_rematch = True  # (set before the game ends, as host_main does)
@@ -341,7 +341,8 @@ async def test_a_person_who_quits_at_the_end_screen_is_seen_to_leave(
     of waiting for a seat that will not come. (Before, Bo's program just exited.)"""
     import argparse
 
-    from splitnet.app import lan as glue
+    from splitnet.app import lan_join as glue
+    from splitnet.app.lan_rematch import LEAVE_BUDGET
 
     lan = await played(tmp_path)
     old = lan.host
@@ -351,7 +352,7 @@ async def test_a_person_who_quits_at_the_end_screen_is_seen_to_leave(
     try:
         if host_is == "on the finished game":
             await within(glue._join_rematches(lan.peers[1], args, tmp_path, None, 0, False),
-                         glue.LEAVE_BUDGET + 1)
+                         LEAVE_BUDGET + 1)
             assert old.left_after == {2: "Bo"}  # the rematch, if offered, ends at once
             return
         await old.close()
@@ -363,11 +364,11 @@ async def test_a_person_who_quits_at_the_end_screen_is_seen_to_leave(
         tasks.append(waiting.start())
         opened = clock.time()
         await within(glue._join_rematches(lan.peers[1], args, tmp_path, None, 0, False),
-                     glue.LEAVE_BUDGET + 1)
+                     LEAVE_BUDGET + 1)
         await until(lambda: host.done.is_set(), "the rematch to end")
         assert host.no_rematch == "Bo declined the rematch", host.no_rematch
         assert host.table is None and not host.started.is_set()
-        assert clock.time() - opened < glue.LEAVE_BUDGET + 1  # not rematch_wait
+        assert clock.time() - opened < LEAVE_BUDGET + 1  # not rematch_wait
         await within(asyncio.wait(tasks))
         assert waiting.fatal is not None and "Bo declined the rematch" in waiting.fatal
         for seat in (0, 1, 2):
@@ -491,10 +492,10 @@ async def test_a_seat_killed_in_the_rematch_lobby_gets_back_in_when_restarted(
     back and how long it still waits. Bo's program is started again with the same
     command: its game is over, so there is nothing to resume and it joins afresh (no
     ``rematch_of``); offered the rematch of a game it finished (its own copy in its data
-    dir: ``splitnet.app.lan._finished_copy``), it is back for it and agrees. It used to
+    dir: ``splitnet.app.lan_common._finished_copy``), it is back for it and agrees. It used to
     sit in the lobby ignoring the offer until "no rematch: Bo did not agree within
     120 s", then stop with "the host closed the game". The rematch is played."""
-    from splitnet.app.lan import _finished_copy
+    from splitnet.app.lan_common import _finished_copy
 
     lan = await played(tmp_path)
     r = await Rematching.open(lan, peer_cls=HesitantPeer)
@@ -762,10 +763,9 @@ async def test_a_joiner_who_asks_for_the_rematch_waits_for_it_and_plays_it(
     them is what is tested.)"""
     import argparse
 
-    from splitnet.app import lan as glue
+    from splitnet.app import lan_join as glue
 
-    real = glue.NetSession
-    monkeypatch.setattr(glue, "NetSession", lambda node, task, **kw: real(
+    monkeypatch.setattr(glue, "_human_session", lambda node, task: NetSession(
         node, task, bot=make_bot("heuristic", 7)))
     ends: list[Table] = []
 
@@ -816,7 +816,7 @@ async def test_the_end_screens_n_asks_for_the_rematch_with_the_next_first_dealer
     game that stopped with a verdict."""
     from types import SimpleNamespace
 
-    from splitnet.app import lan
+    from splitnet.app import lan_table as lan
     from splitnet.games import FIRST
     from tests.test_tui_table import tui_kwargs
 

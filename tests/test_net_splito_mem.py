@@ -344,7 +344,7 @@ async def person_and_two_bots(tmp: Path, mem: MemoryNet
 
 def test_a_person_plays_a_lan_splito_game_by_lines_with_the_plain_front_end(
         tmp_path: Path) -> None:
-    """app/lan.py hands a person's SplitoNetSession to ui/splito_plain.py: the same
+    """app/lan_table.py hands a person's SplitoNetSession to ui/splito_plain.py: the same
     front end as a game on this machine, playing over the network to the end. (On the
     real event loop: the front end reads its lines in a worker thread.)"""
     import io
@@ -394,7 +394,7 @@ def test_a_person_plays_a_lan_splito_game_by_lines_with_the_plain_front_end(
 
 async def test_a_person_plays_a_lan_splito_game_by_keys_on_the_full_screen_table(
         tmp_path: Path) -> None:
-    """app/lan.py hands a person's SplitoNetSession to ui/tui/splito.py as well: the
+    """app/lan_table.py hands a person's SplitoNetSession to ui/tui/splito.py as well: the
     full-screen table of a game on this machine, by keys, over the network to the end
     (real event loop, in-memory network); the bell rings at each of the 13 turns."""
     from tests.test_splito_tui import BellOutput, running
@@ -531,13 +531,13 @@ async def test_a_splito_rematch_keeps_the_seats_passes_the_deal_left_and_verifie
 
 async def test_the_splito_end_screens_n_offers_or_agrees_to_the_rematch(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """The commands' glue (app/lan.py): a Splito table's full-screen end screen is told
+    """The commands' glue (app/lan_table.py): a Splito table's full-screen end screen is told
     who presses n — the host offers, a joiner agrees — and who deals the rematch (the
     dealer's left neighbour, S4.1); its n becomes the rematch, q does not."""
     from types import SimpleNamespace
 
     import splitnet.ui.tui.splito as tui
-    from splitnet.app import lan
+    from splitnet.app import lan_table as lan
     from splitnet.session.log import Header, Player
 
     seen: dict[str, object] = {}

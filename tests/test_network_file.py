@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from splitnet.app.lan import _wormhole_settings
+from splitnet.app.lan_common import _wormhole_settings
 from splitnet.localfiles import LocalFileError
 from splitnet.net.config import (
     NETWORK_FILE,

@@ -576,7 +576,7 @@ def test_lan_leaving_says_the_same_command_gets_back_in(
         capsys: pytest.CaptureFixture[str]) -> None:
     from types import SimpleNamespace
 
-    from splitnet.app import lan as run
+    from splitnet.app import lan_common as run
 
     assert run._again_command(["join", "10.0.0.5:7420", "--new", "--name", "Al Bo"]) == (
         "splitnet join 10.0.0.5:7420 --name 'Al Bo'")
@@ -597,7 +597,7 @@ def tui_kwargs(monkeypatch: pytest.MonkeyPatch, outcome: str = "quit") -> dict[s
     """What ``join``/``host``'s glue (``_front_end``) passes the full-screen table: filled
     in as it runs it (the table itself is stood in for, leaving with ``outcome``)."""
     import splitnet.ui.tui as tui_pkg
-    from splitnet.app import lan
+    from splitnet.app import lan_table
 
     seen: dict[str, Any] = {}
 
@@ -606,7 +606,7 @@ def tui_kwargs(monkeypatch: pytest.MonkeyPatch, outcome: str = "quit") -> dict[s
         return outcome
 
     monkeypatch.setattr(tui_pkg, "run_tui", fake_run_tui)
-    monkeypatch.setattr(lan, "_print_result", lambda session, rejoin=None: 0)
+    monkeypatch.setattr(lan_table, "_print_result", lambda session, rejoin=None: 0)
     return seen
 
 
@@ -614,7 +614,8 @@ async def test_lan_table_rings_unless_told_not_to(monkeypatch: pytest.MonkeyPatc
     import argparse
     from types import SimpleNamespace
 
-    from splitnet.app import lan as run
+    from splitnet.app import lan_common as run
+    from splitnet.app.lan_table import _front_end
 
     seen = tui_kwargs(monkeypatch)
     monkeypatch.delenv("SPLITNET_NO_BELL", raising=False)
@@ -628,7 +629,7 @@ async def test_lan_table_rings_unless_told_not_to(monkeypatch: pytest.MonkeyPatc
     from splitnet.games import FIRST
 
     session = SimpleNamespace(node=None, table=SimpleNamespace(spec=FIRST))  # (Split's table)
-    await run._front_end(session, False, Path("."), run._bell_wanted(args))  # type: ignore[arg-type]
+    await _front_end(session, False, Path("."), run._bell_wanted(args))  # type: ignore[arg-type]
     assert seen == {"bell": True, "rejoin": "splitnet join h:1", "another": None}
     assert not run._bell_wanted(parser.parse_args(["host", "--no-bell"]))
     monkeypatch.setenv("SPLITNET_NO_BELL", "1")
@@ -718,7 +719,7 @@ def test_an_internet_guests_end_screen_does_not_send_it_back_to_its_spent_invita
     resumes the finished game. Joined on the LAN, the same command joins the next game."""
     import asyncio
 
-    from splitnet.app import lan as glue
+    from splitnet.app import lan_table as glue
     from splitnet.net.config import NetSettings
     from splitnet.net.peer import PeerNode
     from splitnet.session.identity import Identity
@@ -752,7 +753,7 @@ def test_an_internet_guests_end_screen_offers_the_rematch_and_says_what_another_
     import asyncio
     from types import SimpleNamespace
 
-    from splitnet.app import lan as glue
+    from splitnet.app import lan_table as glue
     from splitnet.net.config import NetSettings
     from splitnet.net.peer import PeerNode
     from splitnet.session.identity import Identity
