@@ -26,9 +26,9 @@ from splitnet.app.lan_common import (
     _net_settings,
     _previous_on_disk,
     _print_result,
-    _random_seed,
     _remember_players,
     _report_fatal,
+    _seat_seed,
     _setup_logging,
     _test_secrets,
     _wait_start,
@@ -95,8 +95,7 @@ async def bot_main(args: argparse.Namespace, parts: TableParts = LAN_PARTS) -> i
         table = node.table
         assert table is not None
         _remember_players(known, table)
-        seed = (args.test_seed * 100 + table.seat if args.test_seed is not None
-                else _random_seed())
+        seed = _seat_seed(args.test_seed, table.seat)
         session = _bot_session(node, task, args.level, seed, args.think, args.delay)
         _follow(session, args.verbose)
         await session.run()
@@ -153,7 +152,7 @@ async def _run_bot_client(data_dir: Path, name: str, level: str, addr: str, port
         await until(node.started_evt, task)
         if node.table is None:  # the node stopped before the game: its log says why
             return
-        seed = test_seed * 100 + node.table.seat if test_seed is not None else _random_seed()
+        seed = _seat_seed(test_seed, node.table.seat)
         session = _bot_session(node, task, level, seed, think)
         await session.run()
     finally:

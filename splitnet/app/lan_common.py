@@ -111,10 +111,14 @@ def _test_secrets(seed: int | None) -> tuple[SeedMaker | None, Callable[[], byte
     return maker, src.game_id
 
 
-def _random_seed() -> int:
-    import secrets
+def _seat_seed(test_seed: int | None, seat: int) -> int:
+    """A bot's seed at ``seat``: with ``--test-seed S`` one that follows from S and the
+    seat (the game can be played again), else a random one."""
+    if test_seed is None:
+        import secrets
 
-    return secrets.randbits(31)
+        return secrets.randbits(31)
+    return test_seed * 100 + seat
 
 
 _logs_on_stderr = False

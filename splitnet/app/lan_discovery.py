@@ -10,10 +10,9 @@ from typing import Any
 
 from splitnet.aio import stop
 from splitnet.app.lan_common import _ask, _log
+from splitnet.net.addrs import WILDCARD
 from splitnet.net.host import HostNode
 from splitnet.net.wire import NET_PROTOCOL
-
-_WILDCARD = ("", "0.0.0.0", "::")
 
 
 class _Announcer:
@@ -51,11 +50,11 @@ class _Announcer:
     async def _run(self) -> None:
         from splitnet.net.discovery import LAN_ERRORS, SERVICE_TYPE, announce
 
-        if self.bind not in _WILDCARD and ":" in self.bind:
+        if self.bind not in WILDCARD and ":" in self.bind:
             self._say("not announced on the LAN (announcements are IPv4 only): players "
                       "join by address")
             return
-        only = None if self.bind in _WILDCARD else [self.bind]
+        only = None if self.bind in WILDCARD else [self.bind]
         try:
             ann = await announce(game=f"{self.name}'s game", host=self.name, port=self.port,
                                  free=self.free(), seats=self.node.seats,

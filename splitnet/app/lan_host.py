@@ -7,7 +7,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import errno
+from collections.abc import Callable, Collection
 from pathlib import Path
+from typing import Any
 
 from splitnet.aio import stop
 from splitnet.app.lan_bot import _run_bot_client
@@ -27,13 +29,13 @@ from splitnet.app.lan_common import (
     _net_settings,
     _parse_code,
     _print_result,
-    _random_seed,
     _remember_players,
+    _seat_seed,
     _setup_logging,
     _test_secrets,
     _wormhole_settings,
 )
-from splitnet.app.lan_discovery import _WILDCARD, _Announcer
+from splitnet.app.lan_discovery import _Announcer
 from splitnet.app.lan_invite import _invitation_lines, _invitations
 from splitnet.app.lan_rematch import (
     _chain_index,
@@ -49,12 +51,14 @@ from splitnet.app.lan_table import _front_end
 from splitnet.bots import bot_label
 from splitnet.cmdline import need_terminal, stdin_closed
 from splitnet.frontends import front_end
-from splitnet.games import by_key
+from splitnet.game.rematch import PreviousGame
+from splitnet.games import GameSpec, by_key
 from splitnet.net import wormhole
-from splitnet.net.addrs import join_addresses
-from splitnet.net.config import DEFAULT_PORT
+from splitnet.net.addrs import WILDCARD, join_addresses
+from splitnet.net.config import DEFAULT_PORT, NetSettings
 from splitnet.net.host import HostNode
-from splitnet.net.joincode import new_code
+from splitnet.net.joincode import JoinCode, new_code
+from splitnet.net.known_peers import KnownPeers
 from splitnet.net.links import node_wrap, secure_busy
 from splitnet.net.secure import AttemptLimiter, SecureError
 from splitnet.net.store import (
@@ -65,7 +69,8 @@ from splitnet.net.store import (
     read_meta,
     unfinished_games,
 )
-from splitnet.net.table import TableParts
+from splitnet.net.table import GameChoice, SeedMaker, TableParts
+from splitnet.session.identity import Identity
 from splitnet.session.log import new_game_id
 from splitnet.ui.lobby import HostLobby, plain_lobby
 
@@ -78,17 +83,95 @@ async def host_main(args: argparse.Namespace, parts: TableParts = LAN_PARTS) -> 
     wh_settings = _wormhole_settings(args, net, data_dir) if args.internet else None
     identity = _identity(data_dir)
     known = _known_peers(data_dir)  # (a damaged file: its one line before anything)
-    if args.open_hand_after is not None:
-        least = net.open_hand_offer
-        if not least <= args.open_hand_after <= 7 * 24 * 3600:
-            raise SystemExit(f"splitnet: --open-hand-after must be {least:g}…604800 seconds "
-                             f"(every player's program waits at least {least:g} s before a "
-                             "seat is given up: GAME.md limits)")
-        net.open_hand_after = args.open_hand_after
+    _open_hand_after(args, net)
     seed_maker, game_id_maker = _test_secrets(args.test_seed)
     ui_log = None if (args.plain or args.play_as_bot) else data_dir / "net.log"
     _setup_logging("host", ui_log)
     spec = by_key(args.game)
+    choice = _game_choice(args, spec, net)
+    meta = _saved_game(args, data_dir)
+    if (args.seats is None and (meta is None or (meta.lobby and not meta.rematch_of))
+            and stdin_closed()):  # the lobby would wait for an Enter that cannot come
+        raise SystemExit("splitnet host: stdin is closed, so nobody can press Enter to "
+                         "start the game: pass --seats N to start it when N players are in")
+    # one join code per game: a restarted host reuses it, so its players reconnect
+    code_text = args.code or (meta.code if meta is not None else "")
+    h = _Hosting(args, data_dir, net, known, wh_settings, parts,
+                 _parse_code(code_text) if code_text else new_code())
+    if meta is not None and meta.finished:
+        raise SystemExit(f"splitnet: game {meta.game_id} is already over")
+    if meta is not None and meta.code != str(h.code):
+        meta.code = str(h.code)
+        GameFiles(data_dir, meta.gid).save_meta(meta)
+    node, gid = _host_node(h, identity, meta, seed_maker, game_id_maker, choice)
+    h.bind, port = _listen_address(args, meta)
+    h.nodes.append(node)
+    h.port = await _listen(node, h.bind, port)
+    if node.table is None:
+        _keep_lobby(node, data_dir, gid, h.port, h.bind, str(h.code),
+                    rematch_of=node.rematch_of.game_id.hex() if node.rematch_of else "")
+    h.addrs = join_addresses(h.bind, h.port)
+    print("Players join with:", flush=True)
+    for a in h.addrs:
+        print(f"  splitnet join {a}", flush=True)
+    print(f"Join code: {h.code}", flush=True)
+    print("  (tell it to the players yourself: it is never sent or announced; "
+          + ("the same as before, so running players reconnect by themselves)"
+             if meta is not None else "each game has its own)"), flush=True)
+    print(f"Host key fingerprint: {identity.fingerprint()}", flush=True)
+    print(f"listening on port {h.port}", flush=True)
+    if wh_settings is not None:
+        h.invite(node, GameFiles(data_dir, gid), wh_settings)
+    if not args.no_announce and not node.started.is_set() and node.rematch_of is None:
+        h.announcer = _Announcer(node, node.name, h.port, h.bind, identity.fingerprint())
+        h.announcer.start()
+    h.node_task = asyncio.create_task(node.done.wait())
+    try:
+        bots_line = _start_bots(h, spec, node.rematch_of, seed_maker)
+        return await _host_games(h, node, bots_line)
+    finally:
+        await h.close()
+
+
+def _listen_address(args: argparse.Namespace, meta: GameMeta | None) -> tuple[str, int]:
+    """Where the host listens (address, port): ``--bind`` and ``--port`` if given, else
+    the saved game's (``meta``: a game resumed, a lobby or rematch lobby opened again) —
+    where its players look for it; ``--port 0`` again is that same port too — else every
+    address, on :data:`~splitnet.net.config.DEFAULT_PORT` (``--port 0``: any free one)."""
+    if meta is not None:
+        return args.bind or meta.bind or "0.0.0.0", args.port if args.port else meta.port
+    return args.bind or "0.0.0.0", args.port if args.port is not None else DEFAULT_PORT
+
+
+async def _listen(node: HostNode, bind: str, port: int) -> int:
+    """``node`` listening on ``bind``:``port``: the port (``port`` 0: the one it got); a
+    port in use, or any other refusal, stops the command in one line."""
+    try:
+        return await node.listen(bind, port)
+    except OSError as e:
+        hint = ""
+        if e.errno == errno.EADDRINUSE:
+            hint = (" — another program (another splitnet host?) uses that port: choose "
+                    "another with --port N, or --port 0 for any free one")
+        raise SystemExit(f"splitnet: cannot listen on {bind}:{port}: {e.strerror or e}"
+                         f"{hint}") from None
+
+
+def _open_hand_after(args: argparse.Namespace, net: NetSettings) -> None:
+    """``--open-hand-after SECONDS``, checked against the least every program waits."""
+    if args.open_hand_after is None:
+        return
+    least = net.open_hand_offer
+    if not least <= args.open_hand_after <= 7 * 24 * 3600:
+        raise SystemExit(f"splitnet: --open-hand-after must be {least:g}…604800 seconds "
+                         f"(every player's program waits at least {least:g} s before a "
+                         "seat is given up: GAME.md limits)")
+    net.open_hand_after = args.open_hand_after
+
+
+def _game_choice(args: argparse.Namespace, spec: GameSpec, net: NetSettings) -> GameChoice:
+    """The lobby's game from ``--game``, ``--settings``, ``--seats`` (a settings file may
+    fix them), ``--bots`` and ``--no-proofs``, each checked against the game's limits."""
     hosting = front_end(spec)
     if args.settings is not None and args.seats is None:
         args.seats = hosting.seats_of(args.settings)  # a file that fixes the seats
@@ -100,234 +183,24 @@ async def host_main(args: argparse.Namespace, parts: TableParts = LAN_PARTS) -> 
     if hosting.proofs_only is not None and args.no_proofs:
         raise SystemExit(f"splitnet: {spec.title} is dealt with shuffle proofs only "
                          f"({hosting.proofs_only}): drop --no-proofs")
-    choice = hosting.choice(args.settings, args.seats, net.move_timeout, not args.no_proofs)
-    meta: GameMeta | None = None
+    return hosting.choice(args.settings, args.seats, net.move_timeout, not args.no_proofs)
+
+
+def _saved_game(args: argparse.Namespace, data_dir: Path) -> GameMeta | None:
+    """The game this host takes up again: ``--resume``'s, else (unless ``--new``) its
+    newest unfinished one — a game, its lobby or a rematch lobby — said in one line."""
     if args.resume:
-        meta = _find_game(data_dir, args.resume, "host")
-    elif not args.new:
-        open_games = unfinished_games(data_dir, "host")
-        if open_games:
-            meta = open_games[0]
-            what = ("the rematch lobby of game" if meta.lobby and meta.rematch_of else
-                    "the lobby of game" if meta.lobby else "unfinished game")
-            print(f"Resuming {what} {meta.game_id} (use --new to start another).",
-                  flush=True)
-    if (args.seats is None and (meta is None or (meta.lobby and not meta.rematch_of))
-            and stdin_closed()):  # the lobby would wait for an Enter that cannot come
-        raise SystemExit("splitnet host: stdin is closed, so nobody can press Enter to "
-                         "start the game: pass --seats N to start it when N players are in")
-    # one join code per game: a restarted host reuses it, so its players reconnect
-    code_text = args.code or (meta.code if meta is not None else "")
-    code = _parse_code(code_text) if code_text else new_code()
-    limiter = AttemptLimiter()
-    lobby: HostLobby | None = None
-
-    def refused(peer: str, e: SecureError) -> None:
-        _log.warning("refused %s: %s", peer, e)
-        if lobby is not None:
-            lobby.changed()
-
-    nodes: list[HostNode] = []
-    wrap = node_wrap(code, net, limiter=limiter, on_refused=refused,
-                 seats=lambda: nodes[0].player_keys() if nodes else set())
-    if args.internet:  # a wormhole's channel: its agreed key is the password (NETWORK.md §12)
-        wrap = wormhole.per_channel_wrap(
-            lambda pw: node_wrap(pw, net, limiter=limiter, on_refused=refused,
-                             seats=lambda: nodes[0].player_keys() if nodes else set()),
-            wrap)
-    if meta is not None and meta.finished:
-        raise SystemExit(f"splitnet: game {meta.game_id} is already over")
-    if meta is not None and meta.code != str(code):
-        meta.code = str(code)
-        GameFiles(data_dir, meta.gid).save_meta(meta)
-    if meta is not None and not meta.lobby:
-        gid = meta.gid
-        try:
-            node = HostNode.resume(identity, data_dir, meta, net, seed_maker=seed_maker,
-                                   wrap=wrap, busy=secure_busy, parts=parts)
-        except (OSError, ValueError) as e:
-            raise SystemExit(f"splitnet: cannot resume game {meta.game_id}: {e}") from None
-        port = args.port if args.port else meta.port  # "--port 0" again: the same port
-        bind = args.bind or meta.bind or "0.0.0.0"
-    elif meta is not None and meta.rematch_of:
-        # killed in its rematch lobby (NETWORK.md §13): the same offer again, to the same
-        # seats, with the same game id and code — the joiners looking for it get back in
-        gid = meta.gid
-        node = HostNode(identity, data_dir, meta.name, net, proofs=not args.no_proofs,
-                        seed_maker=seed_maker, game_id_maker=lambda: gid, wrap=wrap,
-                        code=str(code), busy=secure_busy,
-                        rematch_of=_saved_previous(data_dir, meta), parts=parts)
-        port = args.port if args.port else meta.port
-        bind = args.bind or meta.bind or "0.0.0.0"
-    else:
-        # the game id is drawn now and kept with the code from the moment they are
-        # printed: a host restarted in its lobby opens the same lobby (NETWORK.md §9)
-        gid = (meta.gid if meta is not None else
-               game_id_maker() if game_id_maker is not None else new_game_id())
-        node = HostNode(identity, data_dir, args.name, net, seats=args.seats,
-                        proofs=not args.no_proofs, seed_maker=seed_maker,
-                        game_id_maker=lambda: gid, wrap=wrap, code=str(code),
-                        busy=secure_busy, parts=parts, choice=choice)
-        if meta is not None:
-            port = args.port if args.port else meta.port  # "--port 0" again: the same
-            bind = args.bind or meta.bind or "0.0.0.0"
-        else:
-            port = args.port if args.port is not None else DEFAULT_PORT
-            bind = args.bind or "0.0.0.0"
-    nodes.append(node)
-    try:
-        port = await node.listen(bind, port)
-    except OSError as e:
-        hint = ""
-        if e.errno == errno.EADDRINUSE:
-            hint = (" — another program (another splitnet host?) uses that port: choose "
-                    "another with --port N, or --port 0 for any free one")
-        raise SystemExit(f"splitnet: cannot listen on {bind}:{port}: {e.strerror or e}"
-                         f"{hint}") from None
-    if node.table is None:
-        _keep_lobby(node, data_dir, gid, port, bind, str(code),
-                    rematch_of=node.rematch_of.game_id.hex() if node.rematch_of else "")
-    addrs = join_addresses(bind, port)
-    print("Players join with:", flush=True)
-    for a in addrs:
-        print(f"  splitnet join {a}", flush=True)
-    print(f"Join code: {code}", flush=True)
-    print("  (tell it to the players yourself: it is never sent or announced; "
-          + ("the same as before, so running players reconnect by themselves)"
-             if meta is not None else "each game has its own)"), flush=True)
-    print(f"Host key fingerprint: {identity.fingerprint()}", flush=True)
-    print(f"listening on port {port}", flush=True)
-    invites = (_invitations(args, node, net, lambda: lobby, GameFiles(data_dir, gid),
-                            wh_settings) if wh_settings is not None else None)
-    announcer: _Announcer | None = None
-    if not args.no_announce and not node.started.is_set() and node.rematch_of is None:
-        announcer = _Announcer(node, node.name, port, bind, identity.fingerprint())
-        announcer.start()
-    node_task = asyncio.create_task(node.done.wait())
-    bot_tasks: list[asyncio.Task[None]] = []
-    level = args.bot_level
-    bot_names = _host_bot_names(args)
-    bots_line = ("Bots here: " + ", ".join(bot_label(nm, level) for nm in bot_names)
-                 if bot_names else None)
-    if spec.named:  # (the first game is not: its lines are as they always were)
-        bots_line = f"Game: {spec.title}, {args.seats or f'up to {high}'} seats" + (
-            f"; {bots_line}" if bots_line else "")
-    if bots_line:
-        print(bots_line, flush=True)
-    offers = _Offers()  # after each game: does a rematch follow? (for the bots here)
-    own_levels: dict[bytes, str] = {}  # the bots here, by key: listed at once in the lobby
-    for i, bot_name in enumerate(bot_names):
-        bdir = data_dir / "bots" / f"bot{i + 1}"
-        own_levels[_identity(bdir).public_key_bytes()] = level
-        bot_addr = "127.0.0.1" if bind in _WILDCARD else bind
-        bot_tasks.append(asyncio.create_task(_run_bot_client(
-            bdir, bot_name, level, bot_addr, port, net, seed_maker,
-            args.test_seed, code, args.think, offers=offers, rematch_of=node.rematch_of,
-            parts=parts)))
-    rc = 1
-    # --rematches K counts the games after the first: a restarted host goes on counting
-    # from the game it resumes (or whose rematch it offers again)
-    upcoming = node.table.log.header if node.table is not None else None
-    done_before = (_chain_index(data_dir, upcoming.settings) if upcoming is not None else
-                   _chain_index(data_dir, node.rematch_of.header.settings) + 1
-                   if node.rematch_of is not None else 0)
-    rematches_left = max(0, args.rematches - done_before) if args.play_as_bot else 0
-
-    async def rewire(rematch: HostNode, files: GameFiles) -> None:
-        """``host --internet``: the finished game's wormholes close; the rematch waits
-        for each seat that came through one on the next codes of its resume chain, and
-        opens no invitation in its lobby (NETWORK.md §13)."""
-        nonlocal invites
-        assert invites is not None and rematch.rematch_of is not None and wh_settings
-        old, invites = invites, None
-        await old.close()
-        try:
-            old.hand_over({p.key for p in rematch.rematch_of.header.players},
-                          ResumeFile(files.wormhole))
-        except OSError as e:
-            raise SystemExit(f"splitnet: cannot save {files.wormhole}: "
-                             f"{e.strerror or e}") from None
-        invites = _invitations(args, rematch, net, lambda: lobby, files, wh_settings)
-
-    try:
-        if not node.started.is_set() and node.rematch_of is not None:
-            _say_offered(node.rematch_of, str(code), internet=invites is not None)
-            if not await _rematch_lobby(node, addrs[0], bool(args.play_as_bot or args.plain),
-                                        known):
-                return 1
-        elif not node.started.is_set():
-            ann = announcer
-            lobby = HostLobby(node, addrs[0], code=str(code), limiter=limiter, known=known,
-                              levels=own_levels,
-                              extra=lambda: ([bots_line] if bots_line else [])
-                              + ([ann.status] if ann and ann.status else [])
-                              + _invitation_lines(invites, args))
-            if announcer is not None:
-                announcer.on_change = lobby.changed
-            if _lobby_in_lines(args):
-                ok = await plain_lobby(lobby, node.started, node_task,
-                                        host=args.seats is None)
-            else:
-                from splitnet.ui.tui import run_lobby
-
-                ok = await run_lobby(lobby, title="splitnet — host")
-            if not ok:
-                return 1
-        await node.started.wait()
-        for game_no in range(1_000_000):  # a game, then each rematch (NETWORK.md §13)
-            table = node.table
-            assert table is not None
-            _remember_players(known, table)
-            # a bot host whose --rematches are spent tells the seats, before its bye,
-            # that no offer follows (§13): those that stay for rematches stop at once
-            node.offers_no_rematch = bool(args.play_as_bot) and rematches_left <= 0
-            if args.play_as_bot:
-                seed = (args.test_seed * 100 + table.seat if args.test_seed is not None
-                        else _random_seed()) + 1000 * game_no
-                session = _bot_session(node, node_task, args.play_as_bot, seed, args.think)
-                _follow(session, args.verbose)
-                await session.run()
-                rc = _print_result(session)
-                _bench_out(session, args.bench_out)
-                wanted = rematches_left > 0
-                rematches_left -= 1
-            else:
-                session = _human_session(node, node_task)
-                if invites is not None and isinstance(session, NetSession):
-                    session.extra_notes = lambda: [
-                        f"to rejoin: splitnet join {i.code}" for i in invites.open if i.code]
-                rc, wanted = await _front_end(session, args.plain, data_dir,
-                                              _bell_wanted(args), rematch=True, host=True)
-            prev = _finished_game(node.table)
-            offers.tell(game_no, wanted and prev is not None)
-            if not wanted or prev is None:
-                break
-            node = await _offer_rematch(node, prev, bind=bind, port=port,
-                                        test_seed=args.test_seed, wrap=wrap,
-                                        wormholes=None if invites is None else rewire)
-            nodes[0] = node  # the join-code layer lets the seats' keys past its limits
-            if not await _rematch_lobby(node, addrs[0], bool(args.play_as_bot or args.plain),
-                                        known):
-                break
-            node_task = asyncio.create_task(node.done.wait())
-        if bot_tasks:  # the bots here finish their game (their final acks), or are stopped
-            await asyncio.wait(bot_tasks, timeout=net.final_wait)
-        return rc
-    finally:
-        try:
-            if announcer is not None:
-                await announcer.close()
-            for t in bot_tasks:
-                await stop(t)
-            await node.close()
-            await stop(node_task)
-        finally:
-            # every wormhole closed while the loop runs, also when a stop above passed on
-            # the cancellation that ends us (Ctrl-C, SIGTERM): else their tasks are
-            # cancelled as the loop ends and Twisted calls into the closed loop
-            if invites is not None:
-                await invites.close()
-                wormhole.stop_twisted()
+        return _find_game(data_dir, args.resume, "host")
+    if args.new:
+        return None
+    open_games = unfinished_games(data_dir, "host")
+    if not open_games:
+        return None
+    meta = open_games[0]
+    what = ("the rematch lobby of game" if meta.lobby and meta.rematch_of else
+            "the lobby of game" if meta.lobby else "unfinished game")
+    print(f"Resuming {what} {meta.game_id} (use --new to start another).", flush=True)
+    return meta
 
 
 def _find_game(data_dir: Path, prefix: str, role: str) -> GameMeta:
@@ -338,3 +211,232 @@ def _find_game(data_dir: Path, prefix: str, role: str) -> GameMeta:
         raise SystemExit(f"splitnet: {'no' if not metas else 'more than one'} {role} game "
                          f"{prefix!r} in {d}")
     return metas[0]
+
+
+def _host_node(h: _Hosting, identity: Identity, meta: GameMeta | None,
+               seed_maker: SeedMaker | None, game_id_maker: Callable[[], bytes] | None,
+               choice: GameChoice) -> tuple[HostNode, bytes]:
+    """The host's node and its game id: the saved game ``meta`` resumed, its rematch
+    lobby offered again, its lobby opened again, or a new game's lobby."""
+    args, data_dir, net, parts, code = h.args, h.data_dir, h.net, h.parts, str(h.code)
+    wrap = h.wrap
+    if meta is not None and not meta.lobby:
+        try:
+            return HostNode.resume(identity, data_dir, meta, net, seed_maker=seed_maker,
+                                   wrap=wrap, busy=secure_busy, parts=parts), meta.gid
+        except (OSError, ValueError) as e:
+            raise SystemExit(f"splitnet: cannot resume game {meta.game_id}: {e}") from None
+    if meta is not None and meta.rematch_of:
+        # killed in its rematch lobby (NETWORK.md §13): the same offer again, to the same
+        # seats, with the same game id and code — the joiners looking for it get back in
+        gid = meta.gid
+        return HostNode(identity, data_dir, meta.name, net, proofs=not args.no_proofs,
+                        seed_maker=seed_maker, game_id_maker=lambda: gid, wrap=wrap,
+                        code=code, busy=secure_busy,
+                        rematch_of=_saved_previous(data_dir, meta), parts=parts), gid
+    # the game id is drawn now and kept with the code from the moment they are
+    # printed: a host restarted in its lobby opens the same lobby (NETWORK.md §9)
+    gid = (meta.gid if meta is not None else
+           game_id_maker() if game_id_maker is not None else new_game_id())
+    return HostNode(identity, data_dir, args.name, net, seats=args.seats,
+                    proofs=not args.no_proofs, seed_maker=seed_maker,
+                    game_id_maker=lambda: gid, wrap=wrap, code=code,
+                    busy=secure_busy, parts=parts, choice=choice), gid
+
+
+class _Hosting:
+    """What the parts of ``splitnet host`` share while it hosts: its options, data dir
+    and join code, the join-code layer of every connection (:attr:`wrap`) with its limit
+    on attempts, where it listens, and — as the command goes on — the lobby screen's
+    model, the invitations open (``--internet``), the LAN announcement, the bots run
+    here, and the node of the game on (each rematch's replaces it: :attr:`nodes`)."""
+
+    def __init__(self, args: argparse.Namespace, data_dir: Path, net: NetSettings,
+                 known: KnownPeers | None, wh_settings: wormhole.WormholeSettings | None,
+                 parts: TableParts, code: JoinCode) -> None:
+        self.args, self.data_dir, self.net, self.known = args, data_dir, net, known
+        self.wh_settings, self.parts, self.code = wh_settings, parts, code
+        self.limiter = AttemptLimiter()
+        self.lobby: HostLobby | None = None
+        self.invites: wormhole.Invitations | None = None
+        self.announcer: _Announcer | None = None
+        self.offers = _Offers()  # after each game: does a rematch follow? (for the bots)
+        self.bot_tasks: list[asyncio.Task[None]] = []
+        self.own_levels: dict[bytes, str] = {}  # the bots here, by key: listed at once
+        self.nodes: list[HostNode] = []  # the node of the game on, once there is one
+        self.node_task: asyncio.Task[bool] | None = None
+        self.bind, self.port, self.addrs = "", 0, [""]
+        self.wrap: Any = node_wrap(code, net, limiter=self.limiter, on_refused=self._refused,
+                                   seats=self._seats)
+        if args.internet:  # a wormhole's channel: its agreed key is the password (§12)
+            self.wrap = wormhole.per_channel_wrap(
+                lambda pw: node_wrap(pw, net, limiter=self.limiter, on_refused=self._refused,
+                                     seats=self._seats), self.wrap)
+
+    def _seats(self) -> Collection[bytes]:
+        """The seats' keys, which the join-code layer lets past its limits."""
+        return self.nodes[0].player_keys() if self.nodes else set()
+
+    def _refused(self, peer: str, e: SecureError) -> None:
+        _log.warning("refused %s: %s", peer, e)
+        if self.lobby is not None:
+            self.lobby.changed()
+
+    def invite(self, node: HostNode, files: GameFiles,
+               settings: wormhole.WormholeSettings) -> None:
+        """``--internet``: the invitations of ``node``'s game (:func:`_invitations`)."""
+        self.invites = _invitations(self.args, node, self.net, lambda: self.lobby, files,
+                                    settings)
+
+    async def rewire(self, rematch: HostNode, files: GameFiles) -> None:
+        """``host --internet``: the finished game's wormholes close; the rematch waits
+        for each seat that came through one on the next codes of its resume chain, and
+        opens no invitation in its lobby (NETWORK.md §13)."""
+        assert self.invites is not None and rematch.rematch_of is not None
+        assert self.wh_settings is not None
+        old, self.invites = self.invites, None
+        await old.close()
+        try:
+            old.hand_over({p.key for p in rematch.rematch_of.header.players},
+                          ResumeFile(files.wormhole))
+        except OSError as e:
+            raise SystemExit(f"splitnet: cannot save {files.wormhole}: "
+                             f"{e.strerror or e}") from None
+        self.invite(rematch, files, self.wh_settings)
+
+    def rejoin_notes(self) -> list[str]:
+        """The table's notes on an internet game: each invitation open, to rejoin by."""
+        open_ = self.invites.open if self.invites is not None else []
+        return [f"to rejoin: splitnet join {i.code}" for i in open_ if i.code]
+
+    async def close(self) -> None:
+        """Everything the host started, stopped: its announcement, its bots, its node,
+        and every wormhole."""
+        try:
+            if self.announcer is not None:
+                await self.announcer.close()
+            for t in self.bot_tasks:
+                await stop(t)
+            if self.nodes:
+                await self.nodes[0].close()
+            if self.node_task is not None:
+                await stop(self.node_task)
+        finally:
+            # every wormhole closed while the loop runs, also when a stop above passed on
+            # the cancellation that ends us (Ctrl-C, SIGTERM): else their tasks are
+            # cancelled as the loop ends and Twisted calls into the closed loop
+            if self.invites is not None:
+                await self.invites.close()
+                wormhole.stop_twisted()
+
+
+def _start_bots(h: _Hosting, spec: GameSpec, rematch_of: PreviousGame | None,
+                seed_maker: SeedMaker | None) -> str | None:
+    """``--bots K``: each bot here started, as a peer of this host over loopback (its
+    data dir ``DATA_DIR/bots/botN``); the lobby's line that names them (and a named
+    game), printed."""
+    args = h.args
+    level = args.bot_level
+    bot_names = _host_bot_names(args)
+    bots_line = ("Bots here: " + ", ".join(bot_label(nm, level) for nm in bot_names)
+                 if bot_names else None)
+    if spec.named:  # (the first game is not: its lines are as they always were)
+        seats = args.seats or f"up to {spec.max_players}"
+        bots_line = f"Game: {spec.title}, {seats} seats" + (
+            f"; {bots_line}" if bots_line else "")
+    if bots_line:
+        print(bots_line, flush=True)
+    for i, bot_name in enumerate(bot_names):
+        bdir = h.data_dir / "bots" / f"bot{i + 1}"
+        h.own_levels[_identity(bdir).public_key_bytes()] = level
+        bot_addr = "127.0.0.1" if h.bind in WILDCARD else h.bind
+        h.bot_tasks.append(asyncio.create_task(_run_bot_client(
+            bdir, bot_name, level, bot_addr, h.port, h.net, seed_maker,
+            args.test_seed, h.code, args.think, offers=h.offers, rematch_of=rematch_of,
+            parts=h.parts)))
+    return bots_line
+
+
+async def _host_games(h: _Hosting, node: HostNode, bots_line: str | None) -> int:
+    """The lobby (or the rematch lobby the host was killed in), then the game, then each
+    rematch the host offers and every seat agrees to (NETWORK.md §13): the last game's
+    exit status."""
+    args, data_dir = h.args, h.data_dir
+    lines = bool(args.play_as_bot or args.plain)  # (a rematch lobby: printed line by line)
+    rematches_left = (max(0, args.rematches - _games_before(data_dir, node))
+                      if args.play_as_bot else 0)
+    if not node.started.is_set() and node.rematch_of is not None:
+        _say_offered(node.rematch_of, str(h.code), internet=h.invites is not None)
+        if not await _rematch_lobby(node, h.addrs[0], lines, h.known):
+            return 1
+    elif not node.started.is_set() and not await _host_lobby(h, node, bots_line):
+        return 1
+    await node.started.wait()
+    rc = 1
+    for game_no in range(1_000_000):  # a game, then each rematch (NETWORK.md §13)
+        table = node.table
+        assert table is not None and h.node_task is not None
+        _remember_players(h.known, table)
+        # a bot host whose --rematches are spent tells the seats, before its bye,
+        # that no offer follows (§13): those that stay for rematches stop at once
+        node.offers_no_rematch = bool(args.play_as_bot) and rematches_left <= 0
+        if args.play_as_bot:
+            seed = _seat_seed(args.test_seed, table.seat) + 1000 * game_no
+            session = _bot_session(node, h.node_task, args.play_as_bot, seed, args.think)
+            _follow(session, args.verbose)
+            await session.run()
+            rc = _print_result(session)
+            _bench_out(session, args.bench_out)
+            wanted = rematches_left > 0
+            rematches_left -= 1
+        else:
+            session = _human_session(node, h.node_task)
+            if h.invites is not None and isinstance(session, NetSession):
+                session.extra_notes = h.rejoin_notes
+            rc, wanted = await _front_end(session, args.plain, data_dir,
+                                          _bell_wanted(args), rematch=True, host=True)
+        prev = _finished_game(node.table)
+        h.offers.tell(game_no, wanted and prev is not None)
+        if not wanted or prev is None:
+            break
+        node = await _offer_rematch(node, prev, bind=h.bind, port=h.port,
+                                    test_seed=args.test_seed, wrap=h.wrap,
+                                    wormholes=None if h.invites is None else h.rewire)
+        h.nodes[0] = node  # the join-code layer lets the seats' keys past its limits
+        if not await _rematch_lobby(node, h.addrs[0], lines, h.known):
+            break
+        h.node_task = asyncio.create_task(node.done.wait())
+    if h.bot_tasks:  # the bots here finish their game (their final acks), or are stopped
+        await asyncio.wait(h.bot_tasks, timeout=h.net.final_wait)
+    return rc
+
+
+async def _host_lobby(h: _Hosting, node: HostNode, bots_line: str | None) -> bool:
+    """The host's lobby until the game starts (True) or the host leaves it: printed line
+    by line (``--seats``, ``--plain``, ``--play-as-bot``) or full-screen."""
+    ann, args = h.announcer, h.args
+    assert h.node_task is not None
+    h.lobby = lobby = HostLobby(
+        node, h.addrs[0], code=str(h.code), limiter=h.limiter, known=h.known,
+        levels=h.own_levels,
+        extra=lambda: ([bots_line] if bots_line else [])
+        + ([ann.status] if ann and ann.status else [])
+        + _invitation_lines(h.invites, args))
+    if ann is not None:
+        ann.on_change = lobby.changed
+    if _lobby_in_lines(args):
+        return await plain_lobby(lobby, node.started, h.node_task, host=args.seats is None)
+    from splitnet.ui.tui import run_lobby
+
+    return await run_lobby(lobby, title="splitnet — host")
+
+
+def _games_before(data_dir: Path, node: HostNode) -> int:
+    """How many games of its chain of rematches came before ``node``'s (``--rematches K``
+    counts the games after the first: a restarted host goes on counting from the game
+    it resumes, or whose rematch it offers again)."""
+    if node.table is not None:
+        return _chain_index(data_dir, node.table.log.header.settings)
+    if node.rematch_of is not None:
+        return _chain_index(data_dir, node.rematch_of.header.settings) + 1
+    return 0

@@ -73,9 +73,13 @@ def local_addresses() -> list[str]:
     return outer + ["127.0.0.1"]
 
 
+#: the ``bind`` addresses that listen on every address of this machine
+WILDCARD = ("", "0.0.0.0", "::")
+
+
 def join_addresses(bind: str, port: int) -> list[str]:
     """What to tell the other players: ``ADDR:PORT`` for each address they can use."""
-    if bind in ("", "0.0.0.0", "::"):
+    if bind in WILDCARD:
         addrs = local_addresses()
     else:
         addrs = [bind]
