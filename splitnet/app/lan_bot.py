@@ -19,6 +19,7 @@ from splitnet.app.lan_common import (
     _ask_again,
     _bench_out,
     _bot_session,
+    _check_servers,
     _data_dir,
     _follow,
     _identity,
@@ -32,9 +33,8 @@ from splitnet.app.lan_common import (
     _setup_logging,
     _test_secrets,
     _wait_start,
-    _wormhole_settings,
 )
-from splitnet.app.lan_joiner import _over_here, _peer_node, join_choice
+from splitnet.app.lan_joiner import _at_this_address, _over_here, _peer_node
 from splitnet.app.lan_rematch import (
     _finished_game,
     _game_ended,
@@ -58,8 +58,7 @@ from splitnet.session.identity import Identity
 async def bot_main(args: argparse.Namespace, parts: TableParts = LAN_PARTS) -> int:
     data_dir = _data_dir(args)
     net = _net_settings(args.net_timing)
-    if args.addr and is_wormhole_code(args.addr):
-        _wormhole_settings(args, net, data_dir)  # a bad server: refused before anything
+    _check_servers(args, net, data_dir)
     identity = _identity(data_dir)
     seed_maker, _ = _test_secrets(args.test_seed)
     _setup_logging("bot")
@@ -75,9 +74,7 @@ async def bot_main(args: argparse.Namespace, parts: TableParts = LAN_PARTS) -> i
     else:
         print(f"Playing as {bot_label(args.name, args.level)}", flush=True)
     known = _known_peers(data_dir)
-    choice = join_choice(args.addr, args.new,  # (the game joined at this very address)
-                         unfinished_games(data_dir, "peer", skip_damaged=args.new),
-                         guess=False)
+    choice = _at_this_address(args, data_dir)
     over = await _over_here(args, data_dir, identity, net, choice)
     if over is not None:  # run again after its game, whose host has gone
         return over

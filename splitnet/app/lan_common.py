@@ -32,6 +32,7 @@ from splitnet.net.config import (
     NetSettings,
     check_mailbox,
     check_relay,
+    is_wormhole_code,
     load_internet_servers,
 )
 from splitnet.net.host import HostNode
@@ -124,7 +125,7 @@ def _seat_seed(test_seed: int | None, seat: int) -> int:
 _logs_on_stderr = False
 
 
-def _setup_logging(role: str, to_file: Path | None = None, verbose: bool = False) -> None:
+def _setup_logging(role: str, to_file: Path | None = None) -> None:
     global _logs_on_stderr
     _logs_on_stderr = to_file is None
     logger = logging.getLogger("splitnet")
@@ -313,8 +314,6 @@ def _again_command(argv: list[str] | None = None) -> str:
 
 def _bell_wanted(args: argparse.Namespace) -> bool:
     """The turn bell (full-screen table): on unless ``--no-bell`` or SPLITNET_NO_BELL."""
-    import os
-
     return not (getattr(args, "no_bell", False) or os.environ.get("SPLITNET_NO_BELL"))
 
 
@@ -328,6 +327,12 @@ _WORMHOLE_HOST = "wormhole:0"
 def _invited(node: PeerNode) -> bool:
     """Did this joiner come in through a wormhole invitation (not a LAN address)?"""
     return f"{node.host}:{node.port}" == _WORMHOLE_HOST
+
+
+def _check_servers(args: argparse.Namespace, net: NetSettings, data_dir: Path) -> None:
+    """``join``/``bot`` through an invitation: a bad server refused before anything."""
+    if args.addr and is_wormhole_code(args.addr):
+        _wormhole_settings(args, net, data_dir)
 
 
 def _wormhole_settings(args: argparse.Namespace, net: NetSettings, data_dir: Path

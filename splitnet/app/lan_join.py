@@ -14,6 +14,7 @@ from splitnet.app.lan_common import (
     MAX_CODE_PROMPTS,
     _ask_again,
     _bell_wanted,
+    _check_servers,
     _data_dir,
     _human_session,
     _identity,
@@ -25,11 +26,16 @@ from splitnet.app.lan_common import (
     _setup_logging,
     _test_secrets,
     _wait_start,
-    _wormhole_settings,
 )
 from splitnet.app.lan_discovery import _choose_game
 from splitnet.app.lan_invite import _InvitationLobby
-from splitnet.app.lan_joiner import _over_here, _peer_node, join_choice, pick_unfinished
+from splitnet.app.lan_joiner import (
+    _at_this_address,
+    _over_here,
+    _peer_node,
+    join_choice,
+    pick_unfinished,
+)
 from splitnet.app.lan_rematch import (
     _deals,
     _finished_game,
@@ -42,7 +48,6 @@ from splitnet.app.lan_rematch import (
 from splitnet.app.lan_session import LAN_PARTS
 from splitnet.app.lan_table import _front_end
 from splitnet.cmdline import need_terminal
-from splitnet.net.config import is_wormhole_code
 from splitnet.net.known_peers import KnownPeers
 from splitnet.net.peer import PeerFatal, PeerNode
 from splitnet.net.store import unfinished_games
@@ -55,8 +60,7 @@ async def join_main(args: argparse.Namespace, parts: TableParts = LAN_PARTS) -> 
         need_terminal("join")
     data_dir = _data_dir(args)
     net = _net_settings(args.net_timing)
-    if args.addr and is_wormhole_code(args.addr):
-        _wormhole_settings(args, net, data_dir)  # a bad server: refused before anything
+    _check_servers(args, net, data_dir)
     identity = _identity(data_dir)
     seed_maker, _ = _test_secrets(args.test_seed)
     _setup_logging("join", None if args.plain else data_dir / "net.log")
@@ -75,9 +79,7 @@ async def join_main(args: argparse.Namespace, parts: TableParts = LAN_PARTS) -> 
         if ad is None:
             return 1
         args.addr, announced_fp = ad.target, ad.fingerprint
-        choice = join_choice(args.addr, args.new,
-                             unfinished_games(data_dir, "peer", skip_damaged=args.new),
-                             guess=False)
+        choice = _at_this_address(args, data_dir)
     over = await _over_here(args, data_dir, identity, net, choice)
     if over is not None:  # run again after its game, whose host has gone
         return over
@@ -117,25 +119,37 @@ async def _join_game(node: PeerNode, task: asyncio.Future[Any], args: argparse.N
         lobby = (_InvitationLobby(node, args.addr, known=known, announced_fp=announced_fp)
                  if _invited(node) else
                  JoinLobby(node, known=known, announced_fp=announced_fp))
-        if args.plain:
-            ok = await plain_lobby(lobby, node.started_evt, task, host=False)
-        else:
-            from splitnet.ui.tui import run_lobby
-
-            lobby_task = asyncio.create_task(run_lobby(lobby, title="splitnet — join"))
-            try:
-                await asyncio.wait([lobby_task, task], return_when=asyncio.FIRST_COMPLETED)
-                ok = lobby_task.done() and lobby_task.result()
-            finally:  # and wait: what is printed before the screen is restored is lost
-                await stop(lobby_task)
+        ok = await _lobby(lobby, task, args.plain, "splitnet — join")
         if not ok or not await _wait_start(node, task, report=False):
             return None
+    rc, wanted = await _play(node, task, args, data_dir, known)
+    return await _join_rematches(node, args, data_dir, known, rc, wanted)
+
+
+async def _lobby(lobby: JoinLobby, task: asyncio.Future[Any], plain: bool,
+                 title: str) -> bool:
+    """The joiner's lobby, printed line by line (``plain``) or full-screen, until the
+    game starts (True), the person leaves it, or the node stops (``task``)."""
+    if plain:
+        return await plain_lobby(lobby, lobby.node.started_evt, task, host=False)
+    from splitnet.ui.tui import run_lobby
+
+    lobby_task = asyncio.create_task(run_lobby(lobby, title=title))
+    try:
+        await asyncio.wait([lobby_task, task], return_when=asyncio.FIRST_COMPLETED)
+        return lobby_task.done() and lobby_task.result()
+    finally:  # and wait: what is printed before the screen is restored is lost
+        await stop(lobby_task)
+
+
+async def _play(node: PeerNode, task: asyncio.Future[Any], args: argparse.Namespace,
+                data_dir: Path, known: KnownPeers | None) -> tuple[int, bool]:
+    """The person's seat in the game ``node`` started: its exit status, and whether
+    they asked for a rematch at the end."""
     assert node.table is not None
     _remember_players(known, node.table)
     session = _human_session(node, task)
-    rc, wanted = await _front_end(session, args.plain, data_dir, _bell_wanted(args),
-                                  rematch=True)
-    return await _join_rematches(node, args, data_dir, known, rc, wanted)
+    return await _front_end(session, args.plain, data_dir, _bell_wanted(args), rematch=True)
 
 
 async def _join_rematches(node: PeerNode, args: argparse.Namespace, data_dir: Path,
@@ -149,29 +163,14 @@ async def _join_rematches(node: PeerNode, args: argparse.Namespace, data_dir: Pa
         node = await _rematch_peer(node, prev)  # (through a wormhole: once the game ended)
         task = node.start()
         try:
-            lobby = JoinLobby(node, known=known)
-            if args.plain:
-                ok = await plain_lobby(lobby, node.started_evt, task, host=False)
-            else:
-                from splitnet.ui.tui import run_lobby
-
-                lobby_task = asyncio.create_task(run_lobby(lobby, title="splitnet — rematch"))
-                try:
-                    await asyncio.wait([lobby_task, task],
-                                       return_when=asyncio.FIRST_COMPLETED)
-                    ok = lobby_task.done() and lobby_task.result()
-                finally:
-                    await stop(lobby_task)
+            ok = await _lobby(JoinLobby(node, known=known), task, args.plain,
+                              "splitnet — rematch")
             if not ok and node.table is None and not task.done():
                 await node.decline(f"{node.name} left")  # the player left: no rematch
             if not ok or not await _wait_start(node, task, report=False):
                 _no_rematch(node)
                 return rc
-            assert node.table is not None
-            _remember_players(known, node.table)
-            session = _human_session(node, task)
-            rc, wanted = await _front_end(session, args.plain, data_dir, _bell_wanted(args),
-                                          rematch=True)
+            rc, wanted = await _play(node, task, args, data_dir, known)
             if wanted:
                 await _game_ended(node)
         finally:

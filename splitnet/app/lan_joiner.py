@@ -24,7 +24,7 @@ from splitnet.app.lan_common import (
 )
 from splitnet.app.lan_invite import _wormhole_peer
 from splitnet.app.lan_session import LAN_PARTS
-from splitnet.net.addrs import parse_addr
+from splitnet.net.addrs import host_port, parse_addr
 from splitnet.net.config import NetSettings, is_wormhole_code
 from splitnet.net.links import node_wrap
 from splitnet.net.peer import PeerNode
@@ -66,7 +66,7 @@ def join_choice(addr: str | None, new: bool, games: list[GameMeta], *,
         except ValueError:
             return JoinChoice(addr)  # (the node says what is wrong with it)
         for m in lan:
-            if m.host == _host_port(host, port):
+            if m.host == host_port(host, port):
                 return JoinChoice(addr, m, _resuming(m, m.host))
     if not guess or not lan:
         return JoinChoice(addr)
@@ -74,14 +74,17 @@ def join_choice(addr: str | None, new: bool, games: list[GameMeta], *,
         return JoinChoice(addr, several=lan)
     m = lan[0]
     try:
-        target = m.host if addr is None else _host_port(*parse_addr(addr, m.port))
+        target = m.host if addr is None else host_port(*parse_addr(addr, m.port))
     except ValueError:
         return JoinChoice(addr)
     return JoinChoice(target, m, _resuming(m, target))
 
 
-def _host_port(host: str, port: int) -> str:
-    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+def _at_this_address(args: argparse.Namespace, data_dir: Path) -> JoinChoice:
+    """The unfinished game this data dir joined at this very address (``args.addr``), to
+    resume unless ``--new`` — no guess at another (:func:`join_choice`, ``guess=False``)."""
+    return join_choice(args.addr, args.new,
+                       unfinished_games(data_dir, "peer", skip_damaged=args.new), guess=False)
 
 
 def _resuming(m: GameMeta, target: str) -> str:
@@ -136,7 +139,7 @@ async def _over_here(args: argparse.Namespace, data_dir: Path, identity: Identit
         host, port = parse_addr(choice.addr)
     except ValueError:
         return None  # (the node says what is wrong with it)
-    where = _host_port(host, port)
+    where = host_port(host, port)
     done = [m for m in saved_games(data_dir, "peer", finished=True, skip_damaged=True)
             if m.host == where]
     if not done or await _answers(host, port, net.connect_timeout):
@@ -183,23 +186,17 @@ async def _answers(host: str, port: int, timeout: float) -> bool:
 
 def _peer_node(args: argparse.Namespace, data_dir: Path, identity: Identity,
                net: NetSettings, seed_maker: SeedMaker | None, *,
-               show_words: bool, retyped: bool = False,
-               choice: JoinChoice | None = None,
-               leaves_after: bool = False,
-               parts: TableParts) -> tuple[PeerNode, bool]:
-    """The joiner's node: resumes the unfinished game ``choice`` names (by default: the
-    one joined at this very address, if there is one; :func:`join_choice`) with the code kept
-    from the first time, else asks for the code. Also: was the code typed at the prompt
-    (then a wrong one may be asked for again)? ``leaves_after``: no rematch will follow
-    here, and the node tells the host as its game ends (NETWORK.md §13)."""
+               show_words: bool, retyped: bool = False, choice: JoinChoice,
+               leaves_after: bool = False, parts: TableParts) -> tuple[PeerNode, bool]:
+    """The joiner's node: resumes the unfinished game ``choice`` names (if any;
+    :func:`join_choice`) with the code kept from the first time, else asks for the code.
+    Also: was the code typed at the prompt (then a wrong one may be asked for again)?
+    ``leaves_after``: no rematch will follow here, and the node tells the host as its
+    game ends (NETWORK.md §13)."""
     if is_wormhole_code(args.addr):
         return _wormhole_peer(args, data_dir, identity, net, seed_maker,
                               show_words=show_words, parts=parts,
                               leaves_after=leaves_after), False
-    if choice is None:  # (a bot: the game joined at this very address)
-        choice = join_choice(args.addr, args.new,
-                             unfinished_games(data_dir, "peer", skip_damaged=args.new),
-                             guess=False)
     try:
         host, port = parse_addr(choice.addr or "")
     except ValueError as e:

@@ -33,10 +33,7 @@ async def _front_end(session: AnySession, plain: bool, data_dir: Path,
         else:
             assert isinstance(session, SplitoNetSession)
             rc, wanted = await _splito_front_end(session, plain, bell, rematch=offered)
-        if wanted and _finished_game(session.table) is None:
-            print("No rematch after a game that stopped early.", flush=True)
-            wanted = False
-        return rc, wanted
+        return rc, _rematch_if_over(session, wanted)
     session = cast(NetSession, session)  # (any other game's table is Split's)
     if plain:
         from splitnet.ui.plain import run_plain
@@ -62,11 +59,16 @@ async def _front_end(session: AnySession, plain: bool, data_dir: Path,
                "`splitnet join` with it")
     outcome = await run_tui(session, bell=bell, rejoin=again, another=another, **offer)
     rc = _print_result(session, rejoin=again)
-    wanted = rematch and outcome == "rematch"
+    return rc, _rematch_if_over(session, rematch and outcome == "rematch")
+
+
+def _rematch_if_over(session: AnySession, wanted: bool) -> bool:
+    """The rematch a person asked for at the end screen (``wanted``), if the game is one
+    a rematch may follow: else they are told so."""
     if wanted and _finished_game(session.table) is None:
         print("No rematch after a game that stopped early.", flush=True)
-        wanted = False
-    return rc, wanted
+        return False
+    return wanted
 
 
 async def _splito_front_end(session: SplitoNetSession, plain: bool, bell: bool, *,

@@ -83,4 +83,10 @@ def join_addresses(bind: str, port: int) -> list[str]:
         addrs = local_addresses()
     else:
         addrs = [bind]
-    return [f"[{a}]:{port}" if ":" in a else f"{a}:{port}" for a in addrs]
+    return [host_port(a, port) for a in addrs]
+
+
+def host_port(host: str, port: int) -> str:
+    """``HOST:PORT``, an IPv6 address in brackets (``[::1]:7420``), as :func:`parse_addr`
+    reads it back."""
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
