@@ -56,6 +56,8 @@ from splitnet.session.identity import Identity
 
 
 async def bot_main(args: argparse.Namespace, parts: TableParts = LAN_PARTS) -> int:
+    """``splitnet bot``: a bot's seat at the host's game (and, with ``--rematch``, at
+    each rematch it offers); its name, without ``--name``, follows from its key."""
     data_dir = _data_dir(args)
     net = _net_settings(args.net_timing)
     _check_servers(args, net, data_dir)

@@ -76,6 +76,7 @@ from splitnet.ui.lobby import HostLobby, plain_lobby
 
 
 async def host_main(args: argparse.Namespace, parts: TableParts = LAN_PARTS) -> int:
+    """``splitnet host``: the exit status of its last game (1: none was played)."""
     if not (args.plain or args.play_as_bot):
         need_terminal("host")
     data_dir = _data_dir(args)

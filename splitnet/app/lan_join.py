@@ -56,6 +56,9 @@ from splitnet.ui.lobby import JoinLobby, plain_lobby
 
 
 async def join_main(args: argparse.Namespace, parts: TableParts = LAN_PARTS) -> int:
+    """``splitnet join``: the game to join or resume (asked for when there are several,
+    picked from the LAN's without an address), its lobby, the game and its rematches;
+    the join code asked again after a typo, :data:`MAX_CODE_PROMPTS` times at most."""
     if not args.plain:
         need_terminal("join")
     data_dir = _data_dir(args)
