@@ -105,7 +105,7 @@ def test_a_lan_seat_runs_a_registered_games_own_table_and_warns_of_an_unconfirme
     from dataclasses import replace
     from types import SimpleNamespace
 
-    from splitnet.app import lan
+    from splitnet.app import lan_table as lan  # (_front_end; _print_result it imports)
 
     asked: list[tuple[bool, bool, str | None]] = []
 
