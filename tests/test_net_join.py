@@ -44,6 +44,7 @@ from splitnet.ui.lobby import HostLobby, JoinLobby
 from splitnet.ui.tui.lobby import LobbyScreen
 from tests import forked_cli
 from tests.test_net_game import TIMEOUT, Proc, game_file, host_port_and_code, wait_until
+from tests.virtual_time import VirtualLoop, virtual_time
 
 LOOPBACK = ["127.0.0.1"]
 HOST = ("host", "--port", "0", "--bind", "127.0.0.1", "--play-as-bot", "heuristic",
@@ -519,3 +520,27 @@ def test_the_join_command_with_several_unfinished_games_asks_which(
     answers = iter(["n"])  # another game: look for one on the LAN
     monkeypatch.setattr("builtins.input", lambda prompt: next(answers))
     assert netrun.pick_unfinished(choice, data) == netrun.JoinChoice(None)
+
+
+@pytest.mark.parametrize(("host", "saved"), [("127.0.0.1", "127.0.0.1"), ("::1", "[::1]")])
+@virtual_time
+async def test_a_joiner_saves_its_hosts_address_as_join_reads_it_back(
+        tmp_path: Path, clock: VirtualLoop, host: str, saved: str) -> None:
+    """The address a joiner keeps with its game is ``HOST:PORT`` as ``splitnet join``
+    compares and parses it (an IPv6 host in brackets): so running the same command at
+    that address again resumes the game ("the game joined at this very address"). It
+    was saved without the brackets, which never matched."""
+    from tests.test_attacks_net import Lan, net
+
+    def make(seat: int, name: str, port: int, connect: object) -> PeerNode:
+        return PeerNode(Identity.generate(), tmp_path / f"p{seat}", name, host, port,
+                        net(), connect=connect)  # type: ignore[arg-type]
+    lan = await Lan.start(tmp_path, make_peer=make)
+    try:
+        for seat in (1, 2):
+            metas = unfinished_games(tmp_path / f"p{seat}", "peer")
+            assert [m.host for m in metas] == [f"{saved}:{lan.host.port}"]
+            choice = netrun.join_choice(f"{saved}:{lan.host.port}", False, metas)
+            assert choice.meta == metas[0], choice
+    finally:
+        await lan.close()

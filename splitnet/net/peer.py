@@ -17,6 +17,7 @@ from typing import Any, Final, NoReturn
 from splitnet.durable import open_private
 from splitnet.game.rematch import PreviousGame, Rematch, RematchError
 from splitnet.game.table import GameError, PledgeRefused
+from splitnet.net.addrs import host_port
 from splitnet.net.config import EvidenceBudget, NetSettings
 from splitnet.net.frames import Ack as AckFrame
 from splitnet.net.frames import (
@@ -988,7 +989,7 @@ class PeerNode:
         table = self.table
         table.files.save_meta(meta_now(game_id=table.game_id.hex(), role="peer",
                                        seat=table.seat, name=self.name,
-                                       host=f"{self.host}:{self.port}", port=self.port,
+                                       host=host_port(self.host, self.port), port=self.port,
                                        code=self.code))
         _log.info("game %s started: seat %d of %s", table.game_id.hex(), table.seat,
                   ", ".join(table.names))
