@@ -60,9 +60,11 @@ cards and the hands it held (R8; S7: Splito's passed hands) — computed from an
 observer core (seat None) that reads the same log; for the adversary, also what it could
 read with everything it saw besides its core (a Splito complaint's key used on every box
 sealed to the complainer and as the complainer's share of every card; a Split draw share
-it dropped). The properties checked per game:
+it dropped). So is a **watcher** — a core of no seat fed the log alone, what ``splitnet
+verify`` and a spectator hold: it may read the public cards only (and what the adversary
+shows of its own hand). The properties checked per game:
 
-    knowledge     no seat reads a slot beyond its entitlement (R8, S7)
+    knowledge     no seat, and no watcher, reads a slot beyond its entitlement (R8, S7)
     naming        no honest seat is named by a verdict or a refusal — except the host's
                   word: a ``timeout`` of a seat the adversary host itself did not wait for
                   (SECURITY.md §4; the victim's node names the host, NETWORK.md §7)
@@ -168,6 +170,8 @@ DEFAULT_WEIGHTS: dict[str, float] = {"drop": 1, "delay": 2, "reorder": 2, "subst
 #: host's own move, which changes the game most, is the usual fork
 _FORK_ELSEWHERE = 0.1
 LIMITS = Limits()
+#: the oracle's name for a watcher: a core of no seat fed the log (SECURITY.md §7)
+WATCHER = -1
 #: kinds after which the oracle looks again (what can change what a seat reads)
 _SEEN = {"shares", "reveal", "deal", "pass", "complain", "abandon"}
 #: violations of a finding already reported and not yet fixed (module docstring,
@@ -819,7 +823,8 @@ class Simulation:
         if not bad:
             return
         self._reported[key] |= bad
-        who = f"seat {seat}{' (adversary)' if seat == self.adv else ''}"
+        who = ("a watcher (no seat, the log alone)" if seat == WATCHER
+               else f"seat {seat}{' (adversary)' if seat == self.adv else ''}")
         if not self.forked:
             self.violation("knowledge", f"{who} reads {what} {sorted(bad)}")
             return
@@ -913,6 +918,14 @@ class Simulation:
                 self._knowledge(s, known - may, obs.engine.hands,
                                 f"round {r.number}'s slots (R8: neither public nor ever in "
                                 "its hand)")
+        # a watcher: the log alone, no seat (what `splitnet verify` and a spectator
+        # hold) reads what is public, and what the adversary shows of its own hand
+        watch = r.public | held[self.adv]
+        if r.draw is not None and r.draw[0] in obs.open_seats:
+            watch = watch | {r.draw[1]}
+        if not (seen := r.deck.known_slots()) <= watch:
+            self._knowledge(WATCHER, seen - watch, obs.engine.hands,
+                            f"round {r.number}'s slots (R8: not public)")
 
     def _split_void_rounds(self) -> None:
         """R8.6: a void deal's openings show the present seats' cards, never the leaver's
@@ -958,6 +971,9 @@ class Simulation:
             if not known <= may:
                 self._knowledge(s, known - may, eng.hands,
                                 "card slots (S7: neither played nor in a hand it held)")
+        watch = {j for j in range(eng.dealt) if j in public or j in eng.held[self.adv]}
+        if not (seen := obs.cards.known_slots()) <= watch:  # a watcher: the log alone
+            self._knowledge(WATCHER, seen - watch, eng.hands, "card slots (S7: not public)")
 
     def _with_keys(self, core: SplitoCore) -> Any:
         """What the adversary reads with every complaint key it saw: each box sealed to

@@ -57,6 +57,26 @@ def test_a_seeded_adversarial_run_finds_no_violation(game: str, proofs: bool, si
                for r in reports), [r.describe() for r in reports]
 
 
+@pytest.mark.parametrize("game", ["split", "splito"])
+def test_the_oracle_catches_a_watcher_that_reads_a_hidden_card(
+        game: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A watcher (the log alone, no seat) is held to what is public at every entry
+    (R8, S7; the watch issue): made to read a card nobody may — the deck's last slot, the
+    bottom of the pile — the oracle names it, and nobody else."""
+    from splitnet.crypto.deck import DeckRound
+
+    real = DeckRound.known_slots
+
+    def leaky(self: DeckRound) -> set[int]:
+        known = real(self)
+        return known | {self.size - 1} if self.seat is None and known else known
+
+    monkeypatch.setattr(DeckRound, "known_slots", leaky)
+    report = play_game(0, 2026, Config(game=game, side="guest", rate=(0.0, 0.0)))
+    found = [str(v) for v in report.violations]
+    assert found and all("a watcher (no seat, the log alone) reads" in v for v in found), found
+
+
 def test_the_oracle_catches_the_splito_complaint_oracle_when_the_pok_check_is_off(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Rows 90–92's attack, found by the simulator itself: with every peer's check of a
