@@ -239,7 +239,7 @@ def test_the_host_game_machine_orders_only_when_every_seat_is_back() -> None:
 
 
 @pytest.mark.parametrize("module", [machine, lobby_state, conn_state, join_state,
-                                    game_state, waits])
+                                    game_state, waits])  # (waits: its Countdown too)
 def test_the_machines_doctests(module: Any) -> None:
     failed, tried = doctest.testmod(module)
     assert tried > 0 and failed == 0

@@ -25,7 +25,7 @@ from splitnet.durable import open_private
 from splitnet.errors import SplitnetError
 from splitnet.game.rematch import PreviousGame, Rematch
 from splitnet.game.table import PledgeRefused
-from splitnet.net.config import EvidenceBudget, NetSettings, clock_step
+from splitnet.net.config import EvidenceBudget, NetSettings
 from splitnet.net.conn_state import ConnEvent, ConnMachine, ConnState
 from splitnet.net.frames import (
     Ack,
@@ -66,7 +66,7 @@ from splitnet.net.store import (
     sync_final_acks,
 )
 from splitnet.net.table import SPLIT, GameChoice, SeedMaker, Table, TableParts, choice_of
-from splitnet.net.waits import SeatWatch
+from splitnet.net.waits import Countdown, SeatWatch
 from splitnet.net.wire import (
     NET_PROTOCOL,
     Channel,
@@ -216,13 +216,11 @@ class HostNode:
         self.epoch = 0
         self.net_status: str | None = None
         self.fatal: str | None = None
-        #: since when the host waits for some seat's accept of the header (its clock
-        #: for calling the game off, :meth:`_check_accepts`)
-        self._accepts_since: float | None = None
+        #: the host's wait for every seat's accept of the header (its clock for
+        #: calling the game off, :meth:`_check_accepts`)
+        self._accepts = Countdown()
         #: the time of the last heartbeat (a much later one: the program was not running)
         self._last_beat: float | None = None
-        #: the rematch lobby's time left as last told the joiners (``clock``, 15 s steps)
-        self._clock_told: int | None = None
         #: why the host called its game off (:meth:`call_off`), told to every seat
         self.called_off_why = ""
         self.done = asyncio.Event()
@@ -246,7 +244,7 @@ class HostNode:
         self.offer: Rematch | None = None
         self.agreed: set[int] = set()
         self.no_rematch: str | None = None
-        self._offered_at: float | None = None  # (on the host's clock, from its listen)
+        self._offer_wait = Countdown()  # (on the host's clock, from its listen)
         #: set before this game ends, when the host knows it will offer no rematch of it
         #: (a bot host whose ``--rematches`` are spent): each seat is told so before the
         #: host's bye (§13)
@@ -275,8 +273,8 @@ class HostNode:
         listen = transport or self._tcp_listen
         self.server, self.port = await listen(self.serve_channel, bind, port)
         self.bind = bind
-        if self.rematch_of is not None and self._offered_at is None:
-            self._offered_at = self._now()  # the rematch lobby's wait starts (§13)
+        if self.rematch_of is not None:
+            self._offer_wait.start(self._now())  # the rematch lobby's wait starts (§13)
         self._spawn(self._heartbeat())
         return self.port
 
@@ -601,11 +599,11 @@ class HostNode:
 
     def rematch_left(self) -> float | None:
         """Seconds the rematch lobby still waits for every yes (None: not one, or over)."""
-        if self.rematch_of is None or self._offered_at is None or self.table is not None:
+        if self.rematch_of is None or self.table is not None:
             return None
         if not self.lobby.can(LobbyEvent.CLOSE):
             return None
-        return max(0.0, self._offered_at + self.net.rematch_wait - self._now())
+        return self._offer_wait.left(self._now(), self.net.rematch_wait)
 
     def end_rematch(self, why: str, *, gone: Collection[int] = (),
                     by_host: bool = False) -> None:
@@ -1208,32 +1206,29 @@ class HostNode:
         for c in self.all_conns:
             c.last_heard = max(c.last_heard, now)
         self.watch.restart(now)
-        if self._accepts_since is not None:
-            self._accepts_since = now
-        if self._offered_at is not None:
-            self._offered_at += gap
+        self._accepts.restart(now)
+        self._offer_wait.shift(gap)
 
     def _rematch_beat(self, now: float) -> None:
         """The rematch lobby's heartbeat: a seat that left after the game and is not
         back ends it at once; every yes not in within ``rematch_wait`` ends it; else its
         screens are told the time left."""
         prev = self.rematch_of
-        assert prev is not None and self._offered_at is not None
+        assert prev is not None and self._offer_wait.since is not None
         here = {prev.seat_of(m.key) for m in self.members}
         gone = sorted(s for s in self.left_after if s not in here)
         if gone:
             names = [prev.header.players[s].name for s in gone]
             self.end_rematch(f"no rematch: {', '.join(names)} left after the game",
                              gone=gone)
-        elif now - self._offered_at > self.net.rematch_wait:
+        elif self._offer_wait.over(now, self.net.rematch_wait):
             late = [p.name for p in prev.header.players if p.seat not in self.agreed]
             self.end_rematch(f"no rematch: {', '.join(late)} did not agree within "
                              f"{self.net.rematch_wait:g} s")
         else:
             left = self.rematch_left()
-            step = None if left is None else clock_step(left)
-            if step != self._clock_told:  # the joiners' screens show it in these steps
-                self._clock_told = step
+            # the joiners' screens show it in steps
+            if self._offer_wait.step_changed(now, self.net.rematch_wait):
                 for m in self.members:
                     if m.conn is not None and left is not None:
                         m.conn.send(Clock(math.ceil(left)))
@@ -1247,17 +1242,14 @@ class HostNode:
         waits for ever for a seat that never takes its place."""
         table = self.table
         if table is None or table.started or self.game.final:
-            self._accepts_since = None
+            self._accepts.stop()
             return False
-        if self._accepts_since is None:
-            # its first heartbeat after the start, or after a restart (every seat gets the
-            # whole wait again): never sooner than a joiner saw the header
-            self._accepts_since = now
+        # from its first heartbeat after the start, or after a restart (every seat gets
+        # the whole wait again): never sooner than a joiner saw the header
+        self._accepts.start(now)
         wait = self._accept_wait(table)
-        if now - self._accepts_since <= wait:
-            step = clock_step(self._accepts_since + wait - now)
-            if step != self._clock_told:  # (the screens show the time left in steps)
-                self._clock_told = step
+        if not self._accepts.over(now, wait):
+            if self._accepts.step_changed(now, wait):  # (the screens show it in steps)
                 self._changed()
             return False
         missing = [table.names[s] for s in range(table.n) if s not in table.log.accepted]
@@ -1268,10 +1260,9 @@ class HostNode:
         """Seconds before the host calls off the game some seat has not accepted yet
         (:meth:`_check_accepts`); None when every seat has, or there is no game."""
         table = self.table
-        if (table is None or table.started or self.game.final
-                or self._accepts_since is None):
+        if table is None or table.started or self.game.final:
             return None
-        return max(0.0, self._accepts_since + self._accept_wait(table) - self._now())
+        return self._accepts.left(self._now(), self._accept_wait(table))
 
     def _accept_wait(self, table: Table) -> float:
         """How long an accept may be missing before the game is called off: this host's

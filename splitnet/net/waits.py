@@ -61,6 +61,59 @@ PRESENCE_TABLE: Final[Mapping[tuple[Presence, PresenceEvent], Presence]] = {
 }
 
 
+class Countdown:
+    """A bounded wait whose time left the screens show in steps (:func:`clock_step`): the
+    accepts a host waits for before it calls a game off (NETWORK.md §4), a rematch
+    lobby's wait for every yes (§13). ``since`` None: not running.
+
+    >>> c = Countdown()
+    >>> c.start(100.0); c.start(105.0)  # (started once: a later start changes nothing)
+    >>> c.left(130.0, 60.0), c.over(160.0, 60.0), c.over(160.5, 60.0)
+    (30.0, False, True)
+    >>> c.step_changed(130.0, 60.0), c.step_changed(131.0, 60.0)  # told once per step
+    (True, False)
+    >>> c.shift(20.0); c.left(130.0, 60.0)  # the program was away 20 s: the wait moves
+    50.0
+    """
+
+    def __init__(self) -> None:
+        self.since: float | None = None
+        self._told: int | None = None
+
+    def start(self, now: float) -> None:
+        if self.since is None:
+            self.since = now
+
+    def stop(self) -> None:
+        self.since = None
+
+    def restart(self, now: float) -> None:
+        """The whole wait again from ``now`` (if it runs)."""
+        if self.since is not None:
+            self.since = now
+
+    def shift(self, gap: float) -> None:
+        """The wait moves by ``gap`` s (the program was not running that long)."""
+        if self.since is not None:
+            self.since += gap
+
+    def left(self, now: float, wait: float) -> float | None:
+        return None if self.since is None else max(0.0, self.since + wait - now)
+
+    def over(self, now: float, wait: float) -> bool:
+        return self.since is not None and now - self.since > wait
+
+    def step_changed(self, now: float, wait: float) -> bool:
+        """Is the time left in another step than the screens were last told (then they
+        are told now)?"""
+        left = self.left(now, wait)
+        step = None if left is None else clock_step(left)
+        if step == self._told:
+            return False
+        self._told = step
+        return True
+
+
 class WaitView(Protocol):
     """What the watch asks of the game's core (:class:`~splitnet.game.table.NetCore`)."""
 
