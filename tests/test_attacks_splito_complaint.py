@@ -20,6 +20,7 @@ import pytest
 from splitnet.crypto import group
 from splitnet.game.splito_core import Sealed, SplitoCore, Stage, pass_pok, pass_scalar
 from splitnet.game.table import GameError
+from tests.forks import fork
 from tests.test_splito_fair import Game, bots, new_game, run_until
 
 SENDER, VICTIM, OTHER = 0, 2, 1  # at 4 seats, after turn 2: 0 → 2; after turn 1: 1 → 2
@@ -31,7 +32,10 @@ def _second_pass_phase(g: Game) -> bool:
             and not any(s.turn == 2 and s.frm == SENDER for s in core.sealed))
 
 
-def _game_at_second_pass() -> tuple[Game, dict[str, Any], Sealed]:
+Position = tuple[Game, dict[str, Any], Sealed]
+
+
+def _build_second_pass() -> Position:
     """A 4-seat game where seat 0 owes its pass to seat 2 after turn 2; seat 2 holds the
     box seat 1 sealed to it after turn 1 (the hand dealt to seat 1, which seat 0 has
     never held)."""
@@ -42,6 +46,25 @@ def _game_at_second_pass() -> tuple[Game, dict[str, Any], Sealed]:
     earlier = next(s for s in game.cores[SENDER].sealed
                    if s.frm == OTHER and s.to == VICTIM and s.turn == 1)
     return game, honest, earlier
+
+
+@pytest.fixture(scope="module")
+def _second_pass_once() -> Position:
+    """The position, played once for the module (1.7 s of CPU): each test gets a copy."""
+    return _build_second_pass()
+
+
+@pytest.fixture
+def at_second_pass(_second_pass_once: Position) -> Iterator[Position]:
+    """A copy of the position of its own for one test; afterwards the module's original
+    is checked untouched (its records and every core's state), so no test sees another's
+    moves."""
+    from tests.test_canonical_ints import fingerprint
+
+    game = _second_pass_once[0]
+    records, cores = game.log.records(), [fingerprint(c) for c in game.cores]
+    yield fork(game, _second_pass_once)
+    assert game.log.records() == records and [fingerprint(c) for c in game.cores] == cores
 
 
 def _junk_box(honest: dict[str, Any]) -> bytes:
@@ -69,11 +92,11 @@ def _pok_switched_off(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_without_the_pok_check_a_complaint_would_give_away_a_hand_never_held(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch: pytest.MonkeyPatch, at_second_pass: Position) -> None:
     """The attack is real: with the check of the pass's pok off (the protocol before it),
     seat 0 reads the hand dealt to seat 1 from seat 2's honest complaint."""
     _pok_switched_off(monkeypatch)
-    game, honest, earlier = _game_at_second_pass()
+    game, honest, earlier = at_second_pass
     game.send(SENDER, "pass", {**honest, "eph": earlier.eph, "box": _junk_box(honest)})
     victim = game.cores[VICTIM]
     assert victim.bad_box is not None
@@ -116,12 +139,12 @@ def _forged_bodies(game: Game, honest: dict[str, Any], earlier: Sealed
 
 @pytest.mark.parametrize("which", range(5))
 def test_a_pass_whose_eph_its_sender_cannot_prove_is_refused_and_no_complaint_follows(
-        which: int) -> None:
+        which: int, at_second_pass: Position) -> None:
     """Row 90: every R the sender does not know the logarithm of — another box's eph
     (with its pok or the sender's), R* + a·G, a card's c1 — is refused naming the sender
     before any peer applies it; seat 2 complains about nothing and reads its hand when
     the true pass comes."""
-    game, honest, earlier = _game_at_second_pass()
+    game, honest, earlier = at_second_pass
     name, body = list(_forged_bodies(game, honest, earlier))[which]
     _refused(game, body)
     game.send(SENDER, "pass", honest)
@@ -129,10 +152,11 @@ def test_a_pass_whose_eph_its_sender_cannot_prove_is_refused_and_no_complaint_fo
     assert game.finished and game.verdict is None, name
 
 
-def test_a_bad_box_with_a_true_pok_convicts_its_sender_and_the_key_shown_was_its_own() -> None:
+def test_a_bad_box_with_a_true_pok_convicts_its_sender_and_the_key_shown_was_its_own(
+        at_second_pass: Position) -> None:
     """Row 91: the complaint still convicts a sender whose box does not open — and the K it
     shows is e·Y_r, which the sender could compute itself: the complaint tells it nothing."""
-    game, honest, _ = _game_at_second_pass()
+    game, honest, _ = at_second_pass
     game.send(SENDER, "pass", {**honest, "box": _junk_box(honest)})
     victim = game.cores[VICTIM]
     complaint = dict(next(b for k, b in victim.outbox() if k == "complain"))
@@ -145,10 +169,11 @@ def test_a_bad_box_with_a_true_pok_convicts_its_sender_and_the_key_shown_was_its
     assert game.verdict is not None and game.verdict.seat == SENDER
 
 
-def test_a_host_that_orders_a_pass_with_a_false_pok_is_caught_by_every_peer() -> None:
+def test_a_host_that_orders_a_pass_with_a_false_pok_is_caught_by_every_peer(
+        at_second_pass: Position) -> None:
     """Row 92: a host ordering blindly (or forging its own pass) gets the entry refused by
     every other peer's core, naming the sender; nothing is applied."""
-    game, honest, earlier = _game_at_second_pass()
+    game, honest, earlier = at_second_pass
     bad = {**honest, "eph": earlier.eph, "box": _junk_box(honest)}
     core: SplitoCore = game.cores[VICTIM]
     with pytest.raises(GameError, match=r"seat 0 at pass: S5\.4: its pok"):
