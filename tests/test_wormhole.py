@@ -1,8 +1,8 @@
 """Internet play through magic-wormhole (splitnet/net/wormhole.py, NETWORK.md §12), on
 loopback: the mailbox server and the transit relay run as processes on free 127.0.0.1
-ports (the mailbox's database in tmp_path), every side uses ``--relay-only`` (no direct
-connection is offered, so every byte goes through the relay), and the relay sits behind a
-forwarder of this test that can cut every connection through it.
+ports (one pair per test process, shared by its tests), every side uses ``--relay-only``
+(no direct connection is offered, so every byte goes through the relay), and the relay
+sits behind a forwarder of each test's own that can cut every connection through it.
 """
 
 from __future__ import annotations
@@ -127,9 +127,12 @@ class Forwarder:
         self.cut()
 
 
-class Servers:
+class ServerProcs:
+    """The mailbox server and the transit relay, as processes on free loopback ports (the
+    mailbox's database and both logs in ``tmp``)."""
+
     def __init__(self, tmp: Path) -> None:
-        self.mailbox_port, relay_port = free_port(), free_port()
+        self.mailbox_port, self.relay_port = free_port(), free_port()
         log = open(tmp / "servers.log", "a")
         self.log = log
         self.procs = [
@@ -137,17 +140,16 @@ class Servers:
                               f"--port=tcp:{self.mailbox_port}:interface=127.0.0.1"],
                              cwd=tmp, stdout=log, stderr=log),
             subprocess.Popen([TWIST, "transitrelay",
-                              f"--port=tcp:{relay_port}:interface=127.0.0.1"],
+                              f"--port=tcp:{self.relay_port}:interface=127.0.0.1"],
                              cwd=tmp, stdout=log, stderr=log),
         ]
         wait_port(self.mailbox_port)
-        wait_port(relay_port)
-        self.relay = Forwarder(relay_port)
-        self.args = ["--mailbox", f"ws://127.0.0.1:{self.mailbox_port}/v1",
-                     "--relay", f"tcp:127.0.0.1:{self.relay.port}", "--relay-only"]
+        wait_port(self.relay_port)
+
+    def running(self) -> bool:
+        return all(p.poll() is None for p in self.procs)
 
     def close(self) -> None:
-        self.relay.close()
         for p in self.procs:
             p.terminate()
         for p in self.procs:
@@ -158,9 +160,41 @@ class Servers:
         self.log.close()
 
 
+class Servers:
+    """What one test talks to: the worker's mailbox server, and the transit relay behind
+    a forwarder of the test's own (its counts and its cuts are this test's alone)."""
+
+    def __init__(self, procs: ServerProcs) -> None:
+        self.procs = procs
+        self.relay = Forwarder(procs.relay_port)
+        self.args = ["--mailbox", f"ws://127.0.0.1:{procs.mailbox_port}/v1",
+                     "--relay", f"tcp:127.0.0.1:{self.relay.port}", "--relay-only"]
+
+    def close(self) -> None:
+        self.relay.close()
+
+
+@pytest.fixture(scope="session")
+def _server_procs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[ServerProcs]]:
+    """One mailbox server and one transit relay per test process, started when a test
+    first needs them (about 0.8 s of CPU and 1-3 s before both listen). Tests sharing
+    them stay apart: the mailbox hands each invitation a nameplate nobody else holds and
+    the words are random, retry and resume codes are derived from those and from each
+    wormhole's own key, and the relay pairs connections by their own handshakes."""
+    held: list[ServerProcs] = []
+    yield held
+    for procs in held:
+        procs.close()
+
+
 @pytest.fixture
-def servers(tmp_path: Path) -> Iterator[Servers]:
-    s = Servers(tmp_path)
+def servers(_server_procs: list[ServerProcs],
+            tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servers]:
+    if not _server_procs or not _server_procs[-1].running():  # first, or one has died
+        if _server_procs:
+            _server_procs.pop().close()
+        _server_procs.append(ServerProcs(tmp_path_factory.mktemp("wormhole-servers")))
+    s = Servers(_server_procs[-1])
     yield s
     s.close()
 
