@@ -93,6 +93,36 @@ def _own_data_dir(tmp_path_factory: pytest.TempPathFactory,
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("xdg-data")))
 
 
+@pytest.fixture
+def each_shuffle_proof_checked_once(monkeypatch: pytest.MonkeyPatch) -> set[tuple[Any, ...]]:
+    """Within one test, a shuffle proof already accepted for exactly these arguments is not
+    checked again (a module opts in with ``pytestmark = pytest.mark.usefixtures(...)``).
+
+    An in-process game has every peer's core check every other seat's hop, and the test
+    then verifies the transcript, which checks each hop once more: the same proof of the
+    same decks, n times or more. Only a success is remembered, keyed by every argument of
+    ``verify_shuffle`` (context, joint key, inputs, outputs, proof, game), so each distinct
+    proof is still checked in full the first time, any hop that differs in a single byte
+    is checked afresh, and a refusal is never remembered; nothing outlives the test. Not
+    for tests about the proof itself or about which peer checks what."""
+    from splitnet.crypto import shuffle_proof
+
+    real = shuffle_proof.verify_shuffle
+    accepted: set[tuple[Any, ...]] = set()
+
+    def verify(context: bytes, pk: bytes, inputs: Any, outputs: Any, proof: bytes, *,
+               context_game: bytes = b"", splitter: Any = None) -> None:
+        key = (context, pk, tuple(map(tuple, inputs)), tuple(map(tuple, outputs)), proof,
+               context_game)
+        if key not in accepted:
+            real(context, pk, inputs, outputs, proof, context_game=context_game,
+                 splitter=splitter)
+            accepted.add(key)
+
+    monkeypatch.setattr(shuffle_proof, "verify_shuffle", verify)
+    return accepted
+
+
 def _ip(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["ip", *args], capture_output=True, text=True, timeout=10)
 

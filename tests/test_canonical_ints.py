@@ -57,37 +57,14 @@ from tests.test_open_hand import abandon_body, at_play_waiting_for
 from tests.virtual_time import VirtualLoop, virtual_time, within
 
 Game = LocalGame[Any]
+#: each Splito case has every peer check the other seats' hops as the game is set up, then
+#: runs verify_records over the same prefix once per field it flips: the same proofs
+pytestmark = pytest.mark.usefixtures("each_shuffle_proof_checked_once")
 #: (the game, the sender, the kind, its honest body) at the moment that message is due
 Case = tuple[Game, int, str, dict[str, Any]]
 
 
 # ------------------------------------------------------------------ helpers
-@pytest.fixture(autouse=True)
-def _each_shuffle_proof_checked_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Within a test, a shuffle proof already accepted for exactly these arguments is not
-    checked again. A test here has each peer's core check the other seats' hops as the
-    game is set up, then runs ``verify_records`` on the same prefix once per field it
-    flips, each verify checking the same hops again: the same bytes, the same verdict.
-    Only a success is remembered, keyed by every argument that makes it, so a proof is
-    still checked the first time it is seen and a changed hop is checked afresh; nothing
-    is kept from one test to the next."""
-    from splitnet.crypto import shuffle_proof
-
-    real = shuffle_proof.verify_shuffle
-    accepted: set[tuple[Any, ...]] = set()
-
-    def verify(context: bytes, pk: bytes, inputs: Any, outputs: Any, proof: bytes, *,
-               context_game: bytes = b"", splitter: Any = None) -> None:
-        key = (context, pk, tuple(map(tuple, inputs)), tuple(map(tuple, outputs)), proof,
-               context_game)
-        if key not in accepted:
-            real(context, pk, inputs, outputs, proof, context_game=context_game,
-                 splitter=splitter)
-            accepted.add(key)
-
-    monkeypatch.setattr(shuffle_proof, "verify_shuffle", verify)
-
-
 _SKIP = {"checker", "_table", "_points", "settings", "_prover", "_verifier", "_splitter",
          "hop_memo", "pledges", "plays", "open_hand", "seeds"}
 

@@ -43,6 +43,10 @@ from tests.test_net_timing import stop
 from tests.virtual_time import VirtualLoop, virtual_time
 
 D = NetSettings()
+#: each peer of a table checks every other seat's hop and verify checks each again: the
+#: same proofs, checked in full once per test (tests/conftest.py); what each peer's
+#: checker is handed is counted by the checker, not by the proof
+pytestmark = pytest.mark.usefixtures("each_shuffle_proof_checked_once")
 
 
 def choice(turn_timeout: int | None = None) -> GameChoice:

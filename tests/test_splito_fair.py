@@ -24,6 +24,9 @@ from splitnet.splito.settings import SplitoSettings
 from splitnet.verify import verify_records
 
 Game = LocalGame[SplitoCore]
+#: every peer checks every other seat's hop and verify checks each once more: the same
+#: proofs, checked in full once per test (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("each_shuffle_proof_checked_once")
 
 
 def new_game(n: int, seed: int = 1, checker: HopChecker | None = None) -> Game:
@@ -127,7 +130,8 @@ def test_the_variant_and_larger_tables_verify_with_s7_knowledge_at_every_entry(n
     of their own (S2.1: 3–8 play the standard game): the same code at sizes in between.
     The peers share one checker, as ``splitnet play``'s do: each seat's hop is checked
     once for the table, not once by each other peer (test_splito_pipeline: where the
-    checks run changes no byte), and verify checks every hop again."""
+    checks run changes no byte), and verify goes through every hop again (its proof,
+    accepted once already for the same bytes, is not computed twice: conftest.py)."""
     assert MAX_PLAYERS == 8  # the deck seats Splito's 2–8 (S2.1)
     checker = InlineChecker(share=True)
     game = new_game(n, seed=20 + n, checker=checker)
