@@ -29,6 +29,11 @@ from tests.test_splito_gone import (
     check_knowledge_gone,
 )
 
+#: every peer checks every other seat's hop and verify checks each again: the same
+#: proofs, checked in full once per test (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("each_shuffle_proof_checked_once")
+
+
 Game = LocalGame[SplitoCore]
 WAIT = Limits().open_hand_after_s
 

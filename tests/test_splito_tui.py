@@ -28,6 +28,10 @@ from splitnet.verify import verify_records
 from tests.splito_helpers import new_game, play
 from tests.test_tui_support import drained, wait_for
 
+#: every peer checks every other seat's hop and verify checks each again: the same
+#: proofs, checked in full once per test (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("each_shuffle_proof_checked_once")
+
 
 class StandIn:
     """A SplitoTableSession over a bare engine (no deck, no peers): seat 0's view is the
