@@ -40,6 +40,11 @@ from splitnet.verify import verify_records
 from tests.test_attacks_net import Lan, _msg_of, net, prefix_verifies
 from tests.virtual_time import VirtualLoop, until, virtual_time, within
 
+#: every peer checks every other seat's hop and verify checks each again: the same
+#: proofs, computed in full once per test (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("each_shuffle_proof_checked_once")
+
+
 Position = tuple[int, int]
 
 

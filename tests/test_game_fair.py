@@ -17,6 +17,10 @@ from splitnet.rules import Discard, DrawPile, Lay, Settings, action_to_dict
 from splitnet.session.transcript import read_transcript
 from splitnet.verify import verify_records
 
+#: every peer checks every other seat's hop and verify checks each again: the same
+#: proofs, computed in full once per test (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("each_shuffle_proof_checked_once")
+
 
 def new_game(n: int, seed: int = 1, proofs: bool = False, transcript: Path | None = None,
              hand_size: int = 9) -> LocalGame:
