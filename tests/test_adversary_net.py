@@ -28,6 +28,11 @@ from tests.net_adversary import GUEST_KINDS, HOST_KINDS, Game, Plan, judge, play
 from tests.test_attacks_net import DroppingHost, Lan, net
 from tests.virtual_time import VirtualLoop, virtual_time
 
+#: every peer checks every other seat's hop and the oracle's verify checks each again:
+#: the same proofs, computed in full once per test (tests/conftest.py); a hop the
+#: adversary changes differs in its arguments and is checked afresh
+pytestmark = pytest.mark.usefixtures("each_shuffle_proof_checked_once")
+
 #: a dishonest host: what kills a guest's copy of the log at once (a frame dropped or out
 #: of order), what does not, and the ways to order a message otherwise
 FATAL = ("drop", "reorder")
