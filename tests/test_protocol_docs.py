@@ -39,6 +39,12 @@ from splitnet.session.transcript import read_transcript
 from splitnet.verify import EXIT_FAILED, EXIT_INCOMPLETE, EXIT_OK, run_verify
 from tests.rules_helpers import faces_for, slot_of
 
+#: the games here are in-process tables, every peer checking every other seat's hop
+#: and verify each again: the same proofs, computed in full once per test
+#: (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("each_shuffle_proof_checked_once")
+
+
 PROTOCOL = Path(__file__).resolve().parent.parent / "protocol"
 
 

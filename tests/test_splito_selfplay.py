@@ -12,6 +12,11 @@ from splitnet.cli import main
 from splitnet.splito.record import check_text
 from splitnet.splito.settings import SplitoSettings
 
+#: the games here are in-process tables, every peer checking every other seat's hop
+#: and verify each again: the same proofs, computed in full once per test
+#: (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("each_shuffle_proof_checked_once")
+
 
 def test_selfplay_splito_writes_a_record_the_referee_accepts(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
