@@ -35,7 +35,7 @@ def _second_pass_phase(g: Game) -> bool:
 Position = tuple[Game, dict[str, Any], Sealed]
 
 
-def _build_second_pass() -> Position:
+def _game_at_second_pass() -> Position:
     """A 4-seat game where seat 0 owes its pass to seat 2 after turn 2; seat 2 holds the
     box seat 1 sealed to it after turn 1 (the hand dealt to seat 1, which seat 0 has
     never held)."""
@@ -51,7 +51,7 @@ def _build_second_pass() -> Position:
 @pytest.fixture(scope="module")
 def _second_pass_once() -> Position:
     """The position, played once for the module (1.7 s of CPU): each test gets a copy."""
-    return _build_second_pass()
+    return _game_at_second_pass()
 
 
 @pytest.fixture
