@@ -43,6 +43,12 @@ from tests.virtual_time import VirtualLoop, until, virtual_time, within
 # ------------------------------------------------------------------ .fork evidence (row 103)
 
 
+#: the games here are in-process tables, every peer checking every other seat's hop
+#: and verify each again: the same proofs, computed in full once per test
+#: (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("each_shuffle_proof_checked_once")
+
+
 def _finished_game(source: RandomSecrets, path: Path) -> list[bytes]:
     """An honest two-seat game to its end, its transcript at ``path``."""
     g = LocalGame(["Host", "Ana"], Settings(rounds=1, hand_size=3), source,
