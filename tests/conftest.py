@@ -24,10 +24,13 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.forks import shuffle_proofs_checked_once
 
 INSIDE = "SPLITNET_TEST_NETNS"  # set in the child: "this process owns its namespace"
 CHILD_TIMEOUT = 180.0  # seconds; a child that runs longer is killed and the test fails
@@ -94,7 +97,7 @@ def _own_data_dir(tmp_path_factory: pytest.TempPathFactory,
 
 
 @pytest.fixture
-def each_shuffle_proof_checked_once(monkeypatch: pytest.MonkeyPatch) -> set[tuple[Any, ...]]:
+def each_shuffle_proof_checked_once() -> Iterator[set[tuple[Any, ...]]]:
     """Within one test, a shuffle proof already accepted for exactly these arguments is not
     checked again (a module opts in with ``pytestmark = pytest.mark.usefixtures(...)``).
 
@@ -105,22 +108,8 @@ def each_shuffle_proof_checked_once(monkeypatch: pytest.MonkeyPatch) -> set[tupl
     proof is still checked in full the first time, any hop that differs in a single byte
     is checked afresh, and a refusal is never remembered; nothing outlives the test. Not
     for tests about the proof itself or about which peer checks what."""
-    from splitnet.crypto import shuffle_proof
-
-    real = shuffle_proof.verify_shuffle
-    accepted: set[tuple[Any, ...]] = set()
-
-    def verify(context: bytes, pk: bytes, inputs: Any, outputs: Any, proof: bytes, *,
-               context_game: bytes = b"", splitter: Any = None) -> None:
-        key = (context, pk, tuple(map(tuple, inputs)), tuple(map(tuple, outputs)), proof,
-               context_game)
-        if key not in accepted:
-            real(context, pk, inputs, outputs, proof, context_game=context_game,
-                 splitter=splitter)
-            accepted.add(key)
-
-    monkeypatch.setattr(shuffle_proof, "verify_shuffle", verify)
-    return accepted
+    with shuffle_proofs_checked_once() as accepted:
+        yield accepted
 
 
 def _ip(*args: str) -> subprocess.CompletedProcess[str]:

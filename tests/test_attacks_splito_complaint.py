@@ -20,7 +20,7 @@ import pytest
 from splitnet.crypto import group
 from splitnet.game.splito_core import Sealed, SplitoCore, Stage, pass_pok, pass_scalar
 from splitnet.game.table import GameError
-from tests.forks import fork
+from tests.forks import fork, shuffle_proofs_checked_once
 from tests.test_splito_fair import Game, bots, new_game, run_until
 
 SENDER, VICTIM, OTHER = 0, 2, 1  # at 4 seats, after turn 2: 0 → 2; after turn 1: 1 → 2
@@ -50,8 +50,10 @@ def _game_at_second_pass() -> Position:
 
 @pytest.fixture(scope="module")
 def _second_pass_once() -> Position:
-    """The position, played once for the module (1.7 s of CPU): each test gets a copy."""
-    return _game_at_second_pass()
+    """The position, played once for the module (1.7 s of CPU): each test gets a copy.
+    Each peer checks every other seat's hop: each proof is computed once (tests/forks.py)."""
+    with shuffle_proofs_checked_once():
+        return _game_at_second_pass()
 
 
 @pytest.fixture
