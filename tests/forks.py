@@ -34,6 +34,18 @@ def fork(game: LocalGame[Any], state: T) -> T:
     return copy.deepcopy(state, memo)
 
 
+def handed_out(game: LocalGame[Any], state: T) -> Iterator[T]:
+    """For a test's fixture over a module's set-up: yields a :func:`fork` of ``state`` for
+    one test; afterwards ``game`` (the original) is checked unchanged — its records and
+    every core's state — so no test sees another's moves."""
+    from tests.test_canonical_ints import fingerprint
+
+    records, cores = game.log.records(), [fingerprint(c) for c in game.cores]
+    yield fork(game, state)
+    assert game.log.records() == records, "a test changed the module's game"
+    assert [fingerprint(c) for c in game.cores] == cores, "a test changed the module's game"
+
+
 @contextlib.contextmanager
 def shuffle_proofs_checked_once() -> Iterator[set[tuple[Any, ...]]]:
     """While it lasts, ``verify_shuffle`` computes a proof only the first time it is given

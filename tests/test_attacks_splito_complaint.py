@@ -20,7 +20,7 @@ import pytest
 from splitnet.crypto import group
 from splitnet.game.splito_core import Sealed, SplitoCore, Stage, pass_pok, pass_scalar
 from splitnet.game.table import GameError
-from tests.forks import fork, shuffle_proofs_checked_once
+from tests.forks import handed_out, shuffle_proofs_checked_once
 from tests.test_splito_fair import Game, bots, new_game, run_until
 
 SENDER, VICTIM, OTHER = 0, 2, 1  # at 4 seats, after turn 2: 0 → 2; after turn 1: 1 → 2
@@ -58,15 +58,9 @@ def _second_pass_once() -> Position:
 
 @pytest.fixture
 def at_second_pass(_second_pass_once: Position) -> Iterator[Position]:
-    """A copy of the position of its own for one test; afterwards the module's original
-    is checked untouched (its records and every core's state), so no test sees another's
-    moves."""
-    from tests.test_canonical_ints import fingerprint
-
-    game = _second_pass_once[0]
-    records, cores = game.log.records(), [fingerprint(c) for c in game.cores]
-    yield fork(game, _second_pass_once)
-    assert game.log.records() == records and [fingerprint(c) for c in game.cores] == cores
+    """A copy of the position of its own for one test (the module's original is checked
+    untouched afterwards)."""
+    yield from handed_out(_second_pass_once[0], _second_pass_once)
 
 
 def _junk_box(honest: dict[str, Any]) -> bytes:
