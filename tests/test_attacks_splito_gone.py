@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -21,6 +21,7 @@ from splitnet.splito.objectives import default_objective_set
 from splitnet.splito.record import check_record
 from splitnet.splito.settings import SplitoSettings
 from splitnet.verify import verify_records
+from tests.forks import handed_out, shuffle_proofs_checked_once
 from tests.test_splito_fair import bots, new_game, reveal_phase, run_until
 from tests.test_splito_gone import (
     _commit_phase,
@@ -87,13 +88,60 @@ def _revealing_with_a_gone_seats_reveal() -> tuple[Game, int, dict[str, Any]]:
     return game, slot, body
 
 
-def test_a_seat_that_left_cannot_reveal_a_card_of_its_set_aside_hand() -> None:
+GoneReveal = tuple[Game, int, dict[str, Any]]
+Proven = frozenset[tuple[Any, ...]]
+
+
+@pytest.fixture(scope="module")
+def _gone_reveal_once() -> tuple[GoneReveal, Proven]:
+    """Played once for the two tests that start there: each gets a copy, and the shuffle
+    proofs its peers checked on the way, so the test's verify does not compute them
+    again (tests/forks.py)."""
+    with shuffle_proofs_checked_once() as proven:
+        return _revealing_with_a_gone_seats_reveal(), frozenset(proven)
+
+
+@pytest.fixture
+def gone_reveal(_gone_reveal_once: tuple[GoneReveal, Proven],
+                each_shuffle_proof_checked_once: set[tuple[Any, ...]]) -> Iterator[GoneReveal]:
+    state, proven = _gone_reveal_once
+    each_shuffle_proof_checked_once.update(proven)
+    yield from handed_out(state[0], state)
+
+
+def _seat_1_gone_in_turn_2() -> Game:
+    """A 5-seat game (seed 21) where seat 1 has just been given up in turn 2's
+    commitments."""
+    game = new_game(5, seed=21)
+    run_until(game, _commit_phase(2))
+    game.silent.add(1)
+    game.abandon(1, WAIT)
+    return game
+
+
+@pytest.fixture(scope="module")
+def _seat_1_gone_once() -> tuple[Game, Proven]:
+    """Played once for the three tests that start there, as :func:`_gone_reveal_once`."""
+    with shuffle_proofs_checked_once() as proven:
+        return _seat_1_gone_in_turn_2(), frozenset(proven)
+
+
+@pytest.fixture
+def seat_1_gone(_seat_1_gone_once: tuple[Game, Proven],
+                each_shuffle_proof_checked_once: set[tuple[Any, ...]]) -> Iterator[Game]:
+    game, proven = _seat_1_gone_once
+    each_shuffle_proof_checked_once.update(proven)
+    yield from handed_out(game, game)
+
+
+def test_a_seat_that_left_cannot_reveal_a_card_of_its_set_aside_hand(
+        gone_reveal: GoneReveal) -> None:
     """S5.7 (1): once gone "no reveal of it is taken". A seat given up (its process back,
     or never gone) signs a reveal of a card of the hand set aside with it, while the
     others' plays are being revealed. It must be refused like its commitment, changing
     nothing: not applied as a verdict that stops everyone's game (a veto on the whole game
     after seeing the others' reveals), and no card of the set-aside hand made public."""
-    game, slot, body = _revealing_with_a_gone_seats_reveal()
+    game, slot, body = gone_reveal
     never_held = [s for s in range(4) if slot not in game.cores[0].engine.held[s]]
     assert never_held
     before = len(game.log.entries)
@@ -111,10 +159,11 @@ def test_a_seat_that_left_cannot_reveal_a_card_of_its_set_aside_hand() -> None:
     _verified(game)
 
 
-def test_a_gone_seats_reveal_ordered_by_a_host_fails_verify_naming_that_seat() -> None:
+def test_a_gone_seats_reveal_ordered_by_a_host_fails_verify_naming_that_seat(
+        gone_reveal: GoneReveal) -> None:
     """The same reveal ordered by a host that checks nothing: every peer refuses it (one
     line naming its signer, S5.7), no peer reads the card, and ``verify`` fails there."""
-    game, slot, body = _revealing_with_a_gone_seats_reveal()
+    game, slot, body = gone_reveal
     for s in (1, 3):  # (the first peer's refusal stops the relay here: check each alone)
         core = game.cores[s]
         with pytest.raises(GameError, match=r"seat 2 at reveal: S5\.7"):
@@ -153,17 +202,15 @@ def test_a_seat_that_left_sends_nothing_and_its_move_or_pass_is_refused() -> Non
 
 
 # ---------------------------------------------------------------------- between turns
-def test_two_seats_gone_in_a_row_the_second_the_forwarder_of_the_firsts_hand() -> None:
+def test_two_seats_gone_in_a_row_the_second_the_forwarder_of_the_firsts_hand(
+        seat_1_gone: Game) -> None:
     """Seat 1 leaves in turn 2; after turn 2 the hand dealt to it is forwarded by seat 2,
     its last holder. The host gives seat 2 up before that pass: refused (nobody else holds
     seat 1's shares of that hand), nothing changes. Once seat 2 has forwarded it, seat 2
     may leave while it still owes the pass of its own hand (seat 3, its last holder,
     forwards it). S7 holds at every entry, the seats that left read nothing new, and the
     game ends verified."""
-    game = new_game(5, seed=21)
-    run_until(game, _commit_phase(2))
-    game.silent.add(1)
-    game.abandon(1, WAIT)
+    game = seat_1_gone
     run_until(game, _pass_stage(2))
     core = game.cores[0]
     assert core._pass_holder[(2, 3)] == 1  # seat 1's hand, forwarded by seat 2
@@ -221,14 +268,12 @@ def test_after_a_pass_already_in_the_leaver_gets_no_second_box_and_nobody_a_stal
     _verified(game)
 
 
-def test_a_forwarder_that_seals_wrong_shares_is_convicted_not_the_seat_that_left() -> None:
+def test_a_forwarder_that_seals_wrong_shares_is_convicted_not_the_seat_that_left(
+        seat_1_gone: Game) -> None:
     """The hand of a seat that left is forwarded by its last holder. If that one seals
     wrong shares, the receiver's complaint convicts the forwarder (it sealed the box) —
     never the seat that left, whose shares were true."""
-    game = new_game(5, seed=21)
-    run_until(game, _commit_phase(2))
-    game.silent.add(1)
-    game.abandon(1, WAIT)
+    game = seat_1_gone
     run_until(game, _pass_stage(2))
     core2 = game.cores[2]
     body = dict(next(b for k, b in core2.outbox() if k == "pass" and b["to"] == 3))
@@ -244,14 +289,12 @@ def test_a_forwarder_that_seals_wrong_shares_is_convicted_not_the_seat_that_left
     assert not v.ok and "(seat 2)" in v.summary
 
 
-def test_after_an_abandonment_every_seat_recognises_its_own_messages_and_no_forged_one() -> None:
+def test_after_an_abandonment_every_seat_recognises_its_own_messages_and_no_forged_one(
+        seat_1_gone: Game) -> None:
     """made_by_us with seats gone: every message a seat still playing makes — a forwarded
     pass included — is its own; the same with another box is not (a host cannot make an
     honest seat look like it forged a pass, nor slip one in its name)."""
-    game = new_game(5, seed=21)
-    run_until(game, _commit_phase(2))
-    game.silent.add(1)
-    game.abandon(1, WAIT)
+    game = seat_1_gone
     forwarded = 0
 
     def check(g: Game) -> None:
