@@ -30,7 +30,7 @@ from typing import Any
 
 import pytest
 
-from tests.forks import shuffle_proofs_checked_once
+from tests.forks import handed_out, shuffle_proofs_checked_once
 
 INSIDE = "SPLITNET_TEST_NETNS"  # set in the child: "this process owns its namespace"
 CHILD_TIMEOUT = 180.0  # seconds; a child that runs longer is killed and the test fails
@@ -110,6 +110,32 @@ def each_shuffle_proof_checked_once() -> Iterator[set[tuple[Any, ...]]]:
     for tests about the proof itself or about which peer checks what."""
     with shuffle_proofs_checked_once() as accepted:
         yield accepted
+
+
+@pytest.fixture(scope="module")
+def _splito_at_play_once() -> tuple[Any, frozenset[tuple[Any, ...]]]:
+    """tests/test_splito_fair.py's ``new_game(3)`` played once per module up to the first
+    moment of play (its keys, both decks' shuffles with proofs and the deal: 0.55 s of
+    CPU), with the shuffle proofs its peers checked on the way. No seat has chosen
+    anything yet, so ``run_until`` from here goes exactly where it goes from the start
+    (its bots first choose in play)."""
+    from splitnet.game.splito_core import Stage
+    from tests.test_splito_fair import new_game, run_until
+
+    with shuffle_proofs_checked_once() as proven:
+        game = new_game(3)
+        run_until(game, lambda g: g.cores[0].stage is Stage.PLAY)
+        return game, frozenset(proven)
+
+
+@pytest.fixture
+def splito_at_play(_splito_at_play_once: tuple[Any, frozenset[tuple[Any, ...]]],
+                   each_shuffle_proof_checked_once: set[tuple[Any, ...]]) -> Iterator[Any]:
+    """A copy of that game of the test's own (the module's is checked untouched after),
+    the proofs checked on the way to it known to the test's memo."""
+    game, proven = _splito_at_play_once
+    each_shuffle_proof_checked_once.update(proven)
+    yield from handed_out(game, game)
 
 
 def _ip(*args: str) -> subprocess.CompletedProcess[str]:

@@ -316,44 +316,49 @@ def splito_game() -> Game:
     return sf.new_game(3)
 
 
+#: the cases due in play start from ``splito_game()`` as played to the first moment of
+#: play, set up once per module (tests/conftest.py ``splito_at_play``): the same game
+Start = Callable[[], Game]
+
+
 def _at(g: Game, stop: Callable[[Game], bool]) -> Game:
     sf.run_until(g, stop)
     return g
 
 
-def _splito_commit() -> Case:
+def _splito_commit(_: Start) -> Case:
     g = splito_game()
     return g, 1, "commit", owed(g, 1, "commit")
 
 
-def _splito_shuffle() -> Case:
+def _splito_shuffle(_: Start) -> Case:
     g = _at(splito_game(), lambda g: g.cores[0].stage is Stage.SHUFFLE_OBJECTIVES)
     return g, 0, "shuffle", owed(g, 0, "shuffle")
 
 
-def _splito_deal() -> Case:
+def _splito_deal(_: Start) -> Case:
     g = _at(splito_game(), lambda g: g.cores[0].stage is Stage.DEAL)
     return g, 1, "deal", owed(g, 1, "deal")
 
 
-def _splito_move() -> Case:
-    g = _at(splito_game(), lambda g: g.cores[0].stage is Stage.PLAY
+def _splito_move(at_play: Start) -> Case:
+    g = _at(at_play(), lambda g: g.cores[0].stage is Stage.PLAY
             and g.cores[0].engine.phase is Phase.COMMIT and not g.cores[0].engine.committed(1))
     return g, 1, "move", {"round": 1, "turn": g.cores[0].engine.turn, "commit": "0" * 64}
 
 
-def _splito_reveal() -> Case:
-    g = _at(splito_game(), sf.reveal_phase(1))
+def _splito_reveal(at_play: Start) -> Case:
+    g = _at(at_play(), sf.reveal_phase(1))
     return g, 1, "reveal", sf._true_reveal(g, 1)
 
 
-def _splito_pass() -> Case:
-    g = _at(splito_game(), sf._pass_phase)
+def _splito_pass(at_play: Start) -> Case:
+    g = _at(at_play(), sf._pass_phase)
     return g, 0, "pass", owed(g, 0, "pass")
 
 
-def _splito_complain() -> Case:
-    g = _at(splito_game(), sf._pass_phase)
+def _splito_complain(at_play: Start) -> Case:
+    g = _at(at_play(), sf._pass_phase)
     body = owed(g, 0, "pass")
     box = bytearray(body["box"])
     box[5] ^= 1  # a wrong share for seat 1, which owes a complaint
@@ -361,18 +366,18 @@ def _splito_complain() -> Case:
     return g, 1, "complain", owed(g, 1, "complain")
 
 
-def _splito_open() -> Case:
-    g = _at(splito_game(), lambda g: g.cores[0].stage is Stage.OPEN)
+def _splito_open(at_play: Start) -> Case:
+    g = _at(at_play(), lambda g: g.cores[0].stage is Stage.OPEN)
     return g, 1, "open", owed(g, 1, "open")
 
 
-def _splito_timeout() -> Case:
+def _splito_timeout(_: Start) -> Case:
     g = splito_game()
     g.send(0, "commit", owed(g, 0, "commit"))  # the game waits for seats 1 and 2
     return g, 0, "timeout", {"round": 1, "seat": 1, "waited": 600}
 
 
-SPLITO_CASES: dict[str, tuple[Callable[[], Case], list[IntPath]]] = {
+SPLITO_CASES: dict[str, tuple[Callable[[Start], Case], list[IntPath]]] = {
     "commit": (_splito_commit, [("round",)]),
     "shuffle": (_splito_shuffle, [("round",)]),
     "deal": (_splito_deal, [("round",), ("central", "slots", "*"), ("hands", "slots", "*")]),
@@ -386,9 +391,10 @@ SPLITO_CASES: dict[str, tuple[Callable[[], Case], list[IntPath]]] = {
 
 
 @pytest.mark.parametrize("case", list(SPLITO_CASES))
-def test_splito_a_bool_in_any_int_field_is_refused_naming_the_sender(case: str) -> None:
+def test_splito_a_bool_in_any_int_field_is_refused_naming_the_sender(
+        case: str, request: pytest.FixtureRequest) -> None:
     make, paths = SPLITO_CASES[case]
-    g, sender, kind, honest = make()
+    g, sender, kind, honest = make(lambda: request.getfixturevalue("splito_at_play"))
     refused_everywhere(g, sender, kind, honest, paths)
 
 

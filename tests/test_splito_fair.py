@@ -7,7 +7,7 @@ real code path (:class:`~splitnet.game.local.LocalGame`, the cores, the signed l
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -22,7 +22,6 @@ from splitnet.splito.engine import Phase, Play
 from splitnet.splito.record import check_record
 from splitnet.splito.settings import SplitoSettings
 from splitnet.verify import verify_records
-from tests.forks import handed_out, shuffle_proofs_checked_once
 
 Game = LocalGame[SplitoCore]
 #: every peer checks every other seat's hop and verify checks each once more: the same
@@ -62,30 +61,6 @@ def run_until(game: Game, stop: Callable[[Game], bool], kind: str = "random",
         assert seat is not None, "nobody owes a message"
         game.play_move(seat, players[seat].choose(game.cores[seat].engine, seat))
     raise AssertionError("state not reached")
-
-
-Proven = frozenset[tuple[Any, ...]]
-
-
-@pytest.fixture(scope="module")
-def _at_play_once() -> tuple[Game, Proven]:
-    """``new_game(3)`` played once for the module up to the first moment of play (its keys,
-    both decks' shuffles and the deal: 0.55 s of CPU), with the shuffle proofs its peers
-    checked on the way. No seat has chosen anything yet, so :func:`run_until` from here
-    goes exactly where it goes from the start (its bots first choose in play)."""
-    with shuffle_proofs_checked_once() as proven:
-        game = new_game(3)
-        run_until(game, lambda g: g.cores[0].stage is Stage.PLAY)
-        return game, frozenset(proven)
-
-
-@pytest.fixture
-def at_play(_at_play_once: tuple[Game, Proven],
-            each_shuffle_proof_checked_once: set[tuple[Any, ...]]) -> Iterator[Game]:
-    """A copy of that game of the test's own (the module's is checked untouched after)."""
-    game, proven = _at_play_once
-    each_shuffle_proof_checked_once.update(proven)
-    yield from handed_out(game, game)
 
 
 def reveal_phase(turn: int) -> Callable[[Game], bool]:
@@ -168,10 +143,10 @@ def test_the_variant_and_larger_tables_verify_with_s7_knowledge_at_every_entry(n
     assert len(v.record["turns"]) == (26 if n == 2 else 13)  # S8.2, S5.1
 
 
-def test_nobody_reads_a_play_before_its_reveal_s7_3(at_play: Game) -> None:
+def test_nobody_reads_a_play_before_its_reveal_s7_3(splito_at_play: Game) -> None:
     """Once every seat has committed, no peer — the host included — can read another
     seat's chosen card: it is in the hand of that seat only, and the commitment hides it."""
-    game = at_play
+    game = splito_at_play
     run_until(game, reveal_phase(1))
     eng = game.cores[0].engine
     for s in range(3):
@@ -191,8 +166,9 @@ def _true_reveal(game: Game, seat: int) -> dict[str, Any]:
     return dict(out[0][1])
 
 
-def test_a_reveal_before_every_commitment_is_refused_naming_the_seat_s7_3(at_play: Game) -> None:
-    game = at_play
+def test_a_reveal_before_every_commitment_is_refused_naming_the_seat_s7_3(
+        splito_at_play: Game) -> None:
+    game = splito_at_play
     run_until(game, lambda g: g.cores[0].stage is Stage.PLAY
               and g.cores[0].engine.committed(1) and not g.cores[0].engine.committed(2))
     core = game.cores[1]
@@ -211,8 +187,9 @@ def test_a_reveal_before_every_commitment_is_refused_naming_the_seat_s7_3(at_pla
     assert "(seat 1)" in line and "S7.3" in line and "before every seat has committed" in line
 
 
-def test_a_reveal_that_does_not_open_its_commitment_convicts_the_seat_s7_3(at_play: Game) -> None:
-    game = at_play
+def test_a_reveal_that_does_not_open_its_commitment_convicts_the_seat_s7_3(
+        splito_at_play: Game) -> None:
+    game = splito_at_play
     run_until(game, reveal_phase(1))
     body = _true_reveal(game, 2)
     body["side"] = "right" if body["side"] == "left" else "left"
@@ -222,8 +199,9 @@ def test_a_reveal_that_does_not_open_its_commitment_convicts_the_seat_s7_3(at_pl
     assert "(seat 2)" in line and "S7.3" in line and "does not open its commitment" in line
 
 
-def test_a_reveal_of_another_card_than_the_slot_holds_convicts_the_seat_s7_3(at_play: Game) -> None:
-    game = at_play
+def test_a_reveal_of_another_card_than_the_slot_holds_convicts_the_seat_s7_3(
+        splito_at_play: Game) -> None:
+    game = splito_at_play
     run_until(game, reveal_phase(1))
     body = _true_reveal(game, 1)
     core = game.cores[1]
@@ -234,10 +212,10 @@ def test_a_reveal_of_another_card_than_the_slot_holds_convicts_the_seat_s7_3(at_
     assert "(seat 1)" in line and "S7.3" in line and "holds" in line
 
 
-def test_an_illegal_revealed_play_convicts_the_seat_s5_2(at_play: Game) -> None:
+def test_an_illegal_revealed_play_convicts_the_seat_s5_2(splito_at_play: Game) -> None:
     """Seat 1 commits to a card already lying in a zone (it can read it: it is public)
     and reveals it with its public share: the card is right, the play is not."""
-    game = at_play
+    game = splito_at_play
     run_until(game, lambda g: g.cores[0].engine.turn == 2 and g.cores[0].stage is Stage.PLAY
               and not g.cores[1].engine.committed(1))
     core = game.cores[1]
@@ -258,8 +236,9 @@ def test_an_illegal_revealed_play_convicts_the_seat_s5_2(at_play: Game) -> None:
     assert "(seat 1)" in line and "S5.2" in line and "is not in the hand" in line
 
 
-def test_a_move_with_the_play_in_clear_or_for_another_turn_is_refused_s7_3(at_play: Game) -> None:
-    game = at_play
+def test_a_move_with_the_play_in_clear_or_for_another_turn_is_refused_s7_3(
+        splito_at_play: Game) -> None:
+    game = splito_at_play
     run_until(game, lambda g: g.cores[0].stage is Stage.PLAY)
     with pytest.raises(GameError, match=r"S7.3: a move is exactly"):
         game.send(1, "move", {"round": 1, "turn": 1, "commit": "0" * 64, "slot": 1})
@@ -273,8 +252,8 @@ def _pass_phase(g: Game) -> bool:
 
 
 def test_a_wrong_pass_is_shown_by_the_receivers_complaint_and_convicts_the_sender_s5_4(
-        at_play: Game) -> None:
-    game = at_play
+        splito_at_play: Game) -> None:
+    game = splito_at_play
     run_until(game, _pass_phase)
     out = game.cores[0].outbox()
     body = dict(next(b for k, b in out if k == "pass"))
@@ -292,8 +271,8 @@ def test_a_wrong_pass_is_shown_by_the_receivers_complaint_and_convicts_the_sende
     assert [e.kind for e in game.log.entries][-1] == "complain"
 
 
-def test_a_false_complaint_is_refused_naming_the_complainer_s5_4(at_play: Game) -> None:
-    game = at_play
+def test_a_false_complaint_is_refused_naming_the_complainer_s5_4(splito_at_play: Game) -> None:
+    game = splito_at_play
     run_until(game, lambda g: g.cores[0].stage is Stage.PLAY and bool(g.cores[0].sealed))
     core = game.cores[1]
     box = next(s for s in core.sealed if s.to == 1)
@@ -305,8 +284,9 @@ def test_a_false_complaint_is_refused_naming_the_complainer_s5_4(at_play: Game) 
         game.send(2, "complain", {**body})
 
 
-def test_a_pass_to_the_wrong_seat_or_of_the_wrong_size_is_refused_s5_4(at_play: Game) -> None:
-    game = at_play
+def test_a_pass_to_the_wrong_seat_or_of_the_wrong_size_is_refused_s5_4(
+        splito_at_play: Game) -> None:
+    game = splito_at_play
     run_until(game, _pass_phase)
     body = dict(next(b for k, b in game.cores[0].outbox() if k == "pass"))
     with pytest.raises(GameError, match=r"seat 0 at pass: S5.4: no pass from seat 0 to 2"):
@@ -317,10 +297,10 @@ def test_a_pass_to_the_wrong_seat_or_of_the_wrong_size_is_refused_s5_4(at_play: 
 
 
 def test_after_a_pass_the_receiver_reads_its_new_hand_and_no_hand_it_has_not_held(
-        at_play: Game) -> None:
+        splito_at_play: Game) -> None:
     """S5.4, S7.2: after the first pass, seat 1 reads the hand dealt to seat 0 — and the
     hand dealt to seat 2 stays unreadable to it until that hand reaches it."""
-    game = at_play
+    game = splito_at_play
     run_until(game, lambda g: g.cores[0].engine.turn == 2 and g.cores[0].stage is Stage.PLAY)
     core = game.cores[1]
     assert core.cards is not None
@@ -342,12 +322,13 @@ def test_verify_refuses_a_splito_header_without_shuffle_proofs() -> None:
         splito_from_header(settings)
 
 
-def test_a_wrong_pass_left_unchallenged_is_caught_by_the_audit_s5_4_s7_5(at_play: Game) -> None:
+def test_a_wrong_pass_left_unchallenged_is_caught_by_the_audit_s5_4_s7_5(
+        splito_at_play: Game) -> None:
     """A receiver that colludes with the sender (it got the true shares another way) makes
     no complaint: the audit, with every seed open, still convicts the sender."""
     import dataclasses
 
-    game = at_play
+    game = splito_at_play
     run_until(game, _pass_phase)
     body = dict(next(b for k, b in game.cores[0].outbox() if k == "pass"))
     box = bytearray(body["box"])
@@ -369,8 +350,9 @@ def test_a_wrong_pass_left_unchallenged_is_caught_by_the_audit_s5_4_s7_5(at_play
     assert [e.kind for e in game.log.entries][-1] == "open"
 
 
-def test_a_seat_that_commits_and_never_reveals_is_timed_out_and_named_s5_6(at_play: Game) -> None:
-    game = at_play
+def test_a_seat_that_commits_and_never_reveals_is_timed_out_and_named_s5_6(
+        splito_at_play: Game) -> None:
+    game = splito_at_play
     run_until(game, lambda g: g.cores[0].stage is Stage.PLAY
               and g.cores[0].engine.committed(1) and not g.cores[0].engine.committed(2))
     with pytest.raises(GameError, match=r"a false timeout: the game does not wait for seat 1"):
@@ -384,8 +366,9 @@ def test_a_seat_that_commits_and_never_reveals_is_timed_out_and_named_s5_6(at_pl
     assert "(seat 2)" in line and "seat 2 at reveal: S5.6: did not answer for 130 s" in line
 
 
-def test_a_seat_that_owes_its_sealed_shares_is_timed_out_and_named_s5_6(at_play: Game) -> None:
-    game = at_play
+def test_a_seat_that_owes_its_sealed_shares_is_timed_out_and_named_s5_6(
+        splito_at_play: Game) -> None:
+    game = splito_at_play
     run_until(game, _pass_phase)
     game.send(0, "timeout", {"round": 1, "seat": 1, "waited": 121})
     line = refusal(game)
@@ -495,8 +478,8 @@ def test_a_bad_splito_header_is_one_line_naming_the_host(change: Callable[[dict[
     assert why in v.summary and "\n" not in v.summary
 
 
-def test_a_splito_transcript_cut_short_is_incomplete_not_failed(at_play: Game) -> None:
-    game = at_play
+def test_a_splito_transcript_cut_short_is_incomplete_not_failed(splito_at_play: Game) -> None:
+    game = splito_at_play
     run_until(game, reveal_phase(4))
     v = verify_records(game.log.records())
     assert not v.ok and v.incomplete
