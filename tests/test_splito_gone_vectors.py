@@ -15,6 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from splitnet.crypto import group
 from splitnet.crypto.seeds import u64
 from splitnet.game.local import PROTOCOL, LocalGame
@@ -25,6 +27,12 @@ from splitnet.splito.record import check_record, dumps
 from splitnet.splito.settings import SplitoSettings
 from splitnet.verify import verify_records
 from tests.test_splito_vectors import GID, Source, drive, seed_of
+
+#: the game is an in-process table, every peer checking every other seat's hop and
+#: verify each again: the same proofs, computed in full once per test
+#: (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("each_shuffle_proof_checked_once")
+
 
 PATH = Path(__file__).parent / "vectors" / "splito_gone_v1.json"
 NAMES = ["Ana", "Ben", "Cy", "Dee"]
