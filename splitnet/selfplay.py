@@ -70,8 +70,14 @@ def run_selfplay(n: int, bot_names: Sequence[str], seed: int, settings: Settings
         path = Path(transcript) if transcript else None
         if path is not None and path.exists():
             path.unlink()  # the same arguments always give the same file
+        from splitnet.game.checks import InlineChecker
+
+        # every seat is a peer of this one process: each hop is checked once for all of
+        # them (as ``splitnet play``'s and Splito selfplay's are), here, in this thread,
+        # not once by each other seat; verify_records below checks every hop again
         game = LocalGame(names, settings, SelfplaySecrets(seed), shuffle_proofs=shuffle_proofs,
-                         transcript=path, open_hand=open_hand_player)
+                         transcript=path, open_hand=open_hand_player,
+                         checker=InlineChecker(share=True) if shuffle_proofs else None)
         try:
             game.run_bots(bots)
         finally:
