@@ -52,12 +52,17 @@ def _invitations(args: argparse.Namespace, node: HostNode, net: NetSettings,
                  lobby: Callable[[], HostLobby | None], files: GameFiles,
                  settings: wormhole.WormholeSettings) -> wormhole.Invitations:
     """``host --internet``: one wormhole waiting per free seat in the lobby (a fresh one
-    as each is claimed), one while a seat is away during the game (its player's rejoin)."""
+    as each is claimed), one while a seat is away during the game (its player's rejoin),
+    none once the game is over."""
     guests: int = (args.seats or node.choice.max_players) - 1  # seats besides the host's
 
     def wanted() -> int:
         if node.done.is_set() or (node.rematch_of is not None and node.table is None):
             return 0  # a rematch lobby: its seats come back on their resume chains (§13)
+        if node.table is not None and node.table.core.finished:
+            # the game is over: a seat away now (gone after its last record) fetches the
+            # end on its resume chain; no new invitation is printed after the results
+            return 0
         if not node.started.is_set():
             through = {m.conn.peer for m in node.members
                        if m.conn is not None and m.conn.peer.startswith("wormhole-")}
