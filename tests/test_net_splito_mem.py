@@ -448,6 +448,34 @@ def splitlogs(tmp: Path, who: str) -> dict[bytes, list[bytes]]:
             for f in sorted((tmp / who / "games").glob("*.splitlog"))}
 
 
+async def rematch_lobby(clock: VirtualLoop, tmp: Path, mem: MemoryNet, host: HostNode,
+                        peers: list[PeerNode]) -> tuple[PreviousGame, HostNode,
+                                                        list[PeerNode]]:
+    """NETWORK.md §13 on the in-memory LAN, whatever the game: the finished game's host
+    node closes, its rematch lobby listens on the same port, and each joiner's rematch
+    node comes back to it; once every seat agreed the rematch starts. Returns the game
+    before, the rematch's host and its joiners, all in sync."""
+    await clock.run_until(host.done.wait(), within=60.0)
+    first = previous(host)
+    port = host.port
+    await host.close()
+    again = HostNode(host.identity, tmp / "host", "Host", D, rematch_of=first,
+                     parts=LAN_PARTS)
+    await again.listen("127.0.0.1", port, transport=mem.listen)
+    joiners = [PeerNode(p.identity, tmp / p.name, p.name, "127.0.0.1", port, D,
+                        rematch_of=previous(p), connect=mem.connector("127.0.0.1", port),
+                        parts=LAN_PARTS) for p in peers]
+    for p in peers:
+        assert p.task is not None
+        p.task.cancel()
+    for p in joiners:
+        p.start()
+    await clock.run_until(again.started.wait(), within=60.0)
+    await clock.until(lambda: all(p.ready for p in joiners), "both joiners in sync",
+                      within=10.0)
+    return first, again, joiners
+
+
 @virtual_time
 async def test_a_splito_rematch_keeps_the_seats_passes_the_deal_left_and_verifies_as_a_pair(
         tmp_path: Path, clock: VirtualLoop, capsys: pytest.CaptureFixture[str]) -> None:
@@ -466,26 +494,9 @@ async def test_a_splito_rematch_keeps_the_seats_passes_the_deal_left_and_verifie
         SplitoNetSession(p, p.task, bot=splito_bot("easy", i + 1))  # type: ignore[arg-type]
         for i, p in enumerate(peers)]
     await clock.run_until(asyncio.gather(*(s.run() for s in sessions)), within=3600.0)
-    await clock.run_until(host.done.wait(), within=60.0)
-    first = previous(host)
-    assert first.header.settings["rules"]["dealer"] == 0 and "rematch" not in first.header.settings
     # the host's finished node closes; the rematch lobby listens on the same port
-    port = host.port
-    await host.close()
-    again = HostNode(host.identity, tmp_path / "host", "Host", D, rematch_of=first,
-                     parts=LAN_PARTS)
-    await again.listen("127.0.0.1", port, transport=mem.listen)
-    joiners = [PeerNode(p.identity, tmp_path / p.name, p.name, "127.0.0.1", port, D,
-                        rematch_of=previous(p), connect=mem.connector("127.0.0.1", port),
-                        parts=LAN_PARTS) for p in peers]
-    for p in peers:
-        assert p.task is not None
-        p.task.cancel()
-    for p in joiners:
-        p.start()
-    await clock.run_until(again.started.wait(), within=60.0)
-    await clock.until(lambda: all(p.ready for p in joiners), "both joiners in sync",
-                      within=10.0)
+    first, again, joiners = await rematch_lobby(clock, tmp_path, mem, host, peers)
+    assert first.header.settings["rules"]["dealer"] == 0 and "rematch" not in first.header.settings
     assert again.agreed == {0, 1, 2} and again.lobby.max_players == 8  # Splito's S2.1
     assert all(p.lobby_game == "Splito" for p in joiners)
     for p in joiners:

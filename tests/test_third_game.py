@@ -24,7 +24,7 @@ import pytest
 import splitnet
 from splitnet import frontends, games
 from splitnet.app.lan_session import LAN_PARTS
-from splitnet.game.rematch import PreviousGame, Rematch
+from splitnet.game.rematch import Rematch
 from splitnet.games import GameSpec
 from splitnet.net.config import NetSettings
 from splitnet.net.host import HostNode
@@ -33,6 +33,7 @@ from splitnet.session.identity import Identity
 from splitnet.session.transcript import read_transcript
 from splitnet.verify import chain_problem, run_verify, verify_records
 from tests.memnet import MemoryNet
+from tests.test_net_splito_mem import previous, rematch_lobby, splitlogs
 from tests.test_net_timing import stop
 from tests.third_game import FRONT, KEY, SPEC, registered
 from tests.third_game.bot import Bot
@@ -218,16 +219,6 @@ async def highcard_table(tmp: Path, clock: VirtualLoop, mem: MemoryNet
     return host, peers
 
 
-def previous(node: HostNode | PeerNode) -> PreviousGame:
-    assert node.table is not None and node.table.core.finished
-    return PreviousGame(node.table.log.header, node.table.log.head())
-
-
-def splitlogs(tmp: Path, who: str) -> dict[bytes, list[bytes]]:
-    return {bytes.fromhex(f.stem): read_transcript(f, repair=True)
-            for f in sorted((tmp / who / "games").glob("*.splitlog"))}
-
-
 async def play_all(clock: VirtualLoop, host: HostNode, peers: list[PeerNode],
                    seed: int) -> list[HighCardNetSession]:
     task = asyncio.ensure_future(host.done.wait())
@@ -257,26 +248,9 @@ async def test_a_lan_game_and_its_rematch_are_identical_on_every_seat_and_verify
     sessions = await play_all(clock, host, peers, 20)
     assert any(line.endswith(("plays 16", "plays 15", "plays 14")) or " plays " in line
                for line in sessions[1].log)
-    await clock.run_until(host.done.wait(), within=60.0)
-    first = previous(host)
-    assert first.header.settings["game"] == KEY and "rematch" not in first.header.settings
     # the rematch lobby on the same port; each joiner agrees to the host's offer
-    port = host.port
-    await host.close()
-    again = HostNode(host.identity, tmp_path / "host", "Host", D, rematch_of=first,
-                     parts=LAN_PARTS)
-    await again.listen("127.0.0.1", port, transport=mem.listen)
-    joiners = [PeerNode(p.identity, tmp_path / p.name, p.name, "127.0.0.1", port, D,
-                        rematch_of=previous(p), connect=mem.connector("127.0.0.1", port),
-                        parts=LAN_PARTS) for p in peers]
-    for p in peers:
-        assert p.task is not None
-        p.task.cancel()
-    for p in joiners:
-        p.start()
-    await clock.run_until(again.started.wait(), within=60.0)
-    await clock.until(lambda: all(p.ready for p in joiners), "both joiners in sync",
-                      within=10.0)
+    first, again, joiners = await rematch_lobby(clock, tmp_path, mem, host, peers)
+    assert first.header.settings["game"] == KEY and "rematch" not in first.header.settings
     assert again.agreed == {0, 1, 2} and again.lobby.max_players == 4  # High Card's H2
     for p in joiners:
         assert p.offer == Rematch(first.game_id, first.head, 1)
