@@ -461,14 +461,10 @@ class DeckRound:
             assert self._joint is not None
             inputs = self._decks[-1]
             d_in = deck_digest(self.game_id, self.round_no, self._joint, inputs)
-            perm = derive_permutation(self.game_id, self.round_no, seat, seed, d_in, self.size)
-            rhos = derive_remasks(self.game_id, self.round_no, seat, seed, d_in, self.size)
+            perm, rhos = self._hop_secrets(seat, seed, d_in)
             out = shuffle_hop(inputs, perm, rhos, self._joint, splitter=self._splitter)
-            proof = None
-            if self._prover is not None:
-                ctx = shuffle_context(self.game_id, self.round_no, seat, d_in)
-                nonce = derive_shuffle_nonce_seed(self.game_id, self.round_no, seat, seed, d_in)
-                proof = self._prover(ctx, self._joint, inputs, out, perm, rhos, nonce)
+            proof = (None if self._prover is None else
+                     self._prove_hop(self._prover, seat, seed, d_in, inputs, out, perm, rhos))
             self._sent_hop = (out, proof)
         out, proof = self._sent_hop
         return {"deck": [[c1, c2] for c1, c2 in out], "proof": proof}
@@ -536,13 +532,24 @@ class DeckRound:
             raise DeckUsageError("no hop to prove before the shuffle is complete")
         if self._sent_proof is None:
             inputs, out, d_in = self._hop_of(seat)
-            perm = derive_permutation(self.game_id, self.round_no, seat, seed, d_in, self.size)
-            rhos = derive_remasks(self.game_id, self.round_no, seat, seed, d_in, self.size)
-            assert self._joint is not None
-            ctx = shuffle_context(self.game_id, self.round_no, seat, d_in)
-            nonce = derive_shuffle_nonce_seed(self.game_id, self.round_no, seat, seed, d_in)
-            self._sent_proof = prove(ctx, self._joint, inputs, out, perm, rhos, nonce)
+            self._sent_proof = self._prove_hop(prove, seat, seed, d_in, inputs, out,
+                                               *self._hop_secrets(seat, seed, d_in))
         return {"proof": self._sent_proof}
+
+    def _hop_secrets(self, seat: int, seed: bytes,
+                     d_in: bytes) -> tuple[list[int], list[int]]:
+        """(π, ρ) of ``seat``'s hop on the deck of digest ``d_in`` (DECK.md §4)."""
+        return (derive_permutation(self.game_id, self.round_no, seat, seed, d_in, self.size),
+                derive_remasks(self.game_id, self.round_no, seat, seed, d_in, self.size))
+
+    def _prove_hop(self, prove: ShuffleProver, seat: int, seed: bytes, d_in: bytes,
+                   inputs: Deck, out: Deck, perm: list[int], rhos: list[int]) -> bytes:
+        """The shuffle proof of ``seat``'s hop ``inputs`` → ``out`` by (π, ρ), its nonces
+        from the seed and the input (DECK.md §4): the same bytes whenever it is made."""
+        assert self._joint is not None
+        return prove(shuffle_context(self.game_id, self.round_no, seat, d_in), self._joint,
+                     inputs, out, perm, rhos,
+                     derive_shuffle_nonce_seed(self.game_id, self.round_no, seat, seed, d_in))
 
     def hop_proof_check(self, seat: int, msg: Message) -> HopCheck:
         """A seat's late hop proof (:meth:`hop_proof_message`), well formed and not a
