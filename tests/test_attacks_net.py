@@ -215,13 +215,20 @@ async def test_a_seat_that_never_sends_its_deal_shares_is_timed_out(
         await lan.close()
 
 
+@pytest.mark.parametrize("screen", [None, PeerNode._resuming], ids=["as-is", "rewritten"])
 @virtual_time
 async def test_a_host_that_never_plays_its_turn_is_named_by_the_joiners(
-        tmp_path: Path, clock: VirtualLoop) -> None:
+        tmp_path: Path, clock: VirtualLoop, screen: str | None) -> None:
     """The host's own seat owes a move and never makes it; nobody but the host could time
-    it out. Each joiner stops after ``move_timeout`` + ``host_timeout``, naming the host."""
+    it out. Each joiner stops after ``move_timeout`` + ``host_timeout``, naming the host.
+    ``rewritten``: something else writes the joiner's status line (as a wormhole's
+    progress does) — here the very words of a restarted host's wait: the joiner's clocks
+    go by the host's welcome, never by the text it shows (issue 22), so they still run."""
     host = HostNode(Identity.generate(), tmp_path / "p0", "Host", net(), seats=3, proofs=False)
     lan = await Lan.start(tmp_path, host, peer_net=net(move_timeout=1.5))
+    if screen is not None:
+        for p in lan.peers:
+            p.subscribe(lambda p=p: setattr(p, "net_status", screen))
     sessions = [NetSession(p, t, bot=make_bot("random", i + 1))
                 for i, (p, t) in enumerate(zip(lan.peers, lan.tasks, strict=True))]
     runs = [asyncio.ensure_future(s.run()) for s in sessions]

@@ -215,8 +215,12 @@ class PeerNode:
         #: ``clock`` frame: §13)
         self._offer_until: float | None = None
         #: the status that says why the last connection ended (the host's bye, a rematch
-        #: not offered yet): kept as it is while this node reconnects
+        #: not offered yet): kept as it is while this node reconnects, until a welcome or
+        #: an attempt that did not open says something else
         self._why_lost: str | None = None
+        #: the host said (``welcome.ready`` false) it restarted and waits for every seat:
+        #: what the status line and the clocks go by, never the status's text
+        self.host_resuming = False
         self._answered: Channel | None = None  # the connection our yes went out on
         #: this seat will not stay for a rematch: as its game ends (before its final
         #: ack) it tells the host so (``answer`` no), and a rematch offered after it
@@ -390,6 +394,7 @@ class PeerNode:
                     if wait is None:
                         raise HostGone(give_up().unreachable(why)) from None
                     self.net_status = give_up().retrying(why, retry.fails)
+                    self._why_lost = None  # (said something else now)
                     self._changed()
                     await asyncio.sleep(wait)
                     continue
@@ -439,8 +444,9 @@ class PeerNode:
                         if self.session.state is JoinState.LOBBY:
                             self.lobby_players, self.lobby_keys = [], []
                         self.session.fire(JoinEvent.LOST)
-                        if self.net_status is None or self.net_status != self._why_lost:
-                            self.net_status = "connection to the host lost — reconnecting…"
+                        self.host_resuming = False
+                        self.net_status = (self._why_lost
+                                           or "connection to the host lost — reconnecting…")
                         if refused is not None:
                             self.net_status = f"{refused} — retrying ({turned_away})"
                     self._changed()
@@ -541,7 +547,8 @@ class PeerNode:
         if lobby and self.bot_level is not None:
             ch.send(encode_typed(BotLevel(self.bot_level)))
         self._acked = -1  # a restarted host knows none of our acks: send ours again
-        self.net_status = None if w.ready else self._resuming
+        self._why_lost = None
+        self._host_ready(w.ready)
         self.target = w.count
         if table is not None and len(table.log) >= self.target:
             self._synced()
@@ -563,6 +570,12 @@ class PeerNode:
             self._watch()
 
     # ------------------------------------------------------------------ frames
+    def _host_ready(self, ready: bool) -> None:
+        """The host's welcome says whether it holds messages until every seat is back
+        (``ready`` false: it restarted, §7)."""
+        self.host_resuming = not ready
+        self.net_status = self._resuming if self.host_resuming else None
+
     def _handle(self, ch: Channel, f: Frame) -> None:
         match f:
             case Rec(seq, record):
@@ -615,7 +628,7 @@ class PeerNode:
                     self.host_offers_no_rematch = True
             case Welcome(count=count, ready=ready):  # a restarted host has every seat back
                 self.target = max(self.target, count)
-                self.net_status = None if ready else self._resuming
+                self._host_ready(ready)
                 self._changed()
             case _:  # (a challenge again, pong: nothing to do)
                 pass
@@ -889,8 +902,7 @@ class PeerNode:
         table = self.table
         view = None
         if table is not None:
-            live = (self.synced and not table.core.finished
-                    and self.net_status != self._resuming)
+            live = self.synced and not table.core.finished and not self.host_resuming
             host = table.host_seat
             view = HostView(
                 live=live, started=table.started, limits=table.core.limits,
@@ -1016,7 +1028,7 @@ class PeerNode:
         # seats awaited now it saw only the end of
         self.clocks.synced(self._now(), set(table.core.waiting_for()), table.core.finished,
                            table.started)
-        if self.net_status != self._resuming:
+        if not self.host_resuming:
             self.net_status = None
         table.author.counter = table.log.next_counter(table.seat)
         table.core.forget_unlogged()
