@@ -13,7 +13,15 @@ from typing import Any
 
 import pytest
 
-from splitnet.net import conn_state, game_state, join_state, lobby_state, machine, waits
+from splitnet.net import (
+    conn_state,
+    game_state,
+    join_link,
+    join_state,
+    lobby_state,
+    machine,
+    waits,
+)
 from splitnet.net.config import NetSettings
 from splitnet.net.conn_state import ConnEvent, ConnMachine, ConnState
 from splitnet.net.frames import Bye, Frame, Hello, Ping
@@ -91,6 +99,104 @@ def test_join_machine_says_lobby_only_after_a_welcome() -> None:
     assert m.final
     with pytest.raises(IllegalTransition):
         m.fire(JoinEvent.PLAY)
+
+
+def test_the_link_walks_every_row_of_its_table_on_an_advancing_clock() -> None:
+    """join_link.py (NETWORK.md §11.6): every row of the table is taken, each by what
+    the joiner meets, on a clock this test moves; what each step says is the link's
+    own word, never read back from a status line."""
+    from splitnet.net.join_link import (
+        TABLE,
+        Cause,
+        End,
+        Finish,
+        Link,
+        LinkEvent,
+        LinkState,
+        Log,
+        Quit,
+        Wait,
+    )
+    taken: set[tuple[LinkState, LinkEvent]] = set()
+    net = NetSettings(retry_first=1.0, retry_max=2.0, first_contact=5.0, retry_total=30.0,
+                      final_wait=10.0)
+
+    def walk(link: Link) -> None:
+        link.on_change = lambda old, e, new: taken.add((old, e))
+    t = 0.0
+    link = Link(net, "h:1", rematch=False, now=t)
+    walk(link)
+    link.dialing(t)
+    step = link.unreachable(t, "refused", Log())  # DIALING --unreachable--> BACKING_OFF
+    assert step == Wait(1.0, "cannot reach h:1 — is the game still open? (refused) — "
+                             "retrying (1)")
+    t += step.seconds
+    link.dialing(t)  # BACKING_OFF --retry--> DIALING
+    step = link.ended(t, End(Cause.SENT_AWAY, "full"), Log())  # DIALING --ended-->
+    assert step == Wait(2.0, "full — retrying (1)")
+    t = 6.0  # past first_contact: the next attempt that fails is the last
+    link.dialing(t)
+    step = link.ended(t, End(Cause.SENT_AWAY, "full"), Log())  # --out of time--> GAVE_UP
+    assert step == Quit("the host at h:1 kept sending us away for 5 s: full")
+    assert link.state is LinkState.GAVE_UP and link.final
+    with pytest.raises(IllegalTransition):
+        link.dialing(t)  # a link that gave up dials no more
+
+    t = 100.0
+    link = Link(net, "h:1", rematch=False, in_game=True, now=t)  # resumes a game
+    walk(link)
+    link.dialing(t)
+    link.welcomed(t)  # DIALING --welcomed--> IN
+    log = Log(finished=False)
+    assert link.read_timeout(t, log) == net.host_timeout
+    t += 50.0  # a long game: the bound counts from the end of the connection
+    step = link.ended(t, End(Cause.HOST_LEFT, "restarting"), log)  # IN --ended-->
+    assert step == Wait(1.0, "the host left (restarting) — retrying")
+    t += 1.0
+    link.dialing(t)
+    step = link.ended(t, End(Cause.LOST), log)  # closed before a welcome: the line stays
+    assert step == Wait(2.0, "the host left (restarting) — retrying")
+    link.dialing(t := t + 2.0)
+    link.welcomed(t)
+    log = Log(finished=True, finished_at=t)  # the game ends while we are in
+    assert link.read_timeout(t + 4.0, log) == 6.0
+    assert link.read_timeout(t + 10.0, log) is None  # the final wait is over
+    step = link.ended(t + 10.0, End(Cause.LOST), Log(finished=True, finished_at=t,
+                                                      over=True))
+    assert step == Finish() and link.state is LinkState.DONE  # BACKING_OFF --complete-->
+
+    link = Link(net, "h:1", rematch=True)
+    walk(link)
+    link.fault()  # DIALING --fault--> FAILED
+    for welcomed in (True, False):  # IN, BACKING_OFF --fault--> FAILED
+        link = Link(net, "h:1", rematch=True)
+        walk(link)
+        link.dialing(0.0)
+        if welcomed:
+            link.welcomed(0.0)
+        else:
+            link.unreachable(0.0, "refused", Log())
+        link.fault()
+        assert link.state is LinkState.FAILED
+    assert taken == set(TABLE), sorted((s.value, e.value) for s, e in set(TABLE) - taken)
+
+
+def test_a_rematch_link_never_let_in_gives_up_at_rematch_wait_naming_the_game() -> None:
+    """A rematch's joiner met only the finished game (not yet, §13): its bound is
+    rematch_wait, not retry_total, and its line says what the host was on."""
+    from splitnet.net.join_link import Cause, End, Link, Log, Quit, Wait
+    net = NetSettings(rematch_wait=20.0)
+    link, t = Link(net, "h:1", rematch=True), 0.0
+    while True:
+        link.dialing(t)
+        step = link.ended(t, End(Cause.NOT_YET), Log())
+        if not isinstance(step, Wait):
+            break
+        assert step.status == "waiting for the host to offer the rematch…"
+        t += step.seconds
+    assert 20.0 < t <= 22.0 and step == Quit(
+        "no rematch: the host at h:1 did not offer one within 20 s (it was still on the "
+        "game we finished)")
 
 
 def test_retry_is_bounded_and_shorter_for_a_host_never_reached() -> None:
@@ -239,7 +345,7 @@ def test_the_host_game_machine_orders_only_when_every_seat_is_back() -> None:
 
 
 @pytest.mark.parametrize("module", [machine, lobby_state, conn_state, join_state,
-                                    game_state, waits])  # (waits: its Countdown too)
+                                    join_link, game_state, waits])  # (waits: its Countdown too)
 def test_the_machines_doctests(module: Any) -> None:
     failed, tried = doctest.testmod(module)
     assert tried > 0 and failed == 0

@@ -44,7 +44,8 @@ from splitnet.net.frames import (
     Welcome,
 )
 from splitnet.net.framing import FrameTooLarge
-from splitnet.net.join_state import GiveUp, JoinEvent, JoinMachine, JoinState, Retry
+from splitnet.net.join_link import ByeMeans, Cause, End, Finish, Link, Log, Quit, Step, Wait, bye
+from splitnet.net.join_state import JoinEvent, JoinMachine, JoinState
 from splitnet.net.store import GameFiles, GameMeta, keep_refusal, meta_now
 from splitnet.net.table import SeedMaker, Table, TableParts
 from splitnet.net.waits import HostView, HostWatch
@@ -115,6 +116,14 @@ class HostClosed(PeerFatal):
 
 class RematchNotYet(ChannelClosed):
     """The host is still on the game we finished: its rematch is not offered yet."""
+
+
+class HostLeft(ChannelClosed):
+    """The host said bye in a game not over: one that shut down may resume it."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"the host said bye: {reason}")
+        self.reason = reason
 
 
 class PeerNode:
@@ -214,10 +223,9 @@ class PeerNode:
         #: when the host's rematch lobby stops waiting for every yes, on our clock (its
         #: ``clock`` frame: §13)
         self._offer_until: float | None = None
-        #: the status that says why the last connection ended (the host's bye, a rematch
-        #: not offered yet): kept as it is while this node reconnects, until a welcome or
-        #: an attempt that did not open says something else
-        self._why_lost: str | None = None
+        #: its attempts, their bound and what it does between them (join_link.py); made
+        #: anew by each run()
+        self.link = Link(self.net, self.where, rematch=rematch_of is not None)
         #: the host said (``welcome.ready`` false) it restarted and waits for every seat:
         #: what the status line and the clocks go by, never the status's text
         self.host_resuming = False
@@ -280,18 +288,6 @@ class PeerNode:
     def _finished_here(self) -> bool:
         return self.table is not None and self.table.core.finished
 
-    def _ended(self) -> bool:
-        """Is there nothing more to wait for from the host? Our log is finished and every
-        seat's final ack was relayed to us, or ``final_wait`` has passed since the end
-        (a host that crashed after the last record may come back to relay them: until
-        then we keep reconnecting, so that our own final ack reaches it too)."""
-        if not self._finished_here:
-            return False
-        if not self.unconfirmed():
-            return True
-        return (self._finished_at is None
-                or self._now() - self._finished_at > self.net.final_wait)
-
     def _attach(self) -> None:
         assert self.table is not None
         self.table.listeners.append(lambda entry: self._changed())
@@ -351,117 +347,35 @@ class PeerNode:
         return max(0.0, until - self._now())
 
     async def run(self) -> None:
-        net = self.net
+        """The thin shell over :class:`~splitnet.net.join_link.Link`: each attempt's
+        outcome goes to the link, which says what to do next (NETWORK.md §11.6)."""
         if self.rematch_of is not None and self.table is None:
             self._looking_since = self._now()
-        # a rematch's offer is waited for at most rematch_wait (§13)
-        retry = Retry(self._now, first=net.retry_first, most=net.retry_max,
-                      never_reached=(net.rematch_wait if self.rematch_of is not None
-                                     else net.first_contact), total=net.retry_total)
         if self._finished_here and self._finished_at is None:
             self._finished_at = self._now()  # resumed on a finished log
-        if self.table is not None:
-            retry.good()  # we were in this game: the long bound counts from now
-        where = self.where
-
-        def give_up() -> GiveUp:  # (what it says when the bound runs out, by the state)
-            return GiveUp(where, net.rematch_wait, net.first_contact, net.retry_total,
-                          rematch=self.rematch_of is not None, reached=retry.reached)
-        turned_away = 0  # times in a row the host sent us away before its welcome
-        not_yet = False  # the last answer: the host was still on the game we finished (§13)
+        # a rematch's offer is waited for at most rematch_wait (§13)
+        link = self.link = Link(self.net, self.where, rematch=self.rematch_of is not None,
+                                in_game=self.table is not None, now=self._now())
         try:
-            while not self.session.final:
-                raw: Channel
-                began = self._now()  # the bound is on when an attempt starts (Retry)
+            while True:
+                link.dialing(self._now())
                 try:
-                    if self.connect is not None:
-                        raw = await self.connect()  # keeps its own clock
-                    else:
-                        async with asyncio.timeout(net.connect_timeout):
-                            reader, writer = await asyncio.open_connection(
-                                self.host, self.port, limit=1 << 20)
-                        raw = StreamChannel(reader, writer, max_buffer=net.max_send_buffer)
+                    raw = await self._open()
                 except (OSError, TimeoutError) as e:
-                    not_yet = False
-                    if self._ended():
-                        self._over()  # our copy is complete; the host has left
-                        break
-                    why = _reason(e)
-                    wait = retry.failed(began)
-                    if wait is None and self._finished_here:
-                        self._over()  # complete; its confirmations will not come
-                        break
-                    if wait is None:
-                        raise HostGone(give_up().unreachable(why)) from None
-                    self.net_status = give_up().retrying(why, retry.fails)
-                    self._why_lost = None  # (said something else now)
-                    self._changed()
-                    await asyncio.sleep(wait)
-                    continue
-                refused: str | None = None  # why the host sent us away, to try again
-                not_yet = False
-                failing = False  # a fault ends this node FAILED, even on a log now over
-                try:
-                    await self._session(raw)
-                except PeerFatal:
-                    failing = True
-                    raise
-                except asyncio.CancelledError:
-                    self._stopping()  # (a seat stopped in the rematch lobby says so)
-                    raise
-                except RematchNotYet:
-                    not_yet = True  # its end screen is up: the offer may still come
-                    _log.info("the host is still on the game we finished; waiting for its "
-                              "rematch offer")
-                except (ChannelClosed, ConnectionError, TimeoutError,
-                        asyncio.IncompleteReadError) as e:
+                    step = link.unreachable(self._now(), _reason(e), self._log_view())
+                else:
+                    step = await self._connected(raw)
+                if isinstance(step, Finish):
                     if not self.session.final:
-                        _log.info("connection to the host lost (%s); reconnecting",
-                                  type(e).__name__)
-                except WireError as e:
-                    if e.fatal:
-                        self.fatal_cause, self.fatal_code = e.__cause__, e.code
-                        raise PeerFatal(f"{e.code}: {e.reason}") from None
-                    _log.warning("host connection: %s", e)
-                    refused = e.reason
-                finally:
-                    welcomed = self.ch is not None
-                    if welcomed:
-                        retry.good()  # it did let us in: the bound counts from now
-                        refused = None  # and a new attempt starts afresh
-                        turned_away = 0
-                    elif refused is not None:
-                        turned_away += 1
-                    self.ch = None
-                    self._inflight.clear()
-                    self._moves_inflight.clear()
-                    self.clocks.lost()  # (no wait is seen live across the gap)
-                    raw.close()
-                    self.epoch += 1
-                    if not failing and self._ended() and not self.session.final:
-                        self._over()  # nothing left to fetch: the game is over here
-                    if not self.session.final:
-                        if self.session.state is JoinState.LOBBY:
-                            self.lobby_players, self.lobby_keys = [], []
-                        self.session.fire(JoinEvent.LOST)
-                        self.host_resuming = False
-                        self.net_status = (self._why_lost
-                                           or "connection to the host lost — reconnecting…")
-                        if refused is not None:
-                            self.net_status = f"{refused} — retrying ({turned_away})"
-                    self._changed()
-                if self.session.final:
+                        self._over()
                     break
-                wait = retry.failed(began)
-                if wait is None and self._finished_here:
-                    self._over()
-                    break
-                if wait is None:
-                    # the bound that ran out is the one of the state we are in (Retry):
-                    # never let in, a rematch's wait for its offer or the first contact
-                    raise HostGone(give_up().turned_away(refused, not_yet))
-                await asyncio.sleep(wait)
+                if isinstance(step, Quit):
+                    raise HostGone(step.line)
+                self.net_status = step.status
+                self._changed()
+                await asyncio.sleep(step.seconds)
         except PeerFatal as e:
+            link.fault()
             self.fatal = self.net_status = str(e)
             self.session.fire(JoinEvent.FAIL)
             _log.error("%s", e)
@@ -474,6 +388,62 @@ class PeerNode:
                 await asyncio.wait([ack])
             if self.table is not None:
                 self.table.close()
+
+    async def _open(self) -> Channel:
+        """A fresh connection to the host (its own connector's, or TCP)."""
+        if self.connect is not None:
+            return await self.connect()  # keeps its own clock
+        async with asyncio.timeout(self.net.connect_timeout):
+            reader, writer = await asyncio.open_connection(self.host, self.port,
+                                                           limit=1 << 20)
+        return StreamChannel(reader, writer, max_buffer=self.net.max_send_buffer)
+
+    def _log_view(self) -> Log:
+        """Our copy of the log, as the link asks of it."""
+        return Log(finished=self._finished_here, confirmed=not self.unconfirmed(),
+                   finished_at=self._finished_at, over=self.session.final)
+
+    async def _connected(self, raw: Channel) -> Step:
+        """One connection, from its handshake to its end: how it ended, for the link."""
+        end = End(Cause.LOST)
+        try:
+            await self._session(raw)
+        except asyncio.CancelledError:
+            self._stopping()  # (a seat stopped in the rematch lobby says so)
+            raise
+        except RematchNotYet:
+            end = End(Cause.NOT_YET)  # its end screen is up: the offer may still come
+            _log.info("the host is still on the game we finished; waiting for its "
+                      "rematch offer")
+        except HostLeft as e:
+            end = End(Cause.HOST_LEFT, e.reason)
+        except (ChannelClosed, ConnectionError, TimeoutError,
+                asyncio.IncompleteReadError) as e:
+            if not self.session.final:
+                _log.info("connection to the host lost (%s); reconnecting",
+                          type(e).__name__)
+        except WireError as e:
+            if e.fatal:
+                self.fatal_cause, self.fatal_code = e.__cause__, e.code
+                raise PeerFatal(f"{e.code}: {e.reason}") from None
+            _log.warning("host connection: %s", e)
+            end = End(Cause.SENT_AWAY, e.reason)
+        finally:
+            self.ch = None
+            self._inflight.clear()
+            self._moves_inflight.clear()
+            self.clocks.lost()  # (no wait is seen live across the gap)
+            raw.close()
+            self.epoch += 1
+        step = self.link.ended(self._now(), end, self._log_view())
+        if not self.session.final and not isinstance(step, Finish):
+            if self.session.state is JoinState.LOBBY:
+                self.lobby_players, self.lobby_keys = [], []
+            self.session.fire(JoinEvent.LOST)
+            self.host_resuming = False
+            self.net_status = step.status if isinstance(step, Wait) else None
+        self._changed()
+        return step
 
     async def _recv(self, ch: Channel, timeout: float) -> Frame:
         while True:
@@ -521,7 +491,6 @@ class PeerNode:
                                 "the host at this address has another identity than "
                                 "the host of the game we finished", fatal=True)
             if f.game == prev.game_id:  # still on the game we finished: not yet
-                self.net_status = self._why_lost = "waiting for the host to offer the rematch…"
                 raise RematchNotYet("the host has not offered the rematch yet")
         self.host_key = f.key
         game = table.game_id if table else None
@@ -542,12 +511,12 @@ class PeerNode:
         if not isinstance(w, Welcome):
             raise WireError(ErrorCode.PROTOCOL, f"expected welcome, got {w.T!r}")
         self.ch = ch
+        self.link.welcomed(self._now())
         lobby = table is None and w.seat is None
         self.session.fire(JoinEvent.LOBBY if lobby else JoinEvent.PLAY)
         if lobby and self.bot_level is not None:
             ch.send(encode_typed(BotLevel(self.bot_level)))
         self._acked = -1  # a restarted host knows none of our acks: send ours again
-        self._why_lost = None
         self._host_ready(w.ready)
         self.target = w.count
         if table is not None and len(table.log) >= self.target:
@@ -556,12 +525,10 @@ class PeerNode:
             self.net_status = None
         self._changed()
         while not self.done:
-            timeout = self.net.host_timeout
-            if self._finished_at is not None:
-                timeout = self._finished_at + self.net.final_wait - self._now()
-                if timeout <= 0:
-                    self._over()  # the host never said bye; our copy is complete
-                    return
+            timeout = self.link.read_timeout(self._now(), self._log_view())
+            if timeout is None:
+                self._over()  # the host never said bye; our copy is complete
+                return
             began = self._now()
             frame = await self._recv(ch, timeout)
             if self._now() - began > timeout + self.clocks.late():
@@ -610,16 +577,15 @@ class PeerNode:
             case HostError():
                 self._on_error(f)
             case Bye(reason):
-                if self._finished_here:
+                means, line = bye(reason, finished=self._finished_here,
+                                  lobby=self.session.state is JoinState.LOBBY,
+                                  rematch=self.rematch_of is not None)
+                if means is ByeMeans.OVER:
                     self._over()
-                elif self.session.state is JoinState.LOBBY and self.rematch_of is not None:
-                    raise HostClosed(reason or "no rematch")  # §13: it says why
-                elif self.session.state is JoinState.LOBBY:
-                    # the host stopped its lobby: no game will start (NETWORK.md §4)
-                    raise HostClosed("the host closed the game")
+                elif means is ByeMeans.CLOSED:  # no game will start (§4; §13 says why)
+                    raise HostClosed(line)
                 else:  # keep trying: a host that shut down may resume the game
-                    self.net_status = self._why_lost = f"the host left ({reason}) — retrying"
-                    raise ChannelClosed(f"the host said bye: {reason}")
+                    raise HostLeft(line)
             case Evidence():
                 self._on_evidence(f)
             case Answer(game, yes):  # (the host offers no rematch of our finished game)
@@ -963,6 +929,7 @@ class PeerNode:
             _log.info("the host offers the rematch of our game %s: back in its lobby",
                       game.hex())
             self.rematch_of = prev
+            self.link.rematch = True  # (its give-up line is a rematch's now)
             return
         why = ("this seat does not stay for rematches" if self.leaves_after else
                "this data dir holds no finished copy of it, so this seat cannot check it")
