@@ -17,6 +17,7 @@ from splitnet.net import (
     conn_state,
     game_state,
     join_link,
+    join_rematch,
     join_state,
     lobby_state,
     machine,
@@ -199,6 +200,75 @@ def test_a_rematch_link_never_let_in_gives_up_at_rematch_wait_naming_the_game() 
         "game we finished)")
 
 
+class _Finished:
+    """What the rematch side asks of a finished game (game.rematch.PreviousGame): its
+    id, its host and the check of an offer (here: the next first dealer is seat 1)."""
+
+    def __init__(self, game: bytes) -> None:
+        self.game_id, self.header = game, type("H", (), {"host": 0})()
+
+    def check_offer(self, game: bytes, head: bytes, dealer: int) -> None:
+        from splitnet.game.rematch import RematchError
+        if dealer != 1:
+            raise RematchError(f"rematch.first_dealer: expected seat 1 (R3.2), got {dealer}")
+
+
+def test_the_rematch_side_walks_every_row_of_its_table() -> None:
+    """join_rematch.py (NETWORK.md §11.7): each row taken by what the joiner meets; a
+    yes goes out once per connection, a no with the one line it stops with."""
+    from splitnet.net.frames import Answer, Bye
+    from splitnet.net.join_rematch import TABLE, AnswerEvent, AnswerState, RematchSide
+    taken: set[tuple[AnswerState, AnswerEvent]] = set()
+    g = b"G" * 16
+
+    def side(prev: Any = None, **kw: Any) -> RematchSide:
+        s = RematchSide(prev, **{"leaves_after": False, "rejoin": False, "where": "h:1", **kw})
+        s.on_change = lambda old, e, new: taken.add((old, e))
+        return s
+    looking = side(_Finished(g))
+    looking.look_from(10.0)
+    assert looking.wait_left(30.0, 120.0) == 100.0 and looking.decline("home") == Bye("home")
+    assert looking.offered(g, b"", 1, [0], conn="c1", copy=None).send == Answer(g, True)
+    assert looking.state is AnswerState.OFFERED and looking.wait_left(30.0, 120.0) is None
+    assert looking.offered(g, b"", 1, [0, 1], conn="c1", copy=None).send is None  # (once)
+    assert looking.offered(g, b"", 1, [0], conn="c2", copy=None).send == Answer(g, True)
+    assert looking.clock(40.0, 90.0) and looking.offer_left(50.0) == 80.0
+    assert looking.decline("") == Answer(g, False) and looking.lobby() is None
+    looking.started()  # OFFERED --start--> STARTED
+    assert looking.offered(g, b"", 1, [0], conn="c3", copy=None).send is None
+    assert looking.stopping() is None and not looking.clock(60.0, 10.0)
+
+    fresh = side(rejoin=True)  # IDLE --look--> LOOKING --offer--> OFFERED
+    assert fresh.wants_copy()
+    assert fresh.offered(g, b"", 1, [0], conn="c", copy=_Finished(g)).send == Answer(g, True)
+    assert fresh.prev is not None and fresh.state is AnswerState.OFFERED
+    refused = side(rejoin=True)  # IDLE --no--> DECLINED
+    r = refused.offered(g, b"", 1, [0], conn="c", copy=None)
+    assert r.send == Answer(g, False) and r.stop is not None and "no finished copy" in r.stop
+    ignores = side()  # knows nothing of rematches: ignores the offer
+    assert ignores.offered(g, b"", 1, [0], conn="c", copy=None).send is None
+    ignores.started()  # IDLE --start--> STARTED
+
+    quits = side(_Finished(g), leaves_after=True)  # LOOKING --no--> DECLINED
+    r = quits.offered(g, b"", 1, [0], conn="c", copy=None)
+    assert r == join_rematch.Reply(Answer(g, False), "no rematch: this seat does not stay "
+                                                      "for rematches: we said no")
+    bad = side(_Finished(g))
+    r = bad.offered(g, b"", 0, [0], conn="c", copy=None)  # names the host, sends nothing
+    assert r.send is None and r.stop == (
+        "no rematch: the host's offer does not follow our game: rematch.first_dealer: "
+        "expected seat 1 (R3.2), got 0 [host seat 0 at fault]")
+    new_game = side(_Finished(g))
+    assert new_game.lobby() == "no rematch: the host at h:1 opened a new game instead"
+    assert new_game.stopping() == Bye("stopped")
+    new_game.started()  # LOOKING --start--> STARTED
+    then_no = side(_Finished(g))
+    then_no.offered(g, b"", 1, [0], conn="c", copy=None)
+    then_no.leaves_after = True
+    then_no.offered(g, b"", 1, [0], conn="c", copy=None)  # OFFERED --no--> DECLINED
+    assert taken == set(TABLE), sorted((s.value, e.value) for s, e in set(TABLE) - taken)
+
+
 def test_retry_is_bounded_and_shorter_for_a_host_never_reached() -> None:
     t = [0.0]
     r = Retry(lambda: t[0], first=0.1, most=2.0, never_reached=20.0, total=180.0)
@@ -344,8 +414,8 @@ def test_the_host_game_machine_orders_only_when_every_seat_is_back() -> None:
         fresh.fire(GameEvent.ALL_BACK)  # only a restarted host waits for its seats
 
 
-@pytest.mark.parametrize("module", [machine, lobby_state, conn_state, join_state,
-                                    join_link, game_state, waits])  # (waits: its Countdown too)
+@pytest.mark.parametrize("module", [machine, lobby_state, conn_state, join_state, join_link,
+                                    join_rematch, game_state, waits])  # (waits: Countdown)
 def test_the_machines_doctests(module: Any) -> None:
     failed, tried = doctest.testmod(module)
     assert tried > 0 and failed == 0

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Final, NoReturn
 
 from splitnet.durable import open_private
-from splitnet.game.rematch import PreviousGame, Rematch, RematchError
+from splitnet.game.rematch import PreviousGame, Rematch
 from splitnet.game.table import GameError, PledgeRefused
 from splitnet.net.addrs import host_port
 from splitnet.net.config import EvidenceBudget, NetSettings
@@ -45,6 +45,7 @@ from splitnet.net.frames import (
 )
 from splitnet.net.framing import FrameTooLarge
 from splitnet.net.join_link import ByeMeans, Cause, End, Finish, Link, Log, Quit, Step, Wait, bye
+from splitnet.net.join_rematch import AnswerState, RematchSide
 from splitnet.net.join_state import JoinEvent, JoinMachine, JoinState
 from splitnet.net.store import GameFiles, GameMeta, keep_refusal, meta_now
 from splitnet.net.table import SeedMaker, Table, TableParts
@@ -211,43 +212,55 @@ class PeerNode:
         self.confirmed: dict[int, int] = {}
         self.task: asyncio.Task[None] | None = None
         self.started_evt = asyncio.Event()
-        #: looking for the rematch of this finished game (NETWORK.md §13): the host's
-        #: offer once it came, the seats that agreed so far; we agree (``answer`` yes) to
-        #: an offer that follows our game, and :meth:`decline` says no
-        self.rematch_of = rematch_of
-        self.offer: Rematch | None = None
-        self.offer_agreed: list[int] = []
         #: the host of our finished game said it offers no rematch of it (its ``answer``
         #: no, before its bye: §13): nothing to look for
         self.host_offers_no_rematch = False
-        #: when the host's rematch lobby stops waiting for every yes, on our clock (its
-        #: ``clock`` frame: §13)
-        self._offer_until: float | None = None
         #: its attempts, their bound and what it does between them (join_link.py); made
         #: anew by each run()
         self.link = Link(self.net, self.where, rematch=rematch_of is not None)
         #: the host said (``welcome.ready`` false) it restarted and waits for every seat:
         #: what the status line and the clocks go by, never the status's text
         self.host_resuming = False
-        self._answered: Channel | None = None  # the connection our yes went out on
         #: this seat will not stay for a rematch: as its game ends (before its final
         #: ack) it tells the host so (``answer`` no), and a rematch offered after it
         #: ends at once naming it instead of waiting for it (§13)
         self.leaves_after = leaves_after
-        #: when this rematch node started looking for the host's offer (§13)
-        self._looking_since: float | None = None
         #: a joiner started afresh (its program restarted in a rematch lobby: its game is
         #: over, so there is none to resume) that the host offers the rematch of game G:
         #: this gives our own finished copy of G, or None if this data dir holds none.
         #: It then looks for that rematch as the node before it did (``rematch_of``);
         #: without a copy, or with ``leaves_after``, it says no (§13)
         self.rejoin_rematch = rejoin_rematch
+        #: looking for the rematch of a finished game, and our answers to its offer
+        #: (NETWORK.md §13, join_rematch.py)
+        self.rematch = RematchSide(rematch_of, leaves_after=leaves_after,
+                                   rejoin=rejoin_rematch is not None,
+                                   started=self.table is not None, where=self.where)
         if self.table is not None:
             self._attach()
 
     _resuming = "the host restarted: waiting for every player to reconnect"
 
     # ------------------------------------------------------------------ plumbing
+    @property
+    def rematch_of(self) -> PreviousGame | None:
+        """The finished game whose rematch this node looks for (or plays), if any."""
+        return self.rematch.prev
+
+    @property
+    def offer(self) -> Rematch | None:
+        """The host's rematch offer, once it came (§13)."""
+        return self.rematch.offer
+
+    @offer.setter
+    def offer(self, offer: Rematch | None) -> None:
+        self.rematch.hold(offer)
+
+    @property
+    def offer_agreed(self) -> list[int]:
+        """The seats that agreed to the offer so far (the host's last word)."""
+        return self.rematch.agreed
+
     def subscribe(self, callback: Callable[[], None]) -> None:
         self.listeners.append(callback)
 
@@ -324,10 +337,9 @@ class PeerNode:
     def offer_wait_left(self) -> float | None:
         """Seconds this rematch node still looks for the host's offer before it gives
         up (``rematch_wait``, from its start: §13); None once offered, or not looking."""
-        since = self._looking_since
-        if since is None or self.offer is not None or self.table is not None:
-            return None
-        return max(0.0, since + self.net.rematch_wait - self._now())
+        if self.rematch.since is None:
+            return None  # (not looking: asks no clock, so a screen may ask before run)
+        return self.rematch.wait_left(self._now(), self.net.rematch_wait)
 
     def accepts_left(self) -> float | None:
         """Seconds before an honest host calls off the game some seat has not accepted
@@ -341,16 +353,14 @@ class PeerNode:
     def offer_left(self) -> float | None:
         """Seconds the host's rematch lobby still waits for every yes, as its last
         ``clock`` said (§13); None before one, or once the rematch began."""
-        until = self._offer_until
-        if until is None or self.offer is None or self.table is not None:
+        if self.rematch.until is None:
             return None
-        return max(0.0, until - self._now())
+        return self.rematch.offer_left(self._now())
 
     async def run(self) -> None:
         """The thin shell over :class:`~splitnet.net.join_link.Link`: each attempt's
         outcome goes to the link, which says what to do next (NETWORK.md §11.6)."""
-        if self.rematch_of is not None and self.table is None:
-            self._looking_since = self._now()
+        self.rematch.look_from(self._now())
         if self._finished_here and self._finished_at is None:
             self._finished_at = self._now()  # resumed on a finished log
         # a rematch's offer is waited for at most rematch_wait (§13)
@@ -558,9 +568,8 @@ class PeerNode:
             case Offer():
                 self._on_offer(ch, f)
             case Lobby(players, seats):
-                if self.rematch_of is not None and self.table is None and self.offer is None:
-                    raise PeerFatal(f"no rematch: the host at {self.where} opened "
-                                    "a new game instead")
+                if (line := self.rematch.lobby()) is not None:
+                    raise PeerFatal(line)
                 self.lobby_players = [p.name for p in players]
                 self.lobby_keys = [p.key for p in players]
                 self.lobby_seats = seats
@@ -571,8 +580,7 @@ class PeerNode:
             case Need(start):
                 self._hand_back(ch, start)
             case Clock(left):
-                if self.rematch_of is not None and self.table is None:
-                    self._offer_until = self._now() + left
+                if self.rematch.clock(self._now(), left):
                     self._changed()
             case HostError():
                 self._on_error(f)
@@ -894,59 +902,29 @@ class PeerNode:
     def _on_offer(self, ch: Channel, f: Offer) -> None:
         """The host's rematch offer (§13): it must be of the game we finished, ending at
         our final head, with the next first dealer; we agree once per connection."""
-        if self.rematch_of is None and self.table is None:
-            self._rejoin_offer(ch, f.game)
-        prev = self.rematch_of
-        if prev is None or self.table is not None:
-            return  # no rematch asked for here: nothing to answer
-        if self.leaves_after:  # (its player quit at the end screen: it came to say no)
-            with contextlib.suppress(ChannelClosed, WireError, ConnectionError):
-                ch.send(encode_typed(Answer(prev.game_id, False)))
-            raise PeerFatal("no rematch: this seat does not stay for rematches: we said no")
-        try:
-            prev.check_offer(f.game, f.head, f.first_dealer)
-        except RematchError as e:
-            raise PeerFatal(f"no rematch: the host's offer does not follow our game: {e} "
-                            f"[host seat {prev.header.host} at fault]") from None
-        self.offer = Rematch(f.game, f.head, f.first_dealer)
-        self.offer_agreed = list(f.agreed)
-        if self._answered is not ch:
-            ch.send(encode_typed(Answer(prev.game_id, True)))
-            self._answered = ch
-        self._changed()
-
-    def _rejoin_offer(self, ch: Channel, game: bytes) -> None:
-        """The host offers a joiner started afresh the rematch of ``game``: the host
-        sends it only to that game's seats, so this is our seat's program started again
-        (killed in the rematch lobby, then the same command). With our finished copy of
-        that game we are back for the rematch; without one, or if this seat does not stay
-        for rematches, we say no at once — the rematch needs every seat."""
-        lookup = self.rejoin_rematch
-        if lookup is None and not self.leaves_after:
-            return  # (a node that knows nothing of rematches: it ignores the offer)
-        prev = None if self.leaves_after or lookup is None else lookup(game)
-        if prev is not None and prev.game_id == game:
-            _log.info("the host offers the rematch of our game %s: back in its lobby",
-                      game.hex())
-            self.rematch_of = prev
-            self.link.rematch = True  # (its give-up line is a rematch's now)
-            return
-        why = ("this seat does not stay for rematches" if self.leaves_after else
-               "this data dir holds no finished copy of it, so this seat cannot check it")
-        with contextlib.suppress(ChannelClosed, WireError, ConnectionError):
-            ch.send(encode_typed(Answer(game, False)))
-        raise PeerFatal(f"no rematch: the host at {self.where} offers the "
-                        f"rematch of game {game.hex()}, but {why}: we said no")
+        side = self.rematch
+        copy = (self.rejoin_rematch(f.game) if side.wants_copy()
+                and self.rejoin_rematch is not None else None)
+        reply = side.offered(f.game, f.head, f.first_dealer, f.agreed, conn=ch, copy=copy)
+        if reply.stop is not None:
+            if reply.send is not None:
+                with contextlib.suppress(ChannelClosed, WireError, ConnectionError):
+                    ch.send(encode_typed(reply.send))
+            raise PeerFatal(reply.stop)
+        if side.looking:
+            self.link.rematch = True  # (started afresh: its give-up line is a rematch's)
+        if reply.send is not None:
+            ch.send(encode_typed(reply.send))
+        if side.state is AnswerState.OFFERED:
+            self._changed()
 
     async def decline(self, why: str = "") -> None:
         """Say no to the rematch (or leave its lobby): the host ends it for everyone."""
-        ch, prev = self.ch, self.rematch_of
-        if ch is not None and prev is not None and self.table is None:
+        ch = self.ch
+        frame = self.rematch.decline(why) if ch is not None else None
+        if ch is not None and frame is not None:
             with contextlib.suppress(ChannelClosed, WireError, ConnectionError):
-                if self.offer is not None:
-                    ch.send(encode_typed(Answer(prev.game_id, False)))
-                else:
-                    ch.send(encode_typed(Bye(why[:200])))
+                ch.send(encode_typed(frame))
                 await asyncio.wait_for(ch.drain(), 2.0)
 
     def _stopping(self) -> None:
@@ -954,17 +932,18 @@ class PeerNode:
         it is in a rematch lobby: it says so with a ``bye`` as it goes, so the host ends
         the rematch at once instead of waiting for a seat that will not come back. (A
         process killed outright says nothing: its seat merely dropped, §13.)"""
-        ch = self.ch
-        if ch is None or self.rematch_of is None or self.table is not None:
+        ch, frame = self.ch, self.rematch.stopping()
+        if ch is None or frame is None:
             return
         with contextlib.suppress(ChannelClosed, WireError, ConnectionError):
-            ch.send(encode_typed(Bye("stopped")))
+            ch.send(encode_typed(frame))
 
     def _start(self, header: bytes) -> None:
         """The host started the game: verify the header, save the meta file, accept."""
         self._check_limits(header)
         self.table = Table.from_header(self.identity, self.data_dir, header, self.seed_maker,
                                        follows=self.rematch_of, parts=self.parts)
+        self.rematch.started()
         table = self.table
         table.files.save_meta(meta_now(game_id=table.game_id.hex(), role="peer",
                                        seat=table.seat, name=self.name,
