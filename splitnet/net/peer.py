@@ -9,12 +9,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Final, NoReturn
+from typing import Any, NoReturn
 
-from splitnet.durable import open_private
 from splitnet.game.rematch import PreviousGame, Rematch
 from splitnet.game.table import GameError, PledgeRefused
 from splitnet.net.addrs import host_port
@@ -25,7 +23,6 @@ from splitnet.net.frames import (
     Answer,
     BotLevel,
     Bye,
-    Challenge,
     Clock,
     Evidence,
     Frame,
@@ -44,10 +41,24 @@ from splitnet.net.frames import (
     Welcome,
 )
 from splitnet.net.framing import FrameTooLarge
+from splitnet.net.join_checks import (
+    _CLOSED_BY_HOST,
+    _write_private,
+    check_challenge,
+    check_limits,
+    judge_refused_move,
+    take_evidence,
+)
+from splitnet.net.join_checks import HostClosed as HostClosed
+from splitnet.net.join_checks import HostGone as HostGone
+from splitnet.net.join_checks import HostLeft as HostLeft
+from splitnet.net.join_checks import PeerFatal as PeerFatal
+from splitnet.net.join_checks import RematchNotYet as RematchNotYet
+from splitnet.net.join_checks import refused_by_host as refused_by_host
 from splitnet.net.join_link import ByeMeans, Cause, End, Finish, Link, Log, Quit, Step, Wait, bye
 from splitnet.net.join_rematch import AnswerState, RematchSide
 from splitnet.net.join_state import JoinEvent, JoinMachine, JoinState
-from splitnet.net.store import GameFiles, GameMeta, keep_refusal, meta_now
+from splitnet.net.store import GameFiles, GameMeta, meta_now
 from splitnet.net.table import SeedMaker, Table, TableParts
 from splitnet.net.waits import HostView, HostWatch
 from splitnet.net.wire import (
@@ -64,67 +75,21 @@ from splitnet.net.wire import (
     encode_typed,
     plain,
     sign_hello,
-    verify_challenge,
 )
-from splitnet.session.codec import DecodeError, encode
-from splitnet.session.identity import Identity, verify
+from splitnet.session.identity import Identity
 from splitnet.session.log import (
     TAG_FORK_ACKS,
     TAG_FORK_RECORDS,
     Ack,
     LogError,
-    Refusal,
-    check_refusal,
     detect_fork,
     fork_evidence,
     make_ack,
-    message_hash,
-    parse_message,
     prove_equivocation,
 )
 from splitnet.text import shown
 
 _log = logging.getLogger("splitnet.net")
-
-
-#: a host's fatal errors that end this connection only: the joiner reconnects
-_CLOSED_BY_HOST: Final = frozenset({ErrorCode.REPLACED, ErrorCode.SLOW,
-                                    ErrorCode.TOO_MANY_ERRORS, ErrorCode.TOO_BIG})
-
-
-def refused_by_host(f: HostError, *, fatal: bool) -> WireError:
-    """The host's ``error`` frame ``f`` as this joiner's error: its code, if this
-    splitnet knows it (NETWORK.md §8), else ``protocol`` naming the code it sent."""
-    code = ErrorCode.received(f.code)
-    if code is None:
-        return WireError(ErrorCode.PROTOCOL, f"the host refused us with a code this "
-                         f"splitnet does not know ({shown(f.code, limit=32)!r}): "
-                         f"{f.reason}", fatal=fatal)
-    return WireError(code, f"the host refused us: {f.reason}", fatal=fatal)
-
-
-class PeerFatal(Exception):
-    """The game cannot go on for this peer (the reason, in words, names who is at fault)."""
-
-
-class HostGone(PeerFatal):
-    """The host could not be reached (again) within the retry bound."""
-
-
-class HostClosed(PeerFatal):
-    """The host closed its lobby: there is no game to wait for."""
-
-
-class RematchNotYet(ChannelClosed):
-    """The host is still on the game we finished: its rematch is not offered yet."""
-
-
-class HostLeft(ChannelClosed):
-    """The host said bye in a game not over: one that shut down may resume it."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(f"the host said bye: {reason}")
-        self.reason = reason
 
 
 class PeerNode:
@@ -477,31 +442,11 @@ class PeerNode:
         async with asyncio.timeout(self.net.handshake_timeout):
             ch = await self.wrap(raw, "client")
         f = await self._recv(ch, self.net.handshake_timeout)
-        if not isinstance(f, Challenge):
-            raise WireError(ErrorCode.PROTOCOL, f"expected a challenge, got {f.T!r}")
-        if f.v != NET_PROTOCOL:
-            raise WireError(ErrorCode.VERSION, f"the host speaks {f.v!r}, not {NET_PROTOCOL}",
-                            fatal=True)
-        bind = binding_of(ch)
-        if f.bind != bind:
-            raise WireError(ErrorCode.AUTH, "the host's challenge was signed for another encrypted "
-                            "connection (its channel binding differs from ours): someone who "
-                            "knows the join code sits between us and the host", fatal=True)
-        if not verify_challenge(f):
-            raise WireError(ErrorCode.AUTH, "the host's challenge signature does not verify",
-                            fatal=True)
         table = self.table
-        if table is not None and f.key != table.log.header.key(table.host_seat):
-            raise WireError(ErrorCode.AUTH, "the host at this address has another identity than "
-                            "the game's host", fatal=True)
-        prev = self.rematch_of
-        if table is None and prev is not None:
-            if f.key != prev.header.key(prev.header.host):
-                raise WireError(ErrorCode.AUTH,
-                                "the host at this address has another identity than "
-                                "the host of the game we finished", fatal=True)
-            if f.game == prev.game_id:  # still on the game we finished: not yet
-                raise RematchNotYet("the host has not offered the rematch yet")
+        bind = binding_of(ch)
+        f = check_challenge(f, bind, prev=self.rematch_of if table is None else None,
+                            game_host=(None if table is None
+                                       else table.log.header.key(table.host_seat)))
         self.host_key = f.key
         game = table.game_id if table else None
         have = len(table.log) if table else 0
@@ -621,7 +566,9 @@ class PeerNode:
                      f.reason)
         ours = f.counter is not None and f.counter in self._inflight
         if ours:
-            self._accuse_if_legal(f)  # first: a fatal refusal must not hide one
+            # first: a fatal refusal must not hide one (join_checks.judge_refused_move)
+            judge_refused_move(self.table, f, None if f.counter is None
+                               else self._moves_inflight.get(f.counter), self.send_game)
         if f.fatal and f.code == ErrorCode.CLOSED.value and self.table is not None:
             self._called_off(f.reason)
         if f.fatal:
@@ -656,108 +603,13 @@ class PeerNode:
         self._mark_finished()
         raise HostClosed(f"the game did not start: the host called it off: {why}")
 
-    def _accuse_if_legal(self, f: HostError) -> None:
-        """The host refused our move. A move at a position is final (GAME.md "Pledges"):
-        the seat sends it again, never another, so only a refusal the host can be held to
-        may stop it. If our own engine finds the move legal at our head (with our own
-        cards' faces, at our next counter: nothing earlier of ours was refused first):
-
-        - the host's signed refusal names that move, our connection and our head: the
-          host refused a legal move — keep the evidence, send the accusation through the
-          log (the other peers stop naming the host if it orders it) and stop;
-        - anything else — no refusal, one that does not verify, of another message or
-          connection, signed at an older head — is no refusal at all (an honest host
-          signs every one, at the head whose records it sent first): a Split seat keeps
-          what came in ``GAME_ID.refused`` and stops naming the host (NETWORK.md §5).
-
-        Otherwise — the log moved on, or an earlier message of ours was refused first —
-        the refusal may be right: resynchronise as usual (the same move goes again)."""
-        table = self.table
-        sent = None if f.counter is None else self._moves_inflight.get(f.counter)
-        if table is None or sent is None or f.counter is None:
-            return
-        msg, sig, body = sent
-        if (f.counter != table.log.next_counter(table.seat)
-                or not table.core.move_is_legal(body)):
-            return
-        host = table.host_seat
-        raw = f.refusal
-        ref, flaw = self._refusal_of(raw, msg, sig)
-        if ref is None:
-            if not table.spec.moves_pledged:  # (a commitment is kept as it is)
-                _log.warning("the host's refusal of our move is not valid: %s", flaw)
-                return
-            n = len(table.log)
-            kept = table.files.transcript.with_suffix(".refused")
-            with contextlib.suppress(OSError):
-                keep_refusal(kept, {"code": f.code, "reason": f.reason, "refusal": raw,
-                                    "seq": n, "head": table.log.head(), "msg": msg,
-                                    "sig": sig})
-            # (the code and reason are the host's text: quoted, control characters escaped)
-            raise PeerFatal(f"the host refused our legal move ({f.code!r}: "
-                            f"{f.reason[:120]!r}) at entry {n} with {flaw}: a move at a "
-                            f"position is final and only a refusal signed at our head "
-                            f"counts (GAME.md \"Pledges\"); kept in {kept} "
-                            f"[host seat {host} at fault]")
-        path = table.files.transcript.with_suffix(".accusation")
-        with contextlib.suppress(OSError), _append_private(path) as out:
-            out.write(encode({"refusal": raw, "msg": msg, "sig": sig}))
-        table.author.counter = f.counter  # the refused move never took its counter
-        relayed = (not f.fatal and self.send_game(
-            "accuse", {"round": body["round"], "refusal": raw, "msg": msg, "sig": sig}))
-        how = ("we accuse it through the log" if relayed
-               else "it closed the connection, so only this peer can accuse it")
-        # (the code and reason are the host's text: quoted, control characters escaped)
-        raise PeerFatal(f"the host refused our legal move ({ref.code!r}: {ref.reason[:120]!r}) "
-                        f"at entry {ref.seq}: {how}; evidence kept in {path} "
-                        f"[host seat {host} at fault]")
-
-    def _refusal_of(self, raw: bytes | None, msg: bytes,
-                    sig: bytes) -> tuple[Refusal | None, str]:
-        """The host's signed refusal of our message ``msg``/``sig`` on our connection at
-        our log head (TRANSCRIPT.md §7a), or None and what is wrong with ``raw``."""
-        table = self.table
-        assert table is not None
-        if raw is None:
-            return None, "no signed refusal"
-        try:
-            ref = check_refusal(raw, game_id=table.game_id,
-                                host_key=table.log.header.key(table.host_seat))
-        except LogError as e:
-            return None, f"a refusal that is not valid ({e.reason})"
-        n = len(table.log)
-        if ref.msg_hash != message_hash(msg, sig):
-            return None, "a refusal of another message"
-        if ref.seat != table.seat:
-            return None, f"a refusal of a message on seat {ref.seat}'s connection"
-        if ref.seq != n:
-            return None, f"a refusal signed at entry {ref.seq}, not at our head (entry {n})"
-        if ref.head != table.log.head():
-            return None, f"a refusal signed at another head than ours at entry {n}"
-        return ref, ""
-
     def _on_evidence(self, f: Evidence) -> None:
-        """The host refused another seat's message for a failed proof and shows it: it
-        counts only if that seat's signature verifies (the host cannot forge it)."""
-        table = self.table
-        if table is None:
-            return
-        try:
-            m = parse_message(f.msg)
-        except DecodeError:
-            return
-        header = table.log.header
-        if (m.game_id != table.game_id or m.author >= len(header.players)
-                or not verify(header.key(m.author), f.msg, f.sig)):
-            _log.warning("the host sent evidence that is not signed by its author")
-            return
-        if not self.evidence_kept.admit(m.author, len(f.msg) + len(f.sig)):
-            return  # the first of that seat is proof enough
-        self.evidence.append((m.author, m.kind, f.reason))
-        path = table.files.transcript.with_suffix(".evidence")
-        with contextlib.suppress(OSError), _append_private(path) as out:
-            out.write(encode_typed(f))
-        self._changed()
+        """The host shows another seat's refused message (join_checks.take_evidence)."""
+        kept = None if self.table is None else take_evidence(self.table, f,
+                                                             self.evidence_kept)
+        if kept is not None:
+            self.evidence.append(kept)
+            self._changed()
 
     def _on_record(self, seq: int, record: bytes) -> None:
         if self.table is None:
@@ -817,30 +669,6 @@ class PeerNode:
                 del pending[s]
                 self._compare_ack(a)
         self._schedule_ack(now=table.core.finished)
-
-    def _check_limits(self, header: bytes) -> None:
-        """A header whose agreed waits (GAME.md "limits") are shorter than this player's
-        own is not joined: with waits of 0 s a host could give any seat up at once and no
-        clock could tell (NETWORK.md §7). One line naming the host and the wait."""
-        from splitnet.game.table import LimitsError, limits_from_header
-        from splitnet.session.log import Log
-
-        try:
-            log = Log()
-            log.append_record(header)
-            theirs = limits_from_header(log.header.settings)
-        except (LogError, LimitsError, DecodeError):
-            return  # Table.from_header refuses it with the reason
-        mine = self.net.limits()
-        for what, have, want in (("answer_s", theirs.answer_s, mine.answer_s),
-                                 ("move_s", theirs.move_s, mine.move_s),
-                                 ("open_hand_after_s", theirs.open_hand_after_s,
-                                  mine.open_hand_after_s)):
-            if have < want:
-                raise PeerFatal(f"the host's game gives a seat up after {have} s "
-                                f"(header limits.{what}), sooner than the {want} s this "
-                                f"player waits: not joining [host seat {log.header.host} "
-                                "at fault]")
 
     def _note_waits(self, author: int | None = None) -> None:
         """Start this peer's own clock on a seat when, in sync on a live connection, it
@@ -940,7 +768,7 @@ class PeerNode:
 
     def _start(self, header: bytes) -> None:
         """The host started the game: verify the header, save the meta file, accept."""
-        self._check_limits(header)
+        check_limits(header, self.net.limits())
         self.table = Table.from_header(self.identity, self.data_dir, header, self.seed_maker,
                                        follows=self.rematch_of, parts=self.parts)
         self.rematch.started()
@@ -1099,17 +927,6 @@ class PeerNode:
 
     def _fork(self, why: str) -> None:
         raise PeerFatal(f"fork: {why}")
-
-
-def _append_private(path: Path) -> Any:
-    """An evidence file opened for appending, 0600 (NETWORK.md §9)."""
-    return os.fdopen(open_private(path, os.O_WRONLY | os.O_APPEND), "ab")
-
-
-def _write_private(path: Path, data: bytes) -> None:
-    """An evidence file written whole, 0600 (NETWORK.md §9)."""
-    with os.fdopen(open_private(path, os.O_WRONLY | os.O_TRUNC), "wb") as out:
-        out.write(data)
 
 
 def _reason(e: BaseException) -> str:
