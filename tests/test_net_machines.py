@@ -16,6 +16,7 @@ import pytest
 from splitnet.net import (
     conn_state,
     game_state,
+    join_acks,
     join_link,
     join_rematch,
     join_state,
@@ -415,7 +416,7 @@ def test_the_host_game_machine_orders_only_when_every_seat_is_back() -> None:
 
 
 @pytest.mark.parametrize("module", [machine, lobby_state, conn_state, join_state, join_link,
-                                    join_rematch, game_state, waits])  # (waits: Countdown)
+                                    join_rematch, join_acks, game_state, waits])
 def test_the_machines_doctests(module: Any) -> None:
     failed, tried = doctest.testmod(module)
     assert tried > 0 and failed == 0

@@ -2,8 +2,19 @@
 of the log — verifying every record, writing it, applying it to its own core — sends the
 messages its seat owes and acknowledges its head. It reconnects by itself (bounded, with
 back-off) and resumes from its saved transcript and seeds after a restart.
-"""
 
+This is the asyncio shell over the joiner's sans-IO parts (NETWORK.md §11): its session
+(join_state.py), its link to the host — when to dial, wait, stop or give up
+(join_link.py) —, its rematch answers (join_rematch.py), its clocks on the host
+(waits.py), its acks (join_acks.py) and its checks of what the host sends
+(join_checks.py). Why it is still over 600 lines: what is left is the I/O each of those
+machines is fed from and acts through — one connection's handshake and frame loop, the
+record intake that feeds the table and the clocks in one step, the ack task, and the
+documented state the front ends read (``net_status``, ``lobby_*``, ``offer``, …) —
+split further, one frame's handling would be spread over several modules. The next
+part to move is the record intake with its clock checks (a seat's, which a watcher
+would not need).
+"""
 from __future__ import annotations
 
 import asyncio
@@ -41,6 +52,7 @@ from splitnet.net.frames import (
     Welcome,
 )
 from splitnet.net.framing import FrameTooLarge
+from splitnet.net.join_acks import AckBook
 from splitnet.net.join_checks import (
     _CLOSED_BY_HOST,
     _write_private,
@@ -171,10 +183,8 @@ class PeerNode:
         self.clocks = HostWatch(self.net)
         self._finished_at: float | None = None
         self._ack_task: asyncio.Task[None] | None = None
-        self._acked = -1
-        self._other_acks: dict[int, Ack] = {}
-        #: seat → the highest seq at which that seat's relayed ack matched our log
-        self.confirmed: dict[int, int] = {}
+        #: our acks and the other seats' relayed ones (join_acks.py, NETWORK.md §6)
+        self.acks = AckBook()
         self.task: asyncio.Task[None] | None = None
         self.started_evt = asyncio.Event()
         #: the host of our finished game said it offers no rematch of it (its ``answer``
@@ -471,7 +481,7 @@ class PeerNode:
         self.session.fire(JoinEvent.LOBBY if lobby else JoinEvent.PLAY)
         if lobby and self.bot_level is not None:
             ch.send(encode_typed(BotLevel(self.bot_level)))
-        self._acked = -1  # a restarted host knows none of our acks: send ours again
+        self.acks.acked = -1  # a restarted host knows none of our acks: send ours again
         self._host_ready(w.ready)
         self.target = w.count
         if table is not None and len(table.log) >= self.target:
@@ -663,11 +673,8 @@ class PeerNode:
             self._synced()
         elif self.synced:
             self._pump()
-        pending = self._other_acks
-        for s, a in list(pending.items()):
-            if a.seq < len(table.log):
-                del pending[s]
-                self._compare_ack(a)
+        for a in self.acks.due(len(table.log)):
+            self._compare_ack(a)
         self._schedule_ack(now=table.core.finished)
 
     def _note_waits(self, author: int | None = None) -> None:
@@ -856,8 +863,8 @@ class PeerNode:
         if table is None:
             return
         durable = await asyncio.to_thread(table.transcript.sync)
-        seq = min(durable, len(table.log)) - 1
-        if seq <= self._acked or self.ch is None:
+        seq = self.acks.to_ack(durable=durable, length=len(table.log))
+        if seq is None or self.ch is None:
             return
         ack = make_ack(self.identity, table.game_id, seq, table.log.hash_at(seq),
                        seat=table.seat)
@@ -867,7 +874,7 @@ class PeerNode:
                 # before the final ack: the host has it before its game is done (§13)
                 self.send_frame(Answer(table.game_id, False))
             self.send_frame(AckFrame(ack))
-            self._acked = seq
+            self.acks.acked = seq
         if table.core.finished and seq == len(table.log) - 1:
             self._mark_finished()
         self._ack_task = None
@@ -884,15 +891,9 @@ class PeerNode:
         table = self.table
         if table is None:
             return
-        try:
-            a = table.log.check_ack(raw)
-        except LogError as e:
-            _log.warning("the host relayed a bad ack: %s", e)
-            return
-        if a.seq < len(table.log):
+        a = self.acks.relayed(table.log, raw)
+        if a is not None:
             self._compare_ack(a)
-        else:
-            self._other_acks[a.seat] = a
 
     def unconfirmed(self) -> list[int]:
         """Seats (not us, not the host, not an open-handed one) whose signed ack of our
@@ -905,15 +906,13 @@ class PeerNode:
         table = self.table
         if table is None:
             return []
-        last = len(table.log) - 1
-        return [s for s in range(table.n) if s not in (table.seat, table.host_seat)
-                and s not in table.core.open_seats and self.confirmed.get(s, -1) < last]
+        return self.acks.unconfirmed(n=table.n, last=len(table.log) - 1,
+                                     skip={table.seat, table.host_seat, *table.core.open_seats})
 
     def _compare_ack(self, a: Ack) -> None:
         table = self.table
         assert table is not None
-        if table.log.hash_at(a.seq) == a.head:
-            self.confirmed[a.seat] = max(self.confirmed.get(a.seat, -1), a.seq)
+        if self.acks.matches(table.log, a):
             return
         raw = make_ack(self.identity, table.game_id, a.seq, table.log.hash_at(a.seq),
                        seat=table.seat)
