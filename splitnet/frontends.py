@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from splitnet.app.lan_common import AnySession
     from splitnet.net.host import HostNode
     from splitnet.net.peer import PeerNode
-    from splitnet.net.table import GameChoice
+    from splitnet.net.table import GameChoice, Narration
 
 
 @dataclass(frozen=True)
@@ -65,8 +65,11 @@ class FrontEnd:
     takes it — ``check(record, path)`` its game's own checks (the record, or
     LocalFileError naming the file and the first fault), ``run(record, step, wait)``
     the replay (step by step with ``step``; ``wait`` reads the next command).
-    ``table``: a person's table at a LAN seat, ``table(session, plain, bell, rematch)``
-    with ``rematch`` None (none offered), "host" (it offers) or "joiner" (it agrees) —
+    ``narrator(names, seat)``: the game's narrator, which tells a reopened LAN game's
+    saved log as it was told live (:attr:`splitnet.net.table.Table.history`; None: a
+    reopened game is not told again). ``table``: a person's table at a LAN seat,
+    ``table(session, plain, bell, rematch)`` with ``rematch`` None (none offered),
+    "host" (it offers) or "joiner" (it agrees) —
     the exit status and whether the person asked for the rematch (None: the built-in
     games' tables, which ``splitnet.app.lan`` runs itself; a game without a table for
     a person says so in ``human``)."""
@@ -84,6 +87,7 @@ class FrontEnd:
     bench: Callable[[argparse.Namespace], int] | None = None
     proofs_only: str | None = None
     table: Callable[[Any, bool, bool, str | None], Awaitable[tuple[int, bool]]] | None = None
+    narrator: Callable[[Sequence[str], int], Narration] | None = None
 
 
 # ---------------------------------------------------------------------------- Split
@@ -162,10 +166,16 @@ def _split_replay(record: dict[str, Any], step: bool, wait: Callable[[], str] | 
     return 0
 
 
+def _split_narrator(names: Sequence[str], seat: int) -> Narration:
+    from splitnet.describe import Narrator
+
+    return Narrator(names, seat)
+
+
 SPLIT_FRONT = FrontEnd(SPLIT, selfplay=_split_selfplay, play=_split_play,
                        choice=_split_choice, seats_of=lambda _path: None, bot=_split_bot,
                        human=_split_human, summary=_split_summary,
-                       replay=Replay(_split_check, _split_replay))
+                       replay=Replay(_split_check, _split_replay), narrator=_split_narrator)
 
 
 # --------------------------------------------------------------------------- Splito
@@ -285,11 +295,17 @@ def _splito_replay(record: dict[str, Any], step: bool, wait: Callable[[], str] |
     return 0
 
 
+def _splito_narrator(names: Sequence[str], seat: int) -> Narration:
+    from splitnet.splito.describe import SplitoNarrator
+
+    return SplitoNarrator(names, seat)
+
+
 SPLITO_FRONT = FrontEnd(SPLITO, selfplay=_splito_selfplay, play=_splito_play,
                         choice=_splito_choice, seats_of=_settings_players, bot=_splito_bot,
                         human=_splito_human, summary=_splito_summary,
                         replay=Replay(_splito_check, _splito_replay), bench=_splito_bench,
-                        proofs_only="protocol/SPLITO_GAME.md")
+                        proofs_only="protocol/SPLITO_GAME.md", narrator=_splito_narrator)
 
 
 #: the built-in games' front ends, in the registry's order (splitnet.games.GAMES)

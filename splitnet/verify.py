@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from splitnet.bots import open_hand_player
 from splitnet.game.local import PROTOCOL
 from splitnet.game.rematch import (
     RematchError,
@@ -64,7 +63,7 @@ def observer(h: Header) -> NetCore:
     """A core of no seat for the game this header starts (its game's,
     :mod:`splitnet.games`): what a verifier applies the entries to (raises ValueError for
     settings the game refuses)."""
-    return game_of(h.settings).seat(Seating(h, None, open_hand=open_hand_player)).core
+    return game_of(h.settings).seat(Seating(h, None)).core
 
 
 class LiveVerifier:

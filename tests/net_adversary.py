@@ -79,9 +79,10 @@ from splitnet.adversary import _leaves, _set
 from splitnet.app.lan_session import LAN_PARTS, LanSeat, NetSession
 from splitnet.app.splito_session import SplitoNetSession, splito_bot
 from splitnet.bots import make_bot
+from splitnet.game.core import GameCore
 from splitnet.game.local import PROTOCOL, game_settings
 from splitnet.game.rematch import PreviousGame
-from splitnet.game.splito_core import ROUND, splito_header
+from splitnet.game.splito_core import ROUND, SplitoCore, splito_header
 from splitnet.games.splito import SPLITO as SPLITO_GAME
 from splitnet.net.config import NetSettings
 from splitnet.net.frames import Bye, Frame, Msg, Rec
@@ -465,7 +466,8 @@ class RogueGuest(PeerNode):
 
     def _out_of_turn(self, table: Table) -> tuple[str, dict[str, Any]] | None:
         seat = table.seat
-        split, splito = table.split_core, table.splito_core
+        split = table.core if isinstance(table.core, GameCore) else None
+        splito = table.core if isinstance(table.core, SplitoCore) else None
         if split is not None:
             r = split.round
             if r is None:

@@ -168,7 +168,7 @@ class ChatForkingHost(ForkingHost):
 
 def _idle(lan: Lan) -> bool:
     host = lan.host.table
-    core = host.split_core if host is not None else None
+    core = host.core if host is not None and isinstance(host.core, GameCore) else None
     return (host is not None and core is not None and core.round is not None
             and core.round.stage == "play"
             and all(p.table is not None and len(p.table.log) == len(host.log)

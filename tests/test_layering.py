@@ -142,6 +142,22 @@ def test_net_imports_no_bots_front_ends_selfplay_verifier_narration_or_app() -> 
     assert sorted(u for u in used if u[1] in NET_NEVER) == []
 
 
+def test_the_network_imports_no_games_own_module() -> None:
+    """Networking names no game (the standing rules): no module under ``net`` imports a
+    module a game calls its own (:attr:`GameSpec.modules`: its rules, core, narration,
+    front ends …) — a table reaches its game through the spec, the game's errors through
+    :class:`splitnet.errors.IllegalMove`, and a game's narrator comes from above
+    (``TableParts.narrator``)."""
+    from splitnet.games import GAMES
+
+    own = {m for g in GAMES for m in g.modules}
+    assert {"rules", "game.core", "splito", "game.splito_core"} <= own  # (the specs say so)
+    files = _package_imports()
+    used = sorted((_module(p)[0], t) for p in files if _top(_module(p)[0]) == "net"
+                  for t in files[p] if any(t == m or t.startswith(m + ".") for m in own))
+    assert used == []
+
+
 def test_nothing_below_the_application_imports_it() -> None:
     users = sorted(
         _module(p)[0] for p, targets in _package_imports().items()

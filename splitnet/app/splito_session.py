@@ -56,11 +56,11 @@ class SplitoNetSession(LanSeat[Play]):
         table = node.table
         if table is None:
             raise ValueError("the game has not started")
-        if table.splito_core is None:
+        if not isinstance(table.core, SplitoCore):
             raise ValueError("this game is not Splito: its session is NetSession")
         if (bot is None) == (not human):
             raise ValueError("a seat is played by exactly one of a bot or a person")
-        self.core = table.splito_core
+        self.core: SplitoCore = table.core
         super().__init__(node, task, table, bot_delay, clock, offer_after)
         #: the seat's own engine (the core keeps this one object for the whole game)
         self.view: Game = self.core.engine
@@ -74,8 +74,16 @@ class SplitoNetSession(LanSeat[Play]):
         self._narrator = SplitoNarrator(self.players, self.seat)
         table.listeners.append(self._on_entry)
         node.subscribe(self._on_net)
-        if self.core.stage in (Stage.PLAY, Stage.PASS) and self.view.turn > 1:
-            self._narrator.resume(self.view)  # (the game so far is not told again)
+        told = table.narrator
+        resumed = self.core.stage in (Stage.PLAY, Stage.PASS) and self.view.turn > 1
+        if (resumed and table.narrated == len(table.log) - 1
+                and isinstance(told, SplitoNarrator)):
+            # restarted from the saved transcript: the game so far, as it was told
+            self.log.extend(table.history)
+            self._narrator = told
+            self.log.append(f"Resumed the game: {self._where()}.")
+        elif resumed:
+            self._narrator.resume(self.view)  # (caught up over the network: not told)
             self.log.append(f"Resumed the game: {self._where()}.")
         else:
             self.log.extend(self._narrator.after_change(self.view))  # the deal, if done

@@ -468,8 +468,7 @@ class HostNode:
         if self.rematch_of is not None:  # the same seats, rules and order (GAME.md)
             table = self._rematch_table(game_id)
         else:
-            made = (self.choice.header(len(players)) if self.choice.header is not None
-                    else None)
+            made = self.choice.header_for(len(players), self.proofs)
             table = Table.new_host(self.identity, self.data_dir, game_id, players,
                                    self.proofs, self.seed_maker, parts=self.parts,
                                    header=made, limits=self.net.limits())

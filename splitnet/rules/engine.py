@@ -27,7 +27,7 @@ from enum import StrEnum
 from typing import Any, Final
 
 from splitnet.cards import _KIND_TABLE, STRENGTH, MatchKind, match_kind, rank
-from splitnet.errors import SplitnetError
+from splitnet.errors import IllegalMove as AnyIllegalMove
 from splitnet.rules.actions import (
     Action,
     BonusDraw,
@@ -78,16 +78,11 @@ TRANSITIONS: Final[dict[Phase, frozenset[Phase]]] = {
 }
 
 
-class IllegalMove(SplitnetError):
-    """A move the rules forbid — bad input in the error family (:mod:`splitnet.errors`):
+class IllegalMove(AnyIllegalMove):
+    """A move Split's rules forbid — bad input in the error family (:mod:`splitnet.errors`):
     one line, the state unchanged. ``rule`` is the docs/RULES.md number, cited first in
     the message (``"R4.2: …"``); ``reason`` is the rest. It is not a verdict: the game
     core turns a peer's illegal move into a :class:`~splitnet.errors.Blame` naming it."""
-
-    def __init__(self, rule: str, message: str) -> None:
-        super().__init__(f"{rule}: {message}")
-        self.rule = rule
-        self.reason = message
 
 
 class UnknownFace(IllegalMove):

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Final, Literal
 
-from splitnet.errors import SplitnetError
+from splitnet.errors import IllegalMove as AnyIllegalMove
 from splitnet.splito.cards import NUMBER_CARDS, card_order, is_number_card, number_face
 from splitnet.splito.objectives import Face, Objective
 from splitnet.splito.settings import SplitoSettings
@@ -44,13 +44,9 @@ _HEX32: Final = re.compile(r"[0-9a-f]{32}")
 _HEX64: Final = re.compile(r"[0-9a-f]{64}")
 
 
-class IllegalMove(SplitnetError):
-    """A move the rules forbid. ``rule`` is the docs/SPLITO.md number; state unchanged."""
-
-    def __init__(self, rule: str, message: str) -> None:
-        super().__init__(f"{rule}: {message}")
-        self.rule = rule
-        self.reason = message
+class IllegalMove(AnyIllegalMove):
+    """A move Splito's rules forbid. ``rule`` is the docs/SPLITO.md number; state
+    unchanged."""
 
 
 class UnknownFace(IllegalMove):

@@ -128,7 +128,8 @@ def _record_format() -> str:
 
 
 SPEC: Final = GameSpec(key=KEY, title=TITLE, min_players=2, max_players=4, seat_rule="H2",
-                       named=True, check_header=_check_header, seat=_seat,
+                       named=True, check_header=_check_header,
+                       default_header=lambda n, proofs: header(n, proofs=proofs), seat=_seat,
                        pledge_position=pledge_position, record_format=_record_format(),
                        progress=_progress, ending=_ending, dealer_rule="H3.1")
 

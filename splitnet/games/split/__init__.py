@@ -21,9 +21,18 @@ def _check_header(settings: Mapping[str, Any], players: int | None) -> None:
         first_dealer(settings, players)
 
 
+def _default_header(_players: int, proofs: bool) -> dict[str, Any]:
+    """docs/RULES.md's rules (SETTINGS.md: every default), with or without proofs."""
+    from splitnet.game.local import game_settings
+    from splitnet.rules import Settings
+
+    return game_settings(Settings(), shuffle_proofs=proofs)
+
+
 def _seat(s: Seating) -> SeatGame:
     from splitnet.game.core import GameCore
     from splitnet.game.local import settings_from_header
+    from splitnet.game.open_hand_policy import open_hand_player
     from splitnet.game.rematch import first_dealer
     from splitnet.game.table import limits_from_header
 
@@ -35,7 +44,7 @@ def _seat(s: Seating) -> SeatGame:
                     secrets.seed if secrets is not None else None,
                     shuffle_proofs=proofs, host=h.host, pledges=secrets, moves=secrets,
                     keys=[p.key for p in h.players], first_dealer=dealer,
-                    checker=s.checker, open_hand=s.open_hand,
+                    checker=s.checker, open_hand=open_hand_player,  # R8.6, OPEN_HAND.md
                     limits=limits_from_header(h.settings))
     return SeatGame(core, proofs, dealer)
 
@@ -44,6 +53,13 @@ def _pledge_position(kind: str, body: dict[str, Any]) -> tuple[int, str] | None:
     from splitnet.game.core import pledge_position
 
     return pledge_position(kind, body)
+
+
+def _check_move(move: dict[str, Any]) -> None:
+    """A kept move is a move of Split's (rules/actions.py; ValueError if not)."""
+    from splitnet.rules import action_from_dict
+
+    action_from_dict(move)
 
 
 def _progress(settings: object, entries: Sequence[Entry], _players: int) -> str:
@@ -95,9 +111,11 @@ def _ending(core: Any, names: Sequence[str]) -> Ending:
 
 
 SPLIT = GameSpec(key="split", title="Split", min_players=2, max_players=6, seat_rule="R3.1",
-                 named=False, check_header=_check_header, seat=_seat,
+                 named=False, check_header=_check_header, default_header=_default_header,
+                 seat=_seat,
                  pledge_position=_pledge_position, record_format="splitnet-game-record/1",
                  progress=_progress, ending=_ending, moves_pledged=True,
+                 check_move=_check_move,
                  modules=("rules", "game.core", "game.local", "game.open_hand",
                           "game.open_hand_policy", "record", "describe", "bots", "selfplay",
                           "localplay", "app.fair", "app.lan_session", "ui.plain",

@@ -22,6 +22,16 @@ def _check_header(settings: Mapping[str, Any], players: int | None) -> None:
         raise ValueError("the Splito settings are not for this many players (S2.1)")
 
 
+def _default_header(players: int, _proofs: bool) -> dict[str, Any]:
+    """The standard rules for that many players (S2.1); Splito is dealt with shuffle
+    proofs only (SPLITO_GAME.md), whatever ``proofs`` says."""
+    from splitnet.game.local import PROTOCOL
+    from splitnet.game.splito_core import splito_header
+    from splitnet.splito.settings import SplitoSettings
+
+    return splito_header(SplitoSettings.standard(players), PROTOCOL)
+
+
 def _seat(s: Seating) -> SeatGame:
     from splitnet.game.splito_core import SplitoCore, splito_from_header
     from splitnet.game.table import limits_from_header
@@ -98,7 +108,8 @@ def _ending(core: Any, names: Sequence[str]) -> Ending:
 
 
 SPLITO = GameSpec(key=KEY, title="Splito", min_players=2, max_players=8, seat_rule="S2.1",
-                  named=True, check_header=_check_header, seat=_seat,
+                  named=True, check_header=_check_header, default_header=_default_header,
+                  seat=_seat,
                   pledge_position=_pledge_position, record_format="splito-record/1",
                   progress=_progress, ending=_ending, dealer_rule="S4.1",
                   dealer_setting="dealer",
