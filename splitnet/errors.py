@@ -16,7 +16,7 @@ wrong, and whom the game blames.
   their own kind, one class each so that a layer can catch what is its own:
   ``CheatDetected`` (the fair deck, :mod:`splitnet.crypto.errors`), ``LogError`` (the
   signed log, :mod:`splitnet.session.log`) and ``GameError`` (the game core,
-  :mod:`splitnet.game.core`); code that only reports a verdict catches :class:`Blame`.
+  :mod:`splitnet.games.split.core`); code that only reports a verdict catches :class:`Blame`.
 
 Programming errors (the local caller misusing an API) are never in this family: they
 are ``RuntimeError``/``TypeError``, so that no bug becomes a verdict against a peer.

@@ -114,7 +114,7 @@ def _split_choice(settings_path: str | None, _seats: int | None, _move_timeout: 
 
     if settings_path is None:
         return SPLIT_CHOICE
-    from splitnet.game.local import game_settings
+    from splitnet.games.split.local import game_settings
     from splitnet.localfiles import LocalFileError, load_settings
 
     try:  # a local file, as ``play``'s: every key optional, the pad inline or a file
@@ -127,7 +127,7 @@ def _split_choice(settings_path: str | None, _seats: int | None, _move_timeout: 
 def _split_bot(node: HostNode | PeerNode, task: asyncio.Future[Any], level: str, seed: int,
                think: float | None, delay: float) -> AnySession:
     from splitnet.app.lan_session import NetSession
-    from splitnet.bots import make_bot
+    from splitnet.games.split.bots import make_bot
 
     return NetSession(node, task, bot=make_bot(level, seed, budget=think), bot_delay=delay)
 
@@ -146,8 +146,8 @@ def _split_summary(record: dict[str, Any]) -> str:
 
 
 def _split_check(rec: object, path: Path) -> dict[str, Any]:
+    from splitnet.games.split.record import RecordError, validate_record
     from splitnet.localfiles import LocalFileError
-    from splitnet.record import RecordError, validate_record
 
     try:
         return validate_record(rec)
@@ -156,7 +156,8 @@ def _split_check(rec: object, path: Path) -> dict[str, Any]:
 
 
 def _split_replay(record: dict[str, Any], step: bool, wait: Callable[[], str] | None) -> int:
-    from splitnet.replay import replay_lines, replay_steps, step_through
+    from splitnet.games.split.replay import replay_lines, replay_steps
+    from splitnet.replay import step_through
 
     if step:
         step_through(replay_steps(record), wait or input, lambda text: print(text, flush=True))
@@ -167,7 +168,7 @@ def _split_replay(record: dict[str, Any], step: bool, wait: Callable[[], str] | 
 
 
 def _split_narrator(names: Sequence[str], seat: int) -> Narration:
-    from splitnet.describe import Narrator
+    from splitnet.games.split.describe import Narrator
 
     return Narrator(names, seat)
 
@@ -204,10 +205,10 @@ def _splito_choice(settings_path: str | None, seats: int | None,
     """``host --game splito``: 2–8 seats (S2.1); the header's rules are S13's defaults
     for the player count, or a settings file's (which then fixes the count; its
     ``turn_timeout_s`` must end before the host's ``move_timeout`` would stop the game)."""
-    from splitnet.game.local import PROTOCOL
-    from splitnet.game.splito_core import splito_header
+    from splitnet.game.table import PROTOCOL
+    from splitnet.games.splito.core import splito_header
+    from splitnet.games.splito.settings import SplitoSettings
     from splitnet.net.table import GameChoice
-    from splitnet.splito.settings import SplitoSettings
     from splitnet.splito_selfplay import load_settings
 
     fixed = None
@@ -261,14 +262,14 @@ def _splito_human(node: HostNode | PeerNode, task: asyncio.Future[Any]) -> AnySe
 
 
 def _splito_summary(record: dict[str, Any]) -> str:
-    from splitnet.splito.record import summary
+    from splitnet.games.splito.record import summary
 
     return summary(record)
 
 
 def _splito_check(rec: object, path: Path) -> dict[str, Any]:
+    from splitnet.games.splito.record import check_record
     from splitnet.localfiles import LocalFileError
-    from splitnet.splito.record import check_record
 
     verdict = check_record(rec)  # S12.4: the referee, before anything is shown
     if not verdict.ok:
@@ -281,8 +282,8 @@ def _splito_check(rec: object, path: Path) -> dict[str, Any]:
 
 def _splito_replay(record: dict[str, Any], step: bool, wait: Callable[[], str] | None
                    ) -> int:
+    from splitnet.games.splito import replay as splito_replay
     from splitnet.replay import step_through
-    from splitnet.splito import replay as splito_replay
 
     steps = splito_replay.replay_steps(record)
     if step:
@@ -296,7 +297,7 @@ def _splito_replay(record: dict[str, Any], step: bool, wait: Callable[[], str] |
 
 
 def _splito_narrator(names: Sequence[str], seat: int) -> Narration:
-    from splitnet.splito.describe import SplitoNarrator
+    from splitnet.games.splito.describe import SplitoNarrator
 
     return SplitoNarrator(names, seat)
 

@@ -21,14 +21,14 @@ from typing import Any
 
 import pytest
 
-from splitnet.game.core import GameCore
-from splitnet.game.local import LocalGame
 from splitnet.game.table import GameError
+from splitnet.games.split.core import GameCore
+from splitnet.games.split.local import LocalGame
+from splitnet.games.split.rules import DrawPile, TakeRow
+from splitnet.games.split.rules.actions import Discard, action_to_dict
 from splitnet.net.frames import Rec
 from splitnet.net.host import HostNode
 from splitnet.net.wire import WireError
-from splitnet.rules import DrawPile, TakeRow
-from splitnet.rules.actions import Discard, action_to_dict
 from splitnet.session.codec import encode
 from splitnet.session.identity import Identity
 from splitnet.session.log import (

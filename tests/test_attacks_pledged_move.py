@@ -26,14 +26,14 @@ from pathlib import Path
 import pytest
 
 from splitnet.app.lan_session import NetSession
-from splitnet.bots import make_bot
-from splitnet.game.core import GameCore
 from splitnet.games import FIRST
+from splitnet.games.split.bots import make_bot
+from splitnet.games.split.core import GameCore
+from splitnet.games.split.rules import Action, Game
 from splitnet.net.host import Conn, HostNode
 from splitnet.net.peer import PeerNode
 from splitnet.net.store import GameFiles, SeedStore
 from splitnet.net.wire import ErrorCode, WireError
-from splitnet.rules import Action, Game
 from splitnet.session.codec import decode, encode
 from splitnet.session.identity import Identity
 from splitnet.session.log import make_refusal, parse_message
@@ -292,7 +292,7 @@ def test_a_chosen_move_is_kept_sent_again_and_never_replaced(tmp_path: Path) -> 
     one again is the same body, and after a reconnect (``forget_unlogged``) the outbox
     sends exactly it again — until it is in the log. A store reopened from the file holds
     it; one whose move entry is damaged is refused naming the file."""
-    from splitnet.rules import IllegalMove
+    from splitnet.games.split.rules import IllegalMove
     from tests.test_attacks_reveal import _a_joiners_turn_after_drawing, new_game
 
     g = new_game(3, 5)

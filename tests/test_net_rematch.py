@@ -23,9 +23,9 @@ import pytest
 
 from splitnet.app.lan_rematch import rematch_host_lobby
 from splitnet.app.lan_session import NetSession
-from splitnet.bots import make_bot
 from splitnet.game.rematch import PreviousGame, Rematch, first_dealer
 from splitnet.games import FIRST
+from splitnet.games.split.bots import make_bot
 from splitnet.net.frames import Answer, Offer
 from splitnet.net.host import HostNode
 from splitnet.net.peer import PeerNode
@@ -43,8 +43,8 @@ from tests.virtual_time import LIMIT, VirtualLoop, until, virtual_time, within
 def one_round_games(monkeypatch: pytest.MonkeyPatch) -> None:
     """The in-process games here have one round (rules the rematch then keeps): the
     rematch is about headers and seats, not play (the loopback test plays whole games)."""
-    from splitnet.game.local import game_settings
-    from splitnet.rules import Settings
+    from splitnet.games.split.local import game_settings
+    from splitnet.games.split.rules import Settings
 
     def header_for(self: GameChoice, players: int, proofs: bool) -> dict[str, Any]:
         assert self.header is None and self.spec is FIRST  # (the host's own Split game)
@@ -589,7 +589,7 @@ class WrongHeaderHost(HostNode):
         if self.change.get("swap"):
             players = [players[0], Player(1, players[2].name, players[2].key),
                        Player(2, players[1].name, players[1].key)]
-        from splitnet.game.local import game_settings, settings_from_header
+        from splitnet.games.split.local import game_settings, settings_from_header
         rules, _ = settings_from_header(prev.header.settings)  # the game's own …
         if self.change.get("rounds"):
             rules = dataclasses.replace(rules, rounds=rules.rounds + 1)  # … or not

@@ -24,10 +24,12 @@ import pytest
 
 from splitnet.app.lan_session import LAN_PARTS
 from splitnet.app.splito_session import SplitoNetSession, splito_bot
-from splitnet.game.local import PROTOCOL
 from splitnet.game.rematch import PreviousGame, Rematch
-from splitnet.game.splito_core import SplitoCore, Stage, splito_header
+from splitnet.game.table import PROTOCOL
 from splitnet.games.splito import SPLITO as SPLITO_GAME
+from splitnet.games.splito.core import SplitoCore, Stage, splito_header
+from splitnet.games.splito.engine import IllegalMove, Phase
+from splitnet.games.splito.settings import SplitoSettings
 from splitnet.net.config import NetSettings
 from splitnet.net.host import HostNode
 from splitnet.net.peer import PeerNode
@@ -35,8 +37,6 @@ from splitnet.net.table import GameChoice, TableParts
 from splitnet.net.wire import WireError
 from splitnet.session.identity import Identity
 from splitnet.session.transcript import read_transcript
-from splitnet.splito.engine import IllegalMove, Phase
-from splitnet.splito.settings import SplitoSettings
 from splitnet.verify import verify_records
 from tests.memnet import MemoryNet
 from tests.test_net_timing import stop

@@ -29,15 +29,15 @@ from typing import Any
 import pytest
 
 from splitnet.durable import atomic_write
-from splitnet.game.local import PROTOCOL
-from splitnet.game.splito_core import SplitoCore, Stage, splito_header
+from splitnet.game.table import PROTOCOL
+from splitnet.games.splito.core import SplitoCore, Stage, splito_header
+from splitnet.games.splito.settings import SplitoSettings
 from splitnet.net.host import HostNode
 from splitnet.net.peer import PeerNode
 from splitnet.net.store import GameFiles, GameMeta, SeedStore, meta_now
 from splitnet.net.table import Table
 from splitnet.session.identity import Identity
 from splitnet.session.log import Player
-from splitnet.splito.settings import SplitoSettings
 
 GID = bytes(range(120, 136))
 GAMES = ["split", "splito"]

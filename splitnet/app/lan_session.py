@@ -5,7 +5,7 @@ passes through :func:`splitnet.text.shown` (as :class:`~splitnet.frontend.Sessio
 does for the table).
 
 The session drives one seat — a person through a :class:`~splitnet.frontend.HumanAgent`,
-or a bot — and turns the log into lines (via :mod:`splitnet.describe`, as
+or a bot — and turns the log into lines (via :mod:`splitnet.games.split.describe`, as
 :class:`~splitnet.app.fair.FairSession` does) and a status line that names whoever the
 table waits for, and says so when that player is silent or disconnected.
 """
@@ -18,19 +18,19 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
-from splitnet import describe
 from splitnet.aio import stop, until
-from splitnet.bots import Bot, choose_off_loop
 from splitnet.errors import SplitnetError
 from splitnet.frontend import HumanAgent, SessionBase
-from splitnet.game.core import GameCore
 from splitnet.games import GameSpec
+from splitnet.games.split import describe
+from splitnet.games.split.bots import Bot, choose_off_loop
+from splitnet.games.split.core import GameCore
+from splitnet.games.split.rules import Action, BonusDraw, DrawPile, Game, IllegalMove
 from splitnet.net.config import NetSettings
 from splitnet.net.frames import Presence
 from splitnet.net.peer import PeerFatal
 from splitnet.net.table import Narration, Table, TableParts
 from splitnet.net.wire import WireError
-from splitnet.rules import Action, BonusDraw, DrawPile, Game, IllegalMove
 from splitnet.session.log import Entry
 from splitnet.ui import time_left
 

@@ -436,7 +436,7 @@ def _secrets_schema(obj: object) -> Map:
 
 #: what :meth:`SeedStore.check_log` needs of a game: the pledge position (round, step)
 #: one of this seat's entries (kind, body) was made at, or None (``pledge_position`` of
-#: splitnet.game.core or splitnet.game.splito_core)
+#: splitnet.games.split.core or splitnet.games.splito.core)
 PledgeAt = Callable[[str, dict[str, Any]], tuple[int, str] | None]
 
 

@@ -6,7 +6,7 @@ The host and every joiner hold one. A joiner feeds it the host's records
 (:meth:`~splitnet.session.log.Log.check_order`) and then applying it to its own core —
 both leave everything unchanged when they refuse — and only then orders it
 (:meth:`Table.order`). Either way every accepted entry is written to the transcript and
-applied to the core, exactly the path of :class:`splitnet.game.local.LocalGame`.
+applied to the core, exactly the path of :class:`splitnet.games.split.local.LocalGame`.
 
 The header's settings map names the game (:func:`splitnet.games.game_of`), and the
 table has that game's :class:`~splitnet.games.GameSpec` build the seat's core, behind
@@ -149,7 +149,7 @@ class Told(Protocol):
 
 class Narration(Protocol):
     """Tells the log in words, entry by entry, as a restart replays it (a game's own
-    narrator, from its front end: Split's :class:`splitnet.describe.Narrator`). ``core``
+    narrator, from its front end: Split's :class:`splitnet.games.split.describe.Narrator`). ``core``
     is the table's core, of the game's own type (what that game's narrator reads)."""
 
     def after_entry(self, core: Any, author: int, kind: str,

@@ -28,8 +28,7 @@ TITLE: Final = "High Card"
 # ------------------------------------------------------------------------- the header
 def header(players: int, hand: int = 3, *, proofs: bool = True) -> dict[str, Any]:
     """The header's settings map of a High Card game (README.md "Header")."""
-    from splitnet.game.local import PROTOCOL
-    from splitnet.game.table import LIMITS_KEY, Limits
+    from splitnet.game.table import LIMITS_KEY, PROTOCOL, Limits
     from tests.third_game.rules import Settings
 
     return {"protocol": PROTOCOL, "game": KEY, "rules": Settings(players, hand).to_dict(),

@@ -13,8 +13,8 @@ if TYPE_CHECKING:
 
 
 def _check_header(settings: Mapping[str, Any], players: int | None) -> None:
-    from splitnet.game.local import settings_from_header
     from splitnet.game.rematch import first_dealer
+    from splitnet.games.split.local import settings_from_header
 
     settings_from_header(settings)
     if players is not None:
@@ -23,18 +23,18 @@ def _check_header(settings: Mapping[str, Any], players: int | None) -> None:
 
 def _default_header(_players: int, proofs: bool) -> dict[str, Any]:
     """docs/RULES.md's rules (SETTINGS.md: every default), with or without proofs."""
-    from splitnet.game.local import game_settings
-    from splitnet.rules import Settings
+    from splitnet.games.split.local import game_settings
+    from splitnet.games.split.rules import Settings
 
     return game_settings(Settings(), shuffle_proofs=proofs)
 
 
 def _seat(s: Seating) -> SeatGame:
-    from splitnet.game.core import GameCore
-    from splitnet.game.local import settings_from_header
-    from splitnet.game.open_hand_policy import open_hand_player
     from splitnet.game.rematch import first_dealer
     from splitnet.game.table import limits_from_header
+    from splitnet.games.split.core import GameCore
+    from splitnet.games.split.local import settings_from_header
+    from splitnet.games.split.open_hand_policy import open_hand_player
 
     h = s.header
     settings, proofs = settings_from_header(h.settings)
@@ -50,21 +50,21 @@ def _seat(s: Seating) -> SeatGame:
 
 
 def _pledge_position(kind: str, body: dict[str, Any]) -> tuple[int, str] | None:
-    from splitnet.game.core import pledge_position
+    from splitnet.games.split.core import pledge_position
 
     return pledge_position(kind, body)
 
 
 def _check_move(move: dict[str, Any]) -> None:
     """A kept move is a move of Split's (rules/actions.py; ValueError if not)."""
-    from splitnet.rules import action_from_dict
+    from splitnet.games.split.rules import action_from_dict
 
     action_from_dict(move)
 
 
 def _progress(settings: object, entries: Sequence[Entry], _players: int) -> str:
     """"round 2 of 3": the round the last entry belongs to (R3.2)."""
-    from splitnet.game.local import settings_from_header
+    from splitnet.games.split.local import settings_from_header
 
     rounds = [r for e in entries
               if isinstance(r := e.body.get("round"), int) and not isinstance(r, bool)]
@@ -80,8 +80,8 @@ def _progress(settings: object, entries: Sequence[Entry], _players: int) -> str:
 def _ending(core: Any, names: Sequence[str]) -> Ending:
     """A Split verifier's end: each round's end, every abandonment (R8.6), the totals,
     the winner and the shuffle proofs (TRANSCRIPT.md §10)."""
-    from splitnet.game.core import GameCore
-    from splitnet.record import round_ended
+    from splitnet.games.split.core import GameCore
+    from splitnet.games.split.record import round_ended
 
     assert isinstance(core, GameCore)
     if not core.finished:
@@ -116,8 +116,7 @@ SPLIT = GameSpec(key="split", title="Split", min_players=2, max_players=6, seat_
                  pledge_position=_pledge_position, record_format="splitnet-game-record/1",
                  progress=_progress, ending=_ending, moves_pledged=True,
                  check_move=_check_move,
-                 modules=("rules", "game.core", "game.local", "game.open_hand",
-                          "game.open_hand_policy", "record", "describe", "bots", "selfplay",
+                 modules=("games.split", "selfplay",
                           "localplay", "app.fair", "app.lan_session", "ui.plain",
                           "ui.tui.app", "ui.tui.model", "ui.tui.render", "ui.tui.advice",
                           "ui.tui.summary", "ui.tui.results", "bench.split"))

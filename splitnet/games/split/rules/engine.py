@@ -5,7 +5,7 @@ unknown to the peer running it (R8). A face becomes known through :meth:`Game.re
 (a public reveal, or a private draw to this peer). A move that needs a face the engine
 does not know is refused, so every peer, the verifier and the bots run this same code.
 
->>> from splitnet.rules.actions import DrawPile, Discard
+>>> from splitnet.games.split.rules.actions import DrawPile, Discard
 >>> g = Game(2)
 >>> g.start_round(faces=list(range(104)))   # a fully known deck (self-play, audit)
 >>> g.turn, g.phase
@@ -16,7 +16,7 @@ does not know is refused, so every peer, the verifier and the bots run this same
 >>> g.apply(Discard(0, g.hands[0][0]))
 Traceback (most recent call last):
 ...
-splitnet.rules.engine.IllegalMove: R3.4: it is seat 1's turn, not seat 0's
+splitnet.games.split.rules.engine.IllegalMove: R3.4: it is seat 1's turn, not seat 0's
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from typing import Any, Final
 
 from splitnet.cards import _KIND_TABLE, STRENGTH, MatchKind, match_kind, rank
 from splitnet.errors import IllegalMove as AnyIllegalMove
-from splitnet.rules.actions import (
+from splitnet.games.split.rules.actions import (
     Action,
     BonusDraw,
     BonusMark,
@@ -42,7 +42,7 @@ from splitnet.rules.actions import (
     TakeRow,
     Upgrade,
 )
-from splitnet.rules.settings import Settings
+from splitnet.games.split.rules.settings import Settings
 
 N_SLOTS: Final = 104
 

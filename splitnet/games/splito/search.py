@@ -12,10 +12,10 @@ For one decision (S5.2: a card of the hand and a side) the bot
    which faces its engine happens to hold, so a view with the hidden faces filled in or
    scrambled gives the same choice (tests/test_splito_search.py);
 3. plays every candidate out on the same samples to the end of the game with the
-   heuristic at every seat (on the flat state of :mod:`splitnet.splito.flat`, the
+   heuristic at every seat (on the flat state of :mod:`splitnet.games.splito.flat`, the
    heuristic's exact plays); the other seats' plays of this turn are the same for every
    candidate, since all choose at once (S5.3); the end is valued by the seat's lead over
-   the best other score (S11), :func:`splitnet.splito.flat.win_value`;
+   the best other score (S11), :func:`splitnet.games.splito.flat.win_value`;
 4. keeps the anchor unless another candidate is better on the same samples by a clear
    margin (paired differences, a minimum gain and a z-test): plain best-average selection
    is worse than the heuristic.
@@ -36,11 +36,10 @@ import time
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from splitnet.paired import Paired, PairedConfig
-from splitnet.splito.bots import HeuristicBot
-from splitnet.splito.cards import COLOUR_NAMES, is_number_card, number_face, pretty
-from splitnet.splito.engine import Game, Phase, Play, full_deck
-from splitnet.splito.flat import (
+from splitnet.games.splito.bots import HeuristicBot
+from splitnet.games.splito.cards import COLOUR_NAMES, is_number_card, number_face, pretty
+from splitnet.games.splito.engine import Game, Phase, Play, full_deck
+from splitnet.games.splito.flat import (
     CELLS,
     FlatGame,
     apply_turn,
@@ -51,6 +50,7 @@ from splitnet.splito.flat import (
     rollout,
     win_value,
 )
+from splitnet.paired import Paired, PairedConfig
 
 #: In budget mode the candidates are cut so that about this many samples fit.
 FIT_SAMPLES = 4
@@ -285,7 +285,7 @@ def _why(game: Game, play: Play) -> str:
     done = [o for o in objs if o.fulfilled_by(after) and not o.fulfilled_by(faces)]
     if done:
         return "it fulfils " + ", ".join(f"{o.id} {o.name}".strip() for o in done) + " there"
-    from splitnet.splito.objectives import full_pool, missing
+    from splitnet.games.splito.objectives import full_pool, missing
 
     pool = full_pool()
     for z in range(len(game.zones)):

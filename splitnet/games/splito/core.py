@@ -86,11 +86,19 @@ from splitnet.game.table import (
     proof_functions,
     same_ints,
 )
+from splitnet.games.splito.cards import N_CARDS, N_NUMBER_CARDS, N_OBJECTIVES
+from splitnet.games.splito.engine import (
+    SIDES,
+    Game,
+    IllegalMove,
+    Phase,
+    Play,
+    commitment,
+    full_deck,
+)
+from splitnet.games.splito.record import build_record
+from splitnet.games.splito.settings import SplitoSettings
 from splitnet.session.codec import is_int
-from splitnet.splito.cards import N_CARDS, N_NUMBER_CARDS, N_OBJECTIVES
-from splitnet.splito.engine import SIDES, Game, IllegalMove, Phase, Play, commitment, full_deck
-from splitnet.splito.record import build_record
-from splitnet.splito.settings import SplitoSettings
 
 GAME: Final = "splito"
 KINDS: Final = ("commit", "shuffle", "deal", "move", "reveal", "pass", "complain", "open",
@@ -1209,7 +1217,7 @@ def splito_from_header(raw: object) -> tuple[SplitoSettings, bool]:
     """A Splito header's settings map: {"protocol", "game": "splito", "rules",
     "shuffle_proofs"}, and a rematch's ``rematch`` (GAME.md "Rematch", whose
     ``first_dealer`` is the rules' ``dealer``, S4.1)."""
-    from splitnet.splito.settings import SettingsError
+    from splitnet.games.splito.settings import SettingsError
 
     if not isinstance(raw, dict) or raw.get("game") != GAME:
         raise SettingsError("header.settings: not a Splito game")

@@ -17,7 +17,7 @@ True
 >>> SplitoSettings.from_dict(d)  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-splitnet.splito.settings.SettingsError: settings: missing key(s) ['dealer'] (S13: ...)
+splitnet.games.splito.settings.SettingsError: settings: missing key(s) ['dealer'] (S13: ...)
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 from splitnet.errors import SplitnetError
-from splitnet.splito.cards import N_CARDS, N_OBJECTIVES
-from splitnet.splito.objectives import ObjectiveSet, default_objective_set
+from splitnet.games.splito.cards import N_CARDS, N_OBJECTIVES
+from splitnet.games.splito.objectives import ObjectiveSet, default_objective_set
 
 #: S12: the record's settings keys, in the record's order.
 RECORD_KEYS: Final = ("players", "variant", "hand_size", "turns", "central_objectives",

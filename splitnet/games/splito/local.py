@@ -6,8 +6,8 @@ full-knowledge engine writes the record after the game (the audit of S7.5).
 seeded shuffle that this one process knows entirely. It is not fair between players;
 real games will deal through the fair-deck protocol.
 
->>> from splitnet.splito.bots import make_bot
->>> from splitnet.splito.settings import SplitoSettings
+>>> from splitnet.games.splito.bots import make_bot
+>>> from splitnet.games.splito.settings import SplitoSettings
 >>> result = play_local(SplitoSettings.standard(3), [make_bot("heuristic", s) for s in range(3)], 7)
 >>> [s["score"] for s in result.record["scores"]] == [s.score for s in result.full.scores()]
 True
@@ -21,11 +21,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from splitnet.splito.bots import Bot
-from splitnet.splito.cards import NUMBER_CARDS
-from splitnet.splito.engine import Game, commitment
-from splitnet.splito.record import build_record
-from splitnet.splito.settings import SplitoSettings
+from splitnet.games.splito.bots import Bot
+from splitnet.games.splito.cards import NUMBER_CARDS
+from splitnet.games.splito.engine import Game, commitment
+from splitnet.games.splito.record import build_record
+from splitnet.games.splito.settings import SplitoSettings
 
 
 class SeededDeal:

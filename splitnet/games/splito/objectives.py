@@ -30,7 +30,7 @@ from importlib import resources
 from typing import Any, Final, Literal
 
 from splitnet.errors import SplitnetError
-from splitnet.splito.cards import COLOURS, NUMBER_CARDS, VALUES, number_face
+from splitnet.games.splito.cards import COLOURS, NUMBER_CARDS, VALUES, number_face
 
 FORMAT: Final = "splito-objectives/1"
 #: S9.6: the identity of the set of Appendix A.
@@ -483,5 +483,5 @@ def number_card_like(card: str) -> bool:
 @cache
 def default_objective_set() -> ObjectiveSet:
     """The project's own 37 objective cards (S9.4, Appendix A), from ``objectives.json``."""
-    text = resources.files("splitnet.splito").joinpath("objectives.json").read_text("utf-8")
+    text = resources.files("splitnet.games.splito").joinpath("objectives.json").read_text("utf-8")
     return parse_objective_set(json.loads(text))

@@ -10,7 +10,7 @@ have committed, every seat reveals it; the plays are applied together when the l
 reveal is in, and the hands pass left (S5.4). The phases are :class:`Phase`; the only
 way between them is :meth:`Game._transition` over :data:`TRANSITIONS`.
 
->>> from splitnet.splito.settings import SplitoSettings
+>>> from splitnet.games.splito.settings import SplitoSettings
 >>> g = Game(SplitoSettings.standard(3), game_id="0" * 32)
 >>> central = ["OBJ01", "OBJ02"]
 >>> deck = [c for c in full_deck(g.settings) if c not in central]
@@ -20,7 +20,7 @@ way between them is :meth:`Game._transition` over :data:`TRANSITIONS`.
 >>> g.reveal(0, 1, "left", "0" * 32)  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-splitnet.splito.engine.IllegalMove: S7.3: no play is revealed before every seat has committed...
+splitnet.games.splito.engine.IllegalMove: S7.3: no play is revealed before every seat ...
 """
 
 from __future__ import annotations
@@ -34,9 +34,9 @@ from enum import Enum
 from typing import Final, Literal
 
 from splitnet.errors import IllegalMove as AnyIllegalMove
-from splitnet.splito.cards import NUMBER_CARDS, card_order, is_number_card, number_face
-from splitnet.splito.objectives import Face, Objective
-from splitnet.splito.settings import SplitoSettings
+from splitnet.games.splito.cards import NUMBER_CARDS, card_order, is_number_card, number_face
+from splitnet.games.splito.objectives import Face, Objective
+from splitnet.games.splito.settings import SplitoSettings
 
 Side = Literal["left", "right"]
 SIDES: Final[tuple[Side, Side]] = ("left", "right")

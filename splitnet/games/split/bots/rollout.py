@@ -1,6 +1,6 @@
-"""The strong level's rollouts: the heuristic (:class:`~splitnet.bots.HeuristicBot`) at
+"""The strong level's rollouts: the heuristic (:class:`~splitnet.games.split.bots.HeuristicBot`) at
 every seat, each with its own perfect-bonus targeting rule
-(:class:`~splitnet.bots.opponents.Targeting`), played to the end of the round on a flat
+(:class:`~splitnet.games.split.bots.opponents.Targeting`), played to the end of the round on a flat
 copy of a fully known position.
 
 The search plays thousands of rollouts per decision, and on the engine most of a step is
@@ -8,7 +8,7 @@ spent building move objects and asking the engine's generators about them. Here 
 state is plain lists of card ids (a hand, the row, the draw pile; a match is four
 parallel entries: owner, kind, the faces of its two tops) and the heuristic's policy is
 fused into one loop that applies its own choice at once (R4–R6 as in
-:mod:`splitnet.rules.engine`).
+:mod:`splitnet.games.split.rules.engine`).
 
 This is a second implementation of rules and policy, so it is held to the reference: it
 must play exactly the moves the heuristic plays on the engine, draw the same random
@@ -27,9 +27,9 @@ import random
 from collections.abc import Sequence
 from typing import Final, cast
 
-from splitnet.bots.opponents import Targeting
 from splitnet.cards import _KIND_TABLE, N_CARDS
-from splitnet.rules.engine import Game
+from splitnet.games.split.bots.opponents import Targeting
+from splitnet.games.split.rules.engine import Game
 
 #: match kinds as small integers, in strength order (R2.5)
 WEAK: Final = 0
@@ -40,7 +40,7 @@ _KIND_INT: Final[dict[str | None, int]] = {None: -1, "weak": WEAK, "strong": STR
 #: R2: the kind two cards make, ``-1`` for no match; index ``a * 104 + b``
 KIND: Final[tuple[int, ...]] = tuple(_KIND_INT[k] for k in _KIND_TABLE)
 
-# The heuristic's figures (splitnet.bots: _KIND_VALUE, _LAY_VALUE, _NEG_VALUE), by kind.
+# The heuristic's figures (splitnet.games.split.bots: _KIND_VALUE, _LAY_VALUE, _NEG_VALUE), by kind.
 _KV: Final = (3.0, 5.0, 7.0)
 _KV1: Final = (4.0, 6.0, 8.0)  # an upgrade's value before the match's adjustment
 _LAYV: Final = (5.0, 7.0, 9.0)
@@ -67,7 +67,7 @@ def rollout(g: Game, rngs: Sequence[random.Random],
     ``[perfect, strong, weak, negative]`` per seat. ``g`` is not changed.
 
     ``targeting`` gives each seat's perfect-bonus rule
-    (:class:`~splitnet.bots.opponents.Targeting`, as ``HeuristicBot.targeting``; default
+    (:class:`~splitnet.games.split.bots.opponents.Targeting`, as ``HeuristicBot.targeting``; default
     the leader now for all). ``trace`` collects the moves played (for the equivalence
     tests)."""
     if g.phase in ("round_over", "game_over"):

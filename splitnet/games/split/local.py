@@ -1,6 +1,6 @@
 """A fair-deck game among separate in-memory peers on one machine.
 
-Each seat is a :class:`~splitnet.game.core.GameCore` holding only its own secrets; every
+Each seat is a :class:`~splitnet.games.split.core.GameCore` holding only its own secrets; every
 message is signed by its author, ordered by the host (seat 0) into the hash-chained log,
 optionally written to a transcript, and applied by every peer — the same path a LAN game
 takes, without sockets. Used by ``selfplay``, by ``play`` (through
@@ -8,7 +8,7 @@ takes, without sockets. Used by ``selfplay``, by ``play`` (through
 
 A Split game's peers are GameCores (the default); any other game gives ``make_core``
 (one peer's sans-IO core, :class:`TableCore`) and the header's settings map — Splito's
-is :class:`splitnet.game.splito_core.SplitoCore`.
+is :class:`splitnet.games.splito.core.SplitoCore`.
 """
 
 from __future__ import annotations
@@ -20,8 +20,6 @@ from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar, overload
 
 from splitnet.game.checks import HopChecker
-from splitnet.game.core import GameCore
-from splitnet.game.open_hand import OpenHandPlayer
 from splitnet.game.rematch import (
     REMATCH_KEY,
     Rematch,
@@ -31,6 +29,7 @@ from splitnet.game.rematch import (
 )
 from splitnet.game.table import (
     LIMITS_KEY,
+    PROTOCOL,
     GameError,
     Limits,
     LimitsError,
@@ -41,19 +40,19 @@ from splitnet.game.table import (
     entry_position,
     limits_from_header,
 )
-from splitnet.rules import Settings, SettingsError
+from splitnet.games.split.core import GameCore
+from splitnet.games.split.open_hand import OpenHandPlayer
+from splitnet.games.split.rules import Settings, SettingsError
 from splitnet.session.identity import Identity
 from splitnet.session.log import Author, Log, Player, parse_message
 from splitnet.session.transcript import TranscriptWriter
 from splitnet.text import shown
 
-PROTOCOL = "splitnet/6"
-
 
 class Chooser(Protocol):
     """Whatever picks a seat's moves in :meth:`LocalGame.run_bots` (a bot from
-    :mod:`splitnet.bots` or :mod:`splitnet.splito.bots`, injected by the caller: the game
-    layer knows no bots): a move of the game's kind from the seat's own view."""
+    :mod:`splitnet.games.split.bots` or :mod:`splitnet.games.splito.bots`, injected by the
+    caller: the game layer knows no bots): a move of the game's kind from the seat's own view."""
 
     def choose(self, game: Any, seat: int) -> Any:
         """A legal move for ``seat`` from its own view ``game``."""
@@ -237,7 +236,7 @@ class LocalGame(Generic[C]):
         for all the peers: a :class:`~splitnet.game.pool.ProofPool` uses the other core,
         and with ``share`` each hop is checked once for all of them); by default each
         peer checks every other seat's hop itself, in this thread. ``open_hand`` plays a
-        seat the host abandons (R8.6; ``splitnet.bots.open_hand_player``): without it
+        seat the host abandons (R8.6; ``splitnet.games.split.bots.open_hand_player``): without it
         every core refuses an abandonment."""
         self.names = list(names)
         self.n = len(names)

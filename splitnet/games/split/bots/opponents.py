@@ -20,14 +20,14 @@ import math
 from dataclasses import dataclass
 from enum import IntEnum
 
-from splitnet.rules import Game
-from splitnet.rules.scoring import live
+from splitnet.games.split.rules import Game
+from splitnet.games.split.rules.scoring import live
 
 
 class Targeting(IntEnum):
     """A rule for naming the perfect bonus's target among the other seats (R5.1)."""
 
-    #: the leader as if the round ended now (:func:`~splitnet.rules.standing_now`), ties
+    #: the leader as if the round ended now (:func:`~splitnet.games.split.rules.standing_now`), ties
     #: by the player's own randomness: the normal heuristic
     NOW = 0
     #: the leader by the scored rounds only (:meth:`Game.score`, blind to this round),

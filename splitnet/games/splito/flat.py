@@ -1,13 +1,13 @@
 """A flat Splito state for the strong bot's rollouts: the heuristic's exact judgement
-(:class:`splitnet.splito.bots.HeuristicBot`) on count arrays instead of the engine.
+(:class:`splitnet.games.splito.bots.HeuristicBot`) on count arrays instead of the engine.
 
-The engine (:mod:`splitnet.splito.engine`) checks every move and keeps slots, faces,
+The engine (:mod:`splitnet.games.splito.engine`) checks every move and keeps slots, faces,
 commitments and history; a rollout needs none of that. Here a zone is a list of 37
 counts — one per number-card face (value, colour), :func:`face_index`, plus an always-zero
 cell — and the objectives lying in it; the pool (the number cards not yet in any zone, as
 the heuristic counts it) is the same kind of list. Every condition of S9.3 is compiled
 once into a function of (zone counts, pool counts) that returns exactly what
-:func:`splitnet.splito.objectives.missing` returns, so :func:`heuristic_values` gives the
+:func:`splitnet.games.splito.objectives.missing` returns, so :func:`heuristic_values` gives the
 heuristic's values to the last bit (tests/test_splito_search.py checks it on many
 positions) and a rollout plays the heuristic's own plays, many times faster.
 
@@ -24,9 +24,9 @@ from functools import cache
 from operator import itemgetter, mul
 from typing import Final
 
-from splitnet.splito.bots import STEP
-from splitnet.splito.cards import COLOURS, VALUES, is_number_card, number_face
-from splitnet.splito.objectives import (
+from splitnet.games.splito.bots import STEP
+from splitnet.games.splito.cards import COLOURS, VALUES, is_number_card, number_face
+from splitnet.games.splito.objectives import (
     All,
     Cond,
     Count,
@@ -69,7 +69,7 @@ def _mask(flt: Filter) -> list[int]:
 
 def compile_cond(cond: Cond) -> Missing:
     """``cond`` as a function (zone, pool) → cards still missing, or None if impossible:
-    the same value as :func:`splitnet.splito.objectives.missing` (S9.3)."""
+    the same value as :func:`splitnet.games.splito.objectives.missing` (S9.3)."""
     if isinstance(cond, Count):
         g = _getter(_mask(cond.filter))
         lo, hi = cond.min, cond.max

@@ -3,7 +3,7 @@ picks one of the engine's legal plays (S5.2); it never decides a rule itself.
 
 ``make_bot(level, seed)`` builds one of :data:`BOTS` by the levels every command names
 (:data:`LEVELS`: easy, normal = the heuristic, strong = the search of
-:mod:`splitnet.splito.search`; ``random`` is a test opponent, no level). All are
+:mod:`splitnet.games.splito.search`; ``random`` is a test opponent, no level). All are
 deterministic given the seed (the strong one with ``samples=N``; with a time budget its
 number of samples depends on the clock).
 """
@@ -15,9 +15,9 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Final, Protocol
 
-from splitnet.splito.cards import is_number_card, number_face
-from splitnet.splito.engine import Game, Play
-from splitnet.splito.objectives import Face, Objective, full_pool, missing
+from splitnet.games.splito.cards import is_number_card, number_face
+from splitnet.games.splito.engine import Game, Play
+from splitnet.games.splito.objectives import Face, Objective, full_pool, missing
 
 
 class Bot(Protocol):
@@ -161,7 +161,7 @@ class EasyBot(HeuristicBot):
 
 
 def _strong(seed: int) -> Bot:
-    from splitnet.splito.search import StrongBot
+    from splitnet.games.splito.search import StrongBot
 
     return StrongBot(seed)
 
@@ -169,7 +169,7 @@ def _strong(seed: int) -> Bot:
 BOTS: dict[str, Callable[[int], Bot]] = {"random": RandomBot, "easy": EasyBot,
                                          "heuristic": HeuristicBot, "strong": _strong}
 #: The levels a player chooses from, weakest first — the same names as Split's
-#: (splitnet.bots.LEVELS): easy, normal (the heuristic) and strong (the search).
+#: (splitnet.games.split.bots.LEVELS): easy, normal (the heuristic) and strong (the search).
 LEVELS: Final = ("easy", "normal", "strong")
 #: Accepted but not offered: "random" (a test opponent, no level) and "heuristic", the
 #: normal level's own name.
@@ -183,7 +183,7 @@ def make_bot(name: str, seed: int = 0, *, budget: float | None = None,
     deterministic) tune the strong level."""
     key = LEVEL_ALIASES.get(name.strip().lower(), name.strip().lower())
     if key == "strong":
-        from splitnet.splito.search import SearchConfig, StrongBot
+        from splitnet.games.splito.search import SearchConfig, StrongBot
 
         cfg = SearchConfig(samples=samples)
         if budget is not None:

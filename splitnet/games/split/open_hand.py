@@ -4,14 +4,14 @@ A seat abandoned by the host holds no key share from the next deal on: its cards
 dealt and drawn face up and every peer — and ``splitnet verify`` — derives its moves
 itself, with the same deterministic rules on the same public state. Nobody sends them, so
 nobody can send another one. The rules are part of the protocol: protocol/OPEN_HAND.md,
-O1–O7, implemented by :mod:`splitnet.game.open_hand_policy` (its vectors pin them). They
+O1–O7, implemented by :mod:`splitnet.games.split.open_hand_policy` (its vectors pin them). They
 are not the table's computer players, which may change freely.
 
-The player is injected into :class:`~splitnet.game.core.GameCore` (``open_hand=``) by
+The player is injected into :class:`~splitnet.games.split.core.GameCore` (``open_hand=``) by
 whoever assembles a peer — the application and the verifier give
-:func:`~splitnet.game.open_hand_policy.open_hand_player` (also reachable as
-``splitnet.bots.open_hand_player``), tests may give another. A core built without it
-refuses an abandonment in one line (:class:`~splitnet.game.core.OpenHandMissing`) and
+:func:`~splitnet.games.split.open_hand_policy.open_hand_player` (also reachable as
+``splitnet.games.split.bots.open_hand_player``), tests may give another. A core built without it
+refuses an abandonment in one line (:class:`~splitnet.games.split.core.OpenHandMissing`) and
 changes nothing.
 """
 
@@ -20,12 +20,12 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 
-from splitnet.rules import Action, Game
+from splitnet.games.split.rules import Action, Game
 
 DOMAIN = b"splitnet/v2/open-hand"
 
 #: The open seat's player: (the public view, the seat, the seed) → the seat's move. The
-#: protocol fixes it: :func:`splitnet.game.open_hand_policy.open_hand_player` (OPEN_HAND.md),
+#: protocol fixes it: :func:`splitnet.games.split.open_hand_policy.open_hand_player` (OPEN_HAND.md),
 #: which ignores the seed.
 OpenHandPlayer = Callable[[Game, int, int], Action]
 

@@ -1,6 +1,6 @@
 """Pure, deterministic rules of Split (docs/RULES.md). No I/O, no randomness, no clocks."""
 
-from splitnet.rules.actions import (
+from splitnet.games.split.rules.actions import (
     Action,
     BonusDraw,
     BonusMark,
@@ -17,9 +17,9 @@ from splitnet.rules.actions import (
     action_to_dict,
     played_slots,
 )
-from splitnet.rules.engine import Game, IllegalMove, Match, Phase, RoundEnd, UnknownFace
-from splitnet.rules.scoring import leaders_now, marks_now, pad_points, standing_now
-from splitnet.rules.settings import Pad, Settings, SettingsError
+from splitnet.games.split.rules.engine import Game, IllegalMove, Match, Phase, RoundEnd, UnknownFace
+from splitnet.games.split.rules.scoring import leaders_now, marks_now, pad_points, standing_now
+from splitnet.games.split.rules.settings import Pad, Settings, SettingsError
 
 __all__ = [
     "Action", "BonusDraw", "BonusMark", "BonusSwap", "Discard", "DrawPile", "EndLateLays",

@@ -1,6 +1,6 @@
 """Moves and events in words, from one seat's point of view (R8: hidden cards stay hidden).
 
->>> from splitnet.rules import Game
+>>> from splitnet.games.split.rules import Game
 >>> g = Game(2); g.start_round(list(range(104)))
 >>> describe_event({"type": "lay", "match_id": 0, "cards": [0, 2], "match": "strong"},
 ...                g, ["Ana", "Bo"], actor=1, viewer=0)
@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from splitnet.cards import pretty
-from splitnet.rules import Game
-from splitnet.rules.scoring import pad_points, points_text, signed
+from splitnet.games.split.rules import Game
+from splitnet.games.split.rules.scoring import pad_points, points_text, signed
 
 
 def card_text(game: Game, slot: int) -> str:
@@ -90,7 +90,7 @@ AUDIT_CHECKED = "every seed matched its commitment; every shuffle, proof and sha
 
 
 class CoreView(Protocol):
-    """What :meth:`Narrator.after_entry` reads of a game core (splitnet.game.core)."""
+    """What :meth:`Narrator.after_entry` reads of a game core (splitnet.games.split.core)."""
 
     engine: Game
     rounds: Any

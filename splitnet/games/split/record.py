@@ -1,6 +1,6 @@
 """The game record (``splitnet-game-record/1``, documented in protocol/RECORD.md).
 
-A :class:`Recorder` drives a full-knowledge :class:`~splitnet.rules.Game` (every face
+A :class:`Recorder` drives a full-knowledge :class:`~splitnet.games.split.rules.Game` (every face
 known: self-play, or the verifier after the round's audit) and writes down what happened
 in card names. :func:`validate_record` reads one back strictly. Pure: no I/O.
 """
@@ -13,7 +13,7 @@ from typing import Any, Final
 
 from splitnet.cards import RANKS, SUITS, name
 from splitnet.errors import SplitnetError
-from splitnet.rules import (
+from splitnet.games.split.rules import (
     Action,
     DrawPile,
     EndLateLays,

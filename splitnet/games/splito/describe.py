@@ -7,8 +7,8 @@ the hands passed (S5.4), the end with every score written out (S10–S11) and th
 verdict (S7.5). Names and chat pass through :func:`splitnet.text.shown`, as every line
 of a session's log does.
 
->>> from splitnet.splito.engine import Game, Play, full_deck
->>> from splitnet.splito.settings import SplitoSettings
+>>> from splitnet.games.splito.engine import Game, Play, full_deck
+>>> from splitnet.games.splito.settings import SplitoSettings
 >>> g = Game(SplitoSettings.standard(3), game_id="0" * 32)
 >>> central = ["OBJ01", "OBJ19"]
 >>> g.deal(central, [c for c in full_deck(g.settings) if c not in central])
@@ -27,8 +27,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from splitnet.splito.cards import is_number_card, pretty
-from splitnet.splito.engine import Game, Phase, PlayLog
+from splitnet.games.splito.cards import is_number_card, pretty
+from splitnet.games.splito.engine import Game, Phase, PlayLog
 from splitnet.text import shown
 
 
@@ -107,7 +107,7 @@ def describe_end(game: Game, players: Sequence[str], viewer: int | None) -> list
 
 class SplitoCoreView(Protocol):
     """What :meth:`SplitoNarrator.after_entry` reads of a core
-    (:class:`splitnet.game.splito_core.SplitoCore`)."""
+    (:class:`splitnet.games.splito.core.SplitoCore`)."""
 
     engine: Game
     verdict: Any
@@ -239,7 +239,7 @@ class SplitoNarrator:
 def hand_text(game: Game, seat: int) -> str:
     """A hand as text, number cards first in S1.3 order, then objectives (unknown cards
     are counted, never guessed)."""
-    from splitnet.splito.cards import card_order
+    from splitnet.games.splito.cards import card_order
 
     known = sorted((f for s in game.hands[seat] if (f := game.faces[s]) is not None),
                    key=card_order)

@@ -2,8 +2,9 @@
 of the engine's legal moves; it never decides a rule itself.
 
 Levels (:data:`LEVELS`): ``easy`` (:class:`EasyBot`, a beatable human-like player),
-``normal`` (:class:`HeuristicBot`) and ``strong`` (:class:`~splitnet.bots.search.StrongBot`,
-a search over the heuristic; its hint API is :func:`splitnet.bots.search.suggest`).
+``normal`` (:class:`HeuristicBot`) and ``strong``
+(:class:`~splitnet.games.split.bots.search.StrongBot`, a search over the heuristic; its
+hint API is :func:`splitnet.games.split.bots.search.suggest`).
 ``make_bot(level, seed)`` builds one; :func:`bot_player_name` names bot players and
 :func:`bot_label` shows one with its level.
 """
@@ -16,13 +17,13 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from splitnet.bots.opponents import Targeting
 from splitnet.cards import _KIND_TABLE, STRENGTH, match_kind
+from splitnet.games.split.bots.opponents import Targeting
 
 # the open-handed seat's player (R8.6) is no bot: the protocol's rules O1–O7
 # (protocol/OPEN_HAND.md), re-exported for those who assemble a peer
-from splitnet.game.open_hand_policy import open_hand_player as open_hand_player
-from splitnet.rules import (
+from splitnet.games.split.open_hand_policy import open_hand_player as open_hand_player
+from splitnet.games.split.rules import (
     Action,
     BonusDraw,
     BonusMark,
@@ -328,7 +329,7 @@ class HeuristicBot:
 
     def perfect_target(self, game: Game, seat: int) -> int:
         """R5.1: the leader among the others as if the round ended now (this round's
-        marks and matches count, :func:`~splitnet.rules.standing_now`); a tie is broken
+        marks and matches count, :func:`~splitnet.games.split.rules.standing_now`); a tie is broken
         by this bot's own seeded randomness, never by seat order. Another
         :attr:`targeting` rule (the strong level's model of other players) names the
         leader by the scored rounds, ties to the lowest seat, or anyone at random."""
@@ -474,7 +475,7 @@ def make_bot(level: str, seed: int = 0, *, budget: float | None = None,
     and ``samples`` (a fixed number of samples, deterministic) tune the strong level."""
     lv = parse_level(level)
     if lv == "strong":
-        from splitnet.bots.search import SearchConfig, StrongBot
+        from splitnet.games.split.bots.search import SearchConfig, StrongBot
 
         cfg = SearchConfig(samples=samples)
         if budget is not None:

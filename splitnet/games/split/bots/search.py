@@ -11,10 +11,10 @@ For one decision the bot
    face filled in (or scrambled) gives the same choice (tests/test_bots.py);
 3. plays every candidate out on the same samples with the heuristic for every seat to
    the end of the round (the candidate by :meth:`Game.apply_trusted`, the rest by the
-   flat rollout of :mod:`splitnet.bots.rollout`, which plays exactly the heuristic's
+   flat rollout of :mod:`splitnet.games.split.bots.rollout`, which plays exactly the heuristic's
    moves, about 2.5× faster than on the engine). Each other seat names its perfect
    bonus's target (R5.1) by the rule its past marks show —
-   :class:`~splitnet.bots.opponents.TargetModel`, Bayes' rule over a few rules from the
+   :class:`~splitnet.games.split.bots.opponents.TargetModel`, Bayes' rule over a few rules from the
    public log and table, starting from the normal heuristic's — and the end is valued
    beyond the round: the pads' marks plus the marks a seat makes in an average remaining
    round, read off the pad (R7.2), where a seat that aims by the scored pads gives its
@@ -40,7 +40,7 @@ The API for front ends (the hint key) is :func:`suggest`::
 
     action, reason = suggest(view, seat)   # view: that seat's engine; reason: words
 
-and for the standing it aims at, :func:`splitnet.rules.standing_now`.
+and for the standing it aims at, :func:`splitnet.games.split.rules.standing_now`.
 """
 
 from __future__ import annotations
@@ -52,12 +52,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from splitnet.bots import HeuristicBot
-from splitnet.bots.opponents import Targeting, TargetModel
-from splitnet.bots.rollout import rollout
 from splitnet.cards import pretty
-from splitnet.paired import Paired, PairedConfig
-from splitnet.rules import (
+from splitnet.games.split.bots import HeuristicBot
+from splitnet.games.split.bots.opponents import Targeting, TargetModel
+from splitnet.games.split.bots.rollout import rollout
+from splitnet.games.split.rules import (
     Action,
     BonusDraw,
     BonusMark,
@@ -70,8 +69,9 @@ from splitnet.rules import (
     TakeRow,
     Upgrade,
 )
-from splitnet.rules.engine import N_SLOTS
-from splitnet.rules.settings import ROWS
+from splitnet.games.split.rules.engine import N_SLOTS
+from splitnet.games.split.rules.settings import ROWS
+from splitnet.paired import Paired, PairedConfig
 
 #: Marks one seat makes in an average round with heuristic play, by number of players
 #: (perfect, strong, weak, negative); measured over 60 seeded heuristic games each.
@@ -110,10 +110,10 @@ class SearchConfig(PairedConfig):
     max_samples: int | None = 36
     turn_budget: float = 0.8
     #: roll out with the heuristic on the checked engine instead of the flat rollout
-    #: (:mod:`splitnet.bots.rollout`): the same values, about 3× slower; for tests
+    #: (:mod:`splitnet.games.split.bots.rollout`): the same values, about 3× slower; for tests
     reference_rollouts: bool = False
     #: roll every other seat out with the perfect-bonus targeting its past marks show
-    #: (:class:`splitnet.bots.opponents.TargetModel`); off: the normal rule for all
+    #: (:class:`splitnet.games.split.bots.opponents.TargetModel`); off: the normal rule for all
     model_targeting: bool = True
     #: value the rounds to come with those rules too (:meth:`StrongBot._value_of`)
     future_targeting: bool = True
@@ -483,7 +483,7 @@ def describe_move(game: Game, action: Action, names: list[str] | None = None) ->
 def _why(game: Game, action: Action, names: list[str] | None) -> str:
     """The plain reason a move is good, by the rules it uses."""
     from splitnet.cards import match_kind
-    from splitnet.rules import standing_now
+    from splitnet.games.split.rules import standing_now
 
     def who(s: int) -> str:
         return names[s] if names is not None and 0 <= s < len(names) else f"seat {s}"

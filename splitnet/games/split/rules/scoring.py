@@ -1,11 +1,11 @@
 """Scores as a player reads them (R6.3, R7): the standing if the round ended now, and a
 pad's points row by row.
 
-Pure functions of a :class:`~splitnet.rules.engine.Game` (any seat's view: they use only
+Pure functions of a :class:`~splitnet.games.split.rules.engine.Game` (any seat's view: they use only
 what every seat knows — the matches on the table and how many cards each hand holds).
 The bots judge who leads with the same :func:`standing_now` the front ends show.
 
->>> from splitnet.rules import Game
+>>> from splitnet.games.split.rules import Game
 >>> g = Game(2); g.start_round(list(range(104)))
 >>> marks_now(g, 0)["negative"]   # nine cards in hand: nine negative boxes
 9
@@ -17,8 +17,8 @@ The bots judge who leads with the same :func:`standing_now` the front ends show.
 
 from __future__ import annotations
 
-from splitnet.rules.engine import Game
-from splitnet.rules.settings import ROWS, Pad
+from splitnet.games.split.rules.engine import Game
+from splitnet.games.split.rules.settings import ROWS, Pad
 
 MINUS = "−"  # U+2212: the one minus sign every screen uses
 

@@ -31,7 +31,7 @@ Per round (protocol/GAME.md)::
 
 An open-handed seat takes no part in the deck (DeckRound ``seats``): its cards are dealt
 and drawn face up, and every peer derives its moves itself with the same deterministic
-rules on the public state (:mod:`splitnet.game.open_hand_policy`); no entry carries them.
+rules on the public state (:mod:`splitnet.games.split.open_hand_policy`); no entry carries them.
 
 Every message this seat derives from its round seed *on a deck* — its hop (on the deck
 it takes), its shares (of the final deck) and its opening — is first **pledged**: the
@@ -60,7 +60,6 @@ from typing import Any, cast
 from splitnet.crypto.deck import DeckRound, HopCheck, ShuffleProver
 from splitnet.crypto.errors import CheatDetected, DeckUsageError
 from splitnet.game.checks import HopChecker, HopVerdict, InlineChecker
-from splitnet.game.open_hand import OpenHandPlayer, open_hand_move, open_hand_seed
 
 # The table's, shared by every game; re-exported here, where callers have always found them.
 from splitnet.game.table import (
@@ -88,8 +87,9 @@ from splitnet.game.table import (
     proof_functions,
     same_ints,
 )
-from splitnet.record import Recorder
-from splitnet.rules import (
+from splitnet.games.split.open_hand import OpenHandPlayer, open_hand_move, open_hand_seed
+from splitnet.games.split.record import Recorder
+from splitnet.games.split.rules import (
     Action,
     BonusDraw,
     DrawPile,

@@ -16,14 +16,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from splitnet.splito.engine import (
+from splitnet.games.splito.engine import (
     SIDES,
     Game,
     IllegalMove,
     Phase,
 )
-from splitnet.splito.objectives import ObjectiveSet, default_objective_set
-from splitnet.splito.settings import SettingsError, SplitoSettings
+from splitnet.games.splito.objectives import ObjectiveSet, default_objective_set
+from splitnet.games.splito.settings import SettingsError, SplitoSettings
 
 FORMAT: Final = "splito-record/1"
 #: S12: the record's keys, in its order.
@@ -302,7 +302,7 @@ def _check_deal(deal: object, game: Game, oset: ObjectiveSet, faults: list[str],
 
 
 def _number_cards() -> tuple[str, ...]:
-    from splitnet.splito.cards import NUMBER_CARDS
+    from splitnet.games.splito.cards import NUMBER_CARDS
 
     return NUMBER_CARDS
 

@@ -19,11 +19,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from splitnet.splito.cards import card_order, is_number_card, pretty
-from splitnet.splito.engine import Game, Phase, Side
-from splitnet.splito.objectives import ObjectiveSet, default_objective_set
-from splitnet.splito.record import summary
-from splitnet.splito.settings import SplitoSettings
+from splitnet.games.splito.cards import card_order, is_number_card, pretty
+from splitnet.games.splito.engine import Game, Phase, Side
+from splitnet.games.splito.objectives import ObjectiveSet, default_objective_set
+from splitnet.games.splito.record import summary
+from splitnet.games.splito.settings import SplitoSettings
 from splitnet.text import shown
 
 #: The replay's prompt and help for Splito (steps, no rounds).
@@ -135,7 +135,7 @@ def render(g: Game, names: list[str], oset: ObjectiveSet) -> str:
 
 class SplitoStep:
     """One page of the replay and the table after it (the shape of
-    :class:`splitnet.replay.Step`)."""
+    :class:`splitnet.games.split.replay.Step`)."""
 
     def __init__(self, lines: list[str], table: str, label: str) -> None:
         self.lines = lines
@@ -147,7 +147,7 @@ class SplitoStep:
 def replay_steps(record: dict[str, Any], oset: ObjectiveSet | None = None
                  ) -> list[SplitoStep]:
     """The deal, each turn, and the final standing, each with the table after it.
-    ``record`` must have passed the referee (:func:`splitnet.splito.record.check_record`).
+    ``record`` must have passed the referee (:func:`splitnet.games.splito.record.check_record`).
     The players' names are someone else's text: shown, never obeyed (splitnet.text)."""
     oset = oset or default_objective_set()
     names = [shown(s["name"]) for s in record["seats"]]

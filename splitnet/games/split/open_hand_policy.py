@@ -21,7 +21,7 @@ from typing import Final
 
 from splitnet.cards import STRENGTH, MatchKind, match_kind
 from splitnet.errors import SplitnetError
-from splitnet.rules import (
+from splitnet.games.split.rules import (
     Action,
     BonusDraw,
     BonusMark,
@@ -163,7 +163,7 @@ def discard_choice(view: Game, seat: int) -> Discard:
 
 
 def perfect_target(view: Game, seat: int) -> int:
-    """O4: the other seat standing highest now (:func:`~splitnet.rules.standing_now`);
+    """O4: the other seat standing highest now (:func:`~splitnet.games.split.rules.standing_now`);
     ties to the first from the open seat's left: seat + 1, seat + 2, … (mod n)."""
     totals = standing_now(view)
     order = [(seat + k) % view.n for k in range(1, view.n)]
@@ -204,7 +204,7 @@ def open_hand_choice(view: Game, seat: int) -> Action:
 def open_hand_player(view: Game, seat: int, seed: int) -> Action:
     """The open seat's player the protocol names (protocol/OPEN_HAND.md; GAME.md
     "abandon" step 5), in the shape a game core takes (``GameCore(open_hand=...)``,
-    :data:`~splitnet.game.open_hand.OpenHandPlayer`). ``seed`` is unused: the rules
+    :data:`~splitnet.games.split.open_hand.OpenHandPlayer`). ``seed`` is unused: the rules
     have no randomness."""
     del seed
     return open_hand_choice(view, seat)
