@@ -426,7 +426,8 @@ async def test_the_rematch_lobby_shows_the_time_it_still_waits(
         assert ana.status.endswith("you agreed — waiting for Bo (1:45 left)"), ana.status
         late = [t for t in redraws if t > clock.time() - 2.0]
         assert len(late) >= 2 / net().ping_interval - 1, redraws[-20:]  # every beat
-        offered = r.host._offer_wait.since
+        assert r.host.rematch is not None
+        offered = r.host.rematch.clock.since
         assert offered is not None
         await clock.advance(offered + 106.0 - clock.time())  # 14 s left: shown as 0:15
         assert "waiting for Bo (0:15 left)" in lobby_screen(lobby)[1]

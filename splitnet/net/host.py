@@ -57,6 +57,16 @@ from splitnet.net.framing import FrameTooLarge
 from splitnet.net.game_state import GameEvent, GameMachine, GameState
 from splitnet.net.lobby_state import MAX_PLAYERS, LobbyEvent, LobbyMachine, LobbyState
 from splitnet.net.machine import IllegalTransition
+from splitnet.net.rematch_lobby import (
+    Decision,
+    EndRematch,
+    Redraw,
+    Refuse,
+    RematchLobby,
+    SendClock,
+    SendOffer,
+    StartRematch,
+)
 from splitnet.net.store import (
     GameFiles,
     GameMeta,
@@ -237,29 +247,21 @@ class HostNode:
         #: ``net.max_evidence`` of each seat within ``net.max_evidence_bytes``
         self.evidence: list[tuple[int, str, str]] = []
         self.evidence_kept = EvidenceBudget(self.net)
-        #: a rematch lobby (NETWORK.md §13): the finished game whose seats it is for, the
-        #: offer, the seats that agreed (the host's own: it offers), and why it ended
-        #: without a game (a seat declined, left or did not answer), if it did
+        #: a rematch lobby (NETWORK.md §13): the finished game whose seats it is for, and
+        #: its machine — the offer, the answers, the wait, the end (rematch_lobby.py)
         self.rematch_of = rematch_of
-        self.offer: Rematch | None = None
-        self.agreed: set[int] = set()
-        self.no_rematch: str | None = None
-        self._offer_wait = Countdown()  # (on the host's clock, from its listen)
+        self.rematch: RematchLobby | None = None
         #: set before this game ends, when the host knows it will offer no rematch of it
         #: (a bot host whose ``--rematches`` are spent): each seat is told so before the
         #: host's bye (§13)
         self.offers_no_rematch = False
-        #: seats of the finished game that said, as it ended, that they leave (no
-        #: rematch): seat → name. A finished game's host learns them (an ``answer`` no),
-        #: its rematch lobby is given them (``left``) and ends at once if one is not back
-        self.left_after: dict[int, str] = dict(left or {})
-        #: the seats an ended rematch lobby has told why (its bye, or the refusal of a
-        #: seat that came back after the end), with those that ended it
-        self.told: set[int] = set()
+        #: seats of this game that said, as it ended, that they leave (no rematch): seat →
+        #: name (:attr:`left_after`; a rematch lobby's machine is given those of the game
+        #: before, ``left``, and ends at once if one is not back)
+        self._left_after: dict[int, str] = {} if rematch_of is not None else dict(left or {})
         self.called_off = False  # (the host's own user ended the rematch lobby)
         if rematch_of is not None:  # the game of the game before (Split or Splito)
-            self.offer = rematch_of.next()
-            self.agreed = {rematch_of.header.host}
+            self.rematch = RematchLobby.of(rematch_of, self.net.rematch_wait, left)
             self.seats = rematch_of.n
             self.choice = choice = choice_of(rematch_of.header.settings)
             self.lobby = LobbyMachine(rematch_of.n, max_players=choice.max_players,
@@ -273,8 +275,8 @@ class HostNode:
         listen = transport or self._tcp_listen
         self.server, self.port = await listen(self.serve_channel, bind, port)
         self.bind = bind
-        if self.rematch_of is not None:
-            self._offer_wait.start(self._now())  # the rematch lobby's wait starts (§13)
+        if self.rematch is not None:
+            self.rematch.offered(self._now())  # the rematch lobby's wait starts (§13)
         self._spawn(self._heartbeat())
         return self.port
 
@@ -344,6 +346,8 @@ class HostNode:
             # stopping the host in its lobby closes the game: its members stop at once
             # (a host that crashes sends nothing; its players wait for it to come back)
             self.lobby.fire(LobbyEvent.CLOSE)
+            if self.rematch is not None:
+                self.rematch.close()
             self.called_off = True
             why = ("the host called off the rematch" if self.rematch_of is not None
                    else "the host closed the game")
@@ -453,8 +457,9 @@ class HostNode:
         if gone:
             for m in gone:
                 self.members.remove(m)
-                if self.rematch_of is not None:
-                    self.agreed.discard(self.rematch_of.seat_of(m.key) or -1)
+                if self.rematch_of is not None and self.rematch is not None:
+                    # (its yes goes; the lobby frame below tells the rest)
+                    self.rematch.dropped(self.rematch_of.seat_of(m.key))
             self._count(start=False)
             self._lobby_frame()
             if auto and not self.lobby.auto_start():
@@ -476,6 +481,8 @@ class HostNode:
                                        name=self.name, host="", port=self.port,
                                        bind=self.bind, code=self.code))
         self._adopt(table)
+        if self.rematch is not None:
+            self.rematch.started()
         self.lobby.fire(LobbyEvent.STARTED)
         self.game.fire(GameEvent.START)
         seats: dict[int, Presence] = {}
@@ -505,6 +512,70 @@ class HostNode:
         return Table.new_rematch(self.identity, self.data_dir, game_id, prev,
                                  self.seed_maker, self.parts)
 
+    # (what the rematch lobby's machine knows, as the screens and commands read it)
+    @property
+    def offer(self) -> Rematch | None:
+        return None if self.rematch is None else self.rematch.offer
+
+    @offer.setter
+    def offer(self, offer: Rematch) -> None:
+        assert self.rematch is not None
+        self.rematch.offer = offer
+
+    @property
+    def agreed(self) -> set[int]:
+        """The seats that agreed to the rematch so far (the host's own: it offers)."""
+        return set() if self.rematch is None else self.rematch.agreed
+
+    @property
+    def no_rematch(self) -> str | None:
+        """Why the rematch lobby ended without a game (a seat declined, left or did not
+        answer; the host's user called it off), if it did."""
+        return None if self.rematch is None else self.rematch.why
+
+    @property
+    def told(self) -> set[int]:
+        """The seats an ended rematch lobby has told why (its bye, or the refusal of a
+        seat that came back after the end), with those that ended it."""
+        return set() if self.rematch is None else self.rematch.told
+
+    @property
+    def left_after(self) -> dict[int, str]:
+        """Seats of the finished game that said, as it ended, that they leave: seat →
+        name. In a rematch lobby those of the game before not back yet; once a game
+        runs, its own (``HostNode(left=…)`` of the rematch lobby that follows it)."""
+        if self.rematch is not None and self.table is None:
+            return self.rematch.left_after
+        return self._left_after
+
+    def _in_rematch_lobby(self, conn: Conn) -> bool:
+        return (self.rematch is not None and self.table is None
+                and any(m.conn is conn for m in self.members))
+
+    def _rematch_do(self, decisions: list[Decision]) -> None:
+        """Carry out what the rematch lobby's machine decided."""
+        for d in decisions:
+            match d:
+                case SendOffer(to):
+                    self._offer_frame(None if to is None else self._member_conn(to))
+                case SendClock(left):
+                    for m in self.members:
+                        if m.conn is not None:
+                            m.conn.send(Clock(left))
+                case StartRematch():
+                    self._count()  # (the lobby, full of yeses, starts the rematch now)
+                case EndRematch(why, _, by_host):
+                    self._ended_rematch(why, by_host)
+                case Refuse():
+                    raise AssertionError("a refusal is the caller's")
+                case Redraw():
+                    self._changed()  # (the time left, on the screens)
+
+    def _member_conn(self, seat: int) -> Conn | None:
+        prev = self.rematch_of
+        assert prev is not None
+        return next((m.conn for m in self.members if prev.seat_of(m.key) == seat), None)
+
     def _offer_frame(self, only: Conn | None = None) -> None:
         """The rematch offer, with the seats that agreed so far, to one member or all."""
         offer = self.offer
@@ -519,30 +590,18 @@ class HostNode:
                     m.conn.send(Clock(math.ceil(left)))
         self._changed()
 
-    def _in_rematch_lobby(self, conn: Conn) -> bool:
-        return (self.rematch_of is not None and self.table is None
-                and any(m.conn is conn for m in self.members))
-
     def _join_rematch(self, conn: Conn, hello: Hello) -> None:
         """A seat of the finished game back for the rematch it is offered (§13): only
         those seats, each under its name of that game; the offer goes to it at once."""
-        prev = self.rematch_of
-        assert prev is not None and conn.key is not None
-        if hello.game is not None:
-            raise WireError(ErrorCode.UNKNOWN_GAME,
-                            f"no game {hello.game.hex()} here (this host "
-                            f"offers a rematch of game {prev.game_id.hex()})", fatal=True)
-        seat = prev.seat_of(conn.key)
-        if seat is None or seat == prev.header.host:
-            raise WireError(ErrorCode.STARTED, f"this host offers a rematch of game "
-                            f"{prev.game_id.hex()} to its players only", fatal=True)
-        if self.lobby.state is LobbyState.CLOSED:
-            self.told.add(seat)  # (a seat that came back after the end: told why now)
-            self._stirred.set()  # (tell_the_rest looks again)
-            raise WireError(ErrorCode.CLOSED, self.no_rematch or "the host closed the game",
-                            fatal=True)
-        conn.name = prev.header.players[seat].name
-        if self.left_after.pop(seat, None) is not None:
+        prev, lobby = self.rematch_of, self.rematch
+        assert prev is not None and lobby is not None and conn.key is not None
+        admit = lobby.arrive(prev.seat_of(conn.key), hello.game)
+        if isinstance(admit, WireError):
+            if admit.code is ErrorCode.CLOSED:
+                self._stirred.set()  # (a seat told after the end: tell_the_rest looks again)
+            raise admit
+        conn.name = admit.name
+        if admit.was_leaving:
             _log.info("%s is back after it said it left", conn.who())
         for m in self.members:
             if m.key == conn.key:  # the same player reconnecting
@@ -560,27 +619,24 @@ class HostNode:
         self._lobby_frame()
 
     def _on_answer(self, conn: Conn, game: bytes, yes: bool) -> None:
-        prev = self.rematch_of
         if self._leaving_after(conn, game, yes):
             return
-        if prev is None or not self._in_rematch_lobby(conn):
+        prev, lobby = self.rematch_of, self.rematch
+        if prev is None or lobby is None or not self._in_rematch_lobby(conn):
             self._refuse(conn, WireError(ErrorCode.PROTOCOL, "no rematch was offered"))
-            return
-        if game != prev.game_id:
-            self._refuse(conn, WireError(ErrorCode.PROTOCOL, f"the rematch offered is of game "
-                                         f"{prev.game_id.hex()}, not {game.hex()}"))
             return
         assert conn.key is not None
         seat = prev.seat_of(conn.key)
         assert seat is not None
-        if not yes:
-            self.end_rematch(f"{conn.name} declined the rematch", gone=[seat])
-            return
-        if seat not in self.agreed:
+        decisions = lobby.answer(seat, game, yes)
+        for d in decisions:
+            if isinstance(d, Refuse):
+                self._refuse(conn, d.error)
+                return
+        if yes and decisions:
             _log.info("%s agrees to the rematch", conn.who())
-            self.agreed.add(seat)
-            self._offer_frame()
-            self._count()  # every seat agreed: the rematch starts now
+            self._count(start=False)  # (its yes counts: the lobby machine is told)
+        self._rematch_do(decisions)
 
     def _leaving_after(self, conn: Conn, game: bytes, yes: bool) -> bool:
         """A seat of this finished game says, as the game ends, that it leaves: no
@@ -590,38 +646,41 @@ class HostNode:
         if (table is None or not table.core.finished or conn.seat is None
                 or game != table.game_id or yes):
             return False
-        if conn.seat not in self.left_after:
+        if conn.seat not in self._left_after:
             _log.info("%s leaves after the game: no rematch with it", conn.who())
-            self.left_after[conn.seat] = table.names[conn.seat]
+            self._left_after[conn.seat] = table.names[conn.seat]
             self._changed()
         return True
 
     def rematch_left(self) -> float | None:
         """Seconds the rematch lobby still waits for every yes (None: not one, or over)."""
-        if self.rematch_of is None or self.table is not None:
+        if self.rematch is None or self.table is not None:
             return None
-        if not self.lobby.can(LobbyEvent.CLOSE):
-            return None
-        return self._offer_wait.left(self._now(), self.net.rematch_wait)
+        return self.rematch.left_s(self._now())
 
     def end_rematch(self, why: str, *, gone: Collection[int] = (),
                     by_host: bool = False) -> None:
         """The rematch lobby ends without a game (``why``, one line: a seat declined,
         left or did not answer — ``gone``: those that know it —; the host's user called
         it off, ``by_host``): every member is told."""
-        if self.rematch_of is None or not self.lobby.can(LobbyEvent.CLOSE):
+        if self.rematch is None or not self.lobby.can(LobbyEvent.CLOSE):
             return
-        self.lobby.fire(LobbyEvent.CLOSE)
-        self.no_rematch = why
+        self._rematch_do(self.rematch.call_off(why, gone=gone, by_host=by_host))
+
+    def _ended_rematch(self, why: str, by_host: bool) -> None:
+        """The rematch lobby's machine ended it: every member gets the bye saying why."""
+        prev, lobby = self.rematch_of, self.rematch
+        assert prev is not None and lobby is not None
+        if self.lobby.can(LobbyEvent.CLOSE):
+            self.lobby.fire(LobbyEvent.CLOSE)
         self.called_off = by_host
-        self.told |= set(gone)
         _log.info("%s", why)
         for m in self.members:
             if m.conn is not None:
                 m.conn.send(Bye(why[:200]))
-                seat = self.rematch_of.seat_of(m.key)
+                seat = prev.seat_of(m.key)
                 if seat is not None and not m.conn.closed:
-                    self.told.add(seat)
+                    lobby.told_seat(seat)
         for cb in list(self.on_close):  # (a saved rematch lobby is over: not offered again)
             cb()
         self.done.set()
@@ -631,11 +690,10 @@ class HostNode:
         """After a rematch lobby ended without a game: go on refusing, with its reason,
         the seats still coming back for it (a joiner retries every ``retry_max`` s at
         most), until each seat was told or ``limit`` s have passed."""
-        prev = self.rematch_of
-        if prev is None or self.table is not None or self.no_rematch is None:
+        lobby = self.rematch
+        if lobby is None or self.table is not None or lobby.why is None:
             return
-        seats = {p.seat for p in prev.header.players} - {prev.header.host}
-        await self._until(lambda: seats <= self.told, limit)
+        await self._until(lambda: lobby.all_told, limit)
 
     # ------------------------------------------------------------------ connections
     async def serve_channel(self, raw: Channel) -> None:
@@ -858,11 +916,9 @@ class HostNode:
                 if m.conn is conn:
                     self.members.remove(m)
                     _log.info("%s left the lobby", conn.who())
-                    if self.rematch_of is not None:  # its answer goes with it (§13)
-                        seat = self.rematch_of.seat_of(m.key)
-                        if seat is not None and seat != self.rematch_of.header.host:
-                            self.agreed.discard(seat)
-                        self._offer_frame()
+                    if self.rematch_of is not None and self.rematch is not None:
+                        # its answer goes with it (§13)
+                        self._rematch_do(self.rematch.dropped(self.rematch_of.seat_of(m.key)))
                     if self.lobby.state in (LobbyState.OPEN, LobbyState.FULL):
                         self._count(start=False)
                     self._lobby_frame()
@@ -883,11 +939,10 @@ class HostNode:
                 pass
             case Bye(reason):
                 if self._in_rematch_lobby(conn):  # a seat leaving ends the rematch (§13)
-                    assert self.rematch_of is not None and conn.key is not None
-                    seat = self.rematch_of.seat_of(conn.key)
-                    self.end_rematch(f"{conn.name} left: no rematch ({reason[:80]!r})"
-                                     if reason else f"{conn.name} left: no rematch",
-                                     gone=[] if seat is None else [seat])
+                    assert self.rematch_of is not None and self.rematch is not None
+                    assert conn.key is not None
+                    self._rematch_do(self.rematch.leave(self.rematch_of.seat_of(conn.key),
+                                                        reason))
                 conn.close()
             case Answer(game, yes):
                 self._on_answer(conn, game, yes)
@@ -1182,8 +1237,8 @@ class HostNode:
                 continue
             c.ping_n = (c.ping_n + 1) % (2**31)
             c.send(Ping(c.ping_n))
-        if self.rematch_left() is not None:
-            self._rematch_beat(now)
+        if self.rematch is not None and self.table is None:
+            self._rematch_do(self.rematch.beat(now))
         if self.table is not None:
             if self._check_accepts(now):
                 return
@@ -1206,32 +1261,8 @@ class HostNode:
             c.last_heard = max(c.last_heard, now)
         self.watch.restart(now)
         self._accepts.restart(now)
-        self._offer_wait.shift(gap)
-
-    def _rematch_beat(self, now: float) -> None:
-        """The rematch lobby's heartbeat: a seat that left after the game and is not
-        back ends it at once; every yes not in within ``rematch_wait`` ends it; else its
-        screens are told the time left."""
-        prev = self.rematch_of
-        assert prev is not None and self._offer_wait.since is not None
-        here = {prev.seat_of(m.key) for m in self.members}
-        gone = sorted(s for s in self.left_after if s not in here)
-        if gone:
-            names = [prev.header.players[s].name for s in gone]
-            self.end_rematch(f"no rematch: {', '.join(names)} left after the game",
-                             gone=gone)
-        elif self._offer_wait.over(now, self.net.rematch_wait):
-            late = [p.name for p in prev.header.players if p.seat not in self.agreed]
-            self.end_rematch(f"no rematch: {', '.join(late)} did not agree within "
-                             f"{self.net.rematch_wait:g} s")
-        else:
-            left = self.rematch_left()
-            # the joiners' screens show it in steps
-            if self._offer_wait.step_changed(now, self.net.rematch_wait):
-                for m in self.members:
-                    if m.conn is not None and left is not None:
-                        m.conn.send(Clock(math.ceil(left)))
-            self._changed()  # (the time left, on the screens)
+        if self.rematch is not None:
+            self.rematch.slept(gap)
 
     # ------------------------------------------------------------------ timeouts
     def _check_accepts(self, now: float) -> bool:
