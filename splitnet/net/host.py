@@ -25,6 +25,21 @@ from splitnet.durable import open_private
 from splitnet.errors import SplitnetError
 from splitnet.game.rematch import PreviousGame, Rematch
 from splitnet.game.table import PledgeRefused
+from splitnet.net.admission import (
+    AdmissionView,
+    BackToLobby,
+    BackToSeat,
+    JoinLobby,
+    LetIn,
+    Phase,
+    Refused,
+    Slot,
+    ToRematch,
+    check_hello,
+    decide,
+    player_keys,
+    slot_for,
+)
 from splitnet.net.config import EvidenceBudget, NetSettings
 from splitnet.net.conn_state import ConnEvent, ConnMachine, ConnState
 from splitnet.net.frames import (
@@ -92,7 +107,6 @@ from splitnet.net.wire import (
     encode_typed,
     plain,
     sign_challenge,
-    verify_hello,
 )
 from splitnet.session.codec import DecodeError
 from splitnet.session.identity import Identity
@@ -106,10 +120,6 @@ from splitnet.session.log import (
 )
 
 _log = logging.getLogger("splitnet.net")
-
-#: how many keys let into a lobby the host remembers, to let their reconnects past the
-#: join-code limits after their connection dropped (only someone with the code adds one)
-MAX_ADMITTED = 64
 
 __all__ = ["MAX_PLAYERS", "Conn", "HostNode", "Member"]
 
@@ -203,7 +213,7 @@ class HostNode:
         self.members: list[Member] = []  # joiners in join order (the host is seat 0)
         #: the keys let into this lobby, oldest first: its members and those whose
         #: connection dropped since (at most MAX_ADMITTED; a member is never dropped)
-        self._admitted: dict[bytes, None] = {}
+        self._admitted = LetIn()
         #: open → full → starting → started, or closed (lobby_state.py)
         #: the game this host opens its lobby for (Split unless told; NETWORK.md §4)
         self.choice = choice
@@ -394,24 +404,34 @@ class HostNode:
         (the host took it out of the lobby; its reconnect brings it back). Their
         reconnects pass the join-code attempt limits (their JOIN proves the key, signed
         over that very handshake under the right code's key: SECURE.md §3, §7)."""
+        return player_keys(self._seat_keys(), self._admitted.keys,
+                           {m.key for m in self.members})
+
+    def _seat_keys(self) -> dict[bytes, int] | None:
+        """The guest seats by key of the game, or of the finished game a rematch lobby
+        is for; None in a first lobby."""
+        table = self.table
+        h = (table.log.header if table is not None
+             else None if self.rematch_of is None else self.rematch_of.header)
+        if h is None:
+            return None
+        return {p.key: p.seat for p in h.players if p.seat != h.host}
+
+    def _admission(self) -> AdmissionView:
+        """What the decision on a hello reads of this host now (admission.py)."""
         table = self.table
         if table is not None:
-            return {p.key for p in table.log.header.players if p.seat != table.host_seat}
-        if self.rematch_of is not None:
-            h = self.rematch_of.header
-            return {p.key for p in h.players if p.seat != h.host}
-        return set(self._admitted) | {m.key for m in self.members}
-
-    def _let_in(self, key: bytes) -> None:
-        """Remember a key let into the lobby (its reconnects pass the limits); bounded:
-        past MAX_ADMITTED the oldest that is not a member now is forgotten."""
-        self._admitted.pop(key, None)
-        self._admitted[key] = None
-        if len(self._admitted) > MAX_ADMITTED:
-            here = {m.key for m in self.members}
-            old = next((k for k in self._admitted if k not in here), None)
-            if old is not None:
-                del self._admitted[old]
+            phase = Phase.CALLED_OFF if self.game.state is GameState.CALLED_OFF else Phase.GAME
+            return AdmissionView(phase, game=table.game_id, seats=self._seat_keys() or {},
+                                 names=tuple(table.names), count=len(table.log),
+                                 hash_at=table.log.hash_at, ready=self.ready,
+                                 called_off_why=self.called_off_why)
+        if self.rematch is not None:
+            return AdmissionView(Phase.REMATCH, seats=self._seat_keys() or {})
+        return AdmissionView(Phase.CLOSED if self.lobby.state is LobbyState.CLOSED
+                             else Phase.LOBBY, members=frozenset(m.key for m in self.members),
+                             taken=tuple(self.lobby_names), accepting=self.lobby.accepting,
+                             limit=self.lobby.limit)
 
     # ------------------------------------------------------------------ lobby
     @property
@@ -750,9 +770,10 @@ class HostNode:
         keep it out; only when every slot is past the handshake (invited) is the new
         connection itself told "busy" (NETWORK.md §3, §8)."""
         greeting = sum(1 for c in self.all_conns if c.m.state is ConnState.HANDSHAKING)
-        if len(self._securing) + greeting < self.net.max_conns:
+        slot = slot_for(len(self._securing), greeting, self.net.max_conns)
+        if slot is Slot.TAKE:
             return True
-        if self._securing:
+        if slot is Slot.EVICT:
             oldest = next(iter(self._securing))
             del self._securing[oldest]
             _log.warning("all %d connection slots in use: dropping the oldest handshake "
@@ -806,55 +827,44 @@ class HostNode:
             hello = await self._recv(conn)
         if not isinstance(hello, Hello):
             raise WireError(ErrorCode.PROTOCOL, f"expected hello, got {hello.T!r}", fatal=True)
-        if hello.v != NET_PROTOCOL:
-            raise WireError(ErrorCode.VERSION, f"this host speaks {NET_PROTOCOL}, not "
-                            f"{hello.v!r}", fatal=True)
-        if hello.bind != bind:
-            raise WireError(ErrorCode.AUTH, "the hello was signed for another encrypted connection "
-                            "(its channel binding differs from ours): someone who knows the "
-                            "join code sits between this joiner and the host", fatal=True)
-        if not verify_hello(hello, nonce, self.key):
-            raise WireError(ErrorCode.AUTH, "the hello signature does not verify", fatal=True)
-        if hello.key == self.key:
-            raise WireError(ErrorCode.AUTH, "that is the host's own key", fatal=True)
+        bad = check_hello(hello, nonce, bind, self.key)
+        if bad is not None:
+            raise bad
         conn.key = hello.key
         conn.name = hello.name
-        if self.table is None:
-            self._join_lobby(conn, hello)
-        else:
-            self._rejoin(conn, hello)
+        self._let_through(conn, hello)
 
-    def _join_lobby(self, conn: Conn, hello: Hello) -> None:
-        if self.rematch_of is not None:
-            self._join_rematch(conn, hello)
-            return
-        if hello.game is not None:
-            raise WireError(ErrorCode.UNKNOWN_GAME,
-                            f"no game {hello.game.hex()} here (this host "
-                            "is in its lobby)", fatal=True)
+    def _let_through(self, conn: Conn, hello: Hello) -> None:
+        """Decide on the connection's checked hello from this host's state, and do what
+        that says (admission.py): a lobby member, a seat back, the rematch lobby's, or
+        a fatal refusal."""
+        outcome = decide(self._admission(), hello)
+        match outcome:
+            case Refused(error, name):
+                if name is not None:
+                    conn.name = name
+                raise error
+            case ToRematch():
+                self._join_rematch(conn, hello)
+            case JoinLobby() | BackToLobby():
+                self._join_lobby(conn, outcome)
+            case BackToSeat():
+                self._rejoin(conn, hello, outcome)
+
+    def _join_lobby(self, conn: Conn, outcome: JoinLobby | BackToLobby) -> None:
+        """A new member, or a member's new connection (the older one is replaced)."""
         assert conn.key is not None
-        if self.lobby.state is LobbyState.CLOSED:
-            raise WireError(ErrorCode.CLOSED, "the host closed the game", fatal=True)
-        for m in self.members:
-            if m.key == conn.key:  # the same player reconnecting to the lobby
-                if m.conn is not None and m.conn is not conn:
-                    self._refuse(m.conn, WireError(ErrorCode.REPLACED, "a newer connection of this "
-                                                   "player took over", fatal=True))
-                m.conn = conn
-                m.name = conn.name
-                break
+        conn.name = outcome.name
+        if isinstance(outcome, BackToLobby):  # the same player reconnecting to the lobby
+            m = next(m for m in self.members if m.key == conn.key)
+            if m.conn is not None and m.conn is not conn:
+                self._refuse(m.conn, WireError(ErrorCode.REPLACED, "a newer connection of this "
+                                               "player took over", fatal=True))
+            m.conn = conn
+            m.name = conn.name
         else:
-            if not self.lobby.accepting:
-                raise WireError(ErrorCode.FULL, f"the table is full ({self.lobby.limit} players)",
-                                fatal=True)
-            taken = {x.lower() for x in self.lobby_names}
-            name, k = conn.name, 2
-            while name.lower() in taken:
-                name = f"{conn.name[:28]}-{k}"
-                k += 1
-            conn.name = name
-            self.members.append(Member(name, conn.key, conn))
-        self._let_in(conn.key)
+            self.members.append(Member(conn.name, conn.key, conn))
+        self._admitted.add(conn.key, {m.key for m in self.members})
         conn.m.fire(ConnEvent.ADMIT)
         _log.info("%s joined the lobby", conn.who())
         conn.send(Welcome(None, None, 0, True))
@@ -864,26 +874,13 @@ class HostNode:
         self._lobby_frame()
         self._count()  # full: the game starts now, with exactly these seats
 
-    def _rejoin(self, conn: Conn, hello: Hello) -> None:
+    def _rejoin(self, conn: Conn, hello: Hello, back: BackToSeat) -> None:
+        """A seat's new connection (the older one is replaced): its records, or a
+        restarted host's request for those it lost."""
         table = self.table
         assert table is not None
-        if hello.game not in (None, table.game_id):
-            raise WireError(ErrorCode.UNKNOWN_GAME, f"this host plays game {table.game_id.hex()}, "
-                            f"not {hello.game.hex()}", fatal=True)
-        seat = next((p.seat for p in table.log.header.players if p.key == conn.key), None)
-        if seat is None or seat == table.host_seat:
-            raise WireError(ErrorCode.STARTED,
-                            "the game has started without this player", fatal=True)
-        conn.name = table.names[seat]
-        if self.game.state is GameState.CALLED_OFF:
-            raise WireError(ErrorCode.CLOSED, self.called_off_why, fatal=True)
-        have, count = hello.have, len(table.log)
-        if have > count and self.ready:
-            raise WireError(ErrorCode.FORK, f"you hold {have} records but the log has {count}",
-                            fatal=True)
-        if 0 < have <= count and table.log.hash_at(have - 1) != hello.head:
-            raise WireError(ErrorCode.FORK, f"your record {have - 1} differs from the host's",
-                            fatal=True)
+        seat, have, count = back.seat, hello.have, len(table.log)
+        conn.name = back.name
         old = self.conns.get(seat)
         if old is not None and old is not conn:
             self._refuse(old, WireError(ErrorCode.REPLACED, "a newer connection for this seat took "
@@ -893,8 +890,8 @@ class HostNode:
         self.conns[seat] = conn
         self.epoch += 1
         conn.send(Welcome(seat, table.game_id, count, self.ready))
-        if have > count:  # a restarted host lost its unsynced tail: take it back
-            conn.want_from, conn.want_to = count, have
+        if back.need is not None:  # a restarted host lost its unsynced tail: take it back
+            conn.want_from, conn.want_to = back.need
             conn.send(Need(count))
         else:
             for e in table.log.entries[have:]:
