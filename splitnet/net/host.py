@@ -72,6 +72,7 @@ from splitnet.net.framing import FrameTooLarge
 from splitnet.net.game_state import GameEvent, GameMachine, GameState
 from splitnet.net.lobby_state import MAX_PLAYERS, LobbyEvent, LobbyMachine, LobbyState
 from splitnet.net.machine import IllegalTransition
+from splitnet.net.ordering import AckBook, Route, judge_ack, route
 from splitnet.net.rematch_lobby import (
     Decision,
     EndRematch,
@@ -227,8 +228,8 @@ class HostNode:
         self._held: list[tuple[Conn, bytes, bytes]] = []
         #: each guest seat's presence and since when the game waits for it (waits.py)
         self.watch = SeatWatch(self.net)
-        self.acked: dict[int, int] = {}  # seat → highest acked seq
-        self._last_ack: dict[int, bytes] = {}  # seat → that ack, signed (to relay again)
+        #: each seat's highest ack, and which to keep and relay (ack_book.py)
+        self.book = AckBook(host=0)
         self.listeners: list[Callable[[], None]] = []
         self.server: Listening | None = None
         self.port = 0
@@ -335,8 +336,14 @@ class HostNode:
         """False while a restarted host waits for every seat (it orders nothing)."""
         return self.game.ready
 
+    @property
+    def acked(self) -> dict[int, int]:
+        """seat → its highest acked seq."""
+        return self.book.acked
+
     def _adopt(self, table: Table) -> None:
         self.table = table
+        self.book.host = table.host_seat
         table.transcript.start_syncer()
         table.listeners.append(self._on_entry)
 
@@ -897,9 +904,9 @@ class HostNode:
             for e in table.log.entries[have:]:
                 conn.send(Rec(e.seq, e.record))
         # the other seats' acks so far: a seat that was away still compares them (§6)
-        acks = [raw for s, raw in sorted(self._last_ack.items()) if s != seat]
+        acks = self.book.shown_to(seat)
         if acks:
-            conn.send(Acks(tuple(acks)))
+            conn.send(Acks(acks))
         _log.info("%s is back (seat %d, had %d of %d records)", conn.who(), seat, have, count)
         if self.watch.back(seat):
             self._states_changed()
@@ -967,19 +974,23 @@ class HostNode:
 
     def _on_msg(self, conn: Conn, msg: bytes, sig: bytes) -> None:
         table = self.table
-        if table is None or conn.seat is None:
-            self._refuse(conn, WireError(ErrorCode.NOT_STARTED, "the game has not started"))
-            return
-        if self.game.state is GameState.CALLED_OFF:
-            self._refuse(conn, WireError(ErrorCode.CLOSED, self.called_off_why, fatal=True))
-            return
-        if not self.ready:
-            if len(self._held) >= self.net.max_held:
+        match route(seated=table is not None and conn.seat is not None,
+                    called_off=self.game.state is GameState.CALLED_OFF, ready=self.ready,
+                    held=len(self._held), max_held=self.net.max_held):
+            case Route.NOT_STARTED:
+                self._refuse(conn, WireError(ErrorCode.NOT_STARTED, "the game has not started"))
+                return
+            case Route.CALLED_OFF:
+                self._refuse(conn, WireError(ErrorCode.CLOSED, self.called_off_why, fatal=True))
+                return
+            case Route.TOO_MANY:
                 self._refuse(conn, WireError(ErrorCode.SLOW, "too many messages while the host "
                                              "resumes", fatal=True))
                 return
-            self._held.append((conn, msg, sig))
-            return
+            case Route.HOLD:
+                self._held.append((conn, msg, sig))
+                return
+        assert table is not None and conn.seat is not None
         try:
             table.check(msg, sig, conn.seat)
         except WireError as e:
@@ -1029,20 +1040,15 @@ class HostNode:
         except LogError as e:
             self._refuse(conn, WireError(ErrorCode.ACK, e.reason))
             return
-        if ack.seat != conn.seat:
-            self._refuse(conn, WireError(ErrorCode.NOT_YOUR_SEAT,
-                                         f"an ack signed by seat {ack.seat}"))
+        count = len(table.log)
+        bad = judge_ack(conn.seat, ack.seat, ack.seq, ack.head, count,
+                        table.log.hash_at(ack.seq) if ack.seq < count else None)
+        if bad is not None:
+            self._refuse(conn, bad)
             return
-        if ack.seq >= len(table.log) or table.log.hash_at(ack.seq) != ack.head:
-            self._refuse(conn, WireError(ErrorCode.FORK,
-                                         f"your ack of seq {ack.seq} does not match "
-                                         "the host's log"))
-            return
-        if ack.seq > self.acked.get(ack.seat, -1):
-            if table.core.finished and ack.seq == len(table.log) - 1:
-                self._keep_final_ack(raw)  # on file before anyone sees it relayed
-            self.acked[ack.seat] = ack.seq
-            self._last_ack[ack.seat] = raw
+        if self.book.take(ack.seat, ack.seq, raw, last=count - 1,
+                          finished=table.core.finished).keep:
+            self._keep_final_ack(raw)  # on file before anyone sees it relayed
         for seat, c in self.conns.items():
             if seat != ack.seat:
                 c.send(Acks((raw,)))
@@ -1076,9 +1082,7 @@ class HostNode:
                 _log.warning("%s: ignored seat %d's ack of seq %d: not this log's head "
                              "there", table.files.acks, ack.seat, ack.seq)
                 continue
-            if ack.seq > self.acked.get(ack.seat, -1):
-                self.acked[ack.seat] = ack.seq
-                self._last_ack[ack.seat] = raw
+            self.book.load(ack.seat, ack.seq, raw)
 
     def missing_final_acks(self) -> list[int]:
         """The seats whose ack of the last record the finished game still waits for:
@@ -1088,10 +1092,8 @@ class HostNode:
         table = self.table
         if table is None:
             return []
-        last = len(table.log) - 1
-        return [s for s in range(table.n) if s != table.host_seat
-                and (s not in table.core.open_seats or s in self.conns)
-                and self.acked.get(s, -1) < last]
+        gone_open = {s for s in table.core.open_seats if s not in self.conns}
+        return self.book.missing(range(table.n), last=len(table.log) - 1, excused=gone_open)
 
     def _on_returned(self, conn: Conn, seq: int, record: bytes) -> None:
         """A record this (restarted) host signed before and lost, handed back."""
