@@ -6,6 +6,17 @@ counter against the log, then its own game core, which refuses anything out of t
 illegal or with a failed proof), orders it into the signed hash-chained log, writes the
 record and broadcasts it. A refused message gets an ``error`` frame back and changes
 nothing — for anyone. Frames, handshake and every code: protocol/NETWORK.md.
+
+Why this file is over 600 lines: ``HostNode`` is the one asyncio coordinator of the host
+— every frame in and out, the timers, the files — and what it decides is in the sans-IO
+parts it wires (protocol/NETWORK.md §11): the lobby (``lobby_state.py``), each
+connection (``conn_state.py``, ``host_conn.py``), the game (``game_state.py``), the
+seats' presence and clocks (``waits.py``), the rematch lobby (``rematch_lobby.py``),
+admission (``admission.py``), a message's route and the acks (``ordering.py``). What is
+left is that wiring, kept on one class because the tests' rogue hosts subclass it and
+override its hooks (``_on_msg``, ``_on_ack``, ``_beat``, ``_handshake``,
+``_offer_frame``, ``_rematch_table``). Next to split off: the accept wait and call-off,
+and the timeouts' wiring, as a sans-IO part of their own (issue 22).
 """
 
 from __future__ import annotations
@@ -17,7 +28,6 @@ import math
 import os
 import secrets
 from collections.abc import Awaitable, Callable, Collection, Coroutine, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +51,7 @@ from splitnet.net.admission import (
     slot_for,
 )
 from splitnet.net.config import EvidenceBudget, NetSettings
-from splitnet.net.conn_state import ConnEvent, ConnMachine, ConnState
+from splitnet.net.conn_state import ConnEvent, ConnState
 from splitnet.net.frames import (
     Ack,
     Acks,
@@ -70,8 +80,8 @@ from splitnet.net.frames import (
 )
 from splitnet.net.framing import FrameTooLarge
 from splitnet.net.game_state import GameEvent, GameMachine, GameState
+from splitnet.net.host_conn import Conn, Member, drain, kind_counter
 from splitnet.net.lobby_state import MAX_PLAYERS, LobbyEvent, LobbyMachine, LobbyState
-from splitnet.net.machine import IllegalTransition
 from splitnet.net.ordering import AckBook, Route, judge_ack, route
 from splitnet.net.rematch_lobby import (
     Decision,
@@ -109,7 +119,6 @@ from splitnet.net.wire import (
     plain,
     sign_challenge,
 )
-from splitnet.session.codec import DecodeError
 from splitnet.session.identity import Identity
 from splitnet.session.log import (
     Entry,
@@ -117,66 +126,11 @@ from splitnet.session.log import (
     Player,
     make_refusal,
     new_game_id,
-    parse_message,
 )
 
 _log = logging.getLogger("splitnet.net")
 
-__all__ = ["MAX_PLAYERS", "Conn", "HostNode", "Member"]
-
-
-@dataclass(eq=False)
-class Conn:
-    """One accepted connection; where it is in its life is its :class:`ConnMachine`
-    (handshaking → member → seated → gone; during the join-code handshake the host
-    keeps the raw channel in ``HostNode._securing``, oldest first)."""
-
-    ch: Channel
-    peer: str
-    m: ConnMachine = field(default_factory=ConnMachine)
-    key: bytes | None = None
-    name: str = "?"
-    seat: int | None = None
-    #: when its last frame arrived, on the host's clock (the event loop's time)
-    last_heard: float = 0.0
-    errors: int = 0
-    #: a restarted host asked this peer for records [want_from, want_to)
-    want_from: int | None = None
-    want_to: int = 0
-    ping_n: int = 0
-
-    def who(self) -> str:
-        return f"{self.name} ({self.peer})" if self.key else self.peer
-
-    @property
-    def closed(self) -> bool:
-        return self.m.gone
-
-    def send(self, frame: Frame) -> None:
-        if self.closed:
-            return
-        if isinstance(frame, Ping) and not self.m.may_ping:
-            raise IllegalTransition(f"connection: no ping while {self.m.state.value}")
-        try:
-            self.ch.send(encode_typed(frame))
-        except WireError as e:
-            _log.warning("dropping %s: %s", self.who(), e.reason)
-            self.close()
-        except ChannelClosed:
-            self.close()
-
-    def close(self) -> None:
-        self.m.fire(ConnEvent.DROP)
-        self.ch.close()
-
-
-@dataclass
-class Member:
-    name: str
-    key: bytes
-    conn: Conn | None
-    #: the level a bot said it plays at (its ``bot`` frame, NETWORK.md §4), else None
-    level: str | None = None
+__all__ = ["MAX_PLAYERS", "Conn", "HostNode", "Member"]  # (Conn, Member: host_conn.py)
 
 
 class HostNode:
@@ -373,14 +327,14 @@ class HostNode:
                     m.conn.send(Bye(why))
             for m in self.members:
                 if m.conn is not None:
-                    await _drain(m.conn.ch, 1.0)
+                    await drain(m.conn.ch, 1.0)
             for cb in list(self.on_close):
                 cb()
         elif not self.done.is_set():
             for c in list(self.conns.values()):
                 c.send(Bye("the host is shutting down; it may resume the game"))
             for c in list(self.conns.values()):
-                await _drain(c.ch, 1.0)
+                await drain(c.ch, 1.0)
         for c in list(self.all_conns):
             c.close()
         for raw in list(self._securing):  # still in the join-code handshake
@@ -994,7 +948,7 @@ class HostNode:
         try:
             table.check(msg, sig, conn.seat)
         except WireError as e:
-            kind, counter = _kind_counter(msg)
+            kind, counter = kind_counter(msg)
             # Signed, naming the message and the log head: a refusal of a move the mover
             # finds legal at that head is the host's signed word against itself (GAME.md
             # "accuse"; SECURITY.md).
@@ -1018,7 +972,7 @@ class HostNode:
                 _log.warning("seat %d's further failed proofs are refused but not kept: its "
                              "first is proof enough", seat)
             return
-        kind, _ = _kind_counter(msg)
+        kind, _ = kind_counter(msg)
         self.evidence.append((seat, kind or "?", e.reason))
         path = table.files.transcript.with_suffix(".evidence")
         shown_all = Evidence(msg, sig, e.code.value, e.reason[:500])
@@ -1322,7 +1276,7 @@ class HostNode:
 
     async def _called_off(self) -> None:
         for c in list(self.conns.values()):
-            await _drain(c.ch, 2.0)
+            await drain(c.ch, 2.0)
         for c in list(self.conns.values()):
             c.close()
         self.done.set()
@@ -1410,16 +1364,3 @@ class HostNode:
         self.done.set()
         self._changed()
 
-
-async def _drain(ch: Channel, limit: float) -> None:
-    """Let a closing connection's last frames go out, for at most ``limit`` s."""
-    with contextlib.suppress(TimeoutError, ConnectionError):
-        await asyncio.wait_for(ch.drain(), limit)
-
-
-def _kind_counter(msg: bytes) -> tuple[str | None, int | None]:
-    try:
-        m = parse_message(msg)
-    except DecodeError:
-        return None, None
-    return m.kind, m.counter
