@@ -12,11 +12,10 @@ Why this file is over 600 lines: ``HostNode`` is the one asyncio coordinator of 
 parts it wires (protocol/NETWORK.md §11): the lobby (``lobby_state.py``), each
 connection (``conn_state.py``, ``host_conn.py``), the game (``game_state.py``), the
 seats' presence and clocks (``waits.py``), the rematch lobby (``rematch_lobby.py``),
-admission (``admission.py``), a message's route and the acks (``ordering.py``). What is
-left is that wiring, kept on one class because the tests' rogue hosts subclass it and
-override its hooks (``_on_msg``, ``_on_ack``, ``_beat``, ``_handshake``,
-``_offer_frame``, ``_rematch_table``). Next to split off: the accept wait and call-off,
-and the timeouts' wiring, as a sans-IO part of their own (issue 22).
+admission (``admission.py``), a message's route and the acks (``ordering.py``), the
+accept wait (``accepts.py``). What is left is that wiring, kept on one class because
+the tests' rogue hosts subclass it and override its hooks (``_on_msg``, ``_on_ack``,
+``_beat``, ``_handshake``, ``_offer_frame``, ``_rematch_table``, ``_check_accepts``).
 """
 
 from __future__ import annotations
@@ -35,6 +34,7 @@ from splitnet.durable import open_private
 from splitnet.errors import SplitnetError
 from splitnet.game.rematch import PreviousGame, Rematch
 from splitnet.game.table import PledgeRefused
+from splitnet.net.accepts import AcceptWait, CallOff, accept_wait
 from splitnet.net.admission import (
     AdmissionView,
     BackToLobby,
@@ -102,7 +102,7 @@ from splitnet.net.store import (
     sync_final_acks,
 )
 from splitnet.net.table import SPLIT, GameChoice, SeedMaker, Table, TableParts, choice_of
-from splitnet.net.waits import Countdown, SeatWatch
+from splitnet.net.waits import SeatWatch
 from splitnet.net.wire import (
     NET_PROTOCOL,
     Channel,
@@ -193,7 +193,7 @@ class HostNode:
         self.fatal: str | None = None
         #: the host's wait for every seat's accept of the header (its clock for
         #: calling the game off, :meth:`_check_accepts`)
-        self._accepts = Countdown()
+        self._accepts = AcceptWait()
         #: the time of the last heartbeat (a much later one: the program was not running)
         self._last_beat: float | None = None
         #: why the host called its game off (:meth:`call_off`), told to every seat
@@ -1219,42 +1219,34 @@ class HostNode:
 
     # ------------------------------------------------------------------ timeouts
     def _check_accepts(self, now: float) -> bool:
-        """Every seat accepts the header within ``answer_timeout`` of the start (or of a
-        restart), or the host calls the game off (True; NETWORK.md §4): nothing secret
-        flows before every accept is in, so nobody loses anything by it, and no table
-        waits for ever for a seat that never takes its place."""
+        """Every seat accepts the header within the accept wait of the start (or of a
+        restart), or the host calls the game off (True; NETWORK.md §4, accepts.py)."""
         table = self.table
-        if table is None or table.started or self.game.final:
-            self._accepts.stop()
-            return False
-        # from its first heartbeat after the start, or after a restart (every seat gets
-        # the whole wait again): never sooner than a joiner saw the header
-        self._accepts.start(now)
-        wait = self._accept_wait(table)
-        if not self._accepts.over(now, wait):
-            if self._accepts.step_changed(now, wait):  # (the screens show it in steps)
+        pending = table is not None and not table.started and not self.game.final
+        missing = ([] if table is None or not pending else
+                   [table.names[s] for s in range(table.n) if s not in table.log.accepted])
+        wait = 0.0 if table is None else self._accept_wait(table)
+        match self._accepts.beat(now, pending=pending, wait=wait, missing=missing):
+            case CallOff(why):
+                self.call_off(why)
+                return True
+            case "redraw":  # (the screens show it in steps)
                 self._changed()
-            return False
-        missing = [table.names[s] for s in range(table.n) if s not in table.log.accepted]
-        self.call_off(f"{', '.join(missing)} did not accept it within {wait:g} s")
-        return True
+        return False
 
     def accepts_left(self) -> float | None:
         """Seconds before the host calls off the game some seat has not accepted yet
         (:meth:`_check_accepts`); None when every seat has, or there is no game."""
         table = self.table
-        if table is None or table.started or self.game.final:
+        if table is None:
             return None
-        return self._accepts.left(self._now(), self._accept_wait(table))
+        return self._accepts.left(self._now(), pending=not table.started and not self.game.final,
+                                  wait=self._accept_wait(table))
 
     def _accept_wait(self, table: Table) -> float:
-        """How long an accept may be missing before the game is called off: this host's
-        ``answer_timeout``, but within the header's agreed ``answer_s`` (whole seconds,
-        rounded down) and the next second — the joiners hold the call-off to that
-        (NETWORK.md §7), also when this host runs with another wait than the one it
-        agreed (restarted on the game, or a rematch, whose header is the last game's)."""
-        agreed = table.core.limits.answer_s
-        return min(max(self.net.answer_timeout, agreed), agreed + 1)
+        """The accept wait under this game's header, with the settings this host runs
+        with now (accepts.py)."""
+        return accept_wait(self.net.answer_timeout, table.core.limits.answer_s)
 
     def call_off(self, why: str) -> None:
         """End a game no seat has begun to play (some accept is missing): every joiner
