@@ -320,7 +320,7 @@ class HostNode:
             if self.rematch is not None:
                 self.rematch.close()
             self.called_off = True
-            why = ("the host called off the rematch" if self.rematch_of is not None
+            why = ("the host called off the rematch" if self.rematch is not None
                    else "the host closed the game")
             for m in self.members:
                 if m.conn is not None:
@@ -401,14 +401,14 @@ class HostNode:
 
     @property
     def can_start(self) -> bool:
-        if self.rematch_of is not None:
+        if self.rematch is not None:
             return False  # a rematch starts by itself once every seat agreed (§13)
         return self.lobby.can_begin()
 
     def _count(self, *, start: bool = True) -> None:
         """Tell the lobby machine how many players are in (in a rematch lobby a seat
         counts once it agreed); with ``start``, a full one starts now."""
-        self.lobby.players(len(self.agreed) if self.rematch_of is not None
+        self.lobby.players(len(self.agreed) if self.rematch is not None
                            else 1 + len(self.members))
         if start and self.lobby.auto_start():
             self._start_now(auto=True)
@@ -438,14 +438,13 @@ class HostNode:
         if gone:
             for m in gone:
                 self.members.remove(m)
-                if self.rematch_of is not None and self.rematch is not None:
-                    # (its yes goes; the lobby frame below tells the rest)
-                    self.rematch.dropped(self.rematch_of.seat_of(m.key))
+                if self.rematch is not None:  # (its yes goes; the lobby frame tells the rest)
+                    self.rematch.dropped(self.rematch.seat_of(m.key))
             self._count(start=False)
             self._lobby_frame()
             if auto and not self.lobby.auto_start():
                 return  # not full any more: wait for the seats it was opened for
-        if self.rematch_of is not None and not self.lobby.auto_start():
+        if self.rematch is not None and not self.lobby.auto_start():
             raise ValueError("a rematch starts when every seat has agreed")
         self.lobby.begin()  # ValueError: too few or too many players for the game (R3.1, S2.1)
         players = [Player(0, self.name, self.key)] + [
@@ -469,7 +468,7 @@ class HostNode:
         seats: dict[int, Presence] = {}
         header = table.log.entries[0]
         for i, m in enumerate(self.members):
-            seat = i + 1 if self.rematch_of is None else self.rematch_of.seat_of(m.key)
+            seat = i + 1 if self.rematch is None else self.rematch.seat_of(m.key)
             assert m.conn is not None and seat is not None
             m.conn.m.fire(ConnEvent.SEAT)
             m.conn.seat = seat
@@ -553,9 +552,9 @@ class HostNode:
                     self._changed()  # (the time left, on the screens)
 
     def _member_conn(self, seat: int) -> Conn | None:
-        prev = self.rematch_of
-        assert prev is not None
-        return next((m.conn for m in self.members if prev.seat_of(m.key) == seat), None)
+        lobby = self.rematch
+        assert lobby is not None
+        return next((m.conn for m in self.members if lobby.seat_of(m.key) == seat), None)
 
     def _offer_frame(self, only: Conn | None = None) -> None:
         """The rematch offer, with the seats that agreed so far, to one member or all."""
@@ -574,9 +573,9 @@ class HostNode:
     def _join_rematch(self, conn: Conn, hello: Hello) -> None:
         """A seat of the finished game back for the rematch it is offered (§13): only
         those seats, each under its name of that game; the offer goes to it at once."""
-        prev, lobby = self.rematch_of, self.rematch
-        assert prev is not None and lobby is not None and conn.key is not None
-        admit = lobby.arrive(prev.seat_of(conn.key), hello.game)
+        lobby = self.rematch
+        assert lobby is not None and conn.key is not None
+        admit = lobby.arrive(lobby.seat_of(conn.key), hello.game)
         if isinstance(admit, WireError):
             if admit.code is ErrorCode.CLOSED:
                 self._stirred.set()  # (a seat told after the end: tell_the_rest looks again)
@@ -602,12 +601,12 @@ class HostNode:
     def _on_answer(self, conn: Conn, game: bytes, yes: bool) -> None:
         if self._leaving_after(conn, game, yes):
             return
-        prev, lobby = self.rematch_of, self.rematch
-        if prev is None or lobby is None or not self._in_rematch_lobby(conn):
+        lobby = self.rematch
+        if lobby is None or not self._in_rematch_lobby(conn):
             self._refuse(conn, WireError(ErrorCode.PROTOCOL, "no rematch was offered"))
             return
         assert conn.key is not None
-        seat = prev.seat_of(conn.key)
+        seat = lobby.seat_of(conn.key)
         assert seat is not None
         decisions = lobby.answer(seat, game, yes)
         for d in decisions:
@@ -650,8 +649,8 @@ class HostNode:
 
     def _ended_rematch(self, why: str, by_host: bool) -> None:
         """The rematch lobby's machine ended it: every member gets the bye saying why."""
-        prev, lobby = self.rematch_of, self.rematch
-        assert prev is not None and lobby is not None
+        lobby = self.rematch
+        assert lobby is not None
         if self.lobby.can(LobbyEvent.CLOSE):
             self.lobby.fire(LobbyEvent.CLOSE)
         self.called_off = by_host
@@ -659,7 +658,7 @@ class HostNode:
         for m in self.members:
             if m.conn is not None:
                 m.conn.send(Bye(why[:200]))
-                seat = prev.seat_of(m.key)
+                seat = lobby.seat_of(m.key)
                 if seat is not None and not m.conn.closed:
                     lobby.told_seat(seat)
         for cb in list(self.on_close):  # (a saved rematch lobby is over: not offered again)
@@ -874,9 +873,8 @@ class HostNode:
                 if m.conn is conn:
                     self.members.remove(m)
                     _log.info("%s left the lobby", conn.who())
-                    if self.rematch_of is not None and self.rematch is not None:
-                        # its answer goes with it (§13)
-                        self._rematch_do(self.rematch.dropped(self.rematch_of.seat_of(m.key)))
+                    if self.rematch is not None:  # its answer goes with it (§13)
+                        self._rematch_do(self.rematch.dropped(self.rematch.seat_of(m.key)))
                     if self.lobby.state in (LobbyState.OPEN, LobbyState.FULL):
                         self._count(start=False)
                     self._lobby_frame()
@@ -897,10 +895,8 @@ class HostNode:
                 pass
             case Bye(reason):
                 if self._in_rematch_lobby(conn):  # a seat leaving ends the rematch (§13)
-                    assert self.rematch_of is not None and self.rematch is not None
-                    assert conn.key is not None
-                    self._rematch_do(self.rematch.leave(self.rematch_of.seat_of(conn.key),
-                                                        reason))
+                    assert self.rematch is not None and conn.key is not None
+                    self._rematch_do(self.rematch.leave(self.rematch.seat_of(conn.key), reason))
                 conn.close()
             case Answer(game, yes):
                 self._on_answer(conn, game, yes)

@@ -178,13 +178,16 @@ class RematchLobby(Machine[RematchState, RematchEvent]):
     ``left``: the seats that said as that game ended that they leave (seat → name)."""
 
     def __init__(self, game: bytes, offer: Rematch, *, host: int, names: tuple[str, ...],
-                 wait: float, left: Mapping[int, str] | None = None) -> None:
+                 wait: float, left: Mapping[int, str] | None = None,
+                 keys: Mapping[bytes, int] | None = None) -> None:
         super().__init__("rematch lobby", RematchState.WAITING, TABLE)
         self.game = game
         self.offer = offer
         self.host = host
         self.names = names
         self.wait = wait
+        #: each seat's identity key in the finished game (key → seat)
+        self.keys: dict[bytes, int] = dict(keys or {})
         #: the seats that agreed so far (the host's own: it offers)
         self.agreed: set[int] = {host}
         #: the seats in the lobby now (a connection each)
@@ -205,9 +208,14 @@ class RematchLobby(Machine[RematchState, RematchEvent]):
         """The rematch lobby of the finished game ``prev``."""
         h = prev.header
         return cls(prev.game_id, prev.next(), host=h.host,
-                   names=tuple(p.name for p in h.players), wait=wait, left=left)
+                   names=tuple(p.name for p in h.players), wait=wait, left=left,
+                   keys={p.key: p.seat for p in h.players})
 
     # ------------------------------------------------------------------ views
+    def seat_of(self, key: bytes) -> int | None:
+        """The seat this identity key held in the finished game (and holds again)."""
+        return self.keys.get(key)
+
     @property
     def seats(self) -> frozenset[int]:
         """The guest seats: those that must agree (and be told if it ends)."""
