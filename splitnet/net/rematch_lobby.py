@@ -8,8 +8,8 @@ for every yes and the end without a game.
                  ┌────┐
                  ▼    │       fill (every seat said yes)
     ─────────▶ WAITING ────────────────────────────────▶ AGREED ──start──▶ STARTED
-                 │ ▲ ◀─────── unfill (a seat gone before the start ran) ──┘ │
-                 │ └────────────────────── arrive · drop ───────────────────┘
+                 │   ◀─────── unfill (a seat gone before the start ran) ──┘
+                 │                           (AGREED to itself: arrive · yes · drop)
                  │ no · leave · late · left-after · call-off · close
                  ▼
                ENDED ◀── no · leave · call-off · close (from AGREED)
