@@ -1,6 +1,6 @@
 """An adversarial simulator: whole games, one seat dishonest, an oracle on every entry.
 
-Each game is a :class:`~splitnet.game.local.LocalGame` of Split (with or without shuffle
+Each game is a :class:`~splitnet.games.split.local.LocalGame` of Split (with or without shuffle
 proofs, a first game or a rematch, with the open-hand player so a seat can be abandoned,
 R8.6) or of Splito (a first game or a rematch), among separate in-memory cores on one
 signed, hash-chained log. One seat — the host (seat 0) or a guest, chosen by the game's
@@ -126,15 +126,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from splitnet.bots import make_bot, open_hand_player
 from splitnet.crypto import group
 from splitnet.crypto.errors import CheatDetected, DeckUsageError
 from splitnet.game.checks import InlineChecker
-from splitnet.game.core import GameCore
-from splitnet.game.local import PROTOCOL, LocalGame, SelfplaySecrets, game_settings
 from splitnet.game.rematch import first_dealer, next_game
-from splitnet.game.splito_core import SplitoCore, Stage, splito_header
 from splitnet.game.table import (
+    PROTOCOL,
     GameError,
     Limits,
     PledgeBook,
@@ -142,7 +139,14 @@ from splitnet.game.table import (
     check_position,
     entry_position,
 )
-from splitnet.rules import Settings, action_to_dict
+from splitnet.games.split.bots import make_bot, open_hand_player
+from splitnet.games.split.core import GameCore
+from splitnet.games.split.local import LocalGame, SelfplaySecrets, game_settings
+from splitnet.games.split.rules import Settings, action_to_dict
+from splitnet.games.splito.bots import make_bot as make_splito_bot
+from splitnet.games.splito.core import SplitoCore, Stage, splito_header
+from splitnet.games.splito.engine import Play
+from splitnet.games.splito.settings import SplitoSettings
 from splitnet.session.log import (
     TAG_FORK_RECORDS,
     Author,
@@ -156,9 +160,6 @@ from splitnet.session.log import (
     prove_equivocation,
 )
 from splitnet.session.log import Log as SignedLog
-from splitnet.splito.bots import make_bot as make_splito_bot
-from splitnet.splito.engine import Play
-from splitnet.splito.settings import SplitoSettings
 from splitnet.verify import verify_records
 
 #: how often each deviation is picked when the adversary deviates

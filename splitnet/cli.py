@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from splitnet.bots import LEVELS, parse_level
 from splitnet.cmdline import (
     THINK_HELP,
     Parser,
@@ -31,8 +30,9 @@ from splitnet.frontends import bench_of, benched, front_end
 from splitnet.games import FIRST, GameSpec, by_key
 from splitnet.games import games as all_games
 from splitnet.games.split import SPLIT
+from splitnet.games.split.bots import LEVELS, parse_level
+from splitnet.games.split.rules import Settings, SettingsError
 from splitnet.games.splito import SPLITO
-from splitnet.rules import Settings, SettingsError
 from splitnet.text import shown
 
 DESCRIPTION = """\

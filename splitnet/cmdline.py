@@ -107,7 +107,7 @@ def seconds(lo: float, hi: float) -> Callable[[str], float]:
 
 
 #: ``--think``'s help, the same in every command that seats bots (Split's turn budget is
-#: ``splitnet.bots.search.SearchConfig.turn_budget``)
+#: ``splitnet.games.split.bots.search.SearchConfig.turn_budget``)
 THINK_HELP = ("strong bots: at most SECONDS a decision (default 0.3); Split's stops as soon "
               "as its choice is clear, and a whole turn thinks at most 0.8 s")
 

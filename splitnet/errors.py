@@ -6,9 +6,9 @@ wrong, and whom the game blames.
   nothing was changed (the state, the log and the saved files are as they were). It is a
   :class:`ValueError`, so ``except ValueError`` keeps working. Every module's own error
   (``SettingsError``, ``DecodeError``, ``TranscriptError``, ``FrameError`` …) derives
-  from it, and so does the rules' ``IllegalMove`` (Split's and Splito's: the rule it
-  breaks first, ``"R4.2: …"``) — an illegal move is bad input until the game core
-  finds a peer made it, and then its ``GameError`` is the verdict.
+  from it, and so does :class:`IllegalMove`, the base of each game's own (Split's,
+  Splito's: the rule it breaks first, ``"R4.2: …"``) — an illegal move is bad input
+  until the game core finds a peer made it, and then its ``GameError`` is the verdict.
 * :class:`Blame` — a *verdict*: input that proves a seat at fault (or proves someone is,
   when ``seat`` is None). It carries what the game needs to stop and say so, the same
   on every peer: ``seat``, ``step`` (the protocol step or log check that failed) and
@@ -16,7 +16,7 @@ wrong, and whom the game blames.
   their own kind, one class each so that a layer can catch what is its own:
   ``CheatDetected`` (the fair deck, :mod:`splitnet.crypto.errors`), ``LogError`` (the
   signed log, :mod:`splitnet.session.log`) and ``GameError`` (the game core,
-  :mod:`splitnet.game.core`); code that only reports a verdict catches :class:`Blame`.
+  :mod:`splitnet.games.split.core`); code that only reports a verdict catches :class:`Blame`.
 
 Programming errors (the local caller misusing an API) are never in this family: they
 are ``RuntimeError``/``TypeError``, so that no bug becomes a verdict against a peer.
@@ -37,7 +37,7 @@ from __future__ import annotations
 import re
 from typing import Any, TypeVar
 
-__all__ = ["Blame", "SplitnetError"]
+__all__ = ["Blame", "IllegalMove", "SplitnetError"]
 
 _BREAKS = re.compile(r"[\r\n\v\f\x1c-\x1e\x85\u2028\u2029]+")
 
@@ -60,6 +60,25 @@ class SplitnetError(ValueError):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_restore, (type(self), self.args, dict(self.__dict__)))
+
+
+class IllegalMove(SplitnetError):
+    """A move a game's rules forbid, whatever the game: each game's own ``IllegalMove``
+    derives from it, so the layers above a game (the network's error codes, NETWORK.md
+    §8) know a refused move by its class, never by its wording. ``rule`` is the rule
+    number the move breaks first, cited first in the message (``"R4.2: …"``, ``"S6.1:
+    …"``); ``reason`` is the rest. It is not a verdict: a game core turns a peer's
+    illegal move into a :class:`Blame` naming it.
+
+    >>> e = IllegalMove("R4.2", "a match needs two halves of one colour")
+    >>> str(e), e.rule
+    ('R4.2: a match needs two halves of one colour', 'R4.2')
+    """
+
+    def __init__(self, rule: str, message: str) -> None:
+        super().__init__(f"{rule}: {message}")
+        self.rule = rule
+        self.reason = message
 
 
 class Blame(SplitnetError):

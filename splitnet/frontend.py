@@ -13,10 +13,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, Self, SupportsIndex, overload, runtime_checkable
 
-from splitnet.rules import Action, Game, IllegalMove
-from splitnet.splito.engine import Game as SplitoGame
-from splitnet.splito.engine import IllegalMove as SplitoIllegalMove
-from splitnet.splito.engine import Play as SplitoPlay
+from splitnet.games.split.rules import Action, Game, IllegalMove
+from splitnet.games.splito.engine import Game as SplitoGame
+from splitnet.games.splito.engine import IllegalMove as SplitoIllegalMove
+from splitnet.games.splito.engine import Play as SplitoPlay
 from splitnet.text import shown
 
 
@@ -55,7 +55,7 @@ class SplitoTableSession(Protocol):
     :class:`TableSession`, over the Splito engine. Local games (``play --game splito``)
     and LAN games provide it alike.
 
-    ``view`` is the human seat's own :class:`splitnet.splito.engine.Game`: its current
+    ``view`` is the human seat's own :class:`splitnet.games.splito.engine.Game`: its current
     hand, the hands it held before, the zones and the central objectives (S7) — never a
     card the seat may not know. ``view.waiting_for()`` names the seats whose commitment
     (S7.3) is still missing this turn; ``view.committed(seat)`` says whether one is in."""
@@ -73,7 +73,7 @@ class SplitoTableSession(Protocol):
 
     async def submit(self, play: SplitoPlay) -> None:
         """Commit the human seat's play for this turn (S5.2); raises
-        :class:`splitnet.splito.engine.IllegalMove` (nothing changes) if refused."""
+        :class:`splitnet.games.splito.engine.IllegalMove` (nothing changes) if refused."""
 
     async def chat(self, text: str) -> None:
         """Say something to the table (shown in every player's log)."""

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from splitnet.app.lan_common import AnySession
     from splitnet.net.host import HostNode
     from splitnet.net.peer import PeerNode
-    from splitnet.net.table import GameChoice
+    from splitnet.net.table import GameChoice, Narration
 
 
 @dataclass(frozen=True)
@@ -65,8 +65,11 @@ class FrontEnd:
     takes it — ``check(record, path)`` its game's own checks (the record, or
     LocalFileError naming the file and the first fault), ``run(record, step, wait)``
     the replay (step by step with ``step``; ``wait`` reads the next command).
-    ``table``: a person's table at a LAN seat, ``table(session, plain, bell, rematch)``
-    with ``rematch`` None (none offered), "host" (it offers) or "joiner" (it agrees) —
+    ``narrator(names, seat)``: the game's narrator, which tells a reopened LAN game's
+    saved log as it was told live (:attr:`splitnet.net.table.Table.history`; None: a
+    reopened game is not told again). ``table``: a person's table at a LAN seat,
+    ``table(session, plain, bell, rematch)`` with ``rematch`` None (none offered),
+    "host" (it offers) or "joiner" (it agrees) —
     the exit status and whether the person asked for the rematch (None: the built-in
     games' tables, which ``splitnet.app.lan`` runs itself; a game without a table for
     a person says so in ``human``)."""
@@ -84,6 +87,7 @@ class FrontEnd:
     bench: Callable[[argparse.Namespace], int] | None = None
     proofs_only: str | None = None
     table: Callable[[Any, bool, bool, str | None], Awaitable[tuple[int, bool]]] | None = None
+    narrator: Callable[[Sequence[str], int], Narration] | None = None
 
 
 # ---------------------------------------------------------------------------- Split
@@ -110,7 +114,7 @@ def _split_choice(settings_path: str | None, _seats: int | None, _move_timeout: 
 
     if settings_path is None:
         return SPLIT_CHOICE
-    from splitnet.game.local import game_settings
+    from splitnet.games.split.local import game_settings
     from splitnet.localfiles import LocalFileError, load_settings
 
     try:  # a local file, as ``play``'s: every key optional, the pad inline or a file
@@ -123,7 +127,7 @@ def _split_choice(settings_path: str | None, _seats: int | None, _move_timeout: 
 def _split_bot(node: HostNode | PeerNode, task: asyncio.Future[Any], level: str, seed: int,
                think: float | None, delay: float) -> AnySession:
     from splitnet.app.lan_session import NetSession
-    from splitnet.bots import make_bot
+    from splitnet.games.split.bots import make_bot
 
     return NetSession(node, task, bot=make_bot(level, seed, budget=think), bot_delay=delay)
 
@@ -142,8 +146,8 @@ def _split_summary(record: dict[str, Any]) -> str:
 
 
 def _split_check(rec: object, path: Path) -> dict[str, Any]:
+    from splitnet.games.split.record import RecordError, validate_record
     from splitnet.localfiles import LocalFileError
-    from splitnet.record import RecordError, validate_record
 
     try:
         return validate_record(rec)
@@ -152,7 +156,8 @@ def _split_check(rec: object, path: Path) -> dict[str, Any]:
 
 
 def _split_replay(record: dict[str, Any], step: bool, wait: Callable[[], str] | None) -> int:
-    from splitnet.replay import replay_lines, replay_steps, step_through
+    from splitnet.games.split.replay import replay_lines, replay_steps
+    from splitnet.replay import step_through
 
     if step:
         step_through(replay_steps(record), wait or input, lambda text: print(text, flush=True))
@@ -162,10 +167,16 @@ def _split_replay(record: dict[str, Any], step: bool, wait: Callable[[], str] | 
     return 0
 
 
+def _split_narrator(names: Sequence[str], seat: int) -> Narration:
+    from splitnet.games.split.describe import Narrator
+
+    return Narrator(names, seat)
+
+
 SPLIT_FRONT = FrontEnd(SPLIT, selfplay=_split_selfplay, play=_split_play,
                        choice=_split_choice, seats_of=lambda _path: None, bot=_split_bot,
                        human=_split_human, summary=_split_summary,
-                       replay=Replay(_split_check, _split_replay))
+                       replay=Replay(_split_check, _split_replay), narrator=_split_narrator)
 
 
 # --------------------------------------------------------------------------- Splito
@@ -194,10 +205,10 @@ def _splito_choice(settings_path: str | None, seats: int | None,
     """``host --game splito``: 2–8 seats (S2.1); the header's rules are S13's defaults
     for the player count, or a settings file's (which then fixes the count; its
     ``turn_timeout_s`` must end before the host's ``move_timeout`` would stop the game)."""
-    from splitnet.game.local import PROTOCOL
-    from splitnet.game.splito_core import splito_header
+    from splitnet.game.table import PROTOCOL
+    from splitnet.games.splito.core import splito_header
+    from splitnet.games.splito.settings import SplitoSettings
     from splitnet.net.table import GameChoice
-    from splitnet.splito.settings import SplitoSettings
     from splitnet.splito_selfplay import load_settings
 
     fixed = None
@@ -251,14 +262,14 @@ def _splito_human(node: HostNode | PeerNode, task: asyncio.Future[Any]) -> AnySe
 
 
 def _splito_summary(record: dict[str, Any]) -> str:
-    from splitnet.splito.record import summary
+    from splitnet.games.splito.record import summary
 
     return summary(record)
 
 
 def _splito_check(rec: object, path: Path) -> dict[str, Any]:
+    from splitnet.games.splito.record import check_record
     from splitnet.localfiles import LocalFileError
-    from splitnet.splito.record import check_record
 
     verdict = check_record(rec)  # S12.4: the referee, before anything is shown
     if not verdict.ok:
@@ -271,8 +282,8 @@ def _splito_check(rec: object, path: Path) -> dict[str, Any]:
 
 def _splito_replay(record: dict[str, Any], step: bool, wait: Callable[[], str] | None
                    ) -> int:
+    from splitnet.games.splito import replay as splito_replay
     from splitnet.replay import step_through
-    from splitnet.splito import replay as splito_replay
 
     steps = splito_replay.replay_steps(record)
     if step:
@@ -285,11 +296,17 @@ def _splito_replay(record: dict[str, Any], step: bool, wait: Callable[[], str] |
     return 0
 
 
+def _splito_narrator(names: Sequence[str], seat: int) -> Narration:
+    from splitnet.games.splito.describe import SplitoNarrator
+
+    return SplitoNarrator(names, seat)
+
+
 SPLITO_FRONT = FrontEnd(SPLITO, selfplay=_splito_selfplay, play=_splito_play,
                         choice=_splito_choice, seats_of=_settings_players, bot=_splito_bot,
                         human=_splito_human, summary=_splito_summary,
                         replay=Replay(_splito_check, _splito_replay), bench=_splito_bench,
-                        proofs_only="protocol/SPLITO_GAME.md")
+                        proofs_only="protocol/SPLITO_GAME.md", narrator=_splito_narrator)
 
 
 #: the built-in games' front ends, in the registry's order (splitnet.games.GAMES)

@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any, Final
 
 from splitnet.errors import SplitnetError
-from splitnet.rules import Settings, SettingsError
-from splitnet.rules.settings import DEFAULT_PAD_ROWS, ROWS
+from splitnet.games.split.rules import Settings, SettingsError
+from splitnet.games.split.rules.settings import DEFAULT_PAD_ROWS, ROWS
 from splitnet.text import shown
 
 #: the largest settings or pad file read

@@ -15,9 +15,9 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from splitnet.bots import Bot
-from splitnet.record import Recorder
-from splitnet.rules import Action, BonusDraw, DrawPile, Game, Settings, played_slots
+from splitnet.games.split.bots import Bot
+from splitnet.games.split.record import Recorder
+from splitnet.games.split.rules import Action, BonusDraw, DrawPile, Game, Settings, played_slots
 
 
 class FaceSource(Protocol):

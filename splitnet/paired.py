@@ -1,5 +1,5 @@
-"""The statistics both strong bots (Split's :mod:`splitnet.bots.search`, Splito's
-:mod:`splitnet.splito.search`) decide by: every candidate is played out on the same
+"""The statistics both strong bots (Split's :mod:`splitnet.games.split.bots.search`, Splito's
+:mod:`splitnet.games.splito.search`) decide by: every candidate is played out on the same
 samples, the first candidate (the heuristic's choice, the *anchor*) is the baseline, and
 another replaces it only when its paired differences clear both a minimum gain and a
 z-test — plain best-average selection is worse than the heuristic. Also the rules that

@@ -10,17 +10,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from splitnet.app.fair import FairSession
-from splitnet.bots import Bot, bot_label, bot_player_name, make_bot, open_hand_player
 from splitnet.cards import card_id, pretty
 from splitnet.frontend import HumanAgent
+from splitnet.games.split.bots import Bot, bot_label, bot_player_name, make_bot, open_hand_player
+from splitnet.games.split.record import round_ended
+from splitnet.games.split.rules import Settings
 from splitnet.localplay import LocalTable, SeededShuffle
-from splitnet.record import round_ended
-from splitnet.rules import Settings
 
 if TYPE_CHECKING:
     from splitnet.app.saved import LocalSecrets
-    from splitnet.game.core import GameCore
-    from splitnet.game.local import LocalGame
+    from splitnet.games.split.core import GameCore
+    from splitnet.games.split.local import LocalGame
     from splitnet.session.log import Header
     from splitnet.session.transcript import TranscriptWriter
 
@@ -64,7 +64,7 @@ def run_selfplay(n: int, bot_names: Sequence[str], seed: int, settings: Settings
             raise SystemExit("splitnet: --transcript: --local-shuffle makes no transcript")
         rec = LocalTable(names, bots, SeededShuffle(seed), settings).run()
     else:
-        from splitnet.game.local import LocalGame, SelfplaySecrets
+        from splitnet.games.split.local import LocalGame, SelfplaySecrets
         from splitnet.verify import verify_records
 
         path = Path(transcript) if transcript else None
@@ -92,7 +92,7 @@ def run_selfplay(n: int, bot_names: Sequence[str], seed: int, settings: Settings
                                                                  strict=True)))
     print(summary(rec))
     if record:
-        from splitnet.record import dumps
+        from splitnet.games.split.record import dumps
 
         Path(record).write_text(dumps(rec), encoding="utf-8")
     return 0
@@ -111,7 +111,7 @@ def human_session(name: str, bot_names: Sequence[str], seed: int | None,
     :func:`resume_session` can take it up again; the save records every seat's bot kind
     and seed. ``think``: the strong bots' seconds per decision (default 0.3).
     """
-    from splitnet.game.local import game_settings
+    from splitnet.games.split.local import game_settings
 
     settings.check_players(len(bot_names) + 1)
     names = [name] + [bot_player_name(i, taken=[name]) for i in range(len(bot_names))]
@@ -131,8 +131,8 @@ def rematch_session(prev: FairSession, seed: int | None, *, bot_delay: float = 0
     secrets come from that seed and the previous game's id. ValueError if ``prev`` did
     not end with its audit passed."""
     from splitnet.app.saved import rematch_seed
-    from splitnet.bots.search import StrongBot
     from splitnet.game.rematch import rematch_settings
+    from splitnet.games.split.bots.search import StrongBot
 
     g = prev.game
     if not g.finished or g.verdict is not None:
@@ -162,7 +162,7 @@ def _new_session(names: list[str], seat: int, kinds: list[str | None], seed: int
     ``kinds[s]`` at every other seat (seeded from ``seed``, or at random), the seats'
     identity ``keys`` given (a rematch) or made; saved in ``data_dir`` if given."""
     from splitnet.app import saved
-    from splitnet.game.local import LocalGame, settings_from_header
+    from splitnet.games.split.local import LocalGame, settings_from_header
 
     settings, proofs = settings_from_header(header)
     rng = random.Random(seed if seed is not None else secrets.randbits(64))
@@ -197,7 +197,7 @@ def resume_session(data_dir: Path, meta: Any, *, bot_delay: float = 0.0,
     the seeds each seat saved, and the log narrated again. Raises
     :class:`~splitnet.app.saved.SavedGameError` (one line) if it cannot be resumed."""
     from splitnet.app import saved
-    from splitnet.game.local import LocalGame, settings_from_header
+    from splitnet.games.split.local import LocalGame, settings_from_header
 
     def build(h: Header, source: LocalSecrets, writer: TranscriptWriter
               ) -> tuple[LocalGame[GameCore], FairSession]:

@@ -1,12 +1,12 @@
 """``splitnet selfplay --game splito``: bots play a whole game of Splito on this machine.
 
 By default the game runs on the fair deck among separate in-memory peers
-(:class:`splitnet.game.splito_core.SplitoCore`, protocol/SPLITO_GAME.md): every seat
+(:class:`splitnet.games.splito.core.SplitoCore`, protocol/SPLITO_GAME.md): every seat
 shuffles both decks with proofs, is dealt privately, commits to each play before any is
 revealed (S7.3) and receives the passed hands as shares sealed to it (S5.4); the
 transcript is then verified as ``splitnet verify`` does, and the record is the audit's.
 With ``--local-shuffle`` the deal is the seeded local stand-in
-(:class:`splitnet.splito.local.SeededDeal`, a test tool one process knows entirely).
+(:class:`splitnet.games.splito.local.SeededDeal`, a test tool one process knows entirely).
 Either way the record (S12) is re-checked by the referee (S12.4) before it is printed
 or written.
 """
@@ -20,15 +20,15 @@ from typing import TYPE_CHECKING, Any
 
 from splitnet.crypto.deck import MAX_PLAYERS as MAX_DECK_SEATS
 from splitnet.game.table import GameError, PledgeBook
+from splitnet.games.splito.bots import Bot, make_bot
+from splitnet.games.splito.local import play_local
+from splitnet.games.splito.record import check_record, dumps, summary
+from splitnet.games.splito.settings import SettingsError, SplitoSettings
 from splitnet.localfiles import MAX_SETTINGS_BYTES, LocalFileError, read_json
-from splitnet.splito.bots import Bot, make_bot
-from splitnet.splito.local import play_local
-from splitnet.splito.record import check_record, dumps, summary
-from splitnet.splito.settings import SettingsError, SplitoSettings
 
 if TYPE_CHECKING:
-    from splitnet.game.local import LocalGame
-    from splitnet.game.splito_core import SplitoCore
+    from splitnet.games.split.local import LocalGame
+    from splitnet.games.splito.core import SplitoCore
 
 
 def load_settings(path: str | None, players: int) -> SplitoSettings:
@@ -53,8 +53,9 @@ def play_fair(settings: SplitoSettings, bots: Sequence[Bot], seed: int, names: S
               ) -> dict[str, Any] | None:
     """Bots play on the fair deck; the verified record, or None (said on stderr).
     ``on_step``: called after every step of the game (a benchmark's clock)."""
-    from splitnet.game.local import PROTOCOL, LocalGame, SelfplaySecrets
-    from splitnet.game.splito_core import SplitoCore, splito_header
+    from splitnet.game.table import PROTOCOL
+    from splitnet.games.split.local import LocalGame, SelfplaySecrets
+    from splitnet.games.splito.core import SplitoCore, splito_header
     from splitnet.verify import verify_records
 
     if settings.players > MAX_DECK_SEATS:

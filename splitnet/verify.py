@@ -20,8 +20,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from splitnet.bots import open_hand_player
-from splitnet.game.local import PROTOCOL
 from splitnet.game.rematch import (
     RematchError,
     check_follows,
@@ -29,10 +27,10 @@ from splitnet.game.rematch import (
     first_dealer,
     parse_rematch,
 )
-from splitnet.game.table import GameError, NetCore, entry_position
+from splitnet.game.table import PROTOCOL, GameError, NetCore, entry_position
 from splitnet.games import Seating, game_of
+from splitnet.games.split.record import dumps
 from splitnet.localfiles import MAX_TRANSCRIPT_BYTES, LocalFileError, read_local
-from splitnet.record import dumps
 from splitnet.session.log import (
     MAX_FORK_BYTES,
     Header,
@@ -64,7 +62,7 @@ def observer(h: Header) -> NetCore:
     """A core of no seat for the game this header starts (its game's,
     :mod:`splitnet.games`): what a verifier applies the entries to (raises ValueError for
     settings the game refuses)."""
-    return game_of(h.settings).seat(Seating(h, None, open_hand=open_hand_player)).core
+    return game_of(h.settings).seat(Seating(h, None)).core
 
 
 class LiveVerifier:

@@ -119,7 +119,7 @@ def _splito_at_play_once() -> tuple[Any, frozenset[tuple[Any, ...]]]:
     CPU), with the shuffle proofs its peers checked on the way. No seat has chosen
     anything yet, so ``run_until`` from here goes exactly where it goes from the start
     (its bots first choose in play)."""
-    from splitnet.game.splito_core import Stage
+    from splitnet.games.splito.core import Stage
     from tests.test_splito_fair import new_game, run_until
 
     with shuffle_proofs_checked_once() as proven:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import pytest
 
 if TYPE_CHECKING:
-    from splitnet.game.local import LocalGame
+    from splitnet.games.split.local import LocalGame
 
 T = TypeVar("T")
 
@@ -25,7 +25,7 @@ def fork(game: LocalGame[Any], state: T) -> T:
     as ``DeckRound.fork`` shares them; functions and other immutable values are shared by
     ``copy.deepcopy`` itself."""
     from splitnet.crypto.elgamal import card_table
-    from splitnet.game import splito_core
+    from splitnet.games.splito import core as splito_core
 
     gid = game.log.game_id
     tables = [card_table(gid),

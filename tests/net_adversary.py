@@ -78,23 +78,25 @@ from typing import Any
 from splitnet.adversary import _leaves, _set
 from splitnet.app.lan_session import LAN_PARTS, LanSeat, NetSession
 from splitnet.app.splito_session import SplitoNetSession, splito_bot
-from splitnet.bots import make_bot
-from splitnet.game.local import PROTOCOL, game_settings
 from splitnet.game.rematch import PreviousGame
-from splitnet.game.splito_core import ROUND, splito_header
+from splitnet.game.table import PROTOCOL
+from splitnet.games.split.bots import make_bot
+from splitnet.games.split.core import GameCore
+from splitnet.games.split.local import game_settings
+from splitnet.games.split.rules import DrawPile, Settings, action_to_dict
 from splitnet.games.splito import SPLITO as SPLITO_GAME
+from splitnet.games.splito.core import ROUND, SplitoCore, splito_header
+from splitnet.games.splito.settings import SplitoSettings
 from splitnet.net.config import NetSettings
 from splitnet.net.frames import Bye, Frame, Msg, Rec
 from splitnet.net.host import Conn, HostNode
 from splitnet.net.peer import PeerFatal, PeerNode
 from splitnet.net.table import GameChoice, Table
 from splitnet.net.wire import Channel, ChannelClosed, Connect, ErrorCode, WireError
-from splitnet.rules import DrawPile, Settings, action_to_dict
 from splitnet.session.codec import encode
 from splitnet.session.identity import Identity
 from splitnet.session.log import TAG_ENTRY, make_refusal, parse_message
 from splitnet.session.transcript import TranscriptError, read_transcript
-from splitnet.splito.settings import SplitoSettings
 from splitnet.verify import chain_problem, verify_records
 from tests.test_attacks_net import Lan
 from tests.virtual_time import until, within
@@ -465,7 +467,8 @@ class RogueGuest(PeerNode):
 
     def _out_of_turn(self, table: Table) -> tuple[str, dict[str, Any]] | None:
         seat = table.seat
-        split, splito = table.split_core, table.splito_core
+        split = table.core if isinstance(table.core, GameCore) else None
+        splito = table.core if isinstance(table.core, SplitoCore) else None
         if split is not None:
             r = split.round
             if r is None:

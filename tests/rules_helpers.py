@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from splitnet.cards import card_id, name
-from splitnet.rules import Discard, DrawPile, Game, Settings, TakeRow
+from splitnet.games.split.rules import Discard, DrawPile, Game, Settings, TakeRow
 
 
 def faces_for(n: int, hands: dict[int, Sequence[str]], first: str, pile: Sequence[str] = (),

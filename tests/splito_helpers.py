@@ -6,8 +6,8 @@ import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from splitnet.splito.engine import Game, Play, Side
-from splitnet.splito.settings import SplitoSettings
+from splitnet.games.splito.engine import Game, Play, Side
+from splitnet.games.splito.settings import SplitoSettings
 
 GAME_ID = "0123456789abcdef0123456789abcdef"
 
@@ -25,7 +25,7 @@ def deck_for(settings: SplitoSettings, hands: Mapping[int, Sequence[str]],
             assert card not in named and card not in central, card
             deck[slot] = card
             named.add(card)
-    from splitnet.splito.engine import full_deck
+    from splitnet.games.splito.engine import full_deck
 
     rest = iter(c for c in full_deck(settings) if c not in named and c not in central)
     return [c if c is not None else next(rest) for c in deck]

@@ -10,11 +10,11 @@ import random
 import secrets
 from collections.abc import Sequence
 
-from splitnet import describe
-from splitnet.bots import Bot, bot_player_name, make_bot
 from splitnet.frontend import HumanAgent, SessionBase
+from splitnet.games.split import describe
+from splitnet.games.split.bots import Bot, bot_player_name, make_bot
+from splitnet.games.split.rules import Action, Settings
 from splitnet.localplay import LocalTable, SeededShuffle
-from splitnet.rules import Action, Settings
 
 
 def play_local(n: int, bots: Sequence[Bot], seed: int,

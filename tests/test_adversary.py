@@ -23,11 +23,11 @@ import pytest
 import splitnet
 from splitnet import adversary
 from splitnet.adversary import Config, play_game
-from splitnet.bots import make_bot, open_hand_player
-from splitnet.game.local import LocalGame, SelfplaySecrets
 from splitnet.game.table import GameError, Position, check_position, entry_position
+from splitnet.games.split.bots import make_bot, open_hand_player
+from splitnet.games.split.local import LocalGame, SelfplaySecrets
+from splitnet.games.split.rules import Settings
 from splitnet.net.table import game_error_code
-from splitnet.rules import Settings
 from splitnet.session.log import parse_message
 from splitnet.verify import verify_records
 
@@ -88,7 +88,7 @@ def test_the_oracle_catches_the_splito_complaint_oracle_when_the_pok_check_is_of
                  substitute_kinds=("pass",), rematch=False)
     clean = play_game(0, 0, cfg)
     assert clean.violations == [] and clean.refusals > 0, clean.describe()
-    monkeypatch.setattr("splitnet.game.splito_core.check_pass_pok", lambda *a: True)
+    monkeypatch.setattr("splitnet.games.splito.core.check_pass_pok", lambda *a: True)
     broken = play_game(0, 0, cfg)
     found = [v for v in broken.violations if v.prop == "knowledge"]
     assert found, broken.describe()
@@ -232,8 +232,8 @@ def test_a_message_signed_at_the_head_it_meets_still_names_its_author() -> None:
 
 def test_splitos_core_names_the_host_for_an_entry_signed_before_the_ones_it_meets() -> None:
     """Row 112 in Splito: the same rule in SplitoCore.apply (game.table.overtaken)."""
-    from splitnet.game.splito_core import SplitoCore
-    from splitnet.splito.settings import SplitoSettings
+    from splitnet.games.splito.core import SplitoCore
+    from splitnet.games.splito.settings import SplitoSettings
 
     core = SplitoCore(bytes(16), ["a", "b", "c"], SplitoSettings(players=3), None, None)
     body = {"round": 1, "turn": 7, "play": []}  # nothing of the kind is due now
@@ -276,7 +276,7 @@ def test_a_seeded_run_with_equivocation_forks_and_finds_nothing_new(
 def _fork_at_the_bonus_draw(g_lives: set[int]) -> adversary.Simulation:
     """A Split game played honestly up to the host's strong bonus, then forked: on F the
     host skips it, on G it draws the pile's top card; seat ``g_lives`` lives on G."""
-    from splitnet.rules import BonusDraw, SkipBonus
+    from splitnet.games.split.rules import BonusDraw, SkipBonus
 
     sim = adversary.Simulation(0, 0, Config(game="split", players=(3,), side="host",
                                             rate=(0, 0), rematch=False, proofs=False))

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from splitnet.crypto import group
-from splitnet.game.core import GameCore
-from splitnet.game.local import LocalGame
 from splitnet.game.table import GameError
+from splitnet.games.split.core import GameCore
+from splitnet.games.split.local import LocalGame
 from tests.test_open_hand import abandon_body, at_play_waiting_for, new_game
 
 

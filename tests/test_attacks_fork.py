@@ -21,14 +21,14 @@ from typing import Any
 
 import pytest
 
-from splitnet.game.core import GameCore
-from splitnet.game.local import LocalGame
 from splitnet.game.table import GameError
+from splitnet.games.split.core import GameCore
+from splitnet.games.split.local import LocalGame
+from splitnet.games.split.rules import DrawPile, TakeRow
+from splitnet.games.split.rules.actions import Discard, action_to_dict
 from splitnet.net.frames import Rec
 from splitnet.net.host import HostNode
 from splitnet.net.wire import WireError
-from splitnet.rules import DrawPile, TakeRow
-from splitnet.rules.actions import Discard, action_to_dict
 from splitnet.session.codec import encode
 from splitnet.session.identity import Identity
 from splitnet.session.log import (
@@ -168,7 +168,7 @@ class ChatForkingHost(ForkingHost):
 
 def _idle(lan: Lan) -> bool:
     host = lan.host.table
-    core = host.split_core if host is not None else None
+    core = host.core if host is not None and isinstance(host.core, GameCore) else None
     return (host is not None and core is not None and core.round is not None
             and core.round.stage == "play"
             and all(p.table is not None and len(p.table.log) == len(host.log)

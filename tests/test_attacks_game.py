@@ -1,7 +1,7 @@
 """Attacks on the game protocol by a dishonest peer or host, over the real protocol: every
 message is signed by its author and ordered into the host-signed hash-chained log of a
-:class:`~splitnet.game.local.LocalGame`; each peer is a separate
-:class:`~splitnet.game.core.GameCore` holding only its own secrets.
+:class:`~splitnet.games.split.local.LocalGame`; each peer is a separate
+:class:`~splitnet.games.split.core.GameCore` holding only its own secrets.
 
 Each attack is shown twice where it can be: an honest host refuses the message (it never
 reaches the log, the game goes on), and a *blind* host orders it anyway — then every
@@ -17,16 +17,16 @@ from typing import Any
 
 import pytest
 
-from splitnet.bots import make_bot
 from splitnet.crypto import group
 from splitnet.crypto.elgamal import card_points
 from splitnet.crypto.errors import DeckUsageError
 from splitnet.crypto.proofs import prove_key
 from splitnet.crypto.seeds import derive_key
-from splitnet.game.core import GameCore
-from splitnet.game.local import LocalGame, SelfplaySecrets
 from splitnet.game.table import GameError
-from splitnet.rules import DrawPile, Lay, Settings, action_to_dict
+from splitnet.games.split.bots import make_bot
+from splitnet.games.split.core import GameCore
+from splitnet.games.split.local import LocalGame, SelfplaySecrets
+from splitnet.games.split.rules import DrawPile, Lay, Settings, action_to_dict
 from splitnet.session.codec import encode
 from splitnet.session.log import TAG_ENTRY, Log, LogError
 from splitnet.verify import verify_records

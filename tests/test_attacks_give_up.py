@@ -106,7 +106,7 @@ async def test_a_seat_whose_move_was_dropped_and_then_abandoned_learns_it_at_onc
     from pathlib import Path
 
     from splitnet.app.lan_session import NetSession
-    from splitnet.bots import make_bot
+    from splitnet.games.split.bots import make_bot
 
     assert isinstance(tmp_path, Path)
     host = DropThenAbandon(Identity.generate(), tmp_path / "p0", "Host", net(), seats=3,

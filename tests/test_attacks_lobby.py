@@ -32,7 +32,7 @@ from typing import Any, TypeVar
 import pytest
 
 from splitnet.app.lan_session import NetSession
-from splitnet.bots import make_bot
+from splitnet.games.split.bots import make_bot
 from splitnet.net.config import NetSettings
 from splitnet.net.framing import read_frame, write_frame
 from splitnet.net.host import HostNode

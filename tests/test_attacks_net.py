@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 import pytest
 
 from splitnet.app.lan_session import NetSession
-from splitnet.bots import make_bot
+from splitnet.games.split.bots import make_bot
 from splitnet.net.config import NetSettings
 from splitnet.net.frames import Acks, Evidence, Frame, Msg, Rec
 from splitnet.net.host import Conn, HostNode
@@ -639,8 +639,8 @@ async def test_a_message_from_an_earlier_game_with_the_same_id_is_refused(
     key, stolen) passes every check but one: Bo's own node checks every entry in its name
     against what it would make (each protocol message is a function of its seed and the
     log), and stops naming the host."""
-    from splitnet.game.local import LocalGame
-    from splitnet.rules import Settings
+    from splitnet.games.split.local import LocalGame
+    from splitnet.games.split.rules import Settings
 
     ids = [Identity.generate() for _ in range(3)]
     old_id = os.urandom(16)

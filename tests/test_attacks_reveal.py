@@ -7,7 +7,7 @@ whole hand, leaving no evidence. Now a move carries no share; the mover's ``reve
 follows only once the move is in the log, and a host that refuses a move the mover finds
 legal is accused by name (protocol/GAME.md "move and reveal", "accuse";
 protocol/SECURITY.md). Each test performs the attack against the real code path:
-:class:`~splitnet.game.local.LocalGame` (the same cores, log and checks a LAN game runs)
+:class:`~splitnet.games.split.local.LocalGame` (the same cores, log and checks a LAN game runs)
 or a patched :class:`~splitnet.net.host.HostNode` on virtual time over the in-memory
 network.
 """
@@ -24,13 +24,11 @@ from typing import Any
 import pytest
 
 from splitnet.app.lan_session import NetSession
-from splitnet.bots import make_bot
-from splitnet.game.core import GameCore
-from splitnet.game.local import LocalGame, SelfplaySecrets
 from splitnet.game.table import GameError
-from splitnet.net.host import Conn, HostNode
-from splitnet.net.wire import ErrorCode, WireError
-from splitnet.rules import (
+from splitnet.games.split.bots import make_bot
+from splitnet.games.split.core import GameCore
+from splitnet.games.split.local import LocalGame, SelfplaySecrets
+from splitnet.games.split.rules import (
     Action,
     Discard,
     DrawPile,
@@ -43,6 +41,8 @@ from splitnet.rules import (
     action_to_dict,
     played_slots,
 )
+from splitnet.net.host import Conn, HostNode
+from splitnet.net.wire import ErrorCode, WireError
 from splitnet.session.identity import Identity
 from splitnet.session.log import make_refusal, parse_message
 from splitnet.verify import verify_records
@@ -592,7 +592,7 @@ def test_verify_says_in_one_line_that_a_transcript_of_another_protocol_is_one(
     cut short, with proofs too, and splitnet/5 without proofs (GAME.md): none of their
     transcripts is this protocol's.
     ``splitnet verify`` says so in one line and exits non-zero."""
-    from splitnet.game.local import game_settings
+    from splitnet.games.split.local import game_settings
     from splitnet.session.log import Log, Player
     from splitnet.session.transcript import TranscriptWriter
     from splitnet.verify import PROTOCOL, run_verify
@@ -622,7 +622,7 @@ def test_verify_says_in_one_line_that_a_splitnet_3_transcript_is_another_protoco
     (``splitnet/v1/msg``, TRANSCRIPT.md §3): no record of it is taken, but ``splitnet
     verify`` reads its host-signed header far enough to say in one line which protocol it
     is of, naming nobody; the same bytes with a bad host signature are just a failure."""
-    from splitnet.game.local import game_settings
+    from splitnet.games.split.local import game_settings
     from splitnet.session.codec import encode
     from splitnet.session.log import TAG_ENTRY, TAG_MSG_V1, ZERO_HASH, Player, header_body
     from splitnet.session.transcript import TranscriptWriter

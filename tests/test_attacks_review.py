@@ -19,15 +19,15 @@ from typing import Any
 import pytest
 
 from splitnet.app.lan_session import LAN_PARTS
-from splitnet.bots import make_bot
 from splitnet.crypto import group
-from splitnet.game.local import LocalGame, RandomSecrets
-from splitnet.game.splito_core import pass_pok, pass_scalar
 from splitnet.game.table import GameError
+from splitnet.games.split.bots import make_bot
+from splitnet.games.split.local import LocalGame, RandomSecrets
+from splitnet.games.split.rules import Settings
+from splitnet.games.split.rules.actions import played_slots
+from splitnet.games.splito.core import pass_pok, pass_scalar
 from splitnet.net.host import HostNode
 from splitnet.net.peer import PeerNode
-from splitnet.rules import Settings
-from splitnet.rules.actions import played_slots
 from splitnet.session.identity import Identity
 from splitnet.session.log import TAG_FORK_RECORDS, check_fork_evidence, fork_evidence
 from splitnet.session.transcript import read_transcript

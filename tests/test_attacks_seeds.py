@@ -353,10 +353,10 @@ def test_a_seat_that_opened_its_seed_refuses_to_play_on_in_that_round() -> None:
     moves) and seat 1 is to move. With its seed public its cards are known to everyone:
     it refuses to move or send anything in that round (R8.1). The honest restart — the
     round over, its opening not yet ordered — sends the same opening again."""
-    from splitnet.bots import make_bot
-    from splitnet.game.core import GameCore
-    from splitnet.game.local import LocalGame, SelfplaySecrets
-    from splitnet.rules import Settings
+    from splitnet.games.split.bots import make_bot
+    from splitnet.games.split.core import GameCore
+    from splitnet.games.split.local import LocalGame, SelfplaySecrets
+    from splitnet.games.split.rules import Settings
     from tests.test_game_fair import until
 
     src = SelfplaySecrets(4)
@@ -395,7 +395,7 @@ def test_a_saved_local_game_keeps_every_seats_pledges_in_its_secrets_file(
     file, bound to the header, before its hop and deal shares are made — so a resumed
     local game is held to the same decks as a LAN seat."""
     from splitnet.app.saved import seat_secrets_path
-    from splitnet.rules import Settings
+    from splitnet.games.split.rules import Settings
     from splitnet.selfplay import human_session
 
     s = human_session("You", ["heuristic"], 5, Settings(), shuffle_proofs=False,

@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 
 from splitnet.crypto import group
-from splitnet.game.splito_core import Sealed, SplitoCore, Stage, pass_pok, pass_scalar
 from splitnet.game.table import GameError
+from splitnet.games.splito.core import Sealed, SplitoCore, Stage, pass_pok, pass_scalar
 from tests.forks import handed_out, shuffle_proofs_checked_once
 from tests.test_splito_fair import Game, bots, new_game, run_until
 
@@ -84,7 +84,7 @@ def _attacker_reads(game: Game, earlier: Sealed, key: bytes) -> set[int]:
 
 
 def _pok_switched_off(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("splitnet.game.splito_core.check_pass_pok", lambda *a: True)
+    monkeypatch.setattr("splitnet.games.splito.core.check_pass_pok", lambda *a: True)
 
 
 def test_without_the_pok_check_a_complaint_would_give_away_a_hand_never_held(

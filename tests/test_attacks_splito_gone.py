@@ -1,6 +1,6 @@
 """Attacks on S5.7 on the fair deck (a Splito seat gone for good, SPLITO_GAME.md §4
 ``abandon``, §6, SECURITY.md rows 86, 121-123), through the real code path: the cores
-of :class:`~splitnet.game.local.LocalGame`, the signed log, ``verify`` and the referee.
+of :class:`~splitnet.games.split.local.LocalGame`, the signed log, ``verify`` and the referee.
 Each test makes the attack and asserts the property that must hold."""
 
 from __future__ import annotations
@@ -12,14 +12,14 @@ from typing import Any
 
 import pytest
 
-from splitnet.game.local import PROTOCOL, LocalGame, SelfplaySecrets
-from splitnet.game.splito_core import SplitoCore, Stage, splito_header
-from splitnet.game.table import GameError, Limits, PledgeBook
-from splitnet.splito.cards import NUMBER_CARDS
-from splitnet.splito.engine import Phase
-from splitnet.splito.objectives import default_objective_set
-from splitnet.splito.record import check_record
-from splitnet.splito.settings import SplitoSettings
+from splitnet.game.table import PROTOCOL, GameError, Limits, PledgeBook
+from splitnet.games.split.local import LocalGame, SelfplaySecrets
+from splitnet.games.splito.cards import NUMBER_CARDS
+from splitnet.games.splito.core import SplitoCore, Stage, splito_header
+from splitnet.games.splito.engine import Phase
+from splitnet.games.splito.objectives import default_objective_set
+from splitnet.games.splito.record import check_record
+from splitnet.games.splito.settings import SplitoSettings
 from splitnet.verify import verify_records
 from tests.forks import handed_out, shuffle_proofs_checked_once
 from tests.test_splito_fair import bots, new_game, reveal_phase, run_until

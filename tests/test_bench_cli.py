@@ -99,7 +99,7 @@ def test_bench_bots_gives_the_same_figures_in_one_process_or_two() -> None:
 
 def test_the_fixed_target_opponent_aims_by_scored_rounds_and_lowest_seat() -> None:
     from splitnet.bench.split import FixedTargetBot
-    from splitnet.rules import BonusMark, Game
+    from splitnet.games.split.rules import BonusMark, Game
 
     g = Game(4)
     bot = FixedTargetBot(1)

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from splitnet.bots import (
+from splitnet.games.split.bots import (
     LEVELS,
     EasyBot,
     HeuristicBot,
@@ -24,7 +24,7 @@ from splitnet.bots import (
     make_bot,
     parse_level,
 )
-from splitnet.bots.search import (
+from splitnet.games.split.bots.search import (
     SearchConfig,
     StrongBot,
     describe_move,
@@ -32,8 +32,7 @@ from splitnet.bots.search import (
     knowable_slots,
     suggest,
 )
-from splitnet.localplay import LocalTable, SeededShuffle
-from splitnet.rules import (
+from splitnet.games.split.rules import (
     BonusMark,
     DrawPile,
     Game,
@@ -44,6 +43,7 @@ from splitnet.rules import (
     pad_points,
     standing_now,
 )
+from splitnet.localplay import LocalTable, SeededShuffle
 from tests.rules_helpers import game_with, slot_of
 
 # ---------------------------------------------------------------- standing_now
@@ -89,7 +89,7 @@ def test_R5_1_the_bonus_mark_goes_to_the_leader_as_if_the_round_ended_now() -> N
     # (game.score would call it a four-way tie and the old bot chose seat 0).
     g = game_with(4, {1: ["7H", "7H", "2C", "3D", "4S", "5C", "6D", "8S", "9C"]})
     g.matches = []
-    from splitnet.rules import Match
+    from splitnet.games.split.rules import Match
 
     free = [s for s in range(g.pile_next, 104)]
     for i, (a, b) in enumerate(((free[0], free[1]), (free[2], free[3]))):
@@ -272,7 +272,7 @@ def test_a_strong_bots_whole_turn_keeps_within_its_turn_budget(
     than ``turn_budget``; the long turns are cut short, and a decision the budget left
     with fewer than ``min_samples`` samples plays the normal bot's move."""
     from splitnet.bench.split import seat_rotated_games
-    from splitnet.bots import search
+    from splitnet.games.split.bots import search
 
     now = [0.0]
     real = search.rollout

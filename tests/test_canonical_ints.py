@@ -29,20 +29,20 @@ from typing import Any
 
 import pytest
 
-from splitnet.bots import open_hand_player
-from splitnet.game.core import INT_FIELDS as SPLIT_INT_FIELDS
-from splitnet.game.core import KINDS as SPLIT_KINDS
-from splitnet.game.local import LocalGame, SelfplaySecrets
-from splitnet.game.splito_core import INT_FIELDS as SPLITO_INT_FIELDS
-from splitnet.game.splito_core import KINDS as SPLITO_KINDS
-from splitnet.game.splito_core import SplitoCore, Stage
 from splitnet.game.table import GameError, IntPath, NotAnInt, Position
+from splitnet.games.split.bots import open_hand_player
+from splitnet.games.split.core import INT_FIELDS as SPLIT_INT_FIELDS
+from splitnet.games.split.core import KINDS as SPLIT_KINDS
+from splitnet.games.split.local import LocalGame, SelfplaySecrets
+from splitnet.games.split.rules import Discard, DrawPile, Settings, action_to_dict
+from splitnet.games.splito.core import INT_FIELDS as SPLITO_INT_FIELDS
+from splitnet.games.splito.core import KINDS as SPLITO_KINDS
+from splitnet.games.splito.core import SplitoCore, Stage
+from splitnet.games.splito.engine import Phase
 from splitnet.net.frames import Msg
 from splitnet.net.wire import WireError
-from splitnet.rules import Discard, DrawPile, Settings, action_to_dict
 from splitnet.session.codec import encode
 from splitnet.session.log import TAG_ENTRY, Author, message_bytes, parse_message
-from splitnet.splito.engine import Phase
 from splitnet.verify import verify_records
 from tests import test_splito_fair as sf
 from tests.memnet import MemoryNet
@@ -422,7 +422,7 @@ def test_every_int_of_every_honest_entry_is_a_listed_int_field(game: str) -> Non
     g: Game
     if game == "split":
         g, table = split_game(seed=4), SPLIT_INT_FIELDS
-        from splitnet.bots import make_bot
+        from splitnet.games.split.bots import make_bot
 
         g.run_bots([make_bot("random", i) for i in range(3)])
     else:

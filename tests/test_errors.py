@@ -17,9 +17,9 @@ import splitnet
 from splitnet.crypto.errors import CheatDetected, DeckUsageError
 from splitnet.errors import Blame, SplitnetError
 from splitnet.game.table import GameError, PledgeRefused
-from splitnet.rules import Discard, Game, IllegalMove, UnknownFace
+from splitnet.games.split.rules import Discard, Game, IllegalMove, UnknownFace
+from splitnet.games.splito import engine as splito_engine
 from splitnet.session.log import LogError
-from splitnet.splito import engine as splito_engine
 
 #: ValueErrors outside the family, each with its reason (none today).
 OUTSIDE: set[str] = set()
@@ -130,8 +130,8 @@ def test_the_engine_refuses_with_the_rule_it_breaks() -> None:
 
 def test_every_illegal_move_the_rules_raise_cites_a_rule() -> None:
     """From the source: the first argument of every IllegalMove/UnknownFace made in
-    splitnet/rules is a rule number R… (or the phase's rule, from a table of them)."""
-    root = Path(splitnet.__file__).parent / "rules"
+    splitnet/games/split/rules is a rule number R… (or the phase's rule, from a table of them)."""
+    root = Path(splitnet.__file__).parent / "games" / "split" / "rules"
     rule = re.compile(r"^R[1-8](\.[0-9]+[a-z]?)?$")
     seen = 0
     for path in sorted(root.glob("*.py")):
@@ -147,7 +147,7 @@ def test_every_illegal_move_the_rules_raise_cites_a_rule() -> None:
             else:
                 assert (isinstance(first, ast.Subscript) and isinstance(first.value, ast.Name)
                         and first.value.id == "_PHASE_RULE"), f"{path.name}:{node.lineno}"
-    from splitnet.rules.engine import _PHASE_RULE
+    from splitnet.games.split.rules.engine import _PHASE_RULE
 
     assert all(rule.match(v) for v in _PHASE_RULE.values())
     assert seen > 20

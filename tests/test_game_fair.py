@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from splitnet.bots import make_bot
-from splitnet.game.core import GameCore
-from splitnet.game.local import LocalGame, SelfplaySecrets
 from splitnet.game.table import GameError
-from splitnet.rules import Discard, DrawPile, Lay, Settings, action_to_dict
+from splitnet.games.split.bots import make_bot
+from splitnet.games.split.core import GameCore
+from splitnet.games.split.local import LocalGame, SelfplaySecrets
+from splitnet.games.split.rules import Discard, DrawPile, Lay, Settings, action_to_dict
 from splitnet.session.transcript import read_transcript
 from splitnet.verify import verify_records
 

@@ -70,7 +70,7 @@ def imported_names(tree: ast.Module, package: str, keep: Callable[[object], bool
 
 def _imported_keys(tree: ast.Module, package: str) -> set[str]:
     """The names this module imports that are bound to a game's key where they come
-    from (``from splitnet.game.splito_core import GAME as SPLITO``)."""
+    from (``from splitnet.games.splito.core import GAME as SPLITO``)."""
     names = imported_names(tree, package, lambda v: isinstance(v, str) and v in BY_KEY)
     for node in tree.body:  # a module's own constant bound to a key
         if (isinstance(node, ast.Assign | ast.AnnAssign) and isinstance(node.value, ast.Constant)
@@ -109,7 +109,7 @@ def game_branches(source: str, package: str = "") -> list[tuple[int, str]]:
 def test_the_check_sees_a_branch_on_the_game_however_it_is_written() -> None:
     assert [line for line, _ in game_branches('if args.game == "splito":\n    pass\n')] == [1]
     assert game_branches('x = "split" in (a, b)\n')
-    assert game_branches("from splitnet.game.splito_core import GAME as G\nok = k != G\n")
+    assert game_branches("from splitnet.games.splito.core import GAME as G\nok = k != G\n")
     assert game_branches('match key:\n    case "split":\n        pass\n')
     assert game_branches('RULES = {"splito": 1}\n')
     assert not game_branches("if spec.named:\n    pass\nx = by_key(k).title\n")

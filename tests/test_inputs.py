@@ -24,10 +24,10 @@ from typing import Any
 import pytest
 
 from splitnet.cli import main
-from splitnet.game.local import game_settings
+from splitnet.games.split.local import game_settings
+from splitnet.games.split.rules import Settings
 from splitnet.net.table import Table
 from splitnet.net.wire import WireError
-from splitnet.rules import Settings
 from splitnet.session.identity import Identity
 from splitnet.session.log import Log, Player
 from splitnet.session.transcript import MAGIC
@@ -232,7 +232,7 @@ async def test_a_chat_with_escapes_over_the_lan_reaches_the_other_seats_shown(
     sequences; the host orders it; Ana's session (what her front end reads) shows it harmlessly,
     while every transcript keeps exactly what Bo signed."""
     from splitnet.app.lan_session import NetSession
-    from splitnet.bots import make_bot
+    from splitnet.games.split.bots import make_bot
     from tests.test_attacks_net import Lan
     from tests.virtual_time import until
 
@@ -557,7 +557,7 @@ def test_host_reads_its_settings_file_as_play_does(tmp_path: Path) -> None:
     missing hand_size, upgrade_takes_match, pad …") that ``play`` and ``selfplay`` take;
     its header now holds the complete rules, as theirs."""
     from splitnet.frontends import _split_choice
-    from splitnet.rules import Settings
+    from splitnet.games.split.rules import Settings
 
     f = tmp_path / "rules.json"
     f.write_text('{"rounds": 1, "pad": "pad.json"}')

@@ -95,8 +95,28 @@ def imports_of(path: Path, pkg: str | None = None) -> set[str]:
     return out
 
 
+#: the layer of each module a game keeps under ``games/<key>/`` (the layers above are by
+#: package, so a game's rules are still rules wherever they live): Split's rules, bots,
+#: record and narration, and the fair-deck core with its local game and open-handed
+#: seat; every other Splito module is its pure rules (the ``splito`` layer)
+GAME_LAYERS: dict[str, dict[str, str]] = {
+    "split": {"rules": "rules", "bots": "bots", "record": "record", "describe": "describe",
+              "replay": "replay",
+              "core": "game", "local": "game", "open_hand": "game",
+              "open_hand_policy": "game"},
+    "splito": {"core": "game"},
+}
+
+
 def _top(name: str) -> str:
-    return name.split(".")[0]
+    """The layer of a module (a name under ``splitnet``): its top package, but for a
+    game's own modules under ``games/``, the layer :data:`GAME_LAYERS` gives them (a
+    game's spec, ``games.<key>``, is the ``games`` layer)."""
+    parts = name.split(".")
+    if parts[0] == "games" and len(parts) >= 3 and parts[1] in GAME_LAYERS:
+        return GAME_LAYERS[parts[1]].get(parts[2], "splito" if parts[1] == "splito"
+                                         else "games")
+    return parts[0]
 
 
 def _banned(mod: str, targets: set[str]) -> set[tuple[str, str]]:
@@ -140,6 +160,22 @@ def test_net_imports_no_bots_front_ends_selfplay_verifier_narration_or_app() -> 
     assert len(net) > 10  # the parser looked at the package
     used = {(_module(p)[0], _top(t)) for p in net for t in files[p]}
     assert sorted(u for u in used if u[1] in NET_NEVER) == []
+
+
+def test_the_network_imports_no_games_own_module() -> None:
+    """Networking names no game (the standing rules): no module under ``net`` imports a
+    module a game calls its own (:attr:`GameSpec.modules`: its rules, core, narration,
+    front ends …) — a table reaches its game through the spec, the game's errors through
+    :class:`splitnet.errors.IllegalMove`, and a game's narrator comes from above
+    (``TableParts.narrator``)."""
+    from splitnet.games import GAMES
+
+    own = {m for g in GAMES for m in g.modules}
+    assert {"games.split", "games.splito"} <= own  # (the specs say so)
+    files = _package_imports()
+    used = sorted((_module(p)[0], t) for p in files if _top(_module(p)[0]) == "net"
+                  for t in files[p] if any(t == m or t.startswith(m + ".") for m in own))
+    assert used == []
 
 
 def test_nothing_below_the_application_imports_it() -> None:
@@ -317,5 +353,5 @@ def test_replay_names_no_game() -> None:
     src = (Path(__file__).resolve().parent.parent / "splitnet" / "replay.py").read_text()
     tree = ast.parse(src)
     mods = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
-    assert not {m for m in mods if m.startswith(("splitnet.splito", "splitnet.games."))}
+    assert not {m for m in mods if m.startswith(("splitnet.games.splito", "splitnet.games."))}
     assert "SPLITO" not in {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}

@@ -14,7 +14,7 @@ import asyncio
 from pathlib import Path
 
 from splitnet.app.lan_session import NetSession
-from splitnet.bots import make_bot
+from splitnet.games.split.bots import make_bot
 from splitnet.net.frames import Frame, HostError, Msg
 from splitnet.net.game_state import GameState
 from splitnet.net.host import Conn, HostNode

@@ -137,8 +137,8 @@ def _may_give_up(records: list[bytes], seat: int) -> bool:
     """Could the host give ``seat`` up at this log's head (R8.6)? Not while it owes a
     reveal or is to move (a move of its own may be on its way: its reveal would then be
     owed) — the host could only time it out."""
-    from splitnet.game.core import GameCore
     from splitnet.game.table import entry_position
+    from splitnet.games.split.core import GameCore
     from splitnet.verify import observer
 
     log = Log.from_records(records)
@@ -250,9 +250,9 @@ def test_four_players_with_shuffle_proofs(table_factory, tmp_path: Path) -> None
 
 def test_two_players_same_game_as_in_process(table_factory) -> None:  # type: ignore[no-untyped-def]
     """With the same secrets the LAN game is move for move the in-process game."""
-    from splitnet.bots import make_bot
-    from splitnet.game.local import LocalGame, SelfplaySecrets
-    from splitnet.rules import Settings
+    from splitnet.games.split.bots import make_bot
+    from splitnet.games.split.local import LocalGame, SelfplaySecrets
+    from splitnet.games.split.rules import Settings
 
     t = table_factory(2, seed=5)
     records = t.finish()

@@ -12,14 +12,14 @@ from typing import Any
 
 import pytest
 
-from splitnet import describe
 from splitnet.app import saved
 from splitnet.app.lan_session import LAN_PARTS, NetSession
-from splitnet.bots import make_bot
+from splitnet.games.split import describe
+from splitnet.games.split.bots import make_bot
+from splitnet.games.split.rules import Settings
 from splitnet.net.frames import Presence
 from splitnet.net.store import GameFiles
 from splitnet.net.table import Table
-from splitnet.rules import Settings
 from splitnet.selfplay import human_session
 from splitnet.session.transcript import TranscriptWriter, read_transcript
 

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from splitnet.app.lan_session import NetSession
-from splitnet.bots import make_bot
+from splitnet.games.split.bots import make_bot
 from splitnet.net.host import HostNode
 from splitnet.net.joincode import new_code
 from splitnet.net.peer import PeerNode

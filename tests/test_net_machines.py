@@ -104,7 +104,7 @@ def test_join_machine_says_lobby_only_after_a_welcome() -> None:
 
 
 def test_the_link_walks_every_row_of_its_table_on_an_advancing_clock() -> None:
-    """join_link.py (NETWORK.md §11.6): every row of the table is taken, each by what
+    """join_link.py (NETWORK.md §11.9): every row of the table is taken, each by what
     the joiner meets, on a clock this test moves; what each step says is the link's
     own word, never read back from a status line."""
     from splitnet.net.join_link import (
@@ -215,7 +215,7 @@ class _Finished:
 
 
 def test_the_rematch_side_walks_every_row_of_its_table() -> None:
-    """join_rematch.py (NETWORK.md §11.7): each row taken by what the joiner meets; a
+    """join_rematch.py (NETWORK.md §11.10): each row taken by what the joiner meets; a
     yes goes out once per connection, a no with the one line it stops with."""
     from splitnet.net.frames import Answer, Bye
     from splitnet.net.join_rematch import TABLE, AnswerEvent, AnswerState, RematchSide
@@ -327,7 +327,7 @@ def member(node: HostNode, name: str) -> tuple[Conn, MemChannel]:
     node.all_conns.add(conn)
     conn.key = Identity.generate().public_key_bytes()
     conn.name = name
-    node._join_lobby(conn, Hello(NET_PROTOCOL, name, conn.key, b"", None, 0, None, None))
+    node._let_through(conn, Hello(NET_PROTOCOL, name, conn.key, b"", None, 0, None, None))
     return conn, ch
 
 

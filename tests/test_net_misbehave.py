@@ -22,7 +22,8 @@ from typing import Any
 import pytest
 
 from splitnet.app.lan_session import NetSession
-from splitnet.bots import make_bot
+from splitnet.games.split.bots import make_bot
+from splitnet.games.split.rules import Discard, DrawPile, action_to_dict
 from splitnet.net.config import NetSettings
 from splitnet.net.framing import MAX_FRAME
 from splitnet.net.host import HostNode
@@ -37,7 +38,6 @@ from splitnet.net.wire import (
     encode_msg,
     sign_hello,
 )
-from splitnet.rules import Discard, DrawPile, action_to_dict
 from splitnet.session.codec import encode
 from splitnet.session.identity import Identity
 from splitnet.session.log import Author, Entry, make_ack

@@ -23,12 +23,13 @@ import pytest
 
 from splitnet.app.lan_rematch import rematch_host_lobby
 from splitnet.app.lan_session import NetSession
-from splitnet.bots import make_bot
 from splitnet.game.rematch import PreviousGame, Rematch, first_dealer
+from splitnet.games import FIRST
+from splitnet.games.split.bots import make_bot
 from splitnet.net.frames import Answer, Offer
 from splitnet.net.host import HostNode
 from splitnet.net.peer import PeerNode
-from splitnet.net.table import Table
+from splitnet.net.table import GameChoice, Table
 from splitnet.session.identity import Identity
 from splitnet.session.log import Player
 from splitnet.session.transcript import read_transcript
@@ -42,14 +43,14 @@ from tests.virtual_time import LIMIT, VirtualLoop, until, virtual_time, within
 def one_round_games(monkeypatch: pytest.MonkeyPatch) -> None:
     """The in-process games here have one round (rules the rematch then keeps): the
     rematch is about headers and seats, not play (the loopback test plays whole games)."""
-    from splitnet.rules import Settings
+    from splitnet.games.split.local import game_settings
+    from splitnet.games.split.rules import Settings
 
-    real = Table.new_host.__func__  # type: ignore[attr-defined]
+    def header_for(self: GameChoice, players: int, proofs: bool) -> dict[str, Any]:
+        assert self.header is None and self.spec is FIRST  # (the host's own Split game)
+        return game_settings(Settings(rounds=1), shuffle_proofs=proofs)
 
-    def new_host(cls, *args, settings=None, **kw):  # type: ignore[no-untyped-def]
-        return real(cls, *args, settings=settings or Settings(rounds=1), **kw)
-
-    monkeypatch.setattr(Table, "new_host", classmethod(new_host))
+    monkeypatch.setattr(GameChoice, "header_for", header_for)
 
 
 async def play(host: HostNode, peers: list[PeerNode], tasks: list[asyncio.Task[None]],
@@ -425,7 +426,8 @@ async def test_the_rematch_lobby_shows_the_time_it_still_waits(
         assert ana.status.endswith("you agreed — waiting for Bo (1:45 left)"), ana.status
         late = [t for t in redraws if t > clock.time() - 2.0]
         assert len(late) >= 2 / net().ping_interval - 1, redraws[-20:]  # every beat
-        offered = r.host._offer_wait.since
+        assert r.host.rematch is not None
+        offered = r.host.rematch.clock.since
         assert offered is not None
         await clock.advance(offered + 106.0 - clock.time())  # 14 s left: shown as 0:15
         assert "waiting for Bo (0:15 left)" in lobby_screen(lobby)[1]
@@ -588,13 +590,14 @@ class WrongHeaderHost(HostNode):
         if self.change.get("swap"):
             players = [players[0], Player(1, players[2].name, players[2].key),
                        Player(2, players[1].name, players[1].key)]
-        from splitnet.game.local import settings_from_header
+        from splitnet.games.split.local import game_settings, settings_from_header
         rules, _ = settings_from_header(prev.header.settings)  # the game's own …
         if self.change.get("rounds"):
             rules = dataclasses.replace(rules, rounds=rules.rounds + 1)  # … or not
         from splitnet.game.table import limits_from_header
         return Table.new_host(self.identity, self.data_dir, game_id, players, False,
-                              self.seed_maker, settings=rules, rematch=rematch,
+                              self.seed_maker,
+                              header=game_settings(rules, shuffle_proofs=False, rematch=rematch),
                               limits=limits_from_header(prev.header.settings))
 
 

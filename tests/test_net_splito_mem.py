@@ -24,10 +24,12 @@ import pytest
 
 from splitnet.app.lan_session import LAN_PARTS
 from splitnet.app.splito_session import SplitoNetSession, splito_bot
-from splitnet.game.local import PROTOCOL
 from splitnet.game.rematch import PreviousGame, Rematch
-from splitnet.game.splito_core import SplitoCore, Stage, splito_header
+from splitnet.game.table import PROTOCOL
 from splitnet.games.splito import SPLITO as SPLITO_GAME
+from splitnet.games.splito.core import SplitoCore, Stage, splito_header
+from splitnet.games.splito.engine import IllegalMove, Phase
+from splitnet.games.splito.settings import SplitoSettings
 from splitnet.net.config import NetSettings
 from splitnet.net.host import HostNode
 from splitnet.net.peer import PeerNode
@@ -35,8 +37,6 @@ from splitnet.net.table import GameChoice, TableParts
 from splitnet.net.wire import WireError
 from splitnet.session.identity import Identity
 from splitnet.session.transcript import read_transcript
-from splitnet.splito.engine import IllegalMove, Phase
-from splitnet.splito.settings import SplitoSettings
 from splitnet.verify import verify_records
 from tests.memnet import MemoryNet
 from tests.test_net_timing import stop
@@ -83,8 +83,8 @@ def transcripts(tmp: Path) -> list[list[bytes]]:
 
 
 def core(node: HostNode | PeerNode) -> SplitoCore:
-    assert node.table is not None and node.table.splito_core is not None
-    return node.table.splito_core
+    assert node.table is not None and isinstance(node.table.core, SplitoCore)
+    return node.table.core
 
 
 @virtual_time
@@ -502,7 +502,7 @@ async def test_a_splito_rematch_keeps_the_seats_passes_the_deal_left_and_verifie
     for p in joiners:
         assert p.offer == Rematch(first.game_id, first.head, 1)
     table = again.table
-    assert table is not None and table.splito_core is not None
+    assert table is not None and isinstance(table.core, SplitoCore)
     h = table.log.header
     assert h.game_id != first.game_id and h.players == first.header.players  # seats kept
     assert h.settings["rematch"] == {"game": first.game_id, "head": first.head,
@@ -511,7 +511,7 @@ async def test_a_splito_rematch_keeps_the_seats_passes_the_deal_left_and_verifie
         k: v for k, v in first.header.settings["rules"].items() if k != "dealer"}
     for t in [table] + [p.table for p in joiners]:
         assert t is not None and t.first_dealer == 1
-        assert t.splito_core is not None and t.splito_core.dealt_holder(0) == 2  # S4.3
+        assert isinstance(t.core, SplitoCore) and t.core.dealt_holder(0) == 2  # S4.3
     task2 = asyncio.ensure_future(again.done.wait())
     sessions = [SplitoNetSession(again, task2, bot=splito_bot("normal", 10))] + [
         SplitoNetSession(p, p.task, bot=splito_bot("normal", 11 + i))  # type: ignore[arg-type]
@@ -629,7 +629,7 @@ def test_every_lan_command_gives_its_tables_its_own_proof_pool() -> None:
     assert lan._run(main, argparse.Namespace()) == 0
     [parts] = seen
     assert isinstance(parts.checker, ProofPool)
-    assert (parts.open_hand, parts.narrator) == (LAN_PARTS.open_hand, LAN_PARTS.narrator)
+    assert parts.narrator == LAN_PARTS.narrator
 
 
 @virtual_time

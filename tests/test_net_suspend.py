@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from splitnet.app.lan_session import NetSession
-from splitnet.bots import make_bot
+from splitnet.games.split.bots import make_bot
 from splitnet.net.frames import Frame
 from splitnet.net.host import Conn, HostNode
 from splitnet.net.peer import PeerNode

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from splitnet.app.lan_session import LAN_PARTS, NetSession
-from splitnet.bots import make_bot
+from splitnet.games.split.bots import make_bot
 from splitnet.net.config import NetSettings
 from splitnet.net.host import HostNode
 from splitnet.net.joincode import parse_code

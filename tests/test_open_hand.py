@@ -12,14 +12,14 @@ from typing import Any
 
 import pytest
 
-from splitnet.bots import make_bot, open_hand_player
 from splitnet.crypto.deck import DeckRound
 from splitnet.crypto.errors import DeckUsageError
-from splitnet.game.core import GameCore, OpenHandMissing
-from splitnet.game.local import LocalGame, SelfplaySecrets
-from splitnet.game.open_hand import open_hand_seed
 from splitnet.game.table import GameError
-from splitnet.rules import DrawPile, Settings, action_to_dict
+from splitnet.games.split.bots import make_bot, open_hand_player
+from splitnet.games.split.core import GameCore, OpenHandMissing
+from splitnet.games.split.local import LocalGame, SelfplaySecrets
+from splitnet.games.split.open_hand import open_hand_seed
+from splitnet.games.split.rules import DrawPile, Settings, action_to_dict
 from splitnet.verify import verify_records
 
 
@@ -289,7 +289,7 @@ PINNED = "282f6e442968f2754d317e39f0919efeae30f70320c1567bd51138bf8b813de2"
 
 
 def test_narration_and_verify_tell_the_abandonment_and_name_the_open_seats_moves() -> None:
-    from splitnet.describe import Narrator
+    from splitnet.games.split.describe import Narrator
 
     g, _ = new_game(3, proofs=False)
     lines: list[str] = []
@@ -456,8 +456,8 @@ def test_a_round_cut_short_is_scored_as_it_stood_and_its_hidden_cards_stay_hidde
     with those cards as `?`."""
     import json
 
-    from splitnet.record import dumps, validate_record
-    from splitnet.replay import replay_steps
+    from splitnet.games.split.record import dumps, validate_record
+    from splitnet.games.split.replay import replay_steps
 
     g, obs = new_game(3, proofs=True)
     at_play_waiting_for(g, 2)

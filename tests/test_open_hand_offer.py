@@ -19,15 +19,15 @@ from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from splitnet import describe
 from splitnet.app import saved
 from splitnet.app.lan_session import LAN_PARTS, NetSession
-from splitnet.bots import make_bot
 from splitnet.frontend import HumanAgent
+from splitnet.games.split import describe
+from splitnet.games.split.bots import make_bot
+from splitnet.games.split.rules import IllegalMove, Settings
 from splitnet.net.frames import Presence
 from splitnet.net.store import GameFiles
 from splitnet.net.table import Table
-from splitnet.rules import IllegalMove, Settings
 from splitnet.selfplay import human_session
 from splitnet.session.log import Entry
 from splitnet.session.transcript import TranscriptWriter, read_transcript

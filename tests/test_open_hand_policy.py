@@ -16,14 +16,13 @@ from typing import Any
 
 import pytest
 
-from splitnet.bots import make_bot
-from splitnet.game import open_hand_policy as policy
-from splitnet.game.local import LocalGame, SelfplaySecrets
-from splitnet.game.open_hand import public_view
-from splitnet.game.open_hand_policy import OpenHandHidden, open_hand_choice, open_hand_player
-from splitnet.localplay import LocalTable, SeededShuffle
-from splitnet.record import dumps
-from splitnet.rules import (
+from splitnet.games.split import open_hand_policy as policy
+from splitnet.games.split.bots import make_bot
+from splitnet.games.split.local import LocalGame, SelfplaySecrets
+from splitnet.games.split.open_hand import public_view
+from splitnet.games.split.open_hand_policy import OpenHandHidden, open_hand_choice, open_hand_player
+from splitnet.games.split.record import dumps
+from splitnet.games.split.rules import (
     Action,
     BonusDraw,
     BonusMark,
@@ -40,6 +39,7 @@ from splitnet.rules import (
     action_from_dict,
     action_to_dict,
 )
+from splitnet.localplay import LocalTable, SeededShuffle
 from splitnet.session.transcript import MAGIC, records_from_bytes
 from splitnet.verify import verify_records
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from splitnet.bots import EasyBot, HeuristicBot, RandomBot
-from splitnet.bots.opponents import (
+from splitnet.games.split.bots import EasyBot, HeuristicBot, RandomBot
+from splitnet.games.split.bots.opponents import (
     PRIOR,
     MarkSeen,
     Targeting,
@@ -20,8 +20,8 @@ from splitnet.bots.opponents import (
     replay,
     target_of,
 )
+from splitnet.games.split.rules import BonusMark, Game, Settings, standing_now
 from splitnet.localplay import LocalTable, SeededShuffle
-from splitnet.rules import BonusMark, Game, Settings, standing_now
 
 _END = ("round_over", "game_over")
 

@@ -10,14 +10,14 @@ from typing import Any
 
 import pytest
 
-from splitnet.bots import make_bot
 from splitnet.crypto.deck import DeckRound, HopCheck, HopMemo
 from splitnet.crypto.errors import CheatDetected, DeckUsageError
 from splitnet.game.checks import Done, HopVerdict, InlineChecker, check_hop
-from splitnet.game.local import LocalGame, SelfplaySecrets
 from splitnet.game.pool import ProofPool
 from splitnet.game.table import GameError
-from splitnet.rules import Settings
+from splitnet.games.split.bots import make_bot
+from splitnet.games.split.local import LocalGame, SelfplaySecrets
+from splitnet.games.split.rules import Settings
 from splitnet.verify import verify_records
 from tests.test_deck_helpers import GID, seed_for
 

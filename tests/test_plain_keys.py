@@ -10,8 +10,8 @@ import random
 
 import pytest
 
-from splitnet.bots import HeuristicBot
-from splitnet.rules import BonusDraw, BonusMark, BonusSwap, DrawPile, Game, Lay, Upgrade
+from splitnet.games.split.bots import HeuristicBot
+from splitnet.games.split.rules import BonusDraw, BonusMark, BonusSwap, DrawPile, Game, Lay, Upgrade
 from splitnet.selfplay import summary
 from splitnet.ui.plain import (
     CommandError,

@@ -6,8 +6,8 @@ from __future__ import annotations
 import io
 import re
 
-from splitnet.rules import BonusDraw, DrawPile, Game
-from splitnet.rules.scoring import standing_now
+from splitnet.games.split.rules import BonusDraw, DrawPile, Game
+from splitnet.games.split.rules.scoring import standing_now
 from splitnet.selfplay import summary
 from splitnet.ui.plain import _player, parse_command, render_table, run_plain
 from tests.stand_in import make_local_session
@@ -57,7 +57,7 @@ async def test_the_end_summary_says_points_with_the_sum() -> None:
 
 
 def test_selfplay_summary_shows_suits_as_symbols() -> None:
-    from splitnet.bots import make_bot
+    from splitnet.games.split.bots import make_bot
     from tests.stand_in import play_local
 
     table = play_local(3, [make_bot("heuristic", i) for i in range(3)], 5)

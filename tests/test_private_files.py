@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from splitnet.bots import make_bot
 from splitnet.durable import open_private, private_dir, tighten_dir
+from splitnet.games.split.bots import make_bot
+from splitnet.games.split.rules import Settings
 from splitnet.net.store import open_data_dir
-from splitnet.rules import Settings
 from splitnet.selfplay import human_session
 from splitnet.session.transcript import TranscriptWriter
 

@@ -20,11 +20,10 @@ from splitnet.crypto import group
 from splitnet.crypto.elgamal import initial_deck
 from splitnet.crypto.seeds import derive_permutation, derive_remasks
 from splitnet.crypto.shuffle_proof import ShuffleProofError, prove_shuffle, verify_shuffle
-from splitnet.game.local import LocalGame, SelfplaySecrets
 from splitnet.game.table import GameError
-from splitnet.net.joincode import word_list
-from splitnet.record import Recorder, dumps
-from splitnet.rules import (
+from splitnet.games.split.local import LocalGame, SelfplaySecrets
+from splitnet.games.split.record import Recorder, dumps
+from splitnet.games.split.rules import (
     BonusSwap,
     Discard,
     DrawPile,
@@ -35,6 +34,7 @@ from splitnet.rules import (
     TakeRow,
     Upgrade,
 )
+from splitnet.net.joincode import word_list
 from splitnet.session.transcript import read_transcript
 from splitnet.verify import EXIT_FAILED, EXIT_INCOMPLETE, EXIT_OK, run_verify
 from tests.rules_helpers import faces_for, slot_of
@@ -258,7 +258,7 @@ def _documented_orders() -> dict[str, list[str]]:
 def _swap_game_record() -> dict[str, Any]:
     """A one-round game with a take, lays, an upgrade and a weak-bonus swap of strong
     matches (R5.5), then random play to the end; recorded with non-ASCII names."""
-    from splitnet.bots import make_bot
+    from splitnet.games.split.bots import make_bot
 
     g = Game(2, Settings(rounds=1))
     rec = Recorder(g, ["Zoë", "Bo \U0001f0cf"])
@@ -420,7 +420,7 @@ def test_verify_prints_and_returns_what_transcript_md_says(
     path = tmp_path / "g.splitlog"
     g = LocalGame(["a", "b"], Settings(hand_size=4, rounds=1), SelfplaySecrets(7),
                   shuffle_proofs=False, transcript=path)
-    from splitnet.bots import make_bot
+    from splitnet.games.split.bots import make_bot
 
     g.run_bots([make_bot("random", 0), make_bot("random", 1)])
     g.close()
@@ -475,7 +475,7 @@ def test_transcript_md_s6_names_whom_the_code_names_for_a_bad_record() -> None:
     §5's shape; the host for a bad host signature (entry 0 and later) and for everything
     after it; the host again for header settings the game refuses (verify's `header: …`).
     The host is seat 1 here, so a check naming seat 0 could not pass."""
-    from splitnet.game.local import game_settings
+    from splitnet.games.split.local import game_settings
     from splitnet.session.codec import encode
     from splitnet.session.log import (
         NOTHING_SEEN,
@@ -559,8 +559,8 @@ def test_the_incomplete_line_names_the_deal_in_progress_and_splito_s_stages() ->
     """TRANSCRIPT.md §10: a Split transcript cut right after round 1's last opening ends
     "in round 2 (commit)" (a deal's last opening starts the next); a Splito one names
     its stage and turn as written, and its stages are the code's."""
-    from splitnet.bots import make_bot
-    from splitnet.game.splito_core import Stage
+    from splitnet.games.split.bots import make_bot
+    from splitnet.games.splito.core import Stage
     from splitnet.verify import verify_records
     from tests.test_splito_vectors import play_game
 
@@ -611,7 +611,7 @@ def test_an_alarm_ends_play_and_what_comes_after_it_is_refused_as_game_md_says()
     moves, reveals and shares without applying them until its alarm is in the log; the
     alarm entry makes the stage `open` for every peer, after which a move is refused
     naming its author."""
-    from splitnet.bots import make_bot
+    from splitnet.games.split.bots import make_bot
 
     g = LocalGame(["a", "b", "c"], Settings(hand_size=4), SelfplaySecrets(11),
                   shuffle_proofs=False)
@@ -685,8 +685,8 @@ def test_record_totals_count_marks_past_a_full_row_and_score_caps_them() -> None
     the difference show."""
     import random
 
-    from splitnet.bots import make_bot
-    from splitnet.rules import Pad
+    from splitnet.games.split.bots import make_bot
+    from splitnet.games.split.rules import Pad
 
     pad = Pad(negative=(0, 7))
     g = Game(3, Settings(rounds=3, hand_size=9, pad=pad))
@@ -751,10 +751,10 @@ def test_splito_records_always_hold_turn_hands_and_zone_seats_in_their_order() -
     hands."""
     import copy
 
-    from splitnet.splito.bots import make_bot
-    from splitnet.splito.local import play_local
-    from splitnet.splito.record import check_record
-    from splitnet.splito.settings import SplitoSettings
+    from splitnet.games.splito.bots import make_bot
+    from splitnet.games.splito.local import play_local
+    from splitnet.games.splito.record import check_record
+    from splitnet.games.splito.settings import SplitoSettings
 
     for n in (2, 3, 5):
         rec = play_local(SplitoSettings.standard(n), [make_bot("random", s) for s in range(n)],
@@ -784,7 +784,7 @@ def test_splito_records_always_hold_turn_hands_and_zone_seats_in_their_order() -
 def test_settings_md_lists_splitos_keys_and_bounds_as_the_code_checks_them(
         tmp_path: Path) -> None:
     from splitnet.frontends import _splito_choice
-    from splitnet.splito.settings import KEYS, RECORD_KEYS, SettingsError, SplitoSettings
+    from splitnet.games.splito.settings import KEYS, RECORD_KEYS, SettingsError, SplitoSettings
     from splitnet.splito_selfplay import load_settings
 
     text = section(doc("SETTINGS.md"), "## Splito")
@@ -855,8 +855,8 @@ def _splito_vector_game() -> Any:
 
 
 def _splito_observer(game: Any, **changes: Any) -> Any:
-    from splitnet.game.splito_core import SplitoCore
-    from splitnet.splito.settings import SplitoSettings
+    from splitnet.games.splito.core import SplitoCore
+    from splitnet.games.splito.settings import SplitoSettings
 
     names = [p.name for p in game.log.header.players]
     return SplitoCore(game.log.game_id, names, SplitoSettings.standard(3, **changes), None)
@@ -867,7 +867,7 @@ def test_splito_chat_is_taken_or_refused_by_the_stage_entry_by_entry() -> None:
     a chat at stages keys, objectives, cards and open and refuses it at deal, play and
     pass (S5.5) — all of them with chat_during_play — and every chat after the last
     `open`; the card deck's last hop moves the stage to deal, the last reveal to open."""
-    from splitnet.game.splito_core import Stage
+    from splitnet.games.splito.core import Stage
     from splitnet.session.log import Author, Log, Player
     from splitnet.verify import verify_records
 
@@ -938,7 +938,7 @@ def test_splito_nonces_commitments_and_reveal_fields_are_checked_as_splito_game_
     32 lowercase hex digits of its SHA-256; a commitment must be 64 lowercase hex digits
     (refused); a reveal's nonce must be a string (refused, S5.2) of 32 lowercase hex digits
     (else a verdict, S7.3, naming its author)."""
-    from splitnet.game.splito_core import play_nonce
+    from splitnet.games.splito.core import play_nonce
 
     for turn in (1, 2, 13):
         n = play_nonce(bytes(range(16)), bytes(32), turn)
@@ -1039,7 +1039,7 @@ def test_splito_game_md_s10_says_what_each_vector_field_holds() -> None:
 def test_the_message_kinds_of_game_md_are_the_cores_kinds_and_each_is_a_verdict_step() -> None:
     """GAME.md "Message kinds" lists exactly the kinds GameCore takes (``prove`` came
     with splitnet/6), and "Verdicts" names each as a step."""
-    from splitnet.game.core import INT_FIELDS, KINDS
+    from splitnet.games.split.core import INT_FIELDS, KINDS
 
     doc = (Path(__file__).resolve().parent.parent / "protocol" / "GAME.md").read_text()
     section = doc[doc.index("## Message kinds"):doc.index("### Integer fields")]

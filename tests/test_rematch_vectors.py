@@ -15,7 +15,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from splitnet.game.local import PROTOCOL, game_settings, settings_from_header
 from splitnet.game.rematch import (
     Rematch,
     RematchError,
@@ -24,7 +23,9 @@ from splitnet.game.rematch import (
     next_game,
     parse_rematch,
 )
-from splitnet.rules import Settings
+from splitnet.game.table import PROTOCOL
+from splitnet.games.split.local import game_settings, settings_from_header
+from splitnet.games.split.rules import Settings
 from splitnet.session.codec import encode
 from splitnet.session.identity import Identity
 from splitnet.session.log import Author, Log, Player
@@ -91,7 +92,7 @@ def bad_header(ids: list[Identity], g1: Log, what: str) -> Log:
 
 
 def splito_rules(dealer: int = 0, **changes: Any) -> dict[str, Any]:
-    from splitnet.splito.settings import SplitoSettings
+    from splitnet.games.splito.settings import SplitoSettings
 
     return {**SplitoSettings.standard(3).to_dict(), "dealer": dealer, **changes}
 
@@ -100,8 +101,8 @@ def splito_build() -> tuple[list[Identity], Log, Log]:
     """A Splito game 1 (S13's rules for 3 players; its header and both accepts) and its
     rematch's header, made by ``rematch_settings``."""
     from splitnet.game.rematch import rematch_settings
-    from splitnet.game.splito_core import splito_header
-    from splitnet.splito.settings import SplitoSettings
+    from splitnet.games.splito.core import splito_header
+    from splitnet.games.splito.settings import SplitoSettings
 
     ids = [Identity.from_seed(seed(i)) for i in range(3)]
     g1 = header_log(ids, GAME_1, splito_header(SplitoSettings.standard(3), PROTOCOL))
@@ -222,7 +223,7 @@ def test_each_header_that_does_not_follow_is_refused_naming_its_field() -> None:
 
 
 def test_the_splito_rematch_header_follows_and_passes_the_dealer_left_s4_1() -> None:
-    from splitnet.game.splito_core import splito_from_header
+    from splitnet.games.splito.core import splito_from_header
 
     v = load()["splito"]
     g1, g2 = Log(), Log()

@@ -14,10 +14,11 @@ from typing import Any
 
 import pytest
 
-from splitnet.bots import make_bot
-from splitnet.game.local import LocalGame, SelfplaySecrets
-from splitnet.replay import TableState, replay_lines, replay_steps, run_replay, step_through
-from splitnet.rules import Settings
+from splitnet.games.split.bots import make_bot
+from splitnet.games.split.local import LocalGame, SelfplaySecrets
+from splitnet.games.split.replay import TableState, replay_lines, replay_steps
+from splitnet.games.split.rules import Settings
+from splitnet.replay import run_replay, step_through
 from splitnet.verify import verify_records
 
 SPLITNET = [sys.executable, "-m", "splitnet.cli"]

@@ -1,4 +1,4 @@
-"""The strong level's flat rollout (splitnet.bots.rollout) against the reference: the
+"""The strong level's flat rollout (splitnet.games.split.bots.rollout) against the reference: the
 heuristic (HeuristicBot) choosing on the checked engine. Same moves, same random draws,
 same final marks, over seeded deals of 2–6 players and from every phase (R4–R6)."""
 
@@ -8,11 +8,11 @@ import random
 
 import pytest
 
-from splitnet.bots import HeuristicBot, RandomBot
-from splitnet.bots.opponents import Targeting
-from splitnet.bots.rollout import Step, rollout
-from splitnet.bots.search import SearchConfig, StrongBot
-from splitnet.rules import (
+from splitnet.games.split.bots import HeuristicBot, RandomBot
+from splitnet.games.split.bots.opponents import Targeting
+from splitnet.games.split.bots.rollout import Step, rollout
+from splitnet.games.split.bots.search import SearchConfig, StrongBot
+from splitnet.games.split.rules import (
     Action,
     BonusDraw,
     BonusMark,
@@ -27,7 +27,7 @@ from splitnet.rules import (
     TakeRow,
     Upgrade,
 )
-from splitnet.rules.actions import action_name
+from splitnet.games.split.rules.actions import action_name
 
 _END = ("round_over", "game_over")
 
@@ -141,7 +141,7 @@ def test_flat_rollout_plays_each_seats_targeting_rule(n: int, seed: int) -> None
 
 def test_flat_rollout_follows_the_house_rule_and_pad() -> None:
     """``upgrade_takes_match`` off (R4.3b) and a short pad whose rows fill (R7.2)."""
-    from splitnet.rules import Pad
+    from splitnet.games.split.rules import Pad
 
     pad = Pad(perfect=(0, 5, 9), strong=(0, 3), weak=(0, 1, 2), negative=(0, 2, 5, 9))
     s = Settings(upgrade_takes_match=False, pad=pad)

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from splitnet.cards import N_CARDS, card_id, match_kind, name, parse_face
-from splitnet.rules import (
+from splitnet.games.split.rules import (
     BonusDraw,
     BonusMark,
     BonusSwap,
@@ -560,8 +560,8 @@ def test_R3_R6_the_rounds_phases_are_named_states_moved_by_one_table(
     """The engine's phases are an Enum; over whole games (and R6.2's late lays) every
     change of phase is one the transition table allows, every phase is reached, and a
     change outside it is refused (an engine bug, never a player's move)."""
-    from splitnet.bots import make_bot
-    from splitnet.rules.engine import TRANSITIONS, Phase
+    from splitnet.games.split.bots import make_bot
+    from splitnet.games.split.rules.engine import TRANSITIONS, Phase
 
     seen: set[tuple[Phase, Phase]] = set()
     go = Game._go

@@ -10,9 +10,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from splitnet.bots import HeuristicBot, RandomBot, make_bot
 from splitnet.cards import name
-from splitnet.rules import (
+from splitnet.games.split.bots import HeuristicBot, RandomBot, make_bot
+from splitnet.games.split.rules import (
     BonusMark,
     Discard,
     DrawPile,

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from splitnet.app import saved
-from splitnet.bots import make_bot
+from splitnet.games.split.bots import make_bot
+from splitnet.games.split.rules import Settings
 from splitnet.net.store import GameFiles
-from splitnet.rules import Settings
 from splitnet.selfplay import human_session, rematch_dealer, rematch_session, resume_session
 from tests import forked_cli
 
@@ -286,7 +286,7 @@ def test_a_resumed_games_end_screen_keeps_every_round(tmp_path: Path) -> None:
     from prompt_toolkit.input import create_pipe_input
     from prompt_toolkit.output import DummyOutput
 
-    from splitnet.rules.scoring import pad_points
+    from splitnet.games.split.rules.scoring import pad_points
     from splitnet.ui.tui import TuiApp
 
     data = tmp_path / "data"

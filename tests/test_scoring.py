@@ -5,10 +5,10 @@ from __future__ import annotations
 import doctest
 import random
 
-import splitnet.rules.scoring as scoring
-from splitnet.bots import make_bot
-from splitnet.rules import BonusMark, Discard, DrawPile, Game, Lay, Pad, Phase
-from splitnet.rules.scoring import marks_now, points_text, signed, standing_now
+import splitnet.games.split.rules.scoring as scoring
+from splitnet.games.split.bots import make_bot
+from splitnet.games.split.rules import BonusMark, Discard, DrawPile, Game, Lay, Pad, Phase
+from splitnet.games.split.rules.scoring import marks_now, points_text, signed, standing_now
 from tests.rules_helpers import game_with, slot_of
 
 

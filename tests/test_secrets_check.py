@@ -29,15 +29,15 @@ from typing import Any
 import pytest
 
 from splitnet.durable import atomic_write
-from splitnet.game.local import PROTOCOL
-from splitnet.game.splito_core import Stage, splito_header
+from splitnet.game.table import PROTOCOL
+from splitnet.games.splito.core import SplitoCore, Stage, splito_header
+from splitnet.games.splito.settings import SplitoSettings
 from splitnet.net.host import HostNode
 from splitnet.net.peer import PeerNode
 from splitnet.net.store import GameFiles, GameMeta, SeedStore, meta_now
 from splitnet.net.table import Table
 from splitnet.session.identity import Identity
 from splitnet.session.log import Player
-from splitnet.splito.settings import SplitoSettings
 
 GID = bytes(range(120, 136))
 GAMES = ["split", "splito"]
@@ -89,22 +89,22 @@ class Game:
 
     # where the game stands, on the host's core, whatever the game
     def next_shuffler(self) -> int | None:
-        c = self.host.splito_core
-        if c is not None:
+        c = self.host.core
+        if isinstance(c, SplitoCore):
             return c.objectives.next_shuffler() if c.stage is Stage.SHUFFLE_OBJECTIVES \
                 else None
         r = self.host.core.round  # type: ignore[attr-defined]
         return r.deck.next_shuffler() if r.stage == "shuffle" else None
 
     def dealing(self) -> bool:
-        c = self.host.splito_core
-        if c is not None:
+        c = self.host.core
+        if isinstance(c, SplitoCore):
             return c.stage is Stage.DEAL
         return self.host.core.round.stage == "deal"  # type: ignore[attr-defined]
 
     def dealt(self, seat: int) -> bool:
-        c = self.host.splito_core
-        if c is not None:
+        c = self.host.core
+        if isinstance(c, SplitoCore):
             return seat in c.dealt_by
         return seat in self.host.core.round.dealt_by  # type: ignore[attr-defined]
 

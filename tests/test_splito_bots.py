@@ -13,10 +13,10 @@ import statistics
 
 import pytest
 
-from splitnet.splito.bots import HeuristicBot, RandomBot, make_bot
-from splitnet.splito.engine import Game
-from splitnet.splito.local import play_local
-from splitnet.splito.settings import SplitoSettings
+from splitnet.games.splito.bots import HeuristicBot, RandomBot, make_bot
+from splitnet.games.splito.engine import Game
+from splitnet.games.splito.local import play_local
+from splitnet.games.splito.settings import SplitoSettings
 from tests.splito_helpers import new_game
 
 

@@ -1,4 +1,4 @@
-"""The Splito narrator (splitnet/splito/describe.py) on a whole fair-deck game: each
+"""The Splito narrator (splitnet/games/splito/describe.py) on a whole fair-deck game: each
 seat's log tells who committed (never what, S7.3), every turn's plays at once after the
 last reveal (S5.3), the passes (S5.4), the end with every score written out (S10–S11)
 and the audit (S7.5); names and chat from a peer are shown, never obeyed."""
@@ -8,13 +8,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from splitnet.game.local import PROTOCOL, LocalGame, SelfplaySecrets
-from splitnet.game.splito_core import SplitoCore, splito_header
-from splitnet.game.table import PledgeBook
-from splitnet.splito.bots import make_bot
-from splitnet.splito.describe import SplitoNarrator, card_text, zone_name
-from splitnet.splito.engine import Phase
-from splitnet.splito.settings import SplitoSettings
+from splitnet.game.table import PROTOCOL, PledgeBook
+from splitnet.games.split.local import LocalGame, SelfplaySecrets
+from splitnet.games.splito.bots import make_bot
+from splitnet.games.splito.core import SplitoCore, splito_header
+from splitnet.games.splito.describe import SplitoNarrator, card_text, zone_name
+from splitnet.games.splito.engine import Phase
+from splitnet.games.splito.settings import SplitoSettings
 from tests.splito_helpers import new_game as engine_game
 from tests.splito_helpers import play
 

@@ -1,7 +1,7 @@
 """Splito on the fair deck (docs/SPLITO.md, protocol/SPLITO_GAME.md): whole games among
 separate in-memory peers verify; what each seat can read is exactly what S7 lets it know,
 at every entry; commit–reveal (S7.3) and the hand passing (S5.4) are attacked through the
-real code path (:class:`~splitnet.game.local.LocalGame`, the cores, the signed log and
+real code path (:class:`~splitnet.games.split.local.LocalGame`, the cores, the signed log and
 ``verify``), and every refusal names the seat and the S-rule.
 """
 
@@ -14,13 +14,13 @@ import pytest
 
 from splitnet.crypto.deck import MAX_PLAYERS
 from splitnet.game.checks import HopChecker, InlineChecker
-from splitnet.game.local import PROTOCOL, LocalGame, SelfplaySecrets
-from splitnet.game.splito_core import SplitoCore, Stage, splito_header
-from splitnet.game.table import GameError, PledgeBook
-from splitnet.splito.bots import make_bot
-from splitnet.splito.engine import Phase, Play
-from splitnet.splito.record import check_record
-from splitnet.splito.settings import SplitoSettings
+from splitnet.game.table import PROTOCOL, GameError, PledgeBook
+from splitnet.games.split.local import LocalGame, SelfplaySecrets
+from splitnet.games.splito.bots import make_bot
+from splitnet.games.splito.core import SplitoCore, Stage, splito_header
+from splitnet.games.splito.engine import Phase, Play
+from splitnet.games.splito.record import check_record
+from splitnet.games.splito.settings import SplitoSettings
 from splitnet.verify import verify_records
 
 Game = LocalGame[SplitoCore]
@@ -222,7 +222,7 @@ def test_an_illegal_revealed_play_convicts_the_seat_s5_2(splito_at_play: Game) -
     played = core.engine.history[0][0]  # seat 0's card of turn 1
     card = core.engine.face(played.slot)
     bad = Play(1, played.slot, "left")
-    from splitnet.splito.engine import commitment
+    from splitnet.games.splito.engine import commitment
 
     nonce = "ab" * 16
     digest = commitment(core.engine.game_id, 2, 1, card, "left", nonce)
@@ -315,8 +315,8 @@ def test_verify_refuses_a_splito_header_without_shuffle_proofs() -> None:
     run_until(game, lambda g: g.cores[0].stage is Stage.SHUFFLE_OBJECTIVES)
     settings = splito_header(game.settings, PROTOCOL)
     settings["shuffle_proofs"] = False
-    from splitnet.game.splito_core import splito_from_header
-    from splitnet.splito.settings import SettingsError
+    from splitnet.games.splito.core import splito_from_header
+    from splitnet.games.splito.settings import SettingsError
 
     with pytest.raises(SettingsError, match=r"shuffle proofs only"):
         splito_from_header(settings)

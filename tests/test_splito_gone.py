@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from splitnet.splito.engine import Game, Phase, Play
+from splitnet.games.splito.engine import Game, Phase, Play
 from tests.splito_helpers import new_game, nonce
 from tests.test_splito_rules import commit_for, refused
 
@@ -86,7 +86,7 @@ def test_S5_7_on_the_fair_deck_a_gone_holders_shares_are_forwarded_by_the_hands_
 ) -> None:
     """The core's pass duty once a seat has left (S5.7): the hand dealt to the gone seat
     goes on, sealed onward by whoever held it last, and S7 holds at every entry."""
-    from splitnet.game.splito_core import Stage
+    from splitnet.games.splito.core import Stage
     from tests.test_splito_fair import bots, new_game, run_until
 
     game = new_game(4, seed=4)
@@ -118,7 +118,7 @@ def _silent_from(game: Any, seat: int, at: Callable[[Any], bool]) -> None:
 
 
 def _commit_phase(turn: int) -> Callable[[Any], bool]:
-    from splitnet.game.splito_core import Stage
+    from splitnet.games.splito.core import Stage
 
     def at(g: Any) -> bool:
         e = g.cores[0].engine
@@ -129,7 +129,7 @@ def _commit_phase(turn: int) -> Callable[[Any], bool]:
 
 def _pass_stage(turn: int) -> Callable[[Any], bool]:
     """The passes after ``turn`` are due; none is in yet."""
-    from splitnet.game.splito_core import Stage
+    from splitnet.games.splito.core import Stage
 
     def at(g: Any) -> bool:
         c = g.cores[0]
@@ -169,9 +169,9 @@ def test_S5_7_a_seat_gone_for_good_leaves_and_the_game_ends_verified_with_s7_at_
     for its commitment or for its sealed shares (another seat forwards them): every seat
     applies it, the game plays to its end, the record holds the seat that left and null
     for the cards nobody read, the referee and verify agree, and S7 holds at every entry."""
-    from splitnet.game.splito_core import Stage
     from splitnet.game.table import Limits
-    from splitnet.splito.record import check_record
+    from splitnet.games.splito.core import Stage
+    from splitnet.games.splito.record import check_record
     from splitnet.verify import verify_records
     from tests.test_splito_fair import bots, new_game
 
@@ -270,7 +270,7 @@ def test_S12_5_the_referee_refuses_a_record_that_bends_the_rule_of_a_seat_that_l
     import copy
 
     from splitnet.game.table import Limits
-    from splitnet.splito.record import check_record
+    from splitnet.games.splito.record import check_record
     from tests.test_splito_fair import bots, new_game
 
     game = new_game(4, seed=11)

@@ -19,12 +19,12 @@ import pytest
 
 from splitnet.crypto import group
 from splitnet.crypto.seeds import u64
-from splitnet.game.local import PROTOCOL, LocalGame
-from splitnet.game.splito_core import SplitoCore, Stage, splito_header
-from splitnet.game.table import PledgeBook
-from splitnet.splito.engine import Phase
-from splitnet.splito.record import check_record, dumps
-from splitnet.splito.settings import SplitoSettings
+from splitnet.game.table import PROTOCOL, PledgeBook
+from splitnet.games.split.local import LocalGame
+from splitnet.games.splito.core import SplitoCore, Stage, splito_header
+from splitnet.games.splito.engine import Phase
+from splitnet.games.splito.record import check_record, dumps
+from splitnet.games.splito.settings import SplitoSettings
 from splitnet.verify import verify_records
 from tests.test_splito_vectors import GID, Source, drive, seed_of
 

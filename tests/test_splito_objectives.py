@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from splitnet.splito.cards import COLOURS, NUMBER_CARDS, number_face
-from splitnet.splito.objectives import (
+from splitnet.games.splito.cards import COLOURS, NUMBER_CARDS, number_face
+from splitnet.games.splito.objectives import (
     DEFAULT_OBJECTIVE_SET_SHA256,
     Face,
     ObjectiveError,
@@ -26,6 +26,7 @@ from splitnet.splito.objectives import (
 )
 
 ROOT = Path(__file__).resolve().parent.parent
+OBJECTIVES = ROOT / "splitnet" / "games" / "splito" / "objectives.json"
 OBJ = default_objective_set().by_id
 
 
@@ -216,7 +217,7 @@ def test_S9_6_objective_set_hash_is_the_documented_one() -> None:
 
 
 def test_S9_6_names_and_texts_are_not_part_of_the_hash() -> None:
-    data = json.loads((ROOT / "splitnet" / "splito" / "objectives.json").read_text("utf-8"))
+    data = json.loads(OBJECTIVES.read_text("utf-8"))
     data["objectives"][0]["name"] = "Deux as"
     data["objectives"][0]["text"] = "Au moins deux cartes 1."
     assert objective_set_sha256(data) == DEFAULT_OBJECTIVE_SET_SHA256
@@ -229,7 +230,7 @@ def test_S9_3_appendix_A_is_objectives_json() -> None:
     text = (ROOT / "docs" / "SPLITO.md").read_text(encoding="utf-8")
     block = text.split("## Appendix A")[1].split("```")[1]
     rows = [line.split(" ", 2) for line in block.strip().splitlines()]
-    data = json.loads((ROOT / "splitnet" / "splito" / "objectives.json").read_text("utf-8"))
+    data = json.loads(OBJECTIVES.read_text("utf-8"))
     assert [(o["id"], o["points"], o["cond"]) for o in data["objectives"]] == [
         (i, int(p), json.loads(c)) for i, p, c in rows]
 
@@ -262,7 +263,7 @@ def test_S9_3_filters_select_by_value_and_colour_together() -> None:
 
 
 def test_S9_6_a_set_must_be_37_distinct_cards_in_id_order() -> None:
-    data = json.loads((ROOT / "splitnet" / "splito" / "objectives.json").read_text("utf-8"))
+    data = json.loads(OBJECTIVES.read_text("utf-8"))
     assert parse_objective_set(data).sha256 == DEFAULT_OBJECTIVE_SET_SHA256
     bad = json.loads(json.dumps(data))
     bad["objectives"][1]["id"] = "OBJ01"

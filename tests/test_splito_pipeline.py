@@ -13,12 +13,12 @@ from typing import Any
 import pytest
 
 from splitnet.game.checks import HopChecker, InlineChecker
-from splitnet.game.local import PROTOCOL, LocalGame, SelfplaySecrets
 from splitnet.game.pool import ProofPool
-from splitnet.game.splito_core import SplitoCore, Stage, splito_header
-from splitnet.game.table import GameError, PledgeBook
-from splitnet.splito.bots import make_bot
-from splitnet.splito.settings import SplitoSettings
+from splitnet.game.table import PROTOCOL, GameError, PledgeBook
+from splitnet.games.split.local import LocalGame, SelfplaySecrets
+from splitnet.games.splito.bots import make_bot
+from splitnet.games.splito.core import SplitoCore, Stage, splito_header
+from splitnet.games.splito.settings import SplitoSettings
 from splitnet.verify import verify_records
 from tests.test_pipeline import Counting
 

@@ -24,7 +24,7 @@ from splitnet.app.splito_fair import (
     splito_session,
 )
 from splitnet.games.splito import SPLITO
-from splitnet.splito.engine import Play
+from splitnet.games.splito.engine import Play
 from splitnet.ui.splito_plain import CommandError, parse_play, render_table, run_splito_plain
 from splitnet.verify import verify_records
 from tests import forked_cli
@@ -73,7 +73,7 @@ def test_an_interrupted_game_is_resumed_after_our_commitment_and_verifies_s7_3(
     rc, out = _play(again, "A left\n" * 12)
     assert rc == 0, out[-2000:]
     first = next(line for line in out.splitlines() if line.startswith("Turn 1 revealed"))
-    from splitnet.splito.describe import card_text
+    from splitnet.games.splito.describe import card_text
 
     assert f"you → right {card_text(again.view, card)}" in first  # what we committed
     assert again.view.over

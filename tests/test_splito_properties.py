@@ -12,16 +12,17 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from splitnet.splito.bots import make_bot
-from splitnet.splito.engine import Game, IllegalMove, Play
-from splitnet.splito.local import play_local
-from splitnet.splito.record import check_record, dumps
-from splitnet.splito.settings import SplitoSettings
+from splitnet.games.splito.bots import make_bot
+from splitnet.games.splito.engine import Game, IllegalMove, Play
+from splitnet.games.splito.local import play_local
+from splitnet.games.splito.record import check_record, dumps
+from splitnet.games.splito.settings import SplitoSettings
 from tests.splito_helpers import snapshot
 
 ROOT = Path(__file__).resolve().parent.parent
+OBJECTIVES = ROOT / "splitnet" / "games" / "splito" / "objectives.json"
 RAW = {o["id"]: o for o in json.loads(
-    (ROOT / "splitnet" / "splito" / "objectives.json").read_text("utf-8"))["objectives"]}
+    OBJECTIVES.read_text("utf-8"))["objectives"]}
 
 
 # ---------------------------------------------------------------- the independent scorer
@@ -31,7 +32,7 @@ def _sel(f: dict[str, Any], cards: list[tuple[int, str]]) -> list[tuple[int, str
 
 
 def cond_true(cond: dict[str, Any], z: list[tuple[int, str]]) -> bool:
-    """S9.3's table, read afresh (no code shared with splitnet.splito.objectives)."""
+    """S9.3's table, read afresh (no code shared with splitnet.games.splito.objectives)."""
     op = cond["op"]
     lo, hi = cond.get("min", 0), cond.get("max", 10**9)
     if op == "count":

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from splitnet.splito.bots import make_bot
-from splitnet.splito.local import play_local
-from splitnet.splito.record import (
+from splitnet.games.splito.bots import make_bot
+from splitnet.games.splito.local import play_local
+from splitnet.games.splito.record import (
     DEAL_KEYS,
     SCORE_KEYS,
     TOP_KEYS,
@@ -20,7 +20,7 @@ from splitnet.splito.record import (
     check_text,
     dumps,
 )
-from splitnet.splito.settings import RECORD_KEYS, SplitoSettings
+from splitnet.games.splito.settings import RECORD_KEYS, SplitoSettings
 
 Record = dict[str, Any]
 
@@ -125,7 +125,7 @@ def replay_card(r: Record) -> None:  # a card played twice
 
 
 def other_hand_card(r: Record) -> None:  # a card of another seat's hand, with a fresh commit
-    from splitnet.splito.engine import commitment
+    from splitnet.games.splito.engine import commitment
 
     p = r["turns"][0]["plays"][0]
     p["card"] = r["turns"][0]["plays"][1]["card"]
@@ -194,8 +194,8 @@ def test_protocol_splito_record_doc_states_what_the_code_does() -> None:
     import re
     from pathlib import Path
 
-    from splitnet.splito.cards import card_order
-    from splitnet.splito.engine import commitment
+    from splitnet.games.splito.cards import card_order
+    from splitnet.games.splito.engine import commitment
 
     doc = (Path(__file__).resolve().parent.parent / "protocol" / "SPLITO_RECORD.md").read_text(
         encoding="utf-8")
@@ -273,10 +273,10 @@ def test_S13_the_referee_checks_against_the_objective_set_it_is_given() -> None:
     """S9.6, S13: another set of 37 cards is another ruleset, named by its hash."""
     from pathlib import Path
 
-    from splitnet.splito.objectives import parse_objective_set
+    from splitnet.games.splito.objectives import parse_objective_set
 
-    data = json.loads((Path(__file__).resolve().parent.parent / "splitnet" / "splito"
-                       / "objectives.json").read_text("utf-8"))
+    data = json.loads((Path(__file__).resolve().parent.parent / "splitnet" / "games"
+                       / "splito" / "objectives.json").read_text("utf-8"))
     for o in data["objectives"]:
         o["points"] = 5 - o["points"]  # a house set: the hard cards are worth little
     house = parse_objective_set(data)

@@ -13,15 +13,15 @@ from typing import Any
 
 import pytest
 
+from splitnet.games.splito.bots import make_bot
+from splitnet.games.splito.cards import is_number_card
+from splitnet.games.splito.engine import zone_of
+from splitnet.games.splito.local import play_local
+from splitnet.games.splito.objectives import default_objective_set
+from splitnet.games.splito.record import dumps
+from splitnet.games.splito.replay import PROMPT_KEYS, _cards, replay_steps
+from splitnet.games.splito.settings import SplitoSettings
 from splitnet.replay import run_replay, step_through
-from splitnet.splito.bots import make_bot
-from splitnet.splito.cards import is_number_card
-from splitnet.splito.engine import zone_of
-from splitnet.splito.local import play_local
-from splitnet.splito.objectives import default_objective_set
-from splitnet.splito.record import dumps
-from splitnet.splito.replay import PROMPT_KEYS, _cards, replay_steps
-from splitnet.splito.settings import SplitoSettings
 
 SPLITNET = [sys.executable, "-m", "splitnet.cli"]
 OSET = default_objective_set()

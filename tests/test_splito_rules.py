@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from splitnet.splito.cards import N_CARDS, NUMBER_CARDS, card_order, number_face
-from splitnet.splito.engine import (
+from splitnet.games.splito.cards import N_CARDS, NUMBER_CARDS, card_order, number_face
+from splitnet.games.splito.engine import (
     TRANSITIONS,
     Game,
     IllegalMove,
@@ -20,7 +20,7 @@ from splitnet.splito.engine import (
     zone_of,
     zone_seats,
 )
-from splitnet.splito.settings import KEYS, RECORD_KEYS, SettingsError, SplitoSettings
+from splitnet.games.splito.settings import KEYS, RECORD_KEYS, SettingsError, SplitoSettings
 from tests.splito_helpers import GAME_ID, deck_for, new_game, nonce, play, snapshot
 
 
@@ -305,7 +305,7 @@ def test_phases_are_an_enum_with_one_transition_table() -> None:
 
 
 def test_illegal_transitions_are_refused() -> None:
-    from splitnet.splito.engine import Event
+    from splitnet.games.splito.engine import Event
 
     g = new_game(3)
     for event in (Event.DEAL, Event.TURN_DONE, Event.LAST_TURN_DONE):

@@ -1,5 +1,5 @@
-"""Splito's strong level (splitnet/splito/search.py) and its flat rollouts
-(splitnet/splito/flat.py): the flat heuristic is the heuristic to the last bit, the search
+"""Splito's strong level (splitnet/games/splito/search.py) and its flat rollouts
+(splitnet/games/splito/flat.py): the flat heuristic is the heuristic to the last bit, the search
 reads nothing its seat may not know (S7), and it is anchored on the heuristic."""
 
 from __future__ import annotations
@@ -11,13 +11,13 @@ from collections import Counter
 import pytest
 
 from splitnet.cli import main
-from splitnet.splito.bots import LEVELS, EasyBot, HeuristicBot, RandomBot, make_bot
-from splitnet.splito.cards import NUMBER_CARDS, number_face
-from splitnet.splito.engine import Game, commitment
-from splitnet.splito.flat import CELLS, compile_cond, face_index, heuristic_values, rollout
-from splitnet.splito.local import play_local
-from splitnet.splito.objectives import default_objective_set, holds, missing
-from splitnet.splito.search import (
+from splitnet.games.splito.bots import LEVELS, EasyBot, HeuristicBot, RandomBot, make_bot
+from splitnet.games.splito.cards import NUMBER_CARDS, number_face
+from splitnet.games.splito.engine import Game, commitment
+from splitnet.games.splito.flat import CELLS, compile_cond, face_index, heuristic_values, rollout
+from splitnet.games.splito.local import play_local
+from splitnet.games.splito.objectives import default_objective_set, holds, missing
+from splitnet.games.splito.search import (
     SearchConfig,
     StrongBot,
     describe_play,
@@ -26,7 +26,7 @@ from splitnet.splito.search import (
     knowable_slots,
     suggest,
 )
-from splitnet.splito.settings import SplitoSettings
+from splitnet.games.splito.settings import SplitoSettings
 
 
 def _positions(n: int, seed: int) -> list[tuple[Game, list[Game]]]:
@@ -129,7 +129,7 @@ def _scrambled(view: Game, seat: int, rng: random.Random, truth: list[str] | Non
 
 
 def truth_pool(view: Game) -> list[str]:
-    from splitnet.splito.engine import full_deck
+    from splitnet.games.splito.engine import full_deck
 
     return [c for c in full_deck(view.settings) if c not in view.central]
 

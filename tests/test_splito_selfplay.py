@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from splitnet.cli import main
-from splitnet.splito.record import check_text
-from splitnet.splito.settings import SplitoSettings
+from splitnet.games.splito.record import check_text
+from splitnet.games.splito.settings import SplitoSettings
 
 #: the games here are in-process tables, every peer checking every other seat's hop
 #: and verify each again: the same proofs, computed in full once per test

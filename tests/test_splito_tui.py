@@ -17,8 +17,8 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from splitnet.app.splito_fair import splito_session
-from splitnet.splito.cards import card_order
-from splitnet.splito.engine import Game, IllegalMove, Play
+from splitnet.games.splito.cards import card_order
+from splitnet.games.splito.engine import Game, IllegalMove, Play
 from splitnet.ui.splito_table import rematch_keys
 from splitnet.ui.tui.render import width_of
 from splitnet.ui.tui.splito import SplitoTuiApp
@@ -101,7 +101,7 @@ def test_letters_stay_put_during_a_turn_and_a_new_turn_clears_the_choice_s5_4() 
     before = m.labels()
     m.press("C")
     # the others commit meanwhile: the screen is drawn again and again, nothing moves
-    from splitnet.splito.engine import commitment
+    from splitnet.games.splito.engine import commitment
 
     for seat in (1, 2):
         slot = s.view.hands[seat][0]

@@ -16,8 +16,9 @@ from typing import Any
 
 from splitnet.crypto import group
 from splitnet.crypto.seeds import deck_digest, u64
-from splitnet.game.local import PROTOCOL, LocalGame
-from splitnet.game.splito_core import (
+from splitnet.game.table import PROTOCOL, PledgeBook
+from splitnet.games.split.local import LocalGame
+from splitnet.games.splito.core import (
     SplitoCore,
     Stage,
     card_encodings,
@@ -26,10 +27,9 @@ from splitnet.game.splito_core import (
     play_nonce,
     splito_header,
 )
-from splitnet.game.table import PledgeBook
+from splitnet.games.splito.engine import Play
+from splitnet.games.splito.settings import SplitoSettings
 from splitnet.session.identity import Identity
-from splitnet.splito.engine import Play
-from splitnet.splito.settings import SplitoSettings
 
 PATH = Path(__file__).parent / "vectors" / "splito_game_v1.json"
 GID = bytes(range(16))
@@ -187,7 +187,7 @@ def test_the_entry_table_of_splito_game_md_is_the_codes_kinds() -> None:
     """SPLITO_GAME.md §4 lists exactly the kinds SplitoCore takes."""
     import re
 
-    from splitnet.game.splito_core import KINDS
+    from splitnet.games.splito.core import KINDS
 
     doc = (Path(__file__).resolve().parent.parent / "protocol" / "SPLITO_GAME.md").read_text()
     section = doc[doc.index("## 4. Entries"):doc.index("## 5.")]

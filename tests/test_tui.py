@@ -14,9 +14,9 @@ from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from splitnet.bots import make_bot
 from splitnet.cards import pretty, rank
-from splitnet.rules import Action, Game, Lay, TakeRow
+from splitnet.games.split.bots import make_bot
+from splitnet.games.split.rules import Action, Game, Lay, TakeRow
 from splitnet.ui.tui import TuiApp, run_lobby
 from splitnet.ui.tui.model import KIND_LETTER
 from splitnet.ui.tui.snapshot import screen_text
@@ -385,7 +385,7 @@ class ScriptBot:
     name = "script"
 
     def choose(self, game: Game, seat: int) -> Action:
-        from splitnet.rules import Discard, DrawPile, SkipBonus
+        from splitnet.games.split.rules import Discard, DrawPile, SkipBonus
 
         moves = game.legal_moves(seat)
         for kind in (Lay, SkipBonus, DrawPile, Discard):
@@ -397,8 +397,8 @@ class ScriptBot:
 
 async def test_late_lays_after_a_first_turn_go_out() -> None:
     from splitnet.frontend import HumanAgent
+    from splitnet.games.split.rules import Settings
     from splitnet.localplay import LocalTable
-    from splitnet.rules import Settings
 
     # slot 0, 2 → Ana (she plays first), slot 1, 3 → you, slot 4 the first discard,
     # slot 5 Ana's draw.

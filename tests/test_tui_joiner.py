@@ -13,10 +13,10 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from splitnet.app.lan_session import LAN_PARTS, NetSession
-from splitnet.bots import make_bot
 from splitnet.frontend import HumanAgent
+from splitnet.games.split.bots import make_bot
+from splitnet.games.split.rules import Action, TakeRow
 from splitnet.net.host import HostNode
-from splitnet.rules import Action, TakeRow
 from splitnet.session.identity import Identity
 from splitnet.ui.tui import TuiApp
 from splitnet.ui.tui.model import TableModel

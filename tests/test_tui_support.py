@@ -14,7 +14,7 @@ from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from splitnet.rules import BonusSwap, LateLay, Lay, Upgrade
+from splitnet.games.split.rules import BonusSwap, LateLay, Lay, Upgrade
 from splitnet.ui.tui import TuiApp
 from splitnet.ui.tui.model import TableModel
 from tests.stand_in import LocalSession

@@ -16,11 +16,11 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.keys import Keys
 from prompt_toolkit.output import DummyOutput
 
-from splitnet.bots import make_bot
-from splitnet.bots.search import knowable_slots, suggest
-from splitnet.describe import describe_event, describe_round_end
-from splitnet.rules import Action, Discard, DrawPile, Game, Lay, TakeRow, Upgrade
-from splitnet.rules.scoring import standing_now
+from splitnet.games.split.bots import make_bot
+from splitnet.games.split.bots.search import knowable_slots, suggest
+from splitnet.games.split.describe import describe_event, describe_round_end
+from splitnet.games.split.rules import Action, Discard, DrawPile, Game, Lay, TakeRow, Upgrade
+from splitnet.games.split.rules.scoring import standing_now
 from splitnet.ui.tui import TuiApp
 from splitnet.ui.tui.advice import default_hinter
 from splitnet.ui.tui.model import LABELS, Note
@@ -78,7 +78,8 @@ def test_no_color_says_underlined_not_green(monkeypatch: pytest.MonkeyPatch) -> 
 def test_your_own_match_and_points_in_the_log() -> None:
     g = Game(2)
     g.start_round(list(range(104)))
-    g.matches.append(__import__("splitnet.rules", fromlist=["Match"]).Match(0, 1, [0, 2]))
+    from splitnet.games.split.rules import Match
+    g.matches.append(Match(0, 1, [0, 2]))
     ev = {"type": "upgrade", "match_id": 0, "card": 4, "covers": 2, "owner_before": 1,
           "match": "perfect"}
     assert describe_event(ev, g, ["Ana", "Bo"], actor=1, viewer=1).startswith(
@@ -528,8 +529,8 @@ def test_a_rematch_keeps_the_seats_and_passes_the_first_deal_left() -> None:
     """The next game of a local table (the end screen's n) keeps every player in their
     seat — and so their number, on screen and as a key (a perfect bonus, R5.1) — and
     its first round is dealt by the previous first dealer's left neighbour (R3.2)."""
-    from splitnet.bots import make_bot
-    from splitnet.rules import Settings
+    from splitnet.games.split.bots import make_bot
+    from splitnet.games.split.rules import Settings
     from splitnet.selfplay import human_session, rematch_dealer, rematch_session
 
     names = ["heuristic"] * 3
@@ -555,7 +556,7 @@ def test_a_rematch_keeps_the_seats_and_passes_the_first_deal_left() -> None:
 def test_a_players_number_key_is_the_number_the_table_shows() -> None:
     """The keys that name a player (a perfect bonus, R5.1) are the numbers the table
     shows for the seats (the session's ``numbers``), whatever they are."""
-    from splitnet.rules import BonusMark
+    from splitnet.games.split.rules import BonusMark
 
     session = position(lambda v: v.phase == "bonus" and v.pending_bonus == "perfect")
     session.numbers = [4, 1, 2, 3]  # the seats' numbers in some game of a run

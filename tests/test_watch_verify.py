@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from splitnet.bots import make_bot
-from splitnet.game.core import GameCore
-from splitnet.game.local import LocalGame
-from splitnet.game.splito_core import SplitoCore
+from splitnet.games.split.bots import make_bot
+from splitnet.games.split.core import GameCore
+from splitnet.games.split.local import LocalGame
+from splitnet.games.splito.core import SplitoCore
 from splitnet.verify import LiveVerifier, verify_records
 from tests.test_open_hand import new_game as split_game
 from tests.test_splito_fair import bots as splito_bots

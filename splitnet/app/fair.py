@@ -1,6 +1,6 @@
 """A :class:`~splitnet.frontend.TableSession` over an in-memory fair-deck game: you and
 bots on one machine, every card dealt by the mental-poker protocol among separate peers
-(:class:`splitnet.game.local.LocalGame`) and every round audited. What ``selfplay``
+(:class:`splitnet.games.split.local.LocalGame`) and every round audited. What ``selfplay``
 and ``play`` assemble; it lives here, above the game layer, because it wires the game
 to bots and a front end.
 """
@@ -11,13 +11,13 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any
 
-from splitnet import describe
-from splitnet.bots import Bot, choose_off_loop
 from splitnet.frontend import HumanAgent, SessionBase
-from splitnet.game.core import GameCore
-from splitnet.game.local import LocalGame
 from splitnet.game.table import GameError
-from splitnet.rules import Action, Game
+from splitnet.games.split import describe
+from splitnet.games.split.bots import Bot, choose_off_loop
+from splitnet.games.split.core import GameCore
+from splitnet.games.split.local import LocalGame
+from splitnet.games.split.rules import Action, Game
 
 
 class FairSession(SessionBase):

@@ -13,7 +13,6 @@ from collections.abc import Callable
 from dataclasses import fields
 from typing import Any
 
-from splitnet.bots import parse_level
 from splitnet.cmdline import (
     THINK_HELP,
     data_dir,
@@ -27,6 +26,7 @@ from splitnet.cmdline import (
     seed,
 )
 from splitnet.games import FIRST, games
+from splitnet.games.split.bots import parse_level
 from splitnet.net.addrs import parse_addr
 from splitnet.net.config import (
     DEFAULT_PORT,
@@ -117,7 +117,7 @@ def _command(name: str) -> Callable[[argparse.Namespace], int]:
 
 def add_parsers(sub: Any) -> None:
     """Add ``host``, ``join`` and ``bot`` to the ``splitnet`` command."""
-    from splitnet.bots import LEVELS
+    from splitnet.games.split.bots import LEVELS
 
     def level(text: str) -> str:
         try:

@@ -44,8 +44,8 @@ from splitnet.app.lan_rematch import (
     _rematch_peer,
 )
 from splitnet.app.lan_session import LAN_PARTS
-from splitnet.bots import FRIENDLY_NAMES, bot_label, bot_player_name
 from splitnet.game.rematch import PreviousGame
+from splitnet.games.split.bots import FRIENDLY_NAMES, bot_label, bot_player_name
 from splitnet.net.config import NetSettings, is_wormhole_code
 from splitnet.net.joincode import JoinCode
 from splitnet.net.links import node_wrap

@@ -19,10 +19,10 @@ from typing import Any
 from splitnet.aio import stop, until
 from splitnet.app.lan_args import parse_net_timing
 from splitnet.app.lan_session import LanSeat, NetSession
-from splitnet.bots import bot_player_name
 from splitnet.durable import open_private
 from splitnet.frontends import front_end
 from splitnet.game.rematch import PreviousGame
+from splitnet.games.split.bots import bot_player_name
 from splitnet.localfiles import LocalFileError
 from splitnet.net import wormhole
 from splitnet.net.config import (
@@ -102,7 +102,7 @@ def _test_secrets(seed: int | None) -> tuple[SeedMaker | None, Callable[[], byte
     who knows S knows the deck."""
     if seed is None:
         return None, None
-    from splitnet.game.local import SelfplaySecrets
+    from splitnet.games.split.local import SelfplaySecrets
 
     src = SelfplaySecrets(seed)
 

@@ -48,11 +48,11 @@ from splitnet.app.lan_rematch import (
 )
 from splitnet.app.lan_session import LAN_PARTS, NetSession
 from splitnet.app.lan_table import _front_end
-from splitnet.bots import bot_label
 from splitnet.cmdline import need_terminal, stdin_closed
 from splitnet.frontends import front_end
 from splitnet.game.rematch import PreviousGame
 from splitnet.games import GameSpec, by_key
+from splitnet.games.split.bots import bot_label
 from splitnet.net import wormhole
 from splitnet.net.addrs import WILDCARD, join_addresses
 from splitnet.net.config import DEFAULT_PORT, NetSettings

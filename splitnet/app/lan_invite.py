@@ -23,8 +23,8 @@ from splitnet.app.lan_common import (
     _words_once,
     _wormhole_settings,
 )
-from splitnet.bots import bot_label
 from splitnet.game.rematch import PreviousGame
+from splitnet.games.split.bots import bot_label
 from splitnet.net import wormhole
 from splitnet.net.config import NetSettings
 from splitnet.net.frames import Presence

@@ -5,7 +5,7 @@ passes through :func:`splitnet.text.shown` (as :class:`~splitnet.frontend.Sessio
 does for the table).
 
 The session drives one seat — a person through a :class:`~splitnet.frontend.HumanAgent`,
-or a bot — and turns the log into lines (via :mod:`splitnet.describe`, as
+or a bot — and turns the log into lines (via :mod:`splitnet.games.split.describe`, as
 :class:`~splitnet.app.fair.FairSession` does) and a status line that names whoever the
 table waits for, and says so when that player is silent or disconnected.
 """
@@ -15,28 +15,38 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
-from splitnet import describe
 from splitnet.aio import stop, until
-from splitnet.bots import Bot, choose_off_loop, open_hand_player
 from splitnet.errors import SplitnetError
 from splitnet.frontend import HumanAgent, SessionBase
-from splitnet.game.core import GameCore
+from splitnet.games import GameSpec
+from splitnet.games.split import describe
+from splitnet.games.split.bots import Bot, choose_off_loop
+from splitnet.games.split.core import GameCore
+from splitnet.games.split.rules import Action, BonusDraw, DrawPile, Game, IllegalMove
 from splitnet.net.config import NetSettings
 from splitnet.net.frames import Presence
 from splitnet.net.peer import PeerFatal
-from splitnet.net.table import Table, TableParts
+from splitnet.net.table import Narration, Table, TableParts
 from splitnet.net.wire import WireError
-from splitnet.rules import Action, BonusDraw, DrawPile, Game, IllegalMove
 from splitnet.session.log import Entry
 from splitnet.ui import time_left
 
+
+def game_narrator(game: GameSpec, names: Sequence[str], seat: int) -> Narration | None:
+    """The narrator of ``game``'s front end (None: it has none), for a reopened table."""
+    from splitnet.frontends import front_end
+
+    told = front_end(game).narrator
+    return told(names, seat) if told is not None else None
+
+
 #: What a LAN seat's table is assembled with from above the network layer: the
-#: open-handed seat's player the protocol names (R8.6) and the narration of a reopened
-#: game's saved log (shown by the session as the game so far).
-LAN_PARTS = TableParts(open_hand=open_hand_player, narrator=describe.Narrator)
+#: narration of a reopened game's saved log in its game's words (shown by the session as
+#: the game so far; ``host``/``join``/``bot`` add their proof checker)
+LAN_PARTS = TableParts(narrator=game_narrator)
 
 
 class Node(Protocol):
@@ -349,9 +359,9 @@ class NetSession(LanSeat[Action]):
         if (bot is None) == (human is None):
             raise ValueError("a seat is played by exactly one of a bot or a person")
         table = node.table
-        if table.split_core is None:
+        if not isinstance(table.core, GameCore):
             raise ValueError("this game is not Split: its session is SplitoNetSession")
-        self.core = table.split_core
+        self.core: GameCore = table.core
         super().__init__(node, task, table, bot_delay, clock, offer_after)
         #: the seat's own engine (the core keeps this one object for the whole game)
         self.view: Game = self.core.engine

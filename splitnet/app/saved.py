@@ -63,7 +63,7 @@ from splitnet.session.identity import Identity
 from splitnet.session.transcript import TranscriptError, TranscriptWriter
 
 if TYPE_CHECKING:
-    from splitnet.game.local import LocalGame
+    from splitnet.games.split.local import LocalGame
     from splitnet.session.log import Header
 
 ROLE = "local"
@@ -146,7 +146,7 @@ def create(data_dir: Path, game_id: bytes, name: str, seat: int, bots: Sequence[
            bot_seeds: Sequence[int], keys: Sequence[bytes] | None = None,
            make: Callable[[int], Callable[[int], bytes]] | None = None) -> LocalSecrets:
     """Write a new local game's ``.local`` and ``.meta`` files (the transcript comes
-    next, from :class:`~splitnet.game.local.LocalGame`), in a data dir and ``games/``
+    next, from :class:`~splitnet.games.split.local.LocalGame`), in a data dir and ``games/``
     that only this user may open (NETWORK.md §9)."""
     files = GameFiles(open_data_dir(data_dir), game_id)
     if files.transcript.exists():
@@ -173,7 +173,7 @@ def new_source(data_dir: Path | None, seed: int | None, name: str, seat: int,
     (reproducible, for testing) or the OS random source, with the seats' identity
     ``keys`` given (a rematch keeps them, GAME.md "Rematch") or made; with ``data_dir``
     saved there (:func:`create`), else in memory and no transcript."""
-    from splitnet.game.local import KeptKeys, RandomSecrets, SelfplaySecrets
+    from splitnet.games.split.local import KeptKeys, RandomSecrets, SelfplaySecrets
 
     inner = SelfplaySecrets(seed) if seed is not None else RandomSecrets()
     if data_dir is None:
@@ -323,7 +323,7 @@ def describe(data_dir: Path, meta: GameMeta) -> SavedGame:
     """Which game ``meta`` saved, how far it got and who plays it, read from its
     transcript (the entries that verify, up to the first that does not) and its
     ``.local`` file; raises :class:`SavedGameError` (one line) if they cannot be read."""
-    from splitnet.bots import parse_level
+    from splitnet.games.split.bots import parse_level
     from splitnet.session.log import Log, LogError
     from splitnet.session.transcript import TranscriptError, read_transcript
 

@@ -1,6 +1,6 @@
 """``splitnet play --game splito``: you and bots at a Splito table on this machine, every
 card dealt by the fair-deck protocol among separate in-memory peers
-(:class:`splitnet.game.splito_core.SplitoCore`, protocol/SPLITO_GAME.md), the game kept
+(:class:`splitnet.games.splito.core.SplitoCore`, protocol/SPLITO_GAME.md), the game kept
 in the data directory as it is played (:mod:`splitnet.app.saved`) so an interrupted one
 can be taken up again and a finished one checked with ``splitnet verify``.
 
@@ -22,13 +22,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from splitnet.frontend import SessionBase, SplitoHumanAgent
-from splitnet.game.local import PROTOCOL, LocalGame
-from splitnet.game.splito_core import SplitoCore, splito_from_header, splito_header
-from splitnet.game.table import GameError, PledgeBook
-from splitnet.splito.bots import Bot, make_bot
-from splitnet.splito.describe import SplitoNarrator
-from splitnet.splito.engine import Game, Phase, Play
-from splitnet.splito.settings import SplitoSettings
+from splitnet.game.table import PROTOCOL, GameError, PledgeBook
+from splitnet.games.split.local import LocalGame
+from splitnet.games.splito.bots import Bot, make_bot
+from splitnet.games.splito.core import SplitoCore, splito_from_header, splito_header
+from splitnet.games.splito.describe import SplitoNarrator
+from splitnet.games.splito.engine import Game, Phase, Play
+from splitnet.games.splito.settings import SplitoSettings
 
 if TYPE_CHECKING:
     from splitnet.app.saved import LocalSecrets
@@ -96,7 +96,7 @@ class SplitoFairSession(SessionBase):
         try:
             self.game.send(self.seat, "chat", {"text": text[:500]})
         except GameError as e:  # S5.5: no chat during play unless the table agreed
-            from splitnet.splito.engine import IllegalMove
+            from splitnet.games.splito.engine import IllegalMove
 
             raise IllegalMove("S5.5", str(e).split("S5.5: ", 1)[-1]) from None
 
@@ -178,7 +178,7 @@ def splito_session(name: str, bot_levels: Sequence[str], seed: int | None,
     every card dealt by the fair-deck protocol. With ``seed`` every peer's secrets and the
     bots are reproducible (testing); without, the secrets come from the OS. With
     ``data_dir`` the game is saved there as it is played (:func:`resume_splito`)."""
-    from splitnet.bots import bot_player_name
+    from splitnet.games.split.bots import bot_player_name
 
     n = len(bot_levels) + 1
     settings = settings if settings is not None else SplitoSettings.standard(n)

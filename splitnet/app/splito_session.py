@@ -3,10 +3,10 @@
 session is :class:`~splitnet.app.lan_session.NetSession`).
 
 The session drives one seat — a person (the front end calls :meth:`submit`) or a Splito
-bot (:mod:`splitnet.splito.bots`) — on the seat's own
-:class:`~splitnet.game.splito_core.SplitoCore`: ``view`` is that core's engine (the seat's
+bot (:mod:`splitnet.games.splito.bots`) — on the seat's own
+:class:`~splitnet.games.splito.core.SplitoCore`: ``view`` is that core's engine (the seat's
 hand, the hands it held, the zones and the central objectives, S7), the log is told in
-lines as entries arrive (:class:`~splitnet.splito.describe.SplitoNarrator`, as for a game
+lines as entries arrive (:class:`~splitnet.games.splito.describe.SplitoNarrator`, as for a game
 on this machine) and the status names whose commitment is still missing (S7.3).
 
 S5.6: with the table's ``turn_timeout_s``, a seat that has not chosen its play that long
@@ -27,18 +27,18 @@ from typing import Any
 
 from splitnet.app.lan_session import OFFER_OPEN_HAND_AFTER, LanSeat, Node
 from splitnet.frontend import SplitoTableSession
-from splitnet.game.splito_core import SplitoCore, Stage
+from splitnet.games.splito.bots import Bot, make_bot
+from splitnet.games.splito.core import SplitoCore, Stage
+from splitnet.games.splito.describe import SplitoNarrator
+from splitnet.games.splito.engine import Game, IllegalMove, Phase, Play
 from splitnet.net.wire import WireError
 from splitnet.session.log import Entry
-from splitnet.splito.bots import Bot, make_bot
-from splitnet.splito.describe import SplitoNarrator
-from splitnet.splito.engine import Game, IllegalMove, Phase, Play
 
 
 def splito_bot(level: str, seed: int) -> Bot:
     """The Splito bot for a command's ``--level``: the same names as Split's — easy,
     normal (the heuristic that weighs both zones), strong (the search,
-    :mod:`splitnet.splito.search`); ValueError naming the choices."""
+    :mod:`splitnet.games.splito.search`); ValueError naming the choices."""
     return make_bot(level, seed)
 
 
@@ -56,11 +56,11 @@ class SplitoNetSession(LanSeat[Play]):
         table = node.table
         if table is None:
             raise ValueError("the game has not started")
-        if table.splito_core is None:
+        if not isinstance(table.core, SplitoCore):
             raise ValueError("this game is not Splito: its session is NetSession")
         if (bot is None) == (not human):
             raise ValueError("a seat is played by exactly one of a bot or a person")
-        self.core = table.splito_core
+        self.core: SplitoCore = table.core
         super().__init__(node, task, table, bot_delay, clock, offer_after)
         #: the seat's own engine (the core keeps this one object for the whole game)
         self.view: Game = self.core.engine
@@ -74,8 +74,16 @@ class SplitoNetSession(LanSeat[Play]):
         self._narrator = SplitoNarrator(self.players, self.seat)
         table.listeners.append(self._on_entry)
         node.subscribe(self._on_net)
-        if self.core.stage in (Stage.PLAY, Stage.PASS) and self.view.turn > 1:
-            self._narrator.resume(self.view)  # (the game so far is not told again)
+        told = table.narrator
+        resumed = self.core.stage in (Stage.PLAY, Stage.PASS) and self.view.turn > 1
+        if (resumed and table.narrated == len(table.log) - 1
+                and isinstance(told, SplitoNarrator)):
+            # restarted from the saved transcript: the game so far, as it was told
+            self.log.extend(table.history)
+            self._narrator = told
+            self.log.append(f"Resumed the game: {self._where()}.")
+        elif resumed:
+            self._narrator.resume(self.view)  # (caught up over the network: not told)
             self.log.append(f"Resumed the game: {self._where()}.")
         else:
             self.log.extend(self._narrator.after_change(self.view))  # the deal, if done

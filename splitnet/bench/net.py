@@ -3,7 +3,7 @@
 For each player count, one whole game of heuristic bots twice, with the same secrets
 (``--test-seed``) so both are the same game move for move:
 
-* **in-process** — :class:`~splitnet.game.local.LocalGame`: every peer's core in one
+* **in-process** — :class:`~splitnet.games.split.local.LocalGame`: every peer's core in one
   process, no sockets, no files;
 * **network** — ``splitnet host --play-as-bot`` and N−1 ``splitnet bot`` processes on
   loopback TCP (join code and encrypted channel, as in a real game), each verifying,
@@ -26,10 +26,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from splitnet.bots import make_bot, open_hand_player
-from splitnet.game.local import LocalGame, SelfplaySecrets
+from splitnet.games.split.bots import make_bot, open_hand_player
+from splitnet.games.split.local import LocalGame, SelfplaySecrets
+from splitnet.games.split.rules import BonusDraw, DrawPile, Settings
 from splitnet.net.frames import Frame, Msg, Rec
-from splitnet.rules import BonusDraw, DrawPile, Settings
 
 GOAL_SETUP = 1.20  # network round set-up ≤ 120 % of in-process
 GOAL_DRAW_MS = 2.0  # network adds ≤ 2 ms to a draw's p99 (at 6 players)
@@ -390,8 +390,8 @@ def draw_cpu(n: int, seed: int) -> dict[str, Any]:
     → drawer, every seat's shares made in parallel) and the draw count.
     """
     from splitnet.crypto import deck as deck_mod
-    from splitnet.game.core import GameCore
     from splitnet.game.table import MemoryPledges, entry_position
+    from splitnet.games.split.core import GameCore
     from splitnet.net.secure import KeySchedule, SecureSession
     from splitnet.session import log as log_mod
     from splitnet.session.identity import Identity

@@ -13,8 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from splitnet.bots import Bot, make_bot
-from splitnet.rules import BonusMark, Game
+from splitnet.games.split.bots import Bot, make_bot
+from splitnet.games.split.rules import BonusMark, Game
 
 
 def _engine_game(bot: str, seed: int, n: int = 4) -> int:
@@ -77,9 +77,9 @@ def _rollouts(positions: list[Game], trusted: bool) -> tuple[int, float]:
 
 def _flat_rollouts(positions: list[Game]) -> tuple[int, float]:
     """The same rollouts as :func:`_rollouts` with the search's flat rollout
-    (:func:`splitnet.bots.rollout.rollout`, the same moves), copying each position from
+    (:func:`splitnet.games.split.bots.rollout.rollout`, the same moves), copying each position from
     the engine as the search does. Returns (moves, CPU seconds)."""
-    from splitnet.bots.rollout import Step, rollout
+    from splitnet.games.split.bots.rollout import Step, rollout
 
     rngs = [random.Random(s) for s in range(4)]
     trace: list[Step] = []
@@ -174,7 +174,7 @@ def bench_deck_proofs(players: list[int], play: bool = True) -> str:
     from splitnet.bench.deck import measure_op_costs
     from splitnet.crypto.deck import DeckRound
     from splitnet.game.checks import check_hop
-    from splitnet.game.core import _proof_functions
+    from splitnet.games.split.core import _proof_functions
 
     costs = measure_op_costs(rounds=5, reps=10)
     ab_lines, ipc = bench_split_hop()
@@ -556,9 +556,9 @@ def bench_play_setup(players: list[int], reps: int = 2) -> list[str]:
     rounds, for three ways of checking the hops. Wall time depends on what else the
     machine runs, so the CPU of this thread and of the pool's workers is shown too (the
     critical path on 2 free cores is about max(thread, (thread + workers) / 2))."""
-    from splitnet.game.local import LocalGame, SelfplaySecrets
     from splitnet.game.pool import ProofPool
-    from splitnet.rules import Settings
+    from splitnet.games.split.local import LocalGame, SelfplaySecrets
+    from splitnet.games.split.rules import Settings
 
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     lines = ["splitnet play set-up in one process (you + N−1 bots; median of "
@@ -702,7 +702,7 @@ class FixedTargetBot:
     name = "fixed-target"
 
     def __init__(self, seed: int = 0) -> None:
-        from splitnet.bots import HeuristicBot
+        from splitnet.games.split.bots import HeuristicBot
 
         self._h = HeuristicBot(seed)
 
@@ -738,7 +738,7 @@ def _strong_match(args: tuple[str, int, int, int, float, float | None, int | Non
                               float | None, int | None]) -> StrongRun:
     """One chunk of 1 strong vs 3 ``kind`` games (game numbers start … stop). A module
     function so that a process pool can run chunks side by side."""
-    from splitnet.bots.search import SearchConfig, StrongBot
+    from splitnet.games.split.bots.search import SearchConfig, StrongBot
 
     kind, seed, start, stop, budget, turn_budget, samples, margin, candidates = args
     bots: list[StrongBot] = []
@@ -841,7 +841,7 @@ def bench_bots(games: int = 40, budget: float = 0.3, samples: int | None = None,
     strong bot's budgets are off (its rule alone, deterministic: what a machine plays
     that no budget binds on; the turn times then show what they would have cut)."""
     from splitnet.bench.net import quantile
-    from splitnet.bots.search import SearchConfig
+    from splitnet.games.split.bots.search import SearchConfig
 
     lines = ["bots: 4-player games, seat-rotated, fixed seeds; a shared win counts 1/k"
              + (f"; games {first}–{first + games - 1}" if first else "")]

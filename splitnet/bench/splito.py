@@ -4,7 +4,7 @@ given as a ratio to a limit measured or derived in the same run.
 
 * **engine** — whole games of heuristic self-play per second on one engine (commit and
   reveal of S7.3 included) at 2–8 players, and the strong bot's rollouts
-  (:mod:`splitnet.splito.flat`) in plays per second. The limit for the rollouts is what
+  (:mod:`splitnet.games.splito.flat`) in plays per second. The limit for the rollouts is what
   a searched decision needs: ``FIT_SAMPLES`` × ``max_candidates`` whole-game rollouts
   from the first turn within the 0.3 s budget.
 * **bots** — 1 strong vs heuristics (seat-rotated, fixed seeds, a shared win counts 1/k),
@@ -26,10 +26,10 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
-from splitnet.splito.bots import Bot, make_bot
-from splitnet.splito.engine import Game, commitment
-from splitnet.splito.local import SeededDeal, local_game_id, play_local
-from splitnet.splito.settings import SplitoSettings
+from splitnet.games.splito.bots import Bot, make_bot
+from splitnet.games.splito.engine import Game, commitment
+from splitnet.games.splito.local import SeededDeal, local_game_id, play_local
+from splitnet.games.splito.settings import SplitoSettings
 
 PLAYERS = (2, 3, 4, 5, 6, 7, 8)
 
@@ -64,8 +64,8 @@ def engine_game(n: int, seed: int) -> int:
 def _rollout_rate(n: int, count: int, seed: int) -> tuple[float, int]:
     """Whole-game flat rollouts from the deal, as the search plays them: (plays per CPU
     second, plays per rollout)."""
-    from splitnet.splito.flat import rollout
-    from splitnet.splito.search import flat_game
+    from splitnet.games.splito.flat import rollout
+    from splitnet.games.splito.search import flat_game
 
     settings = SplitoSettings.standard(n)
     order, deck = SeededDeal(seed).shuffle(settings)
@@ -82,7 +82,7 @@ def _rollout_rate(n: int, count: int, seed: int) -> tuple[float, int]:
 
 
 def bench_engine(players: Sequence[int], games: int) -> list[str]:
-    from splitnet.splito.search import FIT_SAMPLES, SearchConfig
+    from splitnet.games.splito.search import FIT_SAMPLES, SearchConfig
 
     cfg = SearchConfig()
     need = FIT_SAMPLES * cfg.max_candidates / cfg.budget  # rollouts per second
@@ -107,7 +107,7 @@ def seat_rotated_games(hero: Callable[[int], Bot], others: Callable[[int], Bot],
                        games: int, seed: int = 0, n: int = 4) -> tuple[float, int]:
     """``games`` games of 1 hero against n−1 others, the hero's seat rotating with the
     game number, deals fixed by ``seed`` + game number, every bot on its own seat's view
-    (S7) through :func:`splitnet.splito.local.play_local`. Returns (wins, games); a shared
+    (S7) through :func:`splitnet.games.splito.local.play_local`. Returns (wins, games); a shared
     win (S11.3) counts 1/k."""
     settings = SplitoSettings.standard(n)
     wins = 0.0
@@ -131,7 +131,7 @@ def _rate_line(label: str, wins: float, games: int, n: int) -> str:
 
 def bench_bots(games: int, n: int = 4, budget: float = 0.3, samples: int | None = None,
                seed: int = 0, levels: bool = True) -> list[str]:
-    from splitnet.splito.search import SearchConfig, StrongBot
+    from splitnet.games.splito.search import SearchConfig, StrongBot
 
     lines = [f"bots: {n}-player games, seat-rotated, fixed seeds; a shared win counts 1/k"]
     strong_bots: list[StrongBot] = []

@@ -1,7 +1,7 @@
 """Where a peer's checks of other seats' shuffle proofs run (protocol/GAME.md, "shuffle
 proofs": pipelined).
 
-A :class:`~splitnet.game.core.GameCore` takes each hop with its proof check deferred
+A :class:`~splitnet.games.split.core.GameCore` takes each hop with its proof check deferred
 (``DeckRound.on_shuffle(…, defer=True)``), hands the check to a :class:`HopChecker` at
 once and takes the verdicts, in chain order, only when the last hop is in — before any
 share of the deck is made or read. Meanwhile the next seat shuffles. The core owns no

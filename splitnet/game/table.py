@@ -2,8 +2,8 @@
 stands in the log, the error that names the seat at fault, the pledges a seat makes before
 it sends anything derived from its seed on a deck (GAME.md "Pledges"), the entries every
 game takes the same way — ``chat`` and the host's ``timeout`` — and the shuffle proof
-bound to the game (SHUFFLE_PROOF.md). Split's :class:`~splitnet.game.core.GameCore` and
-Splito's :class:`~splitnet.game.splito_core.SplitoCore` are built on it; the log
+bound to the game (SHUFFLE_PROOF.md). Split's :class:`~splitnet.games.split.core.GameCore` and
+Splito's :class:`~splitnet.games.splito.core.SplitoCore` are built on it; the log
 (:mod:`splitnet.session.log`) and the deck (:class:`splitnet.crypto.deck.DeckRound`) are
 game-agnostic already.
 """
@@ -336,6 +336,9 @@ def check_chat(author: int, body: dict[str, Any]) -> str:
     return text
 
 
+#: the protocol a header's settings name (``protocol``, GAME.md), whatever the game
+PROTOCOL = "splitnet/6"
+
 #: the header settings' key of the agreed waits (GAME.md "limits")
 LIMITS_KEY = "limits"
 #: the largest wait a header may agree (seconds): a week
@@ -477,8 +480,8 @@ def proof_functions(game_id: bytes, seed: bytes | None,
 
 class NetCore(Protocol):
     """One seat's sans-IO game core as a table drives it, whatever the game (each game's
-    :class:`~splitnet.games.GameSpec` builds one: :class:`~splitnet.game.core.GameCore` and
-    :class:`~splitnet.game.splito_core.SplitoCore` both are one). The host validates a
+    :class:`~splitnet.games.GameSpec` builds one: :class:`~splitnet.games.split.core.GameCore` and
+    :class:`~splitnet.games.splito.core.SplitoCore` both are one). The host validates a
     message by :meth:`apply` to its own core; every peer applies every ordered entry."""
 
     finished: bool

@@ -32,7 +32,6 @@ from splitnet.game.table import MoveBook, PlayBook, PledgeBook
 
 if TYPE_CHECKING:
     from splitnet.game.checks import HopChecker
-    from splitnet.game.open_hand import OpenHandPlayer
     from splitnet.game.table import NetCore
     from splitnet.session.log import Entry, Header
 
@@ -49,13 +48,12 @@ class SeatSecrets(PledgeBook, PlayBook, MoveBook, Protocol):
 class Seating:
     """What a seat's core is built from: the game's header, the seat (None: a core of no
     seat, what a verifier applies the entries to), its secrets (None for no seat), and
-    the parts from above (the open-handed seat's player, R8.6; the proof checker)."""
+    the proof checker from above (None: each check runs in the caller's thread)."""
 
     header: Header
     seat: int | None
     secrets: SeatSecrets | None = None
     checker: HopChecker | None = None
-    open_hand: OpenHandPlayer | None = None
 
 
 @dataclass(frozen=True)
@@ -97,6 +95,8 @@ class GameSpec:
     names it (NETWORK.md §4; False only for Split, whose wire is as it always was).
     ``check_header(settings, players)`` raises ValueError for a header settings map no
     table can run with that many players (None: any count its rules allow);
+    ``default_header(players, proofs)`` is the header's settings map of a game of its
+    standard rules for that many players (what a host offers when told nothing else);
     ``seat(seating)`` builds a seat's core; ``pledge_position(kind, body)`` is the
     position a seat pledged at before it made such an entry (GAME.md "Pledges");
     ``record_format`` is the ``format`` of its game record; ``progress(settings,
@@ -111,6 +111,7 @@ class GameSpec:
     seat_rule: str
     named: bool
     check_header: Callable[[Mapping[str, Any], int | None], None]
+    default_header: Callable[[int, bool], dict[str, Any]]
     seat: Callable[[Seating], SeatGame]
     pledge_position: Callable[[str, dict[str, Any]], tuple[int, str] | None]
     record_format: str
@@ -125,6 +126,9 @@ class GameSpec:
     #: head is kept as evidence against the host (False: a move is a commitment, kept as
     #: it is; a bad refusal is only logged)
     moves_pledged: bool = False
+    #: a kept move's wire form checked as a seat's secrets file is read (ValueError: not
+    #: a move of this game; GAME.md "Pledges"), for a game whose moves are pledged
+    check_move: Callable[[dict[str, Any]], None] | None = None
     #: its own modules (under ``splitnet``): the only ones that may branch on its key
     modules: tuple[str, ...] = ()
 

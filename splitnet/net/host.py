@@ -6,6 +6,16 @@ counter against the log, then its own game core, which refuses anything out of t
 illegal or with a failed proof), orders it into the signed hash-chained log, writes the
 record and broadcasts it. A refused message gets an ``error`` frame back and changes
 nothing — for anyone. Frames, handshake and every code: protocol/NETWORK.md.
+
+Why this file is over 600 lines: ``HostNode`` is the one asyncio coordinator of the host
+— every frame in and out, the timers, the files — and what it decides is in the sans-IO
+parts it wires (protocol/NETWORK.md §11): the lobby (``lobby_state.py``), each
+connection (``conn_state.py``, ``host_conn.py``), the game (``game_state.py``), the
+seats' presence and clocks (``waits.py``), the rematch lobby (``rematch_lobby.py``),
+admission (``admission.py``), a message's route and the acks (``ordering.py``), the
+accept wait (``accepts.py``). What is left is that wiring, kept on one class because
+the tests' rogue hosts subclass it and override its hooks (``_on_msg``, ``_on_ack``,
+``_beat``, ``_handshake``, ``_offer_frame``, ``_rematch_table``, ``_check_accepts``).
 """
 
 from __future__ import annotations
@@ -17,7 +27,6 @@ import math
 import os
 import secrets
 from collections.abc import Awaitable, Callable, Collection, Coroutine, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +34,24 @@ from splitnet.durable import open_private
 from splitnet.errors import SplitnetError
 from splitnet.game.rematch import PreviousGame, Rematch
 from splitnet.game.table import PledgeRefused
+from splitnet.net.accepts import AcceptWait, CallOff, accept_wait
+from splitnet.net.admission import (
+    AdmissionView,
+    BackToLobby,
+    BackToSeat,
+    JoinLobby,
+    LetIn,
+    Phase,
+    Refused,
+    Slot,
+    ToRematch,
+    check_hello,
+    decide,
+    player_keys,
+    slot_for,
+)
 from splitnet.net.config import EvidenceBudget, NetSettings
-from splitnet.net.conn_state import ConnEvent, ConnMachine, ConnState
+from splitnet.net.conn_state import ConnEvent, ConnState
 from splitnet.net.frames import (
     Ack,
     Acks,
@@ -55,8 +80,19 @@ from splitnet.net.frames import (
 )
 from splitnet.net.framing import FrameTooLarge
 from splitnet.net.game_state import GameEvent, GameMachine, GameState
+from splitnet.net.host_conn import Conn, Member, drain, kind_counter
 from splitnet.net.lobby_state import MAX_PLAYERS, LobbyEvent, LobbyMachine, LobbyState
-from splitnet.net.machine import IllegalTransition
+from splitnet.net.ordering import AckBook, Route, judge_ack, route
+from splitnet.net.rematch_lobby import (
+    Decision,
+    EndRematch,
+    Redraw,
+    Refuse,
+    RematchLobby,
+    SendClock,
+    SendOffer,
+    StartRematch,
+)
 from splitnet.net.store import (
     GameFiles,
     GameMeta,
@@ -66,7 +102,7 @@ from splitnet.net.store import (
     sync_final_acks,
 )
 from splitnet.net.table import SPLIT, GameChoice, SeedMaker, Table, TableParts, choice_of
-from splitnet.net.waits import Countdown, SeatWatch
+from splitnet.net.waits import SeatWatch
 from splitnet.net.wire import (
     NET_PROTOCOL,
     Channel,
@@ -82,9 +118,7 @@ from splitnet.net.wire import (
     encode_typed,
     plain,
     sign_challenge,
-    verify_hello,
 )
-from splitnet.session.codec import DecodeError
 from splitnet.session.identity import Identity
 from splitnet.session.log import (
     Entry,
@@ -92,70 +126,11 @@ from splitnet.session.log import (
     Player,
     make_refusal,
     new_game_id,
-    parse_message,
 )
 
 _log = logging.getLogger("splitnet.net")
 
-#: how many keys let into a lobby the host remembers, to let their reconnects past the
-#: join-code limits after their connection dropped (only someone with the code adds one)
-MAX_ADMITTED = 64
-
-__all__ = ["MAX_PLAYERS", "Conn", "HostNode", "Member"]
-
-
-@dataclass(eq=False)
-class Conn:
-    """One accepted connection; where it is in its life is its :class:`ConnMachine`
-    (handshaking → member → seated → gone; during the join-code handshake the host
-    keeps the raw channel in ``HostNode._securing``, oldest first)."""
-
-    ch: Channel
-    peer: str
-    m: ConnMachine = field(default_factory=ConnMachine)
-    key: bytes | None = None
-    name: str = "?"
-    seat: int | None = None
-    #: when its last frame arrived, on the host's clock (the event loop's time)
-    last_heard: float = 0.0
-    errors: int = 0
-    #: a restarted host asked this peer for records [want_from, want_to)
-    want_from: int | None = None
-    want_to: int = 0
-    ping_n: int = 0
-
-    def who(self) -> str:
-        return f"{self.name} ({self.peer})" if self.key else self.peer
-
-    @property
-    def closed(self) -> bool:
-        return self.m.gone
-
-    def send(self, frame: Frame) -> None:
-        if self.closed:
-            return
-        if isinstance(frame, Ping) and not self.m.may_ping:
-            raise IllegalTransition(f"connection: no ping while {self.m.state.value}")
-        try:
-            self.ch.send(encode_typed(frame))
-        except WireError as e:
-            _log.warning("dropping %s: %s", self.who(), e.reason)
-            self.close()
-        except ChannelClosed:
-            self.close()
-
-    def close(self) -> None:
-        self.m.fire(ConnEvent.DROP)
-        self.ch.close()
-
-
-@dataclass
-class Member:
-    name: str
-    key: bytes
-    conn: Conn | None
-    #: the level a bot said it plays at (its ``bot`` frame, NETWORK.md §4), else None
-    level: str | None = None
+__all__ = ["MAX_PLAYERS", "Conn", "HostNode", "Member"]  # (Conn, Member: host_conn.py)
 
 
 class HostNode:
@@ -193,7 +168,7 @@ class HostNode:
         self.members: list[Member] = []  # joiners in join order (the host is seat 0)
         #: the keys let into this lobby, oldest first: its members and those whose
         #: connection dropped since (at most MAX_ADMITTED; a member is never dropped)
-        self._admitted: dict[bytes, None] = {}
+        self._admitted = LetIn()
         #: open → full → starting → started, or closed (lobby_state.py)
         #: the game this host opens its lobby for (Split unless told; NETWORK.md §4)
         self.choice = choice
@@ -207,8 +182,8 @@ class HostNode:
         self._held: list[tuple[Conn, bytes, bytes]] = []
         #: each guest seat's presence and since when the game waits for it (waits.py)
         self.watch = SeatWatch(self.net)
-        self.acked: dict[int, int] = {}  # seat → highest acked seq
-        self._last_ack: dict[int, bytes] = {}  # seat → that ack, signed (to relay again)
+        #: each seat's highest ack, and which to keep and relay (ack_book.py)
+        self.book = AckBook(host=0)
         self.listeners: list[Callable[[], None]] = []
         self.server: Listening | None = None
         self.port = 0
@@ -218,7 +193,7 @@ class HostNode:
         self.fatal: str | None = None
         #: the host's wait for every seat's accept of the header (its clock for
         #: calling the game off, :meth:`_check_accepts`)
-        self._accepts = Countdown()
+        self._accepts = AcceptWait()
         #: the time of the last heartbeat (a much later one: the program was not running)
         self._last_beat: float | None = None
         #: why the host called its game off (:meth:`call_off`), told to every seat
@@ -237,29 +212,21 @@ class HostNode:
         #: ``net.max_evidence`` of each seat within ``net.max_evidence_bytes``
         self.evidence: list[tuple[int, str, str]] = []
         self.evidence_kept = EvidenceBudget(self.net)
-        #: a rematch lobby (NETWORK.md §13): the finished game whose seats it is for, the
-        #: offer, the seats that agreed (the host's own: it offers), and why it ended
-        #: without a game (a seat declined, left or did not answer), if it did
+        #: a rematch lobby (NETWORK.md §13): the finished game whose seats it is for, and
+        #: its machine — the offer, the answers, the wait, the end (rematch_lobby.py)
         self.rematch_of = rematch_of
-        self.offer: Rematch | None = None
-        self.agreed: set[int] = set()
-        self.no_rematch: str | None = None
-        self._offer_wait = Countdown()  # (on the host's clock, from its listen)
+        self.rematch: RematchLobby | None = None
         #: set before this game ends, when the host knows it will offer no rematch of it
         #: (a bot host whose ``--rematches`` are spent): each seat is told so before the
         #: host's bye (§13)
         self.offers_no_rematch = False
-        #: seats of the finished game that said, as it ended, that they leave (no
-        #: rematch): seat → name. A finished game's host learns them (an ``answer`` no),
-        #: its rematch lobby is given them (``left``) and ends at once if one is not back
-        self.left_after: dict[int, str] = dict(left or {})
-        #: the seats an ended rematch lobby has told why (its bye, or the refusal of a
-        #: seat that came back after the end), with those that ended it
-        self.told: set[int] = set()
+        #: seats of this game that said, as it ended, that they leave (no rematch): seat →
+        #: name (:attr:`left_after`; a rematch lobby's machine is given those of the game
+        #: before, ``left``, and ends at once if one is not back)
+        self._left_after: dict[int, str] = {} if rematch_of is not None else dict(left or {})
         self.called_off = False  # (the host's own user ended the rematch lobby)
         if rematch_of is not None:  # the game of the game before (Split or Splito)
-            self.offer = rematch_of.next()
-            self.agreed = {rematch_of.header.host}
+            self.rematch = RematchLobby.of(rematch_of, self.net.rematch_wait, left)
             self.seats = rematch_of.n
             self.choice = choice = choice_of(rematch_of.header.settings)
             self.lobby = LobbyMachine(rematch_of.n, max_players=choice.max_players,
@@ -273,8 +240,8 @@ class HostNode:
         listen = transport or self._tcp_listen
         self.server, self.port = await listen(self.serve_channel, bind, port)
         self.bind = bind
-        if self.rematch_of is not None:
-            self._offer_wait.start(self._now())  # the rematch lobby's wait starts (§13)
+        if self.rematch is not None:
+            self.rematch.offered(self._now())  # the rematch lobby's wait starts (§13)
         self._spawn(self._heartbeat())
         return self.port
 
@@ -323,8 +290,14 @@ class HostNode:
         """False while a restarted host waits for every seat (it orders nothing)."""
         return self.game.ready
 
+    @property
+    def acked(self) -> dict[int, int]:
+        """seat → its highest acked seq."""
+        return self.book.acked
+
     def _adopt(self, table: Table) -> None:
         self.table = table
+        self.book.host = table.host_seat
         table.transcript.start_syncer()
         table.listeners.append(self._on_entry)
 
@@ -344,22 +317,24 @@ class HostNode:
             # stopping the host in its lobby closes the game: its members stop at once
             # (a host that crashes sends nothing; its players wait for it to come back)
             self.lobby.fire(LobbyEvent.CLOSE)
+            if self.rematch is not None:
+                self.rematch.close()
             self.called_off = True
-            why = ("the host called off the rematch" if self.rematch_of is not None
+            why = ("the host called off the rematch" if self.rematch is not None
                    else "the host closed the game")
             for m in self.members:
                 if m.conn is not None:
                     m.conn.send(Bye(why))
             for m in self.members:
                 if m.conn is not None:
-                    await _drain(m.conn.ch, 1.0)
+                    await drain(m.conn.ch, 1.0)
             for cb in list(self.on_close):
                 cb()
         elif not self.done.is_set():
             for c in list(self.conns.values()):
                 c.send(Bye("the host is shutting down; it may resume the game"))
             for c in list(self.conns.values()):
-                await _drain(c.ch, 1.0)
+                await drain(c.ch, 1.0)
         for c in list(self.all_conns):
             c.close()
         for raw in list(self._securing):  # still in the join-code handshake
@@ -390,24 +365,34 @@ class HostNode:
         (the host took it out of the lobby; its reconnect brings it back). Their
         reconnects pass the join-code attempt limits (their JOIN proves the key, signed
         over that very handshake under the right code's key: SECURE.md §3, §7)."""
+        return player_keys(self._seat_keys(), self._admitted.keys,
+                           {m.key for m in self.members})
+
+    def _seat_keys(self) -> dict[bytes, int] | None:
+        """The guest seats by key of the game, or of the finished game a rematch lobby
+        is for; None in a first lobby."""
+        table = self.table
+        h = (table.log.header if table is not None
+             else None if self.rematch_of is None else self.rematch_of.header)
+        if h is None:
+            return None
+        return {p.key: p.seat for p in h.players if p.seat != h.host}
+
+    def _admission(self) -> AdmissionView:
+        """What the decision on a hello reads of this host now (admission.py)."""
         table = self.table
         if table is not None:
-            return {p.key for p in table.log.header.players if p.seat != table.host_seat}
-        if self.rematch_of is not None:
-            h = self.rematch_of.header
-            return {p.key for p in h.players if p.seat != h.host}
-        return set(self._admitted) | {m.key for m in self.members}
-
-    def _let_in(self, key: bytes) -> None:
-        """Remember a key let into the lobby (its reconnects pass the limits); bounded:
-        past MAX_ADMITTED the oldest that is not a member now is forgotten."""
-        self._admitted.pop(key, None)
-        self._admitted[key] = None
-        if len(self._admitted) > MAX_ADMITTED:
-            here = {m.key for m in self.members}
-            old = next((k for k in self._admitted if k not in here), None)
-            if old is not None:
-                del self._admitted[old]
+            phase = Phase.CALLED_OFF if self.game.state is GameState.CALLED_OFF else Phase.GAME
+            return AdmissionView(phase, game=table.game_id, seats=self._seat_keys() or {},
+                                 names=tuple(table.names), count=len(table.log),
+                                 hash_at=table.log.hash_at, ready=self.ready,
+                                 called_off_why=self.called_off_why)
+        if self.rematch is not None:
+            return AdmissionView(Phase.REMATCH, seats=self._seat_keys() or {})
+        return AdmissionView(Phase.CLOSED if self.lobby.state is LobbyState.CLOSED
+                             else Phase.LOBBY, members=frozenset(m.key for m in self.members),
+                             taken=tuple(self.lobby_names), accepting=self.lobby.accepting,
+                             limit=self.lobby.limit)
 
     # ------------------------------------------------------------------ lobby
     @property
@@ -416,14 +401,14 @@ class HostNode:
 
     @property
     def can_start(self) -> bool:
-        if self.rematch_of is not None:
+        if self.rematch is not None:
             return False  # a rematch starts by itself once every seat agreed (§13)
         return self.lobby.can_begin()
 
     def _count(self, *, start: bool = True) -> None:
         """Tell the lobby machine how many players are in (in a rematch lobby a seat
         counts once it agreed); with ``start``, a full one starts now."""
-        self.lobby.players(len(self.agreed) if self.rematch_of is not None
+        self.lobby.players(len(self.agreed) if self.rematch is not None
                            else 1 + len(self.members))
         if start and self.lobby.auto_start():
             self._start_now(auto=True)
@@ -453,13 +438,13 @@ class HostNode:
         if gone:
             for m in gone:
                 self.members.remove(m)
-                if self.rematch_of is not None:
-                    self.agreed.discard(self.rematch_of.seat_of(m.key) or -1)
+                if self.rematch is not None:  # (its yes goes; the lobby frame tells the rest)
+                    self.rematch.dropped(self.rematch.seat_of(m.key))
             self._count(start=False)
             self._lobby_frame()
             if auto and not self.lobby.auto_start():
                 return  # not full any more: wait for the seats it was opened for
-        if self.rematch_of is not None and not self.lobby.auto_start():
+        if self.rematch is not None and not self.lobby.auto_start():
             raise ValueError("a rematch starts when every seat has agreed")
         self.lobby.begin()  # ValueError: too few or too many players for the game (R3.1, S2.1)
         players = [Player(0, self.name, self.key)] + [
@@ -468,8 +453,7 @@ class HostNode:
         if self.rematch_of is not None:  # the same seats, rules and order (GAME.md)
             table = self._rematch_table(game_id)
         else:
-            made = (self.choice.header(len(players)) if self.choice.header is not None
-                    else None)
+            made = self.choice.header_for(len(players), self.proofs)
             table = Table.new_host(self.identity, self.data_dir, game_id, players,
                                    self.proofs, self.seed_maker, parts=self.parts,
                                    header=made, limits=self.net.limits())
@@ -477,12 +461,14 @@ class HostNode:
                                        name=self.name, host="", port=self.port,
                                        bind=self.bind, code=self.code))
         self._adopt(table)
+        if self.rematch is not None:
+            self.rematch.started()
         self.lobby.fire(LobbyEvent.STARTED)
         self.game.fire(GameEvent.START)
         seats: dict[int, Presence] = {}
         header = table.log.entries[0]
         for i, m in enumerate(self.members):
-            seat = i + 1 if self.rematch_of is None else self.rematch_of.seat_of(m.key)
+            seat = i + 1 if self.rematch is None else self.rematch.seat_of(m.key)
             assert m.conn is not None and seat is not None
             m.conn.m.fire(ConnEvent.SEAT)
             m.conn.seat = seat
@@ -506,6 +492,70 @@ class HostNode:
         return Table.new_rematch(self.identity, self.data_dir, game_id, prev,
                                  self.seed_maker, self.parts)
 
+    # (what the rematch lobby's machine knows, as the screens and commands read it)
+    @property
+    def offer(self) -> Rematch | None:
+        return None if self.rematch is None else self.rematch.offer
+
+    @offer.setter
+    def offer(self, offer: Rematch) -> None:
+        assert self.rematch is not None
+        self.rematch.offer = offer
+
+    @property
+    def agreed(self) -> set[int]:
+        """The seats that agreed to the rematch so far (the host's own: it offers)."""
+        return set() if self.rematch is None else self.rematch.agreed
+
+    @property
+    def no_rematch(self) -> str | None:
+        """Why the rematch lobby ended without a game (a seat declined, left or did not
+        answer; the host's user called it off), if it did."""
+        return None if self.rematch is None else self.rematch.why
+
+    @property
+    def told(self) -> set[int]:
+        """The seats an ended rematch lobby has told why (its bye, or the refusal of a
+        seat that came back after the end), with those that ended it."""
+        return set() if self.rematch is None else self.rematch.told
+
+    @property
+    def left_after(self) -> dict[int, str]:
+        """Seats of the finished game that said, as it ended, that they leave: seat →
+        name. In a rematch lobby those of the game before not back yet; once a game
+        runs, its own (``HostNode(left=…)`` of the rematch lobby that follows it)."""
+        if self.rematch is not None and self.table is None:
+            return self.rematch.left_after
+        return self._left_after
+
+    def _in_rematch_lobby(self, conn: Conn) -> bool:
+        return (self.rematch is not None and self.table is None
+                and any(m.conn is conn for m in self.members))
+
+    def _rematch_do(self, decisions: list[Decision]) -> None:
+        """Carry out what the rematch lobby's machine decided."""
+        for d in decisions:
+            match d:
+                case SendOffer(to):
+                    self._offer_frame(None if to is None else self._member_conn(to))
+                case SendClock(left):
+                    for m in self.members:
+                        if m.conn is not None:
+                            m.conn.send(Clock(left))
+                case StartRematch():
+                    self._count()  # (the lobby, full of yeses, starts the rematch now)
+                case EndRematch(why, _, by_host):
+                    self._ended_rematch(why, by_host)
+                case Refuse():
+                    raise AssertionError("a refusal is the caller's")
+                case Redraw():
+                    self._changed()  # (the time left, on the screens)
+
+    def _member_conn(self, seat: int) -> Conn | None:
+        lobby = self.rematch
+        assert lobby is not None
+        return next((m.conn for m in self.members if lobby.seat_of(m.key) == seat), None)
+
     def _offer_frame(self, only: Conn | None = None) -> None:
         """The rematch offer, with the seats that agreed so far, to one member or all."""
         offer = self.offer
@@ -520,30 +570,18 @@ class HostNode:
                     m.conn.send(Clock(math.ceil(left)))
         self._changed()
 
-    def _in_rematch_lobby(self, conn: Conn) -> bool:
-        return (self.rematch_of is not None and self.table is None
-                and any(m.conn is conn for m in self.members))
-
     def _join_rematch(self, conn: Conn, hello: Hello) -> None:
         """A seat of the finished game back for the rematch it is offered (§13): only
         those seats, each under its name of that game; the offer goes to it at once."""
-        prev = self.rematch_of
-        assert prev is not None and conn.key is not None
-        if hello.game is not None:
-            raise WireError(ErrorCode.UNKNOWN_GAME,
-                            f"no game {hello.game.hex()} here (this host "
-                            f"offers a rematch of game {prev.game_id.hex()})", fatal=True)
-        seat = prev.seat_of(conn.key)
-        if seat is None or seat == prev.header.host:
-            raise WireError(ErrorCode.STARTED, f"this host offers a rematch of game "
-                            f"{prev.game_id.hex()} to its players only", fatal=True)
-        if self.lobby.state is LobbyState.CLOSED:
-            self.told.add(seat)  # (a seat that came back after the end: told why now)
-            self._stirred.set()  # (tell_the_rest looks again)
-            raise WireError(ErrorCode.CLOSED, self.no_rematch or "the host closed the game",
-                            fatal=True)
-        conn.name = prev.header.players[seat].name
-        if self.left_after.pop(seat, None) is not None:
+        lobby = self.rematch
+        assert lobby is not None and conn.key is not None
+        admit = lobby.arrive(lobby.seat_of(conn.key), hello.game)
+        if isinstance(admit, WireError):
+            if admit.code is ErrorCode.CLOSED:
+                self._stirred.set()  # (a seat told after the end: tell_the_rest looks again)
+            raise admit
+        conn.name = admit.name
+        if admit.was_leaving:
             _log.info("%s is back after it said it left", conn.who())
         for m in self.members:
             if m.key == conn.key:  # the same player reconnecting
@@ -561,27 +599,24 @@ class HostNode:
         self._lobby_frame()
 
     def _on_answer(self, conn: Conn, game: bytes, yes: bool) -> None:
-        prev = self.rematch_of
         if self._leaving_after(conn, game, yes):
             return
-        if prev is None or not self._in_rematch_lobby(conn):
+        lobby = self.rematch
+        if lobby is None or not self._in_rematch_lobby(conn):
             self._refuse(conn, WireError(ErrorCode.PROTOCOL, "no rematch was offered"))
             return
-        if game != prev.game_id:
-            self._refuse(conn, WireError(ErrorCode.PROTOCOL, f"the rematch offered is of game "
-                                         f"{prev.game_id.hex()}, not {game.hex()}"))
-            return
         assert conn.key is not None
-        seat = prev.seat_of(conn.key)
+        seat = lobby.seat_of(conn.key)
         assert seat is not None
-        if not yes:
-            self.end_rematch(f"{conn.name} declined the rematch", gone=[seat])
-            return
-        if seat not in self.agreed:
+        decisions = lobby.answer(seat, game, yes)
+        for d in decisions:
+            if isinstance(d, Refuse):
+                self._refuse(conn, d.error)
+                return
+        if yes and decisions:
             _log.info("%s agrees to the rematch", conn.who())
-            self.agreed.add(seat)
-            self._offer_frame()
-            self._count()  # every seat agreed: the rematch starts now
+            self._count(start=False)  # (its yes counts: the lobby machine is told)
+        self._rematch_do(decisions)
 
     def _leaving_after(self, conn: Conn, game: bytes, yes: bool) -> bool:
         """A seat of this finished game says, as the game ends, that it leaves: no
@@ -591,38 +626,41 @@ class HostNode:
         if (table is None or not table.core.finished or conn.seat is None
                 or game != table.game_id or yes):
             return False
-        if conn.seat not in self.left_after:
+        if conn.seat not in self._left_after:
             _log.info("%s leaves after the game: no rematch with it", conn.who())
-            self.left_after[conn.seat] = table.names[conn.seat]
+            self._left_after[conn.seat] = table.names[conn.seat]
             self._changed()
         return True
 
     def rematch_left(self) -> float | None:
         """Seconds the rematch lobby still waits for every yes (None: not one, or over)."""
-        if self.rematch_of is None or self.table is not None:
+        if self.rematch is None or self.table is not None:
             return None
-        if not self.lobby.can(LobbyEvent.CLOSE):
-            return None
-        return self._offer_wait.left(self._now(), self.net.rematch_wait)
+        return self.rematch.left_s(self._now())
 
     def end_rematch(self, why: str, *, gone: Collection[int] = (),
                     by_host: bool = False) -> None:
         """The rematch lobby ends without a game (``why``, one line: a seat declined,
         left or did not answer — ``gone``: those that know it —; the host's user called
         it off, ``by_host``): every member is told."""
-        if self.rematch_of is None or not self.lobby.can(LobbyEvent.CLOSE):
+        if self.rematch is None or not self.lobby.can(LobbyEvent.CLOSE):
             return
-        self.lobby.fire(LobbyEvent.CLOSE)
-        self.no_rematch = why
+        self._rematch_do(self.rematch.call_off(why, gone=gone, by_host=by_host))
+
+    def _ended_rematch(self, why: str, by_host: bool) -> None:
+        """The rematch lobby's machine ended it: every member gets the bye saying why."""
+        lobby = self.rematch
+        assert lobby is not None
+        if self.lobby.can(LobbyEvent.CLOSE):
+            self.lobby.fire(LobbyEvent.CLOSE)
         self.called_off = by_host
-        self.told |= set(gone)
         _log.info("%s", why)
         for m in self.members:
             if m.conn is not None:
                 m.conn.send(Bye(why[:200]))
-                seat = self.rematch_of.seat_of(m.key)
+                seat = lobby.seat_of(m.key)
                 if seat is not None and not m.conn.closed:
-                    self.told.add(seat)
+                    lobby.told_seat(seat)
         for cb in list(self.on_close):  # (a saved rematch lobby is over: not offered again)
             cb()
         self.done.set()
@@ -632,11 +670,10 @@ class HostNode:
         """After a rematch lobby ended without a game: go on refusing, with its reason,
         the seats still coming back for it (a joiner retries every ``retry_max`` s at
         most), until each seat was told or ``limit`` s have passed."""
-        prev = self.rematch_of
-        if prev is None or self.table is not None or self.no_rematch is None:
+        lobby = self.rematch
+        if lobby is None or self.table is not None or lobby.why is None:
             return
-        seats = {p.seat for p in prev.header.players} - {prev.header.host}
-        await self._until(lambda: seats <= self.told, limit)
+        await self._until(lambda: lobby.all_told, limit)
 
     # ------------------------------------------------------------------ connections
     async def serve_channel(self, raw: Channel) -> None:
@@ -693,9 +730,10 @@ class HostNode:
         keep it out; only when every slot is past the handshake (invited) is the new
         connection itself told "busy" (NETWORK.md §3, §8)."""
         greeting = sum(1 for c in self.all_conns if c.m.state is ConnState.HANDSHAKING)
-        if len(self._securing) + greeting < self.net.max_conns:
+        slot = slot_for(len(self._securing), greeting, self.net.max_conns)
+        if slot is Slot.TAKE:
             return True
-        if self._securing:
+        if slot is Slot.EVICT:
             oldest = next(iter(self._securing))
             del self._securing[oldest]
             _log.warning("all %d connection slots in use: dropping the oldest handshake "
@@ -749,55 +787,44 @@ class HostNode:
             hello = await self._recv(conn)
         if not isinstance(hello, Hello):
             raise WireError(ErrorCode.PROTOCOL, f"expected hello, got {hello.T!r}", fatal=True)
-        if hello.v != NET_PROTOCOL:
-            raise WireError(ErrorCode.VERSION, f"this host speaks {NET_PROTOCOL}, not "
-                            f"{hello.v!r}", fatal=True)
-        if hello.bind != bind:
-            raise WireError(ErrorCode.AUTH, "the hello was signed for another encrypted connection "
-                            "(its channel binding differs from ours): someone who knows the "
-                            "join code sits between this joiner and the host", fatal=True)
-        if not verify_hello(hello, nonce, self.key):
-            raise WireError(ErrorCode.AUTH, "the hello signature does not verify", fatal=True)
-        if hello.key == self.key:
-            raise WireError(ErrorCode.AUTH, "that is the host's own key", fatal=True)
+        bad = check_hello(hello, nonce, bind, self.key)
+        if bad is not None:
+            raise bad
         conn.key = hello.key
         conn.name = hello.name
-        if self.table is None:
-            self._join_lobby(conn, hello)
-        else:
-            self._rejoin(conn, hello)
+        self._let_through(conn, hello)
 
-    def _join_lobby(self, conn: Conn, hello: Hello) -> None:
-        if self.rematch_of is not None:
-            self._join_rematch(conn, hello)
-            return
-        if hello.game is not None:
-            raise WireError(ErrorCode.UNKNOWN_GAME,
-                            f"no game {hello.game.hex()} here (this host "
-                            "is in its lobby)", fatal=True)
+    def _let_through(self, conn: Conn, hello: Hello) -> None:
+        """Decide on the connection's checked hello from this host's state, and do what
+        that says (admission.py): a lobby member, a seat back, the rematch lobby's, or
+        a fatal refusal."""
+        outcome = decide(self._admission(), hello)
+        match outcome:
+            case Refused(error, name):
+                if name is not None:
+                    conn.name = name
+                raise error
+            case ToRematch():
+                self._join_rematch(conn, hello)
+            case JoinLobby() | BackToLobby():
+                self._join_lobby(conn, outcome)
+            case BackToSeat():
+                self._rejoin(conn, hello, outcome)
+
+    def _join_lobby(self, conn: Conn, outcome: JoinLobby | BackToLobby) -> None:
+        """A new member, or a member's new connection (the older one is replaced)."""
         assert conn.key is not None
-        if self.lobby.state is LobbyState.CLOSED:
-            raise WireError(ErrorCode.CLOSED, "the host closed the game", fatal=True)
-        for m in self.members:
-            if m.key == conn.key:  # the same player reconnecting to the lobby
-                if m.conn is not None and m.conn is not conn:
-                    self._refuse(m.conn, WireError(ErrorCode.REPLACED, "a newer connection of this "
-                                                   "player took over", fatal=True))
-                m.conn = conn
-                m.name = conn.name
-                break
+        conn.name = outcome.name
+        if isinstance(outcome, BackToLobby):  # the same player reconnecting to the lobby
+            m = next(m for m in self.members if m.key == conn.key)
+            if m.conn is not None and m.conn is not conn:
+                self._refuse(m.conn, WireError(ErrorCode.REPLACED, "a newer connection of this "
+                                               "player took over", fatal=True))
+            m.conn = conn
+            m.name = conn.name
         else:
-            if not self.lobby.accepting:
-                raise WireError(ErrorCode.FULL, f"the table is full ({self.lobby.limit} players)",
-                                fatal=True)
-            taken = {x.lower() for x in self.lobby_names}
-            name, k = conn.name, 2
-            while name.lower() in taken:
-                name = f"{conn.name[:28]}-{k}"
-                k += 1
-            conn.name = name
-            self.members.append(Member(name, conn.key, conn))
-        self._let_in(conn.key)
+            self.members.append(Member(conn.name, conn.key, conn))
+        self._admitted.add(conn.key, {m.key for m in self.members})
         conn.m.fire(ConnEvent.ADMIT)
         _log.info("%s joined the lobby", conn.who())
         conn.send(Welcome(None, None, 0, True))
@@ -807,26 +834,13 @@ class HostNode:
         self._lobby_frame()
         self._count()  # full: the game starts now, with exactly these seats
 
-    def _rejoin(self, conn: Conn, hello: Hello) -> None:
+    def _rejoin(self, conn: Conn, hello: Hello, back: BackToSeat) -> None:
+        """A seat's new connection (the older one is replaced): its records, or a
+        restarted host's request for those it lost."""
         table = self.table
         assert table is not None
-        if hello.game not in (None, table.game_id):
-            raise WireError(ErrorCode.UNKNOWN_GAME, f"this host plays game {table.game_id.hex()}, "
-                            f"not {hello.game.hex()}", fatal=True)
-        seat = next((p.seat for p in table.log.header.players if p.key == conn.key), None)
-        if seat is None or seat == table.host_seat:
-            raise WireError(ErrorCode.STARTED,
-                            "the game has started without this player", fatal=True)
-        conn.name = table.names[seat]
-        if self.game.state is GameState.CALLED_OFF:
-            raise WireError(ErrorCode.CLOSED, self.called_off_why, fatal=True)
-        have, count = hello.have, len(table.log)
-        if have > count and self.ready:
-            raise WireError(ErrorCode.FORK, f"you hold {have} records but the log has {count}",
-                            fatal=True)
-        if 0 < have <= count and table.log.hash_at(have - 1) != hello.head:
-            raise WireError(ErrorCode.FORK, f"your record {have - 1} differs from the host's",
-                            fatal=True)
+        seat, have, count = back.seat, hello.have, len(table.log)
+        conn.name = back.name
         old = self.conns.get(seat)
         if old is not None and old is not conn:
             self._refuse(old, WireError(ErrorCode.REPLACED, "a newer connection for this seat took "
@@ -836,16 +850,16 @@ class HostNode:
         self.conns[seat] = conn
         self.epoch += 1
         conn.send(Welcome(seat, table.game_id, count, self.ready))
-        if have > count:  # a restarted host lost its unsynced tail: take it back
-            conn.want_from, conn.want_to = count, have
+        if back.need is not None:  # a restarted host lost its unsynced tail: take it back
+            conn.want_from, conn.want_to = back.need
             conn.send(Need(count))
         else:
             for e in table.log.entries[have:]:
                 conn.send(Rec(e.seq, e.record))
         # the other seats' acks so far: a seat that was away still compares them (§6)
-        acks = [raw for s, raw in sorted(self._last_ack.items()) if s != seat]
+        acks = self.book.shown_to(seat)
         if acks:
-            conn.send(Acks(tuple(acks)))
+            conn.send(Acks(acks))
         _log.info("%s is back (seat %d, had %d of %d records)", conn.who(), seat, have, count)
         if self.watch.back(seat):
             self._states_changed()
@@ -859,11 +873,8 @@ class HostNode:
                 if m.conn is conn:
                     self.members.remove(m)
                     _log.info("%s left the lobby", conn.who())
-                    if self.rematch_of is not None:  # its answer goes with it (§13)
-                        seat = self.rematch_of.seat_of(m.key)
-                        if seat is not None and seat != self.rematch_of.header.host:
-                            self.agreed.discard(seat)
-                        self._offer_frame()
+                    if self.rematch is not None:  # its answer goes with it (§13)
+                        self._rematch_do(self.rematch.dropped(self.rematch.seat_of(m.key)))
                     if self.lobby.state in (LobbyState.OPEN, LobbyState.FULL):
                         self._count(start=False)
                     self._lobby_frame()
@@ -884,11 +895,8 @@ class HostNode:
                 pass
             case Bye(reason):
                 if self._in_rematch_lobby(conn):  # a seat leaving ends the rematch (§13)
-                    assert self.rematch_of is not None and conn.key is not None
-                    seat = self.rematch_of.seat_of(conn.key)
-                    self.end_rematch(f"{conn.name} left: no rematch ({reason[:80]!r})"
-                                     if reason else f"{conn.name} left: no rematch",
-                                     gone=[] if seat is None else [seat])
+                    assert self.rematch is not None and conn.key is not None
+                    self._rematch_do(self.rematch.leave(self.rematch.seat_of(conn.key), reason))
                 conn.close()
             case Answer(game, yes):
                 self._on_answer(conn, game, yes)
@@ -916,23 +924,27 @@ class HostNode:
 
     def _on_msg(self, conn: Conn, msg: bytes, sig: bytes) -> None:
         table = self.table
-        if table is None or conn.seat is None:
-            self._refuse(conn, WireError(ErrorCode.NOT_STARTED, "the game has not started"))
-            return
-        if self.game.state is GameState.CALLED_OFF:
-            self._refuse(conn, WireError(ErrorCode.CLOSED, self.called_off_why, fatal=True))
-            return
-        if not self.ready:
-            if len(self._held) >= self.net.max_held:
+        match route(seated=table is not None and conn.seat is not None,
+                    called_off=self.game.state is GameState.CALLED_OFF, ready=self.ready,
+                    held=len(self._held), max_held=self.net.max_held):
+            case Route.NOT_STARTED:
+                self._refuse(conn, WireError(ErrorCode.NOT_STARTED, "the game has not started"))
+                return
+            case Route.CALLED_OFF:
+                self._refuse(conn, WireError(ErrorCode.CLOSED, self.called_off_why, fatal=True))
+                return
+            case Route.TOO_MANY:
                 self._refuse(conn, WireError(ErrorCode.SLOW, "too many messages while the host "
                                              "resumes", fatal=True))
                 return
-            self._held.append((conn, msg, sig))
-            return
+            case Route.HOLD:
+                self._held.append((conn, msg, sig))
+                return
+        assert table is not None and conn.seat is not None
         try:
             table.check(msg, sig, conn.seat)
         except WireError as e:
-            kind, counter = _kind_counter(msg)
+            kind, counter = kind_counter(msg)
             # Signed, naming the message and the log head: a refusal of a move the mover
             # finds legal at that head is the host's signed word against itself (GAME.md
             # "accuse"; SECURITY.md).
@@ -956,7 +968,7 @@ class HostNode:
                 _log.warning("seat %d's further failed proofs are refused but not kept: its "
                              "first is proof enough", seat)
             return
-        kind, _ = _kind_counter(msg)
+        kind, _ = kind_counter(msg)
         self.evidence.append((seat, kind or "?", e.reason))
         path = table.files.transcript.with_suffix(".evidence")
         shown_all = Evidence(msg, sig, e.code.value, e.reason[:500])
@@ -978,20 +990,15 @@ class HostNode:
         except LogError as e:
             self._refuse(conn, WireError(ErrorCode.ACK, e.reason))
             return
-        if ack.seat != conn.seat:
-            self._refuse(conn, WireError(ErrorCode.NOT_YOUR_SEAT,
-                                         f"an ack signed by seat {ack.seat}"))
+        count = len(table.log)
+        bad = judge_ack(conn.seat, ack.seat, ack.seq, ack.head, count,
+                        table.log.hash_at(ack.seq) if ack.seq < count else None)
+        if bad is not None:
+            self._refuse(conn, bad)
             return
-        if ack.seq >= len(table.log) or table.log.hash_at(ack.seq) != ack.head:
-            self._refuse(conn, WireError(ErrorCode.FORK,
-                                         f"your ack of seq {ack.seq} does not match "
-                                         "the host's log"))
-            return
-        if ack.seq > self.acked.get(ack.seat, -1):
-            if table.core.finished and ack.seq == len(table.log) - 1:
-                self._keep_final_ack(raw)  # on file before anyone sees it relayed
-            self.acked[ack.seat] = ack.seq
-            self._last_ack[ack.seat] = raw
+        if self.book.take(ack.seat, ack.seq, raw, last=count - 1,
+                          finished=table.core.finished).keep:
+            self._keep_final_ack(raw)  # on file before anyone sees it relayed
         for seat, c in self.conns.items():
             if seat != ack.seat:
                 c.send(Acks((raw,)))
@@ -1025,9 +1032,7 @@ class HostNode:
                 _log.warning("%s: ignored seat %d's ack of seq %d: not this log's head "
                              "there", table.files.acks, ack.seat, ack.seq)
                 continue
-            if ack.seq > self.acked.get(ack.seat, -1):
-                self.acked[ack.seat] = ack.seq
-                self._last_ack[ack.seat] = raw
+            self.book.load(ack.seat, ack.seq, raw)
 
     def missing_final_acks(self) -> list[int]:
         """The seats whose ack of the last record the finished game still waits for:
@@ -1037,10 +1042,8 @@ class HostNode:
         table = self.table
         if table is None:
             return []
-        last = len(table.log) - 1
-        return [s for s in range(table.n) if s != table.host_seat
-                and (s not in table.core.open_seats or s in self.conns)
-                and self.acked.get(s, -1) < last]
+        gone_open = {s for s in table.core.open_seats if s not in self.conns}
+        return self.book.missing(range(table.n), last=len(table.log) - 1, excused=gone_open)
 
     def _on_returned(self, conn: Conn, seq: int, record: bytes) -> None:
         """A record this (restarted) host signed before and lost, handed back."""
@@ -1183,8 +1186,8 @@ class HostNode:
                 continue
             c.ping_n = (c.ping_n + 1) % (2**31)
             c.send(Ping(c.ping_n))
-        if self.rematch_left() is not None:
-            self._rematch_beat(now)
+        if self.rematch is not None and self.table is None:
+            self._rematch_do(self.rematch.beat(now))
         if self.table is not None:
             if self._check_accepts(now):
                 return
@@ -1207,71 +1210,39 @@ class HostNode:
             c.last_heard = max(c.last_heard, now)
         self.watch.restart(now)
         self._accepts.restart(now)
-        self._offer_wait.shift(gap)
-
-    def _rematch_beat(self, now: float) -> None:
-        """The rematch lobby's heartbeat: a seat that left after the game and is not
-        back ends it at once; every yes not in within ``rematch_wait`` ends it; else its
-        screens are told the time left."""
-        prev = self.rematch_of
-        assert prev is not None and self._offer_wait.since is not None
-        here = {prev.seat_of(m.key) for m in self.members}
-        gone = sorted(s for s in self.left_after if s not in here)
-        if gone:
-            names = [prev.header.players[s].name for s in gone]
-            self.end_rematch(f"no rematch: {', '.join(names)} left after the game",
-                             gone=gone)
-        elif self._offer_wait.over(now, self.net.rematch_wait):
-            late = [p.name for p in prev.header.players if p.seat not in self.agreed]
-            self.end_rematch(f"no rematch: {', '.join(late)} did not agree within "
-                             f"{self.net.rematch_wait:g} s")
-        else:
-            left = self.rematch_left()
-            # the joiners' screens show it in steps
-            if self._offer_wait.step_changed(now, self.net.rematch_wait):
-                for m in self.members:
-                    if m.conn is not None and left is not None:
-                        m.conn.send(Clock(math.ceil(left)))
-            self._changed()  # (the time left, on the screens)
+        if self.rematch is not None:
+            self.rematch.slept(gap)
 
     # ------------------------------------------------------------------ timeouts
     def _check_accepts(self, now: float) -> bool:
-        """Every seat accepts the header within ``answer_timeout`` of the start (or of a
-        restart), or the host calls the game off (True; NETWORK.md §4): nothing secret
-        flows before every accept is in, so nobody loses anything by it, and no table
-        waits for ever for a seat that never takes its place."""
+        """Every seat accepts the header within the accept wait of the start (or of a
+        restart), or the host calls the game off (True; NETWORK.md §4, accepts.py)."""
         table = self.table
-        if table is None or table.started or self.game.final:
-            self._accepts.stop()
-            return False
-        # from its first heartbeat after the start, or after a restart (every seat gets
-        # the whole wait again): never sooner than a joiner saw the header
-        self._accepts.start(now)
-        wait = self._accept_wait(table)
-        if not self._accepts.over(now, wait):
-            if self._accepts.step_changed(now, wait):  # (the screens show it in steps)
+        pending = table is not None and not table.started and not self.game.final
+        missing = ([] if table is None or not pending else
+                   [table.names[s] for s in range(table.n) if s not in table.log.accepted])
+        wait = 0.0 if table is None else self._accept_wait(table)
+        match self._accepts.beat(now, pending=pending, wait=wait, missing=missing):
+            case CallOff(why):
+                self.call_off(why)
+                return True
+            case "redraw":  # (the screens show it in steps)
                 self._changed()
-            return False
-        missing = [table.names[s] for s in range(table.n) if s not in table.log.accepted]
-        self.call_off(f"{', '.join(missing)} did not accept it within {wait:g} s")
-        return True
+        return False
 
     def accepts_left(self) -> float | None:
         """Seconds before the host calls off the game some seat has not accepted yet
         (:meth:`_check_accepts`); None when every seat has, or there is no game."""
         table = self.table
-        if table is None or table.started or self.game.final:
+        if table is None:
             return None
-        return self._accepts.left(self._now(), self._accept_wait(table))
+        return self._accepts.left(self._now(), pending=not table.started and not self.game.final,
+                                  wait=self._accept_wait(table))
 
     def _accept_wait(self, table: Table) -> float:
-        """How long an accept may be missing before the game is called off: this host's
-        ``answer_timeout``, but within the header's agreed ``answer_s`` (whole seconds,
-        rounded down) and the next second — the joiners hold the call-off to that
-        (NETWORK.md §7), also when this host runs with another wait than the one it
-        agreed (restarted on the game, or a rematch, whose header is the last game's)."""
-        agreed = table.core.limits.answer_s
-        return min(max(self.net.answer_timeout, agreed), agreed + 1)
+        """The accept wait under this game's header, with the settings this host runs
+        with now (accepts.py)."""
+        return accept_wait(self.net.answer_timeout, table.core.limits.answer_s)
 
     def call_off(self, why: str) -> None:
         """End a game no seat has begun to play (some accept is missing): every joiner
@@ -1293,7 +1264,7 @@ class HostNode:
 
     async def _called_off(self) -> None:
         for c in list(self.conns.values()):
-            await _drain(c.ch, 2.0)
+            await drain(c.ch, 2.0)
         for c in list(self.conns.values()):
             c.close()
         self.done.set()
@@ -1381,16 +1352,3 @@ class HostNode:
         self.done.set()
         self._changed()
 
-
-async def _drain(ch: Channel, limit: float) -> None:
-    """Let a closing connection's last frames go out, for at most ``limit`` s."""
-    with contextlib.suppress(TimeoutError, ConnectionError):
-        await asyncio.wait_for(ch.drain(), limit)
-
-
-def _kind_counter(msg: bytes) -> tuple[str | None, int | None]:
-    try:
-        m = parse_message(msg)
-    except DecodeError:
-        return None, None
-    return m.kind, m.counter

@@ -1,4 +1,4 @@
-"""A joiner's link to its host, as a state machine (protocol/NETWORK.md §11.6): what the
+"""A joiner's link to its host, as a state machine (protocol/NETWORK.md §11.9): what the
 joiner does after each attempt — wait and dial again, stop because its copy of the log
 is complete, or give up with one line — and what its status line says meanwhile.
 

@@ -1,5 +1,5 @@
 """A joiner's answers to a rematch offer (protocol/NETWORK.md §13, steps 2–5), as a
-state machine (§11.7), sans-IO: it is given the host's frames, the time and what the
+state machine (§11.10), sans-IO: it is given the host's frames, the time and what the
 joiner's data dir holds, and returns what to send and whether to stop.
 
 ::

@@ -334,7 +334,7 @@ class PeerNode:
 
     async def run(self) -> None:
         """The thin shell over :class:`~splitnet.net.join_link.Link`: each attempt's
-        outcome goes to the link, which says what to do next (NETWORK.md §11.6)."""
+        outcome goes to the link, which says what to do next (NETWORK.md §11.9)."""
         self.rematch.look_from(self._now())
         if self._finished_here and self._finished_at is None:
             self._finished_at = self._now()  # resumed on a finished log

@@ -57,7 +57,6 @@ from splitnet.crypto.seeds import commitment
 from splitnet.durable import atomic_write, open_private, tighten_dir
 from splitnet.errors import SplitnetError
 from splitnet.game.table import PLEDGE_STEPS, ChosenMove, ChosenPlay, Pledge
-from splitnet.rules import action_from_dict
 from splitnet.session.codec import Bytes, DecodeError, Int, Map, Str, check, decode, encode
 from splitnet.session.identity import KEY_FILE
 from splitnet.session.transcript import TranscriptWriter
@@ -437,7 +436,7 @@ def _secrets_schema(obj: object) -> Map:
 
 #: what :meth:`SeedStore.check_log` needs of a game: the pledge position (round, step)
 #: one of this seat's entries (kind, body) was made at, or None (``pledge_position`` of
-#: splitnet.game.core or splitnet.game.splito_core)
+#: splitnet.games.split.core or splitnet.games.splito.core)
 PledgeAt = Callable[[str, dict[str, Any]], tuple[int, str] | None]
 
 
@@ -487,7 +486,8 @@ class SeedStore:
     """
 
     def __init__(self, path: Path, game_id: bytes, seat: int, header_hash: bytes,
-                 make: Callable[[int], bytes] | None = None) -> None:
+                 make: Callable[[int], bytes] | None = None, *,
+                 check_move: Callable[[dict[str, Any]], None] | None = None) -> None:
         if type(header_hash) is not bytes or len(header_hash) != HEADER_HASH_LEN:
             raise ValueError(f"the header hash must be {HEADER_HASH_LEN} bytes")
         self.path = path
@@ -495,6 +495,9 @@ class SeedStore:
         self.seat = seat
         self.header_hash = header_hash
         self.make = make
+        #: the game's check of a kept move's wire form (:attr:`GameSpec.check_move`:
+        #: ValueError for one that is not a move of the game; None: the map's shape only)
+        self.check_move = check_move
         self.seeds: dict[int, bytes] = {}
         self.pledges: dict[tuple[int, str], bytes] = {}
         self.plays: dict[int, ChosenPlay] = {}
@@ -538,7 +541,8 @@ class SeedStore:
             m = obj["move"]
             try:
                 check(m, _MOVE, "secrets.move")
-                action_from_dict(m["move"])
+                if self.check_move is not None:
+                    self.check_move(m["move"])
             except (DecodeError, ValueError) as e:
                 raise ValueError(f"{self.path}: bad move entry: {e}") from None
             self.move = ChosenMove(m["round"], m["at"], m["move"])

@@ -6,15 +6,15 @@ The host and every joiner hold one. A joiner feeds it the host's records
 (:meth:`~splitnet.session.log.Log.check_order`) and then applying it to its own core —
 both leave everything unchanged when they refuse — and only then orders it
 (:meth:`Table.order`). Either way every accepted entry is written to the transcript and
-applied to the core, exactly the path of :class:`splitnet.game.local.LocalGame`.
+applied to the core, exactly the path of :class:`splitnet.games.split.local.LocalGame`.
 
 The header's settings map names the game (:func:`splitnet.games.game_of`), and the
 table has that game's :class:`~splitnet.games.GameSpec` build the seat's core, behind
 :class:`~splitnet.game.table.NetCore`, the one interface the table, the host and the
 joiner call: nothing here knows which game it is.
 
-What a table needs from above the network layer — the open-handed seat's player (R8.6)
-and the narration of a restarted game — comes in as :class:`TableParts`, from whoever
+What a table needs from above the network layer — the proof checker and the narration
+of a restarted game — comes in as :class:`TableParts`, from whoever
 assembles a peer (``splitnet host``/``join``/``bot``: :data:`splitnet.app.lan_session.LAN_PARTS`).
 """
 
@@ -27,18 +27,14 @@ from pathlib import Path
 from typing import Any, Final, Protocol
 
 from splitnet.crypto.errors import CheatDetected
+from splitnet.errors import IllegalMove
 from splitnet.game.checks import HopChecker
-from splitnet.game.core import GameCore
-from splitnet.game.local import game_settings
-from splitnet.game.open_hand import OpenHandPlayer
 from splitnet.game.rematch import (
     PreviousGame,
-    Rematch,
     RematchError,
     check_follows,
     rematch_settings,
 )
-from splitnet.game.splito_core import SplitoCore
 from splitnet.game.table import (
     LIMITS_KEY,
     GameError,
@@ -54,10 +50,8 @@ from splitnet.game.table import (
 from splitnet.games import FIRST, GameSpec, Seating, game_of
 from splitnet.net.store import GameFiles, SeedStore, Transcript
 from splitnet.net.wire import ErrorCode, WireError
-from splitnet.rules import IllegalMove, Settings
 from splitnet.session.identity import Identity
 from splitnet.session.log import Author, Entry, Log, LogError, Player
-from splitnet.splito.engine import IllegalMove as SplitoIllegalMove
 
 _log = logging.getLogger("splitnet.net")
 
@@ -67,7 +61,8 @@ SeedMaker = Callable[[bytes, int], Callable[[int], bytes]]  # (game_id, seat) �
 class GameChoice:
     """The game a host opens its lobby for: its :class:`~splitnet.games.GameSpec`, its
     seat limit (the game's, or fewer) and ``header(players)`` — the header's settings map
-    for that many players (None: the first game's, made from the host's options)."""
+    for that many players (None: the game's own standard rules, with or without shuffle
+    proofs as the host says: :meth:`header_for`)."""
 
     spec: GameSpec = FIRST
     max_players: int = FIRST.max_players
@@ -81,6 +76,12 @@ class GameChoice:
     def rule(self) -> str:
         """The rule that sets the seat limit (R3.1, S2.1)."""
         return self.spec.seat_rule
+
+    def header_for(self, players: int, proofs: bool) -> dict[str, Any]:
+        """The header's settings map for a game of ``players`` seats."""
+        if self.header is not None:
+            return self.header(players)
+        return self.spec.default_header(players, proofs)
 
 
 #: the first game (Split, 2–6 players, R3.1): a host's game unless told otherwise
@@ -113,7 +114,7 @@ def game_error_code(e: GameError) -> ErrorCode:
     cause = e.__cause__
     if isinstance(cause, CheatDetected):
         return ErrorCode.CHEAT
-    if isinstance(cause, IllegalMove | SplitoIllegalMove):
+    if isinstance(cause, IllegalMove):  # any game's (splitnet.errors)
         return ErrorCode.ILLEGAL
     if isinstance(e, WrongRound):
         return ErrorCode.ROUND
@@ -147,25 +148,25 @@ class Told(Protocol):
 
 
 class Narration(Protocol):
-    """Tells the log in words, entry by entry, as a restart replays it (the application's
-    :class:`splitnet.describe.Narrator`)."""
+    """Tells the log in words, entry by entry, as a restart replays it (a game's own
+    narrator, from its front end: Split's :class:`splitnet.games.split.describe.Narrator`). ``core``
+    is the table's core, of the game's own type (what that game's narrator reads)."""
 
-    def after_entry(self, core: GameCore, author: int, kind: str,
+    def after_entry(self, core: Any, author: int, kind: str,
                     body: dict[str, Any]) -> Told: ...
 
 
 @dataclass(frozen=True)
 class TableParts:
     """What a seat's table is assembled with from above the network layer (which knows
-    no bots and no narration): ``open_hand`` plays a seat the host abandons (R8.6;
-    without it the core refuses an abandonment), ``narrator(names, seat)`` tells a
-    reopened game's saved log (:attr:`Table.history`; without it nothing is told);
+    no narration and no game): ``narrator(spec, names, seat)`` tells a reopened game's
+    saved log in that game's words (:attr:`Table.history`; without it, or when it gives
+    None for the game, nothing is told);
     ``checker`` checks the other seats' shuffle proofs (``host``, ``join`` and ``bot``
     give a worker-process pool, so the checks use the machine's other core while the
     chain goes on; without it each check runs in the peer's own thread)."""
 
-    open_hand: OpenHandPlayer | None = None
-    narrator: Callable[[Sequence[str], int], Narration] | None = None
+    narrator: Callable[[GameSpec, Sequence[str], int], Narration | None] | None = None
     checker: HopChecker | None = None
 
 
@@ -189,24 +190,19 @@ class Table:
         self.names = [p.name for p in h.players]
         self.n = len(self.names)
         self.host_seat = h.host
-        made = self.spec.seat(Seating(h, seat, seeds, parts.checker, parts.open_hand))
+        made = self.spec.seat(Seating(h, seat, seeds, parts.checker))
         self.core: NetCore = made.core
         self.proofs = made.proofs
         #: round 1's dealer (R3.2: seat 0, or the rematch header's; S4.1: the rules')
         self.first_dealer = made.first_dealer
-        #: the core as its own game's type, for what is told of that game above the
-        #: network (narration, the front ends): None for the other game
-        self.split_core = made.core if isinstance(made.core, GameCore) else None
-        self.splito_core = made.core if isinstance(made.core, SplitoCore) else None
         self.author = Author(identity, h.game_id, seat, log.next_counter(seat))
         self.listeners: list[Callable[[Entry], None]] = []
         #: the saved log in words, told as a restart re-applies it (:meth:`load`), so a
         #: session opened on this table shows the game so far; ``narrator`` goes on
         #: from there (None: ``parts`` gave none, nothing is told)
         self.history: list[str] = []
-        self.narrator = (parts.narrator(self.names, seat)
-                         if parts.narrator is not None and self.split_core is not None
-                         else None)
+        self.narrator = (parts.narrator(self.spec, self.names, seat)
+                         if parts.narrator is not None else None)
         #: the last entry ``narrator`` has told (0: the header, or no narrator)
         self.narrated = 0
 
@@ -214,22 +210,20 @@ class Table:
     @classmethod
     def new_host(cls, identity: Identity, data_dir: Path, game_id: bytes,
                  players: list[Player], proofs: bool, seed_maker: SeedMaker | None, *,
-                 settings: Settings | None = None, rematch: Rematch | None = None,
                  parts: TableParts | None = None,
                  header: dict[str, Any] | None = None,
                  limits: Limits | None = None) -> Table:
-        """The host's table of a new game (a rematch: ``rematch`` names the game before,
-        whose ``settings`` it keeps; GAME.md "Rematch"). ``header``: the header's
-        settings map of another game than Split (Splito: ``splito_header``). ``limits``:
-        the waits this host keeps, written into the header (GAME.md "limits")."""
-        if header is not None and limits is not None:
+        """The host's table of a new game. ``header``: the header's settings map, which
+        names the game and its rules (:meth:`GameChoice.header_for`; None: the first
+        game's standard rules, with shuffle proofs if ``proofs``). ``limits``: the waits
+        this host keeps, written into the header (GAME.md "limits")."""
+        if header is None:
+            header = FIRST.default_header(len(players), proofs)
+        if limits is not None:
             header = {**header, LIMITS_KEY: limits.to_dict()}
-        if header is not None:
-            check_header_settings(header)
+        check_header_settings(header)
         log, _ = Log.start(identity, game_id=game_id, host_seat=0, players=players,
-                           settings=header if header is not None else
-                           game_settings(settings or Settings(), shuffle_proofs=proofs,
-                                         rematch=rematch, limits=limits))
+                           settings=header)
         files = GameFiles(data_dir, game_id)
         transcript = Transcript(files.transcript)
         if transcript.records:
@@ -237,7 +231,8 @@ class Table:
         transcript.write(log.records()[0])
         transcript.sync()
         seeds = SeedStore(files.secrets, game_id, 0, log.header_hash,
-                          seed_maker(game_id, 0) if seed_maker else None)
+                          seed_maker(game_id, 0) if seed_maker else None,
+                          check_move=game_of(header).check_move)
         return cls(identity, log, 0, files, transcript, seeds, parts)
 
     @classmethod
@@ -282,7 +277,8 @@ class Table:
         files = GameFiles(data_dir, log.game_id)
         try:  # before any file is made: secrets of another header are refused
             seeds = SeedStore(files.secrets, log.game_id, seat, log.header_hash,
-                              seed_maker(log.game_id, seat) if seed_maker else None)
+                              seed_maker(log.game_id, seat) if seed_maker else None,
+                              check_move=game_of(log.header.settings).check_move)
         except ValueError as e:
             raise WireError(ErrorCode.PROTOCOL, str(e), fatal=True) from None
         transcript = Transcript(files.transcript)
@@ -333,7 +329,8 @@ class Table:
         seat = seats[0]
         try:
             seeds = SeedStore(files.secrets, log.game_id, seat, log.header_hash,
-                              seed_maker(log.game_id, seat) if seed_maker else None)
+                              seed_maker(log.game_id, seat) if seed_maker else None,
+                              check_move=game_of(log.header.settings).check_move)
             saved = Log.from_records(recs)  # (a bad record: the replay's LogError, sooner)
             seeds.check_log([(e.kind, e.body) for e in saved.entries[1:] if e.author == seat],
                             game_of(log.header.settings).pledge_position)
@@ -349,10 +346,10 @@ class Table:
     def _replay(self, record: bytes) -> None:
         entry = self.log.append_record(record)
         self._apply(entry)
-        if self.narrator is None or self.split_core is None:
+        if self.narrator is None:
             return
         if entry.seq > 0 and entry.kind != "accept":
-            news = self.narrator.after_entry(self.split_core, entry.author, entry.kind,
+            news = self.narrator.after_entry(self.core, entry.author, entry.kind,
                                              dict(entry.body))
             self.history.extend(news.lines)
         self.narrated = entry.seq

@@ -12,8 +12,8 @@ from collections.abc import Callable
 from typing import Any
 
 from splitnet.aio import until
-from splitnet.bots import LEVELS, bot_label
 from splitnet.game.rematch import dealer_rule
+from splitnet.games.split.bots import LEVELS, bot_label
 from splitnet.net.join_state import JoinState
 from splitnet.net.lobby_state import MIN_PLAYERS
 from splitnet.text import shown

@@ -15,7 +15,7 @@ from typing import TextIO
 from splitnet.aio import stop
 from splitnet.cards import STRENGTH, match_kind, name, parse_face, pretty, rank
 from splitnet.frontend import OffersOpenHand, TableSession
-from splitnet.rules import (
+from splitnet.games.split.rules import (
     Action,
     BonusDraw,
     BonusMark,
@@ -31,7 +31,7 @@ from splitnet.rules import (
     TakeRow,
     Upgrade,
 )
-from splitnet.rules.scoring import live, points_text, signed, standing_now
+from splitnet.games.split.rules.scoring import live, points_text, signed, standing_now
 from splitnet.ui import REMATCH_KEYS, deals
 from splitnet.ui.plain_io import CommandError, GiveUpPrompt, PlainTerminal, ask_next
 
@@ -376,9 +376,9 @@ def command_for(view: Game, move: Action, numbers: Sequence[int] | None = None) 
 async def hint_text(view: Game, seat: int, players: list[str],
                     samples: int | None = None, numbers: Sequence[int] | None = None) -> str:
     """The ``hint`` command: the strong bot's suggestion for this decision with its
-    reason (:func:`splitnet.bots.search.suggest`, on a copy of this seat's own view, R8,
+    reason (:func:`splitnet.games.split.bots.search.suggest`, on a copy of this seat's own view, R8,
     thought about off the event loop) and the command that plays it."""
-    from splitnet.bots.search import suggest
+    from splitnet.games.split.bots.search import suggest
 
     try:
         action, reason = await asyncio.to_thread(suggest, view.clone(), seat, names=players,

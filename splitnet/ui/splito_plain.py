@@ -18,8 +18,8 @@ from typing import TextIO
 
 from splitnet.aio import stop
 from splitnet.frontend import OffersOpenHand, SplitoTableSession
-from splitnet.splito.describe import card_text
-from splitnet.splito.engine import Game, IllegalMove, Play, Side
+from splitnet.games.splito.describe import card_text
+from splitnet.games.splito.engine import Game, IllegalMove, Play, Side
 from splitnet.ui.plain_io import CommandError, GiveUpPrompt, PlainTerminal, ask_next
 from splitnet.ui.splito_table import (
     ZoneFacts,
@@ -55,7 +55,7 @@ any values, c, d: any colours."""
 
 
 def objective_line(o: object) -> str:
-    from splitnet.splito.objectives import Objective
+    from splitnet.games.splito.objectives import Objective
 
     assert isinstance(o, Objective)
     return o.describe()
@@ -156,7 +156,7 @@ def parse_play(line: str, view: Game, seat: int) -> Play:
 
 def can_play(view: Game, seat: int) -> bool:
     """Is this seat's play awaited (the commit phase, not committed, hand readable)?"""
-    from splitnet.splito.engine import Phase
+    from splitnet.games.splito.engine import Phase
 
     return (view.phase is Phase.COMMIT and not view.committed(seat)
             and bool(view.hands[seat])

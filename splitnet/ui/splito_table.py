@@ -5,8 +5,8 @@ player's projected score and whose commitment is missing. Both front ends (plain
 full screen) draw from these facts; every rule and every point comes from the engine
 (``zone_results``, ``scores``, ``waiting_for``) — nothing here decides one.
 
->>> from splitnet.splito.engine import full_deck
->>> from splitnet.splito.settings import SplitoSettings
+>>> from splitnet.games.splito.engine import full_deck
+>>> from splitnet.games.splito.settings import SplitoSettings
 >>> g = Game(SplitoSettings.standard(3), game_id="0" * 32)
 >>> g.deal(["OBJ01", "OBJ19"], [c for c in full_deck(g.settings) if c not in ("OBJ01", "OBJ19")])
 >>> [(label, card) for label, _, card in hand_labels(g, 0)][:3]
@@ -22,10 +22,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from splitnet.splito.cards import card_order
-from splitnet.splito.describe import zone_name
-from splitnet.splito.engine import Game, Phase, Side
-from splitnet.splito.objectives import Objective
+from splitnet.games.splito.cards import card_order
+from splitnet.games.splito.describe import zone_name
+from splitnet.games.splito.engine import Game, Phase, Side
+from splitnet.games.splito.objectives import Objective
 
 if TYPE_CHECKING:
     from splitnet.frontend import SplitoTableSession

@@ -1,6 +1,6 @@
 """A whole High Card game on this machine: every seat's core in-process, each message
 signed by its seat, ordered by the host into the hash-chained log and written to the
-transcript — :class:`splitnet.game.local.LocalGame`, the path every game's local play
+transcript — :class:`splitnet.games.split.local.LocalGame`, the path every game's local play
 takes, given this game's core."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from splitnet.game.local import LocalGame, SelfplaySecrets
 from splitnet.game.table import PledgeBook
+from splitnet.games.split.local import LocalGame, SelfplaySecrets
 from tests.third_game.bot import Bot
 from tests.third_game.core import HighCardCore
 from tests.third_game.rules import Settings

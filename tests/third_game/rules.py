@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from splitnet.errors import IllegalMove as AnyIllegalMove
+
 #: H1: the deck's cards, ranked 1 … 16
 DECK = 16
 MIN_PLAYERS, MAX_PLAYERS = 2, 4
@@ -20,13 +22,9 @@ class SettingsError(ValueError):
     """A settings map that is not High Card's (the message names the field)."""
 
 
-class IllegalMove(Exception):
-    """A play the rules refuse: ``rule`` and why."""
-
-    def __init__(self, rule: str, reason: str) -> None:
-        super().__init__(f"{rule}: {reason}")
-        self.rule = rule
-        self.reason = reason
+class IllegalMove(AnyIllegalMove):
+    """A play High Card's rules refuse: ``rule`` and why (the network knows a refused
+    move by this base class: its wire code is ``illegal``, NETWORK.md §8)."""
 
 
 def rank(card: int) -> int:

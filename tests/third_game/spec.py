@@ -28,8 +28,7 @@ TITLE: Final = "High Card"
 # ------------------------------------------------------------------------- the header
 def header(players: int, hand: int = 3, *, proofs: bool = True) -> dict[str, Any]:
     """The header's settings map of a High Card game (README.md "Header")."""
-    from splitnet.game.local import PROTOCOL
-    from splitnet.game.table import LIMITS_KEY, Limits
+    from splitnet.game.table import LIMITS_KEY, PROTOCOL, Limits
     from tests.third_game.rules import Settings
 
     return {"protocol": PROTOCOL, "game": KEY, "rules": Settings(players, hand).to_dict(),
@@ -128,7 +127,8 @@ def _record_format() -> str:
 
 
 SPEC: Final = GameSpec(key=KEY, title=TITLE, min_players=2, max_players=4, seat_rule="H2",
-                       named=True, check_header=_check_header, seat=_seat,
+                       named=True, check_header=_check_header,
+                       default_header=lambda n, proofs: header(n, proofs=proofs), seat=_seat,
                        pledge_position=pledge_position, record_format=_record_format(),
                        progress=_progress, ending=_ending, dealer_rule="H3.1")
 

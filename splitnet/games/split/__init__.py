@@ -13,19 +13,28 @@ if TYPE_CHECKING:
 
 
 def _check_header(settings: Mapping[str, Any], players: int | None) -> None:
-    from splitnet.game.local import settings_from_header
     from splitnet.game.rematch import first_dealer
+    from splitnet.games.split.local import settings_from_header
 
     settings_from_header(settings)
     if players is not None:
         first_dealer(settings, players)
 
 
+def _default_header(_players: int, proofs: bool) -> dict[str, Any]:
+    """docs/RULES.md's rules (SETTINGS.md: every default), with or without proofs."""
+    from splitnet.games.split.local import game_settings
+    from splitnet.games.split.rules import Settings
+
+    return game_settings(Settings(), shuffle_proofs=proofs)
+
+
 def _seat(s: Seating) -> SeatGame:
-    from splitnet.game.core import GameCore
-    from splitnet.game.local import settings_from_header
     from splitnet.game.rematch import first_dealer
     from splitnet.game.table import limits_from_header
+    from splitnet.games.split.core import GameCore
+    from splitnet.games.split.local import settings_from_header
+    from splitnet.games.split.open_hand_policy import open_hand_player
 
     h = s.header
     settings, proofs = settings_from_header(h.settings)
@@ -35,20 +44,27 @@ def _seat(s: Seating) -> SeatGame:
                     secrets.seed if secrets is not None else None,
                     shuffle_proofs=proofs, host=h.host, pledges=secrets, moves=secrets,
                     keys=[p.key for p in h.players], first_dealer=dealer,
-                    checker=s.checker, open_hand=s.open_hand,
+                    checker=s.checker, open_hand=open_hand_player,  # R8.6, OPEN_HAND.md
                     limits=limits_from_header(h.settings))
     return SeatGame(core, proofs, dealer)
 
 
 def _pledge_position(kind: str, body: dict[str, Any]) -> tuple[int, str] | None:
-    from splitnet.game.core import pledge_position
+    from splitnet.games.split.core import pledge_position
 
     return pledge_position(kind, body)
 
 
+def _check_move(move: dict[str, Any]) -> None:
+    """A kept move is a move of Split's (rules/actions.py; ValueError if not)."""
+    from splitnet.games.split.rules import action_from_dict
+
+    action_from_dict(move)
+
+
 def _progress(settings: object, entries: Sequence[Entry], _players: int) -> str:
     """"round 2 of 3": the round the last entry belongs to (R3.2)."""
-    from splitnet.game.local import settings_from_header
+    from splitnet.games.split.local import settings_from_header
 
     rounds = [r for e in entries
               if isinstance(r := e.body.get("round"), int) and not isinstance(r, bool)]
@@ -64,8 +80,8 @@ def _progress(settings: object, entries: Sequence[Entry], _players: int) -> str:
 def _ending(core: Any, names: Sequence[str]) -> Ending:
     """A Split verifier's end: each round's end, every abandonment (R8.6), the totals,
     the winner and the shuffle proofs (TRANSCRIPT.md §10)."""
-    from splitnet.game.core import GameCore
-    from splitnet.record import round_ended
+    from splitnet.games.split.core import GameCore
+    from splitnet.games.split.record import round_ended
 
     assert isinstance(core, GameCore)
     if not core.finished:
@@ -95,11 +111,12 @@ def _ending(core: Any, names: Sequence[str]) -> Ending:
 
 
 SPLIT = GameSpec(key="split", title="Split", min_players=2, max_players=6, seat_rule="R3.1",
-                 named=False, check_header=_check_header, seat=_seat,
+                 named=False, check_header=_check_header, default_header=_default_header,
+                 seat=_seat,
                  pledge_position=_pledge_position, record_format="splitnet-game-record/1",
                  progress=_progress, ending=_ending, moves_pledged=True,
-                 modules=("rules", "game.core", "game.local", "game.open_hand",
-                          "game.open_hand_policy", "record", "describe", "bots", "selfplay",
+                 check_move=_check_move,
+                 modules=("games.split", "selfplay",
                           "localplay", "app.fair", "app.lan_session", "ui.plain",
                           "ui.tui.app", "ui.tui.model", "ui.tui.render", "ui.tui.advice",
                           "ui.tui.summary", "ui.tui.results", "bench.split"))

@@ -15,16 +15,26 @@ KEY = "splito"
 
 
 def _check_header(settings: Mapping[str, Any], players: int | None) -> None:
-    from splitnet.game.splito_core import splito_from_header
+    from splitnet.games.splito.core import splito_from_header
 
     rules, _ = splito_from_header(settings)
     if players is not None and players != rules.players:
         raise ValueError("the Splito settings are not for this many players (S2.1)")
 
 
+def _default_header(players: int, _proofs: bool) -> dict[str, Any]:
+    """The standard rules for that many players (S2.1); Splito is dealt with shuffle
+    proofs only (SPLITO_GAME.md), whatever ``proofs`` says."""
+    from splitnet.game.table import PROTOCOL
+    from splitnet.games.splito.core import splito_header
+    from splitnet.games.splito.settings import SplitoSettings
+
+    return splito_header(SplitoSettings.standard(players), PROTOCOL)
+
+
 def _seat(s: Seating) -> SeatGame:
-    from splitnet.game.splito_core import SplitoCore, splito_from_header
     from splitnet.game.table import limits_from_header
+    from splitnet.games.splito.core import SplitoCore, splito_from_header
 
     h = s.header
     rules, proofs = splito_from_header(h.settings)
@@ -37,7 +47,7 @@ def _seat(s: Seating) -> SeatGame:
 
 
 def _pledge_position(kind: str, body: dict[str, Any]) -> tuple[int, str] | None:
-    from splitnet.game.splito_core import pledge_position
+    from splitnet.games.splito.core import pledge_position
 
     return pledge_position(kind, body)
 
@@ -45,7 +55,7 @@ def _pledge_position(kind: str, body: dict[str, Any]) -> tuple[int, str] | None:
 def _progress(settings: object, entries: Sequence[Entry], players: int) -> str:
     """"turn 12 of 13": the turn under way — the first whose plays are not all
     revealed (S5.1, S5.3)."""
-    from splitnet.game.splito_core import splito_from_header
+    from splitnet.games.splito.core import splito_from_header
 
     try:
         turns: int | None = splito_from_header(settings)[0].turns
@@ -69,8 +79,8 @@ def _progress(settings: object, entries: Sequence[Entry], players: int) -> str:
 def _ending(core: Any, names: Sequence[str]) -> Ending:
     """A Splito verifier's end: the record (S12) past the referee (S12.4), the turns, who
     left (S5.7), the scores and the winner (TRANSCRIPT.md §10)."""
-    from splitnet.game.splito_core import SplitoCore
-    from splitnet.splito.record import check_record
+    from splitnet.games.splito.core import SplitoCore
+    from splitnet.games.splito.record import check_record
 
     assert isinstance(core, SplitoCore)
     if not core.finished or core.record is None:
@@ -98,11 +108,12 @@ def _ending(core: Any, names: Sequence[str]) -> Ending:
 
 
 SPLITO = GameSpec(key=KEY, title="Splito", min_players=2, max_players=8, seat_rule="S2.1",
-                  named=True, check_header=_check_header, seat=_seat,
+                  named=True, check_header=_check_header, default_header=_default_header,
+                  seat=_seat,
                   pledge_position=_pledge_position, record_format="splito-record/1",
                   progress=_progress, ending=_ending, dealer_rule="S4.1",
                   dealer_setting="dealer",
-                  modules=("splito", "game.splito_core", "splito_selfplay", "app.splito_fair",
+                  modules=("games.splito", "splito_selfplay", "app.splito_fair",
                            "app.splito_session", "ui.splito_plain", "ui.splito_table",
                            "ui.tui.splito", "ui.tui.splito_model", "ui.tui.splito_render",
                            "bench.splito"))

@@ -3,7 +3,7 @@
 The table only calls a :data:`~splitnet.ui.tui.model.Hinter` — ``(this seat's view,
 seat) -> (move, hint in words)`` — and shows the words with the key that plays the
 move. This module provides the default one: the strong bot's ``suggest`` (its move and
-its reason, from :mod:`splitnet.bots.search`). The adviser sees only this seat's own
+its reason, from :mod:`splitnet.games.split.bots.search`). The adviser sees only this seat's own
 view (R8): the hidden cards stay hidden.
 """
 
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from splitnet.bots.search import suggest
-from splitnet.rules import Action, Game
+from splitnet.games.split.bots.search import suggest
+from splitnet.games.split.rules import Action, Game
 from splitnet.ui.tui.model import Hinter
 
 

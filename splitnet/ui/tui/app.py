@@ -28,7 +28,7 @@ from prompt_toolkit.styles import Style
 from prompt_toolkit.widgets import Frame
 
 from splitnet.frontend import OffersOpenHand, TableSession
-from splitnet.rules import Action, IllegalMove
+from splitnet.games.split.rules import Action, IllegalMove
 from splitnet.ui.tui.controls import SizedControl
 from splitnet.ui.tui.help import help_lines
 from splitnet.ui.tui.keys import build_key_bindings

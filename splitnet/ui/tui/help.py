@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from splitnet.rules import Pad
+from splitnet.games.split.rules import Pad
 from splitnet.ui.tui.render import Line, paper_pad, words, wrap
 
 HELP = """\

@@ -21,7 +21,7 @@ from prompt_toolkit.output import ColorDepth
 
 from splitnet.cards import card_id, pretty, rank, suit
 from splitnet.frontend import HoldsMoves, OffersOpenHand, TableSession
-from splitnet.rules import (
+from splitnet.games.split.rules import (
     Action,
     BonusDraw,
     BonusMark,

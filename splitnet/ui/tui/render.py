@@ -17,9 +17,9 @@ from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 from prompt_toolkit.utils import get_cwidth
 
 from splitnet.cards import is_red, pretty
-from splitnet.rules import Game, Match, Pad
-from splitnet.rules.scoring import live, marks_now, pad_points, signed
-from splitnet.rules.settings import ROWS
+from splitnet.games.split.rules import Game, Match, Pad
+from splitnet.games.split.rules.scoring import live, marks_now, pad_points, signed
+from splitnet.games.split.rules.settings import ROWS
 from splitnet.ui.tui.model import KIND_LETTER, TableModel
 
 Line = StyleAndTextTuples

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 
-from splitnet.describe import AUDIT_CHECKED
-from splitnet.rules.scoring import pad_points, points_text, signed
-from splitnet.rules.settings import ROWS
+from splitnet.games.split.describe import AUDIT_CHECKED
+from splitnet.games.split.rules.scoring import pad_points, points_text, signed
+from splitnet.games.split.rules.settings import ROWS
 from splitnet.ui import REMATCH_KEYS, deals
 from splitnet.ui.tui.render import Line, card_frags, paper_pad, words, wrap
 from splitnet.ui.tui.summary import RoundSummary
@@ -94,7 +94,7 @@ def shuffle_line(verdicts: list[str]) -> str:
     audit passed — "Every shuffle checked: rounds 1–3 fair (…)" —, else the verdict
     that says what went wrong, else the verdicts once each.
 
-    >>> from splitnet.describe import AUDIT_CHECKED
+    >>> from splitnet.games.split.describe import AUDIT_CHECKED
     >>> line = shuffle_line([f"Round {r}: shuffle verified — {AUDIT_CHECKED}." for r in (1, 2, 3)])
     >>> line == f"Every shuffle checked: rounds 1–3 fair ({AUDIT_CHECKED})."
     True

@@ -19,7 +19,7 @@ from prompt_toolkit.output import Output
 from prompt_toolkit.styles import Style
 
 from splitnet.frontend import OffersOpenHand, SplitoTableSession
-from splitnet.splito.engine import IllegalMove, Play
+from splitnet.games.splito.engine import IllegalMove, Play
 from splitnet.ui.splito_table import rematch_keys
 from splitnet.ui.tui.app import ESC_WAIT, MONO, STYLE
 from splitnet.ui.tui.controls import SizedControl

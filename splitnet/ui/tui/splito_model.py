@@ -19,8 +19,8 @@ from typing import Literal
 from prompt_toolkit.output import ColorDepth
 
 from splitnet.frontend import OffersOpenHand, SplitoTableSession
-from splitnet.splito.describe import card_text
-from splitnet.splito.engine import Game, IllegalMove, Phase, Play, Side
+from splitnet.games.splito.describe import card_text
+from splitnet.games.splito.engine import Game, IllegalMove, Phase, Play, Side
 from splitnet.ui.splito_table import hand_labels, played_out
 from splitnet.ui.tui.model import Note, give_up_key
 
@@ -120,7 +120,7 @@ class SplitoModel:
         return "you" if seat == self.seat else self.session.players[seat]
 
     def zone_label(self, side: Side) -> str:
-        from splitnet.splito.describe import zone_name
+        from splitnet.games.splito.describe import zone_name
 
         z = self.view.zone_of(self.seat, side)
         return zone_name(self.view, self.session.players, z, self.seat)

@@ -16,10 +16,10 @@ from collections.abc import Callable, Mapping, Sequence
 
 from prompt_toolkit.mouse_events import MouseEvent
 
-from splitnet.splito.cards import COLOUR_NAMES, card_order, is_number_card, number_face
-from splitnet.splito.describe import card_text
-from splitnet.splito.engine import Game
-from splitnet.splito.objectives import Objective
+from splitnet.games.splito.cards import COLOUR_NAMES, card_order, is_number_card, number_face
+from splitnet.games.splito.describe import card_text
+from splitnet.games.splito.engine import Game
+from splitnet.games.splito.objectives import Objective
 from splitnet.ui.splito_table import (
     TableFacts,
     ZoneFacts,
@@ -440,7 +440,7 @@ def end_lines(m: SplitoModel, width: int) -> list[Line]:
         for z in range(len(v.zones)):
             results = v.zone_results(z)
             scored = [r for r in results if r.fulfilled]
-            from splitnet.splito.describe import zone_name
+            from splitnet.games.splito.describe import zone_name
 
             label = zone_name(v, players, z, m.seat)
             sums = " + ".join(f"{'★' if r.source == 'central' else ''}{r.objective} "

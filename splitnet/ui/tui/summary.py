@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from splitnet.rules import Game, Pad
-from splitnet.rules.settings import ROWS
+from splitnet.games.split.rules import Game, Pad
+from splitnet.games.split.rules.settings import ROWS
 
 
 @dataclass
