@@ -61,6 +61,7 @@ from splitnet.net.joincode import JoinCode, new_code
 from splitnet.net.known_peers import KnownPeers
 from splitnet.net.links import node_wrap, secure_busy
 from splitnet.net.secure import AttemptLimiter, SecureError
+from splitnet.net.secure_watch import WatchGate
 from splitnet.net.store import (
     GameFiles,
     GameMeta,
@@ -105,6 +106,7 @@ async def host_main(args: argparse.Namespace, parts: TableParts = LAN_PARTS) -> 
         meta.code = str(h.code)
         GameFiles(data_dir, meta.gid).save_meta(meta)
     node, gid = _host_node(h, identity, meta, seed_maker, game_id_maker, choice)
+    node.watchers.desk.limit = h.watchers
     h.bind, port = _listen_address(args, meta)
     h.nodes.append(node)
     h.port = await _listen(node, h.bind, port)
@@ -119,6 +121,9 @@ async def host_main(args: argparse.Namespace, parts: TableParts = LAN_PARTS) -> 
     print("  (tell it to the players yourself: it is never sent or announced; "
           + ("the same as before, so running players reconnect by themselves)"
              if meta is not None else "each game has its own)"), flush=True)
+    if h.watch_code is not None:
+        print(f"Watch code: {h.watch_code}  (splitnet watch {h.addrs[0]} — up to "
+              f"{h.watchers} watchers at once; it gives no seat)", flush=True)
     print(f"Host key fingerprint: {identity.fingerprint()}", flush=True)
     print(f"listening on port {h.port}", flush=True)
     if wh_settings is not None:
@@ -267,8 +272,14 @@ class _Hosting:
         self.nodes: list[HostNode] = []  # the node of the game on, once there is one
         self.node_task: asyncio.Task[bool] | None = None
         self.bind, self.port, self.addrs = "", 0, [""]
+        #: spectators (NETWORK.md §14): their own code and limiter, never the players'
+        self.watchers = 0 if args.no_watchers else args.watchers
+        self.watch_code: JoinCode | None = _watch_code(code) if self.watchers else None
+        self.watch_limiter = AttemptLimiter()
+        gate = (WatchGate(self.watch_code, self.watch_limiter)
+                if self.watch_code is not None else None)
         self.wrap: Any = node_wrap(code, net, limiter=self.limiter, on_refused=self._refused,
-                                   seats=self._seats)
+                                   seats=self._seats, watch=gate)
         if args.internet:  # a wormhole's channel: its agreed key is the password (§12)
             self.wrap = wormhole.per_channel_wrap(
                 lambda pw: node_wrap(pw, net, limiter=self.limiter, on_refused=self._refused,
@@ -420,7 +431,7 @@ async def _host_lobby(h: _Hosting, node: HostNode, bots_line: str | None) -> boo
     h.lobby = lobby = HostLobby(
         node, h.addrs[0], code=str(h.code), limiter=h.limiter, known=h.known,
         levels=h.own_levels,
-        extra=lambda: ([bots_line] if bots_line else [])
+        extra=lambda: ([bots_line] if bots_line else []) + _watch_lines(h, node)
         + ([ann.status] if ann and ann.status else [])
         + _invitation_lines(h.invites, args))
     if ann is not None:
@@ -430,6 +441,27 @@ async def _host_lobby(h: _Hosting, node: HostNode, bots_line: str | None) -> boo
     from splitnet.ui.tui import run_lobby
 
     return await run_lobby(lobby, title="splitnet — host")
+
+
+def _watch_code(code: JoinCode) -> JoinCode:
+    """A watch code for this run of the host: drawn like a join code, never the same."""
+    while True:
+        watch = new_code()
+        if str(watch) != str(code):
+            return watch
+
+
+def _watch_lines(h: _Hosting, node: HostNode) -> list[str]:
+    """The lobby's lines on watching: the code, who watches, wrong watch codes."""
+    if h.watch_code is None:
+        return ["not watchable (--no-watchers)"]
+    lines = [f"Watch code: {h.watch_code} (up to {h.watchers} watchers)"]
+    status = node.watchers.status()
+    if status:
+        lines.append(status)
+    if h.watch_limiter.failures or h.watch_limiter.refused:
+        lines.append("watchers' " + h.watch_limiter.status())
+    return lines
 
 
 def _games_before(data_dir: Path, node: HostNode) -> int:

@@ -134,7 +134,7 @@ class WatchNode:
         """Connect, follow, reconnect with back-off while the host is away; return when
         the game is over; raise :class:`WatchFatal` on a bad record or a refusal."""
         try:
-            gap, lost = 0.1, None
+            gap, lost, began, reached = 0.1, None, self._now(), False
             while True:
                 try:
                     raw = await self.connect()
@@ -156,8 +156,11 @@ class WatchNode:
                         raw.close()
                         self._ch = None
                     if self.connections:  # it was in: the bound starts again
-                        lost, gap, self.connections = None, 0.1, 0
+                        lost, gap, self.connections, reached = None, 0.1, 0, True
                 now = self._now()
+                if not reached and now - began > self.net.first_contact:
+                    raise WatchFatal(f"{why} — is the game still open? (gave up after "
+                                     f"{self.net.first_contact:g} s)")
                 lost = now if lost is None else lost
                 if now - lost > self.net.retry_total:
                     raise WatchFatal(f"{why}; gave up after {self.net.retry_total:g} s")

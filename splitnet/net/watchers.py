@@ -265,6 +265,8 @@ class Watchers:
         self.listeners: list[Callable[[], None]] = []
         #: (name, why) of each watcher that left or was dropped, for the host's log
         self.left: list[tuple[str, str]] = []
+        #: the host stops after its game: these are sent the rest at once, then bye
+        self._flush: set[Watcher] = set()
         host.subscribe(self._stirred)
 
     @property
@@ -311,8 +313,17 @@ class Watchers:
             ev.set()
 
     def close(self) -> None:
-        """The host stops: every watcher connection closes."""
+        """The host stops: every watcher connection closes — after the game, once it has
+        been sent the rest of the log and ``bye`` (the host waits a moment for its
+        handlers to end; a watcher still short of the end comes back for it)."""
+        over = self._over()
         for w in list(self._conns):
+            if over and w.state in (WatchState.CATCHING_UP, WatchState.LIVE):
+                self._flush.add(w)
+                ev = self._wake.get(w)
+                if ev is not None:
+                    ev.set()
+                continue
             self.desk.drop(w, "the host stopped")
             self._close(w)
 
@@ -370,6 +381,7 @@ class Watchers:
 
     def _forget(self, w: Watcher, conn: Conn) -> None:
         conn.close()
+        self._flush.discard(w)
         self._conns.pop(w, None)
         self._wake.pop(w, None)
         self.desk.forget(w)
@@ -419,7 +431,8 @@ class Watchers:
             table = self.host.table
             if table is not None:
                 entries = table.log.entries
-                due = self.desk.due(w, len(entries))
+                due = (range(w.sent, len(entries)) if w in self._flush
+                       else self.desk.due(w, len(entries)))
                 for seq in due:
                     conn.send(Rec(seq, entries[seq].record))
                 self.desk.sent(w, due.stop if due else w.sent)
@@ -427,7 +440,8 @@ class Watchers:
                     self.desk.drop(w, w.why or "slow: its connection's buffer is full")
                     return
                 await conn.ch.drain()
-                if self._over() and w.sent >= len(entries) and w.have >= len(entries):
+                if (self._over() and w.sent >= len(entries)
+                        and (w.have >= len(entries) or w in self._flush)):
                     conn.send(Bye("game over"))
                     with contextlib.suppress(Exception):
                         await asyncio.wait_for(conn.ch.drain(), 2.0)
