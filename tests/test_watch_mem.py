@@ -20,6 +20,7 @@ tests/virtual_time.py).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -52,7 +53,14 @@ from splitnet.net.secure_watch import WatchGate
 from splitnet.net.watcher import WatchFatal, WatchNode, watch_wrap
 from splitnet.net.watchers import TABLE as WATCH_TABLE
 from splitnet.net.watchers import WatchDesk, WatchEvent, WatchState
-from splitnet.net.wire import NET_PROTOCOL, WireError, decode_frame, encode_typed, sign_hello
+from splitnet.net.wire import (
+    NET_PROTOCOL,
+    WireError,
+    decode_frame,
+    encode_typed,
+    sign_challenge,
+    sign_hello,
+)
 from splitnet.session.identity import Identity
 from splitnet.session.transcript import read_transcript
 from splitnet.verify import LiveVerifier, verify_records
@@ -438,3 +446,66 @@ def test_the_watcher_machine_walks_its_table_and_refuses_every_other_event() -> 
     full = WatchDesk(limit=0)
     with pytest.raises(WireError, match="this game takes no watchers"):
         full.admit(full.arrive("10.0.0.3:1", now=0.0), "Di", have=0, count=0, now=0.0)
+
+
+# ---------------------------------------------------------------------- a lying host
+def test_a_bad_record_stops_the_watcher_with_verifys_verdict_saved_and_again_on_a_rerun(
+        tmp_path: Path) -> None:
+    """A host (the game's own key, plain channel) that sends a finished game's log with
+    one record damaged: the watcher stops at that record with the verdict ``splitnet
+    verify`` gives the damaged transcript, naming the same seat; its file holds the
+    records up to and with the bad one, and verify on the file says the same; run again
+    on that file, it stops at once with that verdict."""
+    from tests.test_open_hand import new_game
+
+    g, _ = new_game(3, False, seed=7)
+    g.run_bots([make_bot("normal", i) for i in range(3)])
+    records = g.log.records()
+    k = len(records) // 2
+    bad = bytearray(records[k])
+    bad[-1] ^= 0x01
+    damaged = [*records[:k], bytes(bad), *records[k + 1:]]
+    want = verify_records(damaged)
+    assert not want.ok and want.seq == k
+
+    async def main() -> None:
+        mem = MemoryNet()
+
+        async def serve(ch: Any) -> None:  # the lying host
+            nonce = bytes(32)
+            gid = g.log.game_id
+            ch.send(encode_typed(Challenge(NET_PROTOCOL, nonce, g.host.public_key_bytes(),
+                                           gid, None, sign_challenge(g.host, nonce, gid,
+                                                                     None))))
+            try:
+                w = decode_frame(await ch.recv(), from_host=False)
+            except ConnectionError:  # (a rerun that stops on its own file first)
+                return
+            assert isinstance(w, Watch)
+            ch.send(encode_typed(Welcome(None, gid, len(damaged), True)))
+            for seq in range(w.have, len(damaged)):
+                ch.send(encode_typed(Rec(seq, damaged[seq])))
+            with contextlib.suppress(Exception):
+                while True:
+                    await ch.recv()
+
+        _, port = await mem.listen(serve, "127.0.0.1", 0)
+        for run in range(2):
+            v = LiveVerifier()
+
+            def check(rec: bytes, v: LiveVerifier = v) -> str | None:
+                failed = v.feed(rec)
+                return None if failed is None else failed.summary
+
+            node = WatchNode(tmp_path / "w", "Cy", mem.connector("127.0.0.1", port),
+                             check=check, net=D)
+            with pytest.raises(WatchFatal) as e:
+                await node.run()
+            assert str(e.value) == want.summary and v.failed == want, run
+            assert node.path is not None
+            assert read_transcript(node.path) == damaged[:k + 1]
+            assert verify_records(read_transcript(node.path)) == want
+            assert node.have == k and node.connections == (1 if run == 0 else 0)
+        await mem.close()
+
+    asyncio.run(main())
