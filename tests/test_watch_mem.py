@@ -232,6 +232,15 @@ async def watched_game(tmp: Path, clock: VirtualLoop, *, splito: bool) -> None:
     for name in ("Cy", "Di"):
         compared, read = t.check_knowledge(name)
         assert compared > len(players[0]) // 2 and read > 0, (name, compared, read)
+    # the check can fail: a watcher that read one slot a seat held hidden is caught
+    seats = [t.views[n] for n in ("Host", "Ana", "Bo")]
+    seq, slot = next((q, x) for q, mine in t.views["Di"].items() if mine is not None
+                     and all(s.get(q) is not None for s in seats)
+                     for x in seats[0][q][1] - mine[1])  # type: ignore[index]
+    t.views["Eve"] = {**t.views["Di"], seq: (t.views["Di"][seq][0],  # type: ignore[index]
+                                             t.views["Di"][seq][1] | {slot})}  # type: ignore[index]
+    with pytest.raises(AssertionError):
+        t.check_knowledge("Eve")
     assert t.host.watchers.count == 0
     await t.stop()
 

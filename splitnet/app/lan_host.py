@@ -415,6 +415,7 @@ async def _host_games(h: _Hosting, node: HostNode, bots_line: str | None) -> int
                                     test_seed=args.test_seed, wrap=h.wrap,
                                     wormholes=None if h.invites is None else h.rewire)
         h.nodes[0] = node  # the join-code layer lets the seats' keys past its limits
+        node.watchers.desk.limit = h.watchers  # (a watcher runs its command again)
         if not await _rematch_lobby(node, h.addrs[0], lines, h.known):
             break
         h.node_task = asyncio.create_task(node.done.wait())
