@@ -410,7 +410,8 @@ async def test_a_flood_of_watchers_wrong_watch_codes_and_half_open_connections_l
 @virtual_time
 async def test_a_live_watcher_that_stops_reading_is_dropped_and_the_table_does_not_wait(
         tmp_path: Path, clock: VirtualLoop) -> None:
-    t = Table(tmp_path, clock, splito=False)
+    """(``drop_after`` out of reach: the lag bound alone drops her, not her silence.)"""
+    t = Table(tmp_path, clock, splito=False, net=NetSettings(drop_after=100_000.0))
     await t.open()
     eve = await clock.run_until(raw_watcher(t), within=10.0)  # then never reads again
     for n in ("Ana", "Bo"):
@@ -518,3 +519,23 @@ def test_a_bad_record_stops_the_watcher_with_verifys_verdict_saved_and_again_on_
         await mem.close()
 
     asyncio.run(main())
+
+
+@virtual_time
+async def test_the_same_watcher_again_replaces_the_older_which_stops_saying_why(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """Two watchers of one name at one address (a rerun while the old program still
+    runs): the newer takes over, the older stops in one line — they do not take turns."""
+    t = Table(tmp_path, clock, splito=False)
+    await t.open()
+    old, _ = t.watcher("Cy", data="a")
+    old_task = old.start()
+    await clock.until(lambda: t.host.watchers.count == 1, "Cy watching", within=5.0)
+    new, _ = t.watcher("Cy", data="b")
+    new.start()
+    await clock.until(lambda: old_task.done(), "the older one stops", within=30.0)
+    with pytest.raises(WatchFatal, match="a newer watcher with this name"):
+        old_task.result()
+    await clock.advance_to(clock.time() + 30.0)
+    assert t.host.watchers.names() == ["Cy"] and new.task is not None and not new.task.done()
+    await t.stop()

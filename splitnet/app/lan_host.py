@@ -73,6 +73,7 @@ from splitnet.net.store import (
 from splitnet.net.table import GameChoice, SeedMaker, TableParts
 from splitnet.session.identity import Identity
 from splitnet.session.log import new_game_id
+from splitnet.text import shown
 from splitnet.ui.lobby import HostLobby, plain_lobby
 
 
@@ -459,7 +460,7 @@ def _watch_lines(h: _Hosting, node: HostNode) -> list[str]:
     lines = [f"Watch code: {h.watch_code} (up to {h.watchers} watchers)"]
     status = node.watchers.status()
     if status:
-        lines.append(status)
+        lines.append(shown(status))
     if h.watch_limiter.failures or h.watch_limiter.refused:
         lines.append("watchers' " + h.watch_limiter.status())
     return lines

@@ -53,7 +53,9 @@ _log = logging.getLogger("splitnet.net.watcher")
 #: the watcher reports its progress every this many records (and on each host ping)
 REPORT_EVERY = 16
 #: host errors after which a watcher tries again (it resumes): nothing was judged
-_RETRY = (ErrorCode.SLOW.value, ErrorCode.BUSY.value, ErrorCode.REPLACED.value)
+#: (not ``replaced``: two watchers of one name at one address would take turns forever;
+#: the older one stops, saying why — a killed one's rerun is the newer)
+_RETRY = (ErrorCode.SLOW.value, ErrorCode.BUSY.value)
 
 
 class WatchFatal(Exception):

@@ -307,6 +307,10 @@ class Watchers:
         if conn is not None:
             if w.why.endswith("too slow"):
                 conn.send(HostError(ErrorCode.SLOW.value, w.why, True, None, None, None))
+            elif w.why.startswith("replaced"):
+                conn.send(HostError(ErrorCode.REPLACED.value, "a newer watcher with this "
+                                    "name from this address took over", True, None, None,
+                                    None))
             conn.close()
         ev = self._wake.get(w)
         if ev is not None:
@@ -362,6 +366,8 @@ class Watchers:
             self.desk.drop(w, e.reason)
             self._forget(w, conn)
             return
+        for old in [x for x in self._conns if x.gone and x is not w]:
+            self._close(old)  # (replaced by this one: told so, closed)
         _log.info("%s (%s) is watching from record %d", w.name, conn.peer, w.have)
         conn.send(Welcome(None, game, count, host.ready))
         self._wake[w] = asyncio.Event()
