@@ -54,3 +54,28 @@ def test_a_watcher_follows_a_whole_game_and_ends_with_the_verdict(tmp_path: Path
         for p in procs:
             if p.p.poll() is None:
                 p.p.kill()
+
+
+def test_a_host_restarted_in_its_lobby_keeps_its_watch_code(tmp_path: Path) -> None:
+    """The watch code is kept beside the game (NETWORK.md §9, §14): the same command
+    after a kill prints the same one, so running watchers reconnect by themselves; with
+    --no-watchers there is none, and the file is gone."""
+    args = ["host", "--port", "0", "--bind", "127.0.0.1", "--plain", "--seats", "3",
+            "--no-announce", "--no-proofs", "--data-dir", str(tmp_path / "h")]
+    codes = []
+    for k in range(2):
+        host = Proc(tmp_path, f"host{k}", *args)
+        try:
+            wait_until(lambda h=host: "listening on port" in h.stdout(), 30, "the host")
+            codes.append(host.stdout().split("Watch code: ")[1].split()[0])
+        finally:
+            host.kill()
+    assert codes[0] == codes[1]
+    assert list((tmp_path / "h" / "games").glob("*.watch"))
+    host = Proc(tmp_path, "host2", *args, "--no-watchers")
+    try:
+        wait_until(lambda: "listening on port" in host.stdout(), 30, "the host")
+        assert "Watch code" not in host.stdout()
+    finally:
+        host.kill()
+    assert not list((tmp_path / "h" / "games").glob("*.watch"))

@@ -49,6 +49,7 @@ from splitnet.app.lan_rematch import (
 from splitnet.app.lan_session import LAN_PARTS, NetSession
 from splitnet.app.lan_table import _front_end
 from splitnet.cmdline import need_terminal, stdin_closed
+from splitnet.durable import atomic_write
 from splitnet.frontends import front_end
 from splitnet.game.rematch import PreviousGame
 from splitnet.games import GameSpec, by_key
@@ -57,7 +58,7 @@ from splitnet.net import wormhole
 from splitnet.net.addrs import WILDCARD, join_addresses
 from splitnet.net.config import DEFAULT_PORT, NetSettings
 from splitnet.net.host import HostNode
-from splitnet.net.joincode import JoinCode, new_code
+from splitnet.net.joincode import JoinCode, new_code, parse_code
 from splitnet.net.known_peers import KnownPeers
 from splitnet.net.links import node_wrap, secure_busy
 from splitnet.net.secure import AttemptLimiter, SecureError
@@ -100,7 +101,8 @@ async def host_main(args: argparse.Namespace, parts: TableParts = LAN_PARTS) -> 
     # one join code per game: a restarted host reuses it, so its players reconnect
     code_text = args.code or (meta.code if meta is not None else "")
     h = _Hosting(args, data_dir, net, known, wh_settings, parts,
-                 _parse_code(code_text) if code_text else new_code())
+                 _parse_code(code_text) if code_text else new_code(),
+                 watch=_saved_watch_code(data_dir, meta))
     if meta is not None and meta.finished:
         raise SystemExit(f"splitnet: game {meta.game_id} is already over")
     if meta is not None and meta.code != str(h.code):
@@ -108,6 +110,7 @@ async def host_main(args: argparse.Namespace, parts: TableParts = LAN_PARTS) -> 
         GameFiles(data_dir, meta.gid).save_meta(meta)
     node, gid = _host_node(h, identity, meta, seed_maker, game_id_maker, choice)
     node.watchers.desk.limit = h.watchers
+    _keep_watch_code(data_dir, gid, h.watch_code)
     h.bind, port = _listen_address(args, meta)
     h.nodes.append(node)
     h.port = await _listen(node, h.bind, port)
@@ -260,7 +263,7 @@ class _Hosting:
 
     def __init__(self, args: argparse.Namespace, data_dir: Path, net: NetSettings,
                  known: KnownPeers | None, wh_settings: wormhole.WormholeSettings | None,
-                 parts: TableParts, code: JoinCode) -> None:
+                 parts: TableParts, code: JoinCode, *, watch: JoinCode | None = None) -> None:
         self.args, self.data_dir, self.net, self.known = args, data_dir, net, known
         self.wh_settings, self.parts, self.code = wh_settings, parts, code
         self.limiter = AttemptLimiter()
@@ -275,7 +278,9 @@ class _Hosting:
         self.bind, self.port, self.addrs = "", 0, [""]
         #: spectators (NETWORK.md §14): their own code and limiter, never the players'
         self.watchers = 0 if args.no_watchers else args.watchers
-        self.watch_code: JoinCode | None = _watch_code(code) if self.watchers else None
+        self.watch_code: JoinCode | None = (
+            None if not self.watchers else
+            watch if watch is not None and str(watch) != str(code) else _watch_code(code))
         self.watch_limiter = AttemptLimiter()
         gate = (WatchGate(self.watch_code, self.watch_limiter)
                 if self.watch_code is not None else None)
@@ -451,6 +456,30 @@ def _watch_code(code: JoinCode) -> JoinCode:
         watch = new_code()
         if str(watch) != str(code):
             return watch
+
+
+def _watch_path(data_dir: Path, gid: bytes) -> Path:
+    """``DATA_DIR/games/GAME_ID.watch``: the watch code of a game, kept beside its meta
+    file so a restarted host uses the same one (its watchers reconnect by themselves)."""
+    return GameFiles(data_dir, gid).meta.with_suffix(".watch")
+
+
+def _saved_watch_code(data_dir: Path, meta: GameMeta | None) -> JoinCode | None:
+    """The watch code kept for the game being resumed, if any (a damaged file: none)."""
+    if meta is None:
+        return None
+    try:
+        return parse_code(_watch_path(data_dir, meta.gid).read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def _keep_watch_code(data_dir: Path, gid: bytes, code: JoinCode | None) -> None:
+    path = _watch_path(data_dir, gid)
+    if code is None:
+        path.unlink(missing_ok=True)
+    else:
+        atomic_write(path, f"{code}\n".encode(), 0o600)
 
 
 def _watch_lines(h: _Hosting, node: HostNode) -> list[str]:
