@@ -6,7 +6,7 @@ seat's own view (its hand, its draw, its choice)."""
 from __future__ import annotations
 
 from splitnet.app.lan_watch import WatchTeller
-from splitnet.bots import make_bot
+from splitnet.games.split.bots import make_bot
 from splitnet.verify import verify_records
 from tests.test_open_hand import new_game as split_game
 from tests.test_splito_fair import bots as splito_bots

@@ -18,13 +18,13 @@ from splitnet.app.lan_common import (
     _net_settings,
     _setup_logging,
 )
-from splitnet.describe import Narrator
+from splitnet.games.split.describe import Narrator
+from splitnet.games.splito.describe import SplitoNarrator
 from splitnet.net.addrs import parse_addr
 from splitnet.net.config import NetSettings
 from splitnet.net.table import TableParts
 from splitnet.net.watcher import WatchFatal, WatchNode, watch_wrap
 from splitnet.net.wire import Channel, StreamChannel
-from splitnet.splito.describe import SplitoNarrator
 from splitnet.text import shown
 from splitnet.verify import EXIT_FAILED, EXIT_INCOMPLETE, EXIT_OK, LiveVerifier
 
