@@ -18,11 +18,11 @@ from splitnet.app.lan_common import (
     _net_settings,
     _setup_logging,
 )
-from splitnet.games.split.describe import Narrator
-from splitnet.games.splito.describe import SplitoNarrator
+from splitnet.frontends import front_end
+from splitnet.games import game_of
 from splitnet.net.addrs import parse_addr
 from splitnet.net.config import NetSettings
-from splitnet.net.table import TableParts
+from splitnet.net.table import Narration, TableParts
 from splitnet.net.watcher import WatchFatal, WatchNode, watch_wrap
 from splitnet.net.wire import Channel, StreamChannel
 from splitnet.text import shown
@@ -39,7 +39,7 @@ class WatchTeller:
 
     def __init__(self) -> None:
         self.verifier = LiveVerifier()
-        self.narrator: Narrator | SplitoNarrator | None = None
+        self.narrator: Narration | None = None
 
     def check(self, record: bytes) -> str | None:
         failed = self.verifier.feed(record)
@@ -52,10 +52,10 @@ class WatchTeller:
         if seq == 0:
             h = v.log.header
             names = [shown(p.name, limit=64) for p in h.players]
-            game = "Splito" if h.settings.get("game") == "splito" else "Split"
-            self.narrator = (SplitoNarrator(names, None) if game == "Splito"
-                             else Narrator(names, None))
-            return [f"Watching game {v.log.game_id.hex()}: {game}, "
+            spec = game_of(h.settings)
+            told = front_end(spec).narrator  # (a game without one: its entries untold)
+            self.narrator = told(names, None) if told is not None else None
+            return [f"Watching game {v.log.game_id.hex()}: {spec.title}, "
                     f"{len(names)} players: {', '.join(names)}"]
         if core is None or self.narrator is None or entry.kind == "accept":
             return []
