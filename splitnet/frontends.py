@@ -65,8 +65,9 @@ class FrontEnd:
     takes it — ``check(record, path)`` its game's own checks (the record, or
     LocalFileError naming the file and the first fault), ``run(record, step, wait)``
     the replay (step by step with ``step``; ``wait`` reads the next command).
-    ``narrator(names, seat)``: the game's narrator, which tells a reopened LAN game's
-    saved log as it was told live (:attr:`splitnet.net.table.Table.history`; None: a
+    ``narrator(names, seat)``: the game's narrator (``seat`` None: a watcher's, which
+    tells only what is public), which tells a reopened LAN game's saved log as it was told
+    live, and a watched game (:attr:`splitnet.net.table.Table.history`; None: a
     reopened game is not told again). ``table``: a person's table at a LAN seat,
     ``table(session, plain, bell, rematch)`` with ``rematch`` None (none offered),
     "host" (it offers) or "joiner" (it agrees) —
@@ -87,7 +88,7 @@ class FrontEnd:
     bench: Callable[[argparse.Namespace], int] | None = None
     proofs_only: str | None = None
     table: Callable[[Any, bool, bool, str | None], Awaitable[tuple[int, bool]]] | None = None
-    narrator: Callable[[Sequence[str], int], Narration] | None = None
+    narrator: Callable[[Sequence[str], int | None], Narration] | None = None
 
 
 # ---------------------------------------------------------------------------- Split
@@ -167,7 +168,7 @@ def _split_replay(record: dict[str, Any], step: bool, wait: Callable[[], str] | 
     return 0
 
 
-def _split_narrator(names: Sequence[str], seat: int) -> Narration:
+def _split_narrator(names: Sequence[str], seat: int | None) -> Narration:
     from splitnet.games.split.describe import Narrator
 
     return Narrator(names, seat)
@@ -296,7 +297,7 @@ def _splito_replay(record: dict[str, Any], step: bool, wait: Callable[[], str] |
     return 0
 
 
-def _splito_narrator(names: Sequence[str], seat: int) -> Narration:
+def _splito_narrator(names: Sequence[str], seat: int | None) -> Narration:
     from splitnet.games.splito.describe import SplitoNarrator
 
     return SplitoNarrator(names, seat)

@@ -80,7 +80,8 @@ class Case:
     def __post_init__(self) -> None:
         if self.fine == "exit0":  # the LAN commands' own ordinary outcome
             self.fine = {"host": "listens", "join": "unreachable",
-                         "bot": "unreachable"}.get(self.args[0], "exit0")
+                         "bot": "unreachable", "watch": "unreachable"
+                         }.get(self.args[0], "exit0")
 
 
 @dataclass
@@ -271,6 +272,8 @@ def base(sub: str, port: int) -> tuple[list[str], str]:
         "join": (["join", dead, "--plain", "--code", CODE, "--net-timing", FAST, *d],
                  "unreachable"),
         "bot": (["bot", dead, "--code", CODE, "--net-timing", FAST, *d], "unreachable"),
+        "watch": (["watch", dead, "--plain", "--code", CODE, "--net-timing", FAST, *d],
+                  "unreachable"),
     }[sub]
 
 

@@ -1,4 +1,4 @@
-"""``splitnet host``, ``splitnet join`` and ``splitnet bot``: the LAN and internet
+"""``splitnet host``, ``join``, ``bot`` and ``watch``: the LAN and internet
 commands, each run under asyncio by :func:`run_command`. They assemble a game from the
 layers below: a :class:`~splitnet.net.host.HostNode` or
 :class:`~splitnet.net.peer.PeerNode` (networking), its lobby screen
@@ -12,6 +12,7 @@ Each command is a module of its own, over the parts they share:
     lan_host       ``splitnet host``: its lobby, its bots, the games it hosts
     lan_join       ``splitnet join``: a person's seat, and the rematches they ask for
     lan_bot        ``splitnet bot``, and the host's own bots (the same code)
+    lan_watch      ``splitnet watch``: a spectator who checks every record live
     lan_joiner     what join and bot share: which game they join or resume, its node
     lan_invite     internet play: the host's invitations, a guest's wormhole link
     lan_discovery  the LAN's announcements: the host's, and join's list to pick from
@@ -34,6 +35,7 @@ from splitnet.app.lan_bot import bot_main
 from splitnet.app.lan_host import host_main
 from splitnet.app.lan_join import join_main
 from splitnet.app.lan_session import LAN_PARTS
+from splitnet.app.lan_watch import watch_main
 from splitnet.net import wormhole
 from splitnet.net.table import TableParts
 
@@ -41,7 +43,8 @@ from splitnet.net.table import TableParts
 def run_command(command: str, args: argparse.Namespace) -> int:
     """Run ``host``, ``join`` or ``bot`` (as parsed by
     :func:`splitnet.app.lan_args.add_parsers`) under :func:`_run`."""
-    main = {"host": host_main, "join": join_main, "bot": bot_main}[command]
+    main = {"host": host_main, "join": join_main, "bot": bot_main,
+            "watch": watch_main}[command]
     return _run(main, args)
 
 

@@ -96,6 +96,15 @@ def _addr_arg(text: str) -> str:
     return text
 
 
+def _lan_addr_arg(text: str) -> str:
+    """``watch``'s ADDR[:PORT]: a LAN address (watching across the internet is not
+    built: NETWORK.md §14)."""
+    if is_wormhole_code(text):
+        raise argparse.ArgumentTypeError("watching through an invitation code is not "
+                                         "possible yet: give the host's ADDR[:PORT]")
+    return _addr_arg(text)
+
+
 def _net_timing(text: str) -> str:
     """``--net-timing``, checked as it is parsed."""
     try:
@@ -116,7 +125,7 @@ def _command(name: str) -> Callable[[argparse.Namespace], int]:
 
 
 def add_parsers(sub: Any) -> None:
-    """Add ``host``, ``join`` and ``bot`` to the ``splitnet`` command."""
+    """Add ``host``, ``join``, ``bot`` and ``watch`` to the ``splitnet`` command."""
     from splitnet.games.split.bots import LEVELS
 
     def level(text: str) -> str:
@@ -210,6 +219,12 @@ def add_parsers(sub: Any) -> None:
                         "game waits and then times the seat out)")
     h.add_argument("--code", type=_code_arg,  # a fixed join code: tests, scripts
                    help=argparse.SUPPRESS)
+    h.add_argument("--watchers", type=int_in(1, 64), default=4, metavar="N",
+                   help="how many people may watch at once with the watch code it prints "
+                        "(splitnet watch ADDR; default 4); a watcher gets no seat and "
+                        "sees only what is public")
+    h.add_argument("--no-watchers", action="store_true",
+                   help="print no watch code: nobody can watch this game")
     h.add_argument("--internet", action="store_true",
                    help="also invite players anywhere through magic-wormhole: prints an "
                         "invitation (splitnet join 7-crossover-clockwork) for each free "
@@ -265,3 +280,23 @@ def add_parsers(sub: Any) -> None:
                         "as its game ends, that it leaves")
     common(b)
     b.set_defaults(func=_command("bot"))
+
+    w = sub.add_parser("watch", help="watch a game on the LAN",
+                       description="Watch a game on the LAN with the host's address and "
+                                   "the watch code it shows: every record is checked as "
+                                   "it arrives, as splitnet verify checks a transcript; "
+                                   "only what is public is shown. At the end: the "
+                                   "results, each round's audit and the saved "
+                                   "transcript's path. Run it again after a drop to go on.")
+    w.add_argument("addr", metavar="ADDR[:PORT]", type=_lan_addr_arg,
+                   help="the host's address")
+    w.add_argument("--code", type=_code_arg,
+                   help="the watch code the host shows (asked for when missing)")
+    w.add_argument("--name", default="Watcher", type=player_name,
+                   help="the name the host lists you by (1–32 characters)")
+    w.add_argument("--plain", action="store_true",
+                   help="a line per event (the only front end so far)")
+    w.add_argument("--data-dir", metavar="DIR", type=data_dir,
+                   help="where the transcript is kept (default: the usual data dir)")
+    w.add_argument("--net-timing", metavar="K=V,…", type=_net_timing, help=argparse.SUPPRESS)
+    w.set_defaults(func=_command("watch"))

@@ -49,6 +49,7 @@ from splitnet.app.lan_rematch import (
 from splitnet.app.lan_session import LAN_PARTS, NetSession
 from splitnet.app.lan_table import _front_end
 from splitnet.cmdline import need_terminal, stdin_closed
+from splitnet.durable import atomic_write
 from splitnet.frontends import front_end
 from splitnet.game.rematch import PreviousGame
 from splitnet.games import GameSpec, by_key
@@ -57,10 +58,11 @@ from splitnet.net import wormhole
 from splitnet.net.addrs import WILDCARD, join_addresses
 from splitnet.net.config import DEFAULT_PORT, NetSettings
 from splitnet.net.host import HostNode
-from splitnet.net.joincode import JoinCode, new_code
+from splitnet.net.joincode import JoinCode, new_code, parse_code
 from splitnet.net.known_peers import KnownPeers
 from splitnet.net.links import node_wrap, secure_busy
 from splitnet.net.secure import AttemptLimiter, SecureError
+from splitnet.net.secure_watch import WatchGate
 from splitnet.net.store import (
     GameFiles,
     GameMeta,
@@ -72,6 +74,7 @@ from splitnet.net.store import (
 from splitnet.net.table import GameChoice, SeedMaker, TableParts
 from splitnet.session.identity import Identity
 from splitnet.session.log import new_game_id
+from splitnet.text import shown
 from splitnet.ui.lobby import HostLobby, plain_lobby
 
 
@@ -98,13 +101,16 @@ async def host_main(args: argparse.Namespace, parts: TableParts = LAN_PARTS) -> 
     # one join code per game: a restarted host reuses it, so its players reconnect
     code_text = args.code or (meta.code if meta is not None else "")
     h = _Hosting(args, data_dir, net, known, wh_settings, parts,
-                 _parse_code(code_text) if code_text else new_code())
+                 _parse_code(code_text) if code_text else new_code(),
+                 watch=_saved_watch_code(data_dir, meta))
     if meta is not None and meta.finished:
         raise SystemExit(f"splitnet: game {meta.game_id} is already over")
     if meta is not None and meta.code != str(h.code):
         meta.code = str(h.code)
         GameFiles(data_dir, meta.gid).save_meta(meta)
     node, gid = _host_node(h, identity, meta, seed_maker, game_id_maker, choice)
+    node.watchers.desk.limit = h.watchers
+    _keep_watch_code(data_dir, gid, h.watch_code)
     h.bind, port = _listen_address(args, meta)
     h.nodes.append(node)
     h.port = await _listen(node, h.bind, port)
@@ -119,6 +125,9 @@ async def host_main(args: argparse.Namespace, parts: TableParts = LAN_PARTS) -> 
     print("  (tell it to the players yourself: it is never sent or announced; "
           + ("the same as before, so running players reconnect by themselves)"
              if meta is not None else "each game has its own)"), flush=True)
+    if h.watch_code is not None:
+        print(f"Watch code: {h.watch_code}  (splitnet watch {h.addrs[0]} — up to "
+              f"{h.watchers} watchers at once; it gives no seat)", flush=True)
     print(f"Host key fingerprint: {identity.fingerprint()}", flush=True)
     print(f"listening on port {h.port}", flush=True)
     if wh_settings is not None:
@@ -254,7 +263,7 @@ class _Hosting:
 
     def __init__(self, args: argparse.Namespace, data_dir: Path, net: NetSettings,
                  known: KnownPeers | None, wh_settings: wormhole.WormholeSettings | None,
-                 parts: TableParts, code: JoinCode) -> None:
+                 parts: TableParts, code: JoinCode, *, watch: JoinCode | None = None) -> None:
         self.args, self.data_dir, self.net, self.known = args, data_dir, net, known
         self.wh_settings, self.parts, self.code = wh_settings, parts, code
         self.limiter = AttemptLimiter()
@@ -267,8 +276,16 @@ class _Hosting:
         self.nodes: list[HostNode] = []  # the node of the game on, once there is one
         self.node_task: asyncio.Task[bool] | None = None
         self.bind, self.port, self.addrs = "", 0, [""]
+        #: spectators (NETWORK.md §14): their own code and limiter, never the players'
+        self.watchers = 0 if args.no_watchers else args.watchers
+        self.watch_code: JoinCode | None = (
+            None if not self.watchers else
+            watch if watch is not None and str(watch) != str(code) else _watch_code(code))
+        self.watch_limiter = AttemptLimiter()
+        gate = (WatchGate(self.watch_code, self.watch_limiter)
+                if self.watch_code is not None else None)
         self.wrap: Any = node_wrap(code, net, limiter=self.limiter, on_refused=self._refused,
-                                   seats=self._seats)
+                                   seats=self._seats, watch=gate)
         if args.internet:  # a wormhole's channel: its agreed key is the password (§12)
             self.wrap = wormhole.per_channel_wrap(
                 lambda pw: node_wrap(pw, net, limiter=self.limiter, on_refused=self._refused,
@@ -404,6 +421,7 @@ async def _host_games(h: _Hosting, node: HostNode, bots_line: str | None) -> int
                                     test_seed=args.test_seed, wrap=h.wrap,
                                     wormholes=None if h.invites is None else h.rewire)
         h.nodes[0] = node  # the join-code layer lets the seats' keys past its limits
+        node.watchers.desk.limit = h.watchers  # (a watcher runs its command again)
         if not await _rematch_lobby(node, h.addrs[0], lines, h.known):
             break
         h.node_task = asyncio.create_task(node.done.wait())
@@ -420,7 +438,7 @@ async def _host_lobby(h: _Hosting, node: HostNode, bots_line: str | None) -> boo
     h.lobby = lobby = HostLobby(
         node, h.addrs[0], code=str(h.code), limiter=h.limiter, known=h.known,
         levels=h.own_levels,
-        extra=lambda: ([bots_line] if bots_line else [])
+        extra=lambda: ([bots_line] if bots_line else []) + _watch_lines(h, node)
         + ([ann.status] if ann and ann.status else [])
         + _invitation_lines(h.invites, args))
     if ann is not None:
@@ -430,6 +448,51 @@ async def _host_lobby(h: _Hosting, node: HostNode, bots_line: str | None) -> boo
     from splitnet.ui.tui import run_lobby
 
     return await run_lobby(lobby, title="splitnet — host")
+
+
+def _watch_code(code: JoinCode) -> JoinCode:
+    """A watch code for this run of the host: drawn like a join code, never the same."""
+    while True:
+        watch = new_code()
+        if str(watch) != str(code):
+            return watch
+
+
+def _watch_path(data_dir: Path, gid: bytes) -> Path:
+    """``DATA_DIR/games/GAME_ID.watch``: the watch code of a game, kept beside its meta
+    file so a restarted host uses the same one (its watchers reconnect by themselves)."""
+    return GameFiles(data_dir, gid).meta.with_suffix(".watch")
+
+
+def _saved_watch_code(data_dir: Path, meta: GameMeta | None) -> JoinCode | None:
+    """The watch code kept for the game being resumed, if any (a damaged file: none)."""
+    if meta is None:
+        return None
+    try:
+        return parse_code(_watch_path(data_dir, meta.gid).read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def _keep_watch_code(data_dir: Path, gid: bytes, code: JoinCode | None) -> None:
+    path = _watch_path(data_dir, gid)
+    if code is None:
+        path.unlink(missing_ok=True)
+    else:
+        atomic_write(path, f"{code}\n".encode(), 0o600)
+
+
+def _watch_lines(h: _Hosting, node: HostNode) -> list[str]:
+    """The lobby's lines on watching: the code, who watches, wrong watch codes."""
+    if h.watch_code is None:
+        return ["not watchable (--no-watchers)"]
+    lines = [f"Watch code: {h.watch_code} (up to {h.watchers} watchers)"]
+    status = node.watchers.status()
+    if status:
+        lines.append(shown(status))
+    if h.watch_limiter.failures or h.watch_limiter.refused:
+        lines.append("watchers' " + h.watch_limiter.status())
+    return lines
 
 
 def _games_before(data_dir: Path, node: HostNode) -> int:

@@ -215,9 +215,22 @@ class BotLevel:
     level: str
 
 
+@dataclass(frozen=True, slots=True)
+class Watch:
+    """``watch``: a watcher's answer to the challenge instead of a ``hello`` (NETWORK.md
+    §14): the name it is listed by, and the records it holds already (it resumes)."""
+
+    T: ClassVar[str] = "watch"
+    v: str
+    name: str
+    game: bytes | None
+    have: int
+    head: bytes | None
+
+
 Frame = (Challenge | Hello | Welcome | Lobby | GameName | Rec | Need | Msg | Ack | Acks
          | Peers | Ping | Pong | HostError | Bye | Evidence | Offer | Answer | Clock
-         | BotLevel)
+         | BotLevel | Watch)
 
 #: every frame class, by its wire type
 CLASSES: Final[dict[str, type[Frame]]] = {c.T: c for c in get_args(Frame)}

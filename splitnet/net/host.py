@@ -76,6 +76,7 @@ from splitnet.net.frames import (
     Pong,
     Presence,
     Rec,
+    Watch,
     Welcome,
 )
 from splitnet.net.framing import FrameTooLarge
@@ -103,6 +104,7 @@ from splitnet.net.store import (
 )
 from splitnet.net.table import SPLIT, GameChoice, SeedMaker, Table, TableParts, choice_of
 from splitnet.net.waits import SeatWatch
+from splitnet.net.watchers import Watchers
 from splitnet.net.wire import (
     NET_PROTOCOL,
     Channel,
@@ -206,6 +208,8 @@ class HostNode:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._serving: set[asyncio.Task[Any]] = set()
         self.on_entry_hooks: list[Callable[[Entry], None]] = []
+        #: spectators (watchers.py, NETWORK.md §14): the log, live; no seat, no slot
+        self.watchers = Watchers(self)
         #: called when the host closes its lobby (e.g. to mark its saved lobby closed)
         self.on_close: list[Callable[[], None]] = []
         #: refused messages with a failed proof: (seat, kind, reason), the first
@@ -337,6 +341,7 @@ class HostNode:
                 await drain(c.ch, 1.0)
         for c in list(self.all_conns):
             c.close()
+        self.watchers.close()
         for raw in list(self._securing):  # still in the join-code handshake
             raw.close()
         serving = [t for t in self._serving if not t.done()]
@@ -785,6 +790,9 @@ class HostNode:
                             sign_challenge(self.identity, nonce, game, bind)))
         async with asyncio.timeout(self.net.handshake_timeout):
             hello = await self._recv(conn)
+        if isinstance(hello, Watch) or getattr(conn.ch, "watcher", False):  # watchers.py
+            self.all_conns.discard(conn)  # a watcher holds none of the players' slots
+            return await self.watchers.serve(conn, hello)
         if not isinstance(hello, Hello):
             raise WireError(ErrorCode.PROTOCOL, f"expected hello, got {hello.T!r}", fatal=True)
         bad = check_hello(hello, nonce, bind, self.key)

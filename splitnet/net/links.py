@@ -10,6 +10,7 @@ from collections.abc import Callable, Collection
 from splitnet.net.config import NetSettings
 from splitnet.net.joincode import JoinCode
 from splitnet.net.secure import AttemptLimiter, SecureError, SecureLink, refuse_busy, secure_wrap
+from splitnet.net.secure_watch import WatchGate
 from splitnet.net.wire import Channel, ChannelClosed, ChannelWrap, ErrorCode, WireError
 from splitnet.session.identity import Identity
 
@@ -32,13 +33,16 @@ def node_wrap(code: JoinCode | bytes, net: NetSettings, *,
               on_secure: Callable[[SecureLink], None] | None = None,
               on_refused: Callable[[str, SecureError], None] | None = None,
               identity: Identity | None = None,
-              seats: Callable[[], Collection[bytes]] | None = None) -> ChannelWrap:
+              seats: Callable[[], Collection[bytes]] | None = None,
+              watch: WatchGate | None = None) -> ChannelWrap:
     """Every connection of a node inside the join-code handshake and encrypted channel
     (protocol/SECURE.md): a joiner proves its *identity* in its JOIN, a host lets the
-    keys of *seats* past its attempt limits."""
+    keys of *seats* past its attempt limits and, with *watch*, takes watchers on their
+    own code and limiter (SECURE.md §12)."""
     return secure_wrap(code, limiter=limiter, timeout=net.handshake_timeout,
                        closed_exc=ChannelClosed, error_exc=as_wire, on_secure=on_secure,
-                       on_refused=on_refused, identity=identity, seats=seats)
+                       on_refused=on_refused, identity=identity, seats=seats,
+                       watch=watch)
 
 
 def secure_busy(channel: Channel, reason: str) -> None:

@@ -53,7 +53,7 @@ import time
 from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
-from typing import Final, Literal, Protocol
+from typing import TYPE_CHECKING, Final, Literal, Protocol
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives import hashes
@@ -66,6 +66,9 @@ from splitnet.net.framing import MAX_FRAME, FrameTooLarge, encode_frame, read_fr
 from splitnet.net.joincode import JoinCode, parse_code, word_list
 from splitnet.session.identity import Identity, verify
 from splitnet.text import shown
+
+if TYPE_CHECKING:
+    from splitnet.net.secure_watch import WatchGate
 
 __all__ = [
     "MAX_PLAINTEXT",
@@ -116,6 +119,7 @@ T_JOIN: Final = 0x02
 T_ACCEPT: Final = 0x03
 T_REFUSE: Final = 0x04
 T_SEAT_JOIN: Final = 0x05  # a JOIN with a seat proof
+T_WATCH: Final = 0x06  # a watcher's answer to HELLO (secure_watch.py, §12)
 
 HELLO_LEN: Final = 2 + GAME_ID_LEN + NONCE_LEN + PAKE_MSG_LEN  # 83
 JOIN_HEAD_LEN: Final = 2 + PAKE_MSG_LEN  # 35
@@ -344,6 +348,8 @@ class SecureSession:
         self._dead: FrameRejected | None = None
         self._peer_closed = False
         self._closed = False
+        #: made by the watch code's handshake (secure_watch.py): it may watch, never play
+        self.watcher = False
 
     @property
     def closed(self) -> bool:
@@ -914,6 +920,11 @@ class _SecureBase:
     def binding(self) -> bytes:
         return self.session.binding
 
+    @property
+    def watcher(self) -> bool:
+        """Opened with the watch code (SECURE.md §12): a spectator's channel."""
+        return self.session.watcher
+
     def send_nowait(self, payload: bytes) -> None:
         """Seal and queue one payload (see :meth:`drain`)."""
         self.link.send(self.session.seal(payload))
@@ -979,12 +990,16 @@ class SecureLink(_SecureBase):
 
 async def _host_side(link: FrameLink, code: JoinCode | str | bytes, game_id: bytes | None,
                      limiter: AttemptLimiter | None, entropy: Entropy | None,
-                     seats: Callable[[], Collection[bytes]] | None = None) -> SecureSession:
+                     seats: Callable[[], Collection[bytes]] | None = None,
+                     watch: WatchGate | None = None) -> SecureSession:
     address = link_address(link)
     hs = HostHandshake(code, game_id=game_id, entropy=entropy)
     link.send(hs.hello())  # always: a seat's reconnect must get through any limit
     await link.drain()
     msg = await link.recv()
+    if msg[:1] == bytes([T_WATCH]):  # a watcher: the watch code's exchange (§12)
+        from splitnet.net.secure_watch import host_watch_side
+        return await host_watch_side(link, hs.hello(), msg, watch, game_id, entropy)
     step = hs.receive_join(msg, limiter=limiter, address=address,
                            seats=seats() if seats is not None else ())
     link.send(step.reply)
@@ -1090,6 +1105,7 @@ def secure_wrap(
     identity: Identity | None = None,
     seats: Callable[[], Collection[bytes]] | None = None,
     max_unanswered: int = MAX_UNANSWERED,
+    watch: WatchGate | None = None,
 ) -> Callable[[FrameLink, str], Awaitable[SecureLink]]:
     """A wrapper ``(channel, role) -> SecureLink`` for code that opens frame channels
     itself (``splitnet.net.wire.ChannelWrap``): role ``"host"`` runs the host's side
@@ -1108,13 +1124,16 @@ def secure_wrap(
     :class:`TooManyAttempts`, :class:`TryLater`, :class:`HandshakeError`) into the
     caller's own exception (e.g. a fatal wire error); ``on_refused(peer, error)`` sees each
     failed handshake first (e.g. to log it or count it in the lobby); ``on_secure`` sees
-    each new channel (e.g. to show its verification words)."""
+    each new channel (e.g. to show its verification words). *watch* (the host's
+    side): the watch code and the watchers' own limiter, if it takes watchers
+    (SECURE.md §12; the channel of an accepted watcher has ``watcher`` set)."""
     parsed = code if isinstance(code, bytes) else parse_code(code)
     unanswered = 0
 
     async def wrap(channel: FrameLink, role: str) -> SecureLink:
         nonlocal unanswered
-        side = (_host_side(channel, parsed, game_id, limiter, None, seats) if role == "host"
+        side = (_host_side(channel, parsed, game_id, limiter, None, seats, watch)
+                if role == "host"
                 else _join_side(channel, parsed, None, identity, timeout))
         try:
             # the joiner's side keeps its own clock (to tell a JOIN left unanswered)

@@ -190,6 +190,10 @@ SCHEMAS: Final[dict[str, tuple[Schema, bool, bool]]] = {
     # a joiner that is a bot says its level as it is let into a lobby (NETWORK.md §4):
     # the host's lobby lists it beside the name; nothing else reads it
     "bot": (Map({"t": _T, "level": Str(16, 1, printable=True)}), True, False),
+    # a watcher's answer to the challenge (NETWORK.md §14): it is listed by name and
+    # gets the log from ``have`` on; it never holds a seat
+    "watch": (Map({"t": _T, "v": Str(32, 1), "name": _NAME, "game": _GAME, "have": _U31,
+                   "head": Opt(Bytes(exact=HASH_LEN))}), True, False),
 }
 
 

@@ -1,0 +1,46 @@
+"""What ``splitnet watch --plain`` tells (splitnet/app/lan_watch.py): the seats' own
+narration for a viewer of no seat, record by record as a watcher gets them — for a
+Split and a Splito game, every move and each round's audit, and never a line of a
+seat's own view (its hand, its draw, its choice)."""
+
+from __future__ import annotations
+
+from splitnet.app.lan_watch import WatchTeller
+from splitnet.games.split.bots import make_bot
+from splitnet.verify import verify_records
+from tests.test_open_hand import new_game as split_game
+from tests.test_splito_fair import bots as splito_bots
+from tests.test_splito_fair import new_game as splito_game
+
+SEAT_VIEW = ("You ", "Your hand", "you drew", "You drew")
+
+
+def tell(records: list[bytes]) -> list[str]:
+    teller = WatchTeller()
+    lines: list[str] = []
+    for seq, rec in enumerate(records):
+        assert teller.check(rec) is None
+        lines += teller.told(seq)
+    assert teller.verifier.verdict() == verify_records(records)
+    return lines
+
+
+def test_a_watched_split_game_is_told_as_the_public_sees_it() -> None:
+    g, _ = split_game(3, True, seed=5)
+    g.run_bots([make_bot("normal", i) for i in range(3)])
+    lines = tell(g.log.records())
+    assert lines[0].startswith("Watching game ") and ": Split, 3 players" in lines[0]
+    assert any(" drew a card from the pile" in x for x in lines)
+    rounds = sum(x.startswith("Round ") and " over" in x for x in lines)
+    assert rounds >= 2 and sum("shuffle verified" in x for x in lines) == rounds  # once each
+    assert not [x for x in lines if x.startswith(SEAT_VIEW)]
+
+
+def test_a_watched_splito_game_is_told_as_the_public_sees_it() -> None:
+    g = splito_game(3, seed=2)
+    g.run_bots(splito_bots(3))
+    lines = tell(g.log.records())
+    assert ": Splito, 3 players" in lines[0]
+    commits = [x for x in lines if " committed " in x]
+    assert commits and all("committed a play" in x for x in commits)  # S7.3: hidden
+    assert not [x for x in lines if x.startswith(SEAT_VIEW)]
