@@ -635,6 +635,21 @@ class HostHandshake:
         return accept
 
 
+def check_hello(msg: bytes) -> None:
+    """The host's first message, as a joiner or a watcher takes it (SECURE.md §3, §12):
+    raises the host's REFUSE as its error, or :class:`HandshakeError` for another
+    version (``version``) or anything that is not a HELLO (``malformed``)."""
+    if msg[:1] == bytes([T_REFUSE]):
+        raise _decode_refuse(msg)
+    if len(msg) >= 2 and msg[0] == T_HELLO and msg[1] != SECURE_VERSION:
+        raise HandshakeError(f"the host speaks secure version {msg[1]}, we speak "
+                             f"{SECURE_VERSION}: update one of the two", code="version")
+    if len(msg) != HELLO_LEN or msg[0] != T_HELLO:
+        raise HandshakeError("the host's first message is not a splitnet HELLO (is this "
+                             "a splitnet game, and a version that asks for a code?)",
+                             code="malformed")
+
+
 class JoinHandshake:
     """The joiner's side (sans-IO): ``receive_hello`` → send JOIN; ``receive_reply`` →
     :class:`SecureSession` or an error (:class:`WrongCode`, :class:`TooManyAttempts`,
@@ -660,15 +675,7 @@ class JoinHandshake:
         """Take the host's HELLO (or REFUSE) and give the JOIN to send."""
         if self._hello is not None:
             raise HandshakeError("receive_hello called twice on one handshake")
-        if msg[:1] == bytes([T_REFUSE]):
-            raise _decode_refuse(msg)
-        if len(msg) >= 2 and msg[0] == T_HELLO and msg[1] != SECURE_VERSION:
-            raise HandshakeError(f"the host speaks secure version {msg[1]}, we speak "
-                                 f"{SECURE_VERSION}: update one of the two", code="version")
-        if len(msg) != HELLO_LEN or msg[0] != T_HELLO:
-            raise HandshakeError("the host's first message is not a splitnet HELLO (is this "
-                                 "a splitnet game, and a version that asks for a code?)",
-                                 code="malformed")
+        check_hello(msg)
         self._hello = msg
         game_id = msg[2:2 + GAME_ID_LEN]
         nonce = msg[2 + GAME_ID_LEN:2 + GAME_ID_LEN + NONCE_LEN]

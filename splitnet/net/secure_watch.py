@@ -45,7 +45,6 @@ from splitnet.net.secure import (
     ACCEPT_LEN,
     CONFIRM_LEN,
     GAME_ID_LEN,
-    HELLO_LEN,
     NONCE_LEN,
     PAKE_MSG_LEN,
     R_LIMIT_ADDRESS,
@@ -56,7 +55,6 @@ from splitnet.net.secure import (
     R_WRONG_CODE,
     SECURE_VERSION,
     T_ACCEPT,
-    T_HELLO,
     T_REFUSE,
     AttemptLimiter,
     Entropy,
@@ -71,6 +69,7 @@ from splitnet.net.secure import (
     _finish_pake,
     _password,
     _start_pake,
+    check_hello,
     encode_refuse,
     link_address,
     wait_words,
@@ -221,14 +220,7 @@ class WatchHandshake:
     def receive_hello(self, msg: bytes) -> bytes:
         if self._hello is not None:
             raise HandshakeError("receive_hello called twice on one handshake")
-        if msg[:1] == bytes([T_REFUSE]):
-            raise _decode_refuse(msg)
-        if len(msg) != HELLO_LEN or msg[0] != T_HELLO:
-            raise HandshakeError("the host's first message is not a splitnet HELLO",
-                                 code="malformed")
-        if msg[1] != SECURE_VERSION:
-            raise HandshakeError(f"the host speaks secure version {msg[1]}, we speak "
-                                 f"{SECURE_VERSION}", code="version")
+        check_hello(msg)  # (the joiner's own check: the same HELLO, SECURE.md §12)
         self._hello = msg
         return bytes([T_WATCH, SECURE_VERSION])
 
