@@ -576,9 +576,11 @@ async def play(tmp: Path, plan: Plan) -> Game:
     if isinstance(host, RogueHost):
         host.policy = policy
 
-    def make_peer(seat: int, name: str, port: int, connect: Connect) -> PeerNode:
+    def make_peer(seat: int, name: str, port: int, connect: Connect,
+                  rematch_of: PreviousGame | None = None) -> PeerNode:
         args = (ids[seat], tmp / f"p{seat}", name, "127.0.0.1", port, plan.net)
-        kw: dict[str, Any] = {"seed_maker": seeds, "connect": connect, "parts": LAN_PARTS}
+        kw: dict[str, Any] = {"seed_maker": seeds, "connect": connect, "parts": LAN_PARTS,
+                              "rematch_of": rematch_of}
         if seat == plan.adversary:
             return RogueGuest(*args, policy=policy, **kw)
         return PeerNode(*args, **kw)
@@ -637,7 +639,7 @@ async def _play_out(game: Game, tasks: list[asyncio.Future[Any]]) -> None:
 
 async def _rematch(first: Game, lan: Lan, host_kind: type[HostNode],
                    seeds: Callable[[bytes, int], Callable[[int], bytes]],
-                   make_peer: Callable[[int, str, int, Connect], PeerNode]) -> Game:
+                   make_peer: Callable[..., PeerNode]) -> Game:
     """The rematch of the finished ``first`` game (NETWORK.md §13): the host's node for
     it at the same address, every joiner's looking for its offer; played out if it
     begins on every seat, else each node's end awaited (bounded)."""
@@ -655,9 +657,8 @@ async def _rematch(first: Game, lan: Lan, host_kind: type[HostNode],
     lan.host = host  # (closed with the Lan)
     peers = []
     for seat, p in enumerate(first.nodes[1:], 1):
-        q = make_peer(seat, p.name, port, lan.mem.connector("127.0.0.1", port))
-        q.rematch_of = prev[seat]
-        peers.append(q)
+        peers.append(make_peer(seat, p.name, port, lan.mem.connector("127.0.0.1", port),
+                               prev[seat]))
     tasks = [p.start() for p in peers]
     lan.tasks = tasks
     game = Game(plan, [host, *peers], first.policy, first.crashes, first=first)
