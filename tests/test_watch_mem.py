@@ -408,6 +408,36 @@ async def test_a_flood_of_watchers_wrong_watch_codes_and_half_open_connections_l
 
 
 @virtual_time
+async def test_watch_handshakes_that_never_send_watch_take_none_of_the_players_slots(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """SECURITY.md row 132: 40 connections past the watch code (more than the players'
+    32 connection slots) that take the challenge and never send ``watch``, the attack
+    renewed once: they fill only the watchers' own pool (its oldest dropped), and both
+    players still get into the lobby and start the game."""
+    t = Table(tmp_path, clock, splito=False, watchers=2)
+    await t.open()
+    held: list[Any] = []
+
+    async def silent(k: int) -> None:
+        raw = await t.mem.connector("127.0.0.1", t.port, local=f"10.7.{k // 200}.{k % 200}")()
+        ch = await watch_wrap(parse_code(WATCH), t.net)(raw, "client")
+        assert isinstance(decode_frame(await ch.recv(), from_host=True), Challenge)
+        held.append(ch)  # … and never a ``watch``
+
+    for wave in range(2):
+        await clock.run_until(asyncio.gather(*(silent(40 * wave + k) for k in range(40)),
+                                             return_exceptions=True), within=5.0)
+    assert len(t.host._watch_greeting) <= 4 and not t.host.all_conns
+    for n in ("Ana", "Bo"):
+        t.joiner(n).start()
+    await clock.run_until(t.host.started.wait(), within=8.0)  # (within the 10 s hold)
+    assert [m.name for m in t.host.members] == ["Ana", "Bo"]
+    for ch in held:
+        ch.close()
+    await t.stop()
+
+
+@virtual_time
 async def test_a_live_watcher_that_stops_reading_is_dropped_and_the_table_does_not_wait(
         tmp_path: Path, clock: VirtualLoop) -> None:
     """(``drop_after`` out of reach: the lag bound alone drops her, not her silence.)"""

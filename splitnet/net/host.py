@@ -179,6 +179,10 @@ class HostNode:
         self.table: Table | None = None
         self.conns: dict[int, Conn] = {}
         self.all_conns: set[Conn] = set()
+        #: connections past the watch code, before their ``watch``: a pool of their own
+        #: (the watchers' places and two more, the oldest dropped), never the players'
+        #: connection slots (NETWORK.md §3.5, §14)
+        self._watch_greeting: dict[Conn, None] = {}
         #: lobby → ordering → finishing → done; resuming after a restart (game_state.py)
         self.game = GameMachine()
         self._held: list[tuple[Conn, bytes, bytes]] = []
@@ -702,7 +706,10 @@ class HostNode:
             if getattr(raw, "closed", False):  # evicted (busy) as the handshake finished
                 return
             conn = Conn(ch, raw.peer, last_heard=self._now())
-            self.all_conns.add(conn)
+            if getattr(ch, "watcher", False):
+                self._greet_watcher(conn)
+            else:
+                self.all_conns.add(conn)
             await self._handshake(conn)
             while not conn.closed:
                 frame = await self._recv(conn)
@@ -724,8 +731,22 @@ class HostNode:
             pass
         finally:
             if conn is not None:
+                self._watch_greeting.pop(conn, None)
                 self._dropped(conn)
             raw.close()
+
+    def _greet_watcher(self, conn: Conn) -> None:
+        """Keep a connection past the watch code in the watchers' own pool until its
+        ``watch`` comes: someone who holds the watch code and never sends it fills that
+        pool, whose oldest is dropped, and never the players' slots (SECURITY.md row 132)."""
+        pool = self._watch_greeting
+        while pool and len(pool) >= self.watchers.desk.limit + 2:
+            oldest = next(iter(pool))
+            del pool[oldest]
+            _log.warning("watchers' handshakes full: dropping the oldest (%s) for %s",
+                         oldest.peer, conn.peer)
+            oldest.close()
+        pool[conn] = None
 
     def _admit(self, raw: Channel) -> bool:
         """Room for one more connection? At most ``max_conns`` connections that are not
@@ -792,6 +813,7 @@ class HostNode:
             hello = await self._recv(conn)
         if isinstance(hello, Watch) or getattr(conn.ch, "watcher", False):  # watchers.py
             self.all_conns.discard(conn)  # a watcher holds none of the players' slots
+            self._watch_greeting.pop(conn, None)  # (now one of the watchers' places)
             return await self.watchers.serve(conn, hello)
         if not isinstance(hello, Hello):
             raise WireError(ErrorCode.PROTOCOL, f"expected hello, got {hello.T!r}", fatal=True)
