@@ -50,7 +50,7 @@ from splitnet.net.machine import IllegalTransition, Machine
 from splitnet.net.peer import PeerNode
 from splitnet.net.secure import AttemptLimiter
 from splitnet.net.secure_watch import WatchGate
-from splitnet.net.watcher import WatchFatal, WatchNode, watch_wrap
+from splitnet.net.watcher import WatchFatal, WatchNode, watch_wrap, watched_path
 from splitnet.net.watchers import TABLE as WATCH_TABLE
 from splitnet.net.watchers import WatchDesk, WatchEvent, WatchState
 from splitnet.net.wire import (
@@ -62,7 +62,7 @@ from splitnet.net.wire import (
     sign_hello,
 )
 from splitnet.session.identity import Identity
-from splitnet.session.transcript import read_transcript
+from splitnet.session.transcript import TranscriptWriter, read_transcript
 from splitnet.verify import LiveVerifier, verify_records
 from tests.memnet import MemoryNet
 from tests.test_net_splito_mem import choice as splito_choice
@@ -489,6 +489,74 @@ def test_the_watcher_machine_walks_its_table_and_refuses_every_other_event() -> 
 
 
 # ---------------------------------------------------------------------- a lying host
+def test_a_lying_host_can_neither_crash_a_watcher_nor_write_into_another_games_file(
+        tmp_path: Path) -> None:
+    """SECURITY.md row 133. A host that says "lobby" and then shows a header whose game
+    id is that of a game this watcher saved before (ids are public): the watcher stops
+    with one line naming the file, and the file is as it was — no records of another
+    game appended under that id, for ``verify`` to blame its honest host on. And a host
+    that sends an empty record: the watcher stops with verify's verdict, no traceback."""
+    from tests.test_open_hand import new_game
+
+    g, _ = new_game(2, False, seed=3)
+    g.run_bots([make_bot("normal", i) for i in range(2)])
+    records = g.log.records()
+    gid = g.log.game_id
+
+    def lying(show: list[bytes], name_game: bool) -> Any:
+        async def serve(ch: Any) -> None:
+            nonce = bytes(32)
+            game = gid if name_game else None
+            ch.send(encode_typed(Challenge(NET_PROTOCOL, nonce, g.host.public_key_bytes(),
+                                           game, None,
+                                           sign_challenge(g.host, nonce, game, None))))
+            with contextlib.suppress(Exception):
+                w = decode_frame(await ch.recv(), from_host=False)
+                assert isinstance(w, Watch)
+                ch.send(encode_typed(Welcome(None, gid, len(show), True)))
+                for seq in range(w.have, len(show)):
+                    ch.send(encode_typed(Rec(seq, show[seq])))
+                while True:
+                    await ch.recv()
+        return serve
+
+    async def watch(serve: Any) -> tuple[WatchNode, BaseException | None]:
+        mem = MemoryNet()
+        _, port = await mem.listen(serve, "127.0.0.1", 0)
+        v = LiveVerifier()
+
+        def check(rec: bytes) -> str | None:
+            failed = v.feed(rec)
+            return None if failed is None else failed.summary
+
+        node = WatchNode(tmp_path / "w", "Cy", mem.connector("127.0.0.1", port),
+                         check=check, net=D)
+        try:
+            await asyncio.wait_for(node.run(), 60)
+            err: BaseException | None = None
+        except WatchFatal as e:
+            err = e
+        await mem.close()
+        return node, err
+
+    async def main() -> None:
+        path = watched_path(tmp_path / "w", gid)  # a game watched here before, in part
+        path.parent.mkdir(parents=True)
+        w = TranscriptWriter(path)
+        for rec in records[:5]:
+            w.append(rec)
+        w.close()
+        saved = path.read_bytes()
+        _, err = await watch(lying(records, name_game=False))
+        assert isinstance(err, WatchFatal) and "already holds a watched game" in str(err)
+        assert path.read_bytes() == saved
+        path.unlink()
+        _, err = await watch(lying([records[0], b""], name_game=True))
+        assert isinstance(err, WatchFatal) and "entry 1" in str(err), err
+
+    asyncio.run(main())
+
+
 def test_a_bad_record_stops_the_watcher_with_verifys_verdict_saved_and_again_on_a_rerun(
         tmp_path: Path) -> None:
     """A host (the game's own key, plain channel) that sends a finished game's log with

@@ -296,10 +296,20 @@ class WatchNode:
         if self.writer is None:
             if not len(self.log):  # a first record that is no header: no game to file
                 return
-            self.path = watched_path(self.data_dir, self.log.game_id)
-            self.writer = (TranscriptWriter.open_existing(self.path) if self.path.exists()
-                           else TranscriptWriter(self.path))
-        self.writer.append(record)
+            path = watched_path(self.data_dir, self.log.game_id)
+            if self.path is None and path.exists():  # (not the file we resumed from)
+                self.failed = (f"{path} already holds a watched game with this id, which "
+                               "this host did not continue (another host's game under "
+                               "the same id?): nothing was written; move that file away "
+                               "to watch this one")
+                raise WatchFatal(self.failed)
+            self.path = path
+            self.writer = (TranscriptWriter.open_existing(path) if path.exists()
+                           else TranscriptWriter(path))
+        try:
+            self.writer.append(record)
+        except ValueError as e:  # a record no transcript holds (empty, too long)
+            _log.warning("not saved: %s", e)  # (it failed its check: the verdict stands)
 
     def stop(self) -> None:
         """Close the connection (the run ends as if the host had gone; a test's kill)."""
