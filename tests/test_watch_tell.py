@@ -5,6 +5,8 @@ seat's own view (its hand, its draw, its choice)."""
 
 from __future__ import annotations
 
+import pytest
+
 from splitnet.app.lan_watch import WatchTeller
 from splitnet.games.split.bots import make_bot
 from splitnet.verify import verify_records
@@ -44,3 +46,25 @@ def test_a_watched_splito_game_is_told_as_the_public_sees_it() -> None:
     commits = [x for x in lines if " committed " in x]
     assert commits and all("committed a play" in x for x in commits)  # S7.3: hidden
     assert not [x for x in lines if x.startswith(SEAT_VIEW)]
+
+
+def test_the_watch_command_asks_for_the_watch_code_by_its_name(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A typo asks for the *watch* code again, and giving up names it: a watcher is never
+    invited to type the players' join code."""
+    from splitnet.app import lan_common
+
+    typed = iter(["7-lunar-zzzzz"])
+    asked: list[str] = []
+
+    def ask(prompt: str) -> str:
+        asked.append(prompt)
+        try:
+            return next(typed)
+        except StopIteration:
+            raise EOFError from None
+
+    monkeypatch.setattr(lan_common, "_ask", ask)
+    with pytest.raises(SystemExit, match="no watch code"):
+        lan_common._ask_code(None, "Watch code: ", what="watch code")
+    assert asked == ["Watch code: ", "Type the watch code again: "]

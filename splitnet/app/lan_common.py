@@ -181,23 +181,24 @@ def _ask(prompt: str) -> str:
 
 
 def _ask_code(given: str | None, prompt: str = "Join code (the host shows it, e.g. "
-              "7-lunar-anchor): ") -> JoinCode:
+              "7-lunar-anchor): ", *, what: str = "join code") -> JoinCode:
     """``--code``, or the code typed at a prompt (the host shows it, e.g. 7-lunar-anchor);
-    a typo ("did you mean 'lunar'?") asks again, at most :data:`MAX_CODE_PROMPTS` times."""
+    a typo ("did you mean 'lunar'?") asks again, at most :data:`MAX_CODE_PROMPTS` times.
+    ``what``: the code's name in those lines (``splitnet watch``: "watch code")."""
     if given:
         return _parse_code(given)
     for _ in range(MAX_CODE_PROMPTS):
         try:
             text = _ask(prompt)
         except EOFError:
-            raise SystemExit("splitnet: no join code: type the one the host shows, or pass "
+            raise SystemExit(f"splitnet: no {what}: type the one the host shows, or pass "
                              "--code") from None
         try:
             return parse_code(text)
         except JoinCodeError as e:
             print(f"splitnet: {e}", file=sys.stderr, flush=True)
-            prompt = "Type the join code again: "
-    raise SystemExit(f"splitnet: no valid join code after {MAX_CODE_PROMPTS} tries")
+            prompt = f"Type the {what} again: "
+    raise SystemExit(f"splitnet: no valid {what} after {MAX_CODE_PROMPTS} tries")
 
 
 def _report_fatal(node: PeerNode) -> None:

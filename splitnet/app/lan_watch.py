@@ -78,7 +78,8 @@ async def watch_main(args: argparse.Namespace, parts: TableParts | None = None) 
     net = _net_settings(args.net_timing)
     _setup_logging("watch", None if args.plain else data_dir / "net.log")
     host, port = parse_addr(args.addr)
-    code = _ask_code(args.code, "Watch code (the host shows it beside the join code): ")
+    code = _ask_code(args.code, "Watch code (the host shows it beside the join code): ",
+                     what="watch code")
     teller = WatchTeller()
 
     def say(seq: int, _record: bytes) -> None:
