@@ -62,6 +62,23 @@ def follow(g: LocalGame[Any], known: Callable[[Any], tuple[int, set[int]] | None
     return watcher, counts
 
 
+def play_with_a_seat_given_up(g: LocalGame[GameCore]) -> None:
+    """Play ``g`` to its end with bots, its last seat silent from a play stage after 150
+    steps and so given up by the host (R8.6): played open-handed from then on."""
+    n = g.n
+    steps = [0]
+
+    def on_step(g: LocalGame[GameCore]) -> None:
+        steps[0] += 1
+        r = g.cores[0].round
+        if steps[0] >= 150 and not g.silent and r is not None and r.stage == "play":
+            g.silent.add(n - 1)
+
+    g.run_bots([make_bot("normal", i) for i in range(n)], open_hand_after=120,
+               on_step=on_step)
+    assert g.finished and g.cores[0].open_seats == {n - 1}
+
+
 @pytest.mark.parametrize(("n", "proofs"), [(3, True), (4, False)])
 def test_a_split_game_watched_live_reads_only_what_is_public_and_verifies(
         n: int, proofs: bool) -> None:
@@ -82,17 +99,7 @@ def test_a_split_game_with_a_seat_given_up_watched_live() -> None:
     n = 4
     g, _ = split_game(n, False, seed=3)
     watcher, _ = follow(g, split_known)
-    steps = [0]
-
-    def on_step(g: LocalGame[GameCore]) -> None:
-        steps[0] += 1
-        r = g.cores[0].round
-        if steps[0] >= 150 and not g.silent and r is not None and r.stage == "play":
-            g.silent.add(n - 1)
-
-    g.run_bots([make_bot("normal", i) for i in range(n)], open_hand_after=120,
-               on_step=on_step)
-    assert g.finished and g.cores[0].open_seats == {n - 1}
+    play_with_a_seat_given_up(g)
     assert watcher.verdict() == verify_records(g.log.records())
     assert watcher.verdict().ok
 

@@ -295,7 +295,9 @@ def add_parsers(sub: Any) -> None:
     w.add_argument("--name", default="Watcher", type=player_name,
                    help="the name the host lists you by (1–32 characters)")
     w.add_argument("--plain", action="store_true",
-                   help="a line per event (the only front end so far)")
+                   help="a line per event (the default when stdout is no terminal); "
+                        "without it, at a terminal: the full-screen table from above "
+                        "(q quits, ↑ ↓ PgUp PgDn scroll the log, ? help)")
     w.add_argument("--data-dir", metavar="DIR", type=data_dir,
                    help="where the transcript is kept (default: the usual data dir)")
     w.add_argument("--net-timing", metavar="K=V,…", type=_net_timing, help=argparse.SUPPRESS)

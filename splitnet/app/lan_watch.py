@@ -63,6 +63,13 @@ class WatchTeller:
         return list(news.lines)  # (a verdict line is among them already)
 
 
+def _screen(args: argparse.Namespace, teller: WatchTeller) -> Any:
+    """The full-screen table (:mod:`splitnet.ui.tui.watch_app`) at a terminal, else None."""
+    from splitnet.ui.tui.watch_app import watch_screen
+
+    return watch_screen(args, teller)
+
+
 def tcp_connect(host: str, port: int, net: NetSettings) -> Any:
     async def connect() -> Channel:
         async with asyncio.timeout(net.connect_timeout):
@@ -77,12 +84,16 @@ async def watch_main(args: argparse.Namespace, parts: TableParts | None = None) 
     data_dir = _data_dir(args)
     net = _net_settings(args.net_timing)
     _setup_logging("watch", None if args.plain else data_dir / "net.log")
+    teller = WatchTeller()
+    screen = None if args.plain else _screen(args, teller)  # None: a line per event
     host, port = parse_addr(args.addr)
     code = _ask_code(args.code, "Watch code (the host shows it beside the join code): ",
                      what="watch code")
-    teller = WatchTeller()
 
     def say(seq: int, _record: bytes) -> None:
+        if screen is not None:
+            screen.on_record(seq)
+            return
         for line in teller.told(seq):
             print(line, flush=True)
 
@@ -91,7 +102,7 @@ async def watch_main(args: argparse.Namespace, parts: TableParts | None = None) 
     print(f"Watching the game at {shown(args.addr, limit=80)} …", flush=True)
     rc = EXIT_OK
     try:
-        await node.run()
+        await (node.run() if screen is None else screen.follow(node))
     except WatchFatal as e:
         print(f"splitnet watch: {shown(str(e), limit=600)}", file=sys.stderr, flush=True)
         rc = EXIT_FAILED
