@@ -1,9 +1,11 @@
 """``splitnet watch ADDR[:PORT]``: follow a LAN game as a spectator (protocol/NETWORK.md
 §14), checking every record as it arrives exactly as ``splitnet verify`` does, and
-telling only what is public — a line per event, the game's own narration for a viewer
-who holds no seat. At the end: the results and each round's audit (verify's verdict)
-and the path of the saved transcript. A bad record stops it at once with that verdict;
-run the same command again after a drop or a kill and it goes on from its file."""
+telling only what is public — at a terminal the full-screen table from above
+(:mod:`splitnet.ui.tui.watch_app`), else (``--plain``, a pipe) a line per event, the
+game's own narration for a viewer who holds no seat. At the end: the results and each
+round's audit (verify's verdict) and the path of the saved transcript. A bad record
+stops it at once with that verdict; run the same command again after a drop or a kill
+and it goes on from its file."""
 
 from __future__ import annotations
 
