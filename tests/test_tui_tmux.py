@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -269,7 +270,8 @@ def test_watch_full_screen_in_tmux(tmp_path: Path) -> None:
     """``splitnet watch`` at a real terminal: the table from above (hands face down with
     their counts, the discard row, the pads, the log), the help; q quits at once and
     gives the terminal back, where the verdict so far and the transcript's path are
-    printed (status 3: the game was not over)."""
+    printed (status 3: the game was not over); the same command goes on from its file,
+    and SIGTERM gives the terminal back too (status 130)."""
     from tests.test_net_game import Proc, host_port_and_code, wait_until
 
     host = Proc(tmp_path, "host", "host", "--port", "0", "--bind", "127.0.0.1",
@@ -285,7 +287,8 @@ def test_watch_full_screen_in_tmux(tmp_path: Path) -> None:
                           "--name", "Bo", "--delay", "3",  # a long game: we quit mid-way
                           "--data-dir", str(tmp_path / "p1")))
         cmd = (f"cd {ROOT} && {sys.executable} -m splitnet.cli watch 127.0.0.1:{port} "
-               f"--code {watch} --data-dir {tmp_path / 'w'}; echo EXIT=$?; sleep 60")
+               f"--code {watch} --data-dir {tmp_path / 'w'}; echo EXIT=$?; ")
+        cmd += cmd.replace("EXIT=", "AGAIN=") + "sleep 60"  # then run again, and killed
         pane = open_pane("watch", cmd, 100, 30)
         screen = pane.wait(lambda s: "Discard row" in s and " cards ▒" in s, 60,
                            "the table from above")
@@ -300,6 +303,13 @@ def test_watch_full_screen_in_tmux(tmp_path: Path) -> None:
         screen = pane.wait(lambda s: "EXIT=" in s, 20, "the watcher to quit")
         assert "EXIT=3" in screen and "incomplete: " in screen and "Transcript: " in screen
         assert "Discard row" not in screen  # the terminal is given back, the table gone
+        # The same command goes on from its file; SIGTERM gives the terminal back too.
+        pane.wait(lambda s: "Discard row" in s and "EXIT=" not in s, 30, "the table again")
+        shell = int(pane.run("list-panes", "-t", "watch", "-F", "#{pane_pid}").split()[0])
+        child = int(Path(f"/proc/{shell}/task/{shell}/children").read_text().split()[0])
+        os.kill(child, signal.SIGTERM)
+        screen = pane.wait(lambda s: "AGAIN=" in s, 20, "the killed watcher to end")
+        assert "AGAIN=130" in screen and "Discard row" not in screen
     finally:
         if pane is not None:
             subprocess.run([*pane.base, "kill-server"], capture_output=True, timeout=10)

@@ -323,3 +323,17 @@ def test_the_model_refuses_a_seated_core() -> None:
     with pytest.raises(ValueError, match="no seat"):
         m.update(g.cores[0])
     assert m.table is None
+
+
+def test_names_a_host_chose_are_shown_never_obeyed(pipe: PipeInput,
+                                                   split_records: list[bytes]) -> None:
+    """The players' names come from the host's header: the table prints them through
+    shown(), never a control character they hold."""
+    m = watch_model.WatchModel(lambda spec: split_watch.spectate)
+    m.start(object(), ["\x1b]0;owned\x07Ana", "Bo\x1b[2J", "Cy\r"])
+    assert all(ch.isprintable() for name in m.names for ch in name)
+    s = fed(split_records, 60)
+    s.model.names = m.names
+    s.model.update(s.teller.verifier.core)
+    screen = text(s, 100, 40)
+    assert "owned" in screen and "\x1b" not in screen and "\x07" not in screen
