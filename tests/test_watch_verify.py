@@ -62,16 +62,16 @@ def follow(g: LocalGame[Any], known: Callable[[Any], tuple[int, set[int]] | None
     return watcher, counts
 
 
-def play_with_a_seat_given_up(g: LocalGame[GameCore]) -> None:
-    """Play ``g`` to its end with bots, its last seat silent from a play stage after 150
-    steps and so given up by the host (R8.6): played open-handed from then on."""
+def play_with_a_seat_given_up(g: LocalGame[GameCore], after: int = 150) -> None:
+    """Play ``g`` to its end with bots, its last seat silent from a play stage after
+    ``after`` steps and so given up by the host (R8.6): played open-handed from then on."""
     n = g.n
     steps = [0]
 
     def on_step(g: LocalGame[GameCore]) -> None:
         steps[0] += 1
         r = g.cores[0].round
-        if steps[0] >= 150 and not g.silent and r is not None and r.stage == "play":
+        if steps[0] >= after and not g.silent and r is not None and r.stage == "play":
             g.silent.add(n - 1)
 
     g.run_bots([make_bot("normal", i) for i in range(n)], open_hand_after=120,

@@ -1,8 +1,9 @@
 """Split's table for a spectator (``splitnet watch``; :mod:`splitnet.ui.tui.watch_model`):
 drawn from the watcher's core of no seat, whose engine holds only the public faces
-(R8): every hand face down with its count (an open-handed seat's cards face up, as they
-were dealt, R8.6), the discard row and the draw pile, each seat's matches, its score pad
-and total, the dealer, who the game waits for, and each round's audit as it passes."""
+(R8): every hand face down with its count (but the cards everyone knows: those taken
+from the discard row, and an open-handed seat's, dealt face up, R8.6), the discard row
+and the draw pile, each seat's matches, its score pad and total, the dealer, who the
+game waits for, and each round's audit as it passes."""
 
 from __future__ import annotations
 
@@ -80,7 +81,7 @@ def spectate(core: Any, names: Sequence[str]) -> Spectacle:
         hand = view.hands[s]
         open_cards: Line = []
         for slot in hand:
-            if view.faces[slot] is not None:  # public: dealt or drawn face up (R8.6)
+            if view.faces[slot] is not None:  # public: taken from the row, or R8.6
                 open_cards += f.frags(slot)
         tags = (("dealer",) if view.round_no and view.dealer == s else ()) + (
             ("open-handed (R8.6)",) if s in core.open_seats else ())

@@ -70,7 +70,8 @@ class SeatFacts:
     cards: int
     #: the score the seat's pad shows ("now 12", "3×4=12")
     score: str
-    #: the hand's cards that are public (an open-handed seat's, R8.6), as fragments
+    #: the hand's cards every seat knows (Split: taken from the discard row, or an
+    #: open-handed seat's whole hand, R8.6), as fragments
     open_cards: Line = field(default_factory=list)
     #: the score pad, drawn for a column's width
     pad: PadDrawing | None = None

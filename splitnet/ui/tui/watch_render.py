@@ -23,7 +23,8 @@ HELP = (
     "",
     "The seats: each hand face down with its count (▒▒), the score (Split: the pad and "
     "its total if the round ended now; Splito: left zone × right zone), ▶ the player "
-    "the game waits for, the dealer, an open-handed seat's cards face up (R8.6).",
+    "the game waits for, D the dealer, and after known: the cards of a hand everyone "
+    "knows (taken from the discard row; an open-handed seat's, R8.6).",
     "The table: Split's discard row, draw pile and each seat's matches; Splito's central "
     "objectives, every zone with its cards, objectives (✓ fulfilled now) and points, "
     "and the last turn's plays revealed.",
@@ -67,7 +68,7 @@ def seat_column(s: SeatFacts, width: int, room: int | None) -> list[Line]:
     lines = [_seat_head(s, width),
              right(_cards(s), [("class:seat.total", f"{s.score} ")], width)]
     if s.open_cards:
-        lines.append([("class:seat.info", " face up:"), *s.open_cards])
+        lines.append([("class:seat.info", " known:"), *s.open_cards])
     if s.pad is not None:
         lines += [[("", " "), *ln] for ln in s.pad(width - 1)]
     front = list(s.front)
