@@ -36,13 +36,14 @@ from splitnet.ui.tui import split_watch, splito_watch, watch_model
 from splitnet.ui.tui.snapshot import screen_text
 from splitnet.ui.tui.watch_app import WatchScreen, watch_screen
 from splitnet.ui.tui.watch_model import Spectacle
-from splitnet.verify import LiveVerifier
+from splitnet.verify import LiveVerifier, verify_records
 from tests.test_open_hand import new_game as split_game
 from tests.test_splito_fair import bots as splito_bots
 from tests.test_splito_fair import new_game as splito_game
 from tests.test_splito_gone import _commit_phase, _silent_from
 from tests.test_tui_support import drained, wait_for
-from tests.test_watch_verify import play_with_a_seat_given_up
+from tests.test_watch_verify import follow as follow_checker
+from tests.test_watch_verify import split_known as checker_known
 
 Known = Callable[[Any, int], "set[int] | None"]
 
@@ -94,20 +95,37 @@ def follow(g: LocalGame[Any], spectate: Callable[[Any, list[str]], Spectacle], k
     return seen
 
 
-def _split_open_handed() -> tuple[LocalGame[Any], list[tuple[bool, set[int]]]]:
-    g, _ = split_game(4, False, seed=3)
-    seen = follow(g, split_watch.spectate, split_known)
-    play_with_a_seat_given_up(g, 20)  # in round 1: round 2 deals it face up
-    return g, seen
+def play_with_a_seat_given_up(g: LocalGame[Any], after: int = 150) -> None:
+    """Play ``g`` to its end with bots, its last seat silent from a play stage after
+    ``after`` steps and so given up by the host (R8.6): played open-handed from then on."""
+    n = g.n
+    steps = [0]
+
+    def on_step(g: LocalGame[Any]) -> None:
+        steps[0] += 1
+        r = g.cores[0].round
+        if steps[0] >= after and not g.silent and r is not None and r.stage == "play":
+            g.silent.add(n - 1)
+
+    g.run_bots([make_bot("normal", i) for i in range(n)], open_hand_after=120,
+               on_step=on_step)
+    assert g.finished and g.cores[0].open_seats == {n - 1}
 
 
 def test_the_split_spectator_shows_only_public_cards_through_an_open_handed_seat() -> None:
     """R8, R8.6: at every entry each face shown is read by every seat; the open-handed
-    seat's whole hand is shown face up (it is dealt so); the others' stay face down but
-    for the cards everyone saw them take from the discard row."""
-    _, seen = _split_open_handed()
+    seat's whole hand is shown face up from the next deal (it is dealt so); the others'
+    stay face down but for the cards everyone saw them take from the discard row. The
+    watcher's checker on the same game reads no more than every seat (the cut round's
+    unplayed cards stay unread by everyone), and reaches verify's verdict."""
+    g, _ = split_game(4, False, seed=3)
+    checker, _ = follow_checker(g, checker_known)
+    seen = follow(g, split_watch.spectate, split_known)
+    play_with_a_seat_given_up(g, 20)  # in round 1: round 2 deals it face up
+    assert [r.cut for r in g.cores[0].rounds] == [3, None]
     assert any(hidden for hidden, _ in seen)
     assert any(3 in up for _, up in seen)
+    assert checker.verdict().ok and checker.verdict() == verify_records(g.log.records())
 
 
 def test_the_splito_spectator_shows_only_public_cards_with_a_seat_that_left() -> None:
@@ -217,6 +235,20 @@ def test_the_splito_table_from_above_mid_game(pipe: PipeInput, splito_records: l
     assert "cards ▒" in screen and "×" in screen
     for p in ("p0", "p1", "p2"):
         assert p in screen
+    narrow = screen_text(s.app, 40, 30)  # type: ignore[arg-type]
+    rows = [ln for ln in narrow if " cards ▒" in ln]  # too narrow for columns: a line each
+    assert len(rows) == 3 and all(ln.rstrip().endswith(tuple("0123456789")) for ln in rows)
+
+
+def test_a_game_without_a_spectator_table_shows_its_log(pipe: PipeInput,
+                                                         split_records: list[bytes]) -> None:
+    s = fed([])
+    s.model = watch_model.WatchModel(lambda spec: None)
+    for seq, rec in enumerate(split_records[:30]):
+        assert s.teller.verifier.feed(rec) is None
+        s.on_record(seq)
+    screen = text(s, 100, 30)
+    assert "draws no table for a watcher" in screen and s.model.log[-1][:30] in screen
 
 
 @pytest.mark.parametrize("game", ["split", "splito"])

@@ -86,7 +86,7 @@ def seats_lines(table: Spectacle, width: int, room: int | None = None) -> list[L
         return []
     w = (width - (n - 1)) // n
     if w < 16:
-        return [right(_seat_head(s, width // 2) + _cards(s),
+        return [right(_seat_head(s, min(24, width // 3)) + _cards(s),
                       [("class:seat.total", f"{s.score} ")], width) for s in table.seats]
     cols = [seat_column(s, w, room) for s in table.seats]
     rows = max(len(c) for c in cols)
@@ -107,9 +107,12 @@ def area_lines(a: Area, width: int) -> list[Line]:
     return [head, *(fit(ln, width) for ln in flow(a.items, width, sep="  "))]
 
 
-def table_lines(table: Spectacle | None, width: int, room: int | None = None) -> list[Line]:
+def table_lines(table: Spectacle | None, width: int, room: int | None = None,
+                started: bool = False) -> list[Line]:
     if table is None:
-        return [[("class:dim", " waiting for the game's first record…")]]
+        what = ("this game draws no table for a watcher: its log is below" if started
+                else "waiting for the game's first record…")
+        return [[("class:dim", f" {what}")]]
     out = seats_lines(table, width, room)
     for a in table.areas:
         out += area_lines(a, width)
@@ -184,7 +187,7 @@ def screen_lines(m: WatchModel, width: int, height: int) -> list[Line]:
     elif m.ending is not None:
         body = end_lines(m, width)
     else:
-        body = table_lines(m.table, width, max(0, height // 4))
+        body = table_lines(m.table, width, max(0, height // 4), started=bool(m.names))
     room = height - 2  # the title and the keys
     log_room = max(MIN_LOG + 1, room - len(body))
     if room - log_room < len(body):
