@@ -53,6 +53,7 @@ splitnet — the card game Split, peer to peer, with a deck nobody can stack.
                                 the table from above, full screen (--plain: a line each)
   splitnet host --internet      also invite players anywhere (prints splitnet join CODE)
   splitnet join CODE            join through that invitation (bot CODE: a bot)
+  splitnet watch CODE --plain   watch through its watch invitation, every proof checked
   splitnet browse [--timeout S] list the games announced on the LAN
   splitnet bench engine|bots|deck|net|wormhole|lan-load|splito|adversary  measure speed
                                 (bots: strength too; lan-load: many LAN games at once,

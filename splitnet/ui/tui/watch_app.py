@@ -160,6 +160,11 @@ class WatchScreen:
         self.model.update(v.core, self.node)
         self._changed()
 
+    def note(self, line: str) -> None:
+        """A line of the watch's own (the host's key fingerprint) into the log."""
+        self.model.told([line])
+        self._changed()
+
     def ending(self, error: BaseException | None) -> Ending:
         """The end screen, once the node stopped (``error``: why, if it failed)."""
         v = self.teller.verifier
