@@ -184,6 +184,35 @@ def test_a_watcher_stops_after_three_watch_joins_left_unanswered(tmp_path: Path)
     assert len(joins) == 3
 
 
+@virtual_time
+async def test_a_rerun_that_met_the_host_before_waits_the_long_bound(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """NETWORK.md §14 item 8: a watcher run again with a watch invitation's resume
+    secret may wait ``wormhole_idle`` (30 s) for the host to give its killed wormhole up
+    and meet it again — longer than ``first_contact`` (20 s): it counts ``retry_total``
+    at once, as a joiner resuming its game, and watches; a first run gives up."""
+    g, records = a_game()
+    mem = MemoryNet()
+    _, port = await mem.listen(showing(g.host, None, records), "127.0.0.1", 0)
+    inner = mem.connector("127.0.0.1", port)
+
+    comes = [clock.time() + 30.0]  # the host comes to the resume wormhole 30 s on
+
+    async def connect() -> Channel:
+        if clock.time() < comes[0]:
+            raise ConnectionError("the host has not come to resume wormhole 0")
+        return await inner()
+
+    first = WatchNode(tmp_path / "a", "Cy", connect, net=D)
+    with pytest.raises(WatchFatal, match="gave up after 20 s"):
+        await clock.run_until(first.run(), within=60.0)
+    comes[0] = clock.time() + 30.0
+    again = WatchNode(tmp_path / "b", "Cy", connect, net=D, resuming=True)
+    await clock.run_until(again.run(), within=60.0)
+    assert again.over and again.have == len(records)
+    await mem.close()
+
+
 # ------------------------------------------------ a watch invitation's channel at the host
 PW_WATCH, PW_JOIN = bytes(range(32)), bytes(range(32, 64))
 #: client addresses standing for a watch invitation's wormhole and a join invitation's

@@ -158,6 +158,7 @@ async def watch_main(args: argparse.Namespace, parts: TableParts | None = None) 
     screen = None if args.plain else _screen(args, teller)  # None: a line per event
     internet = is_wormhole_code(args.addr)
     connector: wormhole.WormholeConnector | None = None
+    resuming = False
     if internet:
         if args.code:
             raise SystemExit("splitnet watch: a watch invitation needs no --code (the "
@@ -165,6 +166,7 @@ async def watch_main(args: argparse.Namespace, parts: TableParts | None = None) 
                              "address)")
         connect, wrap, connector = wormhole_link(
             args, data_dir, net, None if screen is None else screen.note)
+        resuming = connector.chain is not None  # (met the host before: it waits for us)
         where = f"invitation {args.addr}"
     else:
         host, port = parse_addr(args.addr)
@@ -190,7 +192,7 @@ async def watch_main(args: argparse.Namespace, parts: TableParts | None = None) 
         print(line, flush=True)
 
     node = WatchNode(data_dir, args.name, connect, check=teller.check, wrap=wrap, net=net,
-                     on_record=say, pin=pin, on_host=host_seen)
+                     on_record=say, pin=pin, on_host=host_seen, resuming=resuming)
     print(f"Watching the game at {shown(where, limit=80)} …", flush=True)
     rc = EXIT_OK
     try:

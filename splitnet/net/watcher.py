@@ -135,7 +135,8 @@ class WatchNode:
                  wrap: ChannelWrap = plain, net: NetSettings | None = None,
                  on_record: Callable[[int, bytes], None] | None = None,
                  pin: str | None = None,
-                 on_host: Callable[[bytes], None] | None = None) -> None:
+                 on_host: Callable[[bytes], None] | None = None,
+                 resuming: bool = False) -> None:
         self.data_dir = data_dir
         self.name = name
         self.connect = connect
@@ -147,6 +148,10 @@ class WatchNode:
         self.pin = check_fingerprint(pin) if pin is not None else None
         #: hears the host's key once, as its first challenge verifies (to show it)
         self.on_host = on_host
+        #: it was in this game before (a rerun that holds a watch invitation's resume
+        #: secret): the long bound, ``retry_total``, counts at once, as for a joiner
+        #: resuming its game — the host may take ``wormhole_idle`` to meet it again
+        self.resuming = resuming
         self.log = Log()
         self.host_key: bytes | None = None
         self.writer: TranscriptWriter | None = None
@@ -180,7 +185,7 @@ class WatchNode:
         """Connect, follow, reconnect with back-off while the host is away; return when
         the game is over; raise :class:`WatchFatal` on a bad record or a refusal."""
         try:
-            gap, lost, began, reached = 0.1, None, self._now(), False
+            gap, lost, began, reached = 0.1, None, self._now(), self.resuming
             while True:
                 try:
                     raw = await self.connect()
