@@ -288,3 +288,12 @@ async def test_a_watch_invitation_lets_watch_and_never_gives_a_seat(
     ana.close()
     cy.stop()
     await stop(clock, host, [], mem)
+
+
+def test_a_lan_watch_code_given_as_a_watch_invitation_is_told_how_it_is_used() -> None:
+    """``splitnet watch 9-comet-tiger`` (the LAN watch code, without the address) is taken
+    for a watch invitation; when that fails, the line says how a watch code is given."""
+    from splitnet.app.lan_watch import _lan_hint
+
+    assert "splitnet watch ADDR --code 9-comet-tiger" in _lan_hint(WATCH)
+    assert _lan_hint("7-crossover-clockwork") == ""  # a wormhole code: no such hint

@@ -33,6 +33,7 @@ from splitnet.games import game_of
 from splitnet.net import wormhole
 from splitnet.net.addrs import parse_addr
 from splitnet.net.config import NetSettings, is_wormhole_code
+from splitnet.net.joincode import JoinCodeError, parse_code
 from splitnet.net.store import ResumeFile
 from splitnet.net.table import Narration, TableParts
 from splitnet.net.watcher import WatchFatal, WatchNode, watch_wrap
@@ -100,6 +101,17 @@ def watch_invitation_file(data_dir: Path, code: str) -> ResumeFile:
     return ResumeFile(data_dir / "watched" / f"invite-{h.hexdigest()[:32]}.wormhole")
 
 
+def _lan_hint(code: str) -> str:
+    """A failed watch invitation that has the form of a LAN watch code: say how that one
+    is used (with the host's address), since it is no wormhole code."""
+    try:
+        parse_code(code)
+    except JoinCodeError:
+        return ""
+    return (f" — if {code} is the host's watch code (for the LAN), give it with the "
+            f"host's address: splitnet watch ADDR --code {code}")
+
+
 async def _refuse_plain(channel: Channel, role: str) -> Channel:
     raise WireError(ErrorCode.AUTH, "not a wormhole channel", fatal=True)
 
@@ -138,7 +150,7 @@ def wormhole_link(args: argparse.Namespace, data_dir: Path, net: NetSettings,
         try:
             return await connector()
         except wormhole.WormholeFailed as e:  # used, unknown, wrong: no retry helps
-            raise WatchFatal(str(e)) from None
+            raise WatchFatal(str(e) + _lan_hint(args.addr)) from None
 
     wrap = wormhole.per_channel_wrap(lambda pw: reworded(
         watch_wrap(pw, net), "this game cannot be watched",
