@@ -137,7 +137,10 @@ def test_a_split_game_watched_through_watch_invitations(servers: Servers,
 
 def test_a_splito_game_watched_through_a_watch_invitation(servers: Servers,
                                                           tmp_path: Path) -> None:
-    """Splito through wormholes, watched from the lobby to the end: the watcher's
+    """Splito through wormholes, watched from the lobby to the end, its host killed (-9)
+    mid-game and started again with the same command: the watcher, the same process all
+    along, meets the restarted host on its resume wormhole (the host kept the watchers'
+    resume secrets, GAME_ID.watch.wormhole) as the player's bot does; the watcher's
     transcript is the players' and verifies."""
     net = [*servers.args, *FAST]
     host = Proc(tmp_path, "host", "host", "--internet", *net, "--game", "splito",
@@ -154,7 +157,14 @@ def test_a_splito_game_watched_through_a_watch_invitation(servers: Servers,
         wait_until(lambda: "Cy (wormhole-" in host.stderr(), 60, "Cy watching")
         procs.append(Proc(tmp_path, "bot1", "bot", invitations(host)[0], *net, "--name",
                           "B1", "--data-dir", str(tmp_path / "p1"), "--test-seed", "22"))
+        wait_until(lambda: n_watched(tmp_path / "cy") >= 10, 120, "Cy to follow the game")
+        host.kill()
+        host.start()
+        wait_until(lambda: host.stderr().count("back on resume wormhole") >= 2, 120,
+                   "the bot and Cy back")
         ended_well(*procs)
+        assert host.stdout().count("Resuming unfinished game") == 1
+        assert "met the host again on resume wormhole" in w.stderr()
         assert "Splito, 2 players" in w.stdout()
         same_as_players([w], [tmp_path / "p0", tmp_path / "p1"])
     finally:
