@@ -126,7 +126,11 @@ def _watch_invitations(args: argparse.Namespace, node: HostNode, net: NetSetting
 
     def wanted() -> int:
         over = node.table is not None and node.table.core.finished
-        return 0 if node.done.is_set() or over or node.watchers.desk.limit <= 0 else 1
+        # a rematch lobby opens no invitation of any kind (NETWORK.md §13): its watch
+        # invitation opens as its game starts
+        rematch_lobby = node.rematch_of is not None and node.table is None
+        return (0 if node.done.is_set() or over or rematch_lobby
+                or node.watchers.desk.limit <= 0 else 1)
 
     def show(code: str) -> None:
         if args.plain or args.play_as_bot or (_lobby_in_lines(args)
