@@ -10,7 +10,7 @@ in-memory network:
 - a watcher stops after ``MAX_UNANSWERED`` WATCH JOINs in a row that got neither an
   ACCEPT nor a REFUSE (each gave whoever answers one guess of the watch code);
 - a watch invitation's channel lets watch and nothing else: a JOIN on it never passes
-  (and is counted by the watchers' limiter, never the players'), a ``hello`` after its
+  (and is counted on that wormhole alone, never by the players' limiter), a ``hello`` after its
   watch handshake is refused; a join invitation's channel takes no watcher.
 """
 
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,8 @@ from splitnet.net.watcher import WatchFatal, WatchNode, check_fingerprint, watch
 from splitnet.net.wire import (
     NET_PROTOCOL,
     Channel,
+    ChannelWrap,
+    Connect,
     WireError,
     decode_frame,
     encode_typed,
@@ -229,31 +232,43 @@ def tagged(ch: Channel) -> Channel:
     return ch
 
 
-@virtual_time
-async def test_a_watch_invitation_lets_watch_and_never_gives_a_seat(
-        tmp_path: Path, clock: VirtualLoop) -> None:
-    """SECURITY.md row 136, NETWORK.md §14.8, with the host's wrap of ``host
-    --internet``: through a watch invitation's channel a watcher gets in; a JOIN there
-    is refused and counted by the watchers' limiter (the players' untouched), a
-    ``hello`` after its watch handshake is refused; through a join invitation's channel
-    a watcher is refused ("cannot be watched") while a player gets in."""
-    mem = MemoryNet()
-    limiter, watch_limiter = AttemptLimiter(clock=clock.time), AttemptLimiter(clock=clock.time)
-    lan = node_wrap(parse_code(CODE), D, limiter=limiter)
+async def internet_host(tmp: Path, mem: MemoryNet, tag: Callable[[Channel], Channel],
+                        limiter: AttemptLimiter, watch_limiter: AttemptLimiter,
+                        lan: ChannelWrap) -> tuple[HostNode, Callable[[str], Connect]]:
+    """A host with the wrap of ``host --internet`` (its players' ``limiter``, its
+    watchers' ``watch_limiter``, ``lan`` for a channel of no wormhole) listening on
+    ``mem``, whose connections ``tag`` makes a wormhole's; and a connector from an
+    address."""
     host: HostNode = HostNode(
-        Identity.generate(), tmp_path / "host", "Host", D, seats=3, parts=LAN_PARTS,
+        Identity.generate(), tmp / "host", "Host", D, seats=3, parts=LAN_PARTS,
         code=CODE, busy=secure_busy, proofs=False,
         wrap=wormhole.per_channel_wrap(
             lambda pw: node_wrap(pw, D, limiter=limiter, seats=lambda: host.player_keys()),
             lan, watch=lambda pw: watch_invitation_wrap(pw, D, watch_limiter)))
 
     async def transport(serve: Any, bind: str, port: int) -> Any:
-        return await mem.listen(lambda ch: serve(tagged(ch)), bind, port)
+        return await mem.listen(lambda ch: serve(tag(ch)), bind, port)
 
     port = await host.listen("127.0.0.1", 0, transport=transport)
 
-    def connect(local: str) -> Any:
+    def connect(local: str) -> Connect:
         return mem.connector("127.0.0.1", port, local=local)
+
+    return host, connect
+
+
+@virtual_time
+async def test_a_watch_invitation_lets_watch_and_never_gives_a_seat(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """SECURITY.md row 136, NETWORK.md §14.8, with the host's wrap of ``host
+    --internet``: through a watch invitation's channel a watcher gets in; a JOIN there
+    is refused and counted on that wormhole alone (both limiters untouched), a
+    ``hello`` after its watch handshake is refused; through a join invitation's channel
+    a watcher is refused ("cannot be watched") while a player gets in."""
+    mem = MemoryNet()
+    limiter, watch_limiter = AttemptLimiter(clock=clock.time), AttemptLimiter(clock=clock.time)
+    host, connect = await internet_host(tmp_path, mem, tagged, limiter, watch_limiter,
+                                        node_wrap(parse_code(CODE), D, limiter=limiter))
 
     cy = WatchNode(tmp_path / "cy", "Cy", connect(THROUGH_WATCH), wrap=watch_wrap(PW_WATCH, D),
                    net=D)
@@ -263,7 +278,7 @@ async def test_a_watch_invitation_lets_watch_and_never_gives_a_seat(
     raw = await connect(THROUGH_WATCH)()
     with pytest.raises(WireError, match="wrong code"):  # a seat through a watch invitation
         await clock.run_until(node_wrap(PW_WATCH, D, identity=me)(raw, "client"), within=10.0)
-    assert watch_limiter.failures == 1 and limiter.failures == 0
+    assert watch_limiter.failures == 0 and limiter.failures == 0  # (row 137)
     raw = await connect(THROUGH_WATCH)()
     ch = await clock.run_until(watch_wrap(PW_WATCH, D)(raw, "client"), within=10.0)
     f = decode_frame(await clock.run_until(ch.recv(), within=10.0), from_host=True)

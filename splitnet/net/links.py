@@ -46,17 +46,21 @@ def node_wrap(code: JoinCode | bytes, net: NetSettings, *,
                        watch=watch)
 
 
-def watch_invitation_wrap(password: bytes, net: NetSettings, limiter: AttemptLimiter, *,
+def watch_invitation_wrap(password: bytes, net: NetSettings, limits: AttemptLimiter, *,
                           on_refused: Callable[[str, SecureError], None] | None = None
                           ) -> ChannelWrap:
     """The host's handshake on a channel through a watch invitation (NETWORK.md §14.8,
     SECURE.md §12): the watch code's SPAKE2 with the wormhole's agreed key as the watch
-    code, counted by the watchers' own ``limiter``. Its join code is a fresh random
-    secret that nobody holds, so a JOIN on it never passes: a watch invitation never
-    gives a seat, and what a JOIN there costs is counted by the watchers' limiter, never
-    by the players'."""
-    return node_wrap(secrets.token_bytes(32), net, limiter=limiter, on_refused=on_refused,
-                     watch=WatchGate(password, limiter))
+    code. Its join code is a fresh random secret that nobody holds, so a JOIN on it
+    never passes: a watch invitation never gives a seat. What fails on it is counted
+    by a limiter of this wormhole's own, with the limits of ``limits`` (the watchers'):
+    no failure there guesses anything another watcher holds (each wormhole's key is its
+    own, known to whoever came through it), so one watch invitation's holder spends
+    neither the players' limits nor the game's watchers' (SECURITY.md row 137)."""
+    own = AttemptLimiter(per_address=limits.per_address, per_game=limits.per_game,
+                         window=limits.window, clock=limits.clock)
+    return node_wrap(secrets.token_bytes(32), net, limiter=own, on_refused=on_refused,
+                     watch=WatchGate(password, own))
 
 
 def secure_busy(channel: Channel, reason: str) -> None:
