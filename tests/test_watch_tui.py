@@ -373,3 +373,34 @@ def test_names_a_host_chose_are_shown_never_obeyed(pipe: PipeInput,
     s.model.update(s.teller.verifier.core)
     screen = text(s, 100, 40)
     assert "owned" in screen and "\x1b" not in screen and "\x07" not in screen
+
+
+@pytest.mark.parametrize("where", ["table", "drawing"])
+def test_a_table_that_cannot_be_drawn_leaves_the_log_and_the_checks(
+        pipe: PipeInput, split_records: list[bytes], where: str) -> None:
+    """An attack review: records that check out but that a game's spectator table
+    cannot draw (here a table made to raise, as it builds or as it is drawn) must not
+    end the watch with a traceback: the screen says so once in its log and shows the
+    log alone, every later record still checked and told."""
+    def spectate(core: Any, names: list[str]) -> Spectacle:
+        sp = split_watch.spectate(core, names)
+        if where == "table":
+            raise IndexError("list index out of range\x1b[2J")
+        seat = sp.seats[0]
+
+        def pad(width: int) -> list[Any]:
+            raise ZeroDivisionError("division by zero")
+        seats = (type(seat)(**{**seat.__dict__, "pad": pad}), *sp.seats[1:])
+        return type(sp)(**{**sp.__dict__, "seats": seats})
+
+    s = WatchScreen(WatchTeller())
+    s.model = watch_model.WatchModel(lambda spec: spectate)
+    for seq, rec in enumerate(split_records[:40]):
+        assert s.teller.verifier.feed(rec) is None
+        s.on_record(seq)
+        text(s, 100, 40)
+    screen = text(s, 100, 40)
+    said = [ln for ln in s.model.log if ln.startswith("The table cannot be drawn")]
+    assert len(said) == 1 and "\x1b" not in said[0]
+    assert s.model.table is None and "draws no table" in screen
+    assert s.model.log[-1][:30] in screen  # the log goes on

@@ -107,7 +107,14 @@ class WatchScreen:
     def _render(self, width: int, height: int | None) -> list[Line]:
         if self.node is not None and self.model.ending is None:  # (retrying, catching up)
             self.model.status = status_of(self.node)
-        return screen_lines(self.model, width, height if height is not None else 24)
+        h = height if height is not None else 24
+        try:
+            return screen_lines(self.model, width, h)
+        except Exception as e:  # a table that fails to draw: the log alone, never a crash
+            if self.model.table is None:
+                raise
+            self.model.broken(e)
+            return screen_lines(self.model, width, h)
 
     def _style(self) -> BaseStyle:
         table = self.model.table

@@ -178,9 +178,21 @@ class WatchModel:
         """After a record that checked out: the table from ``core`` (of no seat)."""
         if core is not None and self._spectator is not None:
             no_seat(core)
-            self.table = self._spectator(core, self.names)
+            try:
+                self.table = self._spectator(core, self.names)
+            except Exception as e:  # (a table it cannot draw: the log alone, never a crash)
+                self.broken(e)
         if node is not None:
             self.status = status_of(node)
+
+    def broken(self, e: BaseException) -> None:
+        """The game's table could not be drawn (``e``): from now on the screen shows the
+        log alone, saying so once — the records are still checked, and the verdict is
+        the checker's, never the table's."""
+        self._spectator, self.table = None, None
+        self.log.append(f"The table cannot be drawn ({shown(type(e).__name__, limit=40)}: "
+                        f"{shown(str(e), limit=200)}): the log alone from now on; every "
+                        "record is still checked")
 
     def finish(self, ending: Ending, node: Watched | None = None) -> None:
         self.ending = ending
