@@ -6,16 +6,28 @@ the in-memory network with a virtual clock:
   fails on its wormhole (a JOIN under the join code nobody holds, a WATCH JOIN under a
   wrong key) is counted on that wormhole alone, never against the game's watchers on
   the LAN or through the other watch invitations (SECURITY.md, the watch invitation's
-  own limits);
+  own limits, row 137);
+- watchers churning the watch invitation never touch the players' resume secrets:
+  ``MAX_CHAINS`` bounds each kind of invitation in its own file (row 139);
+- nothing a peer chose names a file the watcher writes, and every one is private
+  (row 140).
+
+(The spectator table that cannot be drawn, row 138, is in tests/test_watch_tui.py.)
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import itertools
+import re
+import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from splitnet.net import wormhole
 from splitnet.net.config import NetSettings
 from splitnet.net.joincode import parse_code
 from splitnet.net.links import node_wrap
@@ -100,3 +112,163 @@ async def test_one_watch_invitation_cannot_shut_the_game_s_watchers_out(
     cy.stop()
     di.stop()
     await stop(clock, host, [], mem)
+
+
+# ------------------------------------- the host's resume secrets of watch invitations
+class _Deferred:
+    """A Twisted Deferred as the wormhole module reads one (``asFuture``)."""
+
+    def __init__(self, value: Any = None, *, never: bool = False) -> None:
+        self.value, self.never = value, never
+        self.fut: asyncio.Future[Any] | None = None
+
+    def asFuture(self, loop: asyncio.AbstractEventLoop) -> asyncio.Future[Any]:
+        self.fut = loop.create_future()
+        if not self.never:
+            self.fut.set_result(self.value)
+        return self.fut
+
+
+class _Mailbox:
+    """Stands for the mailbox server: every wormhole the host opens is listed; a test
+    makes one's PAKE complete (:meth:`claim`, a guest with its code)."""
+
+    def __init__(self) -> None:
+        self.made: list[_FakeWormhole] = []
+        self.codes = itertools.count(1)
+
+    async def create(self, settings: Any, on_status: Any = None, names: Any = None) -> Any:
+        w = _FakeWormhole(self)
+        self.made.append(w)
+        return w
+
+    def open_invitation(self, code: str) -> _FakeWormhole | None:
+        """The wormhole of this code whose PAKE is awaited, if any."""
+        return next((w for w in self.made if w.code == code and w.verifier.fut is not None
+                     and not w.verifier.fut.done()), None)
+
+
+class _FakeWormhole:
+    def __init__(self, box: _Mailbox) -> None:
+        self.box = box
+        self.code: str | None = None
+        self.verifier = _Deferred(never=True)
+        self.key = next(box.codes).to_bytes(32, "big")  # (each wormhole's own)
+
+    def allocate_code(self) -> None:
+        self.code = f"{next(self.box.codes)}-invitation"
+
+    def set_code(self, code: str) -> None:
+        self.code = code
+
+    def get_code(self) -> _Deferred:
+        return _Deferred(self.code)
+
+    def get_verifier(self) -> _Deferred:
+        return self.verifier
+
+    def get_unverified_key(self) -> _Deferred:
+        return _Deferred(never=True)
+
+    def derive_key(self, purpose: str, n: int) -> bytes:
+        return hashlib.sha256(self.key + purpose.encode()).digest()[:n]
+
+    def dilate(self, **kw: Any) -> Any:
+        listener = type("L", (), {"listen": lambda _s, _f: _Deferred()})()
+        return type("E", (), {"listener_for": lambda _s, _p: listener})()
+
+    def close(self) -> _Deferred:
+        return _Deferred()
+
+    def claim(self) -> None:
+        assert self.verifier.fut is not None
+        self.verifier.fut.set_result(b"verifier")
+
+
+@virtual_time
+async def test_watchers_churning_watch_invitations_never_touch_the_players_resume_secrets(
+        tmp_path: Path, clock: VirtualLoop, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The host's resume secrets are kept per kind of invitation: ``MAX_CHAINS`` (12)
+    bounds each ``Invitations`` of its own, in its own file. A player claimed a join
+    invitation (and left: no connection through it); then thirteen watchers claim the
+    watch invitation one after the other and leave. The player's resume secret, in
+    ``GAME_ID.wormhole``, is untouched — the host still waits for it on its resume
+    codes; the watchers' file ``GAME_ID.watch.wormhole`` holds twelve, the first
+    watcher's dropped (that watcher, killed now, would need a fresh watch invitation)."""
+    from splitnet.app.lan_invite import watch_resume_path
+    from splitnet.net.store import MAX_CHAINS, GameFiles, ResumeFile
+
+    box = _Mailbox()
+    monkeypatch.setattr(wormhole, "_create", box.create)
+    files = GameFiles(tmp_path, bytes(16))
+
+    async def accept(ch: Channel) -> None:
+        raise AssertionError("no connection comes in this test")
+
+    def invitations(path: Path, watch: bool) -> wormhole.Invitations:
+        return wormhole.Invitations(wormhole.WormholeSettings(), accept, lambda code: None,
+                                    lambda: 1, resume=ResumeFile(path), watch=watch,
+                                    release_after=1.0)
+
+    players = invitations(files.wormhole, False)
+    watchers = invitations(watch_resume_path(files), True)
+    players.refresh()
+    watchers.refresh()
+    def open_of(invs: wormhole.Invitations) -> _FakeWormhole | None:
+        code = next((i.code for i in invs.open if i.code), None)
+        return box.open_invitation(code) if code is not None else None
+
+    await clock.until(lambda: open_of(players) is not None, "an invitation", within=5)
+    first = open_of(players)
+    assert first is not None
+    first.claim()
+    await clock.until(lambda: len(players.chains) == 1, "the player's chain", within=5)
+    player_chain = players.chains[0]
+    player_file = files.wormhole.read_bytes()
+    firsts = []
+    for _ in range(MAX_CHAINS + 1):
+        await clock.until(lambda: open_of(watchers) is not None, "a watch invitation", within=10)
+        w = open_of(watchers)
+        assert w is not None
+        w.claim()
+        await clock.until(lambda: bool(watchers.claimed), "claimed", within=5)
+        firsts.append(watchers.claimed[-1].chain)
+        await clock.until(lambda: not watchers.claimed, "the watcher left", within=5)
+    assert players.chains == [player_chain] and files.wormhole.read_bytes() == player_file
+    assert any(i.chain is player_chain for i in players.resuming)  # still waited for
+    assert len(watchers.chains) == MAX_CHAINS and firsts[0] not in watchers.chains
+    assert len(ResumeFile(watch_resume_path(files)).load()) == MAX_CHAINS
+    await players.close()
+    await watchers.close()
+
+
+# ------------------------------------------------------------------- the watcher's files
+def test_no_peer_chooses_where_a_watcher_writes_and_everything_is_private(
+        tmp_path: Path) -> None:
+    """The watcher's files: the transcript is named by the game id's hex digits (16
+    bytes by the wire's schema, whatever the host sends), the watch invitation's resume
+    file by a hash of the code the person typed (never the code itself: a code holding
+    ``../`` or a control character stays a file in ``watched/``); the directory is 0700,
+    every file 0600."""
+    from splitnet.app.lan_watch import watch_invitation_file
+    from splitnet.net.store import ResumeChain
+    from tests.test_watch_pin import a_game, showing, watch_at
+
+    g, records = a_game()
+    data = tmp_path / "w"
+
+    async def main() -> None:
+        node, err = await watch_at(data, showing(g.host, None, records))
+        assert err is None and node.over and node.path is not None
+        assert node.path == data / "watched" / f"{g.log.game_id.hex()}.splitlog"
+
+    asyncio.run(main())
+    for code in ("../../../etc/x", "7-a\x1b]0;x\x07/..", "7-crossover-clockwork"):
+        f = watch_invitation_file(data, code)
+        assert f.path.parent == data / "watched"
+        assert re.fullmatch(r"invite-[0-9a-f]{32}\.wormhole", f.path.name)
+        f.save([ResumeChain(bytes(32), 0)])
+    assert stat.S_IMODE((data / "watched").stat().st_mode) == 0o700
+    for p in (data / "watched").iterdir():
+        assert stat.S_IMODE(p.stat().st_mode) == 0o600, p
+    assert len(list((data / "watched").iterdir())) == 4
