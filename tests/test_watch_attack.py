@@ -10,7 +10,9 @@ the in-memory network with a virtual clock:
 - watchers churning the watch invitation never touch the players' resume secrets:
   ``MAX_CHAINS`` bounds each kind of invitation in its own file (row 139);
 - nothing a peer chose names a file the watcher writes, and every one is private
-  (row 140).
+  (row 140);
+- a host's reasons (a refused frame's, a ``bye``'s, a fatal error's) reach the
+  watcher's lines shown, never obeyed (row 141).
 
 (The spectator table that cannot be drawn, row 138, is in tests/test_watch_tui.py.)
 """
@@ -18,6 +20,7 @@ the in-memory network with a virtual clock:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import itertools
 import re
@@ -272,3 +275,58 @@ def test_no_peer_chooses_where_a_watcher_writes_and_everything_is_private(
     for p in (data / "watched").iterdir():
         assert stat.S_IMODE(p.stat().st_mode) == 0o600, p
     assert len(list((data / "watched").iterdir())) == 4
+
+
+# ------------------------------------------------- a host's words on the watcher's output
+@pytest.mark.parametrize("fatal", [False, True])
+def test_a_host_s_reasons_reach_the_watcher_s_lines_shown_never_obeyed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        fatal: bool) -> None:
+    """Everything the host chose and the watcher prints — a refused frame's reason, a
+    ``bye``'s, a fatal error's (500 characters of terminal commands) — goes through
+    ``shown``: ``splitnet watch --plain`` prints no control character, whichever way the
+    watch ends."""
+    import argparse
+
+    from splitnet.app import lan_watch
+    from splitnet.net.frames import Bye, Challenge, HostError, Rec, Welcome
+    from splitnet.net.wire import NET_PROTOCOL, decode_frame, encode_typed, plain, sign_challenge
+    from tests.test_watch_pin import a_game
+
+    g, records = a_game()
+    evil = "\x1b]0;owned\x07\x1b[2J\r\x08" * 30
+
+    async def serve(ch: Any) -> None:
+        nonce = bytes(32)
+        ch.send(encode_typed(Challenge(NET_PROTOCOL, nonce, g.host.public_key_bytes(), None,
+                                       None, sign_challenge(g.host, nonce, None, None))))
+        decode_frame(await ch.recv(), from_host=False)
+        ch.send(encode_typed(Welcome(None, g.log.game_id, len(records), True)))
+        for seq in range(10):
+            ch.send(encode_typed(Rec(seq, records[seq])))
+        ch.send(encode_typed(HostError("protocol", evil[:500], False, None, None, None)))
+        ch.send(encode_typed(HostError("auth", evil[:500], True, None, None, None) if fatal
+                             else Bye(evil[:200])))
+        with contextlib.suppress(Exception):
+            while True:
+                await ch.recv()
+
+    async def main() -> int:
+        mem = MemoryNet()
+        _, port = await mem.listen(serve, "127.0.0.1", 0)
+        monkeypatch.setattr(lan_watch, "tcp_connect",
+                            lambda host, p, net: mem.connector("127.0.0.1", port))
+        monkeypatch.setattr(lan_watch, "watch_wrap", lambda code, net: plain)
+        args = argparse.Namespace(addr="127.0.0.1:9", code="9-comet-tiger", name="Cy",
+                                  plain=True, data_dir=str(tmp_path / "w"), net_timing=None,
+                                  host_key=None)
+        try:
+            return await asyncio.wait_for(lan_watch.watch_main(args), 30)
+        finally:
+            await mem.close()
+
+    rc = asyncio.run(main())
+    out = capsys.readouterr()
+    assert rc != 0 and "owned" in out.out + out.err
+    for text in (out.out, out.err):
+        assert all(c.isprintable() or c == "\n" for c in text), repr(text[:200])
