@@ -12,7 +12,8 @@ the in-memory network with a virtual clock:
 - nothing a peer chose names a file the watcher writes, and every one is private
   (row 140);
 - a host's reasons (a refused frame's, a ``bye``'s, a fatal error's) reach the
-  watcher's lines shown, never obeyed (row 141).
+  watcher's lines shown, never obeyed (row 141);
+- a file another host planted under a game's id is named, with what to do (row 142).
 
 (The spectator table that cannot be drawn, row 138, is in tests/test_watch_tui.py.)
 """
@@ -36,7 +37,7 @@ from splitnet.net.joincode import parse_code
 from splitnet.net.links import node_wrap
 from splitnet.net.secure import AttemptLimiter
 from splitnet.net.secure_watch import WatchGate
-from splitnet.net.watcher import WatchNode, watch_wrap
+from splitnet.net.watcher import WatchFatal, WatchNode, watch_wrap
 from splitnet.net.wire import Channel, WireError
 from splitnet.session.identity import Identity
 from tests.memnet import MemoryNet
@@ -330,3 +331,35 @@ def test_a_host_s_reasons_reach_the_watcher_s_lines_shown_never_obeyed(
     assert rc != 0 and "owned" in out.out + out.err
     for text in (out.out, out.err):
         assert all(c.isprintable() or c == "\n" for c in text), repr(text[:200])
+
+
+def test_a_file_another_host_planted_under_a_game_s_id_is_named_with_what_to_do(
+        tmp_path: Path) -> None:
+    """Game ids are public: a host the watcher once watched shows it a game of its own
+    under the id of another host's game, and the watcher files it there. When the watcher
+    then watches the real game, the file's header names another host: it stops — the
+    file is kept, unchanged — and the line names the file and says to move it away
+    (it said only that a header names another host)."""
+    from splitnet.session.log import Log, Player
+    from tests.test_watch_pin import a_game, showing, watch_at
+
+    g, records = a_game()
+    gid = g.log.game_id
+    mallory = Identity.generate()
+    players = [Player(0, "Mallory", mallory.public_key_bytes()),
+               Player(1, "Bo", Identity.generate().public_key_bytes())]
+    planted, _ = Log.start(mallory, game_id=gid, host_seat=0, players=players,
+                           settings=dict(g.log.header.settings))
+    data = tmp_path / "w"
+
+    async def main() -> None:
+        node, err = await watch_at(data, showing(mallory, None, planted.records()))
+        assert err is None and node.path is not None
+        saved = node.path.read_bytes()
+        node, err = await watch_at(data, showing(g.host, gid, records))
+        assert isinstance(err, WatchFatal), err
+        assert "names another host" in str(err) and str(node.path) in str(err)
+        assert "move that file away" in str(err)
+        assert node.path is not None and node.path.read_bytes() == saved
+
+    asyncio.run(main())

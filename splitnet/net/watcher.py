@@ -66,6 +66,10 @@ REPORT_EVERY = 16
 _RETRY = (ErrorCode.SLOW.value, ErrorCode.BUSY.value)
 
 
+#: a game's header names another host than the one whose challenge we verified
+_OTHER_HOST = "the game's header names another host than the one we watch"
+
+
 class WatchFatal(Exception):
     """The watcher stops: a bad record (the verdict), a refusal, or a host gone too long."""
 
@@ -306,6 +310,9 @@ class WatchNode:
         self.path = path
         for rec in read_transcript(path, repair=True):
             self._take(rec, save=False)
+            if self.failed == _OTHER_HOST:  # (a game another host showed under this id)
+                raise WatchFatal(f"{self.failed} — in {path}, which this host's game "
+                                 "cannot continue: move that file away to watch this game")
             if self.failed is not None:
                 raise WatchFatal(self.failed)
         self.resumed = self.have
@@ -336,7 +343,7 @@ class WatchNode:
         if why is None and entry is not None and entry.seq == 0:
             h = self.log.header
             if self.host_key is not None and h.key(h.host) != self.host_key:
-                why = "the game's header names another host than the one we watch"
+                why = _OTHER_HOST
         if save:
             self._save(record)
         if why is not None:
