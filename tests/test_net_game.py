@@ -103,8 +103,14 @@ def one_round(tmp: Path) -> list[str]:
     """``--settings`` for a Split game of one round (protocol/SETTINGS.md; the header
     carries it, so every seat plays it): for a test about rematches, kills or links
     rather than a whole game's length, which the full games here cover."""
-    f = tmp / "one-round.json"
-    f.write_text('{"rounds": 1}')  # (a local file: every other key takes its default)
+    return rounds(tmp, 1)
+
+
+def rounds(tmp: Path, n: int) -> list[str]:
+    """``--settings`` for a Split game of ``n`` rounds (two: a round after the one a test
+    is about takes the path of every later round)."""
+    f = tmp / f"rounds-{n}.json"
+    f.write_text(f'{{"rounds": {n}}}')  # (a local file: every other key takes its default)
     return ["--settings", str(f)]
 
 
@@ -234,9 +240,7 @@ def table_factory(tmp_path: Path):  # type: ignore[no-untyped-def]
 def test_four_players_with_shuffle_proofs(table_factory, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     # two rounds, not the default three: the second's hops and proofs are the same path
     # as any later round's (every seat shuffles with proofs each round)
-    rounds = tmp_path / "two-rounds.json"
-    rounds.write_text('{"rounds": 2}')
-    t = table_factory(4, "--settings", str(rounds), proofs=True)
+    t = table_factory(4, *rounds(tmp_path, 2), proofs=True)
     records = t.finish()
     header = verify_records(records[:1])  # the header alone: incomplete, but parsed
     assert not header.ok
@@ -274,7 +278,7 @@ def test_six_players(table_factory, tmp_path: Path) -> None:  # type: ignore[no-
 
 
 def test_bot_killed_mid_round_and_restarted(table_factory, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    t = table_factory(4)
+    t = table_factory(4, *rounds(tmp_path, 2))  # killed in the first, resumed in it
     victim = t.bots[1]
     # mid round 1: the deal is done (4 players: 16 set-up records) and play is under way
     wait_until(lambda: n_records(tmp_path / "p2") >= 40, 60, "round 1 to be under way")
@@ -291,7 +295,7 @@ def test_bot_killed_mid_round_and_restarted(table_factory, tmp_path: Path) -> No
 
 
 def test_host_killed_and_restarted(table_factory, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    t = table_factory(3)
+    t = table_factory(3, *rounds(tmp_path, 2))  # killed in the first, resumed in it
     wait_until(lambda: n_records(tmp_path / "p0") >= 40, 60, "round 1 to be under way")
     t.host.kill()
     game_id = game_file(tmp_path / "p0").stem  # type: ignore[union-attr]
@@ -309,7 +313,7 @@ def test_host_killed_and_restarted(table_factory, tmp_path: Path) -> None:  # ty
 def test_host_restarts_without_its_unsynced_tail(table_factory, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """A power cut can eat the end of the host's transcript (written, not yet synced):
     the records are the host's own signed ones, so the peers hand them back."""
-    t = table_factory(3)
+    t = table_factory(3, *rounds(tmp_path, 2))  # killed in the first, resumed in it
     wait_until(lambda: n_records(tmp_path / "p0") >= 40, 60, "round 1 to be under way")
     t.host.kill()
     path = game_file(tmp_path / "p0")
