@@ -334,7 +334,8 @@ def test_bot_killed_for_good_is_played_open_handed(table_factory, tmp_path: Path
     ``--open-hand-after``, abandons its seat; the round ends as it stands and the seat
     is played open-handed, the game finishes and the transcripts verify. (Every program
     here agrees to give a seat up after 1 s: ``open_hand_offer``, GAME.md limits.)"""
-    t = table_factory(3, "--open-hand-after", "1", "--net-timing",
+    # two rounds: the one cut short and a whole one with the seat open-handed
+    t = table_factory(3, *rounds(tmp_path, 2), "--open-hand-after", "1", "--net-timing",
                       f"ping_interval=0.2,final_wait={FOREVER},open_hand_offer=1",
                       bot_extra=("--net-timing", f"final_wait={FOREVER},open_hand_offer=1"))
     victim = t.bots[1]
@@ -367,7 +368,7 @@ def test_a_bot_back_after_its_seat_went_open_handed_watches_to_the_end(  # type:
     loaded machine takes seconds to start a process): the other bot is stopped once
     the seat is given up, and goes on once the host has the player back — the host
     waits for it meanwhile (its ``silent_after`` is beyond the test's bound)."""
-    t = table_factory(3, "--open-hand-after", "1",
+    t = table_factory(3, *rounds(tmp_path, 2), "--open-hand-after", "1",
                       "--net-timing", "ping_interval=0.2,final_wait=20,open_hand_offer=1,"
                       "silent_after=300",
                       bot_extra=("--net-timing", "open_hand_offer=1"))
@@ -405,7 +406,7 @@ def test_a_host_killed_after_every_final_ack_ends_at_once_on_restart(  # type: i
     mark the game finished first, the meta is put back to what the kill leaves an
     instant earlier (the transcript and the acks are on disk either way)."""
     timing = ("--net-timing", f"final_wait={FOREVER}")
-    t = table_factory(3, *timing, bot_extra=timing)
+    t = table_factory(3, *one_round(tmp_path), *timing, bot_extra=timing)  # the end counts
     wait_until(lambda: game_file(tmp_path / "p0") is not None, 60, "the game to start")
     path = game_file(tmp_path / "p0")
     assert path is not None
