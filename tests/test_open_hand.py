@@ -22,7 +22,6 @@ from splitnet.games.split.open_hand import open_hand_seed
 from splitnet.games.split.rules import DrawPile, Settings, action_to_dict
 from splitnet.verify import verify_records
 
-
 #: each core checks every other seat's hop and verify checks each again: the same proofs,
 #: computed in full once per test (tests/conftest.py); these tests are about seats gone,
 #: not about the proofs or about which peer checks what

@@ -11,7 +11,6 @@ from splitnet.games.splito.engine import Game, Phase, Play
 from tests.splito_helpers import new_game, nonce
 from tests.test_splito_rules import commit_for, refused
 
-
 #: each core checks every other seat's hop and verify checks each again: the same proofs,
 #: computed in full once per test (tests/conftest.py); these tests are about seats gone,
 #: not about the proofs or about which peer checks what
