@@ -84,13 +84,14 @@ class Table:
     of the cards at every entry (seq → known slots) for the knowledge check."""
 
     def __init__(self, tmp: Path, clock: VirtualLoop, *, splito: bool, watchers: int = 2,
-                 net: NetSettings = D) -> None:
+                 net: NetSettings = D, host_cls: type[HostNode] = HostNode,
+                 mem: MemoryNet | None = None) -> None:
         self.tmp, self.clock, self.splito, self.net = tmp, clock, splito, net
-        self.mem = MemoryNet()
+        self.mem = mem or MemoryNet()
         self.limiter = AttemptLimiter(clock=clock.time)
         self.watch_limiter = AttemptLimiter(clock=clock.time)
         kw: dict[str, Any] = {"choice": splito_choice()} if splito else {"proofs": False}
-        self.host = HostNode(Identity.generate(), tmp / "host", "Host", net, seats=3,
+        self.host = host_cls(Identity.generate(), tmp / "host", "Host", net, seats=3,
                              parts=LAN_PARTS, code=CODE, busy=secure_busy,
                              wrap=node_wrap(parse_code(CODE), net, limiter=self.limiter,
                                             seats=lambda: self.host.player_keys(),

@@ -74,7 +74,6 @@ from splitnet.net.store import (
 from splitnet.net.table import GameChoice, SeedMaker, TableParts
 from splitnet.session.identity import Identity
 from splitnet.session.log import new_game_id
-from splitnet.text import shown
 from splitnet.ui.lobby import HostLobby, plain_lobby
 
 
@@ -483,13 +482,11 @@ def _keep_watch_code(data_dir: Path, gid: bytes, code: JoinCode | None) -> None:
 
 
 def _watch_lines(h: _Hosting, node: HostNode) -> list[str]:
-    """The lobby's lines on watching: the code, who watches, wrong watch codes."""
+    """The lobby's lines on watching: the code, wrong watch codes (who watches: the
+    lobby's own line, HostLobby)."""
     if h.watch_code is None:
         return ["not watchable (--no-watchers)"]
     lines = [f"Watch code: {h.watch_code} (up to {h.watchers} watchers)"]
-    status = node.watchers.status()
-    if status:
-        lines.append(shown(status))
     if h.watch_limiter.failures or h.watch_limiter.refused:
         lines.append("watchers' " + h.watch_limiter.status())
     return lines

@@ -49,6 +49,7 @@ from splitnet.net.frames import (
     Pong,
     Presence,
     Rec,
+    Watching,
     Welcome,
 )
 from splitnet.net.framing import FrameTooLarge
@@ -73,6 +74,7 @@ from splitnet.net.join_state import JoinEvent, JoinMachine, JoinState
 from splitnet.net.store import GameFiles, GameMeta, meta_now
 from splitnet.net.table import SeedMaker, Table, TableParts
 from splitnet.net.waits import HostView, HostWatch
+from splitnet.net.watching import WatchingBoard
 from splitnet.net.wire import (
     NET_PROTOCOL,
     Channel,
@@ -211,6 +213,10 @@ class PeerNode:
         self.rematch = RematchSide(rematch_of, leaves_after=leaves_after,
                                    rejoin=rejoin_rematch is not None,
                                    started=self.table is not None, where=self.where)
+        #: how many watch, as the host last said (``watching``, NETWORK.md §14.8): what
+        #: the screens show, changed at most every few seconds; nothing else reads it
+        self.watching = WatchingBoard()
+        self._watching_timer: asyncio.TimerHandle | None = None
         if self.table is not None:
             self._attach()
 
@@ -238,6 +244,10 @@ class PeerNode:
 
     def subscribe(self, callback: Callable[[], None]) -> None:
         self.listeners.append(callback)
+
+    def watching_status(self) -> str:
+        """``'2 watching (Cy, Di)'`` as the host last said, or ``''``."""
+        return self.watching.line()
 
     def _changed(self) -> None:
         for cb in list(self.listeners):
@@ -367,6 +377,9 @@ class PeerNode:
             self._changed()
             raise
         finally:
+            if self._watching_timer is not None:
+                self._watching_timer.cancel()
+                self._watching_timer = None
             ack, self._ack_task = self._ack_task, None
             if ack is not None:
                 ack.cancel()
@@ -418,6 +431,7 @@ class PeerNode:
             self._inflight.clear()
             self._moves_inflight.clear()
             self.clocks.lost()  # (no wait is seen live across the gap)
+            self.watching.lost()  # (the next host says again; this one may not)
             raw.close()
             self.epoch += 1
         step = self.link.ended(self._now(), end, self._log_view())
@@ -451,7 +465,10 @@ class PeerNode:
     async def _session(self, raw: Channel) -> None:
         async with asyncio.timeout(self.net.handshake_timeout):
             ch = await self.wrap(raw, "client")
+        until = self._now() + self.net.handshake_timeout
         f = await self._recv(ch, self.net.handshake_timeout)
+        while isinstance(f, Watching):  # (no news before the welcome: §14.8)
+            f = await self._recv(ch, max(0.0, until - self._now()))
         table = self.table
         bind = binding_of(ch)
         f = check_challenge(f, bind, prev=self.rematch_of if table is None else None,
@@ -466,9 +483,14 @@ class PeerNode:
                                               game, have, bind),
                                    game, have, head, bind)))
         w = await self._recv(ch, self.net.handshake_timeout)
-        while isinstance(w, Ping):  # the host pings every connection, also this one already
-            ch.send(encode_typed(Pong(w.n)))
-            w = await self._recv(ch, self.net.handshake_timeout)
+        # the host pings every connection, also this one already; a ``watching`` before
+        # the welcome is no news of a game we are in (§14.8). Neither holds us past the
+        # handshake's bound
+        until = self._now() + self.net.handshake_timeout
+        while isinstance(w, Ping | Watching):
+            if isinstance(w, Ping):
+                ch.send(encode_typed(Pong(w.n)))
+            w = await self._recv(ch, max(0.0, until - self._now()))
         if isinstance(w, HostError):
             if w.fatal and w.code == ErrorCode.CLOSED.value and table is not None:
                 self._called_off(w.reason)
@@ -537,6 +559,8 @@ class PeerNode:
             case Clock(left):
                 if self.rematch.clock(self._now(), left):
                     self._changed()
+            case Watching(count, names):
+                self._on_watching(count, names)
             case HostError():
                 self._on_error(f)
             case Bye(reason):
@@ -561,6 +585,21 @@ class PeerNode:
                 self._changed()
             case _:  # (a challenge again, pong: nothing to do)
                 pass
+
+    def _on_watching(self, count: int, names: tuple[str, ...]) -> None:
+        """The host's word on who watches (§14.8): shown at most every few seconds —
+        a flood of them redraws nothing more often — and nothing else changes."""
+        later = self.watching.heard(count, names, now=self._now())
+        if later == 0.0:
+            self._changed()
+        elif later is not None and self._watching_timer is None:
+            self._watching_timer = asyncio.get_running_loop().call_later(
+                later, self._watching_due)
+
+    def _watching_due(self) -> None:
+        self._watching_timer = None
+        if self.watching.flush(now=self._now()):
+            self._changed()
 
     def _on_error(self, f: HostError) -> None:
         self.refusals.append((f.code, f.reason, f.kind, f.counter))

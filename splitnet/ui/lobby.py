@@ -75,6 +75,7 @@ class HostLobby:
             self.info.append(self.limiter.status())
         if self.extra is not None:
             self.info += self.extra()
+        self.info += _watching(node)
         notes = ["you"]
         for m in node.members:
             parts = []
@@ -123,8 +124,30 @@ class HostLobby:
         await self.node.start()
         self._sync()
 
+    @property
+    def watchers(self) -> list[str]:
+        """Who watches, by the names the host lists them (NETWORK.md §14)."""
+        watchers = getattr(self.node, "watchers", None)
+        return [shown(n, limit=32) for n in watchers.names()] if watchers is not None else []
+
+    def remove_watcher(self, name: str) -> str:
+        """The host removes the watcher listed as ``name`` (it is told so, and not let
+        back in from its address during this game): the line to show; ValueError (one
+        line) if nobody watches by that name."""
+        line = self.node.watchers.remove(name)
+        self.changed()
+        return shown(str(line))
+
     def subscribe(self, callback: Callable[[], None]) -> None:
         self._subs.append(callback)
+
+
+def _watching(node: Any) -> list[str]:
+    """The lobby's line on who watches the game (NETWORK.md §14.8), if anyone does: the
+    host's own count, or what it told a joiner."""
+    watching = getattr(node, "watching_status", None)  # (a stand-in node: none)
+    line = watching() if watching is not None else ""
+    return [shown(line, limit=200)] if line else []
 
 
 def _listed(name: str, level: str | None) -> str:
@@ -188,6 +211,7 @@ class JoinLobby:
         if key and self.announced_fp and self.announced_fp != fingerprint(key):
             self.info.append(f"WARNING: the game's announcement gave another fingerprint "
                              f"({self.announced_fp}): ask the host which is theirs")
+        self.info += _watching(node)
         self.players = [shown(n, limit=64) for n in node.lobby_players]
         prev = getattr(node, "rematch_of", None)
         seats = getattr(node, "lobby_seats", None)
@@ -285,6 +309,9 @@ async def plain_lobby(lobby: Any, started: asyncio.Event, stop: asyncio.Future[A
         most = getattr(most, "max_players", 6)
         print(f"Press Enter to start the game when everyone is in (2–{most} players).",
               flush=True)
+        if hasattr(lobby, "remove_watcher"):
+            print("Type 'unwatch NAME' to remove a watcher (it is not let back in from "
+                  "its address during this game).", flush=True)
     while not started.is_set() and not stop.done():
         if host and reader is None:  # a thread blocked on stdin (it cannot be cancelled)
             reader = loop.run_in_executor(None, sys.stdin.readline)
@@ -304,4 +331,13 @@ async def plain_lobby(lobby: Any, started: asyncio.Event, stop: asyncio.Future[A
                     print(f"! {e}", flush=True)
             elif line.strip().lower() in ("q", "quit"):
                 return False
+            elif line.strip().lower().split(" ", 1)[0] == "unwatch" and hasattr(
+                    lobby, "remove_watcher"):
+                name = line.strip()[len("unwatch"):].strip()
+                try:
+                    print(lobby.remove_watcher(name) if name else
+                          "! unwatch whom? 'unwatch NAME' (watching: "
+                          + (", ".join(lobby.watchers) or "nobody") + ")", flush=True)
+                except ValueError as e:
+                    print(f"! {e}", flush=True)
     return started.is_set()
