@@ -511,3 +511,39 @@ async def test_a_watched_game_and_its_rematch_each_watched_and_verified_as_a_pai
     assert run_verify([cy.path, cy2.path]) == 0
     assert "rematch of the game before: same seats and rules" in capsys.readouterr().out
     await t.stop()
+
+
+@virtual_time
+async def test_a_watch_attempt_past_the_limits_is_refused_before_any_spake2(
+        tmp_path: Path, clock: VirtualLoop, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SECURITY.md row 141: once an address has spent its 3 wrong watch codes (or
+    watching is closed), its next attempts are refused at their WATCH — the host draws
+    no SPAKE2 of the watch code for them — with the same one line as before."""
+    import splitnet.net.secure_watch as sw
+    from tests.test_watch_mem import WRONG
+
+    t = Table(tmp_path, clock, splito=False)
+    await t.open()
+    for k in range(3):
+        w, _ = t.watcher(f"g{k}", code=WRONG, local="10.1.1.1")
+        with pytest.raises(WatchFatal, match="wrong watch code"):
+            await clock.run_until(w.run(), within=20.0)
+    pakes = [0]
+    real = sw._start_pake
+
+    def counted(*args: Any) -> Any:
+        pakes[0] += 1
+        return real(*args)
+
+    monkeypatch.setattr(sw, "_start_pake", counted)
+    for code, name in ((WRONG, "g3"), (None, "right")):  # the right code too: limited
+        w, _ = t.watcher(name, local="10.1.1.1", **({"code": code} if code else {}))
+        with pytest.raises(WatchFatal, match="watch attempts from this address"):
+            await clock.run_until(w.run(), within=20.0)
+    assert pakes[0] == 0
+    assert t.watch_limiter.failures == 3 and t.watch_limiter.refused == 2
+    di, _ = t.watcher("Di", local="10.1.1.2")  # another address: in, with its SPAKE2
+    di.start()
+    await clock.until(lambda: t.host.watchers.names() == ["Di"], "Di watching", within=5.0)
+    assert pakes[0] == 2  # (the host's and Di's)
+    await t.stop()
