@@ -44,7 +44,7 @@ from splitnet.session.codec import encode
 from splitnet.ui.lobby import HostLobby, JoinLobby, plain_lobby
 from splitnet.ui.plain_io import PlainTerminal
 from splitnet.ui.tui.lobby import LobbyScreen
-from tests.test_watch_mem import Table, frames_until, raw_watcher
+from tests.test_watch_mem import Table, frames_until, raw_watcher, spend_watch_codes
 from tests.virtual_time import VirtualLoop, virtual_time
 
 pytestmark = pytest.mark.usefixtures("each_shuffle_proof_checked_once")
@@ -524,10 +524,7 @@ async def test_a_watch_attempt_past_the_limits_is_refused_before_any_spake2(
 
     t = Table(tmp_path, clock, splito=False)
     await t.open()
-    for k in range(3):
-        w, _ = t.watcher(f"g{k}", code=WRONG, local="10.1.1.1")
-        with pytest.raises(WatchFatal, match="wrong watch code"):
-            await clock.run_until(w.run(), within=20.0)
+    await spend_watch_codes(t, "10.1.1.1")
     pakes = [0]
     real = sw._start_pake
 

@@ -273,6 +273,14 @@ async def raw_watcher(t: Table, *, code: str = WATCH, name: str = "Eve",
     return ch
 
 
+async def spend_watch_codes(t: Table, local: str) -> None:
+    """Three wrong watch codes from ``local``: the address's whole budget."""
+    for k in range(3):
+        w, _ = t.watcher(f"g{k}", code=WRONG, local=local)
+        with pytest.raises(WatchFatal, match="wrong watch code"):
+            await t.clock.run_until(w.run(), within=20.0)
+
+
 async def frames_until(ch: Any, pred: Callable[[Any], bool]) -> list[Any]:
     out = []
     while True:
@@ -319,10 +327,7 @@ async def test_a_wrong_watch_code_spends_no_players_budget_and_a_watch_code_give
         tmp_path: Path, clock: VirtualLoop) -> None:
     t = Table(tmp_path, clock, splito=False)
     await t.open()
-    for k in range(3):
-        w, _ = t.watcher(f"g{k}", code=WRONG, local="10.1.1.1")
-        with pytest.raises(WatchFatal, match="wrong watch code"):
-            await clock.run_until(w.run(), within=20.0)
+    await spend_watch_codes(t, "10.1.1.1")
     assert t.watch_limiter.failures == 3 and t.limiter.failures == 0
     # the address is out of watch attempts; a player there with the join code is not
     ana = PeerNode(Identity.generate(), tmp_path / "Ana", "Ana", "127.0.0.1", t.port, t.net,
