@@ -544,3 +544,30 @@ async def test_a_watch_attempt_past_the_limits_is_refused_before_any_spake2(
     await clock.until(lambda: t.host.watchers.names() == ["Di"], "Di watching", within=5.0)
     assert pakes[0] == 2  # (the host's and Di's)
     await t.stop()
+
+
+@virtual_time
+async def test_watchers_coming_and_going_fast_redraw_the_hosts_screens_once_a_heartbeat(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """Whoever holds the watch code, in and out 30 times in 3 s: the host's
+    lobby line on who watches changes at most once a heartbeat, as the players' does."""
+    t = Table(tmp_path, clock, splito=False)
+    await t.open()
+    lobby = HostLobby(t.host, "addr")
+    seen: list[list[str]] = []
+    lobby.subscribe(lambda: seen.append([x for x in lobby.info if "watching" in x]))
+    start = clock.time()
+    for k in range(30):  # in for 0.05 s, out for 0.05 s: 3 s of it
+        ch = await clock.run_until(raw_watcher(t, name=f"w{k}", local=f"10.8.1.{k}"),
+                                   within=1.0)
+        await clock.advance(0.05)
+        ch.close()
+        await clock.advance(0.05)
+    stay = await clock.run_until(raw_watcher(t, name="Stay", local="10.8.2.1"), within=1.0)
+    await clock.advance(t.net.ping_interval)
+    assert [x for x in lobby.info if "watching" in x] == ["1 watching (Stay)"]
+    changes = [b for a, b in zip([[]] + seen, seen, strict=False) if a != b]
+    assert len(changes) <= (clock.time() - start) / t.net.ping_interval + 1, changes
+    assert len(t.host.watchers.left) == 30  # (the churn was real: 30 came and went)
+    stay.close()
+    await t.stop()

@@ -373,8 +373,9 @@ class HostNode:
         self.listeners.append(callback)
 
     def watching_status(self) -> str:
-        """``'2 watching (Cy, Di)'``, or ``''`` (the host's own screens, §14.8)."""
-        return self.watchers.status()
+        """``'2 watching (Cy, Di)'``, or ``''``: as the players were last told (the
+        host's own screens, §14.8)."""
+        return self.watchers.told_line
 
     def _changed(self) -> None:
         self._stirred.set()  # (whatever waits for a change looks again: _finish)

@@ -333,6 +333,10 @@ class Watchers:
         self.left: deque[tuple[str, str]] = deque(maxlen=MAX_LEFT)
         #: what each player connection was last told of who watches (§14.8)
         self._told = WatchingTold()
+        #: who watches as the players were last told ("" : nobody), at most one change a
+        #: heartbeat: what the host's own screens show, so that watchers coming and
+        #: going fast redraw them no more often than the players'
+        self.told_line = ""
         #: the host stops after its game: these are sent the rest at once, then bye
         self._flush: set[Watcher] = set()
         host.subscribe(self._stirred)
@@ -358,6 +362,10 @@ class Watchers:
         frame = Watching(*now)
         for c in self._told.due(conns, now):
             c.send(frame)
+        line = self.status()
+        if line != self.told_line:
+            self.told_line = line
+            self.host._changed()
 
     def remove(self, name: str) -> str:
         """The host removes the watcher listed as ``name``: it is told so and closed, and
