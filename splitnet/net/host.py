@@ -1367,11 +1367,14 @@ class HostNode:
         change (:meth:`_changed`, or a ``_stirred.set()`` where only a waiter cares), never
         on a poll."""
         deadline = self._now() + limit
-        while not done() and self._now() < deadline:
+        while not done():
             self._stirred.clear()
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(deadline - self._now()):
+            try:  # (at the deadline itself, not a remainder: a remainder within the
+                # clock's resolution fires at once without time passing — a busy loop)
+                async with asyncio.timeout_at(deadline):
                     await self._stirred.wait()
+            except TimeoutError:
+                return
 
     # ------------------------------------------------------------------ the end
     async def _finish(self) -> None:
