@@ -90,7 +90,7 @@ from splitnet.games.splito import SPLITO as SPLITO_GAME
 from splitnet.games.splito.core import ROUND, SplitoCore, splito_header
 from splitnet.games.splito.settings import SplitoSettings
 from splitnet.net.config import NetSettings
-from splitnet.net.frames import Bye, Frame, Msg, Rec
+from splitnet.net.frames import Bye, Frame, Msg, Rec, Watching
 from splitnet.net.host import Conn, HostNode
 from splitnet.net.peer import PeerFatal, PeerNode
 from splitnet.net.table import GameChoice, Table
@@ -225,7 +225,9 @@ class _Outgoing:
             self.held.append(f)
             return
         lobby = self.host.rematch_of is not None and self.host.table is None
-        game = (not isinstance(f, Bye) and not (isinstance(f, Rec) and f.seq == 0)
+        # (not a ``watching``: informational, NETWORK.md §14.8 — the plans' seeded draws
+        # stay on the frames that carry the game)
+        game = (not isinstance(f, Bye | Watching) and not (isinstance(f, Rec) and f.seq == 0)
                 and (lobby or (self.conn.seat is not None and self.host.table is not None)))
         kind = self.policy.pick(FRAME_KINDS) if game else None
         what = f"{f.T} {f.seq if isinstance(f, Rec) else ''} to seat {self.conn.seat}"
