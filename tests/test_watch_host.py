@@ -29,6 +29,7 @@ import pytest
 from splitnet.net.frames import HostError, Ping, Watching
 from splitnet.net.host import HostNode
 from splitnet.net.host_conn import Conn
+from splitnet.net.peer import MAX_BAD_FRAME_LINES
 from splitnet.net.watcher import WatchFatal
 from splitnet.net.watchers import MAX_LEFT
 from splitnet.net.watching import WatchingBoard, watching_line
@@ -175,7 +176,7 @@ class LoudHost(HostNode):
 
 @virtual_time
 async def test_a_lying_hosts_watching_frames_change_nothing_but_that_line_and_rarely(
-        tmp_path: Path, clock: VirtualLoop) -> None:
+        tmp_path: Path, clock: VirtualLoop, caplog: pytest.LogCaptureFixture) -> None:
     """SECURITY.md rows: in the handshake they are skipped (the joiner gets in, at its
     first attempt); thousands redraw a joiner's screen a few times; a huge count,
     control characters, more names than watchers are ignored; the game starts and is
@@ -218,6 +219,9 @@ async def test_a_lying_hosts_watching_frames_change_nothing_but_that_line_and_ra
     players = [t.seat_transcript(n) for n in ("host", "Ana", "Bo")]
     assert players[1] == players[0] == players[2]
     assert not ana.refusals and not bo.refusals and ana.fatal is None is bo.fatal
+    # 120 bad frames each, but a few lines (a plain joiner's log is its terminal)
+    said = [r for r in caplog.records if "bad frame" in r.getMessage()]
+    assert 0 < len(said) <= 2 * (MAX_BAD_FRAME_LINES + 1), len(said)
     await t.stop()
 
 

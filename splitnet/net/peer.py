@@ -105,6 +105,9 @@ from splitnet.text import shown
 
 _log = logging.getLogger("splitnet.net")
 
+#: a connection's ignored bad frames from the host that each get a log line
+MAX_BAD_FRAME_LINES = 8
+
 
 class PeerNode:
     """One joiner. ``run()`` returns when the game is over (or raises :class:`PeerFatal`)."""
@@ -217,6 +220,7 @@ class PeerNode:
         #: the screens show, changed at most every few seconds; nothing else reads it
         self.watching = WatchingBoard()
         self._watching_timer: asyncio.TimerHandle | None = None
+        self._bad_frames = 0  # frames from the host ignored on this connection
         if self.table is not None:
             self._attach()
 
@@ -456,7 +460,14 @@ class PeerNode:
             try:
                 f = decode_frame(payload, from_host=True)
             except WireError as e:
-                _log.warning("ignored a bad frame from the host: %s", e)
+                # ignored, each one; said in a line for the first few of a connection
+                # only (a host sending thousands prints no thousands of lines)
+                self._bad_frames += 1
+                if self._bad_frames <= MAX_BAD_FRAME_LINES:
+                    _log.warning("ignored a bad frame from the host: %s", e)
+                elif self._bad_frames == MAX_BAD_FRAME_LINES + 1:
+                    _log.warning("ignoring more bad frames from the host on this "
+                                 "connection without a line each")
                 continue
             for hook in self.frame_hooks:
                 hook(f)
@@ -465,6 +476,7 @@ class PeerNode:
     async def _session(self, raw: Channel) -> None:
         async with asyncio.timeout(self.net.handshake_timeout):
             ch = await self.wrap(raw, "client")
+        self._bad_frames = 0
         until = self._now() + self.net.handshake_timeout
         f = await self._recv(ch, self.net.handshake_timeout)
         while isinstance(f, Watching):  # (no news before the welcome: §14.8)
