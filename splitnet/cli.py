@@ -49,9 +49,11 @@ splitnet — the card game Split, peer to peer, with a deck nobody can stack.
   splitnet host --game splito   a Splito table on the LAN (2–8 seats; join learns the game)
   splitnet join [ADDR[:PORT]]   join a LAN game (asks for the code; no address: browse)
   splitnet bot ADDR --code C    add a bot to a LAN game (--level easy|normal|strong)
-  splitnet watch ADDR --plain   watch a LAN game with its watch code, every proof checked
+  splitnet watch ADDR           watch a LAN game with its watch code, every proof checked:
+                                the table from above, full screen (--plain: a line each)
   splitnet host --internet      also invite players anywhere (prints splitnet join CODE)
   splitnet join CODE            join through that invitation (bot CODE: a bot)
+  splitnet watch CODE --plain   watch through its watch invitation, every proof checked
   splitnet browse [--timeout S] list the games announced on the LAN
   splitnet bench engine|bots|deck|net|wormhole|lan-load|splito|adversary  measure speed
                                 (bots: strength too; lan-load: many LAN games at once,

@@ -39,6 +39,19 @@ seat makes:
     garbage    a frame of random bytes is sent first
     silence    this frame and every later one are held 0.25–3 s, then sent in order
 
+A dishonest watcher (side ``watcher``: every seat honest; a plan with ``watch``, its
+Wes), at each frame it sends and each it reads (NETWORK.md §14):
+
+    garbage    a frame of random bytes is sent first
+    game       a game frame is sent first: a record it holds sent back as a ``msg``, an
+               ``ack``, a ``bye``, a ``rec``
+    lie        a ``ping`` claiming records it never had (or fewer) is sent first
+    twice      the frame is sent twice
+    deaf       it reads nothing for 0.5–20 s
+    drop       it drops its connection (and comes back, as its node does)
+    storm      it opens 3–8 more connections to the host that say nothing, closed
+               0.5–20 s later
+
 The **oracle** (:func:`judge`), when the game is over (every wait bounded by virtual
 time): each honest node either finished a game its transcript shows fair
 (``verify_records``), the same transcript as every other honest node that finished, or
@@ -90,12 +103,19 @@ from splitnet.games.splito import SPLITO as SPLITO_GAME
 from splitnet.games.splito.core import ROUND, SplitoCore, splito_header
 from splitnet.games.splito.settings import SplitoSettings
 from splitnet.net.config import NetSettings
-from splitnet.net.frames import Bye, Frame, Msg, Rec, Watching
+from splitnet.net.frames import Ack, Bye, Frame, Msg, Ping, Rec, Watching
 from splitnet.net.host import Conn, HostNode
 from splitnet.net.peer import PeerFatal, PeerNode
 from splitnet.net.table import GameChoice, Table
 from splitnet.net.watcher import WatchFatal, WatchNode
-from splitnet.net.wire import Channel, ChannelClosed, Connect, ErrorCode, WireError
+from splitnet.net.wire import (
+    Channel,
+    ChannelClosed,
+    Connect,
+    ErrorCode,
+    WireError,
+    encode_typed,
+)
 from splitnet.session.codec import encode
 from splitnet.session.identity import Identity
 from splitnet.session.log import TAG_ENTRY, make_refusal, parse_message
@@ -109,6 +129,8 @@ HOST_KINDS = ("drop", "delay", "duplicate", "replay", "reorder", "refuse", "stal
 #: … to a frame, and to a message it orders
 FRAME_KINDS = ("drop", "delay", "duplicate", "replay", "reorder", "stall")
 ORDER_KINDS = ("drop", "delay", "duplicate", "replay", "refuse")
+#: what a dishonest watcher may do (module docstring), at each frame it sends or reads
+WATCHER_KINDS = ("garbage", "game", "lie", "twice", "deaf", "drop", "storm")
 #: what a dishonest guest may do, to its frames and to its messages
 GUEST_KINDS = ("twice", "replay", "range", "turn", "garbage", "silence")
 WIRE_KINDS = ("twice", "garbage", "silence")
@@ -156,6 +178,9 @@ class Plan:
     #: two honest watchers follow the (first) game (NETWORK.md §14): one from the start,
     #: killed and run again mid-game, one joining mid-game
     watch: bool = False
+    #: seconds each bot thinks before a move (0: at once, the whole game in an instant of
+    #: loop time; a watcher's plan paces it so that watching is live)
+    pace: float = 0.0
 
     @property
     def net(self) -> NetSettings:
@@ -163,7 +188,10 @@ class Plan:
 
     @property
     def adversary(self) -> int:
-        """The dishonest seat: the host's, or one of the guests."""
+        """The dishonest seat: the host's, or one of the guests; -1 for a dishonest
+        watcher (side "watcher": every seat is honest)."""
+        if self.side == "watcher":
+            return -1
         return 0 if self.side == "host" else 1 + self.seed % (self.seats - 1)
 
     def choice(self) -> GameChoice:
@@ -562,8 +590,8 @@ class Spectator:
             failed = self.v.feed(rec)
             return None if failed is None else failed.summary
 
-        return WatchNode(self.tmp / self.name, self.name, self.connect, check=check,
-                         net=self.net)
+        return WatchNode(self.tmp / self.name, self.name, lambda: self.connect(),
+                         check=check, net=self.net)
 
     def again(self) -> None:
         self.node.stop()
@@ -581,14 +609,75 @@ class Spectator:
             await asyncio.gather(task, return_exceptions=True)
 
 
+class _RogueChannel:
+    """A dishonest watcher's connection (module docstring): every frame it sends and
+    every one it reads passes here, and the policy picks what becomes of it."""
+
+    def __init__(self, ch: Channel, policy: Policy, spectator: Spectator, lan: Lan) -> None:
+        self.ch, self.policy, self.spectator, self.lan = ch, policy, spectator, lan
+        self.peer = ch.peer
+
+    def send(self, payload: bytes) -> None:
+        rng, ch = self.policy.rng, self.ch
+        kind = self.policy.pick([k for k in WATCHER_KINDS if k != "deaf"])
+        if kind == "garbage":
+            ch.send(rng.randbytes(rng.randint(1, 64)))
+        elif kind == "game":  # a game frame: a seat's record sent back as a message
+            recs = self.spectator.node.log.records()
+            ch.send(encode_typed(rng.choice([
+                Msg(rng.choice(recs) if recs else b"\x00", bytes(64)), Ack(bytes(32)),
+                Bye("leaving"), Rec(0, recs[0] if recs else b"\x00")])))
+        elif kind == "lie":  # a ping claiming records it never had (or fewer)
+            ch.send(encode_typed(Ping(rng.choice([0, 10**9, 2**31 - 1,
+                                                  rng.randint(0, 500)]))))
+        elif kind == "drop":
+            self.policy.did(kind, f"{self.spectator.name} drops its connection")
+            ch.close()
+            return
+        elif kind == "storm":  # half-open connections that say nothing, closed later
+            n = rng.randint(3, 8)
+            for _ in range(n):
+                task = asyncio.ensure_future(self.lan.mem.connector(
+                    "127.0.0.1", self.lan.host.port)())
+                self.policy.later(rng.uniform(0.5, 20.0),
+                                  lambda t=task: t.done() and not t.cancelled()
+                                  and t.exception() is None and t.result().close())
+            self.policy.did(kind, f"{self.spectator.name}: {n} half-open connections")
+        if kind is not None and kind not in ("drop", "storm"):
+            self.policy.did(kind, f"{self.spectator.name} before a frame it sends")
+        ch.send(payload)
+        if kind == "twice":
+            ch.send(payload)
+
+    async def recv(self) -> bytes:
+        if self.policy.rng.random() < 0.125 and self.policy.pick(("deaf",)) == "deaf":
+            quiet = self.policy.rng.uniform(0.5, 20.0)
+            self.policy.did("deaf", f"{self.spectator.name} reads nothing for {quiet:.1f} s")
+            await asyncio.sleep(quiet)
+        return await self.ch.recv()
+
+    async def drain(self) -> None:
+        await self.ch.drain()
+
+    def close(self) -> None:
+        self.ch.close()
+
+    async def wait_closed(self) -> None:
+        await self.ch.wait_closed()
+
+
 async def _watch(game: Game, lan: Lan) -> None:
     """The plan's watchers: Wes from now on (the deal is under way), killed when the
     host's log reaches a seeded length and run again; Xi from another such length.
     Bounded: each waits at most GAME_LIMIT s of loop time."""
     rng = random.Random(game.plan.seed * 7 + 1)
     port = lan.host.port
-    wes, xi = (Spectator(lan.tmp, n, lan.mem.connector("127.0.0.1", port), game.plan.net)
-               for n in ("Wes", "Xi"))
+    plain = lan.mem.connector("127.0.0.1", port)
+    wes, xi = (Spectator(lan.tmp, n, plain, game.plan.net) for n in ("Wes", "Xi"))
+    if game.plan.side == "watcher":  # Wes is the dishonest one
+        async def rogue() -> Channel:
+            return _RogueChannel(await plain(), game.policy, wes, lan)  # type: ignore[return-value]
+        wes.connect = rogue
     game.watchers += [wes, xi]
     wes.node.start()
     kill, join = rng.randint(8, 30), rng.randint(5, 40)
@@ -705,9 +794,11 @@ async def _play_out(game: Game, tasks: list[asyncio.Future[Any]]) -> None:
             continue
         bot_seed = plan.seed * 10 + seat + (1000 if game.first is not None else 0)
         if plan.game == "splito":
-            sessions.append(SplitoNetSession(node, task, bot=splito_bot("random", bot_seed)))
+            sessions.append(SplitoNetSession(node, task, bot=splito_bot("random", bot_seed),
+                                             bot_delay=plan.pace))
         else:
-            sessions.append(NetSession(node, task, bot=make_bot("random", bot_seed)))
+            sessions.append(NetSession(node, task, bot=make_bot("random", bot_seed),
+                                       bot_delay=plan.pace))
     runs = [asyncio.ensure_future(s.run()) for s in sessions]
     try:
         # (no node holds a game: the rematch never began, so each node's own end)
@@ -901,6 +992,8 @@ def _judge_watchers(game: Game, tables: dict[int, Table]) -> list[str]:
     named = {adv} | {t.core.verdict.seat for t in tables.values()
                      if t.core.verdict is not None}
     for w in game.watchers:
+        if game.plan.side == "watcher" and w.name == "Wes":
+            continue  # (the dishonest one: whatever it made of its game is its own)
         node, who = w.node, f"watcher {w.name}"
         took = node.log.records()
         if took != host_recs[: len(took)]:

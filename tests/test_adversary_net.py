@@ -25,7 +25,9 @@ from splitnet.net.join_state import JoinState
 from splitnet.net.peer import PeerFatal
 from splitnet.session.identity import Identity
 from splitnet.session.transcript import TranscriptWriter, read_transcript
+from splitnet.verify import verify_records
 from tests.net_adversary import GUEST_KINDS, HOST_KINDS, Game, Plan, judge, play
+from tests.net_adversary import WATCHER_KINDS as WATCHER_KINDS_ALL
 from tests.test_attacks_net import DroppingHost, Lan, net
 from tests.virtual_time import VirtualLoop, virtual_time
 
@@ -68,6 +70,11 @@ PLANS = [
     Plan(1006, "host", ("stall", "delay", "duplicate", "refuse"), rate=0.015, game="splito",
          rematch=True),
     Plan(1000, "guest", WIRE, rate=0.08, rematch=True),
+    # a dishonest watcher (NETWORK.md §14) at a table of honest seats, the game paced so
+    # that it watches live: it must change nothing and convict no one
+    Plan(1000, "watcher", WATCHER_KINDS_ALL, rate=0.05, watch=True, pace=0.3),
+    Plan(1000, "watcher", WATCHER_KINDS_ALL, rate=0.08, watch=True, pace=2.0,
+         game="splito"),
     # a seat gone 1 s is given up and played open-handed (R8.6)
     Plan(3003, "host", ("drop", "delay", "refuse"), rate=0.02, open_hand=1.0, watch=True),
     Plan(3002, "guest", ("silence", "twice", "replay"), rate=0.05, open_hand=1.0),
@@ -94,7 +101,8 @@ def test_the_plans_use_every_deviation_on_both_sides() -> None:
                                                              ("split", "guest"),
                                                              ("splito", "host")}
     assert {(p.game, p.side) for p in PLANS if p.watch} == {
-        (g, side) for g in ("split", "splito") for side in ("host", "guest")}
+        (g, side) for g in ("split", "splito") for side in ("host", "guest", "watcher")}
+    assert {k for p in PLANS if p.side == "watcher" for k in p.kinds} == set(WATCHER_KINDS_ALL)
     assert any(p.watch and p.proofs for p in PLANS) and any(p.watch and p.rematch
                                                             for p in PLANS)
 
@@ -117,6 +125,23 @@ async def test_a_dishonest_seat_convicts_no_honest_one(
         watched = (game.first or game).watchers
         assert [w.runs for w in watched] == [2, 1], game.describe()
         assert all(w.node.have for w in watched), game.describe()
+
+
+@pytest.mark.parametrize("plan", [p for p in PLANS if p.side == "watcher"], ids=_id)
+@virtual_time
+async def test_a_dishonest_watcher_changes_nothing_of_the_game(
+        tmp_path: Path, clock: VirtualLoop, plan: Plan) -> None:
+    """A dishonest watcher's game is the same game as nobody's watching: Split's
+    transcripts byte for byte; Splito's record the same (its seats commit at once, and
+    the order the host takes simultaneous commitments in is any arrival's)."""
+    watched = (await play(tmp_path / "watched", plan)).nodes
+    alone = (await play(tmp_path / "alone", dataclasses.replace(plan, watch=False,
+                                                                kinds=()))).nodes
+    logs = [[n.table.log.records() if n.table else [] for n in g] for g in (watched, alone)]
+    if plan.game == "split":
+        assert logs[0] == logs[1]
+    one, two = (verify_records(g[0]) for g in logs)
+    assert one.ok and two.ok and one.record == two.record, (one.summary, two.summary)
 
 
 @virtual_time

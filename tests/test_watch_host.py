@@ -1,4 +1,4 @@
-"""The host's side of watching (protocol/NETWORK.md §14.8–§14.10), in process on the
+"""The host's side of watching (protocol/NETWORK.md §14.10–§14.12), in process on the
 in-memory network and virtual time (tests/memnet.py, tests/virtual_time.py):
 
 - every seat's lobby and table, plain and full screen, show who watches ("2 watching

@@ -216,7 +216,7 @@ class LanSeat(SessionBase, Generic[MoveT]):
 
     @property
     def watching(self) -> str:
-        """Who watches the game, as the host says (NETWORK.md §14.8): ``'2 watching (Cy,
+        """Who watches the game, as the host says (NETWORK.md §14.10): ``'2 watching (Cy,
         Di)'`` or ``''``; shown safely (names a watcher chose)."""
         return shown(self.node.watching_status(), limit=200)
 

@@ -231,7 +231,7 @@ class Watch:
 @dataclass(frozen=True, slots=True)
 class Watching:
     """``watching``: how many watch the game, and the first watchers' names, for the
-    players' screens (NETWORK.md §14.8). Informational only: never in the log, never a
+    players' screens (NETWORK.md §14.10). Informational only: never in the log, never a
     seat's state; a joiner shows it at most every few seconds (``net.watching``)."""
 
     T: ClassVar[str] = "watching"

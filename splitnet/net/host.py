@@ -374,7 +374,7 @@ class HostNode:
 
     def watching_status(self) -> str:
         """``'2 watching (Cy, Di)'``, or ``''``: as the players were last told (the
-        host's own screens, §14.8)."""
+        host's own screens, §14.10)."""
         return self.watchers.told_line
 
     def _changed(self) -> None:
@@ -1230,7 +1230,7 @@ class HostNode:
                 continue
             c.ping_n = (c.ping_n + 1) % (2**31)
             c.send(Ping(c.ping_n))
-        # who watches, to the players' screens (§14.8): only what changed, at most once
+        # who watches, to the players' screens (§14.10): only what changed, at most once
         # a heartbeat, never to a connection still in its handshake
         self.watchers.tell_players([c for c in self.all_conns if c.m.may_ping])
         if self.rematch is not None and self.table is None:

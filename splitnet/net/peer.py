@@ -216,7 +216,7 @@ class PeerNode:
         self.rematch = RematchSide(rematch_of, leaves_after=leaves_after,
                                    rejoin=rejoin_rematch is not None,
                                    started=self.table is not None, where=self.where)
-        #: how many watch, as the host last said (``watching``, NETWORK.md §14.8): what
+        #: how many watch, as the host last said (``watching``, NETWORK.md §14.10): what
         #: the screens show, changed at most every few seconds; nothing else reads it
         self.watching = WatchingBoard()
         self._watching_timer: asyncio.TimerHandle | None = None
@@ -479,7 +479,7 @@ class PeerNode:
         self._bad_frames = 0
         until = self._now() + self.net.handshake_timeout
         f = await self._recv(ch, self.net.handshake_timeout)
-        while isinstance(f, Watching):  # (no news before the welcome: §14.8)
+        while isinstance(f, Watching):  # (no news before the welcome: §14.10)
             f = await self._recv(ch, max(0.0, until - self._now()))
         table = self.table
         bind = binding_of(ch)
@@ -496,7 +496,7 @@ class PeerNode:
                                    game, have, head, bind)))
         w = await self._recv(ch, self.net.handshake_timeout)
         # the host pings every connection, also this one already; a ``watching`` before
-        # the welcome is no news of a game we are in (§14.8). Neither holds us past the
+        # the welcome is no news of a game we are in (§14.10). Neither holds us past the
         # handshake's bound
         until = self._now() + self.net.handshake_timeout
         while isinstance(w, Ping | Watching):
@@ -599,7 +599,7 @@ class PeerNode:
                 pass
 
     def _on_watching(self, count: int, names: tuple[str, ...]) -> None:
-        """The host's word on who watches (§14.8): shown at most every few seconds —
+        """The host's word on who watches (§14.10): shown at most every few seconds —
         a flood of them redraws nothing more often — and nothing else changes."""
         later = self.watching.heard(count, names, now=self._now())
         if later == 0.0:

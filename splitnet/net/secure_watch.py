@@ -32,6 +32,7 @@ lets such a channel watch and nothing else.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import secrets
@@ -72,6 +73,7 @@ from splitnet.net.secure import (
     check_hello,
     encode_refuse,
     link_address,
+    unanswered_error,
     wait_words,
 )
 
@@ -306,12 +308,22 @@ async def host_watch_side(link: FrameLink, hello: bytes, msg: bytes,
 
 
 async def watch_side(link: FrameLink, code: JoinCode | str | bytes,
-                     entropy: Entropy | None = None) -> SecureSession:
+                     entropy: Entropy | None = None,
+                     timeout: float | None = None) -> SecureSession:
     """The watcher's side on a fresh connection (errors as
-    :func:`splitnet.net.secure.secure_client_link`, and ``no-watching``)."""
+    :func:`splitnet.net.secure.secure_client_link`, and ``no-watching``): a connection
+    that ends, or is silent for ``timeout``, after our WATCH JOIN — one guess of the
+    watch code for whoever answers — is a :class:`HandshakeError` with code
+    ``"unanswered"``, as a joiner's JOIN."""
     hs = WatchHandshake(code, entropy=entropy)
-    link.send(hs.receive_hello(await link.recv()))
-    await link.drain()
-    link.send(hs.receive_watch_hello(await link.recv()))
-    await link.drain()
-    return hs.receive_reply(await link.recv())
+    try:
+        async with asyncio.timeout(timeout):
+            link.send(hs.receive_hello(await link.recv()))
+            await link.drain()
+            link.send(hs.receive_watch_hello(await link.recv()))
+            await link.drain()
+            return hs.receive_reply(await link.recv())
+    except (ConnectionError, TimeoutError) as e:
+        if not hs.sent_join:
+            raise
+        raise unanswered_error(link, e, timeout, "WATCH JOIN") from None

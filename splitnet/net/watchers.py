@@ -331,7 +331,7 @@ class Watchers:
         self.listeners: list[Callable[[], None]] = []
         #: (name, why) of the last MAX_LEFT watchers that left or were dropped
         self.left: deque[tuple[str, str]] = deque(maxlen=MAX_LEFT)
-        #: what each player connection was last told of who watches (§14.8)
+        #: what each player connection was last told of who watches (§14.10)
         self._told = WatchingTold()
         #: who watches as the players were last told ("" : nobody), at most one change a
         #: heartbeat: what the host's own screens show, so that watchers coming and
@@ -355,7 +355,7 @@ class Watchers:
 
     def tell_players(self, conns: list[Conn]) -> None:
         """A heartbeat: each player connection (a lobby member or a seat) whose last word
-        on who watches is not what is true now gets a ``watching`` frame (§14.8) — at
+        on who watches is not what is true now gets a ``watching`` frame (§14.10) — at
         most one a heartbeat each, never one to a connection still in its handshake."""
         names = self.names()
         now = WatchingTold.said(len(names), names[:MAX_WATCHING_NAMES])

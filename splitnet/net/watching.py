@@ -1,4 +1,4 @@
-"""Who watches, as the players see it (protocol/NETWORK.md §14.8): the host's side that
+"""Who watches, as the players see it (protocol/NETWORK.md §14.10): the host's side that
 tells each player connection, and the joiner's side that shows it — both sans-IO.
 
 The host tells every lobby member and seat how many watch and the first

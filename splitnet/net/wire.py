@@ -201,7 +201,7 @@ SCHEMAS: Final[dict[str, tuple[Schema, bool, bool]]] = {
     # gets the log from ``have`` on; it never holds a seat
     "watch": (Map({"t": _T, "v": Str(32, 1), "name": _NAME, "game": _GAME, "have": _U31,
                    "head": Opt(Bytes(exact=HASH_LEN))}), True, False),
-    # how many watch, for the players' screens (NETWORK.md §14.8): never in the log
+    # how many watch, for the players' screens (NETWORK.md §14.10): never in the log
     "watching": (Map({"t": _T, "count": Int(0, MAX_WATCHING),
                       "names": List(_NAME, max_len=MAX_WATCHING_NAMES)}), False, True),
 }

@@ -143,7 +143,7 @@ class HostLobby:
 
 
 def _watching(node: Any) -> list[str]:
-    """The lobby's line on who watches the game (NETWORK.md §14.8), if anyone does: the
+    """The lobby's line on who watches the game (NETWORK.md §14.10), if anyone does: the
     host's own count, or what it told a joiner."""
     watching = getattr(node, "watching_status", None)  # (a stand-in node: none)
     line = watching() if watching is not None else ""

@@ -58,7 +58,7 @@ class PlainTerminal:
 
     def say_watching(self) -> None:
         """With the table at our turn: who watches the game (a LAN session's
-        ``watching``, NETWORK.md §14.8), said when it changed since it was last said —
+        ``watching``, NETWORK.md §14.10), said when it changed since it was last said —
         once a turn at most, however often the host changes it."""
         now = str(getattr(self.session, "watching", "") or "")
         if now != self._watching:
