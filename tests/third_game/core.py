@@ -25,6 +25,7 @@ from typing import Any, Final
 from splitnet.crypto.deck import DeckRound
 from splitnet.crypto.elgamal import card_table, initial_deck
 from splitnet.crypto.errors import CheatDetected, DeckUsageError
+from splitnet.game.bodies import parse_chat, parse_timeout
 from splitnet.game.table import (
     GameError,
     IntPath,
@@ -37,7 +38,6 @@ from splitnet.game.table import (
     Position,
     UnknownKind,
     WrongRound,
-    check_chat,
     check_ints,
     check_timeout,
     check_waited,
@@ -281,14 +281,15 @@ class HighCardCore:
             raise UnknownKind(author, kind, f"unknown message kind {kind!r}")
         check_ints(author, kind, body, INT_FIELDS[kind])
         if kind == "chat":
-            self.chat.append((author, check_chat(author, body)))
+            self.chat.append((author, parse_chat(author, body).text))
             return
         if not is_int(body.get("round")) or body.get("round") != ROUND:
             raise WrongRound(author, kind, "a High Card game has one deal, round 1")
         payload = {k: v for k, v in body.items() if k != "round"}
         try:
             if kind == "timeout":
-                seat, waited = check_timeout(author, body, self.host, self.waiting_for())
+                seat, waited = check_timeout(author, parse_timeout(author, body), self.host,
+                                         self.waiting_for())
                 step = self.owed_step(seat)
                 check_waited(author, "timeout", waited, self.limits.for_step(step), "timeout")
                 self.verdict = GameError(seat, step, f"did not answer for {waited} s (timed "

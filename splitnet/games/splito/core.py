@@ -57,6 +57,7 @@ from splitnet.crypto.elgamal import Deck, card_points, card_table
 from splitnet.crypto.errors import CheatDetected, DeckUsageError
 from splitnet.crypto.proofs import SHARES_PROOF_BYTES, prove_dlog, verify_dlog
 from splitnet.crypto.seeds import nonzero_scalar, u64
+from splitnet.game.bodies import parse_abandon, parse_chat, parse_timeout
 from splitnet.game.checks import HopChecker, HopVerdict, InlineChecker
 from splitnet.game.rematch import REMATCH_KEY, Rematch, RematchError, first_dealer
 from splitnet.game.table import (
@@ -77,7 +78,6 @@ from splitnet.game.table import (
     UnknownKind,
     WrongRound,
     check_abandon,
-    check_chat,
     check_ints,
     check_timeout,
     check_waited,
@@ -736,7 +736,7 @@ class SplitoCore:
             raise UnknownKind(author, kind, f"unknown message kind {kind!r}")
         check_ints(author, kind, body, INT_FIELDS[kind])  # WIRE.md §4: a bool is not an int
         if kind == "chat":
-            text = check_chat(author, body)
+            text = parse_chat(author, body).text
             if not self.settings.chat_during_play and self.stage in (Stage.DEAL, Stage.PLAY,
                                                                      Stage.PASS):
                 raise _err(author, "chat", "S5.5", "no chat from the deal until the scores "
@@ -779,7 +779,8 @@ class SplitoCore:
             raise OutOfTurn(author, step, f"out of turn: {why}")
 
     def _apply_timeout(self, author: int, body: dict[str, Any]) -> None:
-        seat, waited = check_timeout(author, body, self.host, self.waiting_for())
+        seat, waited = check_timeout(author, parse_timeout(author, body), self.host,
+                                         self.waiting_for())
         check_waited(author, "timeout", waited, self.limits.for_step(self.owed_step(seat)),
                      "timeout")
         self._stop(_err(seat, self.owed_step(seat), "S5.6", f"did not answer for {waited} s "
@@ -791,7 +792,7 @@ class SplitoCore:
         Its hand is set aside, every later pass skips it; a pass it owed is due from the
         hand's last holder instead (:meth:`_due_passes`). Anything else is a false
         abandonment, refused naming the host."""
-        seat, waited = check_abandon(author, body, self.host,
+        seat, waited = check_abandon(author, parse_abandon(author, body), self.host,
                                      only_host="S5.7: only the host gives a seat up",
                                      refusal=self.abandon_refusal,
                                      least=self.limits.open_hand_after_s)
