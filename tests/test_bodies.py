@@ -17,7 +17,9 @@ from splitnet.games.split.bots import make_bot
 from splitnet.games.split.local import LocalGame, SelfplaySecrets
 from splitnet.games.split.open_hand_policy import open_hand_player
 from splitnet.games.split.rules import DrawPile, Settings, action_to_dict
+from splitnet.games.splito import bodies as splito_bodies
 from splitnet.verify import verify_records
+from tests import test_splito_fair as sf
 
 SPLIT_TYPES: dict[str, type] = {
     "commit": split_bodies.CommitBody, "shuffle": split_bodies.ShuffleBody,
@@ -29,24 +31,44 @@ SPLIT_TYPES: dict[str, type] = {
 }
 
 
+SPLITO_TYPES: dict[str, type] = {
+    "commit": splito_bodies.CommitBody, "shuffle": splito_bodies.ShuffleBody,
+    "deal": splito_bodies.DealBody, "move": splito_bodies.MoveBody,
+    "reveal": splito_bodies.RevealBody, "pass": splito_bodies.PassBody,
+    "complain": splito_bodies.ComplainBody, "open": splito_bodies.OpenBody,
+    "chat": ChatBody, "timeout": TimeoutBody, "abandon": AbandonBody,
+}
+PARSE = {"split": split_bodies.parse, "splito": splito_bodies.parse}
+TYPES = {"split": SPLIT_TYPES, "splito": SPLITO_TYPES}
+KINDS = {"split": split_bodies.BODIES, "splito": splito_bodies.BODIES}
+GAMES = ["split", "splito"]
+
+
 def split_game(seed: int = 4) -> LocalGame[Any]:
     return LocalGame([f"p{i}" for i in range(3)], Settings(rounds=1, hand_size=3),
                      SelfplaySecrets(seed), shuffle_proofs=False, open_hand=open_hand_player)
 
 
-def test_split_has_one_typed_body_per_kind() -> None:
-    assert set(SPLIT_TYPES) == set(split_bodies.KINDS) == set(split_bodies.BODIES.parsers)
-    for kind, t in SPLIT_TYPES.items():
+@pytest.mark.parametrize("game", GAMES)
+def test_each_game_has_one_frozen_typed_body_per_kind(game: str) -> None:
+    assert set(TYPES[game]) == set(KINDS[game].parsers) == set(KINDS[game].ints)
+    for kind, t in TYPES[game].items():
         assert dataclasses.is_dataclass(t), kind
         assert t.__dataclass_params__.frozen, kind  # type: ignore[attr-defined]
         assert "__slots__" in t.__dict__, kind
 
 
-def test_every_entry_of_a_whole_split_game_parses_to_its_kind_s_type_unchanged() -> None:
+@pytest.mark.parametrize("game", GAMES)
+def test_every_entry_of_a_whole_game_parses_to_its_kind_s_type_unchanged(game: str) -> None:
     """Every entry of an honest game parses to its kind's frozen type; parsing leaves
     the raw body as it was, and the record still verifies byte for byte."""
-    g = split_game()
-    g.run_bots([make_bot("random", i) for i in range(3)])
+    g: LocalGame[Any]
+    if game == "split":
+        g = split_game()
+        g.run_bots([make_bot("random", i) for i in range(3)])
+    else:
+        g = sf.new_game(3)
+        g.run_bots(sf.bots(3))
     records = g.log.records()
     assert verify_records(records).ok
     seen: set[str] = set()
@@ -55,14 +77,17 @@ def test_every_entry_of_a_whole_split_game_parses_to_its_kind_s_type_unchanged()
             continue
         raw = dict(e.body)
         before = copy.deepcopy(raw)
-        body = split_bodies.parse(e.author, e.kind, raw)
-        assert type(body) is SPLIT_TYPES[e.kind] and raw == before
+        body = PARSE[game](e.author, e.kind, raw)
+        assert type(body) is TYPES[game][e.kind] and raw == before
         with pytest.raises(dataclasses.FrozenInstanceError):
             body.round = 2  # type: ignore[misc,union-attr]
         if isinstance(body, split_bodies.MoveBody):
             assert action_to_dict(body.action) == raw["move"]
+        if isinstance(body, splito_bodies.RevealBody):
+            assert (body.card, body.side, body.share.msg) == (raw["card"], raw["side"],
+                                                              raw["share"])
         seen.add(e.kind)
-    assert {"commit", "shares", "move", "open"} <= seen, seen
+    assert {"commit", "shuffle", "move", "open"} <= seen, seen
     assert g.log.records() == records
 
 
@@ -123,3 +148,53 @@ def test_split_a_body_both_malformed_and_untimely_is_refused_as_malformed() -> N
     assert (core.round.stage, set(core.round.committed)) == before
     with pytest.raises(GameError, match="out of turn"):  # the same move, well-formed
         core.apply(1, "move", {"round": 1, "move": action_to_dict(DrawPile(1))})
+
+
+HEX = "ab" * 32
+REVEAL = {"round": 1, "turn": 0, "slot": 3, "card": "n7", "side": "left", "nonce": "x",
+          "share": {"slots": [3]}}
+PASS = {"round": 1, "turn": 0, "to": 2, "eph": b"e", "pok": b"p", "box": b"b"}
+
+
+@pytest.mark.parametrize(("kind", "body", "step", "want"), [
+    ("shuffle", {"round": 1, "deck_of": "hands"}, "shuffle",
+     'deck_of must be "objectives" or "cards"'),
+    ("deal", {"round": 1, "hands": {}}, "deal", "a deal has exactly central and hands"),
+    ("move", {"round": 1, "turn": 0}, "move", r"S7\.3: a move is exactly \{turn, commit\}"),
+    ("move", {"round": 1, "turn": 0, "commit": HEX.upper()}, "move",
+     "S7.3: a commitment is 64 lowercase hex digits"),
+    ("move", {"round": 1, "turn": "0", "commit": HEX}, "move", "a turn is an integer"),
+    ("reveal", {**REVEAL, "x": 1}, "reveal", r"S7\.3: a reveal is exactly \['card'"),
+    ("reveal", {**REVEAL, "slot": "3"}, "reveal", "S4.3: '3' is no dealt card slot"),
+    ("reveal", {**REVEAL, "card": 7}, "reveal", "S1.3: '7' is no card id"),
+    ("reveal", {**REVEAL, "side": "up"}, "reveal", "S5.2: side is left or right"),
+    ("reveal", {**REVEAL, "nonce": b"x"}, "reveal", "nonce a string"),
+    ("pass", {**PASS, "x": 1}, "pass", r"S5\.4: a pass is exactly \{turn, to"),
+    ("pass", {**PASS, "box": "b"}, "pass", "S5.4: the box must be bytes"),
+    ("pass", {**PASS, "eph": "e"}, "pass", "S5.4: eph: expected 32 bytes"),
+    ("pass", {**PASS, "to": "2"}, "pass", "to is a seat"),
+    ("complain", {"round": 1, "turn": 0, "from": 1, "key": b""}, "complain",
+     r"S5\.4: a complaint is exactly"),
+    ("complain", {"round": 1, "turn": 0, "from": "1", "key": b"", "proof": b""},
+     "complain", "S5.4: no such box was sealed to this seat"),
+    ("timeout", {"round": 1, "seat": 1, "waited": 1.5}, "timeout",
+     "seat and waited must be integers"),
+])
+def test_splito_a_malformed_body_is_refused_by_its_parser_naming_its_author(
+        kind: str, body: dict[str, Any], step: str, want: str) -> None:
+    with pytest.raises(GameError, match=want) as e:
+        splito_bodies.parse(1, kind, body)
+    assert (e.value.seat, e.value.step) == (1, step)
+
+
+def test_splito_deal_shares_that_are_no_map_are_no_slots() -> None:
+    """A deal's shares that are no map parse to no slots, which the core refuses with
+    the words of shares of other slots than those due (SPLITO_GAME.md §4)."""
+    body = splito_bodies.parse(0, "deal", {"round": 1, "central": 5, "hands": [1]})
+    assert isinstance(body, splito_bodies.DealBody)
+    assert body.central == body.hands == splito_bodies.SharesPart(None, {})
+    body = splito_bodies.parse(0, "deal", {"round": 1, "central": None,
+                                            "hands": {"slots": [1, 2], "shares": []}})
+    assert isinstance(body, splito_bodies.DealBody)
+    assert body.central is None and body.hands.slots == (1, 2)
+

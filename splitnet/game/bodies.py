@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeAlias
+from typing import Any, Generic, Protocol, TypeAlias, TypeVar
 
 from splitnet.game.table import (
     MAX_CHAT,
@@ -47,15 +47,16 @@ class Body(Protocol):
     (its fields typed; the raw body it came from is what stays signed)."""
 
 
-#: a kind's parser: (author, raw body) → its typed body, or GameError naming the author
-Parser: TypeAlias = Callable[[int, RawBody], Body]
+#: a game's bodies (the union of its kinds' types)
+B = TypeVar("B", bound=Body, covariant=True)
 
 
 @dataclass(frozen=True)
-class BodyKinds:
-    """A game's message kinds: each kind's parser and its int fields (WIRE.md §4)."""
+class BodyKinds(Generic[B]):
+    """A game's message kinds: each kind's parser — (author, raw body) → its typed body,
+    or GameError naming the author — and its int fields (WIRE.md §4)."""
 
-    parsers: Mapping[str, Parser]
+    parsers: Mapping[str, Callable[[int, RawBody], B]]
     ints: Mapping[str, Sequence[IntPath]]
 
     def __contains__(self, kind: object) -> bool:
@@ -68,7 +69,7 @@ class BodyKinds:
             raise UnknownKind(author, kind, f"unknown message kind {kind!r}")
         check_ints(author, kind, raw, self.ints.get(kind, ()))
 
-    def parse(self, author: int, kind: str, raw: RawBody, *, checked: bool = False) -> Body:
+    def parse(self, author: int, kind: str, raw: RawBody, *, checked: bool = False) -> B:
         """The typed body of ``raw`` (:meth:`check` first unless ``checked``); GameError
         naming ``author`` for a body its kind does not allow. Nothing is changed."""
         if not checked:
@@ -99,6 +100,23 @@ def int_list(value: object) -> tuple[int, ...] | None:
 
 
 @dataclass(frozen=True, slots=True)
+class SharesPart:
+    """A deck SHARES message inside a body (DECK.md §5.3): its ``slots`` (None: not a
+    list of ints) and the message, which the deck checks. A value that is no map is no
+    slots and an empty message: a core refuses it as shares of other slots than those
+    due, in the words it uses for those."""
+
+    slots: tuple[int, ...] | None
+    msg: DeckMessage
+
+    @classmethod
+    def of(cls, value: object) -> SharesPart:
+        if not isinstance(value, dict):
+            return cls(None, {})
+        return cls(int_list(value.get("slots")), dict(value))
+
+
+@dataclass(frozen=True, slots=True)
 class ChatBody:
     """GAME.md "chat": ``{"text": ≤ 500 characters}``, at any time."""
 
@@ -123,6 +141,17 @@ class DeckBody:
 
     round: int
     deck: DeckMessage
+
+
+D = TypeVar("D", bound=DeckBody)
+
+
+def deck_parser(cls: type[D], kind: str, *strip: str) -> Callable[[int, RawBody], D]:
+    """The parser of a kind whose body is its round and the deck's message: the body
+    less ``round`` (and ``strip``), which the deck checks field by field."""
+    def parse(author: int, raw: RawBody) -> D:
+        return cls(round_of(author, kind, raw), without(raw, "round", *strip))
+    return parse
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,6 +198,8 @@ def parse_abandon(author: int, raw: RawBody) -> AbandonBody:
         lambda why: GameError(author, "abandon", f"a false abandonment: {why}")))
 
 
+#: the bodies every game takes the same way
+SharedBody: TypeAlias = ChatBody | TimeoutBody | AbandonBody
 #: the parsers of the kinds every game takes the same way
-SHARED_PARSERS: Mapping[str, Parser] = {
+SHARED_PARSERS: Mapping[str, Callable[[int, RawBody], SharedBody]] = {
     "chat": parse_chat, "timeout": parse_timeout, "abandon": parse_abandon}

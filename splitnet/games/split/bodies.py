@@ -23,6 +23,7 @@ from splitnet.game.bodies import (
     DeckMessage,
     RawBody,
     TimeoutBody,
+    deck_parser,
     int_list,
     round_of,
     without,
@@ -120,35 +121,14 @@ SplitBody = (CommitBody | ShuffleBody | OpenBody | ProveBody | SharesBody | Move
              | RevealBody | AlarmBody | AccuseBody | ChatBody | TimeoutBody | AbandonBody)
 
 
-def _deck_part(raw: RawBody) -> DeckMessage:
-    """The deck's message of a commit, hop, opening or hop proof: the body less its
-    ``round`` and ``purpose`` (the deck refuses any other key)."""
-    return without(raw, "round", "purpose")
-
-
-def _commit(author: int, raw: RawBody) -> CommitBody:
-    return CommitBody(round_of(author, "commit", raw), _deck_part(raw))
-
-
-def _shuffle(author: int, raw: RawBody) -> ShuffleBody:
-    return ShuffleBody(round_of(author, "shuffle", raw), _deck_part(raw))
-
-
-def _open(author: int, raw: RawBody) -> OpenBody:
-    return OpenBody(round_of(author, "open", raw), _deck_part(raw))
-
-
-def _prove(author: int, raw: RawBody) -> ProveBody:
-    return ProveBody(round_of(author, "prove", raw), _deck_part(raw))
-
-
 def _shares(author: int, raw: RawBody) -> SharesBody:
     purpose = raw.get("purpose")
     if purpose != "deal" and purpose != "draw":
         raise GameError(author, "shares", f"unknown purpose {purpose!r}")
     shares = raw.get("shares")
     return SharesBody(round_of(author, "shares", raw), purpose, int_list(raw.get("slots")),
-                      len(shares) if isinstance(shares, list) else None, _deck_part(raw))
+                      len(shares) if isinstance(shares, list) else None,
+                      without(raw, "round", "purpose"))
 
 
 def parse_move(author: int, raw: RawBody) -> MoveBody:
@@ -192,9 +172,14 @@ def _accuse(author: int, raw: RawBody) -> AccuseBody:
 
 
 #: Split's kinds: each one's parser and int fields
-BODIES = BodyKinds(
-    {"commit": _commit, "shuffle": _shuffle, "shares": _shares, "move": parse_move,
-     "reveal": _reveal, "alarm": _alarm, "open": _open, "prove": _prove, "accuse": _accuse,
+BODIES: BodyKinds[SplitBody] = BodyKinds(
+    # the deck's message of a commit, hop, opening or hop proof: the body less its round
+    # and purpose (the deck refuses any other key)
+    {"commit": deck_parser(CommitBody, "commit", "purpose"),
+     "shuffle": deck_parser(ShuffleBody, "shuffle", "purpose"), "shares": _shares,
+     "move": parse_move, "reveal": _reveal, "alarm": _alarm,
+     "open": deck_parser(OpenBody, "open", "purpose"),
+     "prove": deck_parser(ProveBody, "prove", "purpose"), "accuse": _accuse,
      **SHARED_PARSERS},
     INT_FIELDS)
 #: Split's message kinds (GAME.md "Message kinds")
@@ -202,12 +187,5 @@ KINDS = ("commit", "shuffle", "shares", "move", "reveal", "alarm", "open", "chat
          "accuse", "abandon", "prove")
 assert set(KINDS) == set(BODIES.parsers) == set(INT_FIELDS)
 
-_TYPES = (CommitBody, ShuffleBody, OpenBody, ProveBody, SharesBody, MoveBody, RevealBody,
-          AlarmBody, AccuseBody, ChatBody, TimeoutBody, AbandonBody)
-
-
-def parse(author: int, kind: str, raw: RawBody, *, checked: bool = False) -> SplitBody:
-    """The typed body of a Split entry (:meth:`BodyKinds.parse`)."""
-    body = BODIES.parse(author, kind, raw, checked=checked)
-    assert isinstance(body, _TYPES)
-    return body
+#: the typed body of an entry (:meth:`~splitnet.game.bodies.BodyKinds.parse`)
+parse = BODIES.parse
