@@ -20,6 +20,9 @@ from splitnet.games.split.rules import DrawPile, Settings, action_to_dict
 from splitnet.games.splito import bodies as splito_bodies
 from splitnet.verify import verify_records
 from tests import test_splito_fair as sf
+from tests.third_game import bodies as highcard_bodies
+from tests.third_game import registered
+from tests.third_game.local import play_local
 
 SPLIT_TYPES: dict[str, type] = {
     "commit": split_bodies.CommitBody, "shuffle": split_bodies.ShuffleBody,
@@ -38,10 +41,18 @@ SPLITO_TYPES: dict[str, type] = {
     "complain": splito_bodies.ComplainBody, "open": splito_bodies.OpenBody,
     "chat": ChatBody, "timeout": TimeoutBody, "abandon": AbandonBody,
 }
-PARSE = {"split": split_bodies.parse, "splito": splito_bodies.parse}
-TYPES = {"split": SPLIT_TYPES, "splito": SPLITO_TYPES}
-KINDS = {"split": split_bodies.BODIES, "splito": splito_bodies.BODIES}
-GAMES = ["split", "splito"]
+HIGHCARD_TYPES: dict[str, type] = {
+    "commit": highcard_bodies.CommitBody, "shuffle": highcard_bodies.ShuffleBody,
+    "deal": highcard_bodies.DealBody, "move": highcard_bodies.MoveBody,
+    "open": highcard_bodies.OpenBody, "chat": ChatBody, "timeout": TimeoutBody,
+    "abandon": AbandonBody,
+}
+PARSE = {"split": split_bodies.parse, "splito": splito_bodies.parse,
+         "highcard": highcard_bodies.parse}
+TYPES = {"split": SPLIT_TYPES, "splito": SPLITO_TYPES, "highcard": HIGHCARD_TYPES}
+KINDS = {"split": split_bodies.BODIES, "splito": splito_bodies.BODIES,
+         "highcard": highcard_bodies.BODIES}
+GAMES = ["split", "splito", "highcard"]
 
 
 def split_game(seed: int = 4) -> LocalGame[Any]:
@@ -66,11 +77,14 @@ def test_every_entry_of_a_whole_game_parses_to_its_kind_s_type_unchanged(game: s
     if game == "split":
         g = split_game()
         g.run_bots([make_bot("random", i) for i in range(3)])
-    else:
+    elif game == "splito":
         g = sf.new_game(3)
         g.run_bots(sf.bots(3))
+    else:
+        g = play_local(["Ana", "Bo", "Cy"], 3, proofs=False)
     records = g.log.records()
-    assert verify_records(records).ok
+    with registered():
+        assert verify_records(records).ok
     seen: set[str] = set()
     for e in g.log.entries[1:]:
         if e.kind == "accept":
@@ -83,6 +97,9 @@ def test_every_entry_of_a_whole_game_parses_to_its_kind_s_type_unchanged(game: s
             body.round = 2  # type: ignore[misc,union-attr]
         if isinstance(body, split_bodies.MoveBody):
             assert action_to_dict(body.action) == raw["move"]
+        if isinstance(body, highcard_bodies.MoveBody):
+            assert (body.trick, body.slot, body.share.msg) == (raw["trick"], raw["slot"],
+                                                               raw["share"])
         if isinstance(body, splito_bodies.RevealBody):
             assert (body.card, body.side, body.share.msg) == (raw["card"], raw["side"],
                                                               raw["share"])
@@ -198,3 +215,14 @@ def test_splito_deal_shares_that_are_no_map_are_no_slots() -> None:
     assert isinstance(body, splito_bodies.DealBody)
     assert body.central is None and body.hands.slots == (1, 2)
 
+
+@pytest.mark.parametrize(("body", "want"), [
+    ({"round": 1, "trick": 1, "slot": 0}, "a move is exactly trick, slot and share"),
+    ({"round": 1, "trick": "1", "slot": 0, "share": {}}, "a move is exactly trick"),
+    ({"round": 1, "trick": 1, "slot": "0", "share": {}}, "H4.2: slot '0' is not a card"),
+])
+def test_highcard_a_malformed_move_is_refused_by_its_parser(body: dict[str, Any],
+                                                            want: str) -> None:
+    with pytest.raises(GameError, match=want) as e:
+        highcard_bodies.parse(1, "move", body)
+    assert (e.value.seat, e.value.step) == (1, "move")
