@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from splitnet.game.bodies import AbandonBody, ChatBody, TimeoutBody
+from splitnet.game.bodies import AbandonBody, ChatBody, DeckBody, TimeoutBody
 from splitnet.game.table import GameError, NotAnInt, UnknownKind
 from splitnet.games.split import bodies as split_bodies
 from splitnet.games.split.bots import make_bot
@@ -226,3 +226,38 @@ def test_highcard_a_malformed_move_is_refused_by_its_parser(body: dict[str, Any]
     with pytest.raises(GameError, match=want) as e:
         highcard_bodies.parse(1, "move", body)
     assert (e.value.seat, e.value.step) == (1, "move")
+
+
+@pytest.mark.parametrize("kind", ["commit", "shuffle", "open", "prove"])
+def test_split_a_deck_body_with_a_stray_purpose_is_refused_by_the_deck(kind: str) -> None:
+    """SECURITY.md row 146: a commit, hop, opening or hop proof is its round and the
+    deck's message, nothing else (GAME.md "Message kinds"). The core used to drop a
+    ``purpose`` key from every body before the deck saw it, so a commit carrying one was
+    taken by this implementation and refused by one written from protocol/."""
+    body = split_bodies.parse(1, kind, {"round": 1, "purpose": "deal", "x": b""})
+    assert isinstance(body, DeckBody) and "purpose" in body.deck
+
+
+def test_split_a_commit_with_a_stray_purpose_is_refused_naming_its_author() -> None:
+    g = split_game()
+    honest = dict(next(b for k, b in g.cores[1].outbox() if k == "commit"))
+    for i, core in enumerate(g.cores):
+        if i == 1:
+            continue
+        before = set(core.rounds[0].committed)
+        with pytest.raises(GameError, match="message fields") as e:
+            core.apply(1, "commit", {**honest, "purpose": "deal"})
+        assert (e.value.seat, e.value.step) == (1, "commit")
+        assert core.rounds[0].committed == before
+    g.send(1, "commit", honest)  # the same commitment without it is taken
+    assert 1 in g.cores[0].rounds[0].committed
+
+
+@pytest.mark.parametrize("body", [
+    {"round": 1, "reason": "two aces", "x": 1}, {"round": 1, "reason": 7}, {"round": 1}])
+def test_split_an_alarm_is_exactly_its_round_and_a_reason(body: dict[str, Any]) -> None:
+    """SECURITY.md row 146: an alarm is `round, reason` (GAME.md); the core used to take
+    any other key, and a reason of any type."""
+    with pytest.raises(GameError, match="an alarm is exactly round and reason") as e:
+        split_bodies.parse(2, "alarm", body)
+    assert (e.value.seat, e.value.step) == (2, "alarm")

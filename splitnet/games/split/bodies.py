@@ -104,7 +104,7 @@ class AlarmBody:
     """A card that decrypts wrongly (without shuffle proofs): every seat opens."""
 
     round: int
-    reason: str | None
+    reason: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,8 +155,9 @@ def _reveal(author: int, raw: RawBody) -> RevealBody:
 
 def _alarm(author: int, raw: RawBody) -> AlarmBody:
     reason = raw.get("reason")
-    return AlarmBody(round_of(author, "alarm", raw), reason if isinstance(reason, str)
-                     else None)
+    if set(raw) != {"round", "reason"} or not isinstance(reason, str):
+        raise GameError(author, "alarm", "an alarm is exactly round and reason, a string")
+    return AlarmBody(round_of(author, "alarm", raw), reason)
 
 
 def _accuse(author: int, raw: RawBody) -> AccuseBody:
@@ -174,13 +175,12 @@ def _accuse(author: int, raw: RawBody) -> AccuseBody:
 #: Split's kinds: each one's parser and int fields
 BODIES: BodyKinds[SplitBody] = BodyKinds(
     # the deck's message of a commit, hop, opening or hop proof: the body less its round
-    # and purpose (the deck refuses any other key)
-    {"commit": deck_parser(CommitBody, "commit", "purpose"),
-     "shuffle": deck_parser(ShuffleBody, "shuffle", "purpose"), "shares": _shares,
+    # (the deck refuses any other key; only shares carry a purpose)
+    {"commit": deck_parser(CommitBody, "commit"),
+     "shuffle": deck_parser(ShuffleBody, "shuffle"), "shares": _shares,
      "move": parse_move, "reveal": _reveal, "alarm": _alarm,
-     "open": deck_parser(OpenBody, "open", "purpose"),
-     "prove": deck_parser(ProveBody, "prove", "purpose"), "accuse": _accuse,
-     **SHARED_PARSERS},
+     "open": deck_parser(OpenBody, "open"), "prove": deck_parser(ProveBody, "prove"),
+     "accuse": _accuse, **SHARED_PARSERS},
     INT_FIELDS)
 #: Split's message kinds (GAME.md "Message kinds")
 KINDS = ("commit", "shuffle", "shares", "move", "reveal", "alarm", "open", "chat", "timeout",

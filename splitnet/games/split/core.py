@@ -626,7 +626,7 @@ class GameCore:
                             "opens early (R8.4)")
         if r.aborted is not None or r.stage not in ("deal", "play"):
             raise GameError(author, "alarm", "no alarm can be raised now")
-        r.aborted = body.reason if body.reason is not None else "alarm"
+        r.aborted = body.reason
         r.alarm_by, r.draw, r.stage = author, None, "open"
 
     def made_by_us(self, kind: str, body: dict[str, Any]) -> bool:
