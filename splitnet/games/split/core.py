@@ -59,7 +59,7 @@ from typing import Any, cast
 
 from splitnet.crypto.deck import DeckRound, HopCheck, ShuffleProver
 from splitnet.crypto.errors import CheatDetected, DeckUsageError
-from splitnet.game.bodies import parse_chat
+from splitnet.game.bodies import DeckMessage, parse_chat
 from splitnet.game.checks import HopChecker, HopVerdict, InlineChecker
 
 # The table's, shared by every game; re-exported here, where callers have always found them.
@@ -145,7 +145,7 @@ class RoundState:
     stage: str = "commit"  # commit | shuffle | deal | play | open | prove | done | void
     committed: set[int] = field(default_factory=set)
     dealt_by: set[int] = field(default_factory=set)
-    deal_buffer: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    deal_buffer: list[tuple[int, DeckMessage]] = field(default_factory=list)
     #: (drawer, slot, seats whose draw share is still due)
     draw: tuple[int, int, set[int]] | None = None
     #: an ordered move whose cards are not public yet: the mover owes its reveal
@@ -801,7 +801,7 @@ class GameCore:
             self._moved(r, seat, action, drawn)
         raise AssertionError("the open-hand bot did not stop")  # pragma: no cover
 
-    def _apply_shuffle(self, r: RoundState, author: int, payload: dict[str, Any]) -> None:
+    def _apply_shuffle(self, r: RoundState, author: int, payload: DeckMessage) -> None:
         """A hop. Pipelined, its proof check goes to the checker now and the next seat may
         shuffle on it at once; the last hop's entry waits for every verdict, in chain
         order, before the deal can start (GAME.md "shuffle proofs"). The first rejected
@@ -831,7 +831,7 @@ class GameCore:
         r.deck, r.checks = trial, []
         r.stage = "deal"
 
-    def _apply_prove(self, r: RoundState, author: int, payload: dict[str, Any]) -> None:
+    def _apply_prove(self, r: RoundState, author: int, payload: DeckMessage) -> None:
         """GAME.md "abandon" step 2, a game dealt without shuffle proofs: a seat present
         proves its hop of the round the abandonment cut short — the proof it would have
         carried, checked like one (by the checker: a worker). Once every seat present

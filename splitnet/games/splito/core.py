@@ -56,6 +56,7 @@ from splitnet.crypto.elgamal import Deck, card_points, card_table
 from splitnet.crypto.errors import CheatDetected, DeckUsageError
 from splitnet.crypto.proofs import SHARES_PROOF_BYTES, prove_dlog, verify_dlog
 from splitnet.crypto.seeds import nonzero_scalar, u64
+from splitnet.game.bodies import DeckMessage
 from splitnet.game.checks import HopChecker, HopVerdict, InlineChecker
 from splitnet.game.rematch import REMATCH_KEY, Rematch, RematchError, first_dealer
 from splitnet.game.table import (
@@ -293,11 +294,11 @@ class SplitoCore:
         self.objectives = self._new_deck(tuple((group.IDENTITY, points[N_NUMBER_CARDS + j])
                                                for j in range(N_OBJECTIVES)))
         self.cards: DeckRound | None = None  # once the objective deck is shuffled
-        self._commit_msgs: list[tuple[int, dict[str, Any]]] = []
+        self._commit_msgs: list[tuple[int, DeckMessage]] = []
         self._central = list(range(c))
         self.dealt_by: set[int] = set()
-        self._deal_buffer: list[tuple[int, dict[str, Any]]] = []
-        self._central_buffer: list[tuple[int, dict[str, Any]]] = []
+        self._deal_buffer: list[tuple[int, DeckMessage]] = []
+        self._central_buffer: list[tuple[int, DeckMessage]] = []
         self.passes_due: set[tuple[int, int]] = set()  # (from, to) of the current pass
         #: (from, to) of the current pass → the dealt holder whose shares it seals
         self._pass_holder: dict[tuple[int, int], int] = {}
@@ -799,7 +800,7 @@ class SplitoCore:
                 self._go(Step.PASSED)
                 self._learn_hand()
 
-    def _apply_commit(self, author: int, body: dict[str, Any]) -> None:
+    def _apply_commit(self, author: int, body: DeckMessage) -> None:
         self._expect(self.stage is Stage.KEYS, author, "commit", "commitments are closed")
         self.objectives.on_commit(author, body)
         self._commit_msgs.append((author, body))
@@ -1088,7 +1089,7 @@ class SplitoCore:
         raise _err(author, "complain", "S5.4", "a false complaint: the shares sealed to it "
                    "verify")
 
-    def _apply_open(self, author: int, body: dict[str, Any]) -> None:
+    def _apply_open(self, author: int, body: DeckMessage) -> None:
         self._expect(self.stage is Stage.OPEN, author, "open", "S7.5: the game is not over")
         assert self.cards is not None
         a, b = self.objectives.fork(), self.cards.fork()
