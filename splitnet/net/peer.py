@@ -26,6 +26,7 @@ from typing import Any, NoReturn
 
 from splitnet.game.rematch import PreviousGame, Rematch
 from splitnet.game.table import GameError, PledgeRefused
+from splitnet.games import FIRST
 from splitnet.net.addrs import host_port
 from splitnet.net.config import EvidenceBudget, NetSettings
 from splitnet.net.frames import Ack as AckFrame
@@ -154,9 +155,9 @@ class PeerNode:
         self.lobby_keys: list[bytes] = []  # identity keys, in the order of lobby_players
         self.lobby_seats: int | None = None
         #: the game the host's lobby is for, in words, and its seat limit (a "game" frame;
-        #: none: Split, 2–6 by R3.1)
-        self.lobby_game = "Split"
-        self.lobby_max = 6
+        #: none: the first game's, NETWORK.md §4)
+        self.lobby_game = FIRST.title
+        self.lobby_max = FIRST.max_players
         self.host_key: bytes | None = None
         self.ch: Channel | None = None
         self.target = 0

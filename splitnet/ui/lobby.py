@@ -13,6 +13,7 @@ from typing import Any
 
 from splitnet.aio import until
 from splitnet.game.rematch import dealer_rule
+from splitnet.games import FIRST
 from splitnet.games.split.bots import LEVELS, bot_label
 from splitnet.net.join_state import JoinState
 from splitnet.net.lobby_state import MIN_PLAYERS
@@ -203,8 +204,8 @@ class JoinLobby:
         else:
             self.code = None
         self.info = [f"Host key fingerprint: {fingerprint(key)}"] if key and words else []
-        game = getattr(node, "lobby_game", "Split")
-        if game != "Split":  # the host named its game (a "game" frame, NETWORK.md §4)
+        game = getattr(node, "lobby_game", FIRST.title)
+        if game != FIRST.title:  # the host named its game (a "game" frame, NETWORK.md §4)
             seats = node.lobby_seats
             self.info.insert(0, shown(f"Game: {game}, " + (f"{seats} seats" if seats else
                                       f"up to {getattr(node, 'lobby_max', 8)} seats")))
