@@ -49,14 +49,18 @@ splitnet — the card game Split, peer to peer, with a deck nobody can stack.
   splitnet host --game splito   a Splito table on the LAN (2–8 seats; join learns the game)
   splitnet join [ADDR[:PORT]]   join a LAN game (asks for the code; no address: browse)
   splitnet bot ADDR --code C    add a bot to a LAN game (--level easy|normal|strong)
-  splitnet watch ADDR --plain   watch a LAN game with its watch code, every proof checked
+  splitnet watch ADDR           watch a LAN game with its watch code, every proof checked:
+                                the table from above, full screen (--plain: a line each)
   splitnet host --internet      also invite players anywhere (prints splitnet join CODE)
   splitnet join CODE            join through that invitation (bot CODE: a bot)
+  splitnet watch CODE --plain   watch through its watch invitation, every proof checked
   splitnet browse [--timeout S] list the games announced on the LAN
   splitnet bench engine|bots|deck|net|wormhole|lan-load|splito|adversary  measure speed
                                 (bots: strength too; lan-load: many LAN games at once,
                                 each checked; splito: its engine, bots and fair-deck game;
-                                adversary: games with a dishonest seat, every entry checked)
+                                adversary: games with a dishonest seat, every entry checked;
+                                also watch-flood: the players' relay beside 32 hostile
+                                watch attempts)
 """
 
 
@@ -416,6 +420,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
         text, clean = bench_adversary(args.games or 200, args.seed, args.jobs, args.first)
         print(text)
         return 0 if clean else 1
+    if args.what == "watch-flood":
+        from splitnet.bench.watch_flood import bench_watch_flood
+
+        print(bench_watch_flood(args.games or 2, seed=args.seed, timeout=args.timeout))
+        return 0
     if args.what == "lan-load":
         from splitnet.bench.lan_load import lan_load
 
@@ -618,9 +627,11 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                                     "message among honest, drop, delay, reorder, "
                                     "substitute, replay and more, an oracle checking what "
                                     "each seat can read and whom each verdict names (exit "
-                                    "1 on a violation).")
+                                    "1 on a violation); watch-flood: the players' relay "
+                                    "latency on loopback with and without 32 hostile "
+                                    "watch attempts, as a ratio.")
     bn.add_argument("what", choices=["engine", "bots", "deck", "net", "wormhole",
-                                     "lan-load", *benched(), "adversary"])
+                                     "lan-load", *benched(), "adversary", "watch-flood"])
     bn.add_argument("--only", default=None, metavar="PARTS",
                     help="splito: a comma list of engine, bots, fair (default all three)")
     bn.add_argument("--players", default=None,
@@ -636,7 +647,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                          "vs 3 normal (default 40; the goal's figure needs ≥ 1000); "
                          "lan-load: games at once (default 12); splito: engine games per "
                          "player count (default 5) and strong-bot games (default 8); "
-                         "adversary: adversarial games (default 200)")
+                         "adversary: adversarial games (default 200); watch-flood: games "
+                         "of one round alone and under the flood (default 2 each)")
     bn.add_argument("--think", type=seconds(0.01, 60), default=0.3, metavar="SECONDS",
                     help="bots, splito: " + THINK_HELP.removeprefix("strong bots: "))
     bn.add_argument("--samples", type=int_in(1, 100_000), default=None, metavar="N",
@@ -652,7 +664,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                          "of seed S plays --test-seed S×1000+i; default 0)")
     bn.add_argument("--timeout", type=seconds(1, 86_400), default=900.0, metavar="SECONDS",
                     help="lan-load: each game's bound; still running after it, it is "
-                         "killed and counts as not finished (default 900)")
+                         "killed and counts as not finished (default 900); watch-flood: "
+                         "each game's bound")
     bn.add_argument("--kill", action="store_true",
                     help="lan-load: in each game, once it is under way, kill -9 one peer "
                          "(host or bot, chosen by the seed) and start it again")

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from splitnet.net.host import HostNode
     from splitnet.net.peer import PeerNode
     from splitnet.net.table import GameChoice, Narration
+    from splitnet.ui.tui.watch_model import Spectacle
 
 
 @dataclass(frozen=True)
@@ -68,7 +69,10 @@ class FrontEnd:
     ``narrator(names, seat)``: the game's narrator (``seat`` None: a watcher's, which
     tells only what is public), which tells a reopened LAN game's saved log as it was told
     live, and a watched game (:attr:`splitnet.net.table.Table.history`; None: a
-    reopened game is not told again). ``table``: a person's table at a LAN seat,
+    reopened game is not told again). ``spectator(core, names)``: the full-screen table
+    of ``splitnet watch`` at one entry, from the watcher's core of no seat
+    (:class:`splitnet.ui.tui.watch_model.Spectacle`; None: the watcher's screen shows
+    the log alone). ``table``: a person's table at a LAN seat,
     ``table(session, plain, bell, rematch)`` with ``rematch`` None (none offered),
     "host" (it offers) or "joiner" (it agrees) —
     the exit status and whether the person asked for the rematch (None: the built-in
@@ -89,6 +93,7 @@ class FrontEnd:
     proofs_only: str | None = None
     table: Callable[[Any, bool, bool, str | None], Awaitable[tuple[int, bool]]] | None = None
     narrator: Callable[[Sequence[str], int | None], Narration] | None = None
+    spectator: Callable[[Any, Sequence[str]], Spectacle] | None = None
 
 
 # ---------------------------------------------------------------------------- Split
@@ -174,10 +179,17 @@ def _split_narrator(names: Sequence[str], seat: int | None) -> Narration:
     return Narrator(names, seat)
 
 
+def _split_spectator(core: Any, names: Sequence[str]) -> Spectacle:
+    from splitnet.ui.tui.split_watch import spectate
+
+    return spectate(core, names)
+
+
 SPLIT_FRONT = FrontEnd(SPLIT, selfplay=_split_selfplay, play=_split_play,
                        choice=_split_choice, seats_of=lambda _path: None, bot=_split_bot,
                        human=_split_human, summary=_split_summary,
-                       replay=Replay(_split_check, _split_replay), narrator=_split_narrator)
+                       replay=Replay(_split_check, _split_replay), narrator=_split_narrator,
+                       spectator=_split_spectator)
 
 
 # --------------------------------------------------------------------------- Splito
@@ -303,11 +315,18 @@ def _splito_narrator(names: Sequence[str], seat: int | None) -> Narration:
     return SplitoNarrator(names, seat)
 
 
+def _splito_spectator(core: Any, names: Sequence[str]) -> Spectacle:
+    from splitnet.ui.tui.splito_watch import spectate
+
+    return spectate(core, names)
+
+
 SPLITO_FRONT = FrontEnd(SPLITO, selfplay=_splito_selfplay, play=_splito_play,
                         choice=_splito_choice, seats_of=_settings_players, bot=_splito_bot,
                         human=_splito_human, summary=_splito_summary,
                         replay=Replay(_splito_check, _splito_replay), bench=_splito_bench,
-                        proofs_only="protocol/SPLITO_GAME.md", narrator=_splito_narrator)
+                        proofs_only="protocol/SPLITO_GAME.md", narrator=_splito_narrator,
+                        spectator=_splito_spectator)
 
 
 #: the built-in games' front ends, in the registry's order (splitnet.games.GAMES)

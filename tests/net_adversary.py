@@ -39,6 +39,19 @@ seat makes:
     garbage    a frame of random bytes is sent first
     silence    this frame and every later one are held 0.25–3 s, then sent in order
 
+A dishonest watcher (side ``watcher``: every seat honest; a plan with ``watch``, its
+Wes), at each frame it sends and each it reads (NETWORK.md §14):
+
+    garbage    a frame of random bytes is sent first
+    game       a game frame is sent first: a record it holds sent back as a ``msg``, an
+               ``ack``, a ``bye``, a ``rec``
+    lie        a ``ping`` claiming records it never had (or fewer) is sent first
+    twice      the frame is sent twice
+    deaf       it reads nothing for 0.5–20 s
+    drop       it drops its connection (and comes back, as its node does)
+    storm      it opens 3–8 more connections to the host that say nothing, closed
+               0.5–20 s later
+
 The **oracle** (:func:`judge`), when the game is over (every wait bounded by virtual
 time): each honest node either finished a game its transcript shows fair
 (``verify_records``), the same transcript as every other honest node that finished, or
@@ -56,7 +69,9 @@ every seat finished (NETWORK.md §13), the same seat dishonest in it and in its 
 both games are judged so, each honest seat's pair must chain (``chain_problem``), and a
 rematch that did not begin must have ended every honest node with a "no rematch" line
 (the host dishonest: or one naming it) — an honest host's only for a reason that names
-the dishonest seat. What each seat can read of the cards is
+the dishonest seat. A plan with ``watch`` has two honest watchers follow its (first) game — Wes from
+the start, killed and run again mid-game, Xi joining mid-game (NETWORK.md §14) — judged
+by :func:`_judge_watchers`. What each seat can read of the cards is
 not checked here: the cores and the log these nodes run are the ones
 ``splitnet/adversary.py`` plays whole games on with an oracle on every entry (R8, S7).
 """
@@ -88,16 +103,24 @@ from splitnet.games.splito import SPLITO as SPLITO_GAME
 from splitnet.games.splito.core import ROUND, SplitoCore, splito_header
 from splitnet.games.splito.settings import SplitoSettings
 from splitnet.net.config import NetSettings
-from splitnet.net.frames import Bye, Frame, Msg, Rec
+from splitnet.net.frames import Ack, Bye, Frame, Msg, Ping, Rec, Watching
 from splitnet.net.host import Conn, HostNode
 from splitnet.net.peer import PeerFatal, PeerNode
 from splitnet.net.table import GameChoice, Table
-from splitnet.net.wire import Channel, ChannelClosed, Connect, ErrorCode, WireError
+from splitnet.net.watcher import WatchFatal, WatchNode
+from splitnet.net.wire import (
+    Channel,
+    ChannelClosed,
+    Connect,
+    ErrorCode,
+    WireError,
+    encode_typed,
+)
 from splitnet.session.codec import encode
 from splitnet.session.identity import Identity
 from splitnet.session.log import TAG_ENTRY, make_refusal, parse_message
 from splitnet.session.transcript import TranscriptError, read_transcript
-from splitnet.verify import chain_problem, verify_records
+from splitnet.verify import LiveVerifier, chain_problem, verify_records
 from tests.test_attacks_net import Lan
 from tests.virtual_time import until, within
 
@@ -106,6 +129,8 @@ HOST_KINDS = ("drop", "delay", "duplicate", "replay", "reorder", "refuse", "stal
 #: … to a frame, and to a message it orders
 FRAME_KINDS = ("drop", "delay", "duplicate", "replay", "reorder", "stall")
 ORDER_KINDS = ("drop", "delay", "duplicate", "replay", "refuse")
+#: what a dishonest watcher may do (module docstring), at each frame it sends or reads
+WATCHER_KINDS = ("garbage", "game", "lie", "twice", "deaf", "drop", "storm")
 #: what a dishonest guest may do, to its frames and to its messages
 GUEST_KINDS = ("twice", "replay", "range", "turn", "garbage", "silence")
 WIRE_KINDS = ("twice", "garbage", "silence")
@@ -118,6 +143,8 @@ NET = NetSettings(ping_interval=0.125, silent_after=0.5, host_timeout=0.75,
                   answer_timeout=2.0, move_timeout=4.0, rematch_wait=20.0)
 #: seconds of loop time a whole game may take
 GAME_LIMIT = 300.0
+#: seconds of loop time a watcher may take to end after the players' game
+WATCH_LIMIT = 30.0
 #: how long a dishonest host's stall lasts (s), and how many a game may have
 STALL = (3.0, 12.0)
 MAX_STALLS = 2
@@ -148,6 +175,12 @@ class Plan:
     #: a rematch follows a game every seat finished (NETWORK.md §13), the same seat
     #: dishonest in it — in its lobby too (a dishonest host's frames there)
     rematch: bool = False
+    #: two honest watchers follow the (first) game (NETWORK.md §14): one from the start,
+    #: killed and run again mid-game, one joining mid-game
+    watch: bool = False
+    #: seconds each bot thinks before a move (0: at once, the whole game in an instant of
+    #: loop time; a watcher's plan paces it so that watching is live)
+    pace: float = 0.0
 
     @property
     def net(self) -> NetSettings:
@@ -155,7 +188,10 @@ class Plan:
 
     @property
     def adversary(self) -> int:
-        """The dishonest seat: the host's, or one of the guests."""
+        """The dishonest seat: the host's, or one of the guests; -1 for a dishonest
+        watcher (side "watcher": every seat is honest)."""
+        if self.side == "watcher":
+            return -1
         return 0 if self.side == "host" else 1 + self.seed % (self.seats - 1)
 
     def choice(self) -> GameChoice:
@@ -217,7 +253,9 @@ class _Outgoing:
             self.held.append(f)
             return
         lobby = self.host.rematch_of is not None and self.host.table is None
-        game = (not isinstance(f, Bye) and not (isinstance(f, Rec) and f.seq == 0)
+        # (not a ``watching``: informational, NETWORK.md §14.8 — the plans' seeded draws
+        # stay on the frames that carry the game)
+        game = (not isinstance(f, Bye | Watching) and not (isinstance(f, Rec) and f.seq == 0)
                 and (lobby or (self.conn.seat is not None and self.host.table is not None)))
         kind = self.policy.pick(FRAME_KINDS) if game else None
         what = f"{f.T} {f.seq if isinstance(f, Rec) else ''} to seat {self.conn.seat}"
@@ -512,6 +550,8 @@ class Game:
     #: began on every honest seat
     first: Game | None = None
     rematch_began: bool = False
+    #: the honest watchers of this game (Plan.watch), each as it was last run
+    watchers: list[Spectator] = field(default_factory=list)
 
     def outcome(self, seat: int) -> str:
         node = self.nodes[seat]
@@ -531,16 +571,143 @@ class Game:
         return "\n".join(lines + [f"  {n}" for n in self.policy.notes[-12:]])
 
 
+class Spectator:
+    """An honest watcher (NETWORK.md §14) as ``splitnet watch`` runs one: a
+    :class:`WatchNode` checking each record with verify's :class:`LiveVerifier`; ``again``
+    is the same command run again after a kill (the same data dir: it resumes)."""
+
+    def __init__(self, tmp: Path, name: str, connect: Connect, net: NetSettings) -> None:
+        self.tmp, self.name, self.connect, self.net = tmp, name, connect, net
+        self.runs = 0
+        self.v = LiveVerifier()
+        self.node = self._node()
+
+    def _node(self) -> WatchNode:
+        self.runs += 1
+        self.v = LiveVerifier()
+
+        def check(rec: bytes) -> str | None:
+            failed = self.v.feed(rec)
+            return None if failed is None else failed.summary
+
+        return WatchNode(self.tmp / self.name, self.name, lambda: self.connect(),
+                         check=check, net=self.net)
+
+    def again(self) -> None:
+        self.node.stop()
+        self.node = self._node()
+        self.node.start()
+
+    async def end(self, limit: float) -> None:
+        """Wait (``limit`` s of loop time at most) for its run to end, then stop it."""
+        task = self.node.task
+        if task is not None and not task.done():
+            with contextlib.suppress(TimeoutError):
+                await within(asyncio.wait([task]), limit)
+        self.node.stop()
+        if task is not None:
+            await asyncio.gather(task, return_exceptions=True)
+
+
+class _RogueChannel:
+    """A dishonest watcher's connection (module docstring): every frame it sends and
+    every one it reads passes here, and the policy picks what becomes of it."""
+
+    def __init__(self, ch: Channel, policy: Policy, spectator: Spectator, lan: Lan) -> None:
+        self.ch, self.policy, self.spectator, self.lan = ch, policy, spectator, lan
+        self.peer = ch.peer
+
+    def send(self, payload: bytes) -> None:
+        rng, ch = self.policy.rng, self.ch
+        kind = self.policy.pick([k for k in WATCHER_KINDS if k != "deaf"])
+        if kind == "garbage":
+            ch.send(rng.randbytes(rng.randint(1, 64)))
+        elif kind == "game":  # a game frame: a seat's record sent back as a message
+            recs = self.spectator.node.log.records()
+            ch.send(encode_typed(rng.choice([
+                Msg(rng.choice(recs) if recs else b"\x00", bytes(64)), Ack(bytes(32)),
+                Bye("leaving"), Rec(0, recs[0] if recs else b"\x00")])))
+        elif kind == "lie":  # a ping claiming records it never had (or fewer)
+            ch.send(encode_typed(Ping(rng.choice([0, 10**9, 2**31 - 1,
+                                                  rng.randint(0, 500)]))))
+        elif kind == "drop":
+            self.policy.did(kind, f"{self.spectator.name} drops its connection")
+            ch.close()
+            return
+        elif kind == "storm":  # half-open connections that say nothing, closed later
+            n = rng.randint(3, 8)
+            for _ in range(n):
+                task = asyncio.ensure_future(self.lan.mem.connector(
+                    "127.0.0.1", self.lan.host.port)())
+                self.policy.later(rng.uniform(0.5, 20.0),
+                                  lambda t=task: t.done() and not t.cancelled()
+                                  and t.exception() is None and t.result().close())
+            self.policy.did(kind, f"{self.spectator.name}: {n} half-open connections")
+        if kind is not None and kind not in ("drop", "storm"):
+            self.policy.did(kind, f"{self.spectator.name} before a frame it sends")
+        ch.send(payload)
+        if kind == "twice":
+            ch.send(payload)
+
+    async def recv(self) -> bytes:
+        if self.policy.rng.random() < 0.125 and self.policy.pick(("deaf",)) == "deaf":
+            quiet = self.policy.rng.uniform(0.5, 20.0)
+            self.policy.did("deaf", f"{self.spectator.name} reads nothing for {quiet:.1f} s")
+            await asyncio.sleep(quiet)
+        return await self.ch.recv()
+
+    async def drain(self) -> None:
+        await self.ch.drain()
+
+    def close(self) -> None:
+        self.ch.close()
+
+    async def wait_closed(self) -> None:
+        await self.ch.wait_closed()
+
+
+async def _watch(game: Game, lan: Lan) -> None:
+    """The plan's watchers: Wes from now on (the deal is under way), killed when the
+    host's log reaches a seeded length and run again; Xi from another such length.
+    Bounded: each waits at most GAME_LIMIT s of loop time."""
+    rng = random.Random(game.plan.seed * 7 + 1)
+    port = lan.host.port
+    plain = lan.mem.connector("127.0.0.1", port)
+    wes, xi = (Spectator(lan.tmp, n, plain, game.plan.net) for n in ("Wes", "Xi"))
+    if game.plan.side == "watcher":  # Wes is the dishonest one
+        async def rogue() -> Channel:
+            return _RogueChannel(await plain(), game.policy, wes, lan)  # type: ignore[return-value]
+        wes.connect = rogue
+    game.watchers += [wes, xi]
+    wes.node.start()
+    kill, join = rng.randint(8, 30), rng.randint(5, 40)
+
+    def length() -> int:
+        t = lan.host.table
+        return len(t.log) if t is not None else 0
+
+    for _ in range(int(GAME_LIMIT / 0.05)):
+        if wes.runs == 1 and length() >= kill:
+            wes.again()
+            game.policy.notes.append(f"watcher Wes killed and run again at {length()}")
+        if xi.node.task is None and length() >= join:
+            xi.node.start()
+            game.policy.notes.append(f"watcher Xi joined at {length()}")
+        if wes.runs > 1 and xi.node.task is not None:
+            return
+        await asyncio.sleep(0.05)
+
+
 def _crash_watch(crashes: list[str]) -> None:
     """Note every task of this loop that ends with an exception other than a joiner's
-    PeerFatal, and every error the loop itself reports."""
+    PeerFatal or a watcher's WatchFatal, and every error the loop itself reports."""
     loop = asyncio.get_running_loop()
 
     def done(t: asyncio.Task[Any]) -> None:
         if t.cancelled():
             return
         e = t.exception()
-        if e is not None and not isinstance(e, PeerFatal):
+        if e is not None and not isinstance(e, PeerFatal | WatchFatal):
             crashes.append("".join(traceback.format_exception(e)))
 
     def factory(loop: asyncio.AbstractEventLoop, coro: Any, **kw: Any) -> asyncio.Task[Any]:
@@ -550,7 +717,7 @@ def _crash_watch(crashes: list[str]) -> None:
 
     def handler(loop: asyncio.AbstractEventLoop, ctx: dict[str, Any]) -> None:
         e = ctx.get("exception")
-        if e is None or not isinstance(e, PeerFatal):
+        if e is None or not isinstance(e, PeerFatal | WatchFatal):
             crashes.append(f"{ctx.get('message')}: "
                            + ("".join(traceback.format_exception(e)) if e else ""))
 
@@ -587,8 +754,13 @@ async def play(tmp: Path, plan: Plan) -> Game:
 
     lan = await Lan.start(tmp, host, make_peer=make_peer)
     game = Game(plan, [host, *lan.peers], policy, crashes)
+    watching = asyncio.ensure_future(_watch(game, lan)) if plan.watch else None
     try:
         await _play_out(game, [asyncio.ensure_future(host.done.wait()), *lan.tasks])
+        if watching is not None:  # each watcher's run to its end: told the game is over
+            watching.cancel()
+            for w in game.watchers:
+                await w.end(WATCH_LIMIT)
         if plan.rematch and all(_finished_clean(n) for n in game.nodes):
             try:  # every seat's node ends with its game (its final acks) first
                 await within(asyncio.wait(lan.tasks), GAME_LIMIT)
@@ -598,6 +770,8 @@ async def play(tmp: Path, plan: Plan) -> Game:
                 game = await _rematch(game, lan, kind, seeds, make_peer)
     finally:
         policy.stop()
+        for w in game.watchers if game.first is None else game.first.watchers:
+            w.node.stop()
         try:
             await lan.close()
         except AssertionError as e:  # a connection handler raised
@@ -620,9 +794,11 @@ async def _play_out(game: Game, tasks: list[asyncio.Future[Any]]) -> None:
             continue
         bot_seed = plan.seed * 10 + seat + (1000 if game.first is not None else 0)
         if plan.game == "splito":
-            sessions.append(SplitoNetSession(node, task, bot=splito_bot("random", bot_seed)))
+            sessions.append(SplitoNetSession(node, task, bot=splito_bot("random", bot_seed),
+                                             bot_delay=plan.pace))
         else:
-            sessions.append(NetSession(node, task, bot=make_bot("random", bot_seed)))
+            sessions.append(NetSession(node, task, bot=make_bot("random", bot_seed),
+                                       bot_delay=plan.pace))
     runs = [asyncio.ensure_future(s.run()) for s in sessions]
     try:
         # (no node holds a game: the rematch never began, so each node's own end)
@@ -799,4 +975,56 @@ def _judge(game: Game, *, crashes: bool = True) -> list[str]:
                 bad.append(f"honest seat {s}'s transcript is not a prefix of the others'")
     if len({len(transcripts[s]) for s in clean if s in transcripts}) > 1:
         bad.append("the honest seats that finished hold different transcripts")
+    return bad + _judge_watchers(game, tables)
+
+
+def _judge_watchers(game: Game, tables: dict[int, Table]) -> list[str]:
+    """Each honest watcher: its saved file reads without repair and is what it took (and
+    the one bad record it refused, if any); what it took is a prefix of the host's log
+    (the one log the host signs); its live verdict is ``verify``'s on that file; a bad
+    record it stopped at names the dishonest seat, or the seat an honest player's own
+    game names; and at an honest host whose game ended, it was told the game is over
+    and holds the whole log."""
+    bad: list[str] = []
+    adv = game.plan.adversary
+    host = game.nodes[0].table
+    host_recs = host.log.records() if host is not None else []
+    named = {adv} | {t.core.verdict.seat for t in tables.values()
+                     if t.core.verdict is not None}
+    for w in game.watchers:
+        if game.plan.side == "watcher" and w.name == "Wes":
+            continue  # (the dishonest one: whatever it made of its game is its own)
+        node, who = w.node, f"watcher {w.name}"
+        took = node.log.records()
+        if took != host_recs[: len(took)]:
+            bad.append(f"{who} took records that are not the host's log")
+        if node.path is None:
+            if took:
+                bad.append(f"{who} saved nothing of the {len(took)} records it took")
+            continue
+        try:
+            saved = read_transcript(node.path)
+        except (OSError, TranscriptError) as e:
+            bad.append(f"{who}'s file does not read: {e}")
+            continue
+        if saved[: len(took)] != took or len(saved) - len(took) > (node.failed is not None):
+            bad.append(f"{who}'s file is not what it took ({len(saved)} records, "
+                       f"{len(took)} taken)")
+        live, whole = w.v.verdict(), verify_records(saved)
+        if (live.ok, live.seq, live.seat, live.incomplete) != (whole.ok, whole.seq,
+                                                               whole.seat, whole.incomplete):
+            bad.append(f"{who}'s live verdict ({live.summary}) is not verify's on its "
+                       f"file ({whole.summary})")
+        failed = w.v.failed
+        if node.failed is not None and failed is not None and failed.seat not in named:
+            at = w.v.log.entries[failed.seq] if failed.seq is not None \
+                and failed.seq < len(w.v.log) else None
+            word = (adv == 0 and at is not None and at.kind == "timeout"
+                    and at.author == host.host_seat)  # (the host's word, row 26)
+            if not word:
+                bad.append(f"{who} stopped naming an honest seat: {node.failed}")
+        if adv != 0 and host is not None and host.core.finished and game.hang is None \
+                and (saved != host_recs or not (node.over or node.failed is not None)):
+            bad.append(f"{who} was not told the honest host's game to its end "
+                       f"({len(took)} of {len(host_recs)} records, {node.status})")
     return bad

@@ -24,7 +24,10 @@ import pytest
 from splitnet.net.join_state import JoinState
 from splitnet.net.peer import PeerFatal
 from splitnet.session.identity import Identity
+from splitnet.session.transcript import TranscriptWriter, read_transcript
+from splitnet.verify import verify_records
 from tests.net_adversary import GUEST_KINDS, HOST_KINDS, Game, Plan, judge, play
+from tests.net_adversary import WATCHER_KINDS as WATCHER_KINDS_ALL
 from tests.test_attacks_net import DroppingHost, Lan, net
 from tests.virtual_time import VirtualLoop, virtual_time
 
@@ -44,30 +47,36 @@ MESSAGES = ("replay", "range", "turn")
 
 PLANS = [
     Plan(1018, "host", FATAL, rate=0.01),
-    Plan(1000, "host", SLOW, rate=0.02),
+    Plan(1000, "host", SLOW, rate=0.02, watch=True),
     Plan(1004, "host", ORDERING, rate=0.02, proofs=True),
     Plan(1001, "host", ("delay", "duplicate", "refuse"), rate=0.01, rounds=3),
     Plan(1006, "host", ("drop", "reorder", "delay"), rate=0.02, game="splito"),
-    Plan(1003, "host", ORDERING, rate=0.04, game="splito"),
-    Plan(1000, "guest", WIRE, rate=0.03),
+    Plan(1003, "host", ORDERING, rate=0.04, game="splito", watch=True),
+    Plan(1000, "guest", WIRE, rate=0.03, watch=True),
     Plan(1006, "guest", MESSAGES, rate=0.03),
     Plan(1000, "guest", ("range", "turn", "silence"), rate=0.03, proofs=True),
-    Plan(1001, "guest", MESSAGES, rate=0.1, game="splito"),
+    Plan(1001, "guest", MESSAGES, rate=0.1, game="splito", watch=True),
     Plan(1001, "guest", WIRE, rate=0.1, game="splito"),
     # more seats: Splito's passes go round five seats (S5), Split deals four hands (R2)
     Plan(1023, "host", ("drop", "delay", "duplicate", "refuse"), rate=0.01, game="splito",
          seats=5),
     Plan(1002, "guest", ("twice", "range", "turn", "silence"), rate=0.05, game="splito",
          seats=5),
-    Plan(1008, "host", ORDERING, rate=0.01, proofs=True, seats=4),
+    Plan(1008, "host", ORDERING, rate=0.01, proofs=True, seats=4, watch=True),
     # a host that goes quiet 3-12 s as a stopped program does, and a rematch after the
     # game (NETWORK.md §13) with the same dishonest seat, in the rematch's lobby too
-    Plan(1001, "host", ("stall", "delay", "duplicate", "drop"), rate=0.01, rematch=True),
+    Plan(1001, "host", ("stall", "delay", "duplicate", "drop"), rate=0.01, rematch=True,
+         watch=True),
     Plan(1006, "host", ("stall", "delay", "duplicate", "refuse"), rate=0.015, game="splito",
          rematch=True),
     Plan(1000, "guest", WIRE, rate=0.08, rematch=True),
+    # a dishonest watcher (NETWORK.md §14) at a table of honest seats, the game paced so
+    # that it watches live: it must change nothing and convict no one
+    Plan(1000, "watcher", WATCHER_KINDS_ALL, rate=0.05, watch=True, pace=0.3),
+    Plan(1000, "watcher", WATCHER_KINDS_ALL, rate=0.08, watch=True, pace=2.0,
+         game="splito"),
     # a seat gone 1 s is given up and played open-handed (R8.6)
-    Plan(3003, "host", ("drop", "delay", "refuse"), rate=0.02, open_hand=1.0),
+    Plan(3003, "host", ("drop", "delay", "refuse"), rate=0.02, open_hand=1.0, watch=True),
     Plan(3002, "guest", ("silence", "twice", "replay"), rate=0.05, open_hand=1.0),
 ]
 
@@ -77,7 +86,7 @@ def _id(plan: Plan) -> str:
         f"-{plan.rounds}rounds" if plan.game == "split" and plan.rounds > 1 else "") + (
         "-openhand" if plan.open_hand is not None else "") + (
         f"-{plan.seats}seats" if plan.seats != 3 else "") + (
-        "-rematch" if plan.rematch else "")
+        "-rematch" if plan.rematch else "") + ("-watched" if plan.watch else "")
     return f"{plan.side}-{what}-{'+'.join(plan.kinds)}-{plan.seed}"
 
 
@@ -91,6 +100,11 @@ def test_the_plans_use_every_deviation_on_both_sides() -> None:
     assert {(p.game, p.side) for p in PLANS if p.rematch} >= {("split", "host"),
                                                              ("split", "guest"),
                                                              ("splito", "host")}
+    assert {(p.game, p.side) for p in PLANS if p.watch} == {
+        (g, side) for g in ("split", "splito") for side in ("host", "guest", "watcher")}
+    assert {k for p in PLANS if p.side == "watcher" for k in p.kinds} == set(WATCHER_KINDS_ALL)
+    assert any(p.watch and p.proofs for p in PLANS) and any(p.watch and p.rematch
+                                                            for p in PLANS)
 
 
 @pytest.mark.parametrize("plan", PLANS, ids=_id)
@@ -107,6 +121,41 @@ async def test_a_dishonest_seat_convicts_no_honest_one(
     if plan.open_hand is not None:  # the seat given up, as the plan is for
         table = game.nodes[0].table
         assert table is not None and any(e.kind == "abandon" for e in table.log.entries)
+    if plan.watch:  # both watchers followed, one of them killed and run again
+        watched = (game.first or game).watchers
+        assert [w.runs for w in watched] == [2, 1], game.describe()
+        assert all(w.node.have for w in watched), game.describe()
+
+
+@pytest.mark.parametrize("plan", [p for p in PLANS if p.side == "watcher"], ids=_id)
+@virtual_time
+async def test_a_dishonest_watcher_changes_nothing_of_the_game(
+        tmp_path: Path, clock: VirtualLoop, plan: Plan) -> None:
+    """A dishonest watcher's game is the same game as nobody's watching: Split's
+    transcripts byte for byte; Splito's record the same (its seats commit at once, and
+    the order the host takes simultaneous commitments in is any arrival's)."""
+    watched = (await play(tmp_path / "watched", plan)).nodes
+    alone = (await play(tmp_path / "alone", dataclasses.replace(plan, watch=False,
+                                                                kinds=()))).nodes
+    logs = [[n.table.log.records() if n.table else [] for n in g] for g in (watched, alone)]
+    if plan.game == "split":
+        assert logs[0] == logs[1]
+    one, two = (verify_records(g[0]) for g in logs)
+    assert one.ok and two.ok and one.record == two.record, (one.summary, two.summary)
+
+
+@virtual_time
+async def test_watchers_change_nothing_at_an_honest_host_with_a_dishonest_guest(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """The same plan watched and not: at an honest host the players' game is the same
+    byte for byte — the watchers' connections, catch-up and kill change no record, while
+    a guest deviates (NETWORK.md §14: a watcher never slows or changes the table)."""
+    plan = next(p for p in PLANS if p.watch and p.side == "guest" and p.game == "split")
+    watched = await play(tmp_path / "watched", plan)
+    alone = await play(tmp_path / "alone", dataclasses.replace(plan, watch=False))
+    assert watched.watchers and not alone.watchers
+    assert [n.table.log.records() if n.table else None for n in watched.nodes] \
+        == [n.table.log.records() if n.table else None for n in alone.nodes]
 
 
 @virtual_time
@@ -166,6 +215,31 @@ async def test_the_oracle_finds_a_corrupt_transcript_and_an_honest_seat_named(
     data[-1] ^= 1
     path.write_bytes(bytes(data))
     assert any(b.startswith("honest seat 0's transcript") for b in judge(game)), judge(game)
+
+
+@virtual_time
+async def test_the_oracle_finds_a_watcher_short_of_the_end_or_with_a_corrupt_file(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """A watched game the oracle passes (an honest host), judged again with one watcher's
+    file cut short of the last record, and with the other's last byte flipped: both
+    are found."""
+    plan = next(p for p in PLANS if p.watch and p.side == "guest" and p.game == "split")
+    game = await play(tmp_path, plan)
+    assert judge(game) == [] and len(game.watchers) == 2
+    wes, xi = game.watchers
+    assert wes.node.path is not None and xi.node.path is not None
+    recs = read_transcript(wes.node.path)
+    wes.node.path.unlink()
+    writer = TranscriptWriter(wes.node.path)
+    for r in recs[:-1]:
+        writer.append(r)
+    writer.close()
+    data = bytearray(xi.node.path.read_bytes())
+    data[-1] ^= 1
+    xi.node.path.write_bytes(bytes(data))
+    bad = judge(game)
+    assert any(b.startswith("watcher Wes") for b in bad), bad
+    assert any(b.startswith("watcher Xi") for b in bad), bad
 
 
 @virtual_time

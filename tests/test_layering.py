@@ -103,8 +103,8 @@ GAME_LAYERS: dict[str, dict[str, str]] = {
     "split": {"rules": "rules", "bots": "bots", "record": "record", "describe": "describe",
               "replay": "replay",
               "core": "game", "local": "game", "open_hand": "game",
-              "open_hand_policy": "game"},
-    "splito": {"core": "game"},
+              "open_hand_policy": "game", "bodies": "game"},
+    "splito": {"core": "game", "bodies": "game"},
 }
 
 

@@ -658,7 +658,12 @@ def test_an_alarm_ends_play_and_what_comes_after_it_is_refused_as_game_md_says()
 
 
 def test_a_timeout_s_waited_is_an_integer_at_least_0_as_game_md_says() -> None:
-    from splitnet.game.table import check_timeout
+    from splitnet.game.bodies import parse_timeout
+    from splitnet.game.table import check_timeout as check
+
+    def check_timeout(author: int, body: dict[str, object], host: int,
+                      waiting: list[int]) -> tuple[int, int]:  # parsed, then checked
+        return check(author, parse_timeout(author, body), host, waiting)
 
     assert check_timeout(0, {"round": 1, "seat": 1, "waited": 0}, 0, [1]) == (1, 0)
     for body in ({"round": 1, "seat": 1, "waited": -1}, {"round": 1, "seat": 1, "waited": 1.5},

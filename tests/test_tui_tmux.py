@@ -1,12 +1,14 @@
 """The full-screen table in a real terminal: tmux runs ``splitnet play --seed 1`` (you
 against three heuristic bots, dealt by the fair-deck protocol), we type keys and read the
-screen back with ``capture-pane``."""
+screen back with ``capture-pane``; and ``splitnet watch``'s table from above, beside a
+host and a bot."""
 
 from __future__ import annotations
 
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -262,3 +264,55 @@ def test_ctrl_l_draws_the_table_again_over_what_another_program_printed(
         pane.wait(lambda s: "SOMETHING ELSE" not in s and ready in s, 10, "the table redrawn")
     finally:
         subprocess.run([*pane.base, "kill-server"], capture_output=True, timeout=10)
+
+
+def test_watch_full_screen_in_tmux(tmp_path: Path) -> None:
+    """``splitnet watch`` at a real terminal: the table from above (hands face down with
+    their counts, the discard row, the pads, the log), the help; q quits at once and
+    gives the terminal back, where the verdict so far and the transcript's path are
+    printed (status 3: the game was not over); the same command goes on from its file,
+    and SIGTERM gives the terminal back too (status 130)."""
+    from tests.test_net_game import Proc, host_port_and_code, wait_until
+
+    host = Proc(tmp_path, "host", "host", "--port", "0", "--bind", "127.0.0.1",
+                "--play-as-bot", "heuristic", "--seats", "2", "--no-announce", "--name",
+                "Ana", "--no-proofs", "--data-dir", str(tmp_path / "p0"))
+    procs = [host]
+    pane: Pane | None = None
+    try:
+        wait_until(lambda: "listening on port" in host.stdout(), 30, "the host to listen")
+        port, code = host_port_and_code(host)
+        watch = host.stdout().split("Watch code: ")[1].split()[0]
+        procs.append(Proc(tmp_path, "bot", "bot", f"127.0.0.1:{port}", "--code", code,
+                          "--name", "Bo", "--delay", "3",  # a long game: we quit mid-way
+                          "--data-dir", str(tmp_path / "p1")))
+        cmd = (f"cd {ROOT} && {sys.executable} -m splitnet.cli watch 127.0.0.1:{port} "
+               f"--code {watch} --data-dir {tmp_path / 'w'}; echo EXIT=$?; ")
+        cmd += cmd.replace("EXIT=", "AGAIN=") + "sleep 60"  # then run again, and killed
+        pane = open_pane("watch", cmd, 100, 30)
+        screen = pane.wait(lambda s: "Discard row" in s and " cards ▒" in s, 60,
+                           "the table from above")
+        assert "splitnet watch · Split · round 1 of" in screen and "Ana" in screen
+        assert "Bo" in screen and "Draw pile: " in screen and "Log" in screen
+        assert len(re.findall(r"(^|│) Perf +[■▣□]", screen, re.M)) == 2  # two pads
+        pane.keys("?")
+        pane.wait(lambda s: "Watching a game" in s, 10, "the help")
+        pane.keys("Escape")
+        pane.wait(lambda s: "Discard row" in s, 10, "the table again")
+        pane.keys("q")
+        screen = pane.wait(lambda s: "EXIT=" in s, 20, "the watcher to quit")
+        assert "EXIT=3" in screen and "incomplete: " in screen and "Transcript: " in screen
+        assert "Discard row" not in screen  # the terminal is given back, the table gone
+        # The same command goes on from its file; SIGTERM gives the terminal back too.
+        pane.wait(lambda s: "Discard row" in s and "EXIT=" not in s, 30, "the table again")
+        shell = int(pane.run("list-panes", "-t", "watch", "-F", "#{pane_pid}").split()[0])
+        child = int(Path(f"/proc/{shell}/task/{shell}/children").read_text().split()[0])
+        os.kill(child, signal.SIGTERM)
+        screen = pane.wait(lambda s: "AGAIN=" in s, 20, "the killed watcher to end")
+        assert "AGAIN=130" in screen and "Discard row" not in screen
+    finally:
+        if pane is not None:
+            subprocess.run([*pane.base, "kill-server"], capture_output=True, timeout=10)
+        for p in procs:
+            if p.p.poll() is None:
+                p.p.kill()

@@ -1,9 +1,10 @@
 """A watcher's checks, record by record (issue "Watch a game"; protocol/TRANSCRIPT.md §10):
 :class:`splitnet.verify.LiveVerifier` takes each record as it arrives, exactly as
 ``splitnet verify`` takes the whole transcript. Whole games of both games — with and
-without shuffle proofs, through a seat given up — are followed live: at every entry the
-watcher has checked everything so far and reads no card that some seat at the table
-cannot (R8, R8.6, S7: only what is public), and at the end it reaches verify's verdict.
+without shuffle proofs — are followed live: at every entry the watcher has checked
+everything so far and reads no card that some seat at the table cannot (R8, S7: only
+what is public), and at the end it reaches verify's verdict (through a seat given up,
+R8.6: tests/test_watch_tui.py, the same check beside the spectator table's on one game).
 A bad record stops it at that record with verify's verdict, naming the same seat, and it
 takes nothing after."""
 
@@ -15,7 +16,6 @@ from typing import Any
 import pytest
 
 from splitnet.games.split.bots import make_bot
-from splitnet.games.split.core import GameCore
 from splitnet.games.split.local import LocalGame
 from splitnet.games.splito.core import SplitoCore
 from splitnet.verify import LiveVerifier, verify_records
@@ -74,27 +74,6 @@ def test_a_split_game_watched_live_reads_only_what_is_public_and_verifies(
     v = watcher.verdict()
     assert v.ok and v == verify_records(g.log.records())
     assert watcher.entries == len(g.log)
-
-
-def test_a_split_game_with_a_seat_given_up_watched_live() -> None:
-    """R8.6: the leaver's cards are public from the next deal (the watcher reads them
-    too); the cut round's unplayed cards stay unread by everyone, the watcher included."""
-    n = 4
-    g, _ = split_game(n, False, seed=3)
-    watcher, _ = follow(g, split_known)
-    steps = [0]
-
-    def on_step(g: LocalGame[GameCore]) -> None:
-        steps[0] += 1
-        r = g.cores[0].round
-        if steps[0] >= 150 and not g.silent and r is not None and r.stage == "play":
-            g.silent.add(n - 1)
-
-    g.run_bots([make_bot("normal", i) for i in range(n)], open_hand_after=120,
-               on_step=on_step)
-    assert g.finished and g.cores[0].open_seats == {n - 1}
-    assert watcher.verdict() == verify_records(g.log.records())
-    assert watcher.verdict().ok
 
 
 def test_a_splito_game_watched_live_reads_only_what_is_public_and_verifies() -> None:

@@ -96,13 +96,14 @@ def _addr_arg(text: str) -> str:
     return text
 
 
-def _lan_addr_arg(text: str) -> str:
-    """``watch``'s ADDR[:PORT]: a LAN address (watching across the internet is not
-    built: NETWORK.md §14)."""
-    if is_wormhole_code(text):
-        raise argparse.ArgumentTypeError("watching through an invitation code is not "
-                                         "possible yet: give the host's ADDR[:PORT]")
-    return _addr_arg(text)
+def _host_key_arg(text: str) -> str:
+    """``watch --host-key``: a host key fingerprint as the host prints it."""
+    from splitnet.net.watcher import check_fingerprint
+
+    try:
+        return check_fingerprint(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def _net_timing(text: str) -> str:
@@ -221,14 +222,20 @@ def add_parsers(sub: Any) -> None:
                    help=argparse.SUPPRESS)
     h.add_argument("--watchers", type=int_in(1, 64), default=4, metavar="N",
                    help="how many people may watch at once with the watch code it prints "
-                        "(splitnet watch ADDR; default 4); a watcher gets no seat and "
-                        "sees only what is public")
+                        "(splitnet watch ADDR; with --internet also a watch invitation: "
+                        "splitnet watch CODE; default 4); a watcher gets no seat and "
+                        "sees only what is public. Every player's lobby and table show "
+                        "how many watch; the host's lobby removes one (plain: 'unwatch "
+                        "NAME'; full screen: w and its number), refused from its address "
+                        "for the rest of the game")
     h.add_argument("--no-watchers", action="store_true",
-                   help="print no watch code: nobody can watch this game")
+                   help="print no watch code or watch invitation: nobody can watch this "
+                        "game")
     h.add_argument("--internet", action="store_true",
                    help="also invite players anywhere through magic-wormhole: prints an "
                         "invitation (splitnet join 7-crossover-clockwork) for each free "
-                        "seat, a fresh one as each is claimed")
+                        "seat, a fresh one as each is claimed, and a watch invitation "
+                        "(splitnet watch CODE) unless --no-watchers")
     common(h)
     h.set_defaults(func=_command("host"))
 
@@ -281,22 +288,39 @@ def add_parsers(sub: Any) -> None:
     common(b)
     b.set_defaults(func=_command("bot"))
 
-    w = sub.add_parser("watch", help="watch a game on the LAN",
-                       description="Watch a game on the LAN with the host's address and "
-                                   "the watch code it shows: every record is checked as "
-                                   "it arrives, as splitnet verify checks a transcript; "
-                                   "only what is public is shown. At the end: the "
+    w = sub.add_parser("watch", help="watch a game on the LAN or across the internet",
+                       description="Watch a game: on the LAN with the host's address and "
+                                   "the watch code it shows, across the internet with the "
+                                   "watch invitation a host --internet prints (splitnet "
+                                   "watch CODE). Every record is checked as it arrives, as "
+                                   "splitnet verify checks a transcript; only what is "
+                                   "public is shown. The host's key fingerprint is shown "
+                                   "on connecting (--host-key pins it). At the end: the "
                                    "results, each round's audit and the saved "
-                                   "transcript's path. Run it again after a drop to go on.")
-    w.add_argument("addr", metavar="ADDR[:PORT]", type=_lan_addr_arg,
-                   help="the host's address")
+                                   "transcript's path. Run the same command again after a "
+                                   "drop or a kill to go on.")
+    w.add_argument("addr", metavar="ADDR[:PORT]|CODE", type=_addr_arg,
+                   help="the host's LAN address, or its watch invitation (e.g. "
+                        "7-crossover-clockwork; never a join invitation)")
     w.add_argument("--code", type=_code_arg,
-                   help="the watch code the host shows (asked for when missing)")
+                   help="on the LAN: the watch code the host shows (asked for when "
+                        "missing); a watch invitation needs none")
+    w.add_argument("--host-key", metavar="FINGERPRINT", type=_host_key_arg, default=None,
+                   help="watch only a host whose key has this fingerprint (the 'Host key "
+                        "fingerprint' it prints): anyone else is refused in one line")
     w.add_argument("--name", default="Watcher", type=player_name,
                    help="the name the host lists you by (1–32 characters)")
     w.add_argument("--plain", action="store_true",
-                   help="a line per event (the only front end so far)")
+                   help="a line per event (the default when stdout is no terminal); "
+                        "without it, at a terminal: the full-screen table from above "
+                        "(q quits, ↑ ↓ PgUp PgDn scroll the log, ? help)")
     w.add_argument("--data-dir", metavar="DIR", type=data_dir,
                    help="where the transcript is kept (default: the usual data dir)")
+    w.add_argument("--mailbox", metavar="URL", default=None,
+                   help="with a watch invitation: the wormhole mailbox server (as for "
+                        "join)")
+    w.add_argument("--relay", metavar="tcp:HOST:PORT", default=None,
+                   help="with a watch invitation: the wormhole transit relay (as for join)")
+    w.add_argument("--relay-only", action="store_true", help=argparse.SUPPRESS)
     w.add_argument("--net-timing", metavar="K=V,…", type=_net_timing, help=argparse.SUPPRESS)
     w.set_defaults(func=_command("watch"))

@@ -36,7 +36,7 @@ from splitnet.app.lan_common import (
     _wormhole_settings,
 )
 from splitnet.app.lan_discovery import _Announcer
-from splitnet.app.lan_invite import _invitation_lines, _invitations
+from splitnet.app.lan_invite import _invitation_lines, _invitations, _watch_invitations
 from splitnet.app.lan_rematch import (
     _chain_index,
     _finished_game,
@@ -60,7 +60,7 @@ from splitnet.net.config import DEFAULT_PORT, NetSettings
 from splitnet.net.host import HostNode
 from splitnet.net.joincode import JoinCode, new_code, parse_code
 from splitnet.net.known_peers import KnownPeers
-from splitnet.net.links import node_wrap, secure_busy
+from splitnet.net.links import node_wrap, secure_busy, watch_invitation_wrap
 from splitnet.net.secure import AttemptLimiter, SecureError
 from splitnet.net.secure_watch import WatchGate
 from splitnet.net.store import (
@@ -74,7 +74,6 @@ from splitnet.net.store import (
 from splitnet.net.table import GameChoice, SeedMaker, TableParts
 from splitnet.session.identity import Identity
 from splitnet.session.log import new_game_id
-from splitnet.text import shown
 from splitnet.ui.lobby import HostLobby, plain_lobby
 
 
@@ -286,10 +285,14 @@ class _Hosting:
                 if self.watch_code is not None else None)
         self.wrap: Any = node_wrap(code, net, limiter=self.limiter, on_refused=self._refused,
                                    seats=self._seats, watch=gate)
+        #: ``--internet`` with watchers: the watch invitation open (NETWORK.md §14.8)
+        self.watch_invites: wormhole.Invitations | None = None
         if args.internet:  # a wormhole's channel: its agreed key is the password (§12)
             self.wrap = wormhole.per_channel_wrap(
                 lambda pw: node_wrap(pw, net, limiter=self.limiter, on_refused=self._refused,
-                                     seats=self._seats), self.wrap)
+                                     seats=self._seats), self.wrap,
+                watch=None if gate is None else lambda pw: watch_invitation_wrap(
+                    pw, net, self.watch_limiter, on_refused=self._refused))
 
     def _seats(self) -> Collection[bytes]:
         """The seats' keys, which the join-code layer lets past its limits."""
@@ -305,6 +308,9 @@ class _Hosting:
         """``--internet``: the invitations of ``node``'s game (:func:`_invitations`)."""
         self.invites = _invitations(self.args, node, self.net, lambda: self.lobby, files,
                                     settings)
+        if self.watch_code is not None:
+            self.watch_invites = _watch_invitations(self.args, node, self.net,
+                                                    lambda: self.lobby, files, settings)
 
     async def rewire(self, rematch: HostNode, files: GameFiles) -> None:
         """``host --internet``: the finished game's wormholes close; the rematch waits
@@ -314,6 +320,9 @@ class _Hosting:
         assert self.wh_settings is not None
         old, self.invites = self.invites, None
         await old.close()
+        watch, self.watch_invites = self.watch_invites, None
+        if watch is not None:  # (its watchers' chains end with the game: a fresh one)
+            await watch.close()
         try:
             old.hand_over({p.key for p in rematch.rematch_of.header.players},
                           ResumeFile(files.wormhole))
@@ -343,6 +352,8 @@ class _Hosting:
             # every wormhole closed while the loop runs, also when a stop above passed on
             # the cancellation that ends us (Ctrl-C, SIGTERM): else their tasks are
             # cancelled as the loop ends and Twisted calls into the closed loop
+            if self.watch_invites is not None:
+                await self.watch_invites.close()
             if self.invites is not None:
                 await self.invites.close()
                 wormhole.stop_twisted()
@@ -483,13 +494,14 @@ def _keep_watch_code(data_dir: Path, gid: bytes, code: JoinCode | None) -> None:
 
 
 def _watch_lines(h: _Hosting, node: HostNode) -> list[str]:
-    """The lobby's lines on watching: the code, who watches, wrong watch codes."""
+    """The lobby's lines on watching: the code, wrong watch codes (who watches: the
+    lobby's own line, HostLobby)."""
     if h.watch_code is None:
         return ["not watchable (--no-watchers)"]
     lines = [f"Watch code: {h.watch_code} (up to {h.watchers} watchers)"]
-    status = node.watchers.status()
-    if status:
-        lines.append(shown(status))
+    if h.watch_invites is not None and not _lobby_in_lines(h.args):
+        lines += [f"Watch invitation: splitnet watch {i.code}"
+                  for i in h.watch_invites.open if i.code]
     if h.watch_limiter.failures or h.watch_limiter.refused:
         lines.append("watchers' " + h.watch_limiter.status())
     return lines

@@ -40,7 +40,7 @@ from splitnet.net.store import (
     unfinished_games,
 )
 from splitnet.net.table import SeedMaker, TableParts
-from splitnet.net.wire import Channel, plain
+from splitnet.net.wire import Channel, ChannelWrap, WireError, plain
 from splitnet.session.identity import Identity
 from splitnet.text import shown
 from splitnet.ui.lobby import HostLobby, JoinLobby
@@ -112,6 +112,56 @@ def _invitations(args: argparse.Namespace, node: HostNode, net: NetSettings,
     return invites
 
 
+def _watch_invitations(args: argparse.Namespace, node: HostNode, net: NetSettings,
+                       lobby: Callable[[], HostLobby | None], files: GameFiles,
+                       settings: wormhole.WormholeSettings) -> wormhole.Invitations:
+    """``host --internet``, a game that takes watchers: one *watch invitation* open while
+    the game is not over (NETWORK.md §14.8) — a wormhole whose channels may only watch,
+    served by the same :class:`~splitnet.net.watchers.Watchers` as a LAN watcher's, a
+    fresh one printed as each is claimed. Each claimed one gives its watcher a resume
+    secret, as a player's invitation does (kept in ``GAME_ID.watch.wormhole``): a killed
+    watcher runs the same command again and meets the host on its resume wormhole. It
+    is an :class:`~splitnet.net.wormhole.Invitations` of its own — its claims, failures
+    and resume secrets are never the players'."""
+
+    def wanted() -> int:
+        over = node.table is not None and node.table.core.finished
+        # a rematch lobby opens no invitation of any kind (NETWORK.md §13): its watch
+        # invitation opens as its game starts
+        rematch_lobby = node.rematch_of is not None and node.table is None
+        return (0 if node.done.is_set() or over or rematch_lobby
+                or node.watchers.desk.limit <= 0 else 1)
+
+    def show(code: str) -> None:
+        if args.plain or args.play_as_bot or (_lobby_in_lines(args)
+                                              and not node.started.is_set()):
+            print(f"Watch invitation: splitnet watch {code}  (it gives no seat)", flush=True)
+        _log.info("wormhole watch invitation %s", code)
+        lb = lobby()
+        if lb is not None and not node.started.is_set():
+            lb.changed()
+
+    try:
+        invites = wormhole.Invitations(
+            settings, node.serve_channel, show, wanted, max_buffer=net.max_send_buffer,
+            resume=ResumeFile(watch_resume_path(files)), watch=True,
+            on_failed=lambda why: print(f"splitnet: watch invitation: {why}",
+                                        file=sys.stderr, flush=True),
+            names=lambda: list(dict.fromkeys([*node.lobby_names, *_host_bot_names(args)])))
+    except ValueError as e:
+        raise SystemExit(f"splitnet: {e}") from None
+    node.subscribe(invites.refresh)
+    invites.refresh()
+    return invites
+
+
+def watch_resume_path(files: GameFiles) -> Path:
+    """``DATA_DIR/games/GAME_ID.watch.wormhole``: the host's resume secrets of the
+    watchers that came through its watch invitations (the players' are in
+    ``GAME_ID.wormhole``)."""
+    return files.wormhole.with_name(files.wormhole.stem + ".watch.wormhole")
+
+
 def _invitation_lines(invites: wormhole.Invitations | None,
                       args: argparse.Namespace) -> list[str]:
     """The full-screen lobby's lines for the invitations open (a lobby printed line by
@@ -121,6 +171,23 @@ def _invitation_lines(invites: wormhole.Invitations | None,
     codes = [i.code for i in invites.open if i.code]
     return [f"Invitation: splitnet join {c}" for c in codes] or [
         "Opening a wormhole invitation…"]
+
+
+def reworded(inner: ChannelWrap, when: str, text: str) -> ChannelWrap:
+    """``inner``, whose failures whose reason begins with ``when`` say ``text`` instead
+    (fatal): through a wormhole whose PAKE succeeded, a refused handshake means the
+    code was the other kind of invitation — a watch invitation used to join, or a join
+    invitation used to watch (NETWORK.md §14.8)."""
+
+    async def wrap(channel: Channel, role: str) -> Channel:
+        try:
+            return await inner(channel, role)
+        except WireError as e:
+            if e.reason.startswith(when):
+                raise WireError(e.code, text, fatal=True) from None
+            raise
+
+    return wrap
 
 
 # ---------------------------------------------------------------------- a guest's way in
@@ -227,8 +294,11 @@ def _wormhole_peer(args: argparse.Namespace, data_dir: Path, identity: Identity,
         print(f"Playing as {bot_label(nodes[0].name, args.level)}", flush=True)
 
     link = _Invited(connector, named if pick is not None else None)
-    wrap = wormhole.per_channel_wrap(
-        lambda pw: node_wrap(pw, net, on_secure=secure, identity=identity), plain)
+    wrap = wormhole.per_channel_wrap(lambda pw: reworded(
+        node_wrap(pw, net, on_secure=secure, identity=identity), "wrong code",
+        f"the invitation {args.addr} is not a join invitation: the host took it for its "
+        f"watch invitation, which gives no seat (splitnet watch {args.addr} watches) — "
+        f"ask the host for a join invitation"), plain)
     host, port = _WORMHOLE_HOST.split(":")
     try:
         node = PeerNode(identity, data_dir, args.name, host, int(port), net,

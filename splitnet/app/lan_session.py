@@ -32,6 +32,7 @@ from splitnet.net.peer import PeerFatal
 from splitnet.net.table import Narration, Table, TableParts
 from splitnet.net.wire import WireError
 from splitnet.session.log import Entry
+from splitnet.text import shown
 from splitnet.ui import time_left
 
 
@@ -68,6 +69,8 @@ class Node(Protocol):
     def seat_states(self) -> dict[int, tuple[Presence, int]]: ...
 
     def accepts_left(self) -> float | None: ...
+
+    def watching_status(self) -> str: ...
 
 
 #: The host is offered to play a seat open-handed (R8.6) once the game has waited this
@@ -207,7 +210,15 @@ class LanSeat(SessionBase, Generic[MoveT]):
                     else f"not answering for {quiet} s")
             notes.append(f"waiting for {self.players[s]} ({what})" if s in waiting
                          else f"{self.players[s]} {what}")
+        if self.watching:
+            notes.append(self.watching)
         return notes
+
+    @property
+    def watching(self) -> str:
+        """Who watches the game, as the host says (NETWORK.md §14.10): ``'2 watching (Cy,
+        Di)'`` or ``''``; shown safely (names a watcher chose)."""
+        return shown(self.node.watching_status(), limit=200)
 
     # ------------------------------------------------------------------ acting
     def _my_turn(self) -> bool:

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable, Collection
 
 from splitnet.net.config import NetSettings
@@ -43,6 +44,19 @@ def node_wrap(code: JoinCode | bytes, net: NetSettings, *,
                        closed_exc=ChannelClosed, error_exc=as_wire, on_secure=on_secure,
                        on_refused=on_refused, identity=identity, seats=seats,
                        watch=watch)
+
+
+def watch_invitation_wrap(password: bytes, net: NetSettings, limiter: AttemptLimiter, *,
+                          on_refused: Callable[[str, SecureError], None] | None = None
+                          ) -> ChannelWrap:
+    """The host's handshake on a channel through a watch invitation (NETWORK.md §14.8,
+    SECURE.md §12): the watch code's SPAKE2 with the wormhole's agreed key as the watch
+    code, counted by the watchers' own ``limiter``. Its join code is a fresh random
+    secret that nobody holds, so a JOIN on it never passes: a watch invitation never
+    gives a seat, and what a JOIN there costs is counted by the watchers' limiter, never
+    by the players'."""
+    return node_wrap(secrets.token_bytes(32), net, limiter=limiter, on_refused=on_refused,
+                     watch=WatchGate(password, limiter))
 
 
 def secure_busy(channel: Channel, reason: str) -> None:

@@ -1030,10 +1030,18 @@ async def _join_side(link: FrameLink, code: JoinCode | str | bytes, entropy: Ent
     except (ConnectionError, TimeoutError) as e:  # SecureClosed, or the caller's own
         if not hs.sent_join:
             raise
-        how = ("hung up" if isinstance(e, ConnectionError)
-               else f"did not answer within {timeout:g} s")
-        raise HandshakeError(f"the host at {link.peer} {how} after our JOIN, without "
-                             f"accepting or refusing it", code="unanswered") from None
+        raise unanswered_error(link, e, timeout, "JOIN") from None
+
+
+def unanswered_error(link: FrameLink, e: BaseException, timeout: float | None,
+                     what: str) -> HandshakeError:
+    """The connection ended (``e`` a ConnectionError) or stayed silent for ``timeout``
+    after our ``what`` (JOIN, WATCH JOIN): a :class:`HandshakeError` with code
+    ``"unanswered"`` (each such attempt gave whoever answers one guess of the code)."""
+    how = ("hung up" if isinstance(e, ConnectionError)
+           else f"did not answer within {timeout:g} s")
+    return HandshakeError(f"the host at {link.peer} {how} after our {what}, without "
+                          f"accepting or refusing it", code="unanswered")
 
 
 async def _handshake(coro: Awaitable[SecureSession], link: FrameLink,

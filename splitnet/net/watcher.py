@@ -12,7 +12,14 @@ reach the same verdict. A bad record stops the watcher with that verdict.
 A lost connection (the host dropped it as too slow, a restart, a pulled cable) is tried
 again with the joiner's back-off (0.1 s doubling to 2 s, within ``retry_total``); the
 watcher resumes from the records it holds, and so does a watcher run again after it was
-killed (its ``watch`` frame names the game it holds part of).
+killed (its ``watch`` frame names the game it holds part of). The transport is the
+caller's (``connect``): TCP on the LAN, a watch invitation's wormhole across the internet.
+
+Its own checks of the host (NETWORK.md §14 item 9): ``pin`` (``--host-key``) refuses a
+host under any other key before the ``watch``; a resumed file's header must name the
+host whose challenge we verified; within a run every reconnect shows the first key; and
+:func:`watch_wrap` stops after ``MAX_UNANSWERED`` WATCH JOINs left unanswered in a row
+(each one guess of the watch code for whoever answers).
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ from splitnet.net.config import NetSettings
 from splitnet.net.frames import Bye, Challenge, Frame, HostError, Ping, Pong, Rec, Watch, Welcome
 from splitnet.net.framing import FrameTooLarge
 from splitnet.net.joincode import JoinCode
-from splitnet.net.secure import SecureError, SecureLink
+from splitnet.net.secure import MAX_UNANSWERED, SecureError, SecureLink
 from splitnet.net.secure_watch import watch_side
 from splitnet.net.wire import (
     NET_PROTOCOL,
@@ -43,10 +50,11 @@ from splitnet.net.wire import (
     plain,
     verify_challenge,
 )
+from splitnet.session.identity import fingerprint
 from splitnet.session.log import Log, LogError
 from splitnet.session.transcript import TranscriptWriter, read_transcript
 
-__all__ = ["WatchFatal", "WatchNode", "watch_wrap", "watched_path"]
+__all__ = ["WatchFatal", "WatchNode", "check_fingerprint", "watch_wrap", "watched_path"]
 
 _log = logging.getLogger("splitnet.net.watcher")
 
@@ -67,24 +75,54 @@ def watched_path(data_dir: Path, game_id: bytes) -> Path:
     return data_dir / "watched" / f"{game_id.hex()}.splitlog"
 
 
-def watch_wrap(code: JoinCode | str | bytes, net: NetSettings) -> ChannelWrap:
+def watch_wrap(code: JoinCode | str | bytes, net: NetSettings, *,
+               max_unanswered: int = MAX_UNANSWERED) -> ChannelWrap:
     """The watch code's handshake (SECURE.md §12) around each fresh connection; a failed
-    one is a :class:`WireError` (fatal but for a busy host or a timeout)."""
+    one is a :class:`WireError` (fatal but for a busy host or a timeout). Each WATCH JOIN
+    gives whoever answers at that address one guess of the watch code: after
+    ``max_unanswered`` in a row that got neither an ACCEPT nor a REFUSE (the connection
+    ended, or nothing came back in time) the watcher stops, as a joiner does
+    (SECURITY.md row 144)."""
+    unanswered = 0
 
     async def wrap(channel: Channel, role: str) -> Channel:
+        nonlocal unanswered
         try:
-            async with asyncio.timeout(net.handshake_timeout):
-                session = await watch_side(channel, code)
+            session = await watch_side(channel, code, timeout=net.handshake_timeout)
         except SecureError as e:
             channel.close()
+            if e.code == "unanswered":
+                unanswered += 1
+                if unanswered >= max_unanswered:
+                    raise WireError(ErrorCode.AUTH, f"{e} — {unanswered} times in a row: "
+                                    "stopping, since each attempt lets whoever answers "
+                                    "there test one guess of the watch code; check the "
+                                    "address and the code with the host", fatal=True) from None
+                raise WireError(ErrorCode.AUTH, str(e)) from None
             code_ = ErrorCode.BUSY if e.code == "busy" else ErrorCode.AUTH
             raise WireError(code_, str(e), fatal=e.code not in ("busy", "timeout")) from None
         except TimeoutError:
             channel.close()
             raise WireError(ErrorCode.AUTH, "the watch handshake timed out") from None
+        unanswered = 0
         return SecureLink(channel, session, closed_exc=ChannelClosed)
 
     return wrap
+
+
+def check_fingerprint(text: str) -> str:
+    """A host key fingerprint as ``--host-key`` takes it (five groups of four hex
+    digits, as the host prints it; case and dashes as you like), in the host's form;
+    :class:`ValueError` naming what is wrong.
+
+    >>> check_fingerprint("AB12CD34ef56-0123-4567")
+    'ab12-cd34-ef56-0123-4567'
+    """
+    digits = text.strip().replace("-", "").lower()
+    if len(digits) != 20 or any(c not in "0123456789abcdef" for c in digits):
+        raise ValueError("a host key fingerprint is 20 hex digits in five groups of four, "
+                         "as the host prints it (e.g. 3f2a-91c0-5be7-d4a8-0c6e)")
+    return "-".join(digits[i:i + 4] for i in range(0, 20, 4))
 
 
 class WatchNode:
@@ -95,7 +133,10 @@ class WatchNode:
     def __init__(self, data_dir: Path, name: str, connect: Connect, *,
                  check: Callable[[bytes], str | None] | None = None,
                  wrap: ChannelWrap = plain, net: NetSettings | None = None,
-                 on_record: Callable[[int, bytes], None] | None = None) -> None:
+                 on_record: Callable[[int, bytes], None] | None = None,
+                 pin: str | None = None,
+                 on_host: Callable[[bytes], None] | None = None,
+                 resuming: bool = False) -> None:
         self.data_dir = data_dir
         self.name = name
         self.connect = connect
@@ -103,6 +144,14 @@ class WatchNode:
         self.wrap = wrap
         self.net = net or NetSettings()
         self.on_record = on_record
+        #: ``--host-key``: the fingerprint the host's key must have (check_fingerprint)
+        self.pin = check_fingerprint(pin) if pin is not None else None
+        #: hears the host's key once, as its first challenge verifies (to show it)
+        self.on_host = on_host
+        #: it was in this game before (a rerun that holds a watch invitation's resume
+        #: secret): the long bound, ``retry_total``, counts at once, as for a joiner
+        #: resuming its game — the host may take ``wormhole_idle`` to meet it again
+        self.resuming = resuming
         self.log = Log()
         self.host_key: bytes | None = None
         self.writer: TranscriptWriter | None = None
@@ -136,7 +185,7 @@ class WatchNode:
         """Connect, follow, reconnect with back-off while the host is away; return when
         the game is over; raise :class:`WatchFatal` on a bad record or a refusal."""
         try:
-            gap, lost, began, reached = 0.1, None, self._now(), False
+            gap, lost, began, reached = 0.1, None, self._now(), self.resuming
             while True:
                 try:
                     raw = await self.connect()
@@ -190,9 +239,15 @@ class WatchNode:
         if f.bind != binding_of(ch) or not verify_challenge(f):
             raise WireError(ErrorCode.AUTH, "the host's challenge does not verify for this "
                             "connection", fatal=True)
+        if self.pin is not None and fingerprint(f.key) != self.pin:
+            raise WatchFatal(f"the host's key fingerprint is {fingerprint(f.key)}, not "
+                             f"{self.pin} (--host-key): this is not the host you meant; "
+                             "nothing was watched")
         if self.host_key is not None and f.key != self.host_key:
             raise WireError(ErrorCode.AUTH, "the host at this address has another identity "
                             "than the game's host", fatal=True)
+        if self.host_key is None and self.on_host is not None:
+            self.on_host(f.key)
         self.host_key = f.key
         if f.game is not None and not len(self.log):
             self._resume(f.game)

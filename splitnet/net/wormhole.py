@@ -345,10 +345,13 @@ class WormholeChannel:
     splitnet handshake on top (:func:`per_channel_wrap`)."""
 
     def __init__(self, proto: _Subchannel, peer: str, password: bytes, *,
-                 max_buffer: int = 16 * 1024 * 1024) -> None:
+                 max_buffer: int = 16 * 1024 * 1024, watch_only: bool = False) -> None:
         self._proto = proto
         self.peer = peer
         self.password = password
+        #: it came through a watch invitation (:class:`Invitations` with ``watch``):
+        #: the host's wrap lets it watch and nothing else (:func:`per_channel_wrap`)
+        self.watch_only = watch_only
         self.max_buffer = max_buffer
         self.closed = False
 
@@ -392,20 +395,27 @@ class WormholeChannel:
             await asyncio.wait_for(asyncio.shield(self._proto.lost), 2.0)
 
 
-def per_channel_wrap(make: Callable[[bytes], ChannelWrap], fallback: ChannelWrap
-                     ) -> ChannelWrap:
+def per_channel_wrap(make: Callable[[bytes], ChannelWrap], fallback: ChannelWrap, *,
+                     watch: Callable[[bytes], ChannelWrap] | None = None) -> ChannelWrap:
     """A wrap that runs ``make(password)`` on a :class:`WormholeChannel` (its wormhole's
-    agreed key as the password of the splitnet handshake) and ``fallback`` on any other
-    channel (the LAN's, with the typed join code)."""
-    wraps: dict[bytes, ChannelWrap] = {}
+    agreed key as the password of the splitnet handshake), ``watch(password)`` on one
+    that came through a watch invitation (``watch_only``; without ``watch`` such a
+    channel is closed), and ``fallback`` on any other channel (the LAN's, with the typed
+    join code)."""
+    wraps: dict[tuple[bool, bytes], ChannelWrap] = {}
 
     async def wrap(channel: Channel, role: str) -> Channel:
         password = getattr(channel, "password", None)
         if not isinstance(password, bytes):
             return await fallback(channel, role)
-        w = wraps.get(password)
+        only = getattr(channel, "watch_only", False) is True
+        w = wraps.get((only, password))
         if w is None:
-            w = wraps[password] = make(password)
+            if only and watch is None:
+                channel.close()
+                raise WireError(ErrorCode.CLOSED, "this game takes no watchers", fatal=True)
+            w = wraps[only, password] = (watch if only and watch is not None
+                                         else make)(password)
         return await w(channel, role)
 
     return wrap
@@ -974,8 +984,12 @@ class Invitations:
                  on_failed: Callable[[str], None] | None = None,
                  release_after: float | None = None,
                  resume: ResumeFile | None = None,
-                 names: Callable[[], list[str]] | None = None) -> None:
+                 names: Callable[[], list[str]] | None = None,
+                 watch: bool = False) -> None:
         self.settings = settings
+        #: watch invitations (NETWORK.md §14.8): every channel through them is
+        #: ``watch_only``, which the host's wrap lets watch and nothing else
+        self.watch = watch
         #: the names at the table, told to each guest whose invitation meets us
         self.names = names
         self.accept = accept
@@ -1229,7 +1243,8 @@ class Invitations:
         try:
             await proto.made
             await self.accept(WormholeChannel(proto, inv.peer, password,
-                                              max_buffer=self.max_buffer))
+                                              max_buffer=self.max_buffer,
+                                              watch_only=self.watch))
         finally:
             inv.live -= 1
             inv.protos.discard(proto)

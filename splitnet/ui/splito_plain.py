@@ -208,6 +208,7 @@ async def run_splito_plain(session: SplitoTableSession, *, inp: TextIO | None = 
             flush_log()
             if view.turn != shown_turn:
                 say(render_table(view, session.players, session.seat))
+                term.say_watching()
                 say(f"Your play for turn {view.turn}: a card and a side, like 'A left'.")
                 shown_turn = view.turn
             text = await term.command(runner)

@@ -119,4 +119,5 @@ SPLIT = GameSpec(key="split", title="Split", min_players=2, max_players=6, seat_
                  modules=("games.split", "selfplay",
                           "localplay", "app.fair", "app.lan_session", "ui.plain",
                           "ui.tui.app", "ui.tui.model", "ui.tui.render", "ui.tui.advice",
-                          "ui.tui.summary", "ui.tui.results", "bench.split"))
+                          "ui.tui.summary", "ui.tui.results", "ui.tui.split_watch",
+                          "bench.split"))

@@ -116,4 +116,5 @@ SPLITO = GameSpec(key=KEY, title="Splito", min_players=2, max_players=8, seat_ru
                   modules=("games.splito", "splito_selfplay", "app.splito_fair",
                            "app.splito_session", "ui.splito_plain", "ui.splito_table",
                            "ui.tui.splito", "ui.tui.splito_model", "ui.tui.splito_render",
+                           "ui.tui.splito_watch",
                            "bench.splito"))

@@ -8,7 +8,7 @@ cell wide.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Protocol
 
@@ -158,6 +158,26 @@ def wrap(text: str, width: int, rest: int | None = None) -> list[str]:
             line = word
         out.append(line)
     return out
+
+
+def flow(items: Sequence[Line], width: int, indent: str = " ", sep: str = " ") -> list[Line]:
+    """Items laid out left to right, wrapped to ``width`` cells."""
+    lines: list[Line] = []
+    cur: Line = [("", indent)] if indent else []
+    used = len(indent)
+    for item in items:
+        w = width_of(item)
+        if used + len(sep) + w > width and used > len(indent):
+            lines.append(cur)
+            cur, used = ([("", indent)] if indent else []), len(indent)
+        if used > len(indent):
+            cur.append(("", sep))
+            used += len(sep)
+        cur.extend(item)
+        used += w
+    if used > len(indent) or not lines:
+        lines.append(cur)
+    return lines
 
 
 # ---------------------------------------------------------------------- pad drawing

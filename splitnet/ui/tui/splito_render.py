@@ -12,7 +12,7 @@ written ``[R]`` without colours.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 
 from prompt_toolkit.mouse_events import MouseEvent
 
@@ -26,7 +26,7 @@ from splitnet.ui.splito_table import (
     points_text,
     table_facts,
 )
-from splitnet.ui.tui.render import Line, fit, on_click, width_of, wrap
+from splitnet.ui.tui.render import Line, fit, flow, on_click, width_of, wrap
 from splitnet.ui.tui.splito_model import SplitoModel
 
 Click = Callable[[MouseEvent], object]
@@ -72,26 +72,6 @@ def notation(text: str, mono: bool, style: str = "") -> Line:
 def diamonds(points: int) -> str:
     """S1.4: an objective's points as small black diamonds."""
     return "◆" * points
-
-
-def flow(items: Sequence[Line], width: int, indent: str = " ", sep: str = " ") -> list[Line]:
-    """Items laid out left to right, wrapped to ``width`` cells."""
-    lines: list[Line] = []
-    cur: Line = [("", indent)] if indent else []
-    used = len(indent)
-    for item in items:
-        w = width_of(item)
-        if used + len(sep) + w > width and used > len(indent):
-            lines.append(cur)
-            cur, used = ([("", indent)] if indent else []), len(indent)
-        if used > len(indent):
-            cur.append(("", sep))
-            used += len(sep)
-        cur.extend(item)
-        used += w
-    if used > len(indent) or not lines:
-        lines.append(cur)
-    return lines
 
 
 # ---------------------------------------------------------------------- regions
