@@ -420,6 +420,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
         text, clean = bench_adversary(args.games or 200, args.seed, args.jobs, args.first)
         print(text)
         return 0 if clean else 1
+    if args.what == "pake":
+        from splitnet.bench.pake import bench_pake
+
+        print(bench_pake(args.games or 200))
+        return 0
     if args.what == "watch-flood":
         from splitnet.bench.watch_flood import bench_watch_flood
 
@@ -629,9 +634,12 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                                     "each seat can read and whom each verdict names (exit "
                                     "1 on a violation); watch-flood: the players' relay "
                                     "latency on loopback with and without 32 hostile "
-                                    "watch attempts, as a ratio.")
+                                    "watch attempts, as a ratio; pake: the handshakes' "
+                                    "SPAKE2 (libsodium) against python-spake2's, as a "
+                                    "ratio.")
     bn.add_argument("what", choices=["engine", "bots", "deck", "net", "wormhole",
-                                     "lan-load", *benched(), "adversary", "watch-flood"])
+                                     "lan-load", *benched(), "adversary", "watch-flood",
+                                     "pake"])
     bn.add_argument("--only", default=None, metavar="PARTS",
                     help="splito: a comma list of engine, bots, fair (default all three)")
     bn.add_argument("--players", default=None,
@@ -648,7 +656,9 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                          "lan-load: games at once (default 12); splito: engine games per "
                          "player count (default 5) and strong-bot games (default 8); "
                          "adversary: adversarial games (default 200); watch-flood: games "
-                         "of one round alone and under the flood (default 2 each)")
+                         "of one round alone and under the flood (default 2 each); pake: "
+                         "exchanges timed (default 200; a tenth of them for "
+                         "python-spake2)")
     bn.add_argument("--think", type=seconds(0.01, 60), default=0.3, metavar="SECONDS",
                     help="bots, splito: " + THINK_HELP.removeprefix("strong bots: "))
     bn.add_argument("--samples", type=int_in(1, 100_000), default=None, metavar="N",

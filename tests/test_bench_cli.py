@@ -205,3 +205,17 @@ def test_bench_watch_flood_reports_the_relay_with_and_without_the_flood(
     counts = [int(n) for n in re.findall(r"(\d+) relays, median", out)]
     assert len(counts) == 2 and all(n > 0 for n in counts), out
     assert re.search(r"ratio \(flood ÷ alone\): median \d+\.\d\d, p95 \d+\.\d\d", out), out
+
+
+def test_bench_pake_reports_the_exchange_against_python_spake2(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``splitnet bench pake``: ours and python-spake2's timed in the same run, as a
+    ratio (SECURITY.md row 147); printed, never asserted beyond its shape."""
+    import re
+
+    from splitnet.cli import main
+
+    assert main(["bench", "pake", "--games", "10"]) == 0
+    out = capsys.readouterr().out
+    assert "ours (libsodium):" in out and "python-spake2 0.9:" in out, out
+    assert re.search(r"ratio \(python-spake2 ÷ ours\): exchange \d+\.\d, HELLO \d+\.\d", out)

@@ -10,7 +10,8 @@ host — 12 wrong watch codes (again and again), 10 half-open connections, 8 con
 past the watch code that never send ``watch``, 2 watchers let in that never read.
 Figures: the median and 95th percentile of the moves' relay latency, their ratio
 (flood ÷ alone), and this process's CPU time per game either way (what the attempts
-cost the host: SPAKE2 of each connection's HELLO, mostly). Printed, never asserted:
+cost the host: each connection, its HELLO's SPAKE2 — libsodium's since issue 24,
+SECURITY.md row 147 — and what the host does to refuse or serve it). Printed, never asserted:
 the in-memory test on virtual time holds that nothing a watcher does is waited for
 (tests/test_watch_host.py).
 """
@@ -74,8 +75,8 @@ def bench_watch_flood(games: int = 2, *, rounds: int = 1, seed: int = 0,
         "(goal: about 1 — nothing a watcher does is waited for)",
         f"  CPU of this process (host and joiners) per game: alone "
         f"{cpu[False] / games:.2f} s, under the flood {cpu[True] / games:.2f} s (what "
-        "the attempts cost the host: each connection's HELLO draws a SPAKE2, SECURE.md "
-        "§3; the attacking process's own CPU is not in it, but shares the machine)",
+        "the attempts cost the host: each connection, its HELLO's SPAKE2, SECURE.md §3, "
+        "and its refusal; the attacking process's own CPU is not in it, but shares the machine)",
     ])
 
 

@@ -810,7 +810,8 @@ class PeerNode:
         ch = self.ch
         frame = self.rematch.decline(why) if ch is not None else None
         if ch is not None and frame is not None:
-            with contextlib.suppress(ChannelClosed, WireError, ConnectionError):
+            # (a host that reads nothing: the answer was queued, the wait given up)
+            with contextlib.suppress(ChannelClosed, WireError, ConnectionError, TimeoutError):
                 ch.send(encode_typed(frame))
                 await asyncio.wait_for(ch.drain(), 2.0)
 

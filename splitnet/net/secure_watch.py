@@ -39,8 +39,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Final
 
-from spake2 import SPAKE2_A, SPAKE2_B
-
+from splitnet.crypto.pake import SPAKE2_A, SPAKE2_B
 from splitnet.net.joincode import JoinCode
 from splitnet.net.secure import (
     ACCEPT_LEN,

@@ -237,7 +237,7 @@ class JoinLobby:
                                                 "start" if joined else "connecting…"))
         looking = getattr(node, "offer_wait_left", None)
         left = looking() if looking is not None else None
-        if left is not None and self.status.startswith("waiting for the host to offer"):
+        if left is not None:  # (None: not looking for an offer, or offered)
             self.status += f" ({time_left(left)} left)"  # its own wait (§13), not the host's
         offer = getattr(node, "offer", None)
         if offer is not None and prev is not None and not node.net_status:
