@@ -112,7 +112,7 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
 
 def selfplay_split(args: argparse.Namespace, names: list[str]) -> int:
     """``selfplay`` for Split (its entry, :data:`splitnet.frontends.SPLIT_FRONT`)."""
-    from splitnet.selfplay import run_selfplay
+    from splitnet.games.split.front.selfplay import run_selfplay
 
     return run_selfplay(args.players, names, args.seed, _settings(args.settings),
                         record=args.record, transcript=args.transcript, samples=args.samples,
@@ -121,7 +121,7 @@ def selfplay_split(args: argparse.Namespace, names: list[str]) -> int:
 
 def selfplay_splito(args: argparse.Namespace, names: list[str]) -> int:
     """``selfplay --game splito`` (:data:`splitnet.frontends.SPLITO_FRONT`)."""
-    from splitnet.splito_selfplay import run_splito_selfplay
+    from splitnet.games.splito.front.selfplay import run_splito_selfplay
 
     return run_splito_selfplay(args.players, names, args.seed, args.settings,
                                record=args.record, local_shuffle=args.local_shuffle,
@@ -182,7 +182,7 @@ def _ask_resume(data_dir: Path, meta: Any) -> bool:
 def _play_session(args: argparse.Namespace, pace: float) -> Any:
     """A new saved game, or the saved one the player takes up again."""
     from splitnet.app import saved
-    from splitnet.selfplay import human_session, resume_session
+    from splitnet.games.split.front.selfplay import human_session, resume_session
 
     data_dir = _data_dir(args)
     think = _think(args.think)
@@ -229,7 +229,7 @@ def _splito_session(args: argparse.Namespace, pace: float) -> Any:
     """``play --game splito``: a new saved Splito game, or the saved one taken up again
     (an unfinished Splito game is offered as a Split one is)."""
     from splitnet.app import saved
-    from splitnet.app.splito_fair import resume_splito, splito_session
+    from splitnet.games.splito.front.fair import resume_splito, splito_session
 
     data_dir = _data_dir(args)
     n = args.players if args.players is not None else 4
@@ -278,7 +278,7 @@ SPLITO_AGAIN = "splitnet play --game splito"
 def play_splito(args: argparse.Namespace) -> int:
     """``play --game splito`` (:data:`splitnet.frontends.SPLITO_FRONT`)."""
     from splitnet.app import saved
-    from splitnet.app.splito_fair import rematch_dealer, splito_rematch
+    from splitnet.games.splito.front.fair import rematch_dealer, splito_rematch
 
     pace = 0.0 if args.plain else args.pace
     played = [_splito_session(args, pace)]
@@ -287,14 +287,14 @@ def play_splito(args: argparse.Namespace) -> int:
     async def one(session: Any) -> tuple[int, bool]:
         """A game at the table: its exit status, and whether n asked for the next."""
         if args.plain:
-            from splitnet.ui.splito_plain import ask_rematch, run_splito_plain
-            from splitnet.ui.splito_table import rematch_keys
+            from splitnet.games.splito.front.plain import ask_rematch, run_splito_plain
+            from splitnet.games.splito.front.table import rematch_keys
 
             rc = await run_splito_plain(session)
             keys = rematch_keys("local", session.players, session.seat,
                                 rematch_dealer(session))
             return rc, rc == 0 and await ask_rematch(session, keys)
-        from splitnet.ui.tui.splito import run_splito_tui
+        from splitnet.games.splito.front.tui import run_splito_tui
 
         outcome = await run_splito_tui(session, title="splitnet", rematch="local",
                                        next_dealer=rematch_dealer(session))
@@ -355,7 +355,7 @@ def play_split(args: argparse.Namespace) -> int:
     if not 1 <= args.bots <= 5:
         raise SystemExit("splitnet: --bots must be 1–5 (2–6 players in all)")
     from splitnet.app import saved
-    from splitnet.selfplay import rematch_dealer, rematch_session
+    from splitnet.games.split.front.selfplay import rematch_dealer, rematch_session
 
     data_dir = _data_dir(args)
     pace = 0.0 if args.plain else args.pace

@@ -92,7 +92,6 @@ from typing import Any
 
 from splitnet.adversary import _leaves, _set
 from splitnet.app.lan_session import LAN_PARTS, LanSeat, NetSession
-from splitnet.app.splito_session import SplitoNetSession, splito_bot
 from splitnet.game.rematch import PreviousGame
 from splitnet.game.table import PROTOCOL
 from splitnet.games.split.bots import make_bot
@@ -101,6 +100,7 @@ from splitnet.games.split.local import game_settings
 from splitnet.games.split.rules import DrawPile, Settings, action_to_dict
 from splitnet.games.splito import SPLITO as SPLITO_GAME
 from splitnet.games.splito.core import ROUND, SplitoCore, splito_header
+from splitnet.games.splito.front.lan import SplitoNetSession, splito_bot
 from splitnet.games.splito.settings import SplitoSettings
 from splitnet.net.config import NetSettings
 from splitnet.net.frames import Ack, Bye, Frame, Msg, Ping, Rec, Watching

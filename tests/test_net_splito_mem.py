@@ -23,12 +23,12 @@ from typing import Any
 import pytest
 
 from splitnet.app.lan_session import LAN_PARTS
-from splitnet.app.splito_session import SplitoNetSession, splito_bot
 from splitnet.game.rematch import PreviousGame, Rematch
 from splitnet.game.table import PROTOCOL
 from splitnet.games.splito import SPLITO as SPLITO_GAME
 from splitnet.games.splito.core import SplitoCore, Stage, splito_header
 from splitnet.games.splito.engine import IllegalMove, Phase
+from splitnet.games.splito.front.lan import SplitoNetSession, splito_bot
 from splitnet.games.splito.settings import SplitoSettings
 from splitnet.net.config import NetSettings
 from splitnet.net.host import HostNode
@@ -350,13 +350,13 @@ async def person_and_two_bots(tmp: Path, mem: MemoryNet
 
 def test_a_person_plays_a_lan_splito_game_by_lines_with_the_plain_front_end(
         tmp_path: Path) -> None:
-    """app/lan_table.py hands a person's SplitoNetSession to ui/splito_plain.py: the same
+    """app/lan_table.py hands a person's SplitoNetSession to games/splito/front/plain.py: the same
     front end as a game on this machine, playing over the network to the end. (On the
     real event loop: the front end reads its lines in a worker thread.)"""
     import io
     import time
 
-    from splitnet.ui.splito_plain import run_splito_plain
+    from splitnet.games.splito.front.plain import run_splito_plain
 
     async def main() -> tuple[int, str, SplitoNetSession, HostNode, list[PeerNode]]:
         mem = MemoryNet()
@@ -400,7 +400,7 @@ def test_a_person_plays_a_lan_splito_game_by_lines_with_the_plain_front_end(
 
 async def test_a_person_plays_a_lan_splito_game_by_keys_on_the_full_screen_table(
         tmp_path: Path) -> None:
-    """app/lan_table.py hands a person's SplitoNetSession to ui/tui/splito.py as well: the
+    """app/lan_table.py hands a person's SplitoNetSession to games/splito/front/tui.py as well: the
     full-screen table of a game on this machine, by keys, over the network to the end
     (real event loop, in-memory network); the bell rings at each of the 13 turns."""
     from tests.test_splito_tui import BellOutput, running
@@ -553,7 +553,7 @@ async def test_the_splito_end_screens_n_offers_or_agrees_to_the_rematch(
     dealer's left neighbour, S4.1); its n becomes the rematch, q does not."""
     from types import SimpleNamespace
 
-    import splitnet.ui.tui.splito as tui
+    import splitnet.games.splito.front.tui as tui
     from splitnet.app import lan_table as lan
     from splitnet.session.log import Header, Player
 
@@ -641,7 +641,7 @@ async def test_s5_7_the_hosts_table_offers_to_give_a_disconnected_seat_up_and_o_
     Bo, disconnected, the host's session offers Bo's seat (S5.7) and its full-screen
     table says so; o once asks, o again gives Bo up; the game goes on to a verified end.
     A joiner's session never offers anything."""
-    from splitnet.ui.tui.splito_model import GiveUp, SplitoModel
+    from splitnet.games.splito.front.tui_model import GiveUp, SplitoModel
 
     mem = MemoryNet()
     host, (ana, bo) = await splito_table(tmp_path, clock, mem)

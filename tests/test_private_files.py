@@ -21,9 +21,9 @@ import pytest
 
 from splitnet.durable import open_private, private_dir, tighten_dir
 from splitnet.games.split.bots import make_bot
+from splitnet.games.split.front.selfplay import human_session
 from splitnet.games.split.rules import Settings
 from splitnet.net.store import open_data_dir
-from splitnet.selfplay import human_session
 from splitnet.session.transcript import TranscriptWriter
 
 SPLITNET = [sys.executable, "-m", "splitnet.cli"]

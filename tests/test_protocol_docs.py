@@ -292,7 +292,7 @@ def test_record_md_exact_form_is_what_the_writers_produce(tmp_path: Path) -> Non
     """selfplay --record (and verify --json, the same function) write RECORD.md's exact
     form: the documented json.dumps parameters, key orders and list orders; the doc's
     excerpt is the start of the documented selfplay record."""
-    from splitnet.selfplay import run_selfplay
+    from splitnet.games.split.front.selfplay import run_selfplay
 
     assert re.search(r"`splitnet selfplay --players 2 --seed 3 --no-proofs --record FILE`",
                      doc("RECORD.md"))
@@ -789,8 +789,8 @@ def test_splito_records_always_hold_turn_hands_and_zone_seats_in_their_order() -
 def test_settings_md_lists_splitos_keys_and_bounds_as_the_code_checks_them(
         tmp_path: Path) -> None:
     from splitnet.frontends import _splito_choice
+    from splitnet.games.splito.front.selfplay import load_settings
     from splitnet.games.splito.settings import KEYS, RECORD_KEYS, SettingsError, SplitoSettings
-    from splitnet.splito_selfplay import load_settings
 
     text = section(doc("SETTINGS.md"), "## Splito")
     rows = re.findall(r"^\| `(\w+)` \| (.+?) \| (S[\d.]+(?:, S[\d.]+)?) \|$", text, re.M)

@@ -28,8 +28,8 @@ from typing import Any
 import pytest
 
 from splitnet.app.lan_session import LAN_PARTS, NetSession
-from splitnet.app.splito_session import SplitoNetSession, splito_bot
 from splitnet.games.split.bots import make_bot
+from splitnet.games.splito.front.lan import SplitoNetSession, splito_bot
 from splitnet.net.config import NetSettings
 from splitnet.net.frames import (
     Ack,

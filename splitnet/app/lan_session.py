@@ -6,7 +6,7 @@ does for the table).
 
 The session drives one seat — a person through a :class:`~splitnet.frontend.HumanAgent`,
 or a bot — and turns the log into lines (via :mod:`splitnet.games.split.describe`, as
-:class:`~splitnet.app.fair.FairSession` does) and a status line that names whoever the
+:class:`~splitnet.games.split.front.fair.FairSession` does) and a status line that names whoever the
 table waits for, and says so when that player is silent or disconnected.
 """
 
@@ -108,7 +108,7 @@ MoveT = TypeVar("MoveT")
 
 class LanSeat(SessionBase, Generic[MoveT]):
     """What a LAN seat's session is whichever the game (:class:`NetSession` for Split,
-    :class:`~splitnet.app.splito_session.SplitoNetSession` for Splito): the node and its
+    :class:`~splitnet.games.splito.front.lan.SplitoNetSession` for Splito): the node and its
     task, the wake-up event, the seat notes of the status line, chat, a bot's turn, and
     the run loop with its end — the node's fatal error as the verdict, and on a joiner
     the players whose ack of the final log never arrived (SECURITY.md §4). A game's

@@ -1,6 +1,6 @@
 """The line-by-line terminal both plain front ends play through
 (:func:`splitnet.ui.plain.run_plain` for Split,
-:func:`splitnet.ui.splito_plain.run_splito_plain` for Splito): the session's log printed
+:func:`splitnet.games.splito.front.plain.run_splito_plain` for Splito): the session's log printed
 as it grows, a prompt read off the event loop, and the words that leave the game.
 
 On a terminal every line is wrapped at word boundaries to its width (a line the terminal
