@@ -131,7 +131,8 @@ async def host_main(args: argparse.Namespace, parts: TableParts = LAN_PARTS) -> 
     print(f"listening on port {h.port}", flush=True)
     if wh_settings is not None:
         h.invite(node, GameFiles(data_dir, gid), wh_settings)
-    if not args.no_announce and not node.started.is_set() and node.rematch_of is None:
+    if not args.no_announce and node.rematch_of is None and (
+            not node.started.is_set() or h.watchers > 0):  # (a game resumed: to watch)
         h.announcer = _Announcer(node, node.name, h.port, h.bind, identity.fingerprint())
         h.announcer.start()
     h.node_task = asyncio.create_task(node.done.wait())
