@@ -58,7 +58,9 @@ splitnet — the card game Split, peer to peer, with a deck nobody can stack.
   splitnet bench engine|bots|deck|net|wormhole|lan-load|splito|adversary  measure speed
                                 (bots: strength too; lan-load: many LAN games at once,
                                 each checked; splito: its engine, bots and fair-deck game;
-                                adversary: games with a dishonest seat, every entry checked)
+                                adversary: games with a dishonest seat, every entry checked;
+                                also watch-flood: the players' relay beside 32 hostile
+                                watch attempts)
 """
 
 
@@ -110,7 +112,7 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
 
 def selfplay_split(args: argparse.Namespace, names: list[str]) -> int:
     """``selfplay`` for Split (its entry, :data:`splitnet.frontends.SPLIT_FRONT`)."""
-    from splitnet.selfplay import run_selfplay
+    from splitnet.games.split.front.selfplay import run_selfplay
 
     return run_selfplay(args.players, names, args.seed, _settings(args.settings),
                         record=args.record, transcript=args.transcript, samples=args.samples,
@@ -119,7 +121,7 @@ def selfplay_split(args: argparse.Namespace, names: list[str]) -> int:
 
 def selfplay_splito(args: argparse.Namespace, names: list[str]) -> int:
     """``selfplay --game splito`` (:data:`splitnet.frontends.SPLITO_FRONT`)."""
-    from splitnet.splito_selfplay import run_splito_selfplay
+    from splitnet.games.splito.front.selfplay import run_splito_selfplay
 
     return run_splito_selfplay(args.players, names, args.seed, args.settings,
                                record=args.record, local_shuffle=args.local_shuffle,
@@ -180,7 +182,7 @@ def _ask_resume(data_dir: Path, meta: Any) -> bool:
 def _play_session(args: argparse.Namespace, pace: float) -> Any:
     """A new saved game, or the saved one the player takes up again."""
     from splitnet.app import saved
-    from splitnet.selfplay import human_session, resume_session
+    from splitnet.games.split.front.selfplay import human_session, resume_session
 
     data_dir = _data_dir(args)
     think = _think(args.think)
@@ -227,7 +229,7 @@ def _splito_session(args: argparse.Namespace, pace: float) -> Any:
     """``play --game splito``: a new saved Splito game, or the saved one taken up again
     (an unfinished Splito game is offered as a Split one is)."""
     from splitnet.app import saved
-    from splitnet.app.splito_fair import resume_splito, splito_session
+    from splitnet.games.splito.front.fair import resume_splito, splito_session
 
     data_dir = _data_dir(args)
     n = args.players if args.players is not None else 4
@@ -276,7 +278,7 @@ SPLITO_AGAIN = "splitnet play --game splito"
 def play_splito(args: argparse.Namespace) -> int:
     """``play --game splito`` (:data:`splitnet.frontends.SPLITO_FRONT`)."""
     from splitnet.app import saved
-    from splitnet.app.splito_fair import rematch_dealer, splito_rematch
+    from splitnet.games.splito.front.fair import rematch_dealer, splito_rematch
 
     pace = 0.0 if args.plain else args.pace
     played = [_splito_session(args, pace)]
@@ -285,14 +287,14 @@ def play_splito(args: argparse.Namespace) -> int:
     async def one(session: Any) -> tuple[int, bool]:
         """A game at the table: its exit status, and whether n asked for the next."""
         if args.plain:
-            from splitnet.ui.splito_plain import ask_rematch, run_splito_plain
-            from splitnet.ui.splito_table import rematch_keys
+            from splitnet.games.splito.front.plain import ask_rematch, run_splito_plain
+            from splitnet.games.splito.front.table import rematch_keys
 
             rc = await run_splito_plain(session)
             keys = rematch_keys("local", session.players, session.seat,
                                 rematch_dealer(session))
             return rc, rc == 0 and await ask_rematch(session, keys)
-        from splitnet.ui.tui.splito import run_splito_tui
+        from splitnet.games.splito.front.tui import run_splito_tui
 
         outcome = await run_splito_tui(session, title="splitnet", rematch="local",
                                        next_dealer=rematch_dealer(session))
@@ -353,7 +355,7 @@ def play_split(args: argparse.Namespace) -> int:
     if not 1 <= args.bots <= 5:
         raise SystemExit("splitnet: --bots must be 1–5 (2–6 players in all)")
     from splitnet.app import saved
-    from splitnet.selfplay import rematch_dealer, rematch_session
+    from splitnet.games.split.front.selfplay import rematch_dealer, rematch_session
 
     data_dir = _data_dir(args)
     pace = 0.0 if args.plain else args.pace
@@ -418,6 +420,16 @@ def cmd_bench(args: argparse.Namespace) -> int:
         text, clean = bench_adversary(args.games or 200, args.seed, args.jobs, args.first)
         print(text)
         return 0 if clean else 1
+    if args.what == "pake":
+        from splitnet.bench.pake import bench_pake
+
+        print(bench_pake(args.games or 200))
+        return 0
+    if args.what == "watch-flood":
+        from splitnet.bench.watch_flood import bench_watch_flood
+
+        print(bench_watch_flood(args.games or 2, seed=args.seed, timeout=args.timeout))
+        return 0
     if args.what == "lan-load":
         from splitnet.bench.lan_load import lan_load
 
@@ -620,9 +632,14 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                                     "message among honest, drop, delay, reorder, "
                                     "substitute, replay and more, an oracle checking what "
                                     "each seat can read and whom each verdict names (exit "
-                                    "1 on a violation).")
+                                    "1 on a violation); watch-flood: the players' relay "
+                                    "latency on loopback with and without 32 hostile "
+                                    "watch attempts, as a ratio; pake: the handshakes' "
+                                    "SPAKE2 (libsodium) against python-spake2's, as a "
+                                    "ratio.")
     bn.add_argument("what", choices=["engine", "bots", "deck", "net", "wormhole",
-                                     "lan-load", *benched(), "adversary"])
+                                     "lan-load", *benched(), "adversary", "watch-flood",
+                                     "pake"])
     bn.add_argument("--only", default=None, metavar="PARTS",
                     help="splito: a comma list of engine, bots, fair (default all three)")
     bn.add_argument("--players", default=None,
@@ -638,7 +655,10 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                          "vs 3 normal (default 40; the goal's figure needs ≥ 1000); "
                          "lan-load: games at once (default 12); splito: engine games per "
                          "player count (default 5) and strong-bot games (default 8); "
-                         "adversary: adversarial games (default 200)")
+                         "adversary: adversarial games (default 200); watch-flood: games "
+                         "of one round alone and under the flood (default 2 each); pake: "
+                         "exchanges timed (default 200; a tenth of them for "
+                         "python-spake2)")
     bn.add_argument("--think", type=seconds(0.01, 60), default=0.3, metavar="SECONDS",
                     help="bots, splito: " + THINK_HELP.removeprefix("strong bots: "))
     bn.add_argument("--samples", type=int_in(1, 100_000), default=None, metavar="N",
@@ -654,7 +674,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                          "of seed S plays --test-seed S×1000+i; default 0)")
     bn.add_argument("--timeout", type=seconds(1, 86_400), default=900.0, metavar="SECONDS",
                     help="lan-load: each game's bound; still running after it, it is "
-                         "killed and counts as not finished (default 900)")
+                         "killed and counts as not finished (default 900); watch-flood: "
+                         "each game's bound")
     bn.add_argument("--kill", action="store_true",
                     help="lan-load: in each game, once it is under way, kill -9 one peer "
                          "(host or bot, chosen by the seed) and start it again")

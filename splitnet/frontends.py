@@ -146,7 +146,7 @@ def _split_human(node: HostNode | PeerNode, task: asyncio.Future[Any]) -> AnySes
 
 
 def _split_summary(record: dict[str, Any]) -> str:
-    from splitnet.selfplay import summary
+    from splitnet.games.split.front.selfplay import summary
 
     return summary(record)
 
@@ -180,7 +180,7 @@ def _split_narrator(names: Sequence[str], seat: int | None) -> Narration:
 
 
 def _split_spectator(core: Any, names: Sequence[str]) -> Spectacle:
-    from splitnet.ui.tui.split_watch import spectate
+    from splitnet.games.split.front.watch import spectate
 
     return spectate(core, names)
 
@@ -220,9 +220,9 @@ def _splito_choice(settings_path: str | None, seats: int | None,
     ``turn_timeout_s`` must end before the host's ``move_timeout`` would stop the game)."""
     from splitnet.game.table import PROTOCOL
     from splitnet.games.splito.core import splito_header
+    from splitnet.games.splito.front.selfplay import load_settings
     from splitnet.games.splito.settings import SplitoSettings
     from splitnet.net.table import GameChoice
-    from splitnet.splito_selfplay import load_settings
 
     fixed = None
     if settings_path is not None:
@@ -263,13 +263,13 @@ def _settings_players(path: str) -> int:
 
 def _splito_bot(node: HostNode | PeerNode, task: asyncio.Future[Any], level: str, seed: int,
                 _think: float | None, delay: float) -> AnySession:
-    from splitnet.app.splito_session import SplitoNetSession, splito_bot
+    from splitnet.games.splito.front.lan import SplitoNetSession, splito_bot
 
     return SplitoNetSession(node, task, bot=splito_bot(level, seed), bot_delay=delay)
 
 
 def _splito_human(node: HostNode | PeerNode, task: asyncio.Future[Any]) -> AnySession:
-    from splitnet.app.splito_session import SplitoNetSession
+    from splitnet.games.splito.front.lan import SplitoNetSession
 
     return SplitoNetSession(node, task, human=True)
 
@@ -316,7 +316,7 @@ def _splito_narrator(names: Sequence[str], seat: int | None) -> Narration:
 
 
 def _splito_spectator(core: Any, names: Sequence[str]) -> Spectacle:
-    from splitnet.ui.tui.splito_watch import spectate
+    from splitnet.games.splito.front.watch import spectate
 
     return spectate(core, names)
 

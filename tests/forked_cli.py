@@ -273,7 +273,7 @@ def _serve(path: str) -> dict[str, Any]:
     import splitnet.cli
     splitnet.cli.build_parser(["host"])  # the network stack too (host, join, bot)
     for name in ("splitnet.app.lan", "splitnet.app.saved", "splitnet.verify",
-                 "splitnet.replay", "splitnet.selfplay", "splitnet.localfiles",
+                 "splitnet.replay", "splitnet.games.split.front.selfplay", "splitnet.localfiles",
                  "splitnet.net.discovery", "splitnet.bench.split"):
         with contextlib.suppress(ImportError):
             importlib.import_module(name)

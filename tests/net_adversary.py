@@ -92,7 +92,6 @@ from typing import Any
 
 from splitnet.adversary import _leaves, _set
 from splitnet.app.lan_session import LAN_PARTS, LanSeat, NetSession
-from splitnet.app.splito_session import SplitoNetSession, splito_bot
 from splitnet.game.rematch import PreviousGame
 from splitnet.game.table import PROTOCOL
 from splitnet.games.split.bots import make_bot
@@ -101,9 +100,10 @@ from splitnet.games.split.local import game_settings
 from splitnet.games.split.rules import DrawPile, Settings, action_to_dict
 from splitnet.games.splito import SPLITO as SPLITO_GAME
 from splitnet.games.splito.core import ROUND, SplitoCore, splito_header
+from splitnet.games.splito.front.lan import SplitoNetSession, splito_bot
 from splitnet.games.splito.settings import SplitoSettings
 from splitnet.net.config import NetSettings
-from splitnet.net.frames import Ack, Bye, Frame, Msg, Ping, Rec
+from splitnet.net.frames import Ack, Bye, Frame, Msg, Ping, Rec, Watching
 from splitnet.net.host import Conn, HostNode
 from splitnet.net.peer import PeerFatal, PeerNode
 from splitnet.net.table import GameChoice, Table
@@ -253,7 +253,9 @@ class _Outgoing:
             self.held.append(f)
             return
         lobby = self.host.rematch_of is not None and self.host.table is None
-        game = (not isinstance(f, Bye) and not (isinstance(f, Rec) and f.seq == 0)
+        # (not a ``watching``: informational, NETWORK.md §14.8 — the plans' seeded draws
+        # stay on the frames that carry the game)
+        game = (not isinstance(f, Bye | Watching) and not (isinstance(f, Rec) and f.seq == 0)
                 and (lobby or (self.conn.seat is not None and self.host.table is not None)))
         kind = self.policy.pick(FRAME_KINDS) if game else None
         what = f"{f.T} {f.seq if isinstance(f, Rec) else ''} to seat {self.conn.seat}"

@@ -1,7 +1,7 @@
 """In-process stand-in sessions for the front-end tests: one human against bots on one
 machine, dealt by the seeded local stand-in (:class:`splitnet.localplay.SeededShuffle`)
 instead of the fair-deck protocol. Only tests use them: ``splitnet play`` and
-``selfplay`` deal through the fair deck (:class:`splitnet.app.fair.FairSession`)."""
+``selfplay`` deal through the fair deck (:class:`splitnet.games.split.front.fair.FairSession`)."""
 
 from __future__ import annotations
 

@@ -31,6 +31,11 @@ from splitnet.net.table import game_error_code
 from splitnet.session.log import parse_message
 from splitnet.verify import verify_records
 
+#: every core checks every other seat's hop and the oracle's verify checks each again: the
+#: same proofs, computed in full once per test (tests/conftest.py); a hop the adversary
+#: substitutes differs in its arguments and is checked afresh, a refusal is never kept
+pytestmark = pytest.mark.usefixtures("each_shuffle_proof_checked_once")
+
 #: (game, shuffle proofs, adversary side, games): the suite's seeded run
 RUNS = [("split", False, "host", 12), ("split", False, "guest", 12),
         ("split", True, "host", 4), ("split", True, "guest", 4),

@@ -395,8 +395,8 @@ def test_a_saved_local_game_keeps_every_seats_pledges_in_its_secrets_file(
     file, bound to the header, before its hop and deal shares are made — so a resumed
     local game is held to the same decks as a LAN seat."""
     from splitnet.app.saved import seat_secrets_path
+    from splitnet.games.split.front.selfplay import human_session
     from splitnet.games.split.rules import Settings
-    from splitnet.selfplay import human_session
 
     s = human_session("You", ["heuristic"], 5, Settings(), shuffle_proofs=False,
                       data_dir=tmp_path)

@@ -188,3 +188,34 @@ def test_bench_launch_times_splitnet_play_to_its_first_hand() -> None:
     [(first, table, main, workers)] = launch_times(runs=1, bots=1)
     assert 0 < first <= table
     assert main >= 0 and workers >= 0
+
+
+def test_bench_watch_flood_reports_the_relay_with_and_without_the_flood(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``splitnet bench watch-flood`` on the smallest size: one game of one round alone
+    and one under the 32 hostile attempts (another process), real loopback sockets; the
+    figures are printed, never asserted."""
+    import re
+
+    from splitnet.cli import main
+
+    assert main(["bench", "watch-flood", "--games", "1", "--timeout", "300"]) == 0
+    out = capsys.readouterr().out
+    assert "1 game(s) of 1 round(s)" in out and "32 hostile attempts:" in out
+    counts = [int(n) for n in re.findall(r"(\d+) relays, median", out)]
+    assert len(counts) == 2 and all(n > 0 for n in counts), out
+    assert re.search(r"ratio \(flood ÷ alone\): median \d+\.\d\d, p95 \d+\.\d\d", out), out
+
+
+def test_bench_pake_reports_the_exchange_against_python_spake2(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``splitnet bench pake``: ours and python-spake2's timed in the same run, as a
+    ratio (SECURITY.md row 147); printed, never asserted beyond its shape."""
+    import re
+
+    from splitnet.cli import main
+
+    assert main(["bench", "pake", "--games", "10"]) == 0
+    out = capsys.readouterr().out
+    assert "ours (libsodium):" in out and "python-spake2 0.9:" in out, out
+    assert re.search(r"ratio \(python-spake2 ÷ ours\): exchange \d+\.\d, HELLO \d+\.\d", out)

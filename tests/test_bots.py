@@ -337,7 +337,7 @@ def test_choose_off_loop_thinks_on_a_copy_and_gives_the_same_move() -> None:
 
 def test_selfplay_with_strong_bots_same_arguments_same_record(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from splitnet.selfplay import run_selfplay
+    from splitnet.games.split.front.selfplay import run_selfplay
 
     recs = []
     for name in ("a.json", "b.json"):

@@ -19,6 +19,7 @@ import sys
 import textwrap
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 from zeroconf.asyncio import AsyncServiceInfo
@@ -352,3 +353,93 @@ async def test_cli_browse_follows_games_until_interrupted() -> None:
         if proc.returncode is None:
             proc.kill()
             await proc.wait()
+
+
+def test_a_watchable_game_says_so_and_a_game_being_played_offers_no_seat() -> None:
+    """``watch`` (watcher places free) and ``state`` ``playing`` (DISCOVERY.md): a
+    browser shows where to watch, and a game being played as a game to watch, never to
+    join; a malformed ``watch`` is as if not said (no watching offered), never a crash."""
+    assert discovery._txt("g", "h", 1, 2, "p", "fp", watch=3)["watch"] == "3"
+    assert "state" not in discovery._txt("g", "h", 1, 2, "p", "fp")
+    assert discovery._txt("g", "h", 0, 2, "p", "fp", watch=0, playing=True)["state"] == \
+        "playing"
+    base = {b"txtvers": b"1", b"proto": discovery.DEFAULT_PROTOCOL.encode(), b"free": b"2",
+            b"seats": b"4", b"host": b"Ana", b"game": b"Ana's game"}
+    lobby = _parse(f"x.{SERVICE_TYPE}", _info({**base, b"watch": b"4"}))
+    assert lobby is not None and lobby.watch == 4 and not lobby.playing
+    assert lobby.describe() == ("Ana's game — host Ana, 2 seats free of 4 — splitnet join "
+                                "10.0.0.1:7420 — watch it (4 places free): splitnet watch "
+                                "10.0.0.1:7420")
+    on = _parse(f"x.{SERVICE_TYPE}", _info({**base, b"free": b"0", b"watch": b"1",
+                                            b"state": b"playing"}))
+    assert on is not None and on.playing and on.watch == 1
+    assert on.describe() == ("Ana's game — host Ana, playing — watch it (1 place free): "
+                             "splitnet watch 10.0.0.1:7420")
+    assert "splitnet join" not in on.describe()
+    for bad in (b"-1", b"65", b"many", b"\xd9\xa3", b""):  # (an Arabic-Indic 3 too)
+        ad = _parse(f"x.{SERVICE_TYPE}", _info({**base, b"watch": bad}))
+        assert ad is not None and ad.watch is None and "watch" not in ad.describe(), bad
+    plain = _parse(f"x.{SERVICE_TYPE}", _info(base))
+    assert plain is not None and plain.watch is None and "watch" not in plain.describe()
+
+
+class _Ad:
+    """What the announcer reads back of its announcement, and each update it made."""
+
+    def __init__(self, free: int, watch: int | None, playing: bool) -> None:
+        self.free, self.watch, self.playing = free, watch, playing
+        self.name = f"x.{SERVICE_TYPE}"
+        self.updates: list[tuple[int, int | None, bool]] = []
+        self.closed = False
+
+    async def update(self, *, free: int, watch: int | None, playing: bool) -> None:
+        self.free, self.watch, self.playing = free, watch, playing
+        self.updates.append((free, watch, playing))
+
+    async def close(self) -> None:
+        self.closed = True
+
+
+@pytest.mark.parametrize("watchers", [2, 0])
+async def test_a_watchable_game_stays_announced_as_playing_until_it_is_over(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, watchers: int) -> None:
+    """The host's announcer: in the lobby the seats and watcher places; when the game
+    starts, a host that takes watchers goes on announcing it as playing (no seat free,
+    its watcher places kept up to date) until the game is over, then withdraws it; one
+    with ``--no-watchers`` withdraws it at the start, as before."""
+    from splitnet.app.lan_discovery import _Announcer
+    from splitnet.net.config import NetSettings
+    from splitnet.net.host import HostNode
+    from splitnet.session.identity import Identity
+
+    ads: list[_Ad] = []
+
+    async def fake_announce(**kw: object) -> _Ad:
+        ad = _Ad(int(kw["free"]), kw["watch"], bool(kw["playing"]))  # type: ignore[call-overload, arg-type]
+        ads.append(ad)
+        return ad
+
+    monkeypatch.setattr(discovery, "announce", fake_announce)
+    node = HostNode(Identity.generate(), tmp_path, "Host", NetSettings(), seats=3,
+                    proofs=False)
+    node.watchers.desk.limit = watchers
+    ann = _Announcer(node, "Host", 7420, "127.0.0.1", "f")
+    ann.start()
+
+    async def settle() -> None:
+        for _ in range(20):
+            await asyncio.sleep(0)
+
+    await settle()
+    (ad,) = ads
+    assert (ad.free, ad.watch, ad.playing) == (2, watchers or None, False)
+    node.started.set()
+    node._changed()
+    await settle()
+    if watchers:
+        assert not ad.closed and ad.updates[-1] == (0, 2, True)
+        node.done.set()
+        node._changed()
+        await settle()
+    assert ad.closed
+    await ann.close()

@@ -23,8 +23,8 @@ pytestmark = pytest.mark.usefixtures("each_shuffle_proof_checked_once")
 
 
 def new_game(n: int, seed: int = 1, proofs: bool = False, transcript: Path | None = None,
-             hand_size: int = 9) -> LocalGame:
-    return LocalGame([f"p{i}" for i in range(n)], Settings(hand_size=hand_size),
+             hand_size: int = 9, rounds: int = Settings().rounds) -> LocalGame:
+    return LocalGame([f"p{i}" for i in range(n)], Settings(hand_size=hand_size, rounds=rounds),
                      SelfplaySecrets(seed), shuffle_proofs=proofs, transcript=transcript)
 
 
@@ -91,8 +91,9 @@ def expect_refused(g: LocalGame, seat: int, kind: str, body: dict[str, Any], ste
 @pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
 def test_R8_each_peer_reads_exactly_public_cards_and_its_own(n: int) -> None:
     """Knowledge test: until a round is opened, each peer can decrypt exactly the public
-    reveals plus the cards dealt to or drawn by it — nothing of other hands or the pile."""
-    g = new_game(n, seed=n, hand_size=9 if n < 6 else 5)
+    reveals plus the cards dealt to or drawn by it — nothing of other hands or the pile.
+    Two rounds: the second is dealt after the first was opened, as every later one is."""
+    g = new_game(n, seed=n, hand_size=9 if n < 6 else 5, rounds=2)
     held: list[set[int]] = [set() for _ in range(n)]
     checks = [0]
 

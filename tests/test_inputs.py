@@ -188,7 +188,7 @@ def test_shown_replaces_every_character_a_terminal_obeys() -> None:
 async def test_a_peers_chat_with_escapes_reaches_the_plain_front_end_shown() -> None:
     """Seat 1 signs a chat message full of escape sequences; it is ordered and applied
     by every peer; the plain front end prints it with every control shown."""
-    from splitnet.selfplay import human_session
+    from splitnet.games.split.front.selfplay import human_session
     from splitnet.ui.plain import run_plain
 
     session = human_session("You", ["heuristic"], 3, Settings(), shuffle_proofs=False)
@@ -208,7 +208,7 @@ async def test_a_peers_chat_with_escapes_reaches_the_full_screen_table_shown() -
     from prompt_toolkit.input import create_pipe_input
     from prompt_toolkit.output import DummyOutput
 
-    from splitnet.selfplay import human_session
+    from splitnet.games.split.front.selfplay import human_session
     from splitnet.ui.tui import TuiApp
     from splitnet.ui.tui.snapshot import screen_text
 

@@ -103,16 +103,24 @@ GAME_LAYERS: dict[str, dict[str, str]] = {
     "split": {"rules": "rules", "bots": "bots", "record": "record", "describe": "describe",
               "replay": "replay",
               "core": "game", "local": "game", "open_hand": "game",
-              "open_hand_policy": "game"},
-    "splito": {"core": "game"},
+              "open_hand_policy": "game", "bodies": "game"},
+    "splito": {"core": "game", "bodies": "game"},
 }
+#: the layer of each of a game's front-end parts, under ``games/<key>/front/``: its local
+#: table and LAN session (the application's glue), its self-play, its screens (the UI's)
+FRONT_LAYERS: dict[str, str] = {"fair": "app", "lan": "app", "selfplay": "selfplay",
+                                "plain": "ui", "table": "ui", "tui": "ui",
+                                "tui_model": "ui", "tui_render": "ui", "watch": "ui"}
 
 
 def _top(name: str) -> str:
     """The layer of a module (a name under ``splitnet``): its top package, but for a
     game's own modules under ``games/``, the layer :data:`GAME_LAYERS` gives them (a
-    game's spec, ``games.<key>``, is the ``games`` layer)."""
+    game's spec, ``games.<key>``, is the ``games`` layer), and :data:`FRONT_LAYERS` those
+    of its front ends' parts."""
     parts = name.split(".")
+    if parts[0] == "games" and len(parts) >= 4 and parts[2] == "front":
+        return FRONT_LAYERS[parts[3]]
     if parts[0] == "games" and len(parts) >= 3 and parts[1] in GAME_LAYERS:
         return GAME_LAYERS[parts[1]].get(parts[2], "splito" if parts[1] == "splito"
                                          else "games")

@@ -103,8 +103,14 @@ def one_round(tmp: Path) -> list[str]:
     """``--settings`` for a Split game of one round (protocol/SETTINGS.md; the header
     carries it, so every seat plays it): for a test about rematches, kills or links
     rather than a whole game's length, which the full games here cover."""
-    f = tmp / "one-round.json"
-    f.write_text('{"rounds": 1}')  # (a local file: every other key takes its default)
+    return rounds(tmp, 1)
+
+
+def rounds(tmp: Path, n: int) -> list[str]:
+    """``--settings`` for a Split game of ``n`` rounds (two: a round after the one a test
+    is about takes the path of every later round)."""
+    f = tmp / f"rounds-{n}.json"
+    f.write_text(f'{{"rounds": {n}}}')  # (a local file: every other key takes its default)
     return ["--settings", str(f)]
 
 
@@ -234,9 +240,7 @@ def table_factory(tmp_path: Path):  # type: ignore[no-untyped-def]
 def test_four_players_with_shuffle_proofs(table_factory, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     # two rounds, not the default three: the second's hops and proofs are the same path
     # as any later round's (every seat shuffles with proofs each round)
-    rounds = tmp_path / "two-rounds.json"
-    rounds.write_text('{"rounds": 2}')
-    t = table_factory(4, "--settings", str(rounds), proofs=True)
+    t = table_factory(4, *rounds(tmp_path, 2), proofs=True)
     records = t.finish()
     header = verify_records(records[:1])  # the header alone: incomplete, but parsed
     assert not header.ok
@@ -264,15 +268,17 @@ def test_two_players_same_game_as_in_process(table_factory) -> None:  # type: ig
     assert v.record == local.cores[0].record
 
 
-def test_six_players(table_factory) -> None:  # type: ignore[no-untyped-def]
-    t = table_factory(6)
+def test_six_players(table_factory, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # the most seats Split has, in a game of one round: every later round takes the path
+    # of the first (the rounds after it: the other tests here)
+    t = table_factory(6, *one_round(tmp_path))
     v = verify_records(t.finish())
     assert v.ok, v.summary
     assert len(v.record["players"]) == 6  # type: ignore[index]
 
 
 def test_bot_killed_mid_round_and_restarted(table_factory, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    t = table_factory(4)
+    t = table_factory(4, *rounds(tmp_path, 2))  # killed in the first, resumed in it
     victim = t.bots[1]
     # mid round 1: the deal is done (4 players: 16 set-up records) and play is under way
     wait_until(lambda: n_records(tmp_path / "p2") >= 40, 60, "round 1 to be under way")
@@ -289,7 +295,7 @@ def test_bot_killed_mid_round_and_restarted(table_factory, tmp_path: Path) -> No
 
 
 def test_host_killed_and_restarted(table_factory, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    t = table_factory(3)
+    t = table_factory(3, *rounds(tmp_path, 2))  # killed in the first, resumed in it
     wait_until(lambda: n_records(tmp_path / "p0") >= 40, 60, "round 1 to be under way")
     t.host.kill()
     game_id = game_file(tmp_path / "p0").stem  # type: ignore[union-attr]
@@ -307,7 +313,7 @@ def test_host_killed_and_restarted(table_factory, tmp_path: Path) -> None:  # ty
 def test_host_restarts_without_its_unsynced_tail(table_factory, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """A power cut can eat the end of the host's transcript (written, not yet synced):
     the records are the host's own signed ones, so the peers hand them back."""
-    t = table_factory(3)
+    t = table_factory(3, *rounds(tmp_path, 2))  # killed in the first, resumed in it
     wait_until(lambda: n_records(tmp_path / "p0") >= 40, 60, "round 1 to be under way")
     t.host.kill()
     path = game_file(tmp_path / "p0")
@@ -328,7 +334,8 @@ def test_bot_killed_for_good_is_played_open_handed(table_factory, tmp_path: Path
     ``--open-hand-after``, abandons its seat; the round ends as it stands and the seat
     is played open-handed, the game finishes and the transcripts verify. (Every program
     here agrees to give a seat up after 1 s: ``open_hand_offer``, GAME.md limits.)"""
-    t = table_factory(3, "--open-hand-after", "1", "--net-timing",
+    # two rounds: the one cut short and a whole one with the seat open-handed
+    t = table_factory(3, *rounds(tmp_path, 2), "--open-hand-after", "1", "--net-timing",
                       f"ping_interval=0.2,final_wait={FOREVER},open_hand_offer=1",
                       bot_extra=("--net-timing", f"final_wait={FOREVER},open_hand_offer=1"))
     victim = t.bots[1]
@@ -361,7 +368,7 @@ def test_a_bot_back_after_its_seat_went_open_handed_watches_to_the_end(  # type:
     loaded machine takes seconds to start a process): the other bot is stopped once
     the seat is given up, and goes on once the host has the player back — the host
     waits for it meanwhile (its ``silent_after`` is beyond the test's bound)."""
-    t = table_factory(3, "--open-hand-after", "1",
+    t = table_factory(3, *rounds(tmp_path, 2), "--open-hand-after", "1",
                       "--net-timing", "ping_interval=0.2,final_wait=20,open_hand_offer=1,"
                       "silent_after=300",
                       bot_extra=("--net-timing", "open_hand_offer=1"))
@@ -399,7 +406,7 @@ def test_a_host_killed_after_every_final_ack_ends_at_once_on_restart(  # type: i
     mark the game finished first, the meta is put back to what the kill leaves an
     instant earlier (the transcript and the acks are on disk either way)."""
     timing = ("--net-timing", f"final_wait={FOREVER}")
-    t = table_factory(3, *timing, bot_extra=timing)
+    t = table_factory(3, *one_round(tmp_path), *timing, bot_extra=timing)  # the end counts
     wait_until(lambda: game_file(tmp_path / "p0") is not None, 60, "the game to start")
     path = game_file(tmp_path / "p0")
     assert path is not None

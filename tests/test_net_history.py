@@ -16,11 +16,11 @@ from splitnet.app import saved
 from splitnet.app.lan_session import LAN_PARTS, NetSession
 from splitnet.games.split import describe
 from splitnet.games.split.bots import make_bot
+from splitnet.games.split.front.selfplay import human_session
 from splitnet.games.split.rules import Settings
 from splitnet.net.frames import Presence
 from splitnet.net.store import GameFiles
 from splitnet.net.table import Table
-from splitnet.selfplay import human_session
 from splitnet.session.transcript import TranscriptWriter, read_transcript
 
 SEAT = 2  # a joiner's seat
@@ -50,6 +50,9 @@ class FakeNode:
 
     def seat_states(self) -> dict[int, tuple[Presence, int]]:
         return {}
+
+    def watching_status(self) -> str:
+        return ""  # (nobody watches)
 
 
 def _saved_lan_seat(tmp_path: Path) -> tuple[Path, bytes, list[str], Any, list[bytes], int]:

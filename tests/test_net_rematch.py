@@ -183,6 +183,30 @@ class HesitantPeer(PeerNode):
         self._changed()
 
 
+@virtual_time
+async def test_declining_to_a_host_that_reads_nothing_returns_within_its_bound(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """A seat says no while its host reads nothing (its connection's buffer full, so the
+    drain never ends): ``decline`` gives up the wait after its 2 s and returns — the
+    front end that asked goes on, no TimeoutError (a traceback) reaches it."""
+    r = await Rematching.open(await played(tmp_path), peer_cls=HesitantPeer)
+    try:
+        bo = r.peers[1]
+        await until(lambda: bo.offer is not None and bo.ch is not None, "Bo's offer")
+        assert bo.ch is not None
+        never: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        async def stuck() -> None:
+            await never
+
+        bo.ch.drain = stuck  # type: ignore[method-assign]
+        began = asyncio.get_running_loop().time()
+        await within(bo.decline("gone home"), 5.0)
+        assert asyncio.get_running_loop().time() - began == pytest.approx(2.0)
+    finally:
+        await r.close()
+
+
 @pytest.mark.parametrize(("offered", "line"), [
     (True, "Bo declined the rematch"),
     (False, "Bo left: no rematch ('gone home')"),

@@ -23,12 +23,12 @@ from typing import Any
 import pytest
 
 from splitnet.app.lan_session import LAN_PARTS
-from splitnet.app.splito_session import SplitoNetSession, splito_bot
 from splitnet.game.rematch import PreviousGame, Rematch
 from splitnet.game.table import PROTOCOL
 from splitnet.games.splito import SPLITO as SPLITO_GAME
 from splitnet.games.splito.core import SplitoCore, Stage, splito_header
 from splitnet.games.splito.engine import IllegalMove, Phase
+from splitnet.games.splito.front.lan import SplitoNetSession, splito_bot
 from splitnet.games.splito.settings import SplitoSettings
 from splitnet.net.config import NetSettings
 from splitnet.net.host import HostNode
@@ -61,19 +61,21 @@ def choice(turn_timeout: int | None = None) -> GameChoice:
 async def splito_table(tmp: Path, clock: VirtualLoop, mem: MemoryNet, *,
                        turn_timeout: int | None = None, net: NetSettings = D,
                        parts: TableParts = LAN_PARTS,
-                       host_cls: type[HostNode] = HostNode) -> tuple[HostNode, list[PeerNode]]:
-    host = host_cls(Identity.generate(), tmp / "host", "Host", net, seats=3,
+                       host_cls: type[HostNode] = HostNode,
+                       names: tuple[str, ...] = ("Ana", "Bo"),
+                       ) -> tuple[HostNode, list[PeerNode]]:
+    host = host_cls(Identity.generate(), tmp / "host", "Host", net, seats=1 + len(names),
                     parts=parts, choice=choice(turn_timeout))
     port = await host.listen("127.0.0.1", 0, transport=mem.listen)
     peers = [PeerNode(Identity.generate(), tmp / n, n, "127.0.0.1", port, net,
                       connect=mem.connector("127.0.0.1", port), parts=parts)
-             for n in ("Ana", "Bo")]
+             for n in names]
     for p in peers:
         p.start()
     await clock.until(lambda: all(p.lobby_game == "Splito" for p in peers) or
                       host.started.is_set(), "the joiners to learn the game", within=5.0)
     await clock.run_until(host.started.wait(), within=5.0)
-    await clock.until(lambda: all(p.ready for p in peers), "both joiners in sync", within=5.0)
+    await clock.until(lambda: all(p.ready for p in peers), "every joiner in sync", within=5.0)
     return host, peers
 
 
@@ -348,13 +350,13 @@ async def person_and_two_bots(tmp: Path, mem: MemoryNet
 
 def test_a_person_plays_a_lan_splito_game_by_lines_with_the_plain_front_end(
         tmp_path: Path) -> None:
-    """app/lan_table.py hands a person's SplitoNetSession to ui/splito_plain.py: the same
+    """app/lan_table.py hands a person's SplitoNetSession to games/splito/front/plain.py: the same
     front end as a game on this machine, playing over the network to the end. (On the
     real event loop: the front end reads its lines in a worker thread.)"""
     import io
     import time
 
-    from splitnet.ui.splito_plain import run_splito_plain
+    from splitnet.games.splito.front.plain import run_splito_plain
 
     async def main() -> tuple[int, str, SplitoNetSession, HostNode, list[PeerNode]]:
         mem = MemoryNet()
@@ -398,7 +400,7 @@ def test_a_person_plays_a_lan_splito_game_by_lines_with_the_plain_front_end(
 
 async def test_a_person_plays_a_lan_splito_game_by_keys_on_the_full_screen_table(
         tmp_path: Path) -> None:
-    """app/lan_table.py hands a person's SplitoNetSession to ui/tui/splito.py as well: the
+    """app/lan_table.py hands a person's SplitoNetSession to games/splito/front/tui.py as well: the
     full-screen table of a game on this machine, by keys, over the network to the end
     (real event loop, in-memory network); the bell rings at each of the 13 turns."""
     from tests.test_splito_tui import BellOutput, running
@@ -551,7 +553,7 @@ async def test_the_splito_end_screens_n_offers_or_agrees_to_the_rematch(
     dealer's left neighbour, S4.1); its n becomes the rematch, q does not."""
     from types import SimpleNamespace
 
-    import splitnet.ui.tui.splito as tui
+    import splitnet.games.splito.front.tui as tui
     from splitnet.app import lan_table as lan
     from splitnet.session.log import Header, Player
 
@@ -639,7 +641,7 @@ async def test_s5_7_the_hosts_table_offers_to_give_a_disconnected_seat_up_and_o_
     Bo, disconnected, the host's session offers Bo's seat (S5.7) and its full-screen
     table says so; o once asks, o again gives Bo up; the game goes on to a verified end.
     A joiner's session never offers anything."""
-    from splitnet.ui.tui.splito_model import GiveUp, SplitoModel
+    from splitnet.games.splito.front.tui_model import GiveUp, SplitoModel
 
     mem = MemoryNet()
     host, (ana, bo) = await splito_table(tmp_path, clock, mem)
@@ -732,3 +734,31 @@ async def test_s5_7_a_seat_back_after_it_was_given_up_watches_to_the_end_sending
     assert recs[2] == recs[0]
     assert verify_records(recs[0]).ok
     await stop(clock, host, [ana, bo2], mem)
+
+
+@virtual_time
+async def test_an_eight_seat_splito_game_over_the_network_is_identical_and_verified(
+        tmp_path: Path, clock: VirtualLoop) -> None:
+    """The most seats Splito has (S2.1), every bot level among them, over the network:
+    every seat's transcript the same bytes, verified, the seats in their order (the
+    whole path with real processes: tests/test_net_splito.py, at four seats)."""
+    names = tuple(f"B{i}" for i in range(1, 8))
+    mem = MemoryNet()
+    host, peers = await splito_table(tmp_path, clock, mem, names=names)
+    assert all(p.lobby_max == 8 for p in peers)
+    host_task = asyncio.ensure_future(host.done.wait())
+    levels = ["strong", "easy", "normal"]
+    sessions = [SplitoNetSession(host, host_task, bot=splito_bot("normal", 0)),
+                *(SplitoNetSession(p, p.task, bot=splito_bot(levels[i % 3], i))  # type: ignore[arg-type]
+                  for i, p in enumerate(peers, 1))]
+    await clock.run_until(asyncio.gather(*(s.run() for s in sessions)), within=3600.0)
+    assert all(s.core.finished and s.core.verdict is None for s in sessions), \
+        [s.verdict for s in sessions]
+    recs = [read_transcript(next((tmp_path / d / "games").glob("*.splitlog")), repair=True)
+            for d in ("host", *names)]
+    assert all(r == recs[0] for r in recs[1:]), "transcripts differ"
+    v = verify_records(recs[0])
+    assert v.ok, v.summary
+    assert v.record is not None and v.record["format"] == "splito-record/1"
+    assert [s["name"] for s in v.record["seats"]] == ["Host", *names]
+    await stop(clock, host, peers, mem)

@@ -22,6 +22,10 @@ from splitnet.games.split.open_hand import open_hand_seed
 from splitnet.games.split.rules import DrawPile, Settings, action_to_dict
 from splitnet.verify import verify_records
 
+#: each core checks every other seat's hop and verify checks each again: the same proofs,
+#: computed in full once per test (tests/conftest.py); these tests are about seats gone,
+#: not about the proofs or about which peer checks what
+pytestmark = pytest.mark.usefixtures("each_shuffle_proof_checked_once")
 
 def new_game(n: int, proofs: bool, seed: int = 3) -> tuple[LocalGame, GameCore]:
     g = LocalGame([f"p{i}" for i in range(n)], Settings(rounds=2), SelfplaySecrets(seed),

@@ -24,11 +24,11 @@ from splitnet.app.lan_session import LAN_PARTS, NetSession
 from splitnet.frontend import HumanAgent
 from splitnet.games.split import describe
 from splitnet.games.split.bots import make_bot
+from splitnet.games.split.front.selfplay import human_session
 from splitnet.games.split.rules import IllegalMove, Settings
 from splitnet.net.frames import Presence
 from splitnet.net.store import GameFiles
 from splitnet.net.table import Table
-from splitnet.selfplay import human_session
 from splitnet.session.log import Entry
 from splitnet.session.transcript import TranscriptWriter, read_transcript
 from splitnet.ui.plain import run_plain
@@ -73,6 +73,9 @@ class HostSeat:
     def changed(self) -> None:
         for cb in list(self._subs):
             cb()
+
+    def watching_status(self) -> str:
+        return ""  # (nobody watches)
 
     def send_game(self, kind: str, body: dict[str, Any]) -> bool:
         table = self.table

@@ -11,8 +11,8 @@ import random
 import pytest
 
 from splitnet.games.split.bots import HeuristicBot
+from splitnet.games.split.front.selfplay import summary
 from splitnet.games.split.rules import BonusDraw, BonusMark, BonusSwap, DrawPile, Game, Lay, Upgrade
-from splitnet.selfplay import summary
 from splitnet.ui.plain import (
     CommandError,
     ask_text,

@@ -6,9 +6,9 @@ from __future__ import annotations
 import io
 import re
 
+from splitnet.games.split.front.selfplay import summary
 from splitnet.games.split.rules import BonusDraw, DrawPile, Game
 from splitnet.games.split.rules.scoring import standing_now
-from splitnet.selfplay import summary
 from splitnet.ui.plain import _player, parse_command, render_table, run_plain
 from tests.stand_in import make_local_session
 from tests.test_tui_table import position

@@ -21,9 +21,9 @@ import pytest
 
 from splitnet.durable import open_private, private_dir, tighten_dir
 from splitnet.games.split.bots import make_bot
+from splitnet.games.split.front.selfplay import human_session
 from splitnet.games.split.rules import Settings
 from splitnet.net.store import open_data_dir
-from splitnet.selfplay import human_session
 from splitnet.session.transcript import TranscriptWriter
 
 SPLITNET = [sys.executable, "-m", "splitnet.cli"]
@@ -101,6 +101,21 @@ def test_the_commands_keep_the_data_dir_private(tmp_path: Path) -> None:
                        check=False)
     assert "Resumed the game" in r.stdout, r.stderr[-2000:]
     assert modes(data) == {}
+
+
+def test_a_watchers_and_a_hosts_bots_dirs_are_splitnets_own(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A data dir made by hand with mode 0755 that holds what a watcher (``watched/``) or
+    a host with bots (``bots/``) made there is closed like any other of splitnet's, not
+    left open with a warning about entries splitnet did not make."""
+    data = tmp_path / "data"
+    data.mkdir(mode=0o755)
+    for d in ("watched", "bots", "games"):
+        (data / d).mkdir(mode=0o700)
+    with caplog.at_level(logging.WARNING, logger="splitnet"):
+        open_data_dir(data)
+    assert [r.getMessage() for r in caplog.records if str(data) in r.getMessage()] == []
+    assert stat.S_IMODE(data.stat().st_mode) == 0o700
 
 
 def test_a_data_dir_with_other_files_is_left_open_with_one_line(

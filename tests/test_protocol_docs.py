@@ -292,7 +292,7 @@ def test_record_md_exact_form_is_what_the_writers_produce(tmp_path: Path) -> Non
     """selfplay --record (and verify --json, the same function) write RECORD.md's exact
     form: the documented json.dumps parameters, key orders and list orders; the doc's
     excerpt is the start of the documented selfplay record."""
-    from splitnet.selfplay import run_selfplay
+    from splitnet.games.split.front.selfplay import run_selfplay
 
     assert re.search(r"`splitnet selfplay --players 2 --seed 3 --no-proofs --record FILE`",
                      doc("RECORD.md"))
@@ -658,7 +658,12 @@ def test_an_alarm_ends_play_and_what_comes_after_it_is_refused_as_game_md_says()
 
 
 def test_a_timeout_s_waited_is_an_integer_at_least_0_as_game_md_says() -> None:
-    from splitnet.game.table import check_timeout
+    from splitnet.game.bodies import parse_timeout
+    from splitnet.game.table import check_timeout as check
+
+    def check_timeout(author: int, body: dict[str, object], host: int,
+                      waiting: list[int]) -> tuple[int, int]:  # parsed, then checked
+        return check(author, parse_timeout(author, body), host, waiting)
 
     assert check_timeout(0, {"round": 1, "seat": 1, "waited": 0}, 0, [1]) == (1, 0)
     for body in ({"round": 1, "seat": 1, "waited": -1}, {"round": 1, "seat": 1, "waited": 1.5},
@@ -784,8 +789,8 @@ def test_splito_records_always_hold_turn_hands_and_zone_seats_in_their_order() -
 def test_settings_md_lists_splitos_keys_and_bounds_as_the_code_checks_them(
         tmp_path: Path) -> None:
     from splitnet.frontends import _splito_choice
+    from splitnet.games.splito.front.selfplay import load_settings
     from splitnet.games.splito.settings import KEYS, RECORD_KEYS, SettingsError, SplitoSettings
-    from splitnet.splito_selfplay import load_settings
 
     text = section(doc("SETTINGS.md"), "## Splito")
     rows = re.findall(r"^\| `(\w+)` \| (.+?) \| (S[\d.]+(?:, S[\d.]+)?) \|$", text, re.M)

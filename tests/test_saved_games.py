@@ -15,9 +15,14 @@ import pytest
 
 from splitnet.app import saved
 from splitnet.games.split.bots import make_bot
+from splitnet.games.split.front.selfplay import (
+    human_session,
+    rematch_dealer,
+    rematch_session,
+    resume_session,
+)
 from splitnet.games.split.rules import Settings
 from splitnet.net.store import GameFiles
-from splitnet.selfplay import human_session, rematch_dealer, rematch_session, resume_session
 from tests import forked_cli
 
 SPLITNET = [sys.executable, "-m", "splitnet.cli"]

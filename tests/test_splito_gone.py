@@ -11,6 +11,11 @@ from splitnet.games.splito.engine import Game, Phase, Play
 from tests.splito_helpers import new_game, nonce
 from tests.test_splito_rules import commit_for, refused
 
+#: each core checks every other seat's hop and verify checks each again: the same proofs,
+#: computed in full once per test (tests/conftest.py); these tests are about seats gone,
+#: not about the proofs or about which peer checks what
+pytestmark = pytest.mark.usefixtures("each_shuffle_proof_checked_once")
+
 
 def first_plays(g: Game) -> list[Play]:
     return [Play(s, g.hands[s][0], "left") for s in g.playing]

@@ -1,5 +1,5 @@
-"""The plain Splito front end (splitnet/ui/splito_plain.py) over the local session
-(splitnet/app/splito_fair.py): whole games played by lines, refusals naming their rule
+"""The plain Splito front end (splitnet/games/splito/front/plain.py) over the local session
+(splitnet/games/splito/front/fair.py): whole games played by lines, refusals naming their rule
 and changing nothing, the game saved as it is played, resumed after an interruption —
 even between our commitment and its reveal (S7.3) — and verified.
 
@@ -18,14 +18,19 @@ from pathlib import Path
 from typing import Any
 
 from splitnet.app import saved
-from splitnet.app.splito_fair import (
+from splitnet.games.splito import SPLITO
+from splitnet.games.splito.engine import Play
+from splitnet.games.splito.front.fair import (
     SplitoFairSession,
     resume_splito,
     splito_session,
 )
-from splitnet.games.splito import SPLITO
-from splitnet.games.splito.engine import Play
-from splitnet.ui.splito_plain import CommandError, parse_play, render_table, run_splito_plain
+from splitnet.games.splito.front.plain import (
+    CommandError,
+    parse_play,
+    render_table,
+    run_splito_plain,
+)
 from splitnet.verify import verify_records
 from tests import forked_cli
 
@@ -105,7 +110,7 @@ def test_a_saved_game_is_offered_and_listed_naming_the_game_how_far_and_the_bots
 def test_every_zone_is_named_once_in_the_list_of_zones() -> None:
     """``zones`` (and the end screen) name another pair's zone by its label alone:
     "Zone Ana|Bo", not "Zone (zone Ana|Bo)"."""
-    from splitnet.ui.splito_plain import all_zones_text
+    from splitnet.games.splito.front.plain import all_zones_text
 
     session = splito_session("You", ["normal", "normal", "normal"], 2)  # not saved, not run
     g = session.game
@@ -226,7 +231,7 @@ def test_n_after_the_game_starts_the_next_at_the_same_seats_saved_resumed_and_ve
 
 
 def test_a_rematch_follows_only_a_game_played_to_its_end() -> None:
-    from splitnet.app.splito_fair import splito_rematch
+    from splitnet.games.splito.front.fair import splito_rematch
 
     session = splito_session("You", ["normal"], 2)  # not run
     try:
@@ -242,7 +247,7 @@ def test_s5_7_the_plain_host_is_asked_to_give_a_disconnected_seat_up() -> None:
     (S5.7), one [y/N] question names it and what leaving means; y gives it up."""
     import io
 
-    from splitnet.ui.splito_plain import run_splito_plain
+    from splitnet.games.splito.front.plain import run_splito_plain
     from tests.test_splito_tui import StandIn, _stand_in
 
     class Offering(StandIn):

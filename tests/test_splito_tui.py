@@ -16,14 +16,14 @@ from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from splitnet.app.splito_fair import splito_session
 from splitnet.games.splito.cards import card_order
 from splitnet.games.splito.engine import Game, IllegalMove, Play
-from splitnet.ui.splito_table import rematch_keys
+from splitnet.games.splito.front.fair import splito_session
+from splitnet.games.splito.front.table import rematch_keys
+from splitnet.games.splito.front.tui import SplitoTuiApp
+from splitnet.games.splito.front.tui_model import SplitoModel
+from splitnet.games.splito.front.tui_render import help_lines, overlay_lines, table_lines
 from splitnet.ui.tui.render import width_of
-from splitnet.ui.tui.splito import SplitoTuiApp
-from splitnet.ui.tui.splito_model import SplitoModel
-from splitnet.ui.tui.splito_render import help_lines, overlay_lines, table_lines
 from splitnet.verify import verify_records
 from tests.splito_helpers import new_game, play
 from tests.test_tui_support import drained, wait_for

@@ -530,8 +530,8 @@ def test_a_rematch_keeps_the_seats_and_passes_the_first_deal_left() -> None:
     seat — and so their number, on screen and as a key (a perfect bonus, R5.1) — and
     its first round is dealt by the previous first dealer's left neighbour (R3.2)."""
     from splitnet.games.split.bots import make_bot
+    from splitnet.games.split.front.selfplay import human_session, rematch_dealer, rematch_session
     from splitnet.games.split.rules import Settings
-    from splitnet.selfplay import human_session, rematch_dealer, rematch_session
 
     names = ["heuristic"] * 3
     first = human_session("You", names, 5, Settings(rounds=1), shuffle_proofs=False)

@@ -6,16 +6,16 @@ the in-memory network with a virtual clock:
   fails on its wormhole (a JOIN under the join code nobody holds, a WATCH JOIN under a
   wrong key) is counted on that wormhole alone, never against the game's watchers on
   the LAN or through the other watch invitations (SECURITY.md, the watch invitation's
-  own limits, row 137);
+  own limits, row 149);
 - watchers churning the watch invitation never touch the players' resume secrets:
-  ``MAX_CHAINS`` bounds each kind of invitation in its own file (row 139);
+  ``MAX_CHAINS`` bounds each kind of invitation in its own file (row 151);
 - nothing a peer chose names a file the watcher writes, and every one is private
-  (row 140);
+  (row 152);
 - a host's reasons (a refused frame's, a ``bye``'s, a fatal error's) reach the
-  watcher's lines shown, never obeyed (row 141);
-- a file another host planted under a game's id is named, with what to do (row 142).
+  watcher's lines shown, never obeyed (row 153);
+- a file another host planted under a game's id is named, with what to do (row 154).
 
-(The spectator table that cannot be drawn, row 138, is in tests/test_watch_tui.py.)
+(The spectator table that cannot be drawn, row 150, is in tests/test_watch_tui.py.)
 """
 
 from __future__ import annotations

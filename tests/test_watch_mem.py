@@ -28,8 +28,8 @@ from typing import Any
 import pytest
 
 from splitnet.app.lan_session import LAN_PARTS, NetSession
-from splitnet.app.splito_session import SplitoNetSession, splito_bot
 from splitnet.games.split.bots import make_bot
+from splitnet.games.splito.front.lan import SplitoNetSession, splito_bot
 from splitnet.net.config import NetSettings
 from splitnet.net.frames import (
     Ack,
@@ -84,13 +84,14 @@ class Table:
     of the cards at every entry (seq → known slots) for the knowledge check."""
 
     def __init__(self, tmp: Path, clock: VirtualLoop, *, splito: bool, watchers: int = 2,
-                 net: NetSettings = D) -> None:
+                 net: NetSettings = D, host_cls: type[HostNode] = HostNode,
+                 mem: MemoryNet | None = None) -> None:
         self.tmp, self.clock, self.splito, self.net = tmp, clock, splito, net
-        self.mem = MemoryNet()
+        self.mem = mem or MemoryNet()
         self.limiter = AttemptLimiter(clock=clock.time)
         self.watch_limiter = AttemptLimiter(clock=clock.time)
         kw: dict[str, Any] = {"choice": splito_choice()} if splito else {"proofs": False}
-        self.host = HostNode(Identity.generate(), tmp / "host", "Host", net, seats=3,
+        self.host = host_cls(Identity.generate(), tmp / "host", "Host", net, seats=3,
                              parts=LAN_PARTS, code=CODE, busy=secure_busy,
                              wrap=node_wrap(parse_code(CODE), net, limiter=self.limiter,
                                             seats=lambda: self.host.player_keys(),
@@ -272,6 +273,14 @@ async def raw_watcher(t: Table, *, code: str = WATCH, name: str = "Eve",
     return ch
 
 
+async def spend_watch_codes(t: Table, local: str) -> None:
+    """Three wrong watch codes from ``local``: the address's whole budget."""
+    for k in range(3):
+        w, _ = t.watcher(f"g{k}", code=WRONG, local=local)
+        with pytest.raises(WatchFatal, match="wrong watch code"):
+            await t.clock.run_until(w.run(), within=20.0)
+
+
 async def frames_until(ch: Any, pred: Callable[[Any], bool]) -> list[Any]:
     out = []
     while True:
@@ -318,10 +327,7 @@ async def test_a_wrong_watch_code_spends_no_players_budget_and_a_watch_code_give
         tmp_path: Path, clock: VirtualLoop) -> None:
     t = Table(tmp_path, clock, splito=False)
     await t.open()
-    for k in range(3):
-        w, _ = t.watcher(f"g{k}", code=WRONG, local="10.1.1.1")
-        with pytest.raises(WatchFatal, match="wrong watch code"):
-            await clock.run_until(w.run(), within=20.0)
+    await spend_watch_codes(t, "10.1.1.1")
     assert t.watch_limiter.failures == 3 and t.limiter.failures == 0
     # the address is out of watch attempts; a player there with the join code is not
     ana = PeerNode(Identity.generate(), tmp_path / "Ana", "Ana", "127.0.0.1", t.port, t.net,

@@ -1,4 +1,4 @@
-"""The watcher's own defences (protocol/NETWORK.md §14.9, SECURITY.md rows 134–136) and
+"""The watcher's own defences (protocol/NETWORK.md §14.9, SECURITY.md rows 143–145) and
 the host's handshake on a watch invitation's channel (§14.8), in process on the
 in-memory network:
 
@@ -105,7 +105,7 @@ async def watch_at(tmp: Path, serve: Any, **kw: Any) -> tuple[WatchNode, Excepti
 
 def test_a_pinned_watcher_refuses_another_host_and_follows_the_right_one(
         tmp_path: Path) -> None:
-    """SECURITY.md row 134. Whoever knows the watch code and answers at the address can
+    """SECURITY.md row 143. Whoever knows the watch code and answers at the address can
     show a made-up game that verifies (its own keys, its own signatures): the watcher is
     told the host's fingerprint as it first answers, and with ``--host-key`` refuses any
     other key in one line before its ``watch`` — nothing watched, no file."""
@@ -133,7 +133,7 @@ def test_a_pinned_watcher_refuses_another_host_and_follows_the_right_one(
 
 
 def test_a_rerun_resumes_only_under_the_host_its_file_names(tmp_path: Path) -> None:
-    """SECURITY.md row 134. A watcher killed mid-game is run again; at the address now
+    """SECURITY.md row 143. A watcher killed mid-game is run again; at the address now
     answers another host that holds the watch code and claims that very game (ids are
     public): the file's header names the game's host, so the watcher stops in one line
     and the file is as it was; the real host is followed to the end from the file."""
@@ -158,7 +158,7 @@ def test_a_rerun_resumes_only_under_the_host_its_file_names(tmp_path: Path) -> N
 
 
 def test_a_watcher_stops_after_three_watch_joins_left_unanswered(tmp_path: Path) -> None:
-    """SECURITY.md row 135. Something at the address runs the host's side of the watch
+    """SECURITY.md row 144. Something at the address runs the host's side of the watch
     handshake up to the WATCH JOIN — which lets it test one guess of the watch code
     offline — and hangs up, again and again: the watcher stops after ``MAX_UNANSWERED``
     (3) in a row, saying why, as a joiner does; it never gives a fourth guess."""
@@ -260,7 +260,7 @@ async def internet_host(tmp: Path, mem: MemoryNet, tag: Callable[[Channel], Chan
 @virtual_time
 async def test_a_watch_invitation_lets_watch_and_never_gives_a_seat(
         tmp_path: Path, clock: VirtualLoop) -> None:
-    """SECURITY.md row 136, NETWORK.md §14.8, with the host's wrap of ``host
+    """SECURITY.md row 145, NETWORK.md §14.8, with the host's wrap of ``host
     --internet``: through a watch invitation's channel a watcher gets in; a JOIN there
     is refused and counted on that wormhole alone (both limiters untouched), a
     ``hello`` after its watch handshake is refused; through a join invitation's channel
@@ -278,7 +278,7 @@ async def test_a_watch_invitation_lets_watch_and_never_gives_a_seat(
     raw = await connect(THROUGH_WATCH)()
     with pytest.raises(WireError, match="wrong code"):  # a seat through a watch invitation
         await clock.run_until(node_wrap(PW_WATCH, D, identity=me)(raw, "client"), within=10.0)
-    assert watch_limiter.failures == 0 and limiter.failures == 0  # (row 137)
+    assert watch_limiter.failures == 0 and limiter.failures == 0  # (row 149)
     raw = await connect(THROUGH_WATCH)()
     ch = await clock.run_until(watch_wrap(PW_WATCH, D)(raw, "client"), within=10.0)
     f = decode_frame(await clock.run_until(ch.recv(), within=10.0), from_host=True)

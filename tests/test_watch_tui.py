@@ -30,9 +30,11 @@ from prompt_toolkit.output import DummyOutput
 from splitnet.app.lan_watch import WatchTeller
 from splitnet.game.table import Limits
 from splitnet.games.split.bots import make_bot
+from splitnet.games.split.front import watch as split_watch
 from splitnet.games.split.local import LocalGame
+from splitnet.games.splito.front import watch as splito_watch
 from splitnet.net.watcher import WatchFatal
-from splitnet.ui.tui import split_watch, splito_watch, watch_model
+from splitnet.ui.tui import watch_model
 from splitnet.ui.tui.snapshot import screen_text
 from splitnet.ui.tui.watch_app import WatchScreen, watch_screen
 from splitnet.ui.tui.watch_model import Spectacle

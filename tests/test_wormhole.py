@@ -934,20 +934,21 @@ def games_on(tmp: Path, seat: int) -> dict[str, bytes]:
     return {f.stem: f.read_bytes() for f in (tmp / f"p{seat}" / "games").glob("*.splitlog")}
 
 
-@pytest.mark.parametrize("game", ["split", "splito"])
 def test_a_table_through_wormholes_plays_a_rematch_with_the_same_seats(
-        servers: Servers, tmp_path: Path, game: str) -> None:
+        servers: Servers, tmp_path: Path) -> None:
     """NETWORK.md §13 through the wormholes of §12: after a game of one round the host
     offers the rematch; each guest's bot (``--rematch``) meets the host's rematch lobby
     on the next code of the resume chain they already share — no invitation is printed
     or typed for it — and agrees; the rematch is played with the same seats, the first
     deal passed left. Every process exits 0, both transcripts are byte-identical on
-    every seat and ``splitnet verify FIRST SECOND`` says the second is the rematch."""
-    if game == "split":  # one round (protocol/SETTINGS.md): the rematch is what counts
-        rules = [*one_round(tmp_path), "--no-proofs"]
-    else:
-        rules = ["--game", "splito"]
-    over = "Winner:" if game == "split" else "Scores (left zone × right zone):"
+    every seat and ``splitnet verify FIRST SECOND`` says the second is the rematch.
+
+    A game of Split: the wormholes and the resume chains carry frames and name no game
+    (the rematch of a Splito table, same seats, deal passed left, verified as a pair:
+    tests/test_net_splito.py with real processes, tests/test_net_splito_mem.py)."""
+    # one round (protocol/SETTINGS.md): the rematch is what counts
+    rules = [*one_round(tmp_path), "--no-proofs"]
+    over = "Winner:"
     # rematch_wait: the bots' wait for an offer after the rematch too (none comes)
     timing = "wormhole_idle=3,rematch_wait=20"
     procs: list[Proc] = []

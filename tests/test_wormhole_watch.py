@@ -7,7 +7,7 @@ again with the same command (it meets the host on its resume wormhole and goes o
 its file), Di from mid-game, pinned with ``--host-key`` — and a Splito game by one
 whose host is killed mid-game and restarted (the watcher comes back by itself), each
 transcript byte-identical to the players' and verifying. On the way, the attacks of
-SECURITY.md row 136: a join invitation used to watch, a watch invitation used to join
+SECURITY.md row 145: a join invitation used to watch, a watch invitation used to join
 (refused, no seat), a wrong ``--host-key`` (one line, status 1).
 """
 

@@ -223,8 +223,11 @@ def add_parsers(sub: Any) -> None:
     h.add_argument("--watchers", type=int_in(1, 64), default=4, metavar="N",
                    help="how many people may watch at once with the watch code it prints "
                         "(splitnet watch ADDR; with --internet also a watch invitation: "
-                        "splitnet watch CODE; default 4); a watcher gets no seat and sees "
-                        "only what is public")
+                        "splitnet watch CODE; default 4); a watcher gets no seat and "
+                        "sees only what is public. Every player's lobby and table show "
+                        "how many watch; the host's lobby removes one (plain: 'unwatch "
+                        "NAME'; full screen: w and its number), refused from its address "
+                        "for the rest of the game")
     h.add_argument("--no-watchers", action="store_true",
                    help="print no watch code or watch invitation: nobody can watch this "
                         "game")

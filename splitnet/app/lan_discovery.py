@@ -17,9 +17,12 @@ from splitnet.net.wire import NET_PROTOCOL
 
 class _Announcer:
     """The game on the LAN over mDNS while its lobby is open (protocol/DISCOVERY.md): the
-    seats free kept up to date, withdrawn (goodbye packets) when the game starts or the
-    host stops. It runs beside the lobby; when the LAN will not have it the host says so
-    and goes on — joining by address works all the same. Never the join code."""
+    seats free and the watcher places free kept up to date; when the game starts,
+    withdrawn (goodbye packets) — or, when the host takes watchers, announced as playing
+    until the game is over, so that ``splitnet browse`` shows where to watch it — and
+    withdrawn when the host stops. It runs beside the lobby; when the LAN will not have it
+    the host says so and goes on — joining by address works all the same. Never the join
+    code, never the watch code."""
 
     def __init__(self, node: HostNode, name: str, port: int, bind: str,
                  fingerprint: str) -> None:
@@ -35,8 +38,23 @@ class _Announcer:
         self._task: asyncio.Task[None] | None = None
 
     def free(self) -> int:
+        if self.node.started.is_set():
+            return 0
         return max(0, (self.node.seats or self.node.choice.max_players)
                    - len(self.node.lobby_names))
+
+    def watch(self) -> int | None:
+        """Watcher places free now; None when the host takes no watchers."""
+        limit = self.node.watchers.desk.limit
+        return None if limit <= 0 else max(0, min(limit, 64) - self.node.watchers.count)
+
+    def _on(self) -> bool:
+        """Still to be announced: the lobby is open, or the game is on and watchable."""
+        if self._stop:
+            return False
+        if not self.node.started.is_set():
+            return True
+        return self.watch() is not None and not self.node.done.is_set()
 
     def start(self) -> None:
         self.node.subscribe(self._wake.set)
@@ -60,7 +78,8 @@ class _Announcer:
                                  free=self.free(), seats=self.node.seats,
                                  protocol=NET_PROTOCOL, fingerprint=self.fingerprint,
                                  addresses=only, interfaces=only,
-                                 kind=self.node.choice.spec.key)
+                                 kind=self.node.choice.spec.key, watch=self.watch(),
+                                 playing=self.node.started.is_set())
         except LAN_ERRORS as e:  # no multicast, zeroconf's own errors: go on
             self._say(f"could not announce the game on the LAN ({type(e).__name__}: {e}); "
                       f"players join by address", warn=True)
@@ -69,11 +88,11 @@ class _Announcer:
             label = ann.name.removesuffix("." + SERVICE_TYPE)
             self._say(f"announced on the LAN as {label!r} ('splitnet join' with no "
                       f"address finds it)")
-            while not self._stop and not self.node.started.is_set():
+            while self._on():
                 self._wake.clear()
-                free = self.free()
-                if free != ann.free:
-                    await ann.update(free=free)
+                free, watch, playing = self.free(), self.watch(), self.node.started.is_set()
+                if (free, watch, playing) != (ann.free, ann.watch, ann.playing):
+                    await ann.update(free=free, watch=watch, playing=playing)
                 await self._wake.wait()
         except LAN_ERRORS as e:
             _log.warning("LAN announcement failed: %s: %s", type(e).__name__, e)
@@ -115,6 +134,8 @@ async def _choose_game(timeout: float, interfaces: list[str] | None) -> Any:
         note = ""
         if g.protocol != NET_PROTOCOL:
             note = f"  (speaks {g.protocol}: cannot join)"
+        elif g.playing:
+            note = "  (playing: no seat to join)"
         elif g.free == 0:
             note = "  (full)"
         print(f"  {i}. {g.describe()}{note}", flush=True)
@@ -132,6 +153,11 @@ async def _choose_game(timeout: float, interfaces: list[str] | None) -> Any:
             print(f"Type a number from 1 to {len(games)}.", flush=True)
             continue
         ad = games[pick - 1]
+        if ad.playing:
+            print("That game is being played: no seat to join"
+                  + (f" (watch it: splitnet watch {ad.target})" if ad.watch is not None
+                     else "") + ".", flush=True)
+            continue
         if ad.protocol != NET_PROTOCOL:
             print(f"That host speaks {ad.protocol}, this splitnet {NET_PROTOCOL}.",
                   flush=True)

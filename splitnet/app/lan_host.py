@@ -74,7 +74,6 @@ from splitnet.net.store import (
 from splitnet.net.table import GameChoice, SeedMaker, TableParts
 from splitnet.session.identity import Identity
 from splitnet.session.log import new_game_id
-from splitnet.text import shown
 from splitnet.ui.lobby import HostLobby, plain_lobby
 
 
@@ -132,7 +131,8 @@ async def host_main(args: argparse.Namespace, parts: TableParts = LAN_PARTS) -> 
     print(f"listening on port {h.port}", flush=True)
     if wh_settings is not None:
         h.invite(node, GameFiles(data_dir, gid), wh_settings)
-    if not args.no_announce and not node.started.is_set() and node.rematch_of is None:
+    if not args.no_announce and node.rematch_of is None and (
+            not node.started.is_set() or h.watchers > 0):  # (a game resumed: to watch)
         h.announcer = _Announcer(node, node.name, h.port, h.bind, identity.fingerprint())
         h.announcer.start()
     h.node_task = asyncio.create_task(node.done.wait())
@@ -495,16 +495,14 @@ def _keep_watch_code(data_dir: Path, gid: bytes, code: JoinCode | None) -> None:
 
 
 def _watch_lines(h: _Hosting, node: HostNode) -> list[str]:
-    """The lobby's lines on watching: the code, who watches, wrong watch codes."""
+    """The lobby's lines on watching: the code, wrong watch codes (who watches: the
+    lobby's own line, HostLobby)."""
     if h.watch_code is None:
         return ["not watchable (--no-watchers)"]
     lines = [f"Watch code: {h.watch_code} (up to {h.watchers} watchers)"]
     if h.watch_invites is not None and not _lobby_in_lines(h.args):
         lines += [f"Watch invitation: splitnet watch {i.code}"
                   for i in h.watch_invites.open if i.code]
-    status = node.watchers.status()
-    if status:
-        lines.append(shown(status))
     if h.watch_limiter.failures or h.watch_limiter.refused:
         lines.append("watchers' " + h.watch_limiter.status())
     return lines

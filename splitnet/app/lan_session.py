@@ -6,7 +6,7 @@ does for the table).
 
 The session drives one seat — a person through a :class:`~splitnet.frontend.HumanAgent`,
 or a bot — and turns the log into lines (via :mod:`splitnet.games.split.describe`, as
-:class:`~splitnet.app.fair.FairSession` does) and a status line that names whoever the
+:class:`~splitnet.games.split.front.fair.FairSession` does) and a status line that names whoever the
 table waits for, and says so when that player is silent or disconnected.
 """
 
@@ -32,6 +32,7 @@ from splitnet.net.peer import PeerFatal
 from splitnet.net.table import Narration, Table, TableParts
 from splitnet.net.wire import WireError
 from splitnet.session.log import Entry
+from splitnet.text import shown
 from splitnet.ui import time_left
 
 
@@ -69,6 +70,8 @@ class Node(Protocol):
 
     def accepts_left(self) -> float | None: ...
 
+    def watching_status(self) -> str: ...
+
 
 #: The host is offered to play a seat open-handed (R8.6) once the game has waited this
 #: long for it while it is disconnected (a key in the full-screen table, a prompt in
@@ -105,7 +108,7 @@ MoveT = TypeVar("MoveT")
 
 class LanSeat(SessionBase, Generic[MoveT]):
     """What a LAN seat's session is whichever the game (:class:`NetSession` for Split,
-    :class:`~splitnet.app.splito_session.SplitoNetSession` for Splito): the node and its
+    :class:`~splitnet.games.splito.front.lan.SplitoNetSession` for Splito): the node and its
     task, the wake-up event, the seat notes of the status line, chat, a bot's turn, and
     the run loop with its end — the node's fatal error as the verdict, and on a joiner
     the players whose ack of the final log never arrived (SECURITY.md §4). A game's
@@ -207,7 +210,15 @@ class LanSeat(SessionBase, Generic[MoveT]):
                     else f"not answering for {quiet} s")
             notes.append(f"waiting for {self.players[s]} ({what})" if s in waiting
                          else f"{self.players[s]} {what}")
+        if self.watching:
+            notes.append(self.watching)
         return notes
+
+    @property
+    def watching(self) -> str:
+        """Who watches the game, as the host says (NETWORK.md §14.10): ``'2 watching (Cy,
+        Di)'`` or ``''``; shown safely (names a watcher chose)."""
+        return shown(self.node.watching_status(), limit=200)
 
     # ------------------------------------------------------------------ acting
     def _my_turn(self) -> bool:

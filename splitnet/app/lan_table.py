@@ -11,9 +11,9 @@ from typing import Any, cast
 from splitnet.app.lan_common import AnySession, _again_command, _invited, _print_result
 from splitnet.app.lan_rematch import _deals, _finished_game
 from splitnet.app.lan_session import NetSession
-from splitnet.app.splito_session import SplitoNetSession
 from splitnet.frontends import front_end
 from splitnet.game.rematch import next_dealer
+from splitnet.games.splito.front.lan import SplitoNetSession
 from splitnet.net.peer import PeerNode
 from splitnet.net.table import Table
 
@@ -73,8 +73,8 @@ def _rematch_if_over(session: AnySession, wanted: bool) -> bool:
 
 async def _splito_front_end(session: SplitoNetSession, plain: bool, bell: bool, *,
                             rematch: str | None = None) -> tuple[int, bool]:
-    """A person's Splito table: ``splitnet.ui.splito_plain.run_splito_plain`` or
-    ``splitnet.ui.tui.splito.run_splito_tui`` (each drives the session, as Split's do),
+    """A person's Splito table: ``splitnet.games.splito.front.plain.run_splito_plain`` or
+    ``splitnet.games.splito.front.tui.run_splito_tui`` (each drives the session, as Split's do),
     imported only here. With ``rematch`` (who presses n: the LAN "host" offers, a
     "joiner" agrees) the end offers the next game: the exit status, and whether the
     person asked for it."""
@@ -85,11 +85,11 @@ async def _splito_front_end(session: SplitoNetSession, plain: bool, bell: bool, 
     dealer = next_dealer(session.table.log.header)  # its seat: "you deal" if it is ours
     try:
         if plain:
-            plain_ui = importlib.import_module("splitnet.ui.splito_plain")
+            plain_ui = importlib.import_module("splitnet.games.splito.front.plain")
             run: Any = plain_ui.run_splito_plain
             kw: dict[str, Any] = {}
         else:
-            run = importlib.import_module("splitnet.ui.tui.splito").run_splito_tui
+            run = importlib.import_module("splitnet.games.splito.front.tui").run_splito_tui
             kw = {"title": "splitnet", "drive": True, "bell": bell, "rejoin": again}
             if rematch is not None:
                 kw.update(rematch=rematch, next_dealer=dealer)
@@ -103,7 +103,7 @@ async def _splito_front_end(session: SplitoNetSession, plain: bool, bell: bool, 
     if rematch is None or rc != 0:
         return rc, False
     if plain:  # asked of a terminal only: piped input ends with the game (as Split's)
-        keys = importlib.import_module("splitnet.ui.splito_table").rematch_keys(
+        keys = importlib.import_module("splitnet.games.splito.front.table").rematch_keys(
             rematch, session.players, session.seat, dealer)
         return rc, sys.stdin.isatty() and await plain_ui.ask_rematch(session, keys)
     return rc, outcome == "rematch"

@@ -9,6 +9,8 @@ use any of them; none of them uses it).
                wormhole relay beside the LAN (``bench net|wormhole``)
     lan_load   many LAN games at once on loopback, each checked (``bench lan-load``)
     adversary  games with one dishonest seat and the oracle (``bench adversary``)
+    watch_flood  the players' relay under 32 hostile watch attempts (``bench watch-flood``)
+    pake       the handshakes' SPAKE2 against python-spake2's (``bench pake``)
 
 Speed is reported as ratios against a limit measured in the same run, never asserted in
 the tests.

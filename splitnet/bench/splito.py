@@ -172,7 +172,7 @@ def bench_fair(players: Sequence[int], seed: int = 0) -> list[str]:
 
     from splitnet.bench.split import _cpu_of, _pool_pids
     from splitnet.game.pool import shared_pool
-    from splitnet.splito_selfplay import play_fair
+    from splitnet.games.splito.front.selfplay import play_fair
 
     pool = shared_pool()  # started (and warm) before the clock: as at a table's launch
     if pool.helper is not None:

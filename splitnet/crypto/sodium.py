@@ -25,6 +25,10 @@ that imports rbcl — each peer, each of its proof-checking workers and its help
 :data:`HOW` says which; ``tests/test_sodium_load.py`` fails loudly if it is not
 ``"memory"`` on Linux, that is if rbcl's internals changed shape. Either way the group
 is the same libsodium, byte for byte.
+
+:func:`library` is that libsodium itself (a :class:`ctypes.CDLL`, the whole library in
+every mode), for the functions rbcl does not wrap: SPAKE2's edwards25519
+(:mod:`splitnet.crypto.pake`).
 """
 
 from __future__ import annotations
@@ -77,6 +81,16 @@ def import_rbcl() -> types.ModuleType:
     if HOW is None:
         HOW = _delete_copy()
     return module
+
+
+def library() -> ctypes.CDLL:
+    """The libsodium rbcl's wrappers call, loaded as :func:`import_rbcl` could (any
+    mode): the same ``CDLL`` object, so nothing is loaded twice."""
+    import_rbcl()
+    lib = getattr(sys.modules.get("rbcl.rbcl"), "_sodium", None)
+    if not isinstance(lib, ctypes.CDLL):
+        raise ImportError("rbcl's libsodium is not where rbcl 1.1 keeps it (rbcl.rbcl._sodium)")
+    return lib
 
 
 def _from_memory() -> types.ModuleType | None:

@@ -1,7 +1,8 @@
 """What every game on the fair table shares, whatever the game (sans-IO): where an entry
 stands in the log, the error that names the seat at fault, the pledges a seat makes before
-it sends anything derived from its seed on a deck (GAME.md "Pledges"), the entries every
-game takes the same way — ``chat`` and the host's ``timeout`` — and the shuffle proof
+it sends anything derived from its seed on a deck (GAME.md "Pledges"), the checks of the
+entries every game takes the same way — the host's ``timeout`` and ``abandon``; their
+bodies, and ``chat``'s, are parsed in :mod:`splitnet.game.bodies` — and the shuffle proof
 bound to the game (SHUFFLE_PROOF.md). Split's :class:`~splitnet.games.split.core.GameCore` and
 Splito's :class:`~splitnet.games.splito.core.SplitoCore` are built on it; the log
 (:mod:`splitnet.session.log`) and the deck (:class:`splitnet.crypto.deck.DeckRound`) are
@@ -20,6 +21,7 @@ from splitnet.session.codec import is_int
 
 if TYPE_CHECKING:
     from splitnet.crypto.split import Splitter
+    from splitnet.game.bodies import AbandonBody, TimeoutBody
 
 #: GAME.md "chat": the longest chat text
 MAX_CHAT = 500
@@ -325,17 +327,6 @@ class MemoryMoves:
         self.move = move
 
 
-def check_chat(author: int, body: dict[str, Any]) -> str:
-    """GAME.md "chat": exactly {"text": ≤ 500 characters}; the text, or GameError."""
-    text = body.get("text")
-    if set(body) != {"text"}:
-        raise GameError(author, "chat", 'a chat body is exactly {"text": …}, with '
-                        "no other key")
-    if not isinstance(text, str) or len(text) > MAX_CHAT:
-        raise GameError(author, "chat", "chat text must be a string of ≤ 500 characters")
-    return text
-
-
 #: the protocol a header's settings name (``protocol``, GAME.md), whatever the game
 PROTOCOL = "splitnet/6"
 
@@ -408,48 +399,36 @@ def check_waited(author: int, step: str, waited: int, limit: int, what: str) -> 
                         f"less than the {limit} s every seat agreed in the header (limits)")
 
 
-def check_abandon(author: int, body: dict[str, Any], host: int, *, only_host: str,
+def check_abandon(author: int, body: AbandonBody, host: int, *, only_host: str,
                   refusal: Callable[[int], str | None], least: int) -> tuple[int, int]:
     """GAME.md "abandon" (Split, R8.6) and SPLITO_GAME.md §4 (Splito, S5.7): the host
-    gives ``seat`` up after ``waited`` seconds. Returns (seat, waited) when the game's
-    ``refusal(seat)`` lets it and ``waited`` is at least the header's ``least``; else
-    GameError naming the author — ``only_host`` when that is not the host, "a false
-    abandonment: …" otherwise. Nothing is changed here."""
-    def false(why: str) -> GameError:
-        return GameError(author, "abandon", f"a false abandonment: {why}")
-
+    gives ``seat`` up after ``waited`` seconds (``body``: parsed, :mod:`splitnet.game.bodies`).
+    Returns (seat, waited) when the game's ``refusal(seat)`` lets it and ``waited`` is at
+    least the header's ``least``; else GameError naming the author — ``only_host`` when
+    that is not the host, "a false abandonment: …" otherwise. Nothing is changed here."""
     if author != host:
         raise GameError(author, "abandon", only_host)
-    if set(body) != {"round", "seat", "waited"}:
-        raise false("an abandonment has exactly round, seat and waited")
-    seat, waited = body.get("seat"), body.get("waited")
-    if not is_int(waited) or waited < 0 or not is_int(seat):
-        raise false("seat and waited must be integers ≥ 0")
-    assert isinstance(seat, int) and isinstance(waited, int)
-    why = refusal(seat)
+    why = refusal(body.seat)
     if why is not None:
-        raise false(why)
-    check_waited(author, "abandon", waited, least, "abandonment")
-    return seat, waited
+        raise GameError(author, "abandon", f"a false abandonment: {why}")
+    check_waited(author, "abandon", body.waited, least, "abandonment")
+    return body.seat, body.waited
 
 
-def check_timeout(author: int, body: dict[str, Any], host: int,
+def check_timeout(author: int, body: TimeoutBody, host: int,
                   waiting: list[int]) -> tuple[int, int]:
-    """GAME.md "timeout": the host says ``seat`` owed a message for ``waited`` seconds.
-    Returns (seat, waited) if the game really waits for that seat (``waiting``); else
-    GameError naming the author. Only the host orders messages, so only the host can
-    know; it is the host's word (protocol/SECURITY.md)."""
+    """GAME.md "timeout": the host says ``seat`` owed a message for ``waited`` seconds
+    (``body``: parsed, :mod:`splitnet.game.bodies`). Returns (seat, waited) if the game
+    really waits for that seat (``waiting``); else GameError naming the author. Only the
+    host orders messages, so only the host can know; it is the host's word
+    (protocol/SECURITY.md)."""
     if author != host:
         raise GameError(author, "timeout", "only the host declares a timeout")
-    if set(body) != {"round", "seat", "waited"}:
-        raise GameError(author, "timeout", "a timeout has exactly round, seat and waited")
-    seat, waited = body.get("seat"), body.get("waited")
-    if not is_int(waited) or waited < 0 or not is_int(seat):
-        raise GameError(author, "timeout", "seat and waited must be integers ≥ 0")
+    seat = body.seat
     if seat == host or seat not in waiting:
         raise GameError(author, "timeout", f"a false timeout: the game does not wait for "
                         f"seat {seat} (it waits for {waiting})")
-    return seat, waited
+    return seat, body.waited
 
 
 def proof_functions(game_id: bytes, seed: bytes | None,

@@ -63,6 +63,8 @@ TTL: Final = 120
 MAX_TEXT: Final = 40
 MAX_SEATS: Final = 16
 MAX_KIND: Final = 16
+#: watcher places an announcement may give (``watch``; ``splitnet host --watchers`` ≤ 64)
+MAX_WATCH: Final = 64
 
 
 def clean_text(value: str, limit: int = MAX_TEXT) -> str:
@@ -94,6 +96,10 @@ class GameAd:
     port: int
     #: which game the table plays (``kind``: "split", "splito"; None: not said, Split)
     kind: str | None = None
+    #: watcher places free now (``watch``); None: the game cannot be watched (not said)
+    watch: int | None = None
+    #: the game has begun (``state`` ``playing``): no seat to join, only watching
+    playing: bool = False
 
     @property
     def address(self) -> str | None:
@@ -112,8 +118,15 @@ class GameAd:
         spec = find(self.kind)  # (a game no table here runs: its word)
         named = spec.named if spec is not None else bool(self.kind)
         kind = f" ({spec.title if spec else (self.kind or '').title()})" if named else ""
+        watch = ""
+        if self.watch is not None:
+            places = "no place free" if self.watch == 0 else (
+                f"{self.watch} place{'s' if self.watch != 1 else ''} free")
+            watch = f" — watch it ({places}): splitnet watch {self.target}"
+        if self.playing:
+            return f"{self.game}{kind} — host {self.host}, playing{watch}{extra}"
         return (f"{self.game}{kind} — host {self.host}, {seats} — splitnet join "
-                f"{self.target}{extra}")
+                f"{self.target}{watch}{extra}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,11 +139,16 @@ class BrowseEvent:
 
 
 def _txt(game: str, host: str, free: int, seats: int | None, protocol: str,
-         fingerprint: str | None, kind: str | None = None) -> dict[str, str]:
+         fingerprint: str | None, kind: str | None = None, watch: int | None = None,
+         playing: bool = False) -> dict[str, str]:
     props = {"txtvers": TXT_VERSION, "proto": protocol, "game": clean_text(game),
              "host": clean_text(host), "free": str(free), "auth": AUTH}
     if kind is not None:
         props["kind"] = clean_text(kind, MAX_KIND)
+    if watch is not None:
+        props["watch"] = str(watch)
+    if playing:
+        props["state"] = "playing"
     if seats is not None:
         props["seats"] = str(seats)
     if fingerprint:
@@ -157,6 +175,9 @@ def _parse(name: str, info: AsyncServiceInfo) -> GameAd | None:
     addresses = tuple(info.parsed_addresses(IPVersion.V4Only))
     fp = props.get("fp")
     kind = clean_text(props.get("kind", ""), MAX_KIND).lower() or None
+    watch_text = props.get("watch", "")  # (malformed: as if not said — no watching)
+    watch = int(watch_text) if watch_text.isdecimal() and watch_text.isascii() \
+        and int(watch_text) <= MAX_WATCH else None
     return GameAd(
         name=clean_text(name.removesuffix("." + SERVICE_TYPE), 80),
         game=clean_text(props.get("game", "")) or "(unnamed game)",
@@ -164,7 +185,8 @@ def _parse(name: str, info: AsyncServiceInfo) -> GameAd | None:
         free=free, seats=seats, protocol=clean_text(props.get("proto", "?"), 32),
         auth=clean_text(props["auth"], 32) if "auth" in props else None,
         fingerprint=clean_text(fp, 64) if fp else None,
-        addresses=addresses, port=int(info.port), kind=kind,
+        addresses=addresses, port=int(info.port), kind=kind, watch=watch,
+        playing=props.get("state") == "playing",
     )
 
 
@@ -213,13 +235,30 @@ class Announcement:
     def free(self) -> int:
         return int(self._props["free"])
 
+    @property
+    def watch(self) -> int | None:
+        w = self._props.get("watch")
+        return None if w is None else int(w)
+
+    @property
+    def playing(self) -> bool:
+        return self._props.get("state") == "playing"
+
     async def update(self, *, free: int | None = None, seats: int | None = None,
-                     game: str | None = None) -> None:
-        """Change what the TXT record says (e.g. seats free after someone joins)."""
+                     game: str | None = None, watch: int | None = None,
+                     playing: bool | None = None) -> None:
+        """Change what the TXT record says (e.g. seats free after someone joins, watcher
+        places, the game begun)."""
         if self.closed:
             raise RuntimeError("announcement closed")
+        if watch is not None and not 0 <= watch <= MAX_WATCH:
+            raise ValueError(f"watcher places must be 0–{MAX_WATCH}")
         if free is not None:
             self._props["free"] = str(free)
+        if watch is not None:
+            self._props["watch"] = str(watch)
+        if playing:
+            self._props["state"] = "playing"
         if seats is not None:
             self._props["seats"] = str(seats)
         if game is not None:
@@ -253,17 +292,22 @@ async def announce(*, game: str, host: str, port: int, free: int, seats: int | N
                    protocol: str = DEFAULT_PROTOCOL, fingerprint: str | None = None,
                    addresses: Sequence[str] | None = None,
                    interfaces: Sequence[str] | None = None,
-                   kind: str | None = None) -> Announcement:
+                   kind: str | None = None, watch: int | None = None,
+                   playing: bool = False) -> Announcement:
     """Announce a game listening on *port*. *addresses* defaults to this machine's IPv4
     addresses (or *interfaces* when given); *interfaces* limits mDNS to those interface
     addresses (e.g. ``["127.0.0.1"]`` in tests); *kind* names the game played ("split",
-    "splito"). The join code is never part of it."""
+    "splito"); *watch*, the watcher places free (None: it cannot be watched);
+    *playing*, the game has begun (no seat to join: only to watch). Neither
+    the join code nor the watch code is ever part of it."""
     if not 0 < port < 65536:
         raise ValueError("port must be 1–65535")
     if not 0 <= free <= MAX_SEATS:
         raise ValueError(f"free seats must be 0–{MAX_SEATS}")
+    if watch is not None and not 0 <= watch <= MAX_WATCH:
+        raise ValueError(f"watcher places must be 0–{MAX_WATCH}")
     addrs = list(addresses or interfaces or _local_ipv4())
-    props = _txt(game, host, free, seats, protocol, fingerprint, kind)
+    props = _txt(game, host, free, seats, protocol, fingerprint, kind, watch, playing)
     azc = _zeroconf(interfaces)
     server = f"splitnet-{secrets.token_hex(4)}.local."
     info = AsyncServiceInfo(

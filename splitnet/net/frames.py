@@ -228,9 +228,20 @@ class Watch:
     head: bytes | None
 
 
+@dataclass(frozen=True, slots=True)
+class Watching:
+    """``watching``: how many watch the game, and the first watchers' names, for the
+    players' screens (NETWORK.md §14.10). Informational only: never in the log, never a
+    seat's state; a joiner shows it at most every few seconds (``net.watching``)."""
+
+    T: ClassVar[str] = "watching"
+    count: int
+    names: tuple[str, ...]
+
+
 Frame = (Challenge | Hello | Welcome | Lobby | GameName | Rec | Need | Msg | Ack | Acks
          | Peers | Ping | Pong | HostError | Bye | Evidence | Offer | Answer | Clock
-         | BotLevel | Watch)
+         | BotLevel | Watch | Watching)
 
 #: every frame class, by its wire type
 CLASSES: Final[dict[str, type[Frame]]] = {c.T: c for c in get_args(Frame)}

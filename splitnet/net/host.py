@@ -346,11 +346,20 @@ class HostNode:
         for c in list(self.all_conns):
             c.close()
         self.watchers.close()
+        for c in list(self._watch_greeting):  # past the watch code, no ``watch`` yet
+            c.close()
         for raw in list(self._securing):  # still in the join-code handshake
             raw.close()
         serving = [t for t in self._serving if not t.done()]
         if serving:
             await asyncio.wait(serving, timeout=2.0)
+        # a handler still running is one whose other side neither reads nor closes (a
+        # watcher owed the end of the log that pings and never reads): it ends now
+        late = [t for t in serving if not t.done()]
+        for t in late:
+            t.cancel()
+        if late:
+            await asyncio.wait(late)
         me = asyncio.current_task()
         timers = [t for t in self._tasks if t is not me]
         for t in timers:
@@ -362,6 +371,11 @@ class HostNode:
 
     def subscribe(self, callback: Callable[[], None]) -> None:
         self.listeners.append(callback)
+
+    def watching_status(self) -> str:
+        """``'2 watching (Cy, Di)'``, or ``''``: as the players were last told (the
+        host's own screens, §14.10)."""
+        return self.watchers.told_line
 
     def _changed(self) -> None:
         self._stirred.set()  # (whatever waits for a change looks again: _finish)
@@ -1216,6 +1230,9 @@ class HostNode:
                 continue
             c.ping_n = (c.ping_n + 1) % (2**31)
             c.send(Ping(c.ping_n))
+        # who watches, to the players' screens (§14.10): only what changed, at most once
+        # a heartbeat, never to a connection still in its handshake
+        self.watchers.tell_players([c for c in self.all_conns if c.m.may_ping])
         if self.rematch is not None and self.table is None:
             self._rematch_do(self.rematch.beat(now))
         if self.table is not None:

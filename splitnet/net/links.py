@@ -56,7 +56,7 @@ def watch_invitation_wrap(password: bytes, net: NetSettings, limits: AttemptLimi
     by a limiter of this wormhole's own, with the limits of ``limits`` (the watchers'):
     no failure there guesses anything another watcher holds (each wormhole's key is its
     own, known to whoever came through it), so one watch invitation's holder spends
-    neither the players' limits nor the game's watchers' (SECURITY.md row 137)."""
+    neither the players' limits nor the game's watchers' (SECURITY.md row 149)."""
     own = AttemptLimiter(per_address=limits.per_address, per_game=limits.per_game,
                          window=limits.window, clock=limits.clock)
     return node_wrap(secrets.token_bytes(32), net, limiter=own, on_refused=on_refused,

@@ -26,10 +26,13 @@ from __future__ import annotations
 
 from enum import Enum
 
+from splitnet.games import FIRST
 from splitnet.net.machine import Machine
 
-MAX_PLAYERS = 6  # R3.1
-MIN_PLAYERS = 2  # R3.1
+#: a lobby's limits unless its game says (the first game's: Split's 2–6, R3.1); every
+#: game's tables seat two at least
+MAX_PLAYERS = FIRST.max_players
+MIN_PLAYERS = 2
 
 
 class LobbyState(Enum):
@@ -65,8 +68,8 @@ class LobbyMachine(Machine[LobbyState, LobbyEvent]):
     """``seats``: the auto-start count (``--seats``), or None (the host starts it)."""
 
     def __init__(self, seats: int | None, *, started: bool = False,
-                 max_players: int = MAX_PLAYERS, game: str = "Split",
-                 rule: str = "R3.1") -> None:
+                 max_players: int = MAX_PLAYERS, game: str = FIRST.title,
+                 rule: str = FIRST.seat_rule) -> None:
         super().__init__("lobby", LobbyState.STARTED if started else LobbyState.OPEN, TABLE)
         self.seats = seats
         self.count = 1  # the host

@@ -26,6 +26,7 @@ from typing import Any, NoReturn
 
 from splitnet.game.rematch import PreviousGame, Rematch
 from splitnet.game.table import GameError, PledgeRefused
+from splitnet.games import FIRST
 from splitnet.net.addrs import host_port
 from splitnet.net.config import EvidenceBudget, NetSettings
 from splitnet.net.frames import Ack as AckFrame
@@ -49,6 +50,7 @@ from splitnet.net.frames import (
     Pong,
     Presence,
     Rec,
+    Watching,
     Welcome,
 )
 from splitnet.net.framing import FrameTooLarge
@@ -73,6 +75,7 @@ from splitnet.net.join_state import JoinEvent, JoinMachine, JoinState
 from splitnet.net.store import GameFiles, GameMeta, meta_now
 from splitnet.net.table import SeedMaker, Table, TableParts
 from splitnet.net.waits import HostView, HostWatch
+from splitnet.net.watching import WatchingBoard
 from splitnet.net.wire import (
     NET_PROTOCOL,
     Channel,
@@ -102,6 +105,9 @@ from splitnet.session.log import (
 from splitnet.text import shown
 
 _log = logging.getLogger("splitnet.net")
+
+#: a connection's ignored bad frames from the host that each get a log line
+MAX_BAD_FRAME_LINES = 8
 
 
 class PeerNode:
@@ -149,9 +155,9 @@ class PeerNode:
         self.lobby_keys: list[bytes] = []  # identity keys, in the order of lobby_players
         self.lobby_seats: int | None = None
         #: the game the host's lobby is for, in words, and its seat limit (a "game" frame;
-        #: none: Split, 2–6 by R3.1)
-        self.lobby_game = "Split"
-        self.lobby_max = 6
+        #: none: the first game's, NETWORK.md §4)
+        self.lobby_game = FIRST.title
+        self.lobby_max = FIRST.max_players
         self.host_key: bytes | None = None
         self.ch: Channel | None = None
         self.target = 0
@@ -211,6 +217,11 @@ class PeerNode:
         self.rematch = RematchSide(rematch_of, leaves_after=leaves_after,
                                    rejoin=rejoin_rematch is not None,
                                    started=self.table is not None, where=self.where)
+        #: how many watch, as the host last said (``watching``, NETWORK.md §14.10): what
+        #: the screens show, changed at most every few seconds; nothing else reads it
+        self.watching = WatchingBoard()
+        self._watching_timer: asyncio.TimerHandle | None = None
+        self._bad_frames = 0  # frames from the host ignored on this connection
         if self.table is not None:
             self._attach()
 
@@ -238,6 +249,10 @@ class PeerNode:
 
     def subscribe(self, callback: Callable[[], None]) -> None:
         self.listeners.append(callback)
+
+    def watching_status(self) -> str:
+        """``'2 watching (Cy, Di)'`` as the host last said, or ``''``."""
+        return self.watching.line()
 
     def _changed(self) -> None:
         for cb in list(self.listeners):
@@ -367,6 +382,9 @@ class PeerNode:
             self._changed()
             raise
         finally:
+            if self._watching_timer is not None:
+                self._watching_timer.cancel()
+                self._watching_timer = None
             ack, self._ack_task = self._ack_task, None
             if ack is not None:
                 ack.cancel()
@@ -418,6 +436,7 @@ class PeerNode:
             self._inflight.clear()
             self._moves_inflight.clear()
             self.clocks.lost()  # (no wait is seen live across the gap)
+            self.watching.lost()  # (the next host says again; this one may not)
             raw.close()
             self.epoch += 1
         step = self.link.ended(self._now(), end, self._log_view())
@@ -442,7 +461,14 @@ class PeerNode:
             try:
                 f = decode_frame(payload, from_host=True)
             except WireError as e:
-                _log.warning("ignored a bad frame from the host: %s", e)
+                # ignored, each one; said in a line for the first few of a connection
+                # only (a host sending thousands prints no thousands of lines)
+                self._bad_frames += 1
+                if self._bad_frames <= MAX_BAD_FRAME_LINES:
+                    _log.warning("ignored a bad frame from the host: %s", e)
+                elif self._bad_frames == MAX_BAD_FRAME_LINES + 1:
+                    _log.warning("ignoring more bad frames from the host on this "
+                                 "connection without a line each")
                 continue
             for hook in self.frame_hooks:
                 hook(f)
@@ -451,7 +477,11 @@ class PeerNode:
     async def _session(self, raw: Channel) -> None:
         async with asyncio.timeout(self.net.handshake_timeout):
             ch = await self.wrap(raw, "client")
+        self._bad_frames = 0
+        until = self._now() + self.net.handshake_timeout
         f = await self._recv(ch, self.net.handshake_timeout)
+        while isinstance(f, Watching):  # (no news before the welcome: §14.10)
+            f = await self._recv(ch, max(0.0, until - self._now()))
         table = self.table
         bind = binding_of(ch)
         f = check_challenge(f, bind, prev=self.rematch_of if table is None else None,
@@ -466,9 +496,14 @@ class PeerNode:
                                               game, have, bind),
                                    game, have, head, bind)))
         w = await self._recv(ch, self.net.handshake_timeout)
-        while isinstance(w, Ping):  # the host pings every connection, also this one already
-            ch.send(encode_typed(Pong(w.n)))
-            w = await self._recv(ch, self.net.handshake_timeout)
+        # the host pings every connection, also this one already; a ``watching`` before
+        # the welcome is no news of a game we are in (§14.10). Neither holds us past the
+        # handshake's bound
+        until = self._now() + self.net.handshake_timeout
+        while isinstance(w, Ping | Watching):
+            if isinstance(w, Ping):
+                ch.send(encode_typed(Pong(w.n)))
+            w = await self._recv(ch, max(0.0, until - self._now()))
         if isinstance(w, HostError):
             if w.fatal and w.code == ErrorCode.CLOSED.value and table is not None:
                 self._called_off(w.reason)
@@ -537,6 +572,8 @@ class PeerNode:
             case Clock(left):
                 if self.rematch.clock(self._now(), left):
                     self._changed()
+            case Watching(count, names):
+                self._on_watching(count, names)
             case HostError():
                 self._on_error(f)
             case Bye(reason):
@@ -561,6 +598,21 @@ class PeerNode:
                 self._changed()
             case _:  # (a challenge again, pong: nothing to do)
                 pass
+
+    def _on_watching(self, count: int, names: tuple[str, ...]) -> None:
+        """The host's word on who watches (§14.10): shown at most every few seconds —
+        a flood of them redraws nothing more often — and nothing else changes."""
+        later = self.watching.heard(count, names, now=self._now())
+        if later == 0.0:
+            self._changed()
+        elif later is not None and self._watching_timer is None:
+            self._watching_timer = asyncio.get_running_loop().call_later(
+                later, self._watching_due)
+
+    def _watching_due(self) -> None:
+        self._watching_timer = None
+        if self.watching.flush(now=self._now()):
+            self._changed()
 
     def _on_error(self, f: HostError) -> None:
         self.refusals.append((f.code, f.reason, f.kind, f.counter))
@@ -758,7 +810,8 @@ class PeerNode:
         ch = self.ch
         frame = self.rematch.decline(why) if ch is not None else None
         if ch is not None and frame is not None:
-            with contextlib.suppress(ChannelClosed, WireError, ConnectionError):
+            # (a host that reads nothing: the answer was queued, the wait given up)
+            with contextlib.suppress(ChannelClosed, WireError, ConnectionError, TimeoutError):
                 ch.send(encode_typed(frame))
                 await asyncio.wait_for(ch.drain(), 2.0)
 

@@ -2,7 +2,8 @@
 (protocol/SECURE.md is the specification; this module implements it).
 
 The host and the joiner share a weak secret, the join code (:mod:`splitnet.net.joincode`).
-They run SPAKE2 (python-spake2, Ed25519 group) on it, bound to the protocol version, the
+They run SPAKE2 (python-spake2 0.9's, Ed25519 group, computed through libsodium by
+:mod:`splitnet.crypto.pake`) on it, bound to the protocol version, the
 game's id and a fresh nonce; HKDF-SHA256 over the SPAKE2 key and the transcript hash
 gives a key for each direction, a key-confirmation value for each side, a verification
 string both screens can show and a channel-binding value. Three messages::
@@ -59,8 +60,8 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
-from spake2 import SPAKE2_A, SPAKE2_B
 
+from splitnet.crypto.pake import SPAKE2_A, SPAKE2_B, PakeError, Spake2
 from splitnet.errors import SplitnetError
 from splitnet.net.framing import MAX_FRAME, FrameTooLarge, encode_frame, read_frame
 from splitnet.net.joincode import JoinCode, parse_code, word_list
@@ -496,18 +497,18 @@ def _decode_refuse(msg: bytes) -> SecureError:
     return HandshakeError(f"the host refused the handshake: {text}", code="malformed")
 
 
-def _start_pake(cls: type, password: bytes, id_a: bytes, id_b: bytes,
-                entropy: Entropy | None) -> tuple[object, bytes]:
+def _start_pake(cls: type[Spake2], password: bytes, id_a: bytes, id_b: bytes,
+                entropy: Entropy | None) -> tuple[Spake2, bytes]:
     pake = cls(password, idA=id_a, idB=id_b, entropy_f=entropy or os.urandom)
     msg = pake.start()
     assert isinstance(msg, bytes) and len(msg) == PAKE_MSG_LEN
     return pake, msg
 
 
-def _finish_pake(pake: object, msg: bytes, who: str) -> bytes:
+def _finish_pake(pake: Spake2, msg: bytes, who: str) -> bytes:
     try:
-        key = pake.finish(msg)  # type: ignore[attr-defined]
-    except Exception as e:  # bad point, reflection, wrong side: all the same to us
+        key = pake.finish(msg)
+    except PakeError as e:  # bad point, reflection, wrong side: all the same to us
         raise HandshakeError(f"the {who}'s SPAKE2 message is invalid ({type(e).__name__})",
                              code="malformed") from None
     assert isinstance(key, bytes)

@@ -39,8 +39,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Final
 
-from spake2 import SPAKE2_A, SPAKE2_B
-
+from splitnet.crypto.pake import SPAKE2_A, SPAKE2_B
 from splitnet.net.joincode import JoinCode
 from splitnet.net.secure import (
     ACCEPT_LEN,
@@ -179,18 +178,9 @@ class HostWatch:
                                                            head))
         right = hmac.compare_digest(confirm, keys.confirm_joiner)
         if limiter is not None:
-            try:
-                limiter.check(address)
-            except TooManyAttempts as e:
-                if e.scope == "game":
-                    return HostStep(encode_refuse(
-                        R_LIMIT_GAME, f"watching is closed: {limiter.failures} wrong watch "
-                        f"codes for this game (the players' game goes on)"), error=e)
-                within = (f" within {wait_words(limiter.window)}" if limiter.window
-                          else "")
-                return HostStep(encode_refuse(R_LIMIT_ADDRESS, f"{limiter.per_address} wrong "
-                                              f"watch codes from it{within}", e.retry_after),
-                                error=e)
+            limited = limit_refusal(limiter, address)
+            if limited is not None:
+                return limited
         if not right:
             text = ""
             if limiter is not None:
@@ -256,6 +246,22 @@ class WatchHandshake:
         return _watcher_session("watcher", self._keys)
 
 
+def limit_refusal(limiter: AttemptLimiter, address: str) -> HostStep | None:
+    """The REFUSE for a watch attempt from ``address`` past the watchers' limits (the
+    address's, or watching closed for the game), or None if it may try."""
+    try:
+        limiter.check(address)
+    except TooManyAttempts as e:
+        if e.scope == "game":
+            return HostStep(encode_refuse(
+                R_LIMIT_GAME, f"watching is closed: {limiter.failures} wrong watch "
+                f"codes for this game (the players' game goes on)"), error=e)
+        within = f" within {wait_words(limiter.window)}" if limiter.window else ""
+        return HostStep(encode_refuse(R_LIMIT_ADDRESS, f"{limiter.per_address} wrong "
+                                      f"watch codes from it{within}", e.retry_after), error=e)
+    return None
+
+
 def _watch_refusal(msg: bytes) -> Exception:
     if msg[1:2] == bytes([R_NO_WATCHING]):
         return HandshakeError("this game cannot be watched (the host took no watchers)",
@@ -279,6 +285,14 @@ async def host_watch_side(link: FrameLink, hello: bytes, msg: bytes,
         await link.drain()
         raise HandshakeError(f"{link.peer} asked to watch; this game takes no watchers",
                              code="no-watching")
+    # past the watchers' limits: refused at once, before any SPAKE2 of the watch code —
+    # a flood of wrong watch codes then costs the host (and its players) almost nothing
+    early = limit_refusal(gate.limiter, link_address(link))
+    if early is not None:
+        link.send(early.reply)
+        await link.drain()
+        assert early.error is not None
+        raise early.error
     hw = HostWatch(gate.code, hello, game_id=game_id, entropy=entropy)
     link.send(hw.receive_watch(msg))
     await link.drain()

@@ -71,8 +71,10 @@ def games_dir(data_dir: Path) -> Path:
 
 
 #: what splitnet keeps directly in a data dir (NETWORK.md §9; ``network.json`` is only
-#: read); ``.NAME.PID.HEX.tmp``: a durable write under way (splitnet/durable.py)
-DATA_DIR_NAMES = frozenset({KEY_FILE, "known_peers.json", "network.json", "net.log", "games"})
+#: read): the games, a watcher's ``watched/`` (§14), the data dirs of the bots a host
+#: runs (``bots/``); ``.NAME.PID.HEX.tmp``: a durable write under way (splitnet/durable.py)
+DATA_DIR_NAMES = frozenset({KEY_FILE, "known_peers.json", "network.json", "net.log", "games",
+                            "watched", "bots"})
 _TEMPORARY = re.compile(r"\..+\.tmp")
 #: what splitnet keeps in ``games/``: a game's files (``GAME_ID.…``), a guest's
 #: ``invite-H.wormhole``, a durable write under way

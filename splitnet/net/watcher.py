@@ -86,7 +86,7 @@ def watch_wrap(code: JoinCode | str | bytes, net: NetSettings, *,
     gives whoever answers at that address one guess of the watch code: after
     ``max_unanswered`` in a row that got neither an ACCEPT nor a REFUSE (the connection
     ended, or nothing came back in time) the watcher stops, as a joiner does
-    (SECURITY.md row 135)."""
+    (SECURITY.md row 144)."""
     unanswered = 0
 
     async def wrap(channel: Channel, role: str) -> Channel:

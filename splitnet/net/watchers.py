@@ -50,14 +50,28 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Final
 
-from splitnet.net.frames import Bye, Frame, Hello, HostError, Ping, Pong, Rec, Watch, Welcome
+from splitnet.net.frames import (
+    Bye,
+    Frame,
+    Hello,
+    HostError,
+    Ping,
+    Pong,
+    Rec,
+    Watch,
+    Watching,
+    Welcome,
+)
 from splitnet.net.machine import Machine
+from splitnet.net.watching import WatchingTold, watching_line
 from splitnet.net.wire import (
+    MAX_WATCHING_NAMES,
     NET_PROTOCOL,
     ChannelClosed,
     ErrorCode,
@@ -65,6 +79,7 @@ from splitnet.net.wire import (
     decode_frame,
     encode_typed,
 )
+from splitnet.text import shown
 
 if TYPE_CHECKING:
     from splitnet.net.host import Conn, HostNode
@@ -79,6 +94,21 @@ DEFAULT_WATCHERS: Final = 4
 WINDOW: Final = 64
 #: a LIVE watcher further behind the head than this is dropped (it comes back)
 MAX_LAG: Final = 2 * WINDOW
+#: the departed watchers a host keeps for its log lines (the oldest forgotten)
+MAX_LEFT: Final = 64
+#: the addresses a host keeps refusing after it removed a watcher there (the oldest
+#: forgotten: a host removing more than this many is flooded anyway)
+MAX_REMOVED: Final = 64
+#: the host's ``bye`` to a watcher at the end of the game: a rematch is another game,
+#: watched by running the command again (NETWORK.md §14.6)
+GAME_OVER: Final = ("game over — if the table plays a rematch, run splitnet watch again "
+                    "to watch it")
+#: what a watcher closed by the host is told, by the code of its ``error``
+TOLD: Final = {
+    ErrorCode.SLOW: None,  # (its reason says how far behind)
+    ErrorCode.REPLACED: "a newer watcher with this name from this address took over",
+    ErrorCode.REMOVED: "the host removed you from watching this game",
+}
 
 
 class WatchState(Enum):
@@ -124,6 +154,9 @@ class Watcher:
     sent: int = 0
     refused: int = 0
     why: str = ""
+    #: the ``error`` code it is closed with, if the host tells it why (slow, replaced,
+    #: removed); None: it is closed without one
+    code: ErrorCode | None = None
     m: Machine[WatchState, WatchEvent] = field(
         default_factory=lambda: Machine("watcher", WatchState.GREETING, TABLE))
 
@@ -149,6 +182,9 @@ class WatchDesk:
         self.drop_after = drop_after
         self.max_errors = max_errors
         self.watchers: list[Watcher] = []
+        #: the addresses (without port) of the watchers the host removed: refused for
+        #: the rest of this game, the oldest forgotten past MAX_REMOVED
+        self.removed: dict[str, None] = {}
 
     @property
     def active(self) -> list[Watcher]:
@@ -170,12 +206,16 @@ class WatchDesk:
         watching here, every watcher slot taken, or records the host does not have."""
         if self.limit <= 0:
             raise WireError(ErrorCode.CLOSED, "this game takes no watchers", fatal=True)
+        if _address(w.peer) in self.removed:
+            raise WireError(ErrorCode.REMOVED, "the host removed a watcher at this address "
+                            "from watching this game", fatal=True)
         if have > count or not head_ok:
             raise WireError(ErrorCode.FORK, f"your {have} records are not this host's log "
                             f"(it has {count})", fatal=True)
-        host = w.peer.rsplit(":", 1)[0]
+        host = _address(w.peer)
         for old in self.active:  # the same watcher again (rerun): the new one takes over
-            if old.name == name and old.peer.rsplit(":", 1)[0] == host:
+            if old.name == name and _address(old.peer) == host:
+                old.code = ErrorCode.REPLACED
                 self.drop(old, "replaced by a newer connection")
         if len(self.active) >= self.limit:
             raise WireError(ErrorCode.FULL, f"{len(self.active)} watcher"
@@ -229,6 +269,7 @@ class WatchDesk:
                 if w.state is WatchState.LIVE and count - w.have > self.max_lag]
         for w in slow:
             w.why = f"more than {self.max_lag} records behind: too slow"
+            w.code = ErrorCode.SLOW
             w.m.fire(WatchEvent.SLOW)
         return slow
 
@@ -239,6 +280,26 @@ class WatchDesk:
             self.drop(w, f"nothing heard for {now - w.heard_at:.0f} s")
         return out
 
+    def find(self, name: str) -> Watcher:
+        """The admitted watcher listed as ``name`` (any case), or ValueError saying who
+        watches."""
+        for w in self.active:
+            if w.name.lower() == name.strip().lower():
+                return w
+        names = ", ".join(self.names()) or "nobody"
+        raise ValueError(f"no watcher named {shown(name, limit=32)!r} (watching: "
+                         f"{shown(names, limit=300)})")
+
+    def remove(self, w: Watcher) -> None:
+        """The host removes ``w``: it is dropped, and its address refused for the rest
+        of this game (its rerun too: a watch code is no name, the address is all the
+        host knows of it)."""
+        self.removed[_address(w.peer)] = None
+        while len(self.removed) > MAX_REMOVED:
+            del self.removed[next(iter(self.removed))]
+        w.code = ErrorCode.REMOVED
+        self.drop(w, "removed by the host")
+
     def drop(self, w: Watcher, why: str) -> None:
         if not w.gone:
             w.why = why
@@ -248,6 +309,11 @@ class WatchDesk:
     def forget(self, w: Watcher) -> None:
         with contextlib.suppress(ValueError):
             self.watchers.remove(w)
+
+
+def _address(peer: str) -> str:
+    """``ADDR`` of ``ADDR:PORT``."""
+    return peer.rsplit(":", 1)[0]
 
 
 class Watchers:
@@ -263,8 +329,14 @@ class Watchers:
         self._conns: dict[Watcher, Conn] = {}
         #: told of every watcher that comes or goes (the host's lobby counts them)
         self.listeners: list[Callable[[], None]] = []
-        #: (name, why) of each watcher that left or was dropped, for the host's log
-        self.left: list[tuple[str, str]] = []
+        #: (name, why) of the last MAX_LEFT watchers that left or were dropped
+        self.left: deque[tuple[str, str]] = deque(maxlen=MAX_LEFT)
+        #: what each player connection was last told of who watches (§14.10)
+        self._told = WatchingTold()
+        #: who watches as the players were last told ("" : nobody), at most one change a
+        #: heartbeat: what the host's own screens show, so that watchers coming and
+        #: going fast redraw them no more often than the players'
+        self.told_line = ""
         #: the host stops after its game: these are sent the rest at once, then bye
         self._flush: set[Watcher] = set()
         host.subscribe(self._stirred)
@@ -279,7 +351,32 @@ class Watchers:
     def status(self) -> str:
         """``'2 watching (Cy, Di)'``, or ``''`` with nobody watching."""
         names = self.names()
-        return f"{len(names)} watching ({', '.join(names)})" if names else ""
+        return watching_line(len(names), names)
+
+    def tell_players(self, conns: list[Conn]) -> None:
+        """A heartbeat: each player connection (a lobby member or a seat) whose last word
+        on who watches is not what is true now gets a ``watching`` frame (§14.10) — at
+        most one a heartbeat each, never one to a connection still in its handshake."""
+        names = self.names()
+        now = WatchingTold.said(len(names), names[:MAX_WATCHING_NAMES])
+        frame = Watching(*now)
+        for c in self._told.due(conns, now):
+            c.send(frame)
+        line = self.status()
+        if line != self.told_line:
+            self.told_line = line
+            self.host._changed()
+
+    def remove(self, name: str) -> str:
+        """The host removes the watcher listed as ``name``: it is told so and closed, and
+        its address is refused for the rest of this game. The line to show; ValueError
+        (one line) when nobody watches by that name."""
+        w = self.desk.find(name)
+        self.desk.remove(w)
+        self._close(w)
+        self._changed()
+        return (f"{w.name} no longer watches: removed, and not let back in from "
+                f"{_address(w.peer)} during this game")
 
     def _changed(self) -> None:
         for cb in list(self.listeners):
@@ -305,12 +402,9 @@ class Watchers:
         conn = self._conns.get(w)
         _log.info("watcher %s (%s) dropped: %s", w.name, w.peer, w.why)
         if conn is not None:
-            if w.why.endswith("too slow"):
-                conn.send(HostError(ErrorCode.SLOW.value, w.why, True, None, None, None))
-            elif w.why.startswith("replaced"):
-                conn.send(HostError(ErrorCode.REPLACED.value, "a newer watcher with this "
-                                    "name from this address took over", True, None, None,
-                                    None))
+            if w.code is not None:
+                conn.send(HostError(w.code.value, TOLD.get(w.code) or w.why, True, None,
+                                    None, None))
             conn.close()
         ev = self._wake.get(w)
         if ev is not None:
@@ -448,7 +542,7 @@ class Watchers:
                 await conn.ch.drain()
                 if (self._over() and w.sent >= len(entries)
                         and (w.have >= len(entries) or w in self._flush)):
-                    conn.send(Bye("game over"))
+                    conn.send(Bye(GAME_OVER))
                     with contextlib.suppress(Exception):
                         await asyncio.wait_for(conn.ch.drain(), 2.0)
                     self.desk.drop(w, "the game is over")

@@ -51,6 +51,8 @@ from splitnet.session.log import (
 __all__ = [
     "ERROR_CODES",
     "HELLO_TAG",
+    "MAX_WATCHING",
+    "MAX_WATCHING_NAMES",
     "NAME",
     "NET_PROTOCOL",
     "Channel",
@@ -79,6 +81,10 @@ NET_PROTOCOL: Final = "splitnet-net/2"
 HELLO_TAG: Final = b"splitnet/v2/hello"
 CHALLENGE_TAG: Final = b"splitnet/v2/challenge"
 MAX_COUNT: Final = 2**31 - 1
+#: the most watchers a host takes (``--watchers``), and so the most a ``watching`` says
+MAX_WATCHING: Final = 64
+#: the most watchers' names a ``watching`` frame lists (the first to come)
+MAX_WATCHING_NAMES: Final = 8
 
 class ErrorCode(StrEnum):
     """Every ``error.code`` a node sends or reports (NETWORK.md §8 says what each one
@@ -116,6 +122,7 @@ class ErrorCode(StrEnum):
     TOO_MANY_ERRORS = "too-many-errors"
     REPLACED = "replaced"
     BUSY = "busy"
+    REMOVED = "removed"
 
     @classmethod
     def received(cls, code: str) -> ErrorCode | None:
@@ -194,6 +201,9 @@ SCHEMAS: Final[dict[str, tuple[Schema, bool, bool]]] = {
     # gets the log from ``have`` on; it never holds a seat
     "watch": (Map({"t": _T, "v": Str(32, 1), "name": _NAME, "game": _GAME, "have": _U31,
                    "head": Opt(Bytes(exact=HASH_LEN))}), True, False),
+    # how many watch, for the players' screens (NETWORK.md §14.10): never in the log
+    "watching": (Map({"t": _T, "count": Int(0, MAX_WATCHING),
+                      "names": List(_NAME, max_len=MAX_WATCHING_NAMES)}), False, True),
 }
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from splitnet.aio import until
 from splitnet.game.rematch import dealer_rule
+from splitnet.games import FIRST
 from splitnet.games.split.bots import LEVELS, bot_label
 from splitnet.net.join_state import JoinState
 from splitnet.net.lobby_state import MIN_PLAYERS
@@ -75,6 +76,7 @@ class HostLobby:
             self.info.append(self.limiter.status())
         if self.extra is not None:
             self.info += self.extra()
+        self.info += _watching(node)
         notes = ["you"]
         for m in node.members:
             parts = []
@@ -123,8 +125,30 @@ class HostLobby:
         await self.node.start()
         self._sync()
 
+    @property
+    def watchers(self) -> list[str]:
+        """Who watches, by the names the host lists them (NETWORK.md §14)."""
+        watchers = getattr(self.node, "watchers", None)
+        return [shown(n, limit=32) for n in watchers.names()] if watchers is not None else []
+
+    def remove_watcher(self, name: str) -> str:
+        """The host removes the watcher listed as ``name`` (it is told so, and not let
+        back in from its address during this game): the line to show; ValueError (one
+        line) if nobody watches by that name."""
+        line = self.node.watchers.remove(name)
+        self.changed()
+        return shown(str(line))
+
     def subscribe(self, callback: Callable[[], None]) -> None:
         self._subs.append(callback)
+
+
+def _watching(node: Any) -> list[str]:
+    """The lobby's line on who watches the game (NETWORK.md §14.10), if anyone does: the
+    host's own count, or what it told a joiner."""
+    watching = getattr(node, "watching_status", None)  # (a stand-in node: none)
+    line = watching() if watching is not None else ""
+    return [shown(line, limit=200)] if line else []
 
 
 def _listed(name: str, level: str | None) -> str:
@@ -180,14 +204,15 @@ class JoinLobby:
         else:
             self.code = None
         self.info = [f"Host key fingerprint: {fingerprint(key)}"] if key and words else []
-        game = getattr(node, "lobby_game", "Split")
-        if game != "Split":  # the host named its game (a "game" frame, NETWORK.md §4)
+        game = getattr(node, "lobby_game", FIRST.title)
+        if game != FIRST.title:  # the host named its game (a "game" frame, NETWORK.md §4)
             seats = node.lobby_seats
             self.info.insert(0, shown(f"Game: {game}, " + (f"{seats} seats" if seats else
                                       f"up to {getattr(node, 'lobby_max', 8)} seats")))
         if key and self.announced_fp and self.announced_fp != fingerprint(key):
             self.info.append(f"WARNING: the game's announcement gave another fingerprint "
                              f"({self.announced_fp}): ask the host which is theirs")
+        self.info += _watching(node)
         self.players = [shown(n, limit=64) for n in node.lobby_players]
         prev = getattr(node, "rematch_of", None)
         seats = getattr(node, "lobby_seats", None)
@@ -212,7 +237,7 @@ class JoinLobby:
                                                 "start" if joined else "connecting…"))
         looking = getattr(node, "offer_wait_left", None)
         left = looking() if looking is not None else None
-        if left is not None and self.status.startswith("waiting for the host to offer"):
+        if left is not None:  # (None: not looking for an offer, or offered)
             self.status += f" ({time_left(left)} left)"  # its own wait (§13), not the host's
         offer = getattr(node, "offer", None)
         if offer is not None and prev is not None and not node.net_status:
@@ -285,6 +310,9 @@ async def plain_lobby(lobby: Any, started: asyncio.Event, stop: asyncio.Future[A
         most = getattr(most, "max_players", 6)
         print(f"Press Enter to start the game when everyone is in (2–{most} players).",
               flush=True)
+        if hasattr(lobby, "remove_watcher"):
+            print("Type 'unwatch NAME' to remove a watcher (it is not let back in from "
+                  "its address during this game).", flush=True)
     while not started.is_set() and not stop.done():
         if host and reader is None:  # a thread blocked on stdin (it cannot be cancelled)
             reader = loop.run_in_executor(None, sys.stdin.readline)
@@ -304,4 +332,13 @@ async def plain_lobby(lobby: Any, started: asyncio.Event, stop: asyncio.Future[A
                     print(f"! {e}", flush=True)
             elif line.strip().lower() in ("q", "quit"):
                 return False
+            elif line.strip().lower().split(" ", 1)[0] == "unwatch" and hasattr(
+                    lobby, "remove_watcher"):
+                name = line.strip()[len("unwatch"):].strip()
+                try:
+                    print(lobby.remove_watcher(name) if name else
+                          "! unwatch whom? 'unwatch NAME' (watching: "
+                          + (", ".join(lobby.watchers) or "nobody") + ")", flush=True)
+                except ValueError as e:
+                    print(f"! {e}", flush=True)
     return started.is_set()

@@ -278,6 +278,7 @@ async def run_plain(session: TableSession, *, inp: TextIO | None = None,
             key = (view.round_no, len(view.events), view.phase)
             if key != shown_turn:
                 say(render_table(view, session.players, session.seat, session.numbers))
+                term.say_watching()
                 say(ask_text(view, session.seat))
                 shown_turn = key
             text = await term.command(runner)

@@ -1,6 +1,6 @@
 """The line-by-line terminal both plain front ends play through
 (:func:`splitnet.ui.plain.run_plain` for Split,
-:func:`splitnet.ui.splito_plain.run_splito_plain` for Splito): the session's log printed
+:func:`splitnet.games.splito.front.plain.run_splito_plain` for Splito): the session's log printed
 as it grows, a prompt read off the event loop, and the words that leave the game.
 
 On a terminal every line is wrapped at word boundaries to its width (a line the terminal
@@ -53,7 +53,17 @@ class PlainTerminal:
         #: the prompt waiting for its answer, and whether the cursor stands just after it
         self._prompt: str | None = None
         self._after_prompt = False
+        self._watching = ""  # who watches, as last said (say_watching)
         session.subscribe(self.flush_log)
+
+    def say_watching(self) -> None:
+        """With the table at our turn: who watches the game (a LAN session's
+        ``watching``, NETWORK.md §14.10), said when it changed since it was last said —
+        once a turn at most, however often the host changes it."""
+        now = str(getattr(self.session, "watching", "") or "")
+        if now != self._watching:
+            self.say(now if now else "Nobody watches now.")
+            self._watching = now
 
     def say(self, text: str) -> None:
         if self._after_prompt:  # below the waiting prompt, not after it

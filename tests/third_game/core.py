@@ -27,7 +27,6 @@ from splitnet.crypto.elgamal import card_table, initial_deck
 from splitnet.crypto.errors import CheatDetected, DeckUsageError
 from splitnet.game.table import (
     GameError,
-    IntPath,
     Limits,
     MemoryPledges,
     OutOfTurn,
@@ -35,30 +34,33 @@ from splitnet.game.table import (
     PledgeBook,
     PledgeRefused,
     Position,
-    UnknownKind,
     WrongRound,
-    check_chat,
-    check_ints,
     check_timeout,
     check_waited,
     naming,
     proof_functions,
-    same_ints,
 )
 from splitnet.session.codec import is_int
+from tests.third_game.bodies import (  # KINDS, INT_FIELDS: where callers found them
+    BODIES,
+    INT_FIELDS,  # noqa: F401
+    KINDS,  # noqa: F401
+    AbandonBody,
+    ChatBody,
+    CommitBody,
+    DealBody,
+    MoveBody,
+    OpenBody,
+    ShuffleBody,
+    TimeoutBody,
+    parse,
+)
 from tests.third_game.record import build_record
 from tests.third_game.rules import DECK, Game, IllegalMove, Settings, dealt_slots, name
 
 ROUND: Final = 1
 #: the card points of this game's deck (not Split's nor Splito's)
 DOMAIN_CARD: Final = b"splitnet/tests/highcard/v1/card"
-KINDS: Final = ("commit", "shuffle", "deal", "move", "open", "chat", "timeout", "abandon")
-_R: IntPath = ("round",)
-INT_FIELDS: Final[dict[str, tuple[IntPath, ...]]] = {
-    "commit": (_R,), "shuffle": (_R,), "deal": (_R, ("slots", "*")),
-    "move": (_R, ("trick",), ("slot",), ("share", "slots", "*")), "open": (_R,),
-    "chat": (), "timeout": (_R, ("seat",), ("waited",)), "abandon": (_R, ("seat",), ("waited",)),
-}
 
 
 class Stage(Enum):
@@ -272,51 +274,52 @@ class HighCardCore:
         with naming(author, self.host, at):
             self._apply(author, kind, body)
 
-    def _apply(self, author: int, kind: str, body: dict[str, Any]) -> None:
+    def _apply(self, author: int, kind: str, raw: dict[str, Any]) -> None:
         if self.finished:
             raise GameError(author, kind, "the game is over")
         if not 0 <= author < self.n:
             raise GameError(None, kind, f"no seat {author}")
-        if kind not in KINDS:
-            raise UnknownKind(author, kind, f"unknown message kind {kind!r}")
-        check_ints(author, kind, body, INT_FIELDS[kind])
-        if kind == "chat":
-            self.chat.append((author, check_chat(author, body)))
-            return
-        if not is_int(body.get("round")) or body.get("round") != ROUND:
+        BODIES.check(author, kind, raw)  # a kind High Card knows; no bool for an int
+        if kind != "chat" and (not is_int(raw.get("round")) or raw.get("round") != ROUND):
             raise WrongRound(author, kind, "a High Card game has one deal, round 1")
-        payload = {k: v for k, v in body.items() if k != "round"}
+        body = parse(author, kind, raw, checked=True)  # from here on, only the typed body
         try:
-            if kind == "timeout":
-                seat, waited = check_timeout(author, body, self.host, self.waiting_for())
-                step = self.owed_step(seat)
-                check_waited(author, "timeout", waited, self.limits.for_step(step), "timeout")
-                self.verdict = GameError(seat, step, f"did not answer for {waited} s (timed "
-                                         "out by the host); the game stops")
-                self.finished = True
-            elif kind == "abandon":
-                raise GameError(author, "abandon", self.abandon_refusal(0) or "")
-            elif kind == "commit":
-                self._expect(self.stage is Stage.KEYS, author, "commit", "keys are in")
-                self.deck.on_commit(author, payload)
-                self.committed.add(author)
-                if len(self.committed) == self.n:
-                    self.stage = Stage.SHUFFLE
-            elif kind == "shuffle":
-                self._expect(self.stage is Stage.SHUFFLE, author, "shuffle", "no shuffle now")
-                self.deck.on_shuffle(author, payload)
-                if self.deck.shuffled:
-                    self.stage = Stage.DEAL
-            elif kind == "deal":
-                self._apply_deal(author, payload)
-            elif kind == "move":
-                self._apply_move(author, payload)
-            elif kind == "open":
-                self._expect(self.stage is Stage.OPEN, author, "open", "the tricks are not over")
-                self.deck.on_open(author, payload)
-                self.opened.add(author)
-                if len(self.opened) == self.n:
-                    self._audit()
+            match body:
+                case ChatBody(text=text):
+                    self.chat.append((author, text))
+                case TimeoutBody():
+                    seat, waited = check_timeout(author, body, self.host, self.waiting_for())
+                    step = self.owed_step(seat)
+                    check_waited(author, "timeout", waited, self.limits.for_step(step),
+                                 "timeout")
+                    self.verdict = GameError(seat, step, f"did not answer for {waited} s "
+                                             "(timed out by the host); the game stops")
+                    self.finished = True
+                case AbandonBody():
+                    raise GameError(author, "abandon", self.abandon_refusal(0) or "")
+                case CommitBody(deck=msg):
+                    self._expect(self.stage is Stage.KEYS, author, "commit", "keys are in")
+                    self.deck.on_commit(author, msg)
+                    self.committed.add(author)
+                    if len(self.committed) == self.n:
+                        self.stage = Stage.SHUFFLE
+                case ShuffleBody(deck=msg):
+                    self._expect(self.stage is Stage.SHUFFLE, author, "shuffle",
+                                 "no shuffle now")
+                    self.deck.on_shuffle(author, msg)
+                    if self.deck.shuffled:
+                        self.stage = Stage.DEAL
+                case DealBody():
+                    self._apply_deal(author, body)
+                case MoveBody():
+                    self._apply_move(author, body)
+                case OpenBody(deck=msg):
+                    self._expect(self.stage is Stage.OPEN, author, "open",
+                                 "the tricks are not over")
+                    self.deck.on_open(author, msg)
+                    self.opened.add(author)
+                    if len(self.opened) == self.n:
+                        self._audit()
         except CheatDetected as e:
             raise GameError(e.seat if e.seat is not None else author, e.step, e.reason) from e
         except DeckUsageError as e:
@@ -326,13 +329,13 @@ class HighCardCore:
         if not ok:
             raise OutOfTurn(author, step, f"out of turn: {why}")
 
-    def _apply_deal(self, author: int, body: dict[str, Any]) -> None:
+    def _apply_deal(self, author: int, body: DealBody) -> None:
         self._expect(self.stage is Stage.DEAL and author not in self.dealt_by, author, "deal",
                      "no deal from this seat now")
-        if not same_ints(body.get("slots"), self._deal_slots(author)):
+        if body.shares.slots != tuple(self._deal_slots(author)):
             raise GameError(author, "deal", "H3: shares of every dealt slot but the "
                             "sender's own hand")
-        self.deck.on_shares(author, body, "deal")
+        self.deck.on_shares(author, body.shares.msg, "deal")
         self.dealt_by.add(author)
         if len(self.dealt_by) < self.n:
             return
@@ -343,19 +346,19 @@ class HighCardCore:
                 self.engine.faces[slot] = card
         self.stage = Stage.PLAY
 
-    def _apply_move(self, author: int, body: dict[str, Any]) -> None:
+    def _apply_move(self, author: int, body: MoveBody) -> None:
         self._expect(self.stage is Stage.PLAY and self.engine.turn() == author, author,
                      "move", f"H4.2: it is not seat {author}'s turn")
-        if set(body) != {"trick", "slot", "share"} or body["trick"] != self.engine.trick_number:
+        if body.trick != self.engine.trick_number:
             raise GameError(author, "move", f"a move is exactly trick (now "
                             f"{self.engine.trick_number}), slot and share")
-        slot, share = body["slot"], body["share"]
-        if not is_int(slot) or slot not in self.engine.hand(author):
+        slot = body.slot
+        if slot not in self.engine.hand(author):
             raise GameError(author, "move", f"H4.2: slot {slot!r} is not a card it holds")
-        if not isinstance(share, dict) or not same_ints(share.get("slots"), [slot]):
+        if body.share.slots != (slot,):
             raise GameError(author, "move", "the share is of the slot played, alone")
         deck = self.deck.fork()  # checked whole before anything changes
-        deck.on_shares(author, share, "reveal")
+        deck.on_shares(author, body.share.msg, "reveal")
         card = deck.card(slot)
         if card is None:  # pragma: no cover - every other share came with the deal
             raise GameError(author, "move", f"slot {slot} cannot be read")

@@ -116,8 +116,6 @@ SPLIT = GameSpec(key="split", title="Split", min_players=2, max_players=6, seat_
                  pledge_position=_pledge_position, record_format="splitnet-game-record/1",
                  progress=_progress, ending=_ending, moves_pledged=True,
                  check_move=_check_move,
-                 modules=("games.split", "selfplay",
-                          "localplay", "app.fair", "app.lan_session", "ui.plain",
+                 modules=("games.split", "localplay", "app.lan_session", "ui.plain",
                           "ui.tui.app", "ui.tui.model", "ui.tui.render", "ui.tui.advice",
-                          "ui.tui.summary", "ui.tui.results", "ui.tui.split_watch",
-                          "bench.split"))
+                          "ui.tui.summary", "ui.tui.results", "bench.split"))

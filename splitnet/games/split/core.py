@@ -59,6 +59,7 @@ from typing import Any, cast
 
 from splitnet.crypto.deck import DeckRound, HopCheck, ShuffleProver
 from splitnet.crypto.errors import CheatDetected, DeckUsageError
+from splitnet.game.bodies import DeckMessage, parse_chat
 from splitnet.game.checks import HopChecker, HopVerdict, InlineChecker
 
 # The table's, shared by every game; re-exported here, where callers have always found them.
@@ -66,7 +67,6 @@ from splitnet.game.table import (
     PLEDGE_STEPS,
     ChosenMove,
     GameError,
-    IntPath,
     Limits,
     MemoryMoves,
     MemoryPledges,
@@ -76,16 +76,32 @@ from splitnet.game.table import (
     PledgeBook,
     PledgeRefused,
     Position,
-    UnknownKind,
     WrongRound,
     check_abandon,
-    check_chat,
     check_ints,
     check_timeout,
     check_waited,
     naming,
     proof_functions,
-    same_ints,
+)
+from splitnet.games.split.bodies import (  # INT_FIELDS, KINDS: where callers found them
+    BODIES,
+    INT_FIELDS,
+    KINDS,  # noqa: F401
+    AbandonBody,
+    AccuseBody,
+    AlarmBody,
+    CommitBody,
+    MoveBody,
+    OpenBody,
+    ProveBody,
+    RevealBody,
+    SharesBody,
+    ShuffleBody,
+    SplitBody,
+    TimeoutBody,
+    parse,
+    parse_move,
 )
 from splitnet.games.split.open_hand import OpenHandPlayer, open_hand_move, open_hand_seed
 from splitnet.games.split.record import Recorder
@@ -96,7 +112,6 @@ from splitnet.games.split.rules import (
     Game,
     IllegalMove,
     Settings,
-    action_from_dict,
     action_to_dict,
     played_slots,
 )
@@ -106,21 +121,9 @@ from splitnet.session.log import LogError, check_refusal, message_hash, parse_me
 
 _proof_functions = proof_functions  # the name it had here
 
-KINDS = ("commit", "shuffle", "shares", "move", "reveal", "alarm", "open", "chat", "timeout",
-         "accuse", "abandon", "prove")
-
-#: The int fields of a move (GAME.md "move and reveal": rules/actions.py's wire form).
-MOVE_INTS = ("seat", "index", "a", "b", "slot", "match_id", "covers", "target", "give", "take")
-_ROUND: IntPath = ("round",)
-#: Every int field of each kind's body (GAME.md "Message kinds", "Integer fields"): none of
-#: them ever holds a bool (WIRE.md §4), checked before anything else of the entry.
-INT_FIELDS: dict[str, tuple[IntPath, ...]] = {
-    "commit": (_ROUND,), "shuffle": (_ROUND,), "shares": (_ROUND, ("slots", "*")),
-    "move": (_ROUND, *(("move", f) for f in MOVE_INTS)),
-    "reveal": (_ROUND, ("slots", "*")), "alarm": (_ROUND,), "open": (_ROUND,), "chat": (),
-    "timeout": (_ROUND, ("seat",), ("waited",)), "accuse": (_ROUND,),
-    "abandon": (_ROUND, ("seat",), ("waited",)), "prove": (_ROUND,),
-}
+#: the step a deck message's kind is logged at (GameCore._mark_sent)
+_DECK_KINDS: dict[type, str] = {CommitBody: "commit", ShuffleBody: "shuffle", OpenBody: "open",
+                                ProveBody: "prove"}
 
 
 class OpenHandMissing(GameError):
@@ -142,7 +145,7 @@ class RoundState:
     stage: str = "commit"  # commit | shuffle | deal | play | open | prove | done | void
     committed: set[int] = field(default_factory=set)
     dealt_by: set[int] = field(default_factory=set)
-    deal_buffer: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    deal_buffer: list[tuple[int, DeckMessage]] = field(default_factory=list)
     #: (drawer, slot, seats whose draw share is still due)
     draw: tuple[int, int, set[int]] | None = None
     #: an ordered move whose cards are not public yet: the mover owes its reveal
@@ -464,13 +467,12 @@ class GameCore:
         """Would this seat make this move body now? (Its own full check, with its own
         cards' faces: a host that refuses such a move refuses a legal move.)"""
         r = self.round
-        if not isinstance(body, dict) or r is None or set(body) != {"round", "move"}:
+        if not isinstance(body, dict) or r is None or self.seat is None:
             return False
         try:
-            action = action_from_dict(body.get("move"))
-            rnd = body.get("round")
-            return (is_int(rnd) and rnd == r.number and self.move_message(action) == body)
-        except (ValueError, IllegalMove):
+            move = parse_move(self.seat, body)
+            return move.round == r.number and self.move_message(move.action) == body
+        except (GameError, IllegalMove):
             return False
 
     def _pledge(self, r: RoundState, step: str, digest: bytes | None) -> None:
@@ -520,7 +522,7 @@ class GameCore:
         if at is not None and at.seq > 0:
             self._hashes[at.seq - 1] = at.prev
 
-    def _apply_entry(self, author: int, kind: str, body: dict[str, Any],
+    def _apply_entry(self, author: int, kind: str, raw: dict[str, Any],
                      at: Position | None) -> None:
         if self.finished:
             raise GameError(author, kind, "the game is over" if self.verdict is None
@@ -528,13 +530,11 @@ class GameCore:
         if not 0 <= author < self.n:
             raise GameError(None, kind, f"no seat {author}")
         if kind == "chat":  # GAME.md "chat": exactly {"text": ≤ 500 characters}, any time
-            self.chat.append((author, check_chat(author, body)))
+            self.chat.append((author, parse_chat(author, raw).text))
             return
         r = self.round
         assert r is not None
-        if kind not in KINDS:
-            raise UnknownKind(author, kind, f"unknown message kind {kind!r}")
-        check_ints(author, kind, body, INT_FIELDS[kind])  # WIRE.md §4: a bool is not an int
+        BODIES.check(author, kind, raw)  # a kind Split knows; WIRE.md §4: a bool is no int
         if author in self.open_seats:
             # An honest host refuses every such message (its own core does, here). One
             # the seat signed before it was given up, held back by the host and ordered
@@ -545,63 +545,61 @@ class GameCore:
                             f"its {kind} is not to be ordered after the seat was given up "
                             "(every peer derives its moves by the rules of OPEN_HAND.md and "
                             "it takes no part in the deck)")
-        rnd = body.get("round")
+        rnd = raw.get("round")
         if not is_int(rnd) or rnd != r.number:
             raise WrongRound(author, kind, f"message for round {rnd!r} during "
                             f"round {r.number}")
-        payload = {k: v for k, v in body.items() if k not in ("round", "purpose")}
-        if kind == "alarm":
-            if self.shuffle_proofs:
-                raise GameError(author, "alarm", "with shuffle proofs every hop is proved, so "
-                                "no card can decrypt wrongly: an alarm is refused and nobody "
-                                "opens early (R8.4)")
-            if r.aborted is not None or r.stage not in ("deal", "play"):
-                raise GameError(author, "alarm", "no alarm can be raised now")
-            reason = body.get("reason")
-            r.aborted = reason if isinstance(reason, str) else "alarm"
-            r.alarm_by, r.draw, r.stage = author, None, "open"
-            return
-        if kind == "timeout":
-            self._apply_timeout(author, body)
-            return
-        if kind == "abandon":
-            self._apply_abandon(r, author, body)
-            self._auto_moves()
-            return
-        if kind == "accuse":
-            self._apply_accuse(r, author, body, at)
-            return
-        if r.alarm is not None and r.aborted is None and kind in ("shares", "move", "reveal"):
+        # From here on only the typed body is read (split/bodies.py): checked whole here.
+        body = parse(author, kind, raw, checked=True)
+        match body:
+            case AlarmBody():
+                self._apply_alarm(r, author, body)
+                return
+            case TimeoutBody():
+                self._apply_timeout(author, body)
+                return
+            case AbandonBody():
+                self._apply_abandon(r, author, body)
+                self._auto_moves()
+                return
+            case AccuseBody():
+                self._apply_accuse(r, author, body, at)
+                return
+        if r.alarm is not None and r.aborted is None and isinstance(
+                body, SharesBody | MoveBody | RevealBody):
             return  # this peer already knows the round is void; the alarm is on its way
         try:
-            if kind == "commit":
-                self._expect(r.stage == "commit", author, kind, "commitments are closed")
-                r.deck.on_commit(author, payload)
-                r.committed.add(author)
-                if len(r.committed) == len(r.deck.seats):
-                    r.stage = "shuffle"
-            elif kind == "shuffle":
-                self._expect(r.stage == "shuffle" and r.deck.next_shuffler() == author, author,
-                             kind, f"it is seat {r.deck.next_shuffler()}'s turn to shuffle")
-                self._apply_shuffle(r, author, payload)
-            elif kind == "shares":
-                self._apply_shares(r, author, body.get("purpose"), payload)
-            elif kind == "move":
-                self._apply_move(r, author, body)
-            elif kind == "reveal":
-                self._apply_reveal(r, author, body)
-            elif kind == "prove":
-                self._apply_prove(r, author, payload)
-            elif kind == "open":
-                if r.stage == "prove":
-                    raise GameError(author, kind, "R8.6: a round cut short is never opened "
-                                    "(GAME.md \"abandon\" step 2): each seat present proves "
-                                    "its hop, and a seed would give its hand away")
-                self._expect(r.stage == "open", author, kind, "the round is not over")
-                r.deck.on_open(author, payload)
-                r.opened.add(author)
-                if set(self.members()) <= r.opened:
-                    self._audit(r)
+            match body:
+                case CommitBody(deck=msg):
+                    self._expect(r.stage == "commit", author, kind, "commitments are closed")
+                    r.deck.on_commit(author, msg)
+                    r.committed.add(author)
+                    if len(r.committed) == len(r.deck.seats):
+                        r.stage = "shuffle"
+                case ShuffleBody(deck=msg):
+                    self._expect(r.stage == "shuffle" and r.deck.next_shuffler() == author,
+                                 author, kind,
+                                 f"it is seat {r.deck.next_shuffler()}'s turn to shuffle")
+                    self._apply_shuffle(r, author, msg)
+                case SharesBody():
+                    self._apply_shares(r, author, body)
+                case MoveBody():
+                    self._apply_move(r, author, body)
+                case RevealBody():
+                    self._apply_reveal(r, author, body)
+                case ProveBody(deck=msg):
+                    self._apply_prove(r, author, msg)
+                case OpenBody(deck=msg):
+                    if r.stage == "prove":
+                        raise GameError(author, kind, "R8.6: a round cut short is never "
+                                        "opened (GAME.md \"abandon\" step 2): each seat "
+                                        "present proves its hop, and a seed would give its "
+                                        "hand away")
+                    self._expect(r.stage == "open", author, kind, "the round is not over")
+                    r.deck.on_open(author, msg)
+                    r.opened.add(author)
+                    if set(self.members()) <= r.opened:
+                        self._audit(r)
         except CheatDetected as e:
             if e.seat is None and e.step == "decrypt" and r.deck.shuffled:
                 if self.shuffle_proofs:  # pragma: no cover - every hop was proved
@@ -616,8 +614,20 @@ class GameCore:
         except DeckUsageError as e:
             raise GameError(author, kind, str(e)) from e
         if author == self.seat:
-            self._mark_sent(r, kind, body)
+            self._mark_sent(r, body)
         self._auto_moves()
+
+    def _apply_alarm(self, r: RoundState, author: int, body: AlarmBody) -> None:
+        """R8.4: a card decrypted wrongly (without shuffle proofs): play stops, every seat
+        opens its seed, and the audit names the cheat (or the alarm's author, falsely)."""
+        if self.shuffle_proofs:
+            raise GameError(author, "alarm", "with shuffle proofs every hop is proved, so "
+                            "no card can decrypt wrongly: an alarm is refused and nobody "
+                            "opens early (R8.4)")
+        if r.aborted is not None or r.stage not in ("deal", "play"):
+            raise GameError(author, "alarm", "no alarm can be raised now")
+        r.aborted = body.reason
+        r.alarm_by, r.draw, r.stage = author, None, "open"
 
     def made_by_us(self, kind: str, body: dict[str, Any]) -> bool:
         """For an entry in this seat's own name, before it is applied: is it what this
@@ -626,7 +636,9 @@ class GameCore:
         old message of ours replayed by the host (a game id used twice) or a stolen key.
         So is a reveal (our shares of the cards of the move just ordered). Moves, alarms,
         accusations and chat are choices: True. So is anything we could not make now (the
-        ordinary checks refuse it)."""
+        ordinary checks refuse it). It reads the raw body: it is asked before the body is
+        parsed, and a body in our name that we never made is not ours, well-formed or
+        not."""
         r = self.round
         if (self.seat is None or self.seeds is None or r is None or self.finished
                 or kind not in ("commit", "shuffle", "shares", "open", "reveal", "prove")):
@@ -659,17 +671,15 @@ class GameCore:
         be produced again (the log, not memory, says what was sent)."""
         self._sent = set()
 
-    def _mark_sent(self, r: RoundState, kind: str, body: dict[str, Any]) -> None:
-        if kind in ("commit", "shuffle", "open", "prove"):
-            self._logged.add((kind, r.number))
-        elif kind == "shares" and body.get("purpose") == "deal":
-            self._logged.add(("deal", r.number))
-        elif kind in ("shares", "reveal") and (kind == "reveal"
-                                               or body.get("purpose") == "draw"):
-            slots = body.get("slots")
-            if isinstance(slots, list) and slots:
-                self._logged.add(("draw" if kind == "shares" else "reveal", r.number,
-                                  slots[0]))
+    def _mark_sent(self, r: RoundState, body: SplitBody) -> None:
+        match body:
+            case CommitBody() | ShuffleBody() | OpenBody() | ProveBody():
+                self._logged.add((_DECK_KINDS[type(body)], r.number))
+            case SharesBody(purpose="deal"):
+                self._logged.add(("deal", r.number))
+            case SharesBody(slots=slots) | RevealBody(slots=slots) if slots:
+                self._logged.add(("draw" if isinstance(body, SharesBody) else "reveal",
+                                  r.number, slots[0]))
 
     def owed_step(self, seat: int) -> str:
         """The step a seat the game waits for owes a message at (a timeout's verdict)."""
@@ -681,7 +691,7 @@ class GameCore:
             return "reveal"
         return "move" if r.stage == "play" else r.stage
 
-    def _apply_timeout(self, author: int, body: dict[str, Any]) -> None:
+    def _apply_timeout(self, author: int, body: TimeoutBody) -> None:
         """The host says ``seat`` owed a message for ``waited`` seconds: the game stops
         with a verdict naming that seat — if the game really waits for it. Only the host
         orders messages, so only the host can know; it is the host's word (a seat whose
@@ -692,7 +702,7 @@ class GameCore:
         self._stop(GameError(seat, self.owed_step(seat), f"did not answer for {waited} s "
                              f"(timed out by the host, seat {author})"))
 
-    def _apply_abandon(self, r: RoundState, author: int, body: dict[str, Any]) -> None:
+    def _apply_abandon(self, r: RoundState, author: int, body: AbandonBody) -> None:
         """R8.6: the host says ``seat`` is gone for good after ``waited`` seconds — if the
         game really waits for it, at a stage where no hand and no outcome can be known
         ahead of the others (:meth:`abandon_refusal`). Before any card exists the deal is
@@ -791,7 +801,7 @@ class GameCore:
             self._moved(r, seat, action, drawn)
         raise AssertionError("the open-hand bot did not stop")  # pragma: no cover
 
-    def _apply_shuffle(self, r: RoundState, author: int, payload: dict[str, Any]) -> None:
+    def _apply_shuffle(self, r: RoundState, author: int, payload: DeckMessage) -> None:
         """A hop. Pipelined, its proof check goes to the checker now and the next seat may
         shuffle on it at once; the last hop's entry waits for every verdict, in chain
         order, before the deal can start (GAME.md "shuffle proofs"). The first rejected
@@ -821,7 +831,7 @@ class GameCore:
         r.deck, r.checks = trial, []
         r.stage = "deal"
 
-    def _apply_prove(self, r: RoundState, author: int, payload: dict[str, Any]) -> None:
+    def _apply_prove(self, r: RoundState, author: int, payload: DeckMessage) -> None:
         """GAME.md "abandon" step 2, a game dealt without shuffle proofs: a seat present
         proves its hop of the round the abandonment cut short — the proof it would have
         carried, checked like one (by the checker: a worker). Once every seat present
@@ -844,18 +854,17 @@ class GameCore:
         if not ok:
             raise OutOfTurn(author, step, f"out of turn: {why}")
 
-    def _apply_shares(self, r: RoundState, author: int, purpose: object,
-                      payload: dict[str, Any]) -> None:
-        if purpose == "deal":
+    def _apply_shares(self, r: RoundState, author: int, body: SharesBody) -> None:
+        payload = body.deck
+        if body.purpose == "deal":
             self._expect(r.stage == "deal", author, "shares", "no deal now")
             if author in r.dealt_by:
                 raise GameError(author, "shares", "duplicate deal shares")
             want = self.deal_slots(author)
-            if not same_ints(payload.get("slots"), want):
+            if body.slots != tuple(want):
                 raise GameError(author, "shares", "deal shares must cover exactly every dealt "
                                 "slot but the sender's own, and the first discard")
-            shares = payload.get("shares")
-            if not isinstance(shares, list) or len(shares) != len(want):
+            if body.count != len(want):
                 raise GameError(author, "shares", "deal shares: expected one share per slot")
             # The deal's proofs are checked together when the last seat's shares arrive
             # (one combined check instead of N): nobody can read a card before that anyway.
@@ -881,12 +890,12 @@ class GameCore:
             r.deal_buffer = []
             r.dealt_by.add(author)
             self._start_play(r)
-        elif purpose == "draw":
+        else:
             d = r.draw
             if r.stage != "play" or d is None or author not in d[2]:
                 raise OutOfTurn(author, "shares", "out of turn: no draw share is due from "
                                 "this seat")
-            if not same_ints(payload.get("slots"), [d[1]]):
+            if body.slots != (d[1],):
                 raise GameError(author, "shares", f"a draw share must be for slot {d[1]}")
             r.deck.on_shares(author, payload, "draw")
             d[2].discard(author)
@@ -897,8 +906,6 @@ class GameCore:
                     self._learn(d[1])
                 elif self.seat == d[0]:
                     self._learn(d[1])
-        else:
-            raise GameError(author, "shares", f"unknown purpose {purpose!r}")
 
     def _learn(self, slot: int) -> None:
         assert self.round is not None
@@ -925,7 +932,7 @@ class GameCore:
         r.public.add(dealt)
         r.stage = "play"
 
-    def _apply_move(self, r: RoundState, author: int, body: dict[str, Any]) -> None:
+    def _apply_move(self, r: RoundState, author: int, body: MoveBody) -> None:
         """A move carries no share (R8.1). What needs no hidden face is checked now: the
         turn, the slots in the mover's hand, the move's structure (Game.check_blind). A
         move that plays a card not yet public then waits for its mover's ``reveal``."""
@@ -936,7 +943,7 @@ class GameCore:
         if r.draw is not None:
             raise OutOfTurn(author, "move", "out of turn: draw shares are still due from "
                             + ", ".join(self.players[s] for s in sorted(r.draw[2])))
-        action = self._parse_move(author, body)
+        action = self._check_move(author, body.action)
         hidden = sorted({s for s in played_slots(action) if s not in r.public})
         if hidden:
             try:
@@ -952,16 +959,9 @@ class GameCore:
             raise GameError(author, "move", str(e)) from e
         self._moved(r, author, action, drawn)
 
-    def _parse_move(self, author: int, body: dict[str, Any]) -> Action:
-        extra = set(body) - {"round", "move"}
-        if extra:
-            why = (" (since splitnet/2 a move carries no shares: its cards are revealed by "
-                   "a reveal once it is in the log)" if "reveal" in extra else "")
-            raise GameError(author, "move", f"unexpected field(s) {sorted(extra)}{why}")
-        try:
-            action = action_from_dict(body.get("move"))
-        except ValueError as e:
-            raise GameError(author, "move", str(e)) from e
+    def _check_move(self, author: int, action: Action) -> Action:
+        """What a host checks of a parsed move (:func:`parse_move`) with no hidden face:
+        its seat is its signer's, it is that seat's turn, it plays cards of its hand."""
         if action.seat != author:
             raise GameError(author, "move", f"a move for seat {action.seat} signed by seat "
                             f"{author}")
@@ -974,7 +974,7 @@ class GameCore:
                                 "(a card it does not hold)")
         return action
 
-    def _apply_reveal(self, r: RoundState, author: int, body: dict[str, Any]) -> None:
+    def _apply_reveal(self, r: RoundState, author: int, body: RevealBody) -> None:
         """The mover's shares of its ordered move's cards: now every peer reads them and
         applies the move. If the open cards break the rules, the mover signed a cheat:
         the reveal is applied and the game stops naming it (GAME.md, Verdicts)."""
@@ -984,15 +984,11 @@ class GameCore:
         if author != p.seat:
             raise OutOfTurn(author, "reveal", f"out of turn: the reveal is "
                             f"{self.players[p.seat]}'s")
-        extra = set(body) - {"round", "slots", "shares", "proof"}
-        if extra:
-            raise GameError(author, "reveal", f"unexpected field(s) {sorted(extra)}")
-        payload = {k: v for k, v in body.items() if k != "round"}
-        if not same_ints(payload.get("slots"), p.slots):
+        if body.slots != tuple(p.slots):
             raise GameError(author, "reveal", f"the reveal must be of slots {p.slots}, the "
                             "played cards not yet public, in increasing order")
         trial = r.deck.fork()
-        trial.on_shares(author, payload, "reveal")
+        trial.on_shares(author, body.deck, "reveal")
         faces = {s: f for s in p.slots if (f := trial.card(s)) is not None}
         if len(faces) != len(p.slots):  # pragma: no cover - every other share is in
             raise GameError(author, "reveal", "the revealed cards cannot be read")
@@ -1021,7 +1017,7 @@ class GameCore:
         if self.engine.phase in ("round_over", "game_over"):
             r.stage = "open"
 
-    def _apply_accuse(self, r: RoundState, author: int, body: dict[str, Any],
+    def _apply_accuse(self, r: RoundState, author: int, body: AccuseBody,
                       at: Position | None) -> None:
         """``author`` shows the host's signed refusal of its move, made at the log head
         this entry follows, and the move: if that move passes every check a host can
@@ -1035,11 +1031,7 @@ class GameCore:
             raise false("the host cannot accuse itself")
         if self.keys is None or at is None:
             raise false("this peer cannot check it (no keys or log position)")
-        if set(body) != {"round", "refusal", "msg", "sig"}:
-            raise false("an accusation has exactly round, refusal, msg and sig")
-        raw, msg, sig = body.get("refusal"), body.get("msg"), body.get("sig")
-        if not (isinstance(raw, bytes) and isinstance(msg, bytes) and isinstance(sig, bytes)):
-            raise false("refusal, msg and sig are bytes")
+        raw, msg, sig = body.refusal, body.msg, body.sig
         try:
             refusal = check_refusal(raw, game_id=self.game_id, host_key=self.keys[self.host])
             m = parse_message(msg)
@@ -1073,7 +1065,7 @@ class GameCore:
                 raise GameError(author, "move", f"a move for round {rnd!r}")
             self._expect(r.stage == "play" and r.pending is None and r.draw is None, author,
                          "move", "no move was expected")
-            action = self._parse_move(author, dict(m.body))
+            action = self._check_move(author, parse_move(author, m.body).action)
             if any(s not in r.public for s in played_slots(action)):
                 self.engine.check_blind(action)
             else:

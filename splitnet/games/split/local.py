@@ -4,7 +4,7 @@ Each seat is a :class:`~splitnet.games.split.core.GameCore` holding only its own
 message is signed by its author, ordered by the host (seat 0) into the hash-chained log,
 optionally written to a transcript, and applied by every peer — the same path a LAN game
 takes, without sockets. Used by ``selfplay``, by ``play`` (through
-:class:`splitnet.app.fair.FairSession`) and by the tests.
+:class:`splitnet.games.split.front.fair.FairSession`) and by the tests.
 
 A Split game's peers are GameCores (the default); any other game gives ``make_core``
 (one peer's sans-IO core, :class:`TableCore`) and the header's settings map — Splito's

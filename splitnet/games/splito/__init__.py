@@ -113,8 +113,4 @@ SPLITO = GameSpec(key=KEY, title="Splito", min_players=2, max_players=8, seat_ru
                   pledge_position=_pledge_position, record_format="splito-record/1",
                   progress=_progress, ending=_ending, dealer_rule="S4.1",
                   dealer_setting="dealer",
-                  modules=("games.splito", "splito_selfplay", "app.splito_fair",
-                           "app.splito_session", "ui.splito_plain", "ui.splito_table",
-                           "ui.tui.splito", "ui.tui.splito_model", "ui.tui.splito_render",
-                           "ui.tui.splito_watch",
-                           "bench.splito"))
+                  modules=("games.splito", "bench.splito"))

@@ -45,7 +45,6 @@ applied, and the game stops with that verdict (:attr:`SplitoCore.verdict`).
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
@@ -57,13 +56,13 @@ from splitnet.crypto.elgamal import Deck, card_points, card_table
 from splitnet.crypto.errors import CheatDetected, DeckUsageError
 from splitnet.crypto.proofs import SHARES_PROOF_BYTES, prove_dlog, verify_dlog
 from splitnet.crypto.seeds import nonzero_scalar, u64
+from splitnet.game.bodies import DeckMessage
 from splitnet.game.checks import HopChecker, HopVerdict, InlineChecker
 from splitnet.game.rematch import REMATCH_KEY, Rematch, RematchError, first_dealer
 from splitnet.game.table import (
     LIMITS_KEY,
     ChosenPlay,
     GameError,
-    IntPath,
     Limits,
     LimitsError,
     MemoryPlays,
@@ -74,18 +73,32 @@ from splitnet.game.table import (
     PledgeBook,
     PledgeRefused,
     Position,
-    UnknownKind,
     WrongRound,
     check_abandon,
-    check_chat,
-    check_ints,
     check_timeout,
     check_waited,
     limits_from_header,
     naming,
     proof_functions,
-    same_ints,
 )
+from splitnet.games.splito.bodies import (  # INT_FIELDS, KINDS: where callers found them
+    BODIES,
+    INT_FIELDS,  # noqa: F401
+    KINDS,  # noqa: F401
+    AbandonBody,
+    ChatBody,
+    CommitBody,
+    ComplainBody,
+    DealBody,
+    MoveBody,
+    OpenBody,
+    PassBody,
+    RevealBody,
+    ShuffleBody,
+    TimeoutBody,
+    parse,
+)
+from splitnet.games.splito.bodies import err as _err
 from splitnet.games.splito.cards import N_CARDS, N_NUMBER_CARDS, N_OBJECTIVES
 from splitnet.games.splito.engine import (
     SIDES,
@@ -101,21 +114,7 @@ from splitnet.games.splito.settings import SplitoSettings
 from splitnet.session.codec import is_int
 
 GAME: Final = "splito"
-KINDS: Final = ("commit", "shuffle", "deal", "move", "reveal", "pass", "complain", "open",
-                "chat", "timeout", "abandon")
 ROUND: Final = 1
-_ROUND: IntPath = ("round",)
-#: Every int field of each kind's body (SPLITO_GAME.md §4, "Integer fields"): none of them
-#: ever holds a bool (WIRE.md §4), checked before anything else of the entry.
-INT_FIELDS: Final[dict[str, tuple[IntPath, ...]]] = {
-    "commit": (_ROUND,), "shuffle": (_ROUND,),
-    "deal": (_ROUND, ("central", "slots", "*"), ("hands", "slots", "*")),
-    "move": (_ROUND, ("turn",)),
-    "reveal": (_ROUND, ("turn",), ("slot",), ("share", "slots", "*")),
-    "pass": (_ROUND, ("turn",), ("to",)), "complain": (_ROUND, ("turn",), ("from",)),
-    "open": (_ROUND,), "chat": (), "timeout": (_ROUND, ("seat",), ("waited",)),
-    "abandon": (_ROUND, ("seat",), ("waited",)),
-}
 DOMAIN_CARD: Final = b"splitnet/splito/v1/card"
 DOMAIN_NONCE: Final = b"splitnet/splito/v1/nonce"
 DOMAIN_PASS_KEY: Final = b"splitnet/splito/v1/pass-key"
@@ -124,7 +123,6 @@ DOMAIN_PASS_POK: Final = b"splitnet/splito/v1/pass-pok"
 DOMAIN_PLEDGE: Final = b"splitnet/splito/v1/pledge"
 #: one sealed card share: the share (32 bytes) and its Chaum–Pedersen proof
 SEALED_BYTES: Final = group.POINT_BYTES + SHARES_PROOF_BYTES
-_HEX64: Final = re.compile(r"[0-9a-f]{64}")
 
 SeedSource = Callable[[int], bytes]
 #: how a verdict on a hop names its chain
@@ -236,10 +234,6 @@ def _xor(a: bytes, b: bytes) -> bytes:
     return bytes(x ^ y for x, y in zip(a, b, strict=True))
 
 
-def _err(seat: int | None, step: str, rule: str, why: str) -> GameError:
-    return GameError(seat, step, f"{rule}: {why}")
-
-
 class SplitoCore:
     """One peer's Splito game on the fair deck (``seat`` None: an observer)."""
 
@@ -300,11 +294,11 @@ class SplitoCore:
         self.objectives = self._new_deck(tuple((group.IDENTITY, points[N_NUMBER_CARDS + j])
                                                for j in range(N_OBJECTIVES)))
         self.cards: DeckRound | None = None  # once the objective deck is shuffled
-        self._commit_msgs: list[tuple[int, dict[str, Any]]] = []
+        self._commit_msgs: list[tuple[int, DeckMessage]] = []
         self._central = list(range(c))
         self.dealt_by: set[int] = set()
-        self._deal_buffer: list[tuple[int, dict[str, Any]]] = []
-        self._central_buffer: list[tuple[int, dict[str, Any]]] = []
+        self._deal_buffer: list[tuple[int, DeckMessage]] = []
+        self._central_buffer: list[tuple[int, DeckMessage]] = []
         self.passes_due: set[tuple[int, int]] = set()  # (from, to) of the current pass
         #: (from, to) of the current pass → the dealt holder whose shares it seals
         self._pass_holder: dict[tuple[int, int], int] = {}
@@ -725,50 +719,49 @@ class SplitoCore:
         with naming(author, self.host, at):  # SECURITY.md row 112
             self._apply_entry(author, kind, body, at)
 
-    def _apply_entry(self, author: int, kind: str, body: dict[str, Any],
+    def _apply_entry(self, author: int, kind: str, raw: dict[str, Any],
                      at: Position | None) -> None:
         if self.finished:
             raise GameError(author, kind, "the game is over" if self.verdict is None
                             else f"the game stopped ({self.verdict})")
         if not 0 <= author < self.n:
             raise GameError(None, kind, f"no seat {author}")
-        if kind not in KINDS:
-            raise UnknownKind(author, kind, f"unknown message kind {kind!r}")
-        check_ints(author, kind, body, INT_FIELDS[kind])  # WIRE.md §4: a bool is not an int
-        if kind == "chat":
-            text = check_chat(author, body)
-            if not self.settings.chat_during_play and self.stage in (Stage.DEAL, Stage.PLAY,
-                                                                     Stage.PASS):
-                raise _err(author, "chat", "S5.5", "no chat from the deal until the scores "
-                           "are shown (chat_during_play is off)")
-            self.chat.append((author, text))
-            return
-        rnd = body.get("round")
-        if not is_int(rnd) or rnd != ROUND:
-            raise WrongRound(author, kind, f"message for round {rnd!r}; a "
-                            "Splito game has one deal, round 1")
-        payload = {k: v for k, v in body.items() if k != "round"}
+        BODIES.check(author, kind, raw)  # a kind Splito knows; WIRE.md §4: a bool is no int
+        if kind != "chat":
+            rnd = raw.get("round")
+            if not is_int(rnd) or rnd != ROUND:
+                raise WrongRound(author, kind, f"message for round {rnd!r}; a "
+                                "Splito game has one deal, round 1")
+        # From here on only the typed body is read (splito/bodies.py): checked whole here.
+        body = parse(author, kind, raw, checked=True)
         try:
-            if kind == "timeout":
-                self._apply_timeout(author, body)
-            elif kind == "abandon":
-                self._apply_abandon(author, body)
-            elif kind == "commit":
-                self._apply_commit(author, payload)
-            elif kind == "shuffle":
-                self._apply_shuffle(author, payload)
-            elif kind == "deal":
-                self._apply_deal(author, payload)
-            elif kind == "move":
-                self._apply_move(author, payload)
-            elif kind == "reveal":
-                self._apply_reveal(author, payload)
-            elif kind == "pass":
-                self._apply_pass(author, payload)
-            elif kind == "complain":
-                self._apply_complaint(author, payload)
-            elif kind == "open":
-                self._apply_open(author, payload)
+            match body:
+                case ChatBody(text=text):
+                    if not self.settings.chat_during_play and self.stage in (
+                            Stage.DEAL, Stage.PLAY, Stage.PASS):
+                        raise _err(author, "chat", "S5.5", "no chat from the deal until the "
+                                   "scores are shown (chat_during_play is off)")
+                    self.chat.append((author, text))
+                case TimeoutBody():
+                    self._apply_timeout(author, body)
+                case AbandonBody():
+                    self._apply_abandon(author, body)
+                case CommitBody(deck=msg):
+                    self._apply_commit(author, msg)
+                case ShuffleBody():
+                    self._apply_shuffle(author, body)
+                case DealBody():
+                    self._apply_deal(author, body)
+                case MoveBody():
+                    self._apply_move(author, body)
+                case RevealBody():
+                    self._apply_reveal(author, body)
+                case PassBody():
+                    self._apply_pass(author, body)
+                case ComplainBody():
+                    self._apply_complaint(author, body)
+                case OpenBody(deck=msg):
+                    self._apply_open(author, msg)
         except CheatDetected as e:
             raise GameError(e.seat if e.seat is not None else author, e.step, e.reason) from e
         except DeckUsageError as e:
@@ -778,14 +771,14 @@ class SplitoCore:
         if not ok:
             raise OutOfTurn(author, step, f"out of turn: {why}")
 
-    def _apply_timeout(self, author: int, body: dict[str, Any]) -> None:
+    def _apply_timeout(self, author: int, body: TimeoutBody) -> None:
         seat, waited = check_timeout(author, body, self.host, self.waiting_for())
         check_waited(author, "timeout", waited, self.limits.for_step(self.owed_step(seat)),
                      "timeout")
         self._stop(_err(seat, self.owed_step(seat), "S5.6", f"did not answer for {waited} s "
                         f"(timed out by the host, seat {author}); the game stops"))
 
-    def _apply_abandon(self, author: int, body: dict[str, Any]) -> None:
+    def _apply_abandon(self, author: int, body: AbandonBody) -> None:
         """S5.7: the host says ``seat`` is gone for good after ``waited`` seconds (at least
         the header's ``open_hand_after_s``), where :meth:`abandon_refusal` lets it leave.
         Its hand is set aside, every later pass skips it; a pass it owed is due from the
@@ -807,23 +800,22 @@ class SplitoCore:
                 self._go(Step.PASSED)
                 self._learn_hand()
 
-    def _apply_commit(self, author: int, body: dict[str, Any]) -> None:
+    def _apply_commit(self, author: int, body: DeckMessage) -> None:
         self._expect(self.stage is Stage.KEYS, author, "commit", "commitments are closed")
         self.objectives.on_commit(author, body)
         self._commit_msgs.append((author, body))
         if len(self._commit_msgs) == self.n:
             self._go(Step.ALL_KEYS)
 
-    def _apply_shuffle(self, author: int, body: dict[str, Any]) -> None:
+    def _apply_shuffle(self, author: int, body: ShuffleBody) -> None:
         """A hop of either chain. Pipelined, its proof check goes to the checker now and
         the next seat shuffles on it at once — the card chain starts on the objective
         deck's last hop unchecked; the card deck's last hop takes every verdict, both
         chains in chain order (objectives first), before the deal (SPLITO_GAME.md
         "Shuffle proofs"). The first rejected hop is named: this entry's own refuses
         it (the core unchanged); an earlier one — in the log, signed — stops the game."""
-        which = body.get("deck_of")
-        msg = {k: v for k, v in body.items() if k != "deck_of"}
-        if which == "objectives":
+        msg = body.deck
+        if body.deck_of == "objectives":
             self._expect(self.stage is Stage.SHUFFLE_OBJECTIVES
                          and self.objectives.next_shuffler() == author, author, "shuffle",
                          f"the objective deck is not seat {author}'s to shuffle now (S4.2)")
@@ -831,7 +823,7 @@ class SplitoCore:
             self._submit("objectives", self.objectives)
             if self.objectives.shuffled:
                 self._start_cards()
-        elif which == "cards":
+        else:
             self._expect(self.stage is Stage.SHUFFLE_CARDS and self.cards is not None
                          and self.cards.next_shuffler() == author, author, "shuffle",
                          f"the card deck is not seat {author}'s to shuffle now (S4.3)")
@@ -858,8 +850,6 @@ class SplitoCore:
                     return
             self.cards, self.objectives, self._checks = cards, objectives, []
             self._go(Step.CARDS_SHUFFLED)
-        else:
-            raise GameError(author, "shuffle", 'deck_of must be "objectives" or "cards"')
 
     def _submit(self, which: str, deck: DeckRound) -> None:
         """Hand the checker the hops of ``deck`` just taken with their check deferred."""
@@ -881,36 +871,32 @@ class SplitoCore:
         self.cards = deck
         self._go(Step.OBJECTIVES_SHUFFLED)
 
-    def _apply_deal(self, author: int, body: dict[str, Any]) -> None:
+    def _apply_deal(self, author: int, body: DealBody) -> None:
         self._expect(self.stage is Stage.DEAL, author, "deal", "no deal now")
         assert self.cards is not None
         if author in self.dealt_by:
             raise GameError(author, "deal", "duplicate deal shares")
-        if set(body) != {"central", "hands"}:
-            raise GameError(author, "deal", "a deal has exactly central and hands")
-        central, hands = body["central"], body["hands"]
+        central, hands = body.central, body.hands
         if not self._central:
             if central is not None:
                 raise _err(author, "deal", "S4.2", "no central objectives: central is nil")
-        elif not isinstance(central, dict) or not same_ints(central.get("slots"),
-                                                            self._central):
+        elif central is None or central.slots != tuple(self._central):
             raise _err(author, "deal", "S4.2", f"central shares must be of objective slots "
                        f"{self._central}")
-        if not isinstance(hands, dict) or not same_ints(hands.get("slots"),
-                                                        self.deal_slots(author)):
+        if hands.slots != tuple(self.deal_slots(author)):
             raise _err(author, "deal", "S4.3", "hand shares must cover exactly every dealt "
                        "slot but the sender's own hand")
         if len(self.dealt_by) + 1 < self.n:
-            self._deal_buffer.append((author, hands))
+            self._deal_buffer.append((author, hands.msg))
             if central is not None:
-                self._central_buffer.append((author, central))
+                self._central_buffer.append((author, central.msg))
             self.dealt_by.add(author)
             return
         cards, objectives = self.cards.fork(), self.objectives.fork()
         try:
-            cards.on_shares_batch([*self._deal_buffer, (author, hands)], "deal")
+            cards.on_shares_batch([*self._deal_buffer, (author, hands.msg)], "deal")
             if central is not None:
-                objectives.on_shares_batch([*self._central_buffer, (author, central)],
+                objectives.on_shares_batch([*self._central_buffer, (author, central.msg)],
                                            "central")
         except CheatDetected as e:
             if e.seat is None or e.seat == author:
@@ -942,24 +928,18 @@ class SplitoCore:
             raise GameError(None, "decrypt", f"card slot {slot} cannot be read")
         return self.ids[k]
 
-    def _apply_move(self, author: int, body: dict[str, Any]) -> None:
+    def _apply_move(self, author: int, body: MoveBody) -> None:
         self._expect(self.stage is Stage.PLAY and self.engine.phase is Phase.COMMIT, author,
                      "move", "S7.3: no commitment is taken now")
-        if set(body) != {"turn", "commit"}:
-            raise _err(author, "move", "S7.3", "a move is exactly {turn, commit}: the play "
-                       "itself is revealed once every seat has committed")
-        if not is_int(body["turn"]) or body["turn"] != self.engine.turn:
-            raise _err(author, "move", "S7.3", f"a commitment for turn {body['turn']!r} "
+        if body.turn != self.engine.turn:
+            raise _err(author, "move", "S7.3", f"a commitment for turn {body.turn!r} "
                        f"during turn {self.engine.turn}")
-        digest = body["commit"]
-        if not isinstance(digest, str) or not _HEX64.fullmatch(digest):
-            raise _err(author, "move", "S7.3", "a commitment is 64 lowercase hex digits")
         try:
-            self.engine.commit(author, digest)
+            self.engine.commit(author, body.commit)
         except IllegalMove as e:
             raise GameError(author, "move", str(e)) from e
 
-    def _apply_reveal(self, author: int, body: dict[str, Any]) -> None:
+    def _apply_reveal(self, author: int, body: RevealBody) -> None:
         """S5.3, S7.3: a play opened once every commitment of the turn is in the log, with
         the dealt holder's share of its slot; every peer reads the card and checks it."""
         if not (self.stage is Stage.PLAY and self.engine.phase is Phase.REVEAL):
@@ -970,24 +950,19 @@ class SplitoCore:
             raise _err(author, "reveal", "S5.7", f"seat {author} left at turn "
                        f"{self.engine.gone[author]}; it plays no more")
         assert self.cards is not None
-        keys = {"turn", "slot", "card", "side", "nonce", "share"}
-        if set(body) != keys:
-            raise _err(author, "reveal", "S7.3", f"a reveal is exactly {sorted(keys)}")
-        if not is_int(body["turn"]) or body["turn"] != self.engine.turn:
-            raise _err(author, "reveal", "S7.3", f"a reveal for turn {body['turn']!r} during "
+        if body.turn != self.engine.turn:
+            raise _err(author, "reveal", "S7.3", f"a reveal for turn {body.turn!r} during "
                        f"turn {self.engine.turn}")
         if self.engine.reveals[author] is not None:
             raise _err(author, "reveal", "S7.3", "this seat's play is already revealed")
-        slot, card, side, nonce = body["slot"], body["card"], body["side"], body["nonce"]
-        if not is_int(slot) or not 0 <= slot < self.engine.dealt:
+        slot, card, side, nonce = body.slot, body.card, body.side, body.nonce
+        if not 0 <= slot < self.engine.dealt:
             raise _err(author, "reveal", "S4.3", f"{slot!r} is no dealt card slot")
-        if not isinstance(card, str) or card not in self._index:
-            raise _err(author, "reveal", "S1.3", f"{str(card)[:20]!r} is no card id")
-        if side not in SIDES or not isinstance(nonce, str):
-            raise _err(author, "reveal", "S5.2", "side is left or right; nonce a string")
-        share = body["share"]
-        if not isinstance(share, dict) or not same_ints(share.get("slots"), [slot]):
+        if card not in self._index:
+            raise _err(author, "reveal", "S1.3", f"{card[:20]!r} is no card id")
+        if body.share.slots != (slot,):
             raise _err(author, "reveal", "S7.3", f"the share must be for slot {slot}")
+        share = body.share.msg
         holder = self.dealt_holder(slot)
         trial = self.cards.fork()
         try:
@@ -1044,23 +1019,20 @@ class SplitoCore:
             if self.engine.faces[j] is None:
                 self.engine.learn(j, self._read(j))
 
-    def _apply_pass(self, author: int, body: dict[str, Any]) -> None:
+    def _apply_pass(self, author: int, body: PassBody) -> None:
         self._expect(self.stage is Stage.PASS, author, "pass", "S5.4: no hand is passed now")
         assert self.cards is not None
-        if set(body) != {"turn", "to", "eph", "pok", "box"}:
-            raise _err(author, "pass", "S5.4", "a pass is exactly {turn, to, eph, pok, box}")
-        turn, to, eph, box = body["turn"], body["to"], body["eph"], body["box"]
-        if (not is_int(turn) or turn != self.engine.turn - 1 or not is_int(to)
-                or (author, to) not in self.passes_due):
+        turn, to, eph, box = body.turn, body.to, body.eph, body.box
+        if turn != self.engine.turn - 1 or (author, to) not in self.passes_due:
             raise _err(author, "pass", "S5.4", f"no pass from seat {author} to {to!r} is due "
                        f"after turn {self.engine.turn - 1}")
         slots = tuple(self._sealed_slots(author, to))
-        if not isinstance(box, bytes) or len(box) != SEALED_BYTES * len(slots):
+        if len(box) != SEALED_BYTES * len(slots):
             raise _err(author, "pass", "S5.4", f"the box must seal {len(slots)} shares "
                        f"({SEALED_BYTES * len(slots)} bytes)")
         try:
             eph = group.decode_point(eph, "eph")
-            known = check_pass_pok(self.game_id, body["pok"], eph, turn, author, to)
+            known = check_pass_pok(self.game_id, body.pok, eph, turn, author, to)
         except group.GroupError as e:
             raise _err(author, "pass", "S5.4", str(e)) from e
         if not known:
@@ -1094,21 +1066,18 @@ class SplitoCore:
         """A box sealed to us whose shares do not verify (we owe a complaint)."""
         return self._bad_box
 
-    def _apply_complaint(self, author: int, body: dict[str, Any]) -> None:
+    def _apply_complaint(self, author: int, body: ComplainBody) -> None:
         """``author`` shows the key of a box sealed to it: if the shares in it do not
         verify, its sender is convicted (S5.4); otherwise the complaint is refused."""
         self._expect(self.stage in (Stage.PLAY, Stage.PASS) and self.cards is not None,
                      author, "complain", "S5.4: no hand has been passed")
         assert self.cards is not None
-        if set(body) != {"turn", "from", "key", "proof"}:
-            raise _err(author, "complain", "S5.4", "a complaint is exactly {turn, from, key, "
-                       "proof}")
-        turn, frm = body["turn"], body["from"]
-        box = next((s for s in self.sealed if is_int(turn) and is_int(frm) and s.turn == turn
-                    and s.frm == frm and s.to == author), None)
+        turn, frm = body.turn, body.frm
+        box = next((s for s in self.sealed if s.turn == turn and s.frm == frm
+                    and s.to == author), None)
         if box is None:
             raise _err(author, "complain", "S5.4", "no such box was sealed to this seat")
-        key = self.cards.check_exchange(author, box.eph, body["key"], body["proof"], box.turn)
+        key = self.cards.check_exchange(author, box.eph, body.key, body.proof, box.turn)
         trial = self.cards.fork()
         try:
             for msg in self._open_box(box, key).values():
@@ -1120,7 +1089,7 @@ class SplitoCore:
         raise _err(author, "complain", "S5.4", "a false complaint: the shares sealed to it "
                    "verify")
 
-    def _apply_open(self, author: int, body: dict[str, Any]) -> None:
+    def _apply_open(self, author: int, body: DeckMessage) -> None:
         self._expect(self.stage is Stage.OPEN, author, "open", "S7.5: the game is not over")
         assert self.cards is not None
         a, b = self.objectives.fork(), self.cards.fork()

@@ -30,7 +30,9 @@ class LobbyModel(Protocol):
     ``notes: list[str]`` (one entry per player, in the order of ``players``, shown under
     the name — several lines if it has newlines: e.g. whether their key is known, the
     verification words of their connection), ``host: bool`` (this is the host's screen:
-    it never says it waits for the host), ``limit: int`` (how many players the lobby is
+    it never says it waits for the host), ``watchers: list[str]`` and
+    ``remove_watcher(name) -> str`` (the host's: who watches, and removing one — the
+    line to show, or ValueError saying why not), ``limit: int`` (how many players the lobby is
     for, default 6), ``waiting: str`` (the line shown while it cannot be started) and
     ``why_not: str`` (what ``s`` says then).
     """
@@ -60,6 +62,8 @@ class LobbyScreen:
         self.title = title
         self.note = ""
         self.starting = False
+        #: the host pressed w: which watcher to remove (a digit picks; w again: none)
+        self.choosing = False
         self._task: asyncio.Future[None] | None = None
         self.control = SizedControl(self.render, focusable=True)
         self.container = HSplit([Window(self.control)])
@@ -81,6 +85,52 @@ class LobbyScreen:
         @self.key_bindings.add("c-l")
         def _redraw(event: KeyPressEvent) -> None:
             redraw(event.app)
+
+        @self.key_bindings.add("w")
+        def _unwatch(event: KeyPressEvent) -> None:
+            self.ask_unwatch()
+
+        for digit in "123456789":
+            self.key_bindings.add(digit)(self._picker(int(digit)))
+
+    def _picker(self, k: int) -> Callable[[KeyPressEvent], None]:
+        def pick(event: KeyPressEvent) -> None:
+            self.unwatch(k)
+        return pick
+
+    def _watchers(self) -> list[str] | None:
+        """Who watches, if this screen may remove a watcher (the host's); else None."""
+        if not hasattr(self.lobby, "remove_watcher"):
+            return None
+        return list(getattr(self.lobby, "watchers", []))
+
+    def ask_unwatch(self) -> None:
+        """``w``: choose a watcher to remove (``w`` again: none)."""
+        watchers = self._watchers()
+        if watchers is None:
+            return
+        if self.choosing or not watchers:
+            self.choosing = False
+            self.note = "" if watchers else "nobody watches"
+            return
+        self.choosing = True
+        self.note = ("remove which watcher? press its number — "
+                     + " · ".join(f"{i + 1} {n}" for i, n in enumerate(watchers[:9]))
+                     + " (w again: none)")
+
+    def unwatch(self, k: int) -> None:
+        """A digit while choosing: remove the ``k``-th watcher listed."""
+        watchers = self._watchers()
+        if not self.choosing or watchers is None:
+            return
+        self.choosing = False
+        if not 1 <= k <= len(watchers):
+            self.note = f"no watcher {k}"
+            return
+        try:
+            self.note = self.lobby.remove_watcher(watchers[k - 1])  # type: ignore[attr-defined]
+        except ValueError as e:
+            self.note = str(e)
 
     def request_start(self) -> None:
         if self.starting:
@@ -155,6 +205,10 @@ class LobbyScreen:
             lines.append([("class:dim", "  Waiting for players to join (2–6 play)…")])
         else:
             lines.append([("class:dim", "  Waiting for the host to start the game…")])
+        watchers = self._watchers()
+        if watchers:
+            lines.append([("", "  "), ("class:key", " w ", on_click(self.ask_unwatch)),
+                          ("", " remove a watcher")])
         lines.append([("", "  "), ("class:key", " q ", on_click(lambda: self.on_leave())),
                       ("", " leave")])
         if self.note:

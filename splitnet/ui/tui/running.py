@@ -1,5 +1,5 @@
 """What both full-screen tables — Split's :class:`~splitnet.ui.tui.app.TuiApp` and
-Splito's :class:`~splitnet.ui.tui.splito.SplitoTuiApp` — do around the game itself:
+Splito's :class:`~splitnet.games.splito.front.tui.SplitoTuiApp` — do around the game itself:
 the bell and the terminal title when the table starts waiting for this player, leaving
 (``quit``), drawing the whole screen again (Ctrl-L), a session that stopped with an
 error (said on the table, raised once the player leaves), and running the table beside

@@ -20,14 +20,14 @@ from splitnet.aio import stop
 from splitnet.frontend import OffersOpenHand, SplitoTableSession
 from splitnet.games.splito.describe import card_text
 from splitnet.games.splito.engine import Game, IllegalMove, Play, Side
-from splitnet.ui.plain_io import CommandError, GiveUpPrompt, PlainTerminal, ask_next
-from splitnet.ui.splito_table import (
+from splitnet.games.splito.front.table import (
     ZoneFacts,
     hand_labels,
     played_out,
     points_text,
     table_facts,
 )
+from splitnet.ui.plain_io import CommandError, GiveUpPrompt, PlainTerminal, ask_next
 
 HELP = """\
 Commands (a card by its letter, as the table shows it, or by its id: G5, OBJ07):
@@ -208,6 +208,7 @@ async def run_splito_plain(session: SplitoTableSession, *, inp: TextIO | None = 
             flush_log()
             if view.turn != shown_turn:
                 say(render_table(view, session.players, session.seat))
+                term.say_watching()
                 say(f"Your play for turn {view.turn}: a card and a side, like 'A left'.")
                 shown_turn = view.turn
             text = await term.command(runner)
@@ -250,7 +251,7 @@ async def run_splito_plain(session: SplitoTableSession, *, inp: TextIO | None = 
 async def ask_rematch(session: SplitoTableSession, keys: str, *, inp: TextIO | None = None,
                       out: TextIO | None = None) -> bool:
     """After the end (:func:`run_splito_plain` returned 0): offer the next game in one
-    line — ``keys`` says what n does (splitnet.ui.splito_table.REMATCH_KEYS) — and
+    line — ``keys`` says what n does (splitnet.games.splito.front.table.REMATCH_KEYS) — and
     read the answer: True for n (or y/yes), False for anything else or the end of
     input. Only after a game played to its end with no verdict."""
     return played_out(session) and await ask_next(keys, inp=inp, out=out)

@@ -1,6 +1,6 @@
 """The Splito table's state between key presses (no drawing, no prompt_toolkit): what
 card and side the player has chosen, which screen is open, the note shown, and what
-each key does. Pure and testable; :mod:`splitnet.ui.tui.splito` runs it.
+each key does. Pure and testable; :mod:`splitnet.games.splito.front.tui` runs it.
 
 A play takes three deliberate keys — a card's letter, a side (← or l, → or r) and Enter
 — so no stray key commits one (S5.2: a committed play is final). The letters are given
@@ -21,7 +21,7 @@ from prompt_toolkit.output import ColorDepth
 from splitnet.frontend import OffersOpenHand, SplitoTableSession
 from splitnet.games.splito.describe import card_text
 from splitnet.games.splito.engine import Game, IllegalMove, Phase, Play, Side
-from splitnet.ui.splito_table import hand_labels, played_out
+from splitnet.games.splito.front.table import hand_labels, played_out
 from splitnet.ui.tui.model import Note, give_up_key
 
 

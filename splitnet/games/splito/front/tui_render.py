@@ -1,7 +1,7 @@
 """Drawing the Splito table: the whole screen as lines of styled fragments for a width
-and height. Pure functions of the :class:`~splitnet.ui.tui.splito_model.SplitoModel`
+and height. Pure functions of the :class:`~splitnet.games.splito.front.tui_model.SplitoModel`
 (plus click handlers); every fact shown comes from the engine through
-:mod:`splitnet.ui.splito_table`.
+:mod:`splitnet.games.splito.front.table`.
 
 The seed's notation (S1.4): a number card is its colour and value — in colour, the value
 on its colour (``5`` on green); without colours (NO_COLOR) ``[G]5``. On objective cards
@@ -19,15 +19,15 @@ from prompt_toolkit.mouse_events import MouseEvent
 from splitnet.games.splito.cards import COLOUR_NAMES, card_order, is_number_card, number_face
 from splitnet.games.splito.describe import card_text
 from splitnet.games.splito.engine import Game
-from splitnet.games.splito.objectives import Objective
-from splitnet.ui.splito_table import (
+from splitnet.games.splito.front.table import (
     TableFacts,
     ZoneFacts,
     points_text,
     table_facts,
 )
+from splitnet.games.splito.front.tui_model import SplitoModel
+from splitnet.games.splito.objectives import Objective
 from splitnet.ui.tui.render import Line, fit, flow, on_click, width_of, wrap
-from splitnet.ui.tui.splito_model import SplitoModel
 
 Click = Callable[[MouseEvent], object]
 _TOKEN = re.compile(r"\[([ROYGBP])\]")

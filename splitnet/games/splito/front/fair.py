@@ -5,7 +5,8 @@ in the data directory as it is played (:mod:`splitnet.app.saved`) so an interrup
 can be taken up again and a finished one checked with ``splitnet verify``.
 
 :class:`SplitoFairSession` is a :class:`~splitnet.frontend.SplitoTableSession`: the
-front ends (``splitnet.ui.splito_plain``, ``splitnet.ui.tui.splito``) read only it.
+front ends (``splitnet.games.splito.front.plain``,
+``splitnet.games.splito.front.tui``) read only it.
 Every turn is simultaneous (S5.2): the bots commit one after another (each after the
 pace delay, thinking off the event loop on a copy of its own view) while the table waits
 for your play; nothing is revealed until every commitment is in the log (S7.3).

@@ -9,10 +9,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from splitnet.app.fair import FairSession
 from splitnet.cards import card_id, pretty
 from splitnet.frontend import HumanAgent
 from splitnet.games.split.bots import Bot, bot_label, bot_player_name, make_bot, open_hand_player
+from splitnet.games.split.front.fair import FairSession
 from splitnet.games.split.record import round_ended
 from splitnet.games.split.rules import Settings
 from splitnet.localplay import LocalTable, SeededShuffle

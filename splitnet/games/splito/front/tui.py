@@ -6,7 +6,7 @@ zones the player shares with the neighbours (cards, the objectives counted there
 which are fulfilled now, the points), the central objectives, every player's score if
 the game ended now, whose commitment is missing, the log with each turn's plays revealed
 all at once, help (``?``) with every objective card in words and in the seed's notation,
-and the end screen. Keys: :mod:`splitnet.ui.tui.splito_model`.
+and the end screen. Keys: :mod:`splitnet.games.splito.front.tui_model`.
 """
 
 from __future__ import annotations
@@ -20,14 +20,14 @@ from prompt_toolkit.styles import Style
 
 from splitnet.frontend import OffersOpenHand, SplitoTableSession
 from splitnet.games.splito.engine import IllegalMove, Play
-from splitnet.ui.splito_table import rematch_keys
+from splitnet.games.splito.front.table import rematch_keys
+from splitnet.games.splito.front.tui_model import GiveUp, SplitoModel
+from splitnet.games.splito.front.tui_render import click_card, overlay_lines, table_lines
 from splitnet.ui.tui.app import ESC_WAIT, MONO, STYLE
 from splitnet.ui.tui.controls import SizedControl
 from splitnet.ui.tui.model import Note
 from splitnet.ui.tui.render import Line
 from splitnet.ui.tui.running import TableRunner
-from splitnet.ui.tui.splito_model import GiveUp, SplitoModel
-from splitnet.ui.tui.splito_render import click_card, overlay_lines, table_lines
 
 #: the six colours of S1.2 as coloured frames (the value or ◇ drawn on them)
 COLOURS = {

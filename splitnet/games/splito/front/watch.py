@@ -15,9 +15,9 @@ from prompt_toolkit.output import ColorDepth
 from splitnet.games.splito.cards import card_order, is_number_card
 from splitnet.games.splito.core import SplitoCore
 from splitnet.games.splito.engine import Game
-from splitnet.ui.splito_table import points_text, zone_facts
-from splitnet.ui.tui.splito import COLOURS
-from splitnet.ui.tui.splito_render import _objective_item, card_frags, diamonds, notation
+from splitnet.games.splito.front.table import points_text, zone_facts
+from splitnet.games.splito.front.tui import COLOURS
+from splitnet.games.splito.front.tui_render import _objective_item, card_frags, diamonds, notation
 from splitnet.ui.tui.watch_model import (
     Area,
     Line,
