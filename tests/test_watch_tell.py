@@ -5,11 +5,15 @@ seat's own view (its hand, its draw, its choice)."""
 
 from __future__ import annotations
 
+import argparse
+import asyncio
+from pathlib import Path
+
 import pytest
 
 from splitnet.app.lan_watch import WatchTeller
 from splitnet.games.split.bots import make_bot
-from splitnet.verify import verify_records
+from splitnet.verify import EXIT_INCOMPLETE, verify_records
 from tests.test_open_hand import new_game as split_game
 from tests.test_splito_fair import bots as splito_bots
 from tests.test_splito_fair import new_game as splito_game
@@ -68,3 +72,46 @@ def test_the_watch_command_asks_for_the_watch_code_by_its_name(
     with pytest.raises(SystemExit, match="no watch code"):
         lan_common._ask_code(None, "Watch code: ", what="watch code")
     assert asked == ["Watch code: ", "Type the watch code again: "]
+
+
+def test_a_narration_that_fails_is_said_once_and_every_record_is_still_checked() -> None:
+    """Records that check out but that the game's narrator cannot tell (a narrator that
+    raises) give one line, then none: the watch goes on with every record checked, and
+    never prints a traceback (an attack review found the plain view had no such guard)."""
+    g, _ = split_game(3, True, seed=5)
+    g.run_bots([make_bot("normal", i) for i in range(3)])
+    records = g.log.records()
+    teller = WatchTeller()
+    lines: list[str] = []
+    for seq, rec in enumerate(records):
+        assert teller.check(rec) is None
+        if seq == 3:
+            class Broken:
+                def after_entry(self, *_: object) -> object:
+                    raise KeyError("round")
+            teller.narrator = Broken()  # type: ignore[assignment]
+        lines += teller.told(seq)
+    stopped = [x for x in lines if "narration stopped" in x]
+    assert len(stopped) == 1 and "record 3: KeyError" in stopped[0], stopped
+    assert lines[-1] == stopped[0]
+    assert teller.verifier.verdict() == verify_records(records)
+
+
+def test_a_watch_that_ends_before_any_record_says_so_and_is_not_a_success(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A watch that ends with no record of the game (quit at once on the full-screen
+    table, a host that says bye in its lobby) once exited 0 printing nothing; now one
+    line says nothing was watched, and the exit is 3 (incomplete), not 0."""
+    from splitnet.app import lan_watch
+
+    async def ends(self: object) -> None:
+        return None
+
+    monkeypatch.setattr(lan_watch.WatchNode, "run", ends)
+    args = argparse.Namespace(addr="127.0.0.1:9", code="9-comet-tiger", name="Cy",
+                              plain=True, data_dir=str(tmp_path / "w"), net_timing=None,
+                              host_key=None)
+    rc = asyncio.run(lan_watch.watch_main(args))
+    out = capsys.readouterr().out
+    assert rc == EXIT_INCOMPLETE and "Nothing was watched" in out, (rc, out)

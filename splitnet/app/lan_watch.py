@@ -73,7 +73,12 @@ class WatchTeller:
                     f"{len(names)} players: {', '.join(names)}"]
         if core is None or self.narrator is None or entry.kind == "accept":
             return []
-        news = self.narrator.after_entry(core, entry.author, entry.kind, entry.body)
+        try:
+            news = self.narrator.after_entry(core, entry.author, entry.kind, entry.body)
+        except Exception as e:  # (records that check out but that it cannot tell)
+            self.narrator = None  # told no more; every record is still checked
+            return [f"(this game's narration stopped at record {seq}: {type(e).__name__};"
+                    f" every record is still checked)"]
         return list(news.lines)  # (a verdict line is among them already)
 
 
@@ -222,6 +227,10 @@ async def watch_main(args: argparse.Namespace, parts: TableParts | None = None) 
         print(v.summary, flush=True)
         if not v.ok:
             rc = EXIT_INCOMPLETE if v.incomplete else EXIT_FAILED
+    elif node.failed is None and rc == EXIT_OK:  # stopped before the host's first record
+        print("Nothing was watched: no record of the game came before the watch ended.",
+              flush=True)
+        rc = EXIT_INCOMPLETE
     if node.path is not None:
         print(f"Transcript: {node.path}  (splitnet verify / splitnet replay read it)",
               flush=True)
