@@ -115,3 +115,42 @@ def test_a_watch_that_ends_before_any_record_says_so_and_is_not_a_success(
     rc = asyncio.run(lan_watch.watch_main(args))
     out = capsys.readouterr().out
     assert rc == EXIT_INCOMPLETE and "Nothing was watched" in out, (rc, out)
+
+
+@pytest.mark.parametrize("over", [True, False])
+def test_a_watch_invitation_s_resume_secret_goes_once_the_game_is_over(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, over: bool) -> None:
+    """Watched to its end through a watch invitation, the watcher drops the resume
+    secret its first meeting left (``watched/invite-H.wormhole``): a rerun of the same
+    command is told at once that the invitation is spent, instead of waiting out its
+    retries on a resume wormhole no host serves any more. A watch cut short keeps it
+    (the rerun comes back)."""
+    from splitnet.app import lan_watch
+    from splitnet.net.store import ResumeFile
+
+    secret = tmp_path / "watched" / "invite-x.wormhole"
+    secret.parent.mkdir(parents=True)
+    secret.write_text("{}")
+
+    class Connector:
+        resume = ResumeFile(secret)
+        chain = None  # (the first meeting: no resume chain yet)
+
+        async def close(self) -> None:
+            pass
+
+    async def run(self: lan_watch.WatchNode) -> None:
+        self.over = over
+
+    monkeypatch.setattr(lan_watch, "wormhole_link", lambda *a, **k: (None, None, Connector()))
+    monkeypatch.setattr(lan_watch.WatchNode, "run", run)
+
+    async def nothing() -> None:
+        pass
+
+    monkeypatch.setattr(lan_watch.wormhole, "shutdown", nothing)
+    monkeypatch.setattr(lan_watch.wormhole, "stop_twisted", lambda: None)
+    args = argparse.Namespace(addr="5-inferno-quiver", code=None, name="Cy", plain=True,
+                              data_dir=str(tmp_path / "w"), net_timing=None, host_key=None)
+    asyncio.run(lan_watch.watch_main(args))
+    assert secret.exists() is not over

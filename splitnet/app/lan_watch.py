@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import hashlib
 import sys
 from collections.abc import Callable
@@ -219,6 +220,9 @@ async def watch_main(args: argparse.Namespace, parts: TableParts | None = None) 
         rc = EXIT_FAILED
     finally:
         if connector is not None:  # (its wormholes closed while the loop still runs)
+            if node.over and connector.resume is not None:  # the game is over: nothing
+                with contextlib.suppress(OSError):  # to come back to (a rerun is told the
+                    connector.resume.path.unlink(missing_ok=True)  # invitation is spent)
             await connector.close()
             await wormhole.shutdown()
             wormhole.stop_twisted()
