@@ -495,6 +495,27 @@ def test_the_watcher_machine_walks_its_table_and_refuses_every_other_event() -> 
 
 
 # ---------------------------------------------------------------------- a lying host
+async def watch_at(tmp: Path, serve: Any, **kw: Any) -> tuple[WatchNode, Exception | None]:
+    """A watcher with verify's live checker run against ``serve`` (a made-up host on
+    the in-memory network) to its end: the node, and the WatchFatal it stopped on."""
+    mem = MemoryNet()
+    _, port = await mem.listen(serve, "127.0.0.1", 0)
+    v = LiveVerifier()
+
+    def check(rec: bytes) -> str | None:
+        failed = v.feed(rec)
+        return None if failed is None else failed.summary
+
+    node = WatchNode(tmp, "Cy", mem.connector("127.0.0.1", port), check=check, net=D, **kw)
+    err: Exception | None = None
+    try:
+        await asyncio.wait_for(node.run(), 60)
+    except WatchFatal as e:
+        err = e
+    await mem.close()
+    return node, err
+
+
 def test_a_lying_host_can_neither_crash_a_watcher_nor_write_into_another_games_file(
         tmp_path: Path) -> None:
     """SECURITY.md row 133. A host that says "lobby" and then shows a header whose game
@@ -527,23 +548,7 @@ def test_a_lying_host_can_neither_crash_a_watcher_nor_write_into_another_games_f
         return serve
 
     async def watch(serve: Any) -> tuple[WatchNode, BaseException | None]:
-        mem = MemoryNet()
-        _, port = await mem.listen(serve, "127.0.0.1", 0)
-        v = LiveVerifier()
-
-        def check(rec: bytes) -> str | None:
-            failed = v.feed(rec)
-            return None if failed is None else failed.summary
-
-        node = WatchNode(tmp_path / "w", "Cy", mem.connector("127.0.0.1", port),
-                         check=check, net=D)
-        try:
-            await asyncio.wait_for(node.run(), 60)
-            err: BaseException | None = None
-        except WatchFatal as e:
-            err = e
-        await mem.close()
-        return node, err
+        return await watch_at(tmp_path / "w", serve)
 
     async def main() -> None:
         path = watched_path(tmp_path / "w", gid)  # a game watched here before, in part

@@ -48,10 +48,9 @@ from splitnet.net.wire import (
 )
 from splitnet.session.identity import Identity, fingerprint
 from splitnet.session.transcript import TranscriptWriter
-from splitnet.verify import LiveVerifier
 from tests.memnet import MemoryNet
 from tests.test_net_timing import stop
-from tests.test_watch_mem import CODE, WATCH, frames_until
+from tests.test_watch_mem import CODE, WATCH, frames_until, watch_at
 from tests.virtual_time import VirtualLoop, virtual_time
 
 D = NetSettings()
@@ -82,25 +81,6 @@ def showing(key_of: Identity, gid: bytes | None, records: list[bytes]) -> Any:
             while True:
                 await ch.recv()
     return serve
-
-
-async def watch_at(tmp: Path, serve: Any, **kw: Any) -> tuple[WatchNode, Exception | None]:
-    mem = MemoryNet()
-    _, port = await mem.listen(serve, "127.0.0.1", 0)
-    v = LiveVerifier()
-
-    def check(rec: bytes) -> str | None:
-        failed = v.feed(rec)
-        return None if failed is None else failed.summary
-
-    node = WatchNode(tmp, "Cy", mem.connector("127.0.0.1", port), check=check, net=D, **kw)
-    err: Exception | None = None
-    try:
-        await asyncio.wait_for(node.run(), 60)
-    except WatchFatal as e:
-        err = e
-    await mem.close()
-    return node, err
 
 
 def test_a_pinned_watcher_refuses_another_host_and_follows_the_right_one(

@@ -45,8 +45,10 @@ class _Announcer:
 
     def watch(self) -> int | None:
         """Watcher places free now; None when the host takes no watchers."""
+        from splitnet.net.discovery import MAX_WATCH
+
         limit = self.node.watchers.desk.limit
-        return None if limit <= 0 else max(0, min(limit, 64) - self.node.watchers.count)
+        return None if limit <= 0 else max(0, min(limit, MAX_WATCH) - self.node.watchers.count)
 
     def _on(self) -> bool:
         """Still to be announced: the lobby is open, or the game is on and watchable."""
